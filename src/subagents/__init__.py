@@ -1,0 +1,89 @@
+"""subagents: read, judge, repair, find, convert and run AI subagent definitions.
+
+The public namespace is curated: every name in ``__all__`` is importable from ``subagents``
+and resolves lazily, so ``import subagents`` stays cheap (the CLI's ``validate`` must not pay
+for the runtime, the providers or the MCP server).  ``tests/test_public_api.py`` guards it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+# public name -> module that defines it
+_EXPORTS: dict[str, str] = {
+    "AgentDefinition": "subagents.definition",
+    "AgentDispatcher": "subagents.dispatch.dispatcher",
+    "AgentNotFoundError": "subagents.errors",
+    "AgentRegistry": "subagents.registry",
+    "AgentResult": "subagents.runtime.result",
+    "AgentRunner": "subagents.runtime.runner",
+    "AgentStore": "subagents.store",
+    "ConfigError": "subagents.errors",
+    "DefinitionError": "subagents.errors",
+    "Diagnostic": "subagents.diagnostics",
+    "Dialect": "subagents.definition",
+    "HookCommand": "subagents.definition",
+    "HookMatcher": "subagents.definition",
+    "LoadResult": "subagents.loader",
+    "McpServerSpec": "subagents.definition",
+    "Message": "subagents.providers.base",
+    "Model": "subagents.providers.base",
+    "ModelRequest": "subagents.providers.base",
+    "ModelResponse": "subagents.providers.base",
+    "ProviderError": "subagents.errors",
+    "Router": "subagents.dispatch.router",
+    "Scope": "subagents.definition",
+    "Severity": "subagents.diagnostics",
+    "SubagentError": "subagents.errors",
+    "ValidationReport": "subagents.validate",
+    "load_agent": "subagents.loader",
+    "parse_agent_text": "subagents.loader",
+    "read_agent_file": "subagents.loader",
+    "validate_paths": "subagents.validate",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module_name = _EXPORTS.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'subagents' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module_name), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+if TYPE_CHECKING:
+    from subagents.definition import (
+        AgentDefinition,
+        Dialect,
+        HookCommand,
+        HookMatcher,
+        McpServerSpec,
+        Scope,
+    )
+    from subagents.diagnostics import Diagnostic, Severity
+    from subagents.dispatch.dispatcher import AgentDispatcher
+    from subagents.dispatch.router import Router
+    from subagents.errors import (
+        AgentNotFoundError,
+        ConfigError,
+        DefinitionError,
+        ProviderError,
+        SubagentError,
+    )
+    from subagents.loader import LoadResult, load_agent, parse_agent_text, read_agent_file
+    from subagents.providers.base import Message, Model, ModelRequest, ModelResponse
+    from subagents.registry import AgentRegistry
+    from subagents.runtime.result import AgentResult
+    from subagents.runtime.runner import AgentRunner
+    from subagents.store import AgentStore
+    from subagents.validate import ValidationReport, validate_paths

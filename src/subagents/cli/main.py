@@ -1,0 +1,113 @@
+"""The ``subagents`` command line.
+
+This module is the only place that turns errors into exit codes and text.  Commands live one
+per module in :mod:`subagents.cli` and are imported lazily (see ``COMMANDS``), so that
+``subagents validate one.md`` never pays for ``anthropic``, ``mcp``, ``rich`` or ``watchfiles``.
+
+Exit codes: 0 success; 1 the command ran and found errors (or a run failed); 2 usage error
+(unknown flag, missing path, malformed ``--agents``); 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import click
+
+from subagents.errors import SubagentError
+
+# command name -> "module:attribute"; the module is imported only when the command runs
+# (or when --help lists it, which needs only the short help).
+COMMANDS: dict[str, tuple[str, str]] = {
+    "validate": ("subagents.cli.validate_cmd:validate", "Check agent files; exit 1 on errors."),
+    "fix": ("subagents.cli.fix_cmd:fix", "Repair what can be repaired (atomic writes)."),
+    "schema": ("subagents.cli.validate_cmd:schema", "Print the frontmatter JSON Schema."),
+    "rules": ("subagents.cli.validate_cmd:rules", "List every rule with its code and doc."),
+    "list": ("subagents.cli.registry_cmd:list_agents", "List the agents this directory sees."),
+    "show": ("subagents.cli.registry_cmd:show", "Show one agent and its usage examples."),
+    "doctor": ("subagents.cli.registry_cmd:doctor", "Explain unloaded files and shadowed names."),
+    "new": ("subagents.cli.registry_cmd:new", "Write a new agent file from a template."),
+    "watch": ("subagents.cli.watch_cmd:watch", "Report agent changes as they happen."),
+    "run": ("subagents.cli.run_cmd:run", "Run an agent (or the main thread) against a model."),
+    "route": ("subagents.cli.route_cmd:route", "Rank the agents for a request."),
+    "test": ("subagents.cli.route_cmd:test", "Check agents' usage examples route to them."),
+    "define": ("subagents.cli.store_cmd:define", "Define an agent in an agents.json store."),
+    "remove": ("subagents.cli.store_cmd:remove", "Remove an agent from an agents.json store."),
+    "export": ("subagents.cli.store_cmd:export", "Export agents as Agent SDK JSON."),
+    "serve-mcp": ("subagents.cli.mcp_cmd:serve_mcp", "Serve define/remove/list over MCP stdio."),
+}
+
+
+class LazyGroup(click.Group):
+    """A click group whose subcommands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(COMMANDS))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in COMMANDS:
+            target, short_help = COMMANDS[cmd_name]
+            module_name, attr = target.split(":")
+            try:
+                module = importlib.import_module(module_name)
+            except ModuleNotFoundError as exc:
+                if exc.name and exc.name.startswith("subagents"):
+                    return _unavailable(cmd_name, short_help)
+                raise
+            command: click.Command = getattr(module, attr)
+            return command
+        return super().get_command(ctx, cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # Short help from the table: listing commands must not import them all.
+        rows = [(name, COMMANDS[name][1]) for name in sorted(COMMANDS)]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+def _unavailable(name: str, short_help: str) -> click.Command:
+    @click.command(name=name, help=short_help, context_settings={"ignore_unknown_options": True})
+    @click.argument("args", nargs=-1, type=click.UNPROCESSED)
+    def _cmd(args: tuple[str, ...]) -> None:
+        raise click.ClickException(f"`subagents {name}` is not available in this build yet")
+
+    return _cmd
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="subagents")
+def cli() -> None:
+    """Read, judge, repair, find and run AI subagent definitions.
+
+    Agents are Markdown files with YAML frontmatter (.claude/agents/*.md, .codex/agents/*.md)
+    or JSON (agents.json, --agents).  Start with `subagents validate` in a project.
+    """
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point: SubagentError -> message + exit code, never a traceback."""
+    try:
+        rc = cli.main(args=argv, prog_name="subagents", standalone_mode=False)
+        if isinstance(rc, int) and rc:
+            sys.exit(rc)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        sys.exit(130)
+    except KeyboardInterrupt:
+        click.echo("Interrupted.", err=True)
+        sys.exit(130)
+    except SubagentError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(exc.exit_code)
+    except BrokenPipeError:
+        sys.exit(1)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,261 @@
+"""The canonical agent definition.
+
+Every dialect (Claude Markdown, Codex Markdown, ``agents.json`` / ``--agents`` / Agent SDK JSON,
+and later OpenCode and Copilot) reads into :class:`AgentDefinition` and writes out of it; every
+later stage (registry, dispatch, runtime, conversion, MCP management) speaks only this type.
+
+Design notes
+------------
+* Values are *normalised but not judged*: ``tools: "Read, Grep"`` and ``tools: [Read, Grep]``
+  both become ``("Read", "Grep")``; an unknown tool name stays in the tuple and the rules report
+  it.  A field whose value has the wrong *type* is left at its default and the reader emits a
+  diagnostic, so a definition object is always well-typed.
+* ``tools is None`` means "inherit every tool of the parent" (REQ-SUB-007); ``()`` means none.
+* ``model is None`` means the field was omitted, which Claude Code treats as ``inherit``.
+* ``locations`` maps a frontmatter key, as written in the file, to the 1-based position of that
+  key in the file, so later rules and the CLI can point at it.
+* ``extra`` keeps unknown keys verbatim (Claude Code ignores them; we warn and round-trip them).
+* Field names follow Python; ``FIELD_ALIASES`` maps the file spellings (``disallowedTools``,
+  ``permissionMode``, ``maxTurns``, ``mcpServers``, ``initialPrompt``, and the snake_case forms
+  some people write) onto them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "BUILTIN_AGENT_NAMES",
+    "FIELD_ALIASES",
+    "HOOK_EVENTS",
+    "MODEL_ALIASES",
+    "PERMISSION_MODES",
+    "AgentDefinition",
+    "Dialect",
+    "HookCommand",
+    "HookMatcher",
+    "McpServerSpec",
+    "Scope",
+    "SourceLocation",
+]
+
+
+class Scope(StrEnum):
+    """Where a definition came from, highest precedence first (REFERENCE.md)."""
+
+    MANAGED = "managed"
+    CLI = "cli"
+    PROJECT = "project"
+    USER = "user"
+    PLUGIN = "plugin"
+    BUILTIN = "builtin"
+
+    @property
+    def precedence(self) -> int:
+        """Lower wins."""
+        return list(Scope).index(self)
+
+
+class Dialect(StrEnum):
+    CLAUDE = "claude"
+    CODEX = "codex"
+    JSON = "json"
+    OPENCODE = "opencode"
+    COPILOT = "copilot"
+
+
+# Model aliases Claude Code accepts in `model:` (REFERENCE.md). Full ids are accepted too.
+MODEL_ALIASES: tuple[str, ...] = ("sonnet", "opus", "haiku", "fable", "inherit")
+
+# permissionMode values Claude Code accepts today (`manual` is an alias of `default`).
+PERMISSION_MODES: tuple[str, ...] = (
+    "default",
+    "acceptEdits",
+    "auto",
+    "dontAsk",
+    "bypassPermissions",
+    "plan",
+    "manual",
+)
+
+# Hook events of the current Claude Code CLI (REFERENCE.md lists the common ones; the CLI has 31).
+HOOK_EVENTS: tuple[str, ...] = (
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "UserPromptSubmit",
+    "UserPromptExpansion",
+    "Stop",
+    "StopFailure",
+    "SubagentStart",
+    "SubagentStop",
+    "PreCompact",
+    "PostCompact",
+    "Notification",
+    "PermissionRequest",
+    "PermissionDenied",
+    "SessionStart",
+    "SessionEnd",
+    "Setup",
+    "TeammateIdle",
+    "TaskCreated",
+    "TaskCompleted",
+    "ConfigChange",
+    "CwdChanged",
+    "FileChanged",
+    "WorktreeCreate",
+    "WorktreeRemove",
+    "InstructionsLoaded",
+    "Elicitation",
+    "ElicitationResult",
+    "PostToolBatch",
+    "MessageDisplay",
+    "ModelResponse",
+)
+
+BUILTIN_AGENT_NAMES: tuple[str, ...] = ("general-purpose", "Explore", "Plan")
+
+# File spelling -> AgentDefinition attribute.
+FIELD_ALIASES: Mapping[str, str] = {
+    "name": "name",
+    "description": "description",
+    "model": "model",
+    "tools": "tools",
+    "disallowedTools": "disallowed_tools",
+    "disallowed_tools": "disallowed_tools",
+    "permissionMode": "permission_mode",
+    "permission_mode": "permission_mode",
+    "color": "color",
+    "maxTurns": "max_turns",
+    "max_turns": "max_turns",
+    "hooks": "hooks",
+    "skills": "skills",
+    "mcpServers": "mcp_servers",
+    "mcp_servers": "mcp_servers",
+    "memory": "memory",
+    "background": "background",
+    "effort": "effort",
+    "isolation": "isolation",
+    "initialPrompt": "initial_prompt",
+    "initial_prompt": "initial_prompt",
+    "version": "version",
+    "author": "author",
+    "tags": "tags",
+    "created": "created",
+    "modified": "modified",
+    "keywords": "keywords",
+    "prompt": "system_prompt",  # JSON dialect: the system prompt is a field
+}
+
+
+@dataclass(frozen=True, slots=True)
+class SourceLocation:
+    """A 1-based position in a file."""
+
+    line: int
+    column: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HookCommand:
+    """One hook action: ``{type: command, command: "...", timeout: 60}``."""
+
+    type: str = "command"
+    command: str | None = None
+    prompt: str | None = None
+    timeout: float | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HookMatcher:
+    """A matcher group: ``{matcher: "Write|Edit", hooks: [...]}`` (``matcher`` optional)."""
+
+    matcher: str | None = None
+    hooks: tuple[HookCommand, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class McpServerSpec:
+    """An agent-scoped MCP server.
+
+    ``reference=True`` means the file only *named* a server configured elsewhere
+    (``mcpServers: [github]``); otherwise ``command`` (stdio) or ``url`` (http/sse) starts it.
+    ``env`` values may contain ``${VAR}`` references, substituted at start time.
+    """
+
+    name: str
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    url: str | None = None
+    type: str | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    reference: bool = False
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AgentDefinition:
+    """One agent, whatever file or flag it came from."""
+
+    name: str
+    description: str = ""
+    system_prompt: str = ""
+    model: str | None = None
+    tools: tuple[str, ...] | None = None
+    disallowed_tools: tuple[str, ...] | None = None
+    permission_mode: str | None = None
+    color: str | None = None
+    max_turns: int | None = None
+    hooks: Mapping[str, tuple[HookMatcher, ...]] = field(default_factory=dict)
+    skills: tuple[str, ...] = ()
+    mcp_servers: tuple[McpServerSpec, ...] = ()
+    memory: str | None = None
+    background: bool | None = None
+    effort: str | None = None
+    isolation: str | None = None
+    initial_prompt: str | None = None
+    # REQ-SUB-021..023 optional metadata
+    version: str | None = None
+    author: str | None = None
+    tags: tuple[str, ...] | None = None
+    created: str | None = None
+    modified: str | None = None
+    # Codex keyword auto-routing
+    keywords: tuple[str, ...] = ()
+    # Unknown keys, verbatim
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    # Provenance
+    dialect: Dialect = Dialect.CLAUDE
+    source: Scope | None = None
+    path: Path | None = None
+    plugin: str | None = None
+    locations: Mapping[str, SourceLocation] = field(default_factory=dict, compare=False)
+    body_line: int | None = field(default=None, compare=False)
+
+    @property
+    def qualified_name(self) -> str:
+        """``plugin:name`` for plugin agents (segments joined by ``:``), else ``name``."""
+        return f"{self.plugin}:{self.name}" if self.plugin else self.name
+
+    @property
+    def inherits_all_tools(self) -> bool:
+        return self.tools is None
+
+    def location_of(self, key: str) -> SourceLocation | None:
+        """Position of a frontmatter key, trying the file spellings of an attribute too."""
+        if key in self.locations:
+            return self.locations[key]
+        for spelled, attr in FIELD_ALIASES.items():
+            if attr == key and spelled in self.locations:
+                return self.locations[spelled]
+        return None
+
+    def evolve(self, **changes: Any) -> AgentDefinition:
+        """A copy with some fields changed (``dataclasses.replace``)."""
+        return replace(self, **changes)

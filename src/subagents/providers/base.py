@@ -1,0 +1,139 @@
+"""The provider seam: one small interface every model backend implements.
+
+One request in, one assistant message out.  Messages are provider-neutral and shaped like the
+Anthropic Messages API (text, ``tool_use`` and ``tool_result`` blocks), because that is the wire
+form seed 004 describes; the OpenAI adapter translates to and from chat-completions tool calls.
+
+A provider never executes tools and never loops: the runner (``subagents.runtime.runner``) owns
+the loop.  Providers raise :class:`~subagents.errors.ProviderError` subclasses, with retries for
+429/5xx/connection errors done inside the provider.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+__all__ = [
+    "ContentBlock",
+    "Message",
+    "Model",
+    "ModelRequest",
+    "ModelResponse",
+    "StopReason",
+    "TextBlock",
+    "ToolResultBlock",
+    "ToolSpec",
+    "ToolUseBlock",
+    "Usage",
+]
+
+StopReason = Literal["end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal", "error"]
+
+
+@dataclass(frozen=True, slots=True)
+class TextBlock:
+    text: str
+    type: Literal["text"] = "text"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolUseBlock:
+    id: str
+    name: str
+    input: Mapping[str, Any]
+    type: Literal["tool_use"] = "tool_use"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResultBlock:
+    tool_use_id: str
+    content: str
+    is_error: bool = False
+    type: Literal["tool_result"] = "tool_result"
+
+
+ContentBlock = TextBlock | ToolUseBlock | ToolResultBlock
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    role: Literal["user", "assistant"]
+    content: tuple[ContentBlock, ...]
+
+    @staticmethod
+    def user(text: str) -> Message:
+        return Message("user", (TextBlock(text),))
+
+    @property
+    def text(self) -> str:
+        return "".join(b.text for b in self.content if isinstance(b, TextBlock))
+
+    @property
+    def tool_uses(self) -> tuple[ToolUseBlock, ...]:
+        return tuple(b for b in self.content if isinstance(b, ToolUseBlock))
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """A tool as offered to the model (name, description, JSON Schema of its input)."""
+
+    name: str
+    description: str
+    input_schema: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens
+        )
+
+    @property
+    def total_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelRequest:
+    model: str
+    system: str
+    messages: Sequence[Message]
+    tools: Sequence[ToolSpec] = ()
+    max_tokens: int = 8192
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelResponse:
+    content: tuple[TextBlock | ToolUseBlock, ...]
+    stop_reason: StopReason = "end_turn"
+    usage: Usage = field(default_factory=Usage)
+    model: str = ""
+
+    @property
+    def text(self) -> str:
+        return "".join(b.text for b in self.content if isinstance(b, TextBlock))
+
+    @property
+    def tool_uses(self) -> tuple[ToolUseBlock, ...]:
+        return tuple(b for b in self.content if isinstance(b, ToolUseBlock))
+
+    def as_message(self) -> Message:
+        return Message("assistant", tuple(self.content))
+
+
+@runtime_checkable
+class Model(Protocol):
+    """A model backend.  ``name`` is the provider name (``anthropic``, ``openai``, ``scripted``)."""
+
+    name: str
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        """Send one request; return one assistant message.  Raise ProviderError on failure."""
+        ...
