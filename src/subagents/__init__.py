@@ -45,7 +45,37 @@ _EXPORTS: dict[str, str] = {
     "validate_paths": "subagents.validate",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "AgentDefinition",
+    "AgentDispatcher",
+    "AgentNotFoundError",
+    "AgentRegistry",
+    "AgentResult",
+    "AgentRunner",
+    "AgentStore",
+    "ConfigError",
+    "DefinitionError",
+    "Diagnostic",
+    "Dialect",
+    "HookCommand",
+    "HookMatcher",
+    "LoadResult",
+    "McpServerSpec",
+    "Message",
+    "Model",
+    "ModelRequest",
+    "ModelResponse",
+    "ProviderError",
+    "Router",
+    "Scope",
+    "Severity",
+    "SubagentError",
+    "ValidationReport",
+    "load_agent",
+    "parse_agent_text",
+    "read_agent_file",
+    "validate_paths",
+]
 
 
 def __getattr__(name: str) -> Any:

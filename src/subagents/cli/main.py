@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+
 import click
 
 from subagents.errors import SubagentError

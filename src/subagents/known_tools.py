@@ -1,0 +1,146 @@
+"""Tool names an agent definition may mention, and how to read a tool entry.
+
+The seed's list (REQ-SUB-008) plus the tools current Claude Code has (REFERENCE.md: ``Agent`` is
+the new name of ``Task``; agent teams' ``Task*``/``Team*``/``SendMessage``; ``KillShell`` was
+``KillBash``; ``Skill``; ``NotebookRead``; ``ExitPlanMode``).  An entry may also be:
+
+* ``mcp__server`` / ``mcp__server__tool`` / ``mcp__server__*`` (REQ-SUB-009, Claude Code);
+* ``Agent(a, b)`` / ``Task(a, b)``: an allowlist of the agents this agent may spawn;
+* ``Bash(git diff:*)``-style permission rules: a tool name followed by a parenthesised
+  specifier, which Claude Code accepts in ``tools``.
+
+Extra names can be added by configuration (``extra-tools``); the rules take them as an argument.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = [
+    "BUILTIN_TOOLS",
+    "MUTATING_TOOLS",
+    "READ_ONLY_TOOLS",
+    "ToolEntry",
+    "is_known_tool",
+    "parse_tool_entry",
+    "split_tool_list",
+]
+
+BUILTIN_TOOLS: frozenset[str] = frozenset(
+    {
+        # seed (REQ-SUB-008, seed 000 §2)
+        "Read",
+        "Write",
+        "Edit",
+        "MultiEdit",
+        "Bash",
+        "Grep",
+        "Glob",
+        "LS",
+        "WebFetch",
+        "WebSearch",
+        "TodoWrite",
+        "NotebookEdit",
+        "BashOutput",
+        "KillBash",
+        "Task",
+        # current Claude Code (REFERENCE.md)
+        "Agent",
+        "TaskCreate",
+        "TaskGet",
+        "TaskList",
+        "TaskUpdate",
+        "TaskOutput",
+        "TaskStop",
+        "SendMessage",
+        "TeamCreate",
+        "TeamDelete",
+        "KillShell",
+        "Skill",
+        "NotebookRead",
+        "ExitPlanMode",
+        "EnterPlanMode",
+        "AskUserQuestion",
+        "SlashCommand",
+        "ListMcpResourcesTool",
+        "ReadMcpResourceTool",
+        "LSP",
+    }
+)
+
+# Tools that never change anything and need no permission (issue "Run an agent", item 4).
+READ_ONLY_TOOLS: frozenset[str] = frozenset(
+    {"Read", "Grep", "Glob", "LS", "TodoWrite", "NotebookRead", "BashOutput", "TaskGet",
+     "TaskList", "ListMcpResourcesTool", "ReadMcpResourceTool"}
+)
+
+# Tools that write files or run commands: what a read-only role should not hold.
+MUTATING_TOOLS: frozenset[str] = frozenset(
+    {"Write", "Edit", "MultiEdit", "NotebookEdit", "Bash", "KillShell", "KillBash"}
+)
+
+_ENTRY_RE = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*(?:\((?P<spec>.*)\))?$", re.S)
+_MCP_RE = re.compile(r"^mcp__(?P<server>[A-Za-z0-9_.-]+?)(?:__(?P<tool>[A-Za-z0-9_.*-]+))?$")
+
+
+@dataclass(frozen=True, slots=True)
+class ToolEntry:
+    """One parsed ``tools`` entry."""
+
+    raw: str
+    name: str
+    specifier: str | None = None  # text inside the parentheses, if any
+    mcp_server: str | None = None
+    mcp_tool: str | None = None  # None = every tool of the server, "*" likewise
+
+    @property
+    def is_mcp(self) -> bool:
+        return self.mcp_server is not None
+
+    @property
+    def agent_allowlist(self) -> tuple[str, ...] | None:
+        """``Agent(a, b)`` / ``Task(a, b)`` -> ``("a", "b")``."""
+        if self.name in ("Agent", "Task") and self.specifier is not None:
+            return tuple(s.strip() for s in self.specifier.split(",") if s.strip())
+        return None
+
+
+def parse_tool_entry(raw: str) -> ToolEntry | None:
+    """Parse one entry; ``None`` if it is not even shaped like a tool name."""
+    text = raw.strip()
+    mcp = _MCP_RE.match(text)
+    if mcp:
+        return ToolEntry(text, text, None, mcp.group("server"), mcp.group("tool"))
+    m = _ENTRY_RE.match(text)
+    if not m:
+        return None
+    return ToolEntry(text, m.group("name"), m.group("spec"))
+
+
+def is_known_tool(raw: str, extra: frozenset[str] | set[str] = frozenset()) -> bool:
+    entry = parse_tool_entry(raw)
+    if entry is None:
+        return False
+    if entry.is_mcp:
+        return True
+    return entry.name in BUILTIN_TOOLS or entry.name in extra or entry.raw in extra
+
+
+def split_tool_list(text: str) -> list[str]:
+    """Split ``"Read, Bash(git diff:*), Agent(a, b)"`` on top-level commas only."""
+    items: list[str] = []
+    depth = 0
+    current: list[str] = []
+    for ch in text:
+        if ch == "(":
+            depth += 1
+        elif ch == ")" and depth:
+            depth -= 1
+        if ch == "," and depth == 0:
+            items.append("".join(current).strip())
+            current = []
+        else:
+            current.append(ch)
+    items.append("".join(current).strip())
+    return [i for i in items if i]
