@@ -22,6 +22,7 @@ from subagents.errors import SubagentError
 COMMANDS: dict[str, tuple[str, str]] = {
     "validate": ("subagents.cli.validate_cmd:validate", "Check agent files; exit 1 on errors."),
     "fix": ("subagents.cli.fix_cmd:fix", "Repair what can be repaired (atomic writes)."),
+    "convert": ("subagents.cli.convert_cmd:convert", "Convert agents between dialects."),
     "schema": ("subagents.cli.validate_cmd:schema", "Print the frontmatter JSON Schema."),
     "rules": ("subagents.cli.validate_cmd:rules", "List every rule with its code and doc."),
     "list": ("subagents.cli.registry_cmd:list_agents", "List the agents this directory sees."),
