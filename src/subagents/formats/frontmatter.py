@@ -1,0 +1,319 @@
+"""Bytes -> (frontmatter node tree with positions, body): the guarded front door of every reader.
+
+The path of the data (DESIGN.md): size check before reading, UTF-8 check with the line of the
+first bad byte, BOM stripped, CRLF accepted, the ``---`` split, then :mod:`yamltree` builds the
+node tree.  Every problem becomes a :class:`~subagents.formats.yamltree.YamlIssue`-style
+finding with a *file* line; nothing here raises for bad input.
+
+Recovery (for diagnosis and repair only)
+----------------------------------------
+The most common broken frontmatter (REFERENCE.md: 49 of 50 strict-YAML failures) is a plain
+``description:`` value holding ``: `` — often with ``<example>`` blocks on the following lines.
+Claude Code cannot parse it and skips the agent.  When the YAML fails we re-read the frontmatter
+line-wise: every column-0 ``key:`` starts a field, following lines that are not keys continue it.
+Each field is re-parsed on its own; fields that still fail keep their raw text.  The result is
+flagged ``recovered=True`` and reported as ``SA010`` (an error), naming the line — so
+``validate`` can still judge the other fields and ``fix`` can quote the broken one.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from subagents.formats.yamltree import (
+    YamlIssue,
+    YMap,
+    YNode,
+    YScalar,
+    parse_yaml_tree,
+)
+
+__all__ = [
+    "DecodeResult",
+    "FrontmatterDocument",
+    "YField",
+    "decode_bytes",
+    "split_frontmatter",
+]
+
+_DELIM_RE = re.compile(r"^[ \t]*---[ \t]*$")
+_CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*$")
+_TOP_KEY_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*:(?:[ \t]|$)")
+_TAB_INDENT_RE = re.compile(r"^ *\t")
+_EXAMPLE_RE = re.compile(r"<example>|</example>|<commentary>", re.I)
+
+
+@dataclass(slots=True)
+class YField:
+    """A top-level frontmatter key and its value node."""
+
+    key: str
+    key_line: int
+    key_column: int
+    node: YNode
+
+
+@dataclass(slots=True)
+class FrontmatterDocument:
+    text: str  # the whole file, BOM stripped, CRLF -> LF
+    start_line: int  # line of the opening ---
+    end_line: int  # line of the closing ---
+    root: YMap | None
+    fields: dict[str, YField] = field(default_factory=dict)
+    recovered: bool = False
+    crlf: bool = False
+    bom: bool = False
+
+    @property
+    def body_line(self) -> int:
+        return self.end_line + 1
+
+    @property
+    def body(self) -> str:
+        lines = self.text.split("\n")
+        return "\n".join(lines[self.end_line :])
+
+    def frontmatter_text(self) -> str:
+        lines = self.text.split("\n")
+        return "\n".join(lines[self.start_line : self.end_line - 1])
+
+
+@dataclass(slots=True)
+class DecodeResult:
+    text: str | None
+    issue: YamlIssue | None = None
+    bom: bool = False
+    crlf: bool = False
+
+
+def decode_bytes(data: bytes) -> DecodeResult:
+    """UTF-8 decode with BOM stripping and CRLF normalisation; binary and non-UTF-8 refused."""
+    bom = data.startswith(b"\xef\xbb\xbf")
+    if bom:
+        data = data[3:]
+    if b"\x00" in data[:8192]:
+        line = data[: data.index(b"\x00")].count(b"\n") + 1
+        return DecodeResult(
+            None,
+            YamlIssue(
+                "SA011",
+                "binary content (NUL byte): this is not a text file",
+                line,
+                1,
+                "agent definitions are UTF-8 Markdown or JSON text",
+            ),
+        )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        before = data[: exc.start]
+        line = before.count(b"\n") + 1
+        column = exc.start - (before.rfind(b"\n") + 1) + 1
+        guess = ""
+        try:
+            data.decode("cp1252")
+            guess = " (it looks like Latin-1/Windows-1252 text)"
+        except UnicodeDecodeError:
+            pass
+        return DecodeResult(
+            None,
+            YamlIssue(
+                "SA001",
+                f"not valid UTF-8: byte 0x{data[exc.start]:02x}{guess}",
+                line,
+                column,
+                "re-save the file as UTF-8, e.g. `iconv -f latin1 -t utf-8 in.md > out.md`",
+            ),
+        )
+    crlf = "\r\n" in text
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return DecodeResult(text, None, bom, crlf)
+
+
+def split_frontmatter(
+    text: str, *, bom: bool = False, crlf: bool = False
+) -> tuple[FrontmatterDocument | None, list[YamlIssue]]:
+    """Find the frontmatter block and build its node tree.
+
+    Returns ``(document, issues)``; ``document`` is None when there is no usable frontmatter
+    (no opening or no closing delimiter), in which case ``issues`` says why.
+    """
+    issues: list[YamlIssue] = []
+    if not text.strip():
+        return None, [YamlIssue("SA012", "the file is empty", 1, 1, _HINT_SKELETON)]
+    lines = text.split("\n")
+    first = 0
+    while first < len(lines) and not lines[first].strip():
+        first += 1
+    if first >= len(lines) or not _DELIM_RE.match(lines[first]):
+        return None, [
+            YamlIssue(
+                "SA003",
+                "no YAML frontmatter: the file must start with a `---` line",
+                first + 1 if first < len(lines) else 1,
+                1,
+                _HINT_SKELETON,
+            )
+        ]
+    if first != 0 or lines[first] != lines[first].lstrip():
+        issues.append(
+            YamlIssue(
+                "SA018",
+                "the opening `---` is not at the very start of the file",
+                first + 1,
+                1,
+                "remove the blank lines/indentation before `---` (`subagents fix` does it)",
+            )
+        )
+    close = None
+    for i in range(first + 1, len(lines)):
+        if _CLOSE_RE.match(lines[i]) or (lines[i].strip() == "---" and lines[i][:1] in " \t"):
+            close = i
+            break
+    if close is None:
+        return None, [
+            *issues,
+            YamlIssue(
+                "SA004",
+                "the frontmatter opened here is never closed",
+                first + 1,
+                1,
+                "add a `---` line after the last frontmatter field",
+            ),
+        ]
+    start_line, end_line = first + 1, close + 1
+    yaml_text = "\n".join(lines[first + 1 : close])
+    doc = FrontmatterDocument(text, start_line, end_line, None, crlf=crlf, bom=bom)
+    if not yaml_text.strip():
+        doc.root = YMap([], start_line + 1, 1)
+        return doc, issues
+    tree = parse_yaml_tree(yaml_text, line_offset=start_line)
+    issues.extend(tree.issues)
+    if tree.error is not None:
+        if tree.error.code == "SA005":
+            tab = _first_tab_indent(lines, first + 1, close)
+            if tab is None and _recover(
+                doc, lines[first + 1 : close], start_line, tree.error, issues
+            ):
+                return doc, issues
+            if tab is not None:
+                issues.append(
+                    YamlIssue(
+                        "SA013",
+                        "tab character used for indentation (YAML allows only spaces)",
+                        tab,
+                        1,
+                        "replace the leading tabs with spaces",
+                    )
+                )
+                return doc, issues
+        issues.append(tree.error)
+        return doc, issues
+    root = tree.root
+    if root is None or (isinstance(root, YScalar) and root.value == "" and not root.style):
+        doc.root = YMap([], start_line + 1, 1)
+        return doc, issues
+    if not isinstance(root, YMap):
+        kind = "a list" if not isinstance(root, YScalar) else "a single value"
+        issues.append(
+            YamlIssue(
+                "SA006",
+                f"the frontmatter is {kind}, not a mapping of `key: value` fields",
+                root.line,
+                root.column,
+                _HINT_SKELETON,
+            )
+        )
+        return doc, issues
+    doc.root = root
+    for key, node in root.pairs:
+        doc.fields.setdefault(key.value, YField(key.value, key.line, key.column, node))
+    return doc, issues
+
+
+_HINT_SKELETON = (
+    "an agent file starts with `---`, then `name: my-agent` and `description: ...` lines, "
+    "then `---`, then the system prompt"
+)
+
+
+def _first_tab_indent(lines: list[str], start: int, stop: int) -> int | None:
+    for i in range(start, stop):
+        if _TAB_INDENT_RE.match(lines[i]):
+            return i + 1
+    return None
+
+
+def _raw_value(chunk: list[str]) -> str:
+    """The text a broken plain value was meant to hold: first line plus dedented continuation."""
+    first = chunk[0].split(":", 1)[1].strip()
+    rest = chunk[1:]
+    while rest and not rest[-1].strip():
+        rest = rest[:-1]
+    if not rest:
+        return first
+    indents = [len(r) - len(r.lstrip(" ")) for r in rest if r.strip()]
+    cut = min(indents) if indents else 0
+    tail = [r[cut:].rstrip() if r.strip() else "" for r in rest]
+    return "\n".join([first, *tail]) if first else "\n".join(tail)
+
+
+def _recover(
+    doc: FrontmatterDocument,
+    fm_lines: list[str],
+    start_line: int,
+    error: YamlIssue,
+    issues: list[YamlIssue],
+) -> bool:
+    """Line-wise recovery of a frontmatter whose YAML failed; True if it explains the failure."""
+    chunks: list[tuple[str, int, list[str]]] = []  # key, 0-based index in fm_lines, lines
+    for i, line in enumerate(fm_lines):
+        m = _TOP_KEY_RE.match(line)
+        if m:
+            chunks.append((m.group(1), i, [line]))
+        elif chunks:
+            chunks[-1][2].append(line)
+        elif line.strip() and not line.lstrip().startswith("#"):
+            return False  # content before the first key: not the pattern we recover
+    if not chunks:
+        return False
+    pairs: list[tuple[YScalar, YNode]] = []
+    broken: list[tuple[str, int, str]] = []  # key, file line, why
+    for key, index, chunk in chunks:
+        key_line = start_line + 1 + index
+        tree = parse_yaml_tree("\n".join(chunk), line_offset=key_line - 1)
+        node: YNode | None = None
+        if tree.error is None and isinstance(tree.root, YMap) and tree.root.pairs:
+            node = tree.root.pairs[0][1]
+        if node is None:
+            value = _raw_value(chunk)
+            if not (": " in value or value.endswith(":") or _EXAMPLE_RE.search(value)):
+                return False  # some other YAML problem: report the parser's own message
+            why = "contains `: `" if ": " in value or value.endswith(":") else "contains"
+            if _EXAMPLE_RE.search(value):
+                why += " and `<example>` blocks" if why != "contains" else " `<example>` blocks"
+            broken.append((key, key_line, why))
+            node = YScalar(value, key_line, len(key) + 3, None, None, key_line + len(chunk) - 1, 1)
+        pairs.append((YScalar(key, key_line, 1), node))
+    if not broken:
+        return False
+    doc.recovered = True
+    doc.root = YMap(pairs, start_line + 1, 1)
+    for k, v in pairs:
+        doc.fields.setdefault(k.value, YField(k.value, k.line, k.column, v))
+    for key, broken_line, why in broken:
+        issues.append(
+            YamlIssue(
+                "SA010",
+                f"the `{key}` value is an unquoted YAML string that {why}, so the frontmatter "
+                f"is not valid YAML ({error.message.removeprefix('invalid YAML: ')} at line "
+                f"{error.line}); Claude Code skips this agent",
+                broken_line,
+                1,
+                f"quote the value or make it a block scalar (`{key}: |` with the text indented "
+                "on the next lines); `subagents fix` does this without changing the text",
+            )
+        )
+    return True

@@ -1,0 +1,52 @@
+"""Markdown + YAML frontmatter agents: the ``claude`` and ``codex`` dialects.
+
+Both dialects share the file shape; what differs (Codex's name rule, its list-only ``tools``
+and ``keywords``, optional description) is judged by the rules, not here.  The body after the
+closing ``---`` is the system prompt, kept verbatim except for the single newline that follows
+the delimiter.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from subagents.definition import AgentDefinition, Dialect, SourceLocation
+from subagents.formats.fields import RawField, build_definition
+from subagents.formats.frontmatter import FrontmatterDocument, split_frontmatter
+from subagents.formats.yamltree import YamlIssue, YScalar
+
+__all__ = ["read_markdown_text"]
+
+
+def read_markdown_text(
+    text: str,
+    *,
+    dialect: Dialect,
+    path: Path | None,
+    bom: bool = False,
+    crlf: bool = False,
+    include_body: bool = True,
+) -> tuple[AgentDefinition | None, FrontmatterDocument | None, list[YamlIssue]]:
+    doc, issues = split_frontmatter(text, bom=bom, crlf=crlf)
+    if doc is None or doc.root is None:
+        return None, doc, issues
+    raw = [
+        RawField(
+            f.key,
+            f.node.to_python(),
+            SourceLocation(f.key_line, f.key_column),
+            f.node.value if isinstance(f.node, YScalar) else None,
+        )
+        for f in doc.fields.values()
+    ]
+    body = doc.body if include_body else ""
+    definition, field_issues = build_definition(
+        raw,
+        dialect=dialect,
+        path=path,
+        system_prompt=body,
+        body_line=doc.body_line,
+        default_location=SourceLocation(doc.start_line, 1),
+    )
+    issues.extend(field_issues)
+    return definition, doc, issues

@@ -1,0 +1,301 @@
+"""A safe YAML reader that keeps the position of every key and value.
+
+Why not ``yaml.safe_load``?  It silently keeps the last of two duplicate keys, expands aliases
+(an alias bomb expands when the loaded value is walked — and validation walks it), and forgets
+where things were.  We run libyaml's *parser* (``CSafeLoader`` when compiled in) and build our
+own small node tree from the event stream, so:
+
+* every node carries its 1-based line and column (offset by where the frontmatter starts);
+* anchors and aliases are refused at the first one (``SA008``) — nothing is ever expanded;
+* tags other than YAML's standard ones are refused (``SA009``);
+* duplicate keys are refused (``SA007``), naming the line of the first one.
+
+Scalars keep their source text and style; :meth:`YScalar.to_python` resolves plain scalars with
+YAML 1.1's implicit rules (as PyYAML does, so ``yes`` is ``True``), because that is what every
+harness reading these files does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+__all__ = [
+    "YMap",
+    "YNode",
+    "YScalar",
+    "YSeq",
+    "YamlIssue",
+    "YamlTree",
+    "parse_yaml_tree",
+]
+
+# libyaml's C parser is ~10x faster; fall back to the pure-Python one.
+_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+_STANDARD_TAG_PREFIX = "tag:yaml.org,2002:"
+_ALLOWED_TAGS = frozenset(
+    _STANDARD_TAG_PREFIX + t
+    for t in ("str", "int", "float", "bool", "null", "seq", "map", "timestamp")
+)
+_resolver = yaml.resolver.Resolver()
+_constructor = yaml.constructor.SafeConstructor()
+
+
+@dataclass(slots=True)
+class YScalar:
+    value: str
+    line: int
+    column: int
+    style: str | None = None  # None/'' plain, "'" / '"' quoted, '|' / '>' block
+    tag: str | None = None
+    end_line: int = 0
+    end_column: int = 0
+
+    @property
+    def is_plain(self) -> bool:
+        return not self.style
+
+    def to_python(self) -> Any:
+        if self.style or (self.tag and self.tag in ("!", _STANDARD_TAG_PREFIX + "str")):
+            return self.value
+        tag = self.tag or _resolver.resolve(  # type: ignore[no-untyped-call]
+            yaml.ScalarNode, self.value, (True, False)
+        )
+        if tag == _STANDARD_TAG_PREFIX + "str":
+            return self.value
+        node = yaml.ScalarNode(tag, self.value)
+        try:
+            return _constructor.construct_object(node, deep=True)
+        except (yaml.YAMLError, ValueError, TypeError, OverflowError):
+            return self.value
+
+
+@dataclass(slots=True)
+class YSeq:
+    items: list[YNode]
+    line: int
+    column: int
+    flow: bool = False
+
+    def to_python(self) -> list[Any]:
+        return [item.to_python() for item in self.items]
+
+
+@dataclass(slots=True)
+class YMap:
+    pairs: list[tuple[YScalar, YNode]]
+    line: int
+    column: int
+    flow: bool = False
+
+    def to_python(self) -> dict[str, Any]:
+        return {k.value: v.to_python() for k, v in self.pairs}
+
+    def get(self, key: str) -> YNode | None:
+        for k, v in self.pairs:
+            if k.value == key:
+                return v
+        return None
+
+    def keys(self) -> Iterator[YScalar]:
+        return (k for k, _ in self.pairs)
+
+
+YNode = YScalar | YSeq | YMap
+
+
+@dataclass(frozen=True, slots=True)
+class YamlIssue:
+    """A problem found while building the tree: ``code`` is a rule code from the catalogue."""
+
+    code: str
+    message: str
+    line: int
+    column: int
+    hint: str | None = None
+
+
+@dataclass(slots=True)
+class YamlTree:
+    root: YNode | None
+    issues: list[YamlIssue] = field(default_factory=list)
+    error: YamlIssue | None = None  # a syntax error: the tree is unusable
+
+
+class _Refused(Exception):
+    def __init__(self, issue: YamlIssue) -> None:
+        self.issue = issue
+
+
+def parse_yaml_tree(text: str, *, line_offset: int = 0) -> YamlTree:
+    """Parse one YAML document into a position-carrying tree.
+
+    ``line_offset`` is added to every 1-based line so positions are file positions.
+    Never raises for bad input: syntax errors come back in ``YamlTree.error``.
+    """
+    issues: list[YamlIssue] = []
+    builder = _Builder(line_offset, issues)
+    try:
+        for event in yaml.parse(text, Loader=_Loader):
+            builder.feed(event)
+    except _Refused as refused:
+        return YamlTree(None, issues, refused.issue)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = (mark.line + 1 + line_offset) if mark else line_offset + 1
+        column = (mark.column + 1) if mark else 1
+        problem = exc.problem or str(exc)
+        if exc.context:
+            problem = f"{problem} ({exc.context})"
+        return YamlTree(None, issues, YamlIssue("SA005", f"invalid YAML: {problem}", line, column))
+    except yaml.YAMLError as exc:  # reader errors (control characters and the like)
+        return YamlTree(
+            None, issues, YamlIssue("SA005", f"invalid YAML: {exc}", line_offset + 1, 1)
+        )
+    if builder.documents > 1:
+        issues.append(
+            YamlIssue(
+                "SA005",
+                "the frontmatter holds more than one YAML document",
+                line_offset + 1,
+                1,
+                "remove the extra `---` or `...` lines inside the frontmatter",
+            )
+        )
+    return YamlTree(builder.root, issues)
+
+
+class _Builder:
+    """Turns the libyaml event stream into YNodes, refusing what we never accept."""
+
+    __slots__ = ("documents", "issues", "offset", "root", "stack")
+
+    def __init__(self, offset: int, issues: list[YamlIssue]) -> None:
+        self.offset = offset
+        self.issues = issues
+        self.root: YNode | None = None
+        # each frame: [container, pending_key or None, {key: line} seen]
+        self.stack: list[list[Any]] = []
+        self.documents = 0
+
+    def _pos(self, event: yaml.Event) -> tuple[int, int]:
+        mark = event.start_mark
+        if mark is None:  # pragma: no cover - libyaml always sets marks
+            return self.offset + 1, 1
+        return mark.line + 1 + self.offset, mark.column + 1
+
+    def _check_props(self, event: yaml.NodeEvent) -> None:
+        if event.anchor is not None:
+            line, col = self._pos(event)
+            raise _Refused(
+                YamlIssue(
+                    "SA008",
+                    f"YAML anchor `&{event.anchor}` is not allowed in agent frontmatter",
+                    line,
+                    col,
+                    "write the value out in full; anchors and aliases can expand into "
+                    "huge documents (alias bombs) and no harness needs them",
+                )
+            )
+        tag = getattr(event, "tag", None)
+        if tag and tag != "!" and tag not in _ALLOWED_TAGS:
+            line, col = self._pos(event)
+            raise _Refused(
+                YamlIssue(
+                    "SA009",
+                    f"custom YAML tag `{_short_tag(tag)}` is not allowed",
+                    line,
+                    col,
+                    "remove the tag; agent frontmatter holds plain strings, numbers, "
+                    "lists and mappings",
+                )
+            )
+
+    def _add(self, node: YNode) -> None:
+        if not self.stack:
+            self.root = node
+            return
+        frame = self.stack[-1]
+        container = frame[0]
+        if isinstance(container, YSeq):
+            container.items.append(node)
+            return
+        assert isinstance(container, YMap)
+        if frame[1] is None:
+            if not isinstance(node, YScalar):
+                raise _Refused(
+                    YamlIssue(
+                        "SA005",
+                        "a mapping key must be a plain value, not a list or mapping",
+                        node.line,
+                        node.column,
+                    )
+                )
+            seen: dict[str, int] = frame[2]
+            if node.value in seen:
+                self.issues.append(
+                    YamlIssue(
+                        "SA007",
+                        f"duplicate key `{node.value}` (first defined on line {seen[node.value]})",
+                        node.line,
+                        node.column,
+                        "YAML parsers keep only one of the two values, silently; "
+                        "delete one of them",
+                    )
+                )
+            else:
+                seen[node.value] = node.line
+            frame[1] = node
+        else:
+            container.pairs.append((frame[1], node))
+            frame[1] = None
+
+    def feed(self, event: yaml.Event) -> None:
+        if isinstance(event, yaml.ScalarEvent):
+            self._check_props(event)
+            line, col = self._pos(event)
+            end = event.end_mark
+            end_line, end_col = (end.line + 1 + self.offset, end.column + 1) if end else (line, col)
+            self._add(
+                YScalar(
+                    event.value,
+                    line,
+                    col,
+                    event.style or None,
+                    None if event.implicit[0] else event.tag,
+                    end_line,
+                    end_col,
+                )
+            )
+        elif isinstance(event, yaml.MappingStartEvent):
+            self._check_props(event)
+            line, col = self._pos(event)
+            self.stack.append([YMap([], line, col, bool(event.flow_style)), None, {}])
+        elif isinstance(event, yaml.SequenceStartEvent):
+            self._check_props(event)
+            line, col = self._pos(event)
+            self.stack.append([YSeq([], line, col, bool(event.flow_style)), None, {}])
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            node = self.stack.pop()[0]
+            self._add(node)
+        elif isinstance(event, yaml.AliasEvent):
+            line, col = self._pos(event)
+            raise _Refused(
+                YamlIssue(
+                    "SA008",
+                    f"YAML alias `*{event.anchor}` is not allowed in agent frontmatter",
+                    line,
+                    col,
+                    "write the value out in full; aliases can expand into huge documents",
+                )
+            )
+        elif isinstance(event, yaml.DocumentStartEvent):
+            self.documents += 1
+
+
+def _short_tag(tag: str) -> str:
+    return "!!" + tag[len(_STANDARD_TAG_PREFIX) :] if tag.startswith(_STANDARD_TAG_PREFIX) else tag

@@ -1,0 +1,217 @@
+"""Loading agent definitions: file -> text -> fields -> :class:`AgentDefinition`.
+
+``read_agent_file`` and ``parse_agent_text`` never raise for bad input: they return a
+:class:`LoadResult` whose ``diagnostics`` say what is wrong and where (file lines, 1-based).
+``load_agent`` is the strict front door for callers that want a definition or an exception.
+
+Guards, in order (issue "Read, judge and repair"): the size limit is checked with ``stat``
+before the file is read (REQ-SUB-033, default 1 MiB), and at most ``max_bytes + 1`` bytes are
+ever read; binary content and non-UTF-8 are refused with the line of the first bad byte; a
+UTF-8 BOM is stripped and CRLF accepted.  The dialect comes from the location
+(:func:`detect_dialect`); OpenCode and Copilot files are recognised and get one ``SA017`` info
+diagnostic until their dialects land, never Claude's errors.
+
+The severities given here are the readers' defaults; ``subagents.validate`` re-maps every
+diagnostic through the rule catalogue for the chosen profile.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from subagents.definition import AgentDefinition, Dialect
+from subagents.diagnostics import Diagnostic, Severity
+from subagents.errors import DefinitionError
+from subagents.formats.frontmatter import FrontmatterDocument, decode_bytes
+from subagents.formats.jsonfile import read_json_text
+from subagents.formats.markdown import read_markdown_text
+from subagents.formats.yamltree import YamlIssue
+
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "LoadResult",
+    "detect_dialect",
+    "load_agent",
+    "parse_agent_text",
+    "read_agent_file",
+]
+
+DEFAULT_MAX_BYTES = 1 << 20
+
+# Reader codes that are not errors by default.
+_READER_SEVERITY = {"SA017": Severity.INFO, "SA018": Severity.WARNING}
+
+
+@dataclass(frozen=True, slots=True)
+class LoadResult:
+    path: str
+    dialect: Dialect | None
+    definitions: tuple[AgentDefinition, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    document: FrontmatterDocument | None = None
+
+    @property
+    def definition(self) -> AgentDefinition | None:
+        return self.definitions[0] if self.definitions else None
+
+    @property
+    def has_errors(self) -> bool:
+        return any(d.severity is Severity.ERROR for d in self.diagnostics)
+
+    @property
+    def ok(self) -> bool:
+        """A usable definition and no error: what a harness would load."""
+        return bool(self.definitions) and not self.has_errors
+
+    @property
+    def recovered(self) -> bool:
+        return self.document is not None and self.document.recovered
+
+
+def detect_dialect(path: str | os.PathLike[str]) -> Dialect | None:
+    """The dialect a harness would read this path as; None if it is not an agent file."""
+    p = Path(path)
+    name = p.name.lower()
+    parts = [part.lower() for part in p.parts[:-1]]
+    if name.endswith(".json"):
+        return Dialect.JSON
+    if not name.endswith(".md"):
+        return None
+    if name.endswith(".agent.md") or _follows(parts, ".github", "agents"):
+        return Dialect.COPILOT
+    if _follows(parts, ".opencode", "agent") or _follows(parts, ".opencode", "agents"):
+        return Dialect.OPENCODE
+    if _follows(parts, ".codex", "agents"):
+        return Dialect.CODEX
+    return Dialect.CLAUDE
+
+
+def _follows(parts: list[str], first: str, second: str) -> bool:
+    return any(a == first and b == second for a, b in itertools.pairwise(parts))
+
+
+def _diag(issue: YamlIssue, display: str) -> Diagnostic:
+    return Diagnostic(
+        path=display,
+        line=issue.line,
+        column=issue.column,
+        rule=issue.code,
+        severity=_READER_SEVERITY.get(issue.code, Severity.ERROR),
+        message=issue.message,
+        hint=issue.hint,
+    )
+
+
+def parse_agent_text(
+    data: str | bytes,
+    *,
+    path: str | os.PathLike[str] = "<string>",
+    dialect: Dialect = Dialect.CLAUDE,
+    include_body: bool = True,
+    file_path: Path | None = None,
+) -> LoadResult:
+    """Read a definition from text or bytes already in memory."""
+    display = str(path)
+    raw = data if isinstance(data, bytes) else None
+    if raw is not None:
+        decoded = decode_bytes(raw)
+        if decoded.issue is not None or decoded.text is None:
+            assert decoded.issue is not None
+            return LoadResult(display, dialect, (), (_diag(decoded.issue, display),))
+        text, bom, crlf = decoded.text, decoded.bom, decoded.crlf
+    else:
+        assert isinstance(data, str)
+        bom = data.startswith("\ufeff")
+        text = data[1:] if bom else data
+        crlf = "\r\n" in text
+        if "\r" in text:
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if dialect is Dialect.JSON:
+        defs, issues = read_json_text(text, path=file_path)
+        return LoadResult(display, dialect, tuple(defs), tuple(_diag(i, display) for i in issues))
+    if dialect in (Dialect.OPENCODE, Dialect.COPILOT):
+        note = YamlIssue(
+            "SA017",
+            f"{dialect.value} agent file recognised; its dialect is not checked yet",
+            1,
+            1,
+            "Claude Code does not load this file; convert it with `subagents convert` "
+            "to use it as a Claude agent",
+        )
+        return LoadResult(display, dialect, (), (_diag(note, display),))
+    definition, doc, issues = read_markdown_text(
+        text, dialect=dialect, path=file_path, bom=bom, crlf=crlf, include_body=include_body
+    )
+    diagnostics = tuple(_diag(i, display) for i in issues)
+    return LoadResult(
+        display, dialect, (definition,) if definition is not None else (), diagnostics, doc
+    )
+
+
+def read_agent_file(
+    path: str | os.PathLike[str],
+    *,
+    dialect: Dialect | None = None,
+    include_body: bool = True,
+    display_path: str | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> LoadResult:
+    """Read one agent file (Markdown or JSON).  Never raises for bad input."""
+    p = Path(path)
+    display = display_path if display_path is not None else str(path)
+    chosen = dialect or detect_dialect(p) or Dialect.CLAUDE
+
+    def fail(code: str, message: str, hint: str | None = None) -> LoadResult:
+        issue = YamlIssue(code, message, 1, 1, hint)
+        return LoadResult(display, chosen, (), (_diag(issue, display),))
+
+    try:
+        with open(p, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            if not stat.S_ISREG(st.st_mode):
+                return fail("SA015", "not a regular file")
+            if st.st_size > max_bytes:
+                return fail(
+                    "SA002",
+                    f"file is {st.st_size:,} bytes; the limit is {max_bytes:,} (REQ-SUB-033)",
+                    "agent definitions are small text files; move reference material into "
+                    "skills or separate documents",
+                )
+            data = fh.read(max_bytes + 1)
+    except IsADirectoryError:
+        return fail("SA015", "is a folder, not a file")
+    except FileNotFoundError:
+        return fail("SA015", "file not found (deleted while it was being read?)")
+    except PermissionError:
+        return fail("SA015", "permission denied", "make the file readable (`chmod u+r`)")
+    except OSError as exc:
+        return fail("SA015", f"cannot read the file: {exc.strerror or exc}")
+    if len(data) > max_bytes:  # grew between stat and read
+        return fail("SA002", f"file is larger than the limit of {max_bytes:,} bytes")
+    return parse_agent_text(
+        data, path=display, dialect=chosen, include_body=include_body, file_path=p
+    )
+
+
+def load_agent(path: str | os.PathLike[str], *, dialect: Dialect | None = None) -> AgentDefinition:
+    """Load one agent, or raise :class:`DefinitionError` carrying the diagnostics."""
+    result = read_agent_file(path, dialect=dialect)
+    errors = [d for d in result.diagnostics if d.severity is Severity.ERROR]
+    if errors or result.definition is None:
+        first = errors[0] if errors else None
+        detail = f": {first.format_text()}" if first else ""
+        raise DefinitionError(
+            f"cannot load agent from {result.path}{detail}",
+            result.diagnostics,
+            hint="run `subagents validate` on the file for every problem",
+        )
+    if len(result.definitions) > 1:
+        raise DefinitionError(
+            f"{result.path} defines {len(result.definitions)} agents; "
+            "use read_agent_file() to get all of them"
+        )
+    return result.definition
