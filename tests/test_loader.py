@@ -122,7 +122,10 @@ def test_unquoted_colon_with_examples_is_recovered_for_diagnosis() -> None:
     assert not r.ok and r.recovered
     d = r.definition
     assert d is not None
-    assert d.description == "Use this agent when: the user asks.\n<example>\nuser: hi there\n</example>"
+    assert (
+        d.description
+        == "Use this agent when: the user asks.\n<example>\nuser: hi there\n</example>"
+    )
     assert d.tools == ("Read",)
     assert "subagents fix" in (r.diagnostics[0].hint or "")
 
@@ -151,7 +154,10 @@ def test_size_limit_checked_before_reading(tmp_path: Path) -> None:
 
 def test_alias_bomb_is_refused_without_expanding() -> None:
     lines = ["---", 'a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
-    lines += [f"a{i}: &a{i} [*a{i-1},*a{i-1},*a{i-1},*a{i-1},*a{i-1},*a{i-1}]" for i in range(1, 12)]
+    lines += [
+        f"a{i}: &a{i} [*a{i - 1},*a{i - 1},*a{i - 1},*a{i - 1},*a{i - 1},*a{i - 1}]"
+        for i in range(1, 12)
+    ]
     lines += ["---", "body"]
     r = parse_agent_text("\n".join(lines))
     assert [d.rule for d in r.diagnostics] == ["SA008"]
@@ -222,7 +228,9 @@ def test_json_bad_input(text: str, code: str, line: int) -> None:
 
 
 def test_json_duplicate_agent_names_reported() -> None:
-    r = parse_agent_text('{"a": {"description": "x", "prompt": "y"},\n "a": {}}', dialect=Dialect.JSON)
+    r = parse_agent_text(
+        '{"a": {"description": "x", "prompt": "y"},\n "a": {}}', dialect=Dialect.JSON
+    )
     assert ("SA007", 1) in codes(r)
 
 

@@ -71,12 +71,23 @@ class FrontmatterDocument:
 
     @property
     def body(self) -> str:
-        lines = self.text.split("\n")
-        return "\n".join(lines[self.end_line :])
+        return self.text[_line_offset(self.text, self.end_line) :]
 
     def frontmatter_text(self) -> str:
-        lines = self.text.split("\n")
-        return "\n".join(lines[self.start_line : self.end_line - 1])
+        start = _line_offset(self.text, self.start_line)
+        end = _line_offset(self.text, self.end_line - 1)
+        return self.text[start : max(start, end - 1)]
+
+
+def _line_offset(text: str, line: int) -> int:
+    """Offset of the start of 0-based line ``line`` (len(text) if there is no such line)."""
+    pos = 0
+    for _ in range(line):
+        nl = text.find("\n", pos)
+        if nl < 0:
+            return len(text)
+        pos = nl + 1
+    return pos
 
 
 @dataclass(slots=True)
@@ -92,8 +103,9 @@ def decode_bytes(data: bytes) -> DecodeResult:
     bom = data.startswith(b"\xef\xbb\xbf")
     if bom:
         data = data[3:]
-    if b"\x00" in data[:8192]:
-        line = data[: data.index(b"\x00")].count(b"\n") + 1
+    nul = data.find(b"\x00", 0, 8192)
+    if nul >= 0:
+        line = data[:nul].count(b"\n") + 1
         return DecodeResult(
             None,
             YamlIssue(
@@ -143,7 +155,9 @@ def split_frontmatter(
     issues: list[YamlIssue] = []
     if not text.strip():
         return None, [YamlIssue("SA012", "the file is empty", 1, 1, _HINT_SKELETON)]
-    lines = text.split("\n")
+    # Split only the head of the file: the body can be long and is never needed as lines.
+    head_end = _head_end(text)
+    lines = text[:head_end].split("\n")
     first = 0
     while first < len(lines) and not lines[first].strip():
         first += 1
@@ -169,7 +183,7 @@ def split_frontmatter(
         )
     close = None
     for i in range(first + 1, len(lines)):
-        if _CLOSE_RE.match(lines[i]) or (lines[i].strip() == "---" and lines[i][:1] in " \t"):
+        if _is_close(lines[i]):
             close = i
             break
     if close is None:
@@ -237,6 +251,26 @@ _HINT_SKELETON = (
     "an agent file starts with `---`, then `name: my-agent` and `description: ...` lines, "
     "then `---`, then the system prompt"
 )
+
+
+def _is_close(line: str) -> bool:
+    """``---`` or ``...`` at column 0, or an indented ``---`` (seen in real files)."""
+    return bool(_CLOSE_RE.match(line)) or (line.strip() == "---" and line[:1] in " \t")
+
+
+_CLOSE_ANY_RE = re.compile(r"^(?:(?:---|\.\.\.)|[ \t]+---)[ \t]*$", re.M)
+
+
+def _head_end(text: str) -> int:
+    """An offset past the closing delimiter (or the whole text if none is found)."""
+    start = 0
+    while start < len(text) and text[start] in " \t\n":
+        start += 1
+    first_nl = text.find("\n", start)
+    if first_nl < 0:
+        return len(text)
+    m = _CLOSE_ANY_RE.search(text, first_nl + 1)
+    return m.end() if m else len(text)
 
 
 def _first_tab_indent(lines: list[str], start: int, stop: int) -> int | None:

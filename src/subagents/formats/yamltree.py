@@ -37,6 +37,7 @@ __all__ = [
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 _STANDARD_TAG_PREFIX = "tag:yaml.org,2002:"
+_STR_TAG = _STANDARD_TAG_PREFIX + "str"
 _ALLOWED_TAGS = frozenset(
     _STANDARD_TAG_PREFIX + t
     for t in ("str", "int", "float", "bool", "null", "seq", "map", "timestamp")
@@ -54,18 +55,23 @@ class YScalar:
     tag: str | None = None
     end_line: int = 0
     end_column: int = 0
+    resolved_tag: str | None = None  # the implicit tag, when the composer already resolved it
 
     @property
     def is_plain(self) -> bool:
         return not self.style
 
     def to_python(self) -> Any:
-        if self.style or (self.tag and self.tag in ("!", _STANDARD_TAG_PREFIX + "str")):
+        if self.style or (self.tag and self.tag in ("!", _STR_TAG)):
             return self.value
-        tag = self.tag or _resolver.resolve(  # type: ignore[no-untyped-call]
-            yaml.ScalarNode, self.value, (True, False)
+        tag = (
+            self.tag
+            or self.resolved_tag
+            or _resolver.resolve(  # type: ignore[no-untyped-call]
+                yaml.ScalarNode, self.value, (True, False)
+            )
         )
-        if tag == _STANDARD_TAG_PREFIX + "str":
+        if tag == _STR_TAG:
             return self.value
         node = yaml.ScalarNode(tag, self.value)
         try:
@@ -126,6 +132,64 @@ class YamlTree:
     error: YamlIssue | None = None  # a syntax error: the tree is unusable
 
 
+_SLOW_CHARS = frozenset("&*!")
+
+
+def _from_node(node: yaml.Node, offset: int, issues: list[YamlIssue]) -> YNode:
+    """Convert a composed PyYAML node (from the C composer) into our tree."""
+    start = node.start_mark
+    line, column = start.line + 1 + offset, start.column + 1
+    if isinstance(node, yaml.ScalarNode):
+        end = node.end_mark
+        return YScalar(
+            node.value,
+            line,
+            column,
+            node.style or None,
+            None,
+            end.line + 1 + offset,
+            end.column + 1,
+            node.tag,
+        )
+    if isinstance(node, yaml.SequenceNode):
+        return YSeq(
+            [_from_node(item, offset, issues) for item in node.value],
+            line,
+            column,
+            bool(node.flow_style),
+        )
+    pairs: list[tuple[YScalar, YNode]] = []
+    seen: dict[str, int] = {}
+    for key_node, value_node in node.value:
+        key = _from_node(key_node, offset, issues)
+        if not isinstance(key, YScalar):
+            issues.append(
+                YamlIssue(
+                    "SA005",
+                    "a mapping key must be a plain value, not a list or mapping",
+                    key.line,
+                    key.column,
+                )
+            )
+            continue
+        if key.value in seen:
+            issues.append(_duplicate(key, seen[key.value]))
+        else:
+            seen[key.value] = key.line
+        pairs.append((key, _from_node(value_node, offset, issues)))
+    return YMap(pairs, line, column, bool(node.flow_style))
+
+
+def _duplicate(key: YScalar, first_line: int) -> YamlIssue:
+    return YamlIssue(
+        "SA007",
+        f"duplicate key `{key.value}` (first defined on line {first_line})",
+        key.line,
+        key.column,
+        "YAML parsers keep only one of the two values, silently; delete one of them",
+    )
+
+
 class _Refused(Exception):
     def __init__(self, issue: YamlIssue) -> None:
         self.issue = issue
@@ -138,6 +202,21 @@ def parse_yaml_tree(text: str, *, line_offset: int = 0) -> YamlTree:
     Never raises for bad input: syntax errors come back in ``YamlTree.error``.
     """
     issues: list[YamlIssue] = []
+    if not _SLOW_CHARS.intersection(text):
+        # Fast path: libyaml composes the node graph in C; we only convert and check it.
+        # Without `&`, `*` or `!` in the text there can be no anchor, alias or tag, so the
+        # event path's refusals cannot apply.
+        try:
+            loader = _Loader(text)
+            try:
+                node = loader.get_single_node()
+            finally:
+                loader.dispose()
+        except yaml.YAMLError:
+            pass  # fall through to the event path, which reports the error precisely
+        else:
+            root = _from_node(node, line_offset, issues) if node is not None else None
+            return YamlTree(root, issues)
     builder = _Builder(line_offset, issues)
     try:
         for event in yaml.parse(text, Loader=_Loader):
@@ -237,16 +316,7 @@ class _Builder:
                 )
             seen: dict[str, int] = frame[2]
             if node.value in seen:
-                self.issues.append(
-                    YamlIssue(
-                        "SA007",
-                        f"duplicate key `{node.value}` (first defined on line {seen[node.value]})",
-                        node.line,
-                        node.column,
-                        "YAML parsers keep only one of the two values, silently; "
-                        "delete one of them",
-                    )
-                )
+                self.issues.append(_duplicate(node, seen[node.value]))
             else:
                 seen[node.value] = node.line
             frame[1] = node
