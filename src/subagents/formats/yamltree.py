@@ -177,7 +177,7 @@ def _from_node(node: yaml.Node, offset: int, issues: list[YamlIssue]) -> YNode:
         else:
             seen[key.value] = key.line
         pairs.append((key, _from_node(value_node, offset, issues)))
-    return YMap(pairs, line, column, bool(node.flow_style))
+    return YMap(pairs, line, column, bool(getattr(node, "flow_style", False)))
 
 
 def _duplicate(key: YScalar, first_line: int) -> YamlIssue:
