@@ -1,0 +1,277 @@
+"""Routing quality and latency of ``subagents.dispatch.router.Router``.
+
+Usage::
+
+    .venv/bin/python bench/bench_route.py [--corpus /work/shared/corpus] [--repeat 200]
+
+The labelled set is ``bench/data/route_labels.jsonl``: each line a request a user might type,
+the agent a careful person would pick, the collection it routes over and a split.  The
+requests were written by hand *before* the router was tuned; only the ``dev`` half may be
+looked at while tuning, the ``held-out`` half is reported separately to show overfitting.
+
+Collections:
+
+* ``seed``: the five agent templates of seed 000 §6 (code-reviewer, security-auditor,
+  implementer-tester, researcher, architect-review); taken from the repo's ``examples/`` when it
+  holds them, else from the transcription below.
+* ``0xfurai``: the 137 agents of ``corpus/0xfurai__claude-code-subagents`` (read in place).
+
+Latency is measured with 200 agents (0xfurai plus the first VoltAgent files by name), per query
+in process, after the index is built.  The baseline, measured in the same run, is one plain
+BM25 (bm25s defaults: English stop words, no stemming) over name + description + body.
+Figures are printed, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from subagents.definition import AgentDefinition
+from subagents.dispatch.router import Router
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+LABELS = HERE / "data" / "route_labels.jsonl"
+
+# Seed 000 §6, transcribed (frontmatter fields that matter for routing, and the body).
+SEED_TEMPLATES: list[dict[str, str]] = [
+    {
+        "name": "code-reviewer",
+        "description": "Reviews code for quality, security vulnerabilities, and adherence to "
+        'best practices.\nExamples:\n(1) "Review my recent changes" - analyzes git diff\n'
+        '(2) "Check this PR for issues" - comprehensive PR review',
+        "body": "You are a senior code reviewer. When invoked:\n1. Run `git diff HEAD~1` to see "
+        "recent changes\n2. For each modified file, check: security issues, performance, "
+        "readability, test coverage\n3. Report findings as Critical / Warning / Suggestion",
+    },
+    {
+        "name": "security-auditor",
+        "description": "Deep security analysis of codebase. OWASP Top 10 checks, dependency "
+        "audit,\nauthentication flow review, input validation analysis.",
+        "body": "You are a security specialist. Analyze the codebase for vulnerabilities.\n"
+        "Focus areas: injection, broken auth, sensitive data exposure, XXE,\nbroken access "
+        "control, misconfiguration, XSS, deserialization, dependency vulns.",
+    },
+    {
+        "name": "implementer-tester",
+        "description": "Implements features from specs and writes comprehensive tests.\n"
+        "Use after architect-review has approved the design.",
+        "body": "You implement features and write tests. For each task:\n1. Read the spec from "
+        ".claude/specs/\n2. Implement the feature\n3. Write unit tests (>90% coverage)\n4. Run "
+        "all tests to ensure nothing breaks\n5. Commit with conventional commit message",
+    },
+    {
+        "name": "researcher",
+        "description": "Researches codebase to answer questions. Read-only, never modifies "
+        "files.\nUse when you need to understand how something works before making changes.",
+        "body": "You are a codebase researcher. Read and analyze code to answer questions.\n"
+        "Never suggest changes. Just explain what exists and how it works.\nUse Haiku model "
+        "for speed — you're optimized for fast exploration at 1/10 the cost.",
+    },
+    {
+        "name": "architect-review",
+        "description": "Reviews architectural decisions against platform constraints.\n"
+        "Produces Architecture Decision Records (ADRs).",
+        "body": "You are a software architect. Review designs for:\n- Scalability, "
+        "performance, security implications\n- Alignment with existing patterns in the "
+        "codebase\n- Cost/complexity tradeoffs\nProduce an ADR using the loaded template.",
+    },
+]
+
+_FM_RE = re.compile(r"\A\s*---[ \t]*\n(.*?)\n\s*---[ \t]*\n?(.*)\Z", re.S)
+
+
+def load_file(path: Path) -> AgentDefinition | None:
+    """The project's reader when it is there; a minimal YAML split otherwise."""
+    try:
+        from subagents.loader import read_agent_file  # type: ignore[import-not-found,unused-ignore]
+
+        result = read_agent_file(path)
+        definition: AgentDefinition | None = result.definition
+        return definition
+    except ImportError:
+        pass
+    import yaml
+
+    m = _FM_RE.match(path.read_text(encoding="utf-8", errors="replace"))
+    if not m:
+        return None
+    try:
+        fm = yaml.safe_load(m.group(1))
+    except yaml.YAMLError:
+        return None
+    if not isinstance(fm, dict) or not fm.get("name"):
+        return None
+    kws = fm.get("keywords") or ()
+    return AgentDefinition(
+        name=str(fm["name"]),
+        description=str(fm.get("description") or ""),
+        system_prompt=m.group(2),
+        keywords=tuple(str(k) for k in kws) if isinstance(kws, list) else (),
+        path=path,
+    )
+
+
+def seed_agents() -> list[AgentDefinition]:
+    wanted = {t["name"] for t in SEED_TEMPLATES}
+    found: dict[str, AgentDefinition] = {}
+    examples = REPO / "examples"
+    if examples.is_dir():
+        for p in sorted(examples.rglob("*.md")):
+            d = load_file(p)
+            if d is not None and d.name in wanted:
+                found.setdefault(d.name, d)
+    if len(found) == len(wanted):
+        return [found[t["name"]] for t in SEED_TEMPLATES]
+    return [
+        AgentDefinition(name=t["name"], description=t["description"], system_prompt=t["body"])
+        for t in SEED_TEMPLATES
+    ]
+
+
+def corpus_agents(folder: Path) -> list[AgentDefinition]:
+    out = []
+    for p in sorted(folder.rglob("*.md")):
+        d = load_file(p)
+        if d is not None:
+            out.append(d)
+    return out
+
+
+class PlainBM25:
+    """The baseline: one bm25s index over name + description + body, bm25s defaults."""
+
+    def __init__(self, agents: Sequence[AgentDefinition]) -> None:
+        import bm25s
+
+        self.agents = list(agents)
+        texts = [f"{a.name} {a.description} {a.system_prompt}" for a in self.agents]
+        self.index = bm25s.BM25()
+        self.index.index(bm25s.tokenize(texts, stopwords="en", show_progress=False),
+                         show_progress=False)
+        self._bm25s = bm25s
+
+    def rank(self, text: str) -> list[str]:
+        tok = self._bm25s.tokenize([text], stopwords="en", return_ids=False, show_progress=False)
+        scores = self.index.get_scores(tok[0]) if tok and tok[0] else [0.0] * len(self.agents)
+        order = sorted(range(len(self.agents)), key=lambda i: -float(scores[i]))
+        return [self.agents[i].name for i in order]
+
+
+def evaluate(
+    rows: Sequence[dict[str, str]], rank: Callable[[str], list[str]]
+) -> tuple[float, float, list[tuple[str, str, str]]]:
+    top1 = top3 = 0
+    misses = []
+    for row in rows:
+        ranked = rank(row["request"])
+        if ranked[:1] == [row["agent"]]:
+            top1 += 1
+        else:
+            misses.append((row["request"], row["agent"], ranked[0] if ranked else "-"))
+        if row["agent"] in ranked[:3]:
+            top3 += 1
+    n = max(len(rows), 1)
+    return top1 / n, top3 / n, misses
+
+
+def latency(rank: Callable[[str], object], queries: Sequence[str], repeat: int) -> float:
+    """Median over ``repeat`` rounds of the mean time per query, in milliseconds."""
+    rounds = []
+    for q in queries[:5]:
+        rank(q)  # warm
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for q in queries:
+            rank(q)
+        rounds.append((time.perf_counter() - t0) / len(queries) * 1000)
+    return statistics.median(rounds)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--corpus", type=Path, default=Path("/work/shared/corpus"))
+    ap.add_argument("--repeat", type=int, default=20)
+    ap.add_argument("--misses", action="store_true", help="print the dev-half misses")
+    args = ap.parse_args(argv)
+
+    rows = [json.loads(line) for line in LABELS.read_text().splitlines() if line.strip()]
+    furai_dir = args.corpus / "0xfurai__claude-code-subagents"
+    if not furai_dir.is_dir():
+        print(f"corpus not found at {args.corpus}; nothing to measure", file=sys.stderr)
+        return 2
+    pools = {"seed": seed_agents(), "0xfurai": corpus_agents(furai_dir)}
+    routers = {c: Router(a) for c, a in pools.items()}
+    baselines = {c: PlainBM25(a) for c, a in pools.items()}
+
+    def ours(c: str) -> Callable[[str], list[str]]:
+        return lambda q: [m.agent.name for m in routers[c].route(q, top=3, explain=False)]
+
+    per = ", ".join(f"{c}: {sum(r['collection'] == c for r in rows)}" for c in pools)
+    print(f"labelled requests: {len(rows)} ({per}); agents: "
+          + ", ".join(f"{c} {len(a)}" for c, a in pools.items()))
+    print(f"{'split':<10} {'collection':<8} {'n':>4}  {'router top1':>11} {'top3':>6}  "
+          f"{'baseline top1':>13} {'top3':>6}")
+    all_misses = []
+    for split in ("dev", "held-out", "all"):
+        for coll in (*pools, "all"):
+            sel = [r for r in rows if (split == "all" or r["split"] == split)
+                   and (coll == "all" or r["collection"] == coll)]
+            if not sel:
+                continue
+            o1 = o3 = b1 = b3 = 0.0
+            for c in pools:
+                part = [r for r in sel if r["collection"] == c]
+                if not part:
+                    continue
+                a1, a3, miss = evaluate(part, ours(c))
+                x1, x3, _ = evaluate(part, baselines[c].rank)
+                w = len(part)
+                o1 += a1 * w
+                o3 += a3 * w
+                b1 += x1 * w
+                b3 += x3 * w
+                if split == "dev" and coll == "all":
+                    all_misses.extend(miss)
+            n = len(sel)
+            print(f"{split:<10} {coll:<8} {n:>4}  {o1 / n:>11.1%} {o3 / n:>6.1%}  "
+                  f"{b1 / n:>13.1%} {b3 / n:>6.1%}")
+    if args.misses:
+        for q, want, got in all_misses:
+            print(f"  miss: {q!r}: want {want}, got {got}")
+
+    volt = args.corpus / "VoltAgent__awesome-claude-code-subagents"
+    big = list(pools["0xfurai"])
+    if volt.is_dir():
+        names = {a.name for a in big}
+        for a in corpus_agents(volt):
+            if len(big) >= 200:
+                break
+            if a.name not in names:
+                big.append(a)
+                names.add(a.name)
+    queries = [r["request"] for r in rows]
+    t0 = time.perf_counter()
+    big_router = Router(big)
+    build_ms = (time.perf_counter() - t0) * 1000
+    big_base = PlainBM25(big)
+    ours_ms = latency(lambda q: big_router.route(q, top=3, explain=False), queries, args.repeat)
+    base_ms = latency(big_base.rank, queries, args.repeat)
+    why_ms = latency(lambda q: big_router.route(q, top=3, explain=True), queries[:40],
+                     max(args.repeat // 4, 1))
+    print(f"latency with {len(big)} agents ({len(queries)} queries, median of {args.repeat} "
+          f"rounds): router {ours_ms:.3f} ms/query, baseline {base_ms:.3f} ms/query "
+          f"(ratio {ours_ms / base_ms:.2f}x); with explanations {why_ms:.3f} ms/query; "
+          f"index build {build_ms:.0f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,365 @@
+"""Rank agents for a request: keyword match plus a field-weighted BM25.
+
+The router serves three callers: Codex-style ``keywords`` auto-routing (seed 002), the Task
+tool's shortlist when there are too many agents to list (``task_tool``), and ``subagents route``
+/ ``subagents test`` (does each usage example reach its agent?).
+
+Design decisions
+----------------
+* **Fields, not one bag of words.**  A name and a curated keyword list say far more about what
+  an agent is for than a 10,000-character body that mentions every neighbouring technology, so
+  each field gets its own BM25 index (via ``bm25s``, imported lazily) and the scores are added
+  with weights (name and keywords high, description middle, body low): a simple BM25F.  The
+  baseline in ``bench/bench_route.py`` is one plain BM25 over name + description + body.
+* **Keywords are a hard signal** (seed 002: "keyword-based routing"): a keyword of the agent,
+  one or several words, found as a phrase in the request adds a fixed bonus on top of BM25.
+* **Tokens.**  Lower-case words; ``c++``/``c#``/``.net``/``node.js``-style names survive as
+  ``cpp``/``csharp``/``dotnet``/``nodejs``; dotted and hyphenated words also yield their joined
+  form, and adjacent query words are tried joined (``react native`` -> ``reactnative``) so a
+  request finds ``react-native-expert``.  A small suffix stemmer (no dependency; PyStemmer is
+  not installed) folds ``tests``/``testing``/``tester`` onto ``test``; it only has to be
+  consistent between index and query, not linguistically right.  Words that appear in almost
+  every agent file (``agent``, ``expert``, ``use``, ``proactively``...) are stop words.
+* **Why.**  Every ranked agent carries the words that scored and in which field, so a user can
+  see what decided a route and ``subagents test`` can say why an example went elsewhere.
+  Explaining costs one BM25 lookup per query word, so it is done only for the agents returned.
+* **Similar agents** (seed 000 §8.4): ``find_similar_agents`` compares descriptions by the
+  cosine of their TF-IDF vectors (same tokeniser); pairs above the threshold are too close for a
+  model to choose between.  Pure Python: ``validate`` must stay fast and import nothing heavy.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from subagents.definition import AgentDefinition
+
+__all__ = [
+    "DEFAULT_WEIGHTS",
+    "RouteMatch",
+    "Router",
+    "find_similar_agents",
+    "stem",
+    "tokenize",
+]
+
+# Field weights (tuned on the development half of bench/data/route_labels.jsonl only).
+DEFAULT_WEIGHTS: dict[str, float] = {
+    "name": 3.0,
+    "keywords": 3.0,
+    "description": 1.0,
+    "body": 0.3,
+}
+# Added once per agent keyword (seed 002) found as a phrase in the request.
+KEYWORD_BONUS = 4.0
+
+_STOPWORDS: frozenset[str] = frozenset(
+    """
+    a about above after again against all also am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each etc few for
+    from further had has have having he her here hers him his how i if in into is it its itself
+    just let like me more most my myself no nor not now of off on once only or other our ours out
+    over own same she should so some such than that the their theirs them then there these they
+    this those through to too under until up very was we were what when where which while who
+    whom why will with would you your yours yourself yourselves ll ve re
+    agent agents subagent use used using uses expert experts specialist specialists proactively
+    proactive help helps please want need needs task tasks assistant user example examples
+    commentary context e g eg ie invoke invoked launch call must should whenever
+    """.split()  # noqa: SIM905 - a word list reads better as text
+)
+
+# Names that punctuation would otherwise destroy.
+_SPECIAL = [
+    (re.compile(r"c\+\+", re.I), " cpp "),
+    (re.compile(r"(?<![a-z0-9])c#", re.I), " csharp "),
+    (re.compile(r"f#", re.I), " fsharp "),
+    (re.compile(r"(?<![a-z0-9])\.net\b", re.I), " dotnet "),
+    (re.compile(r"asp\.net", re.I), " aspnet "),
+]
+# A word: letters/digits, possibly joined by '.', '-', '_' or '/' (node.js, spring-boot).
+_WORD_RE = re.compile(r"[a-z0-9]+(?:[._/-][a-z0-9]+)*")
+_SPLIT_RE = re.compile(r"[._/-]")
+
+_SUFFIXES: tuple[tuple[str, str], ...] = (
+    ("izations", "ize"),
+    ("ization", "ize"),
+    ("ational", "ate"),
+    ("ations", "ate"),
+    ("ation", "ate"),
+    ("ments", ""),
+    ("ment", ""),
+    ("ings", ""),
+    ("ing", ""),
+    ("ities", ""),
+    ("ity", ""),
+    ("ers", ""),
+    ("er", ""),
+    ("ies", "y"),
+    ("ied", "y"),
+    ("ed", ""),
+    ("es", ""),
+    ("s", ""),
+)
+
+
+def stem(word: str) -> str:
+    """A light, consistent suffix stripper (``testing``/``tests``/``tester`` -> ``test``)."""
+    if len(word) <= 3 or not word.isalpha():
+        return word
+    for suffix, repl in _SUFFIXES:
+        if word.endswith(suffix):
+            base = word[: -len(suffix)] + repl
+            if len(base) >= 3:
+                word = base
+                break
+    # Fold a final silent 'e' (secure/securing -> secur) and doubled consonants (running).
+    if len(word) > 4 and word.endswith("e"):
+        word = word[:-1]
+    if len(word) > 4 and word[-1] == word[-2] and word[-1] not in "lsz":
+        word = word[:-1]
+    return word
+
+
+def _words(text: str) -> list[str]:
+    low = text.lower()
+    for pattern, repl in _SPECIAL:
+        low = pattern.sub(repl, low)
+    return _WORD_RE.findall(low)
+
+
+def tokenize(text: str, *, joined: bool = True) -> list[str]:
+    """Stemmed tokens of ``text`` (stop words dropped), with joined forms of compound words."""
+    out: list[str] = []
+    for word in _words(text):
+        parts = [p for p in _SPLIT_RE.split(word) if p]
+        for part in parts:
+            if part not in _STOPWORDS and (len(part) > 1 or part.isdigit()):
+                out.append(stem(part))
+        if joined and len(parts) > 1:
+            whole = "".join(parts)
+            if whole not in _STOPWORDS:
+                out.append(whole)
+    return out
+
+
+def _name_tokens(name: str) -> list[str]:
+    """Tokens of an agent name, plus the name's meaningful parts joined (react-native-expert
+    -> react, native, reactnative)."""
+    parts = [p for p in _SPLIT_RE.split(name.lower().replace("_", "-")) if p]
+    meaningful = [p for p in parts if p not in _STOPWORDS]
+    toks = tokenize(name.replace("-", " ").replace("_", " "), joined=False)
+    if len(meaningful) > 1:
+        toks.append("".join(meaningful))
+    return toks
+
+
+def _query_tokens(text: str, vocabulary: frozenset[str]) -> list[str]:
+    """Query tokens, deduplicated, plus adjacent words joined when the index knows the result."""
+    base = tokenize(text)
+    raw = [w for w in _words(text) if w not in _STOPWORDS]
+    extra: list[str] = []
+    for a, b in itertools.pairwise(raw):
+        j = (a + b).replace(".", "").replace("-", "")
+        if j in vocabulary:
+            extra.append(j)
+    seen: dict[str, None] = {}
+    for t in base + extra:
+        seen.setdefault(t, None)
+    return list(seen)
+
+
+@dataclass(frozen=True, slots=True)
+class RouteMatch:
+    """One ranked agent: ``agent``, its ``score`` and ``why`` (readable reasons)."""
+
+    agent: AgentDefinition
+    score: float
+    why: tuple[str, ...] = ()
+    terms: dict[str, float] = field(default_factory=dict, compare=False)
+
+    def __iter__(self) -> Any:
+        # So that ``agent, score, why = match`` works, as the issue's contract has tuples.
+        return iter((self.agent, self.score, self.why))
+
+
+_FIELDS = ("name", "keywords", "description", "body")
+
+
+class Router:
+    """Ranks a fixed set of agents for free-text requests.
+
+    Build it once per set of agents (indexing 200 agents takes milliseconds); ``route`` is then
+    cheap.  ``use_body=False`` ignores the system prompts (the Task tool shortlist, where only
+    what the model will see matters, can still use them; the default is to use them).
+    """
+
+    def __init__(
+        self,
+        agents: Iterable[AgentDefinition],
+        *,
+        weights: dict[str, float] | None = None,
+        keyword_bonus: float = KEYWORD_BONUS,
+        use_body: bool = True,
+    ) -> None:
+        self.agents: tuple[AgentDefinition, ...] = tuple(agents)
+        self.weights = dict(DEFAULT_WEIGHTS if weights is None else weights)
+        if not use_body:
+            self.weights["body"] = 0.0
+        self.keyword_bonus = keyword_bonus
+        docs: dict[str, list[list[str]]] = {f: [] for f in _FIELDS}
+        self._keyword_phrases: list[list[tuple[str, tuple[str, ...]]]] = []
+        for agent in self.agents:
+            docs["name"].append(_name_tokens(agent.name))
+            kw_tokens: list[str] = []
+            phrases: list[tuple[str, tuple[str, ...]]] = []
+            for kw in agent.keywords:
+                toks = tuple(tokenize(kw, joined=False))
+                if toks:
+                    phrases.append((kw, toks))
+                    kw_tokens.extend(toks)
+            self._keyword_phrases.append(phrases)
+            docs["keywords"].append(kw_tokens)
+            docs["description"].append(tokenize(agent.description))
+            docs["body"].append(tokenize(agent.system_prompt) if self.weights["body"] else [])
+        self._indices: dict[str, Any] = {}
+        vocab: set[str] = set()
+        for f in _FIELDS:
+            if not self.weights.get(f) or not any(docs[f]):
+                continue
+            self._indices[f] = _bm25_index(docs[f])
+            for d in docs[f]:
+                vocab.update(d)
+        self.vocabulary: frozenset[str] = frozenset(vocab)
+
+    def __len__(self) -> int:
+        return len(self.agents)
+
+    def scores(self, text: str) -> list[float]:
+        """The score of every agent, in ``self.agents`` order."""
+        tokens = _query_tokens(text, self.vocabulary)
+        total = [0.0] * len(self.agents)
+        if not tokens or not self.agents:
+            return total
+        for f, index in self._indices.items():
+            w = self.weights[f]
+            s = index.get_scores(tokens)
+            for i in range(len(total)):
+                total[i] += w * float(s[i])
+        if self.keyword_bonus:
+            for i, hits in enumerate(self._keyword_hits(tokens)):
+                total[i] += self.keyword_bonus * len(hits)
+        return total
+
+    def _keyword_hits(self, tokens: Sequence[str]) -> list[list[str]]:
+        tokset = set(tokens)
+        joined = " " + " ".join(tokens) + " "
+        hits: list[list[str]] = []
+        for phrases in self._keyword_phrases:
+            found = []
+            for kw, toks in phrases:
+                if len(toks) == 1:
+                    if toks[0] in tokset:
+                        found.append(kw)
+                elif " " + " ".join(toks) + " " in joined:
+                    found.append(kw)
+            hits.append(found)
+        return hits
+
+    def route(self, text: str, *, top: int = 5, explain: bool = True) -> list[RouteMatch]:
+        """The ``top`` best agents for ``text``, best first; agents scoring 0 are left out."""
+        all_scores = self.scores(text)
+        order = sorted(range(len(self.agents)), key=lambda i: (-all_scores[i], self.agents[i].name))
+        chosen = [i for i in order if all_scores[i] > 0][: max(top, 0)]
+        if not explain:
+            return [RouteMatch(self.agents[i], all_scores[i]) for i in chosen]
+        return [self._explain(text, i, all_scores[i]) for i in chosen]
+
+    def explain(self, text: str, agent_name: str) -> RouteMatch | None:
+        """Score and reasons for one named agent (``subagents test`` compares two)."""
+        for i, agent in enumerate(self.agents):
+            if agent.name == agent_name:
+                return self._explain(text, i, self.scores(text)[i])
+        return None
+
+    def _explain(self, text: str, i: int, score: float) -> RouteMatch:
+        tokens = _query_tokens(text, self.vocabulary)
+        terms: dict[str, float] = {}
+        per_field: dict[str, list[tuple[str, float]]] = {}
+        for f, index in self._indices.items():
+            w = self.weights[f]
+            for t in tokens:
+                s = w * float(index.get_scores([t])[i])
+                if s > 0:
+                    terms[t] = terms.get(t, 0.0) + s
+                    per_field.setdefault(f, []).append((t, s))
+        why: list[str] = []
+        kw_hits = self._keyword_hits(tokens)[i] if self.keyword_bonus else []
+        if kw_hits:
+            why.append("keyword match " + ", ".join(repr(k) for k in kw_hits))
+            for kw in kw_hits:
+                terms[kw] = terms.get(kw, 0.0) + self.keyword_bonus
+        for f in _FIELDS:
+            if f in per_field:
+                items = sorted(per_field[f], key=lambda x: -x[1])
+                why.append(f"{f}: " + ", ".join(f"{t} ({s:.2f})" for t, s in items[:6]))
+        return RouteMatch(self.agents[i], score, tuple(why), terms)
+
+
+def _bm25_index(corpus: list[list[str]]) -> Any:
+    import bm25s  # heavy (numpy, scipy-free but still ~50 ms): only when routing
+
+    # An empty document breaks nothing, but bm25s wants at least one token overall.
+    index = bm25s.BM25()
+    index.index([doc or [""] for doc in corpus], show_progress=False)
+    return index
+
+
+# --------------------------------------------------------------------------- similarity
+
+
+def _tfidf_vectors(texts: Sequence[str]) -> list[dict[str, float]]:
+    docs = [Counter(tokenize(t, joined=False)) for t in texts]
+    n = len(docs)
+    df: Counter[str] = Counter()
+    for d in docs:
+        df.update(d.keys())
+    vectors: list[dict[str, float]] = []
+    for d in docs:
+        vec = {t: (1 + math.log(c)) * math.log((1 + n) / (1 + df[t]) + 1) for t, c in d.items()}
+        norm = math.sqrt(sum(v * v for v in vec.values())) or 1.0
+        vectors.append({t: v / norm for t, v in vec.items()})
+    return vectors
+
+
+def find_similar_agents(
+    definitions: Sequence[AgentDefinition], threshold: float = 0.8
+) -> list[tuple[AgentDefinition, AgentDefinition, float]]:
+    """Pairs of agents whose descriptions are too alike for a model to choose between.
+
+    Cosine similarity of TF-IDF vectors over the descriptions (the dispatch signal, seed 000
+    §8.1), highest first.  Agents with an empty description are skipped (another rule reports
+    them); two definitions of the same name are not compared (shadowing is reported elsewhere).
+    """
+    items = [d for d in definitions if d.description.strip()]
+    vectors = _tfidf_vectors([d.description for d in items])
+    pairs: list[tuple[AgentDefinition, AgentDefinition, float]] = []
+    for i in range(len(items)):
+        vi = vectors[i]
+        if not vi:
+            continue
+        for j in range(i + 1, len(items)):
+            if items[i].name == items[j].name:
+                continue
+            vj = vectors[j]
+            small, big = (vi, vj) if len(vi) < len(vj) else (vj, vi)
+            sim = sum(v * big.get(t, 0.0) for t, v in small.items())
+            if sim >= threshold:
+                pairs.append((items[i], items[j], round(sim, 4)))
+    pairs.sort(key=lambda p: -p[2])
+    return pairs
