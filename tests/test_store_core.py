@@ -273,7 +273,7 @@ def test_store_size_limit(store: AgentStore) -> None:
 )
 def test_bad_fields_refused(kwargs: dict[str, object], rule: str) -> None:
     args: dict[str, object] = {"name": "a", "description": "d", "prompt": "p", **kwargs}
-    diags = validate_entry(args.pop("name"), args.pop("description"), args.pop("prompt"), **args)
+    diags = validate_entry(args.pop("name"), args.pop("description"), args.pop("prompt"), **args)  # type: ignore[arg-type]
     assert rule in {d.rule for d in diags if d.severity is Severity.ERROR}
 
 
