@@ -282,3 +282,8 @@ def test_fuzz_yaml_shaped_frontmatter(body: str) -> None:
     n_lines = text.count("\n") + 1
     for d in r.diagnostics:
         assert d.line is not None and 1 <= d.line <= n_lines, d
+
+
+def test_broken_nested_value_is_not_mistaken_for_a_broken_description() -> None:
+    text = '---\nname: x\nhooks:\n  PreToolUse:\n    - command: "a "b" c"\n---\nbody'
+    assert [d.rule for d in parse_agent_text(text).diagnostics] == ["SA005"]

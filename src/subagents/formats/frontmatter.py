@@ -322,6 +322,9 @@ def _recover(
         if tree.error is None and isinstance(tree.root, YMap) and tree.root.pairs:
             node = tree.root.pairs[0][1]
         if node is None:
+            inline = chunk[0].split(":", 1)[1].strip()
+            if not inline or inline[0] in "\"'[{|>&*!#":
+                return False  # not a plain one-line start: report the parser's own message
             value = _raw_value(chunk)
             if not (": " in value or value.endswith(":") or _EXAMPLE_RE.search(value)):
                 return False  # some other YAML problem: report the parser's own message
