@@ -1,0 +1,146 @@
+"""The Task tool spec, name matching, input parsing and per-agent tools."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from subagents.definition import AgentDefinition, Scope
+from subagents.dispatch.explicit import parse_explicit
+from subagents.dispatch.task_tool import (
+    GENERAL_PURPOSE,
+    TaskInputError,
+    agent_tool_definitions,
+    agent_tool_map,
+    build_task_tool,
+    normalize_agent_name,
+    parse_task_input,
+    resolve_agent,
+    with_builtins,
+)
+
+
+def agent(name: str, description: str = "does things", **kw: object) -> AgentDefinition:
+    return AgentDefinition(name=name, description=description, **kw)  # type: ignore[arg-type]
+
+
+REVIEWER = agent("code-reviewer", "Reviews code for quality.", tools=("Read", "Grep"))
+AUDITOR = agent("security-auditor", "Audits security.", disallowed_tools=("Write", "Edit"))
+
+
+def test_task_tool_lists_every_agent_with_tools() -> None:
+    spec = build_task_tool([REVIEWER, AUDITOR])
+    assert spec.name == "Task"
+    assert "- code-reviewer: Reviews code for quality. (Tools: Read, Grep)" in spec.description
+    assert "- security-auditor: Audits security. (Tools: All tools except Write, Edit)" in (
+        spec.description
+    )
+    assert "- general-purpose: " in spec.description and "(Tools: All tools)" in spec.description
+    assert "When to use" in spec.description and "When not to use" in spec.description
+    props = spec.input_schema["properties"]
+    assert set(props) == {"description", "prompt", "subagent_type", "model"}
+    assert set(spec.input_schema["required"]) == {"description", "prompt", "subagent_type"}
+
+
+def test_project_agent_overrides_builtin_general_purpose() -> None:
+    mine = agent("General_Purpose", "My own general agent.", tools=("Read",))
+    agents = with_builtins([mine])
+    assert agents == [mine]
+    assert GENERAL_PURPOSE in with_builtins([REVIEWER])
+    assert GENERAL_PURPOSE.source is Scope.BUILTIN and GENERAL_PURPOSE.tools is None
+
+
+@pytest.mark.parametrize("typed", ["code-reviewer", "Code Reviewer", "CODE_REVIEWER", "codereviewer"])
+def test_names_match_ignoring_case_and_separators(typed: str) -> None:
+    assert resolve_agent(typed, [AUDITOR, REVIEWER]) is REVIEWER
+
+
+def test_unknown_name_resolves_to_nothing_and_plugin_names_work() -> None:
+    assert resolve_agent("code-critic", [REVIEWER]) is None
+    plug = agent("lint", plugin="tools")
+    assert resolve_agent("tools:lint", [plug]) is plug
+    assert normalize_agent_name(" A-b_c.d e ") == "abcde"
+
+
+def test_budget_shortlists_by_request_and_says_so() -> None:
+    many = [agent(f"lang-{i:03d}-expert", f"Expert in language number {i}. " + "x" * 200)
+            for i in range(100)]
+    many.append(agent("kafka-expert", "Kafka streams, partitions and consumer groups."))
+    spec = build_task_tool(many, query="my kafka consumer group lags", budget_chars=3000)
+    d = spec.description
+    assert "- kafka-expert:" in d  # the relevant one made the shortlist
+    assert "- general-purpose:" in d  # always listed
+    m = re.search(r"Only (\d+) of (\d+) agents are listed", d)
+    assert m and int(m.group(2)) == 102 and int(m.group(1)) < 102
+    assert "most relevant to the current request" in d
+    # Everything fits: no note.
+    assert "Only" not in build_task_tool([REVIEWER]).description
+
+
+def test_budget_keeps_pinned_agent() -> None:
+    many = [agent(f"a{i:03d}", "y" * 250) for i in range(80)]
+    spec = build_task_tool(many, query="anything", budget_chars=2000, pinned=["a079"])
+    assert "- a079:" in spec.description
+
+
+def test_parse_task_input_checks_prompt_and_defaults_type() -> None:
+    call = parse_task_input({"description": "x", "prompt": "do it", "subagent_type": " Code Reviewer "})
+    assert call.subagent_type == "Code Reviewer" and call.prompt == "do it"
+    assert parse_task_input({"prompt": "p"}).subagent_type == "general-purpose"
+    assert parse_task_input({"prompt": "p"}, default_agent="lint").subagent_type == "lint"
+    for bad in ({"subagent_type": "x"}, {"prompt": "   "}, {"prompt": 3}):
+        with pytest.raises(TaskInputError, match="missing 'prompt'"):
+            parse_task_input(bad)
+    with pytest.raises(TaskInputError, match="model"):
+        parse_task_input({"prompt": "p", "model": 5})
+
+
+def test_agent_tools_have_api_safe_unique_names() -> None:
+    a = agent("tools:lint.py", "Lints.")
+    b = agent("tools_lint_py", "Also lints.")
+    long = agent("x" * 100, "Long.")
+    specs = agent_tool_definitions([REVIEWER, a, b, long])
+    names = [s.name for s in specs]
+    assert names[0] == "agent__code-reviewer"
+    assert len(set(names)) == 4
+    assert all(re.fullmatch(r"[a-zA-Z0-9_-]{1,64}", n) for n in names)
+    assert agent_tool_map([REVIEWER])["agent__code-reviewer"] is REVIEWER
+    assert "Reviews code for quality." in specs[0].description
+    assert specs[0].input_schema["required"] == ["prompt"]
+
+
+AGENT_NAMES = ["code-reviewer", "security-auditor", "researcher"]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expected"),
+    [
+        ("Use the code-reviewer agent to check this PR", "code-reviewer"),
+        ("use the Code Reviewer subagent on my diff", "code-reviewer"),
+        ("Please ask the security auditor agent about tokens", "security-auditor"),
+        ("@researcher how does caching work?", "researcher"),
+        ("@agent-code-reviewer look at main.py", "code-reviewer"),
+        ("First use the trusty researcher agent, then fix it", "researcher"),
+        ("have the researcher agent look, then use the code-reviewer agent", "researcher"),
+    ],
+)
+def test_explicit_invocation_pins_known_agents(prompt: str, expected: str) -> None:
+    hit = parse_explicit(prompt, AGENT_NAMES)
+    assert hit is not None and hit.agent == expected
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    ["Review my code", "email bob@researcher.com", "use the new agent framework", "@nobody hi"],
+)
+def test_explicit_invocation_ignores_non_mentions(prompt: str) -> None:
+    hit = parse_explicit(prompt, AGENT_NAMES)
+    assert hit is None or hit.agent is None
+    if prompt.startswith("use the new"):
+        assert hit is None
+
+
+def test_explicit_unknown_agent_is_reported_not_pinned() -> None:
+    hit = parse_explicit("Use the code-critic agent to check this", AGENT_NAMES)
+    assert hit is not None and hit.agent is None and hit.requested == "code-critic"
