@@ -1,0 +1,214 @@
+"""``subagents fix``: repair agent files in place (see :mod:`subagents.fix`).
+
+Design notes
+------------
+* Paths: a file is fixed whatever its location; a folder is searched recursively for ``*.md``
+  agent files (Claude and Codex dialects; ``.git`` and ``node_modules`` are not entered).  A
+  Markdown file *found in a folder* that has no frontmatter at all (a README) is not an agent
+  file and is skipped quietly; the same file named explicitly is reported.  No path means the
+  project's ``.claude/agents`` and ``.codex/agents`` folders, from the current directory up to
+  the repository root — user-level agents are never rewritten unless named.
+* ``--diff`` prints a unified diff on stdout (``git apply``-able, ``a/`` and ``b/`` prefixes) and
+  the per-file report on stderr, so the diff can be piped; nothing is written.
+* ``--check`` writes nothing and exits 1 if any file would change (for CI and pre-commit).
+* Exit codes: 0 every file is fine (or was fixed); 1 a file cannot be repaired (reader errors
+  remain; it is left untouched) or, with ``--check``, a file would change; 2 usage errors.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import click
+
+from subagents.definition import Dialect
+from subagents.fix import FixResult, FixStatus, ToolsStyle, fix_file
+
+_SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv"})
+_NOT_AGENT_CODES = frozenset({"SA003", "SA012"})
+
+
+def _display(path: Path) -> str:
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        return str(path)
+    return str(path) if rel.startswith("..") and path.is_absolute() else rel
+
+
+def _walk(folder: Path) -> Iterator[Path]:
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS)
+        for name in sorted(files):
+            if name.lower().endswith(".md") and not name.startswith(".#"):
+                yield Path(root) / name
+
+
+def _project_folders(start: Path) -> list[Path]:
+    """``.claude/agents`` and ``.codex/agents`` from ``start`` up to the repository root."""
+    found: list[Path] = []
+    here = start.resolve()
+    while True:
+        for sub in (".claude/agents", ".codex/agents"):
+            candidate = here / sub
+            if candidate.is_dir():
+                found.append(candidate)
+        if (here / ".git").exists() or here.parent == here or here == Path.home():
+            break
+        here = here.parent
+    return found
+
+
+def _collect(paths: tuple[Path, ...]) -> list[tuple[Path, bool]]:
+    """(file, named explicitly) pairs, each file once."""
+    seen: set[Path] = set()
+    out: list[tuple[Path, bool]] = []
+    targets = list(paths) if paths else _project_folders(Path.cwd())
+    for target in targets:
+        explicit = target.is_file() or (target.is_symlink() and not target.is_dir())
+        files = [target] if explicit else list(_walk(target))
+        for f in files:
+            key = f.absolute()
+            if key not in seen:
+                seen.add(key)
+                out.append((f, explicit))
+    return out
+
+
+def _quiet_skip(result: FixResult, explicit: bool) -> bool:
+    if explicit or result.status is not FixStatus.UNFIXABLE:
+        return False
+    return bool(result.problems) and all(p.rule in _NOT_AGENT_CODES for p in result.problems)
+
+
+@click.command(name="fix")
+@click.argument(
+    "paths", nargs=-1, type=click.Path(exists=True, file_okay=True, dir_okay=True, path_type=Path)
+)
+@click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff; write nothing.")
+@click.option(
+    "--check", is_flag=True, help="Write nothing; exit 1 if any file would change (for CI)."
+)
+@click.option(
+    "--tools-style",
+    type=click.Choice(["comma", "list"]),
+    default=None,
+    help="Also rewrite `tools`/`disallowedTools` as a comma string or a YAML list "
+    "(both are valid; without this flag their style is kept).",
+)
+@click.option(
+    "--dialect",
+    type=click.Choice(["claude", "codex"]),
+    default=None,
+    help="Read files as this dialect instead of guessing from their location.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Report format.",
+)
+@click.pass_context
+def fix(
+    ctx: click.Context,
+    *,
+    paths: tuple[Path, ...],
+    show_diff: bool,
+    check: bool,
+    tools_style: str | None,
+    dialect: str | None,
+    fmt: str,
+) -> None:
+    """Repair agent files without changing what they mean.
+
+    \b
+    Repairs:
+      * a `description` (or other text field) that breaks YAML because of an
+        unquoted `: ` or `<example>` blocks: re-written as a block scalar
+        (`description: |-`), its text kept exactly -- Claude Code skips such files;
+      * a UTF-8 byte order mark; blank lines or indentation before the opening `---`;
+        trailing spaces after a `---` delimiter;
+      * with --tools-style, the style of `tools` / `disallowedTools`.
+    Line endings, comments and every other byte stay as they are.  Each repair is
+    verified by reading the result back; a file that cannot be repaired is left
+    untouched and reported (exit 1).  Writes are atomic and keep the file mode.
+
+    \b
+    Examples:
+      subagents fix                      # the project's .claude/agents and .codex/agents
+      subagents fix --diff agent.md      # show the change, write nothing
+      subagents fix --check .claude/     # CI: exit 1 if anything would change
+    """
+    style: ToolsStyle | None = (
+        "comma" if tools_style == "comma" else ("list" if tools_style == "list" else None)
+    )
+    chosen = Dialect(dialect) if dialect else None
+    write = not (show_diff or check)
+    results: list[FixResult] = []
+    for path, explicit in _collect(paths):
+        result = fix_file(
+            path, write=write, tools_style=style, dialect=chosen, display_path=_display(path)
+        )
+        if _quiet_skip(result, explicit):
+            continue
+        if not explicit and result.status is FixStatus.SKIPPED and not result.problems:
+            continue
+        results.append(result)
+
+    fixed = [r for r in results if r.status is FixStatus.FIXED]
+    unfixable = [r for r in results if r.status is FixStatus.UNFIXABLE]
+    if fmt == "json":
+        payload = {
+            "summary": {
+                "files": len(results),
+                "fixed": len(fixed),
+                "unfixable": len(unfixable),
+                "unchanged": sum(r.status is FixStatus.UNCHANGED for r in results),
+                "skipped": sum(r.status is FixStatus.SKIPPED for r in results),
+                "written": write,
+            },
+            "files": [
+                {**r.to_dict(), **({"diff": r.diff()} if show_diff else {})} for r in results
+            ],
+        }
+        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+    else:
+        _report_text(results, show_diff=show_diff, write=write)
+    if unfixable or (check and fixed):
+        ctx.exit(1)
+
+
+def _report_text(results: list[FixResult], *, show_diff: bool, write: bool) -> None:
+    # With --diff the diff owns stdout; the report goes to stderr.
+    def say(text: str) -> None:
+        click.echo(text, err=show_diff)
+
+    verb = "fixed" if write else "would fix"
+    for r in results:
+        if r.status is FixStatus.FIXED:
+            if show_diff:
+                click.echo(r.diff(), nl=False)
+            say(f"{verb}: {r.path}")
+            for c in r.changes:
+                where = f"line {c.line}: " if c.line else ""
+                say(f"    {where}{c.message}")
+        elif r.status is FixStatus.UNFIXABLE:
+            say(f"cannot repair (left untouched): {r.path}")
+            for p in r.problems:
+                say("    " + p.format_text().replace("\n", "\n    "))
+        elif r.status is FixStatus.SKIPPED:
+            reason = r.problems[0].message if r.problems else "not a Markdown agent file"
+            say(f"skipped: {r.path}: {reason}")
+        for note in r.notes:
+            if r.status is not FixStatus.UNFIXABLE or not note.startswith("cannot repair"):
+                say(f"    note: {note}")
+    n_fixed = sum(r.status is FixStatus.FIXED for r in results)
+    n_bad = sum(r.status is FixStatus.UNFIXABLE for r in results)
+    n_same = sum(r.status is FixStatus.UNCHANGED for r in results)
+    parts = [f"{n_fixed} {verb}", f"{n_bad} cannot be repaired", f"{n_same} already fine"]
+    say(f"{len(results)} file(s): " + ", ".join(parts))

@@ -1,0 +1,693 @@
+"""Repair agent files without changing what they mean (``subagents fix``).
+
+What is repaired
+----------------
+* **A broken plain value** (the most common reason Claude Code skips an agent, REFERENCE.md,
+  anthropics/claude-code#16916, #45971): ``description: Use when... Triggers on: 'x'`` or a
+  description whose ``<example>`` blocks with ``user:``/``assistant:`` lines run on over the
+  following lines.  The reader (``formats.frontmatter``) recovers the intended text line-wise and
+  flags the field with ``SA010``; we re-emit exactly that text as a literal block scalar
+  (``description: |-`` with the text indented two spaces).  A block scalar keeps the text
+  verbatim (quotes, ``#``, ``: `` need no escaping), so the diff is readable.  When a block
+  scalar cannot hold the text exactly (leading spaces, control characters), PyYAML's emitter
+  writes a double-quoted string instead.
+* **Safe normalisations**: a UTF-8 BOM is removed; blank lines before the opening ``---`` are
+  removed and a uniformly indented frontmatter (and body, when the whole file is indented: one
+  corpus file does that) is un-indented; trailing whitespace after the ``---`` delimiters is
+  removed.  ``--tools-style comma|list`` rewrites ``tools``/``disallowedTools`` in one style
+  (both styles are valid, so nothing changes without the flag).
+
+What is deliberately *not* touched: line endings (CRLF stays CRLF; every emitted line takes the
+ending of the line it replaces), a ``Stop`` hook (Claude Code maps it to ``SubagentStop``
+itself), unknown keys, comments, and every byte outside the repaired lines.
+
+Safety
+------
+Every repair is verified before anything is written: the new text is read again with the real
+reader, must parse without recovery and without reader errors, each repaired field must read
+back as exactly the recovered text (checked with the reader *and* with ``yaml.safe_load``), and
+every other field and the body must be unchanged.  If any check fails, or a reader error remains
+that we cannot repair (duplicate keys, tabs, an unclosed frontmatter...), the file is left
+untouched and reported as unrepairable.  Writes are atomic: a temporary file in the same folder,
+``fsync``, the original file mode copied, then ``os.replace`` (and the folder is fsynced).
+Symbolic links are not written through: the link target may live outside the project.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import os
+import re
+import stat
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+from subagents.definition import Dialect
+from subagents.diagnostics import Diagnostic, Severity
+from subagents.errors import SubagentError
+from subagents.formats.frontmatter import FrontmatterDocument
+from subagents.formats.yamltree import YScalar, YSeq
+from subagents.loader import LoadResult, detect_dialect, parse_agent_text
+
+__all__ = [
+    "Change",
+    "FixResult",
+    "FixStatus",
+    "ToolsStyle",
+    "fix_file",
+    "fix_text",
+    "write_atomic",
+]
+
+ToolsStyle = Literal["comma", "list"]
+
+_LINE_RE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+_DELIM_RE = re.compile(r"^(?P<indent>[ \t]*)(?P<delim>---|\.\.\.)(?P<trail>[ \t]*)$")
+_KEY_PREFIX_RE = re.compile(r"^(?P<key>[^\s:#][^:]*?)[ \t]*:")
+_TOOL_FIELDS = ("tools", "disallowedTools", "disallowed_tools")
+_MARKDOWN_DIALECTS = (Dialect.CLAUDE, Dialect.CODEX)
+
+
+class FixStatus(StrEnum):
+    UNCHANGED = "unchanged"  # nothing to repair
+    FIXED = "fixed"  # repaired (written, or would be with --diff/--check)
+    UNFIXABLE = "unfixable"  # reader errors remain that fix cannot repair; left untouched
+    SKIPPED = "skipped"  # not a Markdown agent file (JSON, OpenCode, Copilot) or a symlink
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One repair: the 1-based line in the *original* file it concerns, a code, a message."""
+
+    line: int | None
+    code: str
+    message: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"line": self.line, "code": self.code, "message": self.message}
+
+
+@dataclass(frozen=True, slots=True)
+class FixResult:
+    path: str
+    status: FixStatus
+    original: bytes
+    fixed: bytes  # == original unless status is FIXED
+    changes: tuple[Change, ...] = ()
+    problems: tuple[Diagnostic, ...] = ()  # why a file is unfixable / skipped
+    notes: tuple[str, ...] = ()  # normalisations that were considered and not done
+
+    @property
+    def changed(self) -> bool:
+        return self.fixed != self.original
+
+    def diff(self) -> str:
+        """A unified diff (``a/path`` → ``b/path``), empty when nothing changes."""
+        if not self.changed:
+            return ""
+        old = _decode_for_diff(self.original)
+        new = _decode_for_diff(self.fixed)
+        name = self.path.lstrip("/")
+        lines = difflib.unified_diff(
+            old.splitlines(keepends=True),
+            new.splitlines(keepends=True),
+            fromfile=f"a/{name}",
+            tofile=f"b/{name}",
+        )
+        out: list[str] = []
+        for line in lines:
+            out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+        return "".join(out)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "status": str(self.status),
+            "changes": [c.to_dict() for c in self.changes],
+            "problems": [p.to_dict() for p in self.problems],
+            "notes": list(self.notes),
+        }
+
+
+def _decode_for_diff(data: bytes) -> str:
+    return data.decode("utf-8", errors="replace")
+
+
+class _Unfixable(Exception):
+    """Internal: stop and leave the file untouched."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+
+
+# --------------------------------------------------------------------------- lines
+
+
+def _split_lines(text: str) -> list[str]:
+    """Lines with their own endings; splits exactly where the reader does (\\r\\n, \\r, \\n)."""
+    return _LINE_RE.findall(text)
+
+
+def _content(line: str) -> str:
+    return line.rstrip("\r\n")
+
+
+def _ending(line: str, default: str) -> str:
+    stripped = _content(line)
+    return line[len(stripped) :] or default
+
+
+def _is_blank(line: str) -> bool:
+    return not line.strip()
+
+
+# --------------------------------------------------------------------------- emitters
+
+
+def _emit_block_scalar(key: str, value: str, nl: str) -> list[str] | None:
+    """``key: |-`` followed by the value indented two spaces; None if no block can hold it."""
+    if not value or any(ch in value for ch in "\r\x85\u2028\u2029\ufeff"):
+        return None
+    if any((ord(ch) < 32 and ch not in "\t\n") or ord(ch) == 127 for ch in value):
+        return None
+    body = value
+    if value.endswith("\n"):
+        stripped = value.rstrip("\n")
+        chomp = "" if len(value) - len(stripped) == 1 else "+"
+        body = stripped
+    else:
+        chomp = "-"
+    lines = body.split("\n")
+    # An explicit indentation indicator when the text itself starts with a space or with
+    # blank lines (YAML would otherwise guess the indentation from the first text line).
+    indicator = "2" if value[:1] in (" ", "\t", "\n") or not lines[0] else ""
+    head = f"{key}: |{indicator}{chomp}{nl}"
+    return [head] + [(f"  {line}" if line else "") + nl for line in lines]
+
+
+def _emit_quoted(key: str, value: str, nl: str) -> list[str]:
+    dumped = yaml.safe_dump(
+        value, default_style='"', width=1 << 30, allow_unicode=True, explicit_end=False
+    )
+    dumped = dumped.rstrip("\n")
+    if dumped.endswith("\n..."):
+        dumped = dumped[: -len("\n...")]
+    return [f"{key}: {dumped}{nl}"]
+
+
+def _plain_or_quoted(item: str) -> str:
+    """A list item as a plain scalar when YAML reads it back as the same string."""
+    if item and item == item.strip() and "\n" not in item:
+        try:
+            if yaml.safe_load(f"- {item}") == [item]:
+                return item
+        except yaml.YAMLError:
+            pass
+    return _emit_quoted("x", item, "")[0][len("x: ") :]
+
+
+# --------------------------------------------------------------------------- the fixer
+
+
+@dataclass
+class _State:
+    lines: list[str]
+    dialect: Dialect
+    changes: list[Change] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    # maps a current line index to the line number in the original file (for reporting)
+    origin: list[int] = field(default_factory=list)
+
+    def text(self) -> str:
+        return "".join(self.lines)
+
+    def orig_line(self, index: int) -> int:
+        return self.origin[index] if 0 <= index < len(self.origin) else index + 1
+
+    def replace(self, start: int, stop: int, new: list[str]) -> None:
+        """Replace lines[start:stop] (0-based) by ``new``."""
+        first = self.orig_line(start)
+        self.lines[start:stop] = new
+        self.origin[start:stop] = [first] * len(new)
+
+    def read(self, path: str) -> LoadResult:
+        return parse_agent_text(self.text(), path=path, dialect=self.dialect)
+
+
+def fix_text(
+    data: bytes | str,
+    *,
+    path: str = "<string>",
+    dialect: Dialect = Dialect.CLAUDE,
+    tools_style: ToolsStyle | None = None,
+) -> FixResult:
+    """Repair one agent file's content in memory.  Never raises for bad input."""
+    original = data if isinstance(data, bytes) else data.encode("utf-8", "surrogatepass")
+
+    def unchanged(status: FixStatus, problems: tuple[Diagnostic, ...] = ()) -> FixResult:
+        return FixResult(path, status, original, original, problems=problems)
+
+    if dialect not in _MARKDOWN_DIALECTS:
+        return unchanged(
+            FixStatus.SKIPPED, (_problem(path, None, f"{dialect} files are not rewritten by fix"),)
+        )
+    first_read = parse_agent_text(original, path=path, dialect=dialect)
+    try:
+        text = original.decode("utf-8")
+    except UnicodeDecodeError:
+        return unchanged(FixStatus.UNFIXABLE, _errors(first_read))
+    state = _State(_split_lines(text), dialect)
+    state.origin = list(range(1, len(state.lines) + 1))
+    try:
+        _strip_bom(state)
+        _unindent_opening(state)
+        _trim_delimiters(state)
+        before = state.read(path)
+        if before.document is None or before.document.root is None:
+            raise _Unfixable("no usable frontmatter")
+        repaired = _repair_broken_values(state, before, path)
+        _check_repairs(state, before, repaired, path)
+        if tools_style is not None:
+            _restyle_tools(state, path, tools_style)
+        after = state.read(path)
+        remaining = _errors(after)
+        if remaining:
+            return FixResult(
+                path,
+                FixStatus.UNFIXABLE,
+                original,
+                original,
+                problems=remaining,
+                notes=tuple(state.notes),
+            )
+    except _Unfixable as exc:
+        problems = _errors(first_read) or (_problem(path, exc.line, exc.message),)
+        return FixResult(
+            path,
+            FixStatus.UNFIXABLE,
+            original,
+            original,
+            problems=problems,
+            notes=(*state.notes, f"cannot repair: {exc.message}"),
+        )
+    fixed = state.text().encode("utf-8", "surrogatepass")
+    if fixed == original:
+        return FixResult(path, FixStatus.UNCHANGED, original, original, notes=tuple(state.notes))
+    return FixResult(
+        path, FixStatus.FIXED, original, fixed, tuple(state.changes), notes=tuple(state.notes)
+    )
+
+
+def _problem(path: str, line: int | None, message: str) -> Diagnostic:
+    return Diagnostic(
+        path=path, line=line, column=None, rule="FIX", severity=Severity.ERROR, message=message
+    )
+
+
+def _errors(result: LoadResult) -> tuple[Diagnostic, ...]:
+    return tuple(d for d in result.diagnostics if d.severity is Severity.ERROR)
+
+
+def _strip_bom(state: _State) -> None:
+    if state.lines and state.lines[0].startswith("\ufeff"):
+        state.lines[0] = state.lines[0][1:]
+        state.changes.append(Change(1, "bom", "removed the UTF-8 byte order mark"))
+
+
+def _find_close(lines: list[str], start: int) -> int | None:
+    for i in range(start + 1, len(lines)):
+        m = _DELIM_RE.match(_content(lines[i]))
+        if m and (m.group("delim") == "---" or not m.group("indent")):
+            return i
+    return None
+
+
+def _unindent_opening(state: _State) -> None:
+    lines = state.lines
+    first = 0
+    while first < len(lines) and _is_blank(lines[first]):
+        first += 1
+    if first >= len(lines):
+        return
+    m = _DELIM_RE.match(_content(lines[first]))
+    if not m or m.group("delim") != "---":
+        return
+    indent = m.group("indent")
+    if first == 0 and not indent:
+        return
+    if "\t" in indent:
+        raise _Unfixable("the opening `---` is indented with a tab", first + 1)
+    width = len(indent)
+    close = _find_close(lines, first) if width else None
+    if width:
+        if close is None:
+            raise _Unfixable("the indented frontmatter is never closed", first + 1)
+        region = range(first, close + 1)
+        if not all(_is_blank(lines[i]) or lines[i].startswith(indent) for i in region):
+            raise _Unfixable(
+                "the frontmatter is indented unevenly; un-indent it by hand", first + 1
+            )
+        body = range(close + 1, len(lines))
+        whole = all(_is_blank(lines[i]) or lines[i].startswith(indent) for i in body)
+        targets = range(first, len(lines)) if whole else region
+        for i in targets:
+            lines[i] = _dedent(lines[i], width)
+        where = "the whole file" if whole else "the frontmatter"
+        state.changes.append(
+            Change(
+                state.orig_line(first),
+                "indent",
+                f"removed the {width}-space indentation of {where} (an indented `---` "
+                "is not a frontmatter to Claude Code)",
+            )
+        )
+    if first:
+        del lines[:first]
+        removed = state.origin[:first]
+        del state.origin[:first]
+        state.changes.append(
+            Change(
+                removed[0],
+                "leading-blank",
+                f"removed {first} blank line(s) before the opening `---`",
+            )
+        )
+
+
+def _dedent(line: str, width: int) -> str:
+    content = _content(line)
+    ending = line[len(content) :]
+    lead = len(content) - len(content.lstrip(" "))
+    return content[min(lead, width) :] + ending
+
+
+def _trim_delimiters(state: _State) -> None:
+    lines = state.lines
+    if not lines:
+        return
+    m = _DELIM_RE.match(_content(lines[0]))
+    if not m or m.group("delim") != "---" or m.group("indent"):
+        return
+    close = _find_close(lines, 0)
+    for index in (0, close):
+        if index is None:
+            continue
+        content = _content(lines[index])
+        if content != content.rstrip(" \t"):
+            lines[index] = content.rstrip(" \t") + lines[index][len(content) :]
+            state.changes.append(
+                Change(
+                    state.orig_line(index),
+                    "delimiter",
+                    "removed trailing whitespace after the `---` delimiter",
+                )
+            )
+
+
+def _field_regions(doc: FrontmatterDocument, *, trim_comments: bool) -> dict[str, tuple[int, int]]:
+    """key -> (first, stop) 0-based line indexes of each top-level field.
+
+    Trailing blank lines are excluded (they stay where they are).  Trailing comment lines are
+    excluded only for valid YAML: in a recovered frontmatter the reader counted them as part of
+    the broken value, so they are part of its text.
+    """
+    ordered = sorted(doc.fields.values(), key=lambda f: f.key_line)
+    lines = doc.text.split("\n")
+    regions: dict[str, tuple[int, int]] = {}
+    for i, f in enumerate(ordered):
+        start = f.key_line - 1
+        stop = ordered[i + 1].key_line - 1 if i + 1 < len(ordered) else doc.end_line - 1
+        while stop > start + 1 and (
+            not lines[stop - 1].strip() or (trim_comments and lines[stop - 1].startswith("#"))
+        ):
+            stop -= 1
+        regions[f.key] = (start, stop)
+    return regions
+
+
+def _key_as_written(line: str, key: str) -> str:
+    m = _KEY_PREFIX_RE.match(_content(line))
+    return m.group("key") if m else key
+
+
+def _emit_string_field(
+    key: str, value: str, nl: str, check: Callable[[list[str]], bool]
+) -> list[str]:
+    block = _emit_block_scalar(key, value, nl)
+    if block is not None and check(block):
+        return block
+    quoted = _emit_quoted(key, value, nl)
+    if check(quoted):
+        return quoted
+    raise _Unfixable(f"cannot write `{key}` so that it reads back unchanged")
+
+
+def _repair_broken_values(state: _State, result: LoadResult, path: str) -> dict[str, str]:
+    """Re-emit every field the reader flagged SA010; returns key -> intended text."""
+    doc = result.document
+    assert doc is not None
+    if not doc.recovered:
+        return {}
+    broken_lines = {d.line for d in result.diagnostics if d.rule == "SA010"}
+    regions = _field_regions(doc, trim_comments=False)
+    repaired: dict[str, str] = {}
+    # bottom-up, so earlier line indexes stay valid
+    for f in sorted(doc.fields.values(), key=lambda f: -f.key_line):
+        if f.key_line not in broken_lines:
+            continue
+        if not isinstance(f.node, YScalar):
+            raise _Unfixable(f"the recovered `{f.key}` is not a text value", f.key_line)
+        intended = f.node.value
+        start, stop = regions[f.key]
+        key = _key_as_written(state.lines[start], f.key)
+        nl = _ending(state.lines[start], "\n")
+
+        def reads_back(candidate: list[str], key: str = key, intended: str = intended) -> bool:
+            try:
+                loaded = yaml.safe_load("".join(candidate))
+            except yaml.YAMLError:
+                return False
+            return isinstance(loaded, dict) and loaded.get(key) == intended
+
+        new = _emit_string_field(key, intended, nl, reads_back)
+        style = (
+            "a block scalar (`|`)"
+            if new[0].rstrip().endswith(("|-", "|", "|+", "|2-"))
+            else "a quoted string"
+        )
+        state.changes.append(
+            Change(
+                state.orig_line(start),
+                "SA010",
+                f"re-wrote `{f.key}` as {style}; its text is unchanged "
+                f"({len(intended)} characters)",
+            )
+        )
+        state.replace(start, stop, new)
+        repaired[f.key] = intended
+    if len(repaired) != len(broken_lines):
+        raise _Unfixable("the reader flagged a value it could not tie to a field")
+    return repaired
+
+
+def _check_repairs(state: _State, before: LoadResult, repaired: dict[str, str], path: str) -> None:
+    """The repaired text must read cleanly, with every value and the body as before."""
+    if not repaired:
+        return
+    after = state.read(path)
+    doc_before, doc_after = before.document, after.document
+    if doc_after is None or doc_after.recovered or doc_after.root is None:
+        raise _Unfixable("the repaired frontmatter still does not parse")
+    assert doc_before is not None
+    if list(doc_before.fields) != list(doc_after.fields):
+        raise _Unfixable("the repair would change which fields the frontmatter has")
+    for key, f_before in doc_before.fields.items():
+        value_after = doc_after.fields[key].node.to_python()
+        expected = repaired.get(key, f_before.node.to_python())
+        if value_after != expected:
+            raise _Unfixable(f"the repair would change the value of `{key}`", f_before.key_line)
+    if doc_before.body != doc_after.body:
+        raise _Unfixable("the repair would change the body")
+    # An independent second opinion: the plain PyYAML loader must agree on the text.
+    try:
+        loaded = yaml.safe_load(doc_after.frontmatter_text())
+    except yaml.YAMLError as exc:
+        raise _Unfixable(f"PyYAML cannot read the repaired frontmatter: {exc}") from exc
+    if not isinstance(loaded, dict) or any(loaded.get(k) != v for k, v in repaired.items()):
+        raise _Unfixable("PyYAML reads the repaired text differently")
+
+
+def _restyle_tools(state: _State, path: str, style: ToolsStyle) -> None:
+    result = state.read(path)
+    doc = result.document
+    if doc is None or doc.recovered or result.definition is None:
+        return
+    regions = _field_regions(doc, trim_comments=True)
+    for f in sorted(doc.fields.values(), key=lambda f: -f.key_line):
+        if f.key not in _TOOL_FIELDS:
+            continue
+        node = f.node
+        if style == "comma" and not isinstance(node, YSeq):
+            continue
+        if style == "list" and not (isinstance(node, YScalar) and node.is_plain and node.value):
+            continue
+        start, stop = regions[f.key]
+        chunk = state.lines[start:stop]
+        if any("#" in _content(line) for line in chunk):
+            state.notes.append(f"`{f.key}` on line {f.key_line} has a comment; style left as is")
+            continue
+        values = node.to_python()
+        items: list[str] = (
+            [str(v) for v in values] if isinstance(values, list) else _split(str(values))
+        )
+        key = _key_as_written(state.lines[start], f.key)
+        nl = _ending(state.lines[start], "\n")
+        if style == "comma":
+            if any(not isinstance(v, str) or ("," in v and "(" not in v) for v in values or []):
+                state.notes.append(f"`{f.key}` has entries a comma list cannot hold; left as is")
+                continue
+            new = [f"{key}: {', '.join(items)}{nl}"] if items else [f"{key}: []{nl}"]
+        else:
+            new = [f"{key}:{nl}"] + [f"  - {_plain_or_quoted(i)}{nl}" for i in items]
+        saved_lines, saved_origin = list(state.lines), list(state.origin)
+        state.replace(start, stop, new)
+        check = state.read(path)
+        old_def, new_def = result.definition, check.definition
+        if (
+            new_def is None
+            or _errors(check)
+            or (check.document is not None and check.document.recovered)
+            or new_def.tools != old_def.tools
+            or new_def.disallowed_tools != old_def.disallowed_tools
+        ):
+            state.lines, state.origin = saved_lines, saved_origin
+            state.notes.append(f"`{f.key}` could not be restyled without changing it; left as is")
+            continue
+        state.changes.append(
+            Change(
+                state.orig_line(start),
+                "tools-style",
+                f"wrote `{f.key}` as a "
+                + ("comma-separated string" if style == "comma" else "YAML list"),
+            )
+        )
+
+
+def _split(text: str) -> list[str]:
+    from subagents.known_tools import split_tool_list
+
+    return split_tool_list(text)
+
+
+# --------------------------------------------------------------------------- files
+
+
+def fix_file(
+    path: str | os.PathLike[str],
+    *,
+    write: bool = True,
+    tools_style: ToolsStyle | None = None,
+    dialect: Dialect | None = None,
+    display_path: str | None = None,
+    max_bytes: int = 1 << 20,
+) -> FixResult:
+    """Repair one file in place (atomically) unless ``write`` is false."""
+    p = Path(path)
+    display = display_path if display_path is not None else str(path)
+    chosen = dialect or detect_dialect(p) or Dialect.CLAUDE
+    try:
+        st = p.lstat()
+        if stat.S_ISLNK(st.st_mode):
+            return FixResult(
+                display,
+                FixStatus.SKIPPED,
+                b"",
+                b"",
+                problems=(_problem(display, None, "is a symbolic link; run fix on its target"),),
+            )
+        if not stat.S_ISREG(st.st_mode):
+            return FixResult(
+                display,
+                FixStatus.UNFIXABLE,
+                b"",
+                b"",
+                problems=(_problem(display, None, "not a regular file"),),
+            )
+        if st.st_size > max_bytes:
+            return FixResult(
+                display,
+                FixStatus.UNFIXABLE,
+                b"",
+                b"",
+                problems=(
+                    _problem(
+                        display, 1, f"file is {st.st_size:,} bytes; the limit is {max_bytes:,}"
+                    ),
+                ),
+            )
+        data = p.read_bytes()
+    except OSError as exc:
+        return FixResult(
+            display,
+            FixStatus.UNFIXABLE,
+            b"",
+            b"",
+            problems=(_problem(display, None, f"cannot read: {exc.strerror or exc}"),),
+        )
+    result = fix_text(data, path=display, dialect=chosen, tools_style=tools_style)
+    if write and result.status is FixStatus.FIXED:
+        write_atomic(p, result.fixed)
+    return result
+
+
+def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
+    """Replace ``path`` with ``data``: temp file in the same folder, fsync, mode kept, rename.
+
+    A reader never sees a half-written file, and a crash leaves either the old or the new file.
+    Raises :class:`SubagentError` (with the path) when the folder is not writable.
+    """
+    target = Path(path)
+    folder = target.parent
+    try:
+        mode = stat.S_IMODE(target.stat().st_mode)
+    except FileNotFoundError:
+        mode = 0o644
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise SubagentError(
+            f"cannot write {target}: {exc.strerror or exc}",
+            hint="check that the folder exists and is writable",
+        ) from exc
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise SubagentError(f"cannot write {target}: {exc.strerror or exc}") from exc
+        raise
+    try:  # make the rename itself durable
+        dir_fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dir_fd)
+    except OSError:
+        pass
+    finally:
+        os.close(dir_fd)
