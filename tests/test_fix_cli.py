@@ -1,0 +1,138 @@
+"""`subagents fix` on the command line: --diff, --check, exit codes, reports, discovery."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from fix_helpers import load_frontmatter
+
+from subagents.cli.main import cli
+
+BROKEN = b"---\nname: rev\ndescription: Use when: the user asks\ntools: Read\n---\nBody\n"
+GOOD = b"---\nname: good\ndescription: Reviews code\n---\nBody\n"
+TABS = b"---\nname: tabs\ndescription: Use when: x\n\tmodel: haiku\n---\nB\n"
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    agents = tmp_path / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "rev.md").write_bytes(BROKEN)
+    (agents / "good.md").write_bytes(GOOD)
+    (tmp_path / ".git").mkdir()
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, ["fix", *args])
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_fix_without_paths_repairs_the_project_agents(project: Path) -> None:
+    code, out, _ = run()
+    assert code == 0, out
+    assert "fixed: .claude/agents/rev.md" in out
+    assert "re-wrote `description` as a block scalar" in out
+    assert "1 fixed, 0 cannot be repaired, 1 already fine" in out
+    fixed = (project / ".claude/agents/rev.md").read_text()
+    assert load_frontmatter(fixed)["description"] == "Use when: the user asks"
+    assert (project / ".claude/agents/good.md").read_bytes() == GOOD
+    # a second run has nothing to do
+    code, out, _ = run()
+    assert code == 0 and "0 fixed" in out
+
+
+def test_diff_prints_a_patch_and_writes_nothing(project: Path) -> None:
+    code, out, err = run("--diff", ".claude/agents")
+    assert code == 0
+    assert out.startswith("--- a/.claude/agents/rev.md\n+++ b/.claude/agents/rev.md\n")
+    assert "-description: Use when: the user asks\n" in out
+    assert "+description: |-\n+  Use when: the user asks\n" in out
+    assert "would fix: .claude/agents/rev.md" in err  # the report goes to stderr
+    assert (project / ".claude/agents/rev.md").read_bytes() == BROKEN
+
+
+def test_diff_applies_with_git_apply(project: Path) -> None:
+    _, out, _ = run("--diff")
+    (project / "fix.patch").write_text(out)
+    applied = subprocess.run(
+        ["git", "apply", "fix.patch"], cwd=project, capture_output=True, text=True, check=False
+    )
+    assert applied.returncode == 0, applied.stderr
+    code, _, _ = run("--check")
+    assert code == 0
+
+
+def test_check_exits_1_when_something_would_change(project: Path) -> None:
+    code, out, _ = run("--check")
+    assert code == 1
+    assert "would fix: .claude/agents/rev.md" in out
+    assert (project / ".claude/agents/rev.md").read_bytes() == BROKEN
+    code, _, _ = run("--check", ".claude/agents/good.md")
+    assert code == 0
+
+
+def test_unrepairable_file_is_reported_untouched_exit_1(project: Path) -> None:
+    bad = project / ".claude/agents/tabs.md"
+    bad.write_bytes(TABS)
+    code, out, _ = run()
+    assert code == 1
+    assert "cannot repair (left untouched): .claude/agents/tabs.md" in out
+    assert "SA013" in out
+    assert bad.read_bytes() == TABS
+    # the repairable one was still repaired: one bad file never stops the others
+    assert (project / ".claude/agents/rev.md").read_bytes() != BROKEN
+
+
+def test_json_report(project: Path) -> None:
+    code, out, _ = run("--format", "json", "--check")
+    assert code == 1
+    data = json.loads(out)
+    assert data["summary"] == {
+        "files": 2,
+        "fixed": 1,
+        "unfixable": 0,
+        "unchanged": 1,
+        "skipped": 0,
+        "written": False,
+    }
+    by_path = {f["path"]: f for f in data["files"]}
+    rev = by_path[".claude/agents/rev.md"]
+    assert rev["status"] == "fixed"
+    assert rev["changes"][0]["line"] == 3 and rev["changes"][0]["code"] == "SA010"
+
+
+def test_readme_in_a_folder_is_skipped_but_named_file_is_reported(project: Path) -> None:
+    (project / ".claude/agents/README.md").write_text("# Our agents\n")
+    code, out, _ = run(".claude/agents")
+    assert code == 0 and "README" not in out
+    code, out, _ = run(".claude/agents/README.md")
+    assert code == 1 and "SA003" in out
+
+
+def test_tools_style_flag(project: Path) -> None:
+    code, out, _ = run("--tools-style", "list", ".claude/agents/rev.md")
+    assert code == 0
+    text = (project / ".claude/agents/rev.md").read_text()
+    assert "tools:\n  - Read\n" in text
+    assert "wrote `tools` as a YAML list" in out
+
+
+def test_missing_path_is_a_usage_error(project: Path) -> None:
+    code, _, err = run("no/such/file.md")
+    assert code == 2
+    assert "does not exist" in err
+
+
+def test_help_explains_the_repairs() -> None:
+    result = CliRunner().invoke(cli, ["fix", "--help"])
+    assert result.exit_code == 0
+    for word in ("--diff", "--check", "--tools-style", "block scalar", "atomic"):
+        assert word in result.output
