@@ -1,0 +1,395 @@
+"""Which tools an agent is offered, and whether a call may run: enforced by the runner.
+
+Two layers, both plain immutable values:
+
+:class:`ToolFilter` — *what the model is offered* (pydantic-ai style "filtered toolset"):
+    a stack of :class:`ToolRules` layers, one per ``tools`` / ``disallowedTools`` pair.  In each
+    layer ``disallowedTools`` applies first, then the ``tools`` allowlist (``None`` = every tool).
+    A tool is offered only if *every* layer offers it.  Entries may be plain names (``Read``),
+    MCP patterns (``mcp__server``, ``mcp__server__tool``, ``mcp__server__*``) or rules with a
+    specifier: ``Bash(git diff:*)`` (prefix), ``Bash(npm test)`` (exact), ``Edit(src/**)``
+    (path glob), ``WebFetch(domain:example.com)``, ``Task(a, b)`` / ``Agent(a, b)`` (agents it
+    may spawn).  In an allowlist a specifier offers the tool but only for matching calls; in a
+    denylist a plain name removes the tool and a specifier refuses matching calls.  A compound
+    shell command (``a && b``, ``a; b``, pipes) is allowed by prefix rules only if every part
+    matches, and command substitution or redirection is never covered by a prefix rule.
+
+:class:`PermissionPolicy` — *whether an offered call may run now*: the permission mode, the
+    pre-approved ``allow_rules`` from config, extra writable folders, whether
+    ``bypassPermissions`` is allowed at all, and the ``ask`` callback.  :meth:`decide` goes:
+    read-only tool → allowed; ``plan`` → every mutating tool refused; a write outside the
+    working folder (symlinks resolved) → refused unless under ``writable_dirs``;
+    ``bypassPermissions`` (only if ``allow_bypass``, else it counts as ``default`` and a warning
+    is recorded) → allowed; ``acceptEdits`` + a file-editing tool → allowed; a matching
+    ``allow_rules`` entry → allowed; ``dontAsk`` → refused; otherwise ``ask(request)`` decides,
+    and without a callback the call is refused with a hint (``--yes`` or an allow rule).
+    ``auto`` and ``manual`` count as ``default`` (we have no classifier).
+
+Delegation never escapes (Claude Code #78063) — the API the Task tool uses::
+
+    child_policy = parent_policy.restrict(child_agent)            # AgentDefinition or policy
+    result = await runner.run(child_agent, prompt, policy=child_policy, parent=ctx)
+
+``restrict`` appends the child's layer to the parent's filter stack (so the child is offered
+the *intersection*: the parent's denylist and allowlist keep applying), takes the *stricter*
+permission mode of the two (order: bypassPermissions < acceptEdits < default < dontAsk < plan;
+a child cannot loosen its parent, which differs on purpose from Claude Code where a parent in
+``bypassPermissions`` forces it on the child), and keeps the parent's allow rules, writable
+folders, ``allow_bypass`` and ``ask`` (a child cannot grant itself any of them).
+:meth:`AgentRunner.run` does this itself when given a ``policy``: the agent's own frontmatter is
+always intersected with the policy passed in.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import shlex
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlparse
+
+from subagents.known_tools import ToolEntry, parse_tool_entry
+
+if TYPE_CHECKING:
+    from subagents.definition import AgentDefinition
+    from subagents.runtime.tools.base import Tool, ToolContext
+
+__all__ = [
+    "Decision",
+    "PermissionAsk",
+    "PermissionMode",
+    "PermissionPolicy",
+    "PermissionRequest",
+    "ToolFilter",
+    "ToolRules",
+    "normalize_mode",
+]
+
+
+class PermissionMode(StrEnum):
+    BYPASS = "bypassPermissions"
+    ACCEPT_EDITS = "acceptEdits"
+    DEFAULT = "default"
+    DONT_ASK = "dontAsk"
+    PLAN = "plan"
+
+
+_STRICTNESS = {m: i for i, m in enumerate(PermissionMode)}
+_MODE_ALIASES = {"manual": PermissionMode.DEFAULT, "auto": PermissionMode.DEFAULT}
+# Same tool under two names in Claude Code's history.
+_ALIASES = {"Task": "Agent", "KillBash": "KillShell"}
+_FILE_FIELDS = ("file_path", "path", "notebook_path")
+_SHELL_OPS = frozenset({"&&", "||", ";", "|", "&", "\n", ";;", "|&"})
+_UNSAFE_FOR_PREFIX = ("$(", "`", ">", "<", "\n")
+
+
+def normalize_mode(mode: str | None) -> PermissionMode:
+    """``None``/``manual``/``auto``/unknown -> ``default``; otherwise the mode itself."""
+    if mode is None:
+        return PermissionMode.DEFAULT
+    if mode in _MODE_ALIASES:
+        return _MODE_ALIASES[mode]
+    try:
+        return PermissionMode(mode)
+    except ValueError:
+        return PermissionMode.DEFAULT
+
+
+def _canon(name: str) -> str:
+    return _ALIASES.get(name, name)
+
+
+def _name_matches(entry: ToolEntry, tool_name: str) -> bool:
+    if entry.raw.strip() == "*":
+        return True
+    if entry.is_mcp:
+        if not tool_name.startswith(f"mcp__{entry.mcp_server}__") and tool_name != entry.raw:
+            return False
+        if entry.mcp_tool in (None, "*"):
+            return True
+        return fnmatch.fnmatchcase(tool_name, entry.raw)
+    return _canon(entry.name) == _canon(tool_name)
+
+
+def _parse(entries: Iterable[str] | None) -> tuple[ToolEntry, ...] | None:
+    if entries is None:
+        return None
+    out: list[ToolEntry] = []
+    for raw in entries:
+        if raw.strip() == "*":
+            out.append(ToolEntry("*", "*"))
+            continue
+        entry = parse_tool_entry(raw)
+        if entry is not None:
+            out.append(entry)
+    return tuple(out)
+
+
+def _shell_parts(command: str) -> list[list[str]] | None:
+    """Split a command line into simple commands (token lists); ``None`` if it cannot parse."""
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|")
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    parts: list[list[str]] = [[]]
+    try:
+        for tok in lexer:
+            if tok in _SHELL_OPS:
+                parts.append([])
+            else:
+                parts[-1].append(tok)
+    except ValueError:
+        return None
+    return [p for p in parts if p]
+
+
+def _command_matches(spec: str, words: list[str]) -> bool:
+    spec = spec.strip()
+    if spec.endswith(":*"):
+        try:
+            prefix = shlex.split(spec[:-2])
+        except ValueError:
+            return False
+        return words[: len(prefix)] == prefix
+    if "*" in spec:
+        return fnmatch.fnmatchcase(" ".join(words), spec)
+    try:
+        return words == shlex.split(spec)
+    except ValueError:
+        return False
+
+
+def _path_matches(spec: str, input: Mapping[str, Any], cwd: Path) -> bool:
+    raw = next((input[f] for f in _FILE_FIELDS if isinstance(input.get(f), str)), None)
+    if raw is None:
+        raw = "."
+    p = Path(raw).expanduser()
+    absolute = (p if p.is_absolute() else cwd / p).resolve()
+    try:
+        rel = absolute.relative_to(cwd.resolve()).as_posix()
+    except ValueError:
+        rel = None
+    pattern = spec.strip()
+    if pattern.startswith("./"):
+        pattern = pattern[2:]
+    candidates = [absolute.as_posix()] + ([rel] if rel is not None else [])
+    pats = {pattern, pattern.replace("**/", ""), pattern.rstrip("/") + "/**" if
+            pattern.endswith("/") else pattern}
+    return any(fnmatch.fnmatchcase(c, pat) for c in candidates for pat in pats)
+
+
+def spec_matches(entry: ToolEntry, input: Mapping[str, Any], cwd: Path, *, deny: bool) -> bool:
+    """Does this call fall under ``entry``'s specifier?  (Conservative in both directions.)"""
+    spec = entry.specifier or ""
+    name = _canon(entry.name)
+    if name == "Bash":
+        command = str(input.get("command", ""))
+        parts = _shell_parts(command)
+        if deny:
+            if parts is None:  # unparseable: refuse if the raw text merely starts like it
+                return command.strip().startswith(spec.removesuffix(":*").strip())
+            return any(_command_matches(spec, p) for p in parts)
+        if parts is None or any(tok in command for tok in _UNSAFE_FOR_PREFIX):
+            return False
+        return bool(parts) and all(_command_matches(spec, p) for p in parts)
+    if name == "Agent":
+        wanted = str(input.get("subagent_type") or "general-purpose")
+        names = entry.agent_allowlist or ()
+        return any(n.lower() == wanted.lower() for n in names)
+    if name == "WebFetch" and spec.startswith("domain:"):
+        host = (urlparse(str(input.get("url", ""))).hostname or "").lower()
+        domain = spec.split(":", 1)[1].strip().lower()
+        return host == domain or host.endswith("." + domain)
+    if name in ("Read", "Write", "Edit", "MultiEdit", "LS", "Glob", "Grep", "NotebookEdit"):
+        return _path_matches(spec, input, cwd)
+    return deny  # a specifier we cannot interpret: deny rules bite, allow rules do not
+
+
+@dataclass(frozen=True, slots=True)
+class ToolRules:
+    """One ``tools`` / ``disallowedTools`` pair (one agent, or one config level)."""
+
+    allow: tuple[ToolEntry, ...] | None = None
+    deny: tuple[ToolEntry, ...] = ()
+    label: str = "this agent"
+
+    @classmethod
+    def from_lists(
+        cls,
+        tools: Iterable[str] | None,
+        disallowed: Iterable[str] | None = None,
+        *,
+        label: str = "this agent",
+    ) -> ToolRules:
+        return cls(_parse(tools), _parse(disallowed) or (), label)
+
+    def offers(self, name: str) -> bool:
+        # disallowedTools first: a plain entry removes the tool outright.
+        if any(e.specifier is None and _name_matches(e, name) for e in self.deny):
+            return False
+        if self.allow is None:
+            return True
+        return any(_name_matches(e, name) for e in self.allow)
+
+    def refusal(self, name: str, input: Mapping[str, Any], cwd: Path) -> str | None:
+        for e in self.deny:
+            if e.specifier is not None and _name_matches(e, name) and spec_matches(
+                e, input, cwd, deny=True
+            ):
+                return f"{e.raw} is in the disallowed tools of {self.label}"
+        if self.allow is None:
+            return None
+        entries = [e for e in self.allow if _name_matches(e, name)]
+        if any(e.specifier is None for e in entries):
+            return None
+        if entries and not any(spec_matches(e, input, cwd, deny=False) for e in entries):
+            allowed = ", ".join(e.raw for e in entries)
+            return f"{self.label} may use {name} only as {allowed}"
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolFilter:
+    """A stack of :class:`ToolRules`; a tool/call must pass every layer."""
+
+    layers: tuple[ToolRules, ...] = ()
+
+    @classmethod
+    def for_agent(cls, agent: AgentDefinition) -> ToolFilter:
+        return cls((ToolRules.from_lists(agent.tools, agent.disallowed_tools,
+                                         label=f"agent {agent.name!r}"),))
+
+    def offers(self, name: str) -> bool:
+        return all(layer.offers(name) for layer in self.layers)
+
+    def refusal(self, name: str, input: Mapping[str, Any], cwd: Path) -> str | None:
+        """Why this call is outside the rules, or ``None`` if every layer covers it."""
+        for layer in self.layers:
+            if not layer.offers(name):
+                return f"{name} is not among the tools of {layer.label}"
+            reason = layer.refusal(name, input, cwd)
+            if reason:
+                return reason
+        return None
+
+    def restrict(self, other: ToolFilter | ToolRules) -> ToolFilter:
+        extra = other.layers if isinstance(other, ToolFilter) else (other,)
+        return ToolFilter(self.layers + extra)
+
+    def apply(self, tools: Mapping[str, Tool]) -> dict[str, Tool]:
+        """The tools to offer, in their original order."""
+        return {n: t for n, t in tools.items() if self.offers(n)}
+
+
+@dataclass(frozen=True, slots=True)
+class PermissionRequest:
+    """What the ``ask`` callback is asked about."""
+
+    tool: str
+    input: Mapping[str, Any]
+    agent: str
+    mode: str
+    cwd: Path
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    allowed: bool
+    reason: str = ""
+
+
+PermissionAsk = Callable[[PermissionRequest], Awaitable[bool]]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PermissionPolicy:
+    """How mutating calls are decided; see the module docstring for the order of checks."""
+
+    mode: str = "default"
+    tools: ToolFilter = field(default_factory=ToolFilter)
+    allow_rules: tuple[str, ...] = ()
+    writable_dirs: tuple[Path, ...] = ()
+    allow_bypass: bool = False
+    ask: PermissionAsk | None = None
+
+    @property
+    def effective_mode(self) -> PermissionMode:
+        mode = normalize_mode(self.mode)
+        if mode is PermissionMode.BYPASS and not self.allow_bypass:
+            return PermissionMode.DEFAULT
+        return mode
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        out: list[str] = []
+        if normalize_mode(self.mode) is PermissionMode.BYPASS and not self.allow_bypass:
+            out.append("permissionMode bypassPermissions is not allowed by configuration; "
+                       "running in default mode (set allow_bypass / allow-bypass-permissions)")
+        if self.mode not in (*PermissionMode, *_MODE_ALIASES):
+            out.append(f"unknown permissionMode {self.mode!r}; running in default mode")
+        return tuple(out)
+
+    def restrict(self, child: PermissionPolicy | AgentDefinition) -> PermissionPolicy:
+        """The policy of a run started from this one: never looser than either side."""
+        if isinstance(child, PermissionPolicy):
+            child_mode: str | None = child.mode
+            child_tools = child.tools
+        else:
+            child_mode = child.permission_mode
+            child_tools = ToolFilter.for_agent(child)
+        mode = self.effective_mode
+        if child_mode is not None:
+            c = normalize_mode(child_mode)
+            if c is PermissionMode.BYPASS and not self.allow_bypass:
+                c = PermissionMode.DEFAULT
+            mode = max(mode, c, key=_STRICTNESS.__getitem__)
+        return replace(self, mode=mode.value, tools=self.tools.restrict(child_tools))
+
+    def _write_allowed(self, path: Path, cwd: Path) -> bool:
+        return any(path.is_relative_to(root.resolve()) for root in (cwd, *self.writable_dirs))
+
+    async def decide(self, tool: Tool, input: Mapping[str, Any], ctx: ToolContext) -> Decision:
+        if tool.read_only:
+            return Decision(True, "read-only tool")
+        mode = self.effective_mode
+        if mode is PermissionMode.PLAN:
+            return Decision(False, f"permission mode is plan: {tool.name} changes things and "
+                                   "plan mode only reads; describe the change instead")
+        for raw in tool.write_paths(input):
+            target = ctx.resolve(raw)
+            if not self._write_allowed(target, ctx.cwd):
+                return Decision(False, f"{target} is outside the working folder {ctx.cwd}; "
+                                       "writes there are not allowed")
+        if mode is PermissionMode.BYPASS:
+            return Decision(True, "bypassPermissions")
+        if mode is PermissionMode.ACCEPT_EDITS and tool.edits_files:
+            return Decision(True, "acceptEdits")
+        for rule in _parse(self.allow_rules) or ():
+            if _name_matches(rule, tool.name) and (
+                rule.specifier is None or spec_matches(rule, input, ctx.cwd, deny=False)
+            ):
+                return Decision(True, f"allowed by rule {rule.raw}")
+        if mode is PermissionMode.DONT_ASK:
+            return Decision(False, f"{tool.name} needs permission and permission mode dontAsk "
+                                   "never asks; add an allow rule in config")
+        if self.ask is None:
+            return Decision(False, f"{tool.name} needs permission and there is no one to ask; "
+                                   "re-run with --yes, or add an allow rule (e.g. "
+                                   f"{_rule_hint(tool.name, input)}) in config")
+        allowed = await self.ask(PermissionRequest(tool.name, dict(input), ctx.agent_name,
+                                                   mode.value, ctx.cwd))
+        return Decision(allowed, "approved" if allowed else f"the user refused {tool.name}")
+
+
+def _rule_hint(name: str, input: Mapping[str, Any]) -> str:
+    if name == "Bash" and isinstance(input.get("command"), str):
+        words = input["command"].split()[:2]
+        return f"Bash({' '.join(words)}:*)"
+    return name
+
+
+def allow_rules_from(entries: Sequence[str]) -> tuple[str, ...]:
+    """Validate config allow rules; unknown shapes are dropped (the config rules report them)."""
+    return tuple(e for e in entries if e.strip() == "*" or parse_tool_entry(e) is not None)

@@ -1,0 +1,118 @@
+"""What a run returns: :class:`AgentResult` and its parts.
+
+Design notes
+------------
+* A result is plain data (frozen dataclasses) with :meth:`AgentResult.to_dict`, the shape the CLI
+  prints for ``run --format json``.  Keys are stable; new keys may be added.
+* ``stop_reason`` is one of ``end_turn`` (the model ended its turn), ``max_turns`` (the turn limit
+  was hit and a tool-less summary request was made), ``error`` (the provider failed; ``error``
+  says why) and ``interrupted`` (the run was cancelled / Ctrl-C).
+* ``children`` holds the results of subagents this run delegated to (filled by the Task tool of
+  :mod:`subagents.dispatch`), so a whole delegation tree comes back as one value.
+* Tool call records keep the tool's output capped (``OUTPUT_PREVIEW`` characters): the full text
+  went to the model and is in the transcript; a result must stay small enough to print.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from subagents.errors import RunError
+from subagents.providers.base import Usage
+
+__all__ = ["AgentResult", "RunInterrupted", "RunStopReason", "ToolCallRecord"]
+
+RunStopReason = Literal["end_turn", "max_turns", "error", "interrupted"]
+
+OUTPUT_PREVIEW = 2000
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCallRecord:
+    """One tool call the model made, and what came of it."""
+
+    id: str
+    name: str
+    input: dict[str, Any]
+    output: str
+    is_error: bool
+    turn: int
+    duration: float
+    executed: bool  # False when refused (unknown tool, schema, permission, hook)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "input": self.input,
+            "output": self.output[:OUTPUT_PREVIEW],
+            "is_error": self.is_error,
+            "turn": self.turn,
+            "duration": round(self.duration, 6),
+            "executed": self.executed,
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AgentResult:
+    """The outcome of one :meth:`AgentRunner.run`."""
+
+    agent: str
+    model: str
+    final_text: str
+    stop_reason: RunStopReason
+    turns: int
+    tool_calls: tuple[ToolCallRecord, ...] = ()
+    usage: Usage = field(default_factory=Usage)
+    duration: float = 0.0
+    transcript_path: Path | None = None
+    run_id: str = ""
+    error: str | None = None
+    warnings: tuple[str, ...] = ()
+    children: tuple[AgentResult, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        """True when the run ended normally (``end_turn``) or with a summary at the limit."""
+        return self.stop_reason in ("end_turn", "max_turns")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "agent": self.agent,
+            "model": self.model,
+            "run_id": self.run_id,
+            "final_text": self.final_text,
+            "stop_reason": self.stop_reason,
+            "turns": self.turns,
+            "tool_calls": [c.to_dict() for c in self.tool_calls],
+            "usage": {
+                "input_tokens": self.usage.input_tokens,
+                "output_tokens": self.usage.output_tokens,
+                "total_tokens": self.usage.total_tokens,
+            },
+            "duration": round(self.duration, 6),
+            "transcript_path": str(self.transcript_path) if self.transcript_path else None,
+            "error": self.error,
+            "warnings": list(self.warnings),
+            "children": [c.to_dict() for c in self.children],
+        }
+
+
+class RunInterrupted(RunError):
+    """Raised by :meth:`AgentRunner.run_sync` on Ctrl-C; ``result`` has what was done so far.
+
+    The async :meth:`AgentRunner.run` re-raises :class:`asyncio.CancelledError` instead (so
+    ``asyncio.timeout`` and task groups keep working) and leaves the interrupted result in
+    ``runner.last_result``.
+    """
+
+    exit_code = 130
+
+    def __init__(self, result: AgentResult) -> None:
+        super().__init__(
+            f"run of {result.agent!r} interrupted after {result.turns} turn(s)",
+            hint=f"transcript: {result.transcript_path}" if result.transcript_path else None,
+        )
+        self.result = result

@@ -1,0 +1,532 @@
+"""The agentic loop: one agent definition becomes one isolated run (seed 000 §7.4).
+
+``AgentRunner(model).run(agent, prompt)`` builds the system prompt (the agent's body plus its
+``memory``), resolves the model, filters the tools, and loops model → tool calls → tool
+results → model until the model ends its turn or ``maxTurns`` is reached.  It returns an
+:class:`~subagents.runtime.result.AgentResult`; errors of tools and of the model come back as
+data (``is_error`` tool results, ``stop_reason="error"``), never as a crash.
+
+Design notes
+------------
+* **Isolation.** Every run starts a fresh message history with the prompt as its only user
+  message; nothing of a caller's conversation leaks in (seed 000 §7.5).
+* **System prompt** = ``agent.system_prompt`` + memory.  ``memory`` is free text (the seed)
+  appended under ``# Memory``, or one of Claude Code's scopes ``user`` / ``project`` /
+  ``local``, in which case the first 200 lines (25,000 characters at most) of
+  ``~/.claude/agent-memory/<name>/MEMORY.md``, ``<cwd>/.claude/agent-memory/<name>/MEMORY.md``
+  or ``<cwd>/.claude/agent-memory-local/<name>/MEMORY.md`` are included when the file exists,
+  with its path so the agent can keep it up to date.  ``include_env=True`` appends the working
+  folder, platform and date (the CLI turns it on: relative paths mean something then).
+* **Model**: :func:`subagents.providers.models.choose_model` — ``CLAUDE_CODE_SUBAGENT_MODEL``,
+  then the per-call ``model``, then frontmatter, then the parent's model (the parent run's, or
+  the runner's ``parent_model``, or the provider's ``default_model``); ``inherit``/``None``
+  defer to the next level; aliases go through the config table.
+* **Tools** offered = the runner's tools (built-ins by default) plus ``extra_tools`` (``Task``,
+  MCP tools), filtered by the run's :class:`~subagents.runtime.permissions.ToolFilter`.  A call
+  is checked in this order, and stops at the first refusal, which goes back to the model as an
+  ``is_error`` result *without executing anything*: offered? → input matches the schema? →
+  inside the tool rules' specifiers (``Bash(git diff:*)``)? → ``hooks.before_tool`` → the
+  permission policy (mode, working folder, ask).
+* **Parallel tool calls** of one assistant message run concurrently (``asyncio.gather``;
+  blocking tools in worker threads) and their results go back in the original order.
+* **Turns**: one turn = one model request with tools.  ``max_turns`` (call > frontmatter >
+  runner default 50) bounds them; when the last turn still asked for tools, one more request
+  *without tools* asks for a summary, and the result says ``stop_reason="max_turns"`` (the
+  graceful summary of seed 000 §7.5).  ``AgentResult.turns`` does not count that request.
+* **Empty replies** (no text, no tool calls): the model is nudged once to continue; a second
+  empty reply ends the run with empty text and a warning.
+* **Interruption**: on cancellation (Ctrl-C under :meth:`run_sync`, a parent's timeout) the
+  run kills the process groups its tools started, writes a ``stop`` event with
+  ``stop_reason="interrupted"`` to the flushed transcript, calls ``on_stop`` and re-raises
+  :class:`asyncio.CancelledError`; the interrupted result is in ``runner.last_result``.
+  :meth:`run_sync` turns that into :class:`~subagents.runtime.result.RunInterrupted` (exit 130).
+* **Delegation**: a tool that starts a child run calls ``ctx.runner.run(child, prompt,
+  parent=ctx, policy=ctx.policy.restrict(child))`` and appends the result to ``ctx.children``;
+  the child inherits the parent's model as ``parent`` level, depth + 1, and can never be looser
+  than the parent (see :mod:`subagents.runtime.permissions`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import platform
+import re
+import time
+import uuid
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from subagents.definition import AgentDefinition
+from subagents.errors import ProviderError, RunError, UsageError
+from subagents.providers.base import (
+    Message,
+    Model,
+    ModelRequest,
+    ModelResponse,
+    TextBlock,
+    ToolResultBlock,
+    ToolSpec,
+    ToolUseBlock,
+    Usage,
+)
+from subagents.runtime.hooks import CompositeHooks, RunHooks, ToolCall
+from subagents.runtime.permissions import PermissionPolicy
+from subagents.runtime.result import AgentResult, RunInterrupted, RunStopReason, ToolCallRecord
+from subagents.runtime.tools import Tool, ToolContext, ToolOutput, builtin_tools
+from subagents.runtime.transcript import Transcript, default_transcript_dir
+
+__all__ = ["DEFAULT_MAX_TURNS", "AgentRunner", "RunEvent", "build_system_prompt"]
+
+DEFAULT_MAX_TURNS = 50
+MEMORY_SCOPES = ("user", "project", "local")
+MEMORY_MAX_LINES = 200
+MEMORY_MAX_CHARS = 25_000
+
+SUMMARY_PROMPT = (
+    "You have reached the maximum number of turns ({n}) for this task and cannot call tools "
+    "any more. Reply now with a concise summary: what you did, what you found, and what is "
+    "left to do."
+)
+EMPTY_NUDGE = "Your last reply was empty. Continue the task, or give your final answer."
+
+# (kind, data): "start", "turn", "tool", "stop" — for progress displays.
+RunEvent = tuple[str, Mapping[str, Any]]
+EventSink = Callable[[str, Mapping[str, Any]], None]
+
+
+def memory_path(agent: AgentDefinition, scope: str, cwd: Path) -> Path:
+    """Where Claude Code keeps an agent's memory for ``scope`` (user/project/local)."""
+    name = agent.name or "agent"
+    if scope == "user":
+        return Path.home() / ".claude" / "agent-memory" / name / "MEMORY.md"
+    if scope == "project":
+        return cwd / ".claude" / "agent-memory" / name / "MEMORY.md"
+    return cwd / ".claude" / "agent-memory-local" / name / "MEMORY.md"
+
+
+def _memory_section(agent: AgentDefinition, cwd: Path) -> str:
+    memory = (agent.memory or "").strip()
+    if not memory:
+        return ""
+    if memory not in MEMORY_SCOPES:
+        return f"# Memory\n\n{memory}"
+    path = memory_path(agent, memory, cwd)
+    try:
+        with path.open(encoding="utf-8", errors="replace") as fh:
+            lines = [line for _, line in zip(range(MEMORY_MAX_LINES), fh, strict=False)]
+    except OSError:
+        return (f"# Memory\n\nYour persistent memory file ({memory} scope) is {path}; it does "
+                "not exist yet. Create it to remember things for next time.")
+    text = "".join(lines)[:MEMORY_MAX_CHARS].rstrip()
+    return (f"# Memory\n\nYour persistent memory ({memory} scope, {path}); keep it up to date:"
+            f"\n\n{text}")
+
+
+def build_system_prompt(agent: AgentDefinition, cwd: Path, *, include_env: bool = False) -> str:
+    """The system prompt of a run: body, memory, and optionally the environment."""
+    parts = [agent.system_prompt.strip()]
+    parts.append(_memory_section(agent, cwd))
+    if include_env:
+        parts.append(
+            "# Environment\n\n"
+            f"Working directory: {cwd}\nPlatform: {platform.system().lower()}\n"
+            f"Today's date: {date.today().isoformat()}"
+        )
+    return "\n\n".join(p for p in parts if p)
+
+
+def _run_id(agent: str) -> str:
+    slug = re.sub(r"[^A-Za-z0-9_-]+", "-", agent).strip("-")[:40] or "agent"
+    return f"{time.strftime('%Y%m%dT%H%M%S')}-{slug}-{uuid.uuid4().hex[:8]}"
+
+
+class AgentRunner:
+    """Runs agent definitions against a :class:`~subagents.providers.base.Model`.
+
+    One runner may serve many runs, also concurrently (a parent and its children): per-run
+    state lives in the run, not in the runner; ``last_result`` is the latest run to finish.
+    """
+
+    def __init__(
+        self,
+        model: Model,
+        *,
+        cwd: str | os.PathLike[str] | None = None,
+        tools: Mapping[str, Tool] | Sequence[Tool] | None = None,
+        extra_tools: Iterable[Tool] = (),
+        policy: PermissionPolicy | None = None,
+        hooks: RunHooks | None = None,
+        transcript_dir: str | os.PathLike[str] | None = None,
+        transcripts: bool = True,
+        default_max_turns: int = DEFAULT_MAX_TURNS,
+        max_tokens: int = 8192,
+        model_table: Mapping[str, str] | None = None,
+        parent_model: str | None = None,
+        include_env: bool = False,
+        on_event: EventSink | None = None,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        self.model = model
+        self.cwd = Path(cwd or os.getcwd()).resolve()
+        if tools is None:
+            self.tools: dict[str, Tool] = builtin_tools()
+        elif isinstance(tools, Mapping):
+            self.tools = dict(tools)
+        else:
+            self.tools = {t.name: t for t in tools}
+        for t in extra_tools:
+            self.tools[t.name] = t
+        self.policy = policy or PermissionPolicy()
+        self.hooks = hooks
+        self.transcript_dir = Path(transcript_dir) if transcript_dir else None
+        self.transcripts = transcripts
+        self.default_max_turns = default_max_turns
+        self.max_tokens = max_tokens
+        self.model_table = model_table
+        self.parent_model = parent_model
+        self.include_env = include_env
+        self.on_event = on_event
+        self.environ = environ
+        self.last_result: AgentResult | None = None
+
+    # ------------------------------------------------------------------ public API
+
+    def resolve_model(
+        self, agent: AgentDefinition, model: str | None = None, parent: ToolContext | None = None
+    ) -> str:
+        from subagents.providers.models import choose_model
+
+        parent_model = (parent.model if parent is not None else None) or self.parent_model or (
+            getattr(self.model, "default_model", None)
+        )
+        return choose_model(
+            call=model, frontmatter=agent.model, parent=parent_model, table=self.model_table,
+            environ=self.environ,
+        ).model
+
+    def offered_tools(
+        self, policy: PermissionPolicy, extra_tools: Iterable[Tool] = ()
+    ) -> dict[str, Tool]:
+        available = dict(self.tools)
+        for t in extra_tools:
+            available[t.name] = t
+        return policy.tools.apply(available)
+
+    async def run(
+        self,
+        agent: AgentDefinition,
+        prompt: str,
+        *,
+        model: str | None = None,
+        max_turns: int | None = None,
+        policy: PermissionPolicy | None = None,
+        hooks: RunHooks | None = None,
+        extra_tools: Iterable[Tool] = (),
+        parent: ToolContext | None = None,
+        cwd: str | os.PathLike[str] | None = None,
+    ) -> AgentResult:
+        """Run ``agent`` on ``prompt`` to the end; see the module docstring."""
+        limit = max_turns or agent.max_turns or self.default_max_turns
+        if limit < 1:
+            raise UsageError(f"max_turns must be at least 1, got {limit}")
+        outer = policy or (parent.policy if parent is not None else None) or self.policy
+        run_policy = outer.restrict(agent)
+        workdir = Path(cwd).resolve() if cwd else (parent.cwd if parent else self.cwd)
+        model_id = self.resolve_model(agent, model, parent)
+        extra = list(extra_tools)
+        offered = self.offered_tools(run_policy, extra)
+        everything = {**self.tools, **{t.name: t for t in extra}}
+        run_id = _run_id(agent.name)
+        path = None
+        if self.transcripts:
+            path = (self.transcript_dir or default_transcript_dir()) / f"{run_id}.jsonl"
+        transcript = Transcript(path, run_id)
+        ctx = ToolContext(
+            cwd=workdir, agent_name=agent.name, model=model_id, run_id=run_id,
+            depth=(parent.depth + 1) if parent else 0, policy=run_policy, transcript=transcript,
+            runner=self,
+        )
+        all_hooks = [h for h in (self.hooks, hooks) if h is not None]
+        run_hooks: RunHooks = CompositeHooks(all_hooks) if len(all_hooks) != 1 else all_hooks[0]
+        system = build_system_prompt(agent, workdir, include_env=self.include_env)
+        state = _RunState(agent=agent, model=model_id, transcript=transcript,
+                          warnings=list(run_policy.warnings), started=time.perf_counter())
+        transcript.event("start", {
+            "agent": agent.name, "model": model_id, "cwd": str(workdir), "prompt": prompt,
+            "system": system, "tools": list(offered), "max_turns": limit,
+            "permission_mode": run_policy.effective_mode.value, "depth": ctx.depth,
+            "parent_run_id": parent.run_id if parent else None,
+        })
+        self._emit("start", {"agent": agent.name, "model": model_id, "run_id": run_id})
+        try:
+            await self._safe(run_hooks.on_start(ctx, agent, prompt), state, "on_start")
+            await self._loop(ctx, state, run_hooks, system, prompt, offered, everything, limit)
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            state.stop = "interrupted"
+            ctx.processes.kill_all()
+            state.result = self._finish(ctx, state)
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(run_hooks.on_stop(ctx, state.result), 5)
+            raise
+        except Exception as exc:  # a bug (ours or a model's); record it, then let it surface
+            state.stop = "error"
+            state.error = f"{type(exc).__name__}: {exc}"
+            raise
+        finally:
+            ctx.processes.kill_all()
+            if not transcript.closed:
+                state.result = self._finish(ctx, state)
+        result = state.result
+        assert result is not None
+        await self._safe(run_hooks.on_stop(ctx, result), state, "on_stop")
+        return result
+
+    def run_sync(self, agent: AgentDefinition, prompt: str, **kwargs: Any) -> AgentResult:
+        """:meth:`run` in a fresh event loop; Ctrl-C raises :class:`RunInterrupted`."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            pass
+        else:
+            raise RunError("run_sync() was called inside a running event loop",
+                           hint="use `await runner.run(agent, prompt)` there")
+        self.last_result = None
+        try:
+            return asyncio.run(self.run(agent, prompt, **kwargs))
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            result = self.last_result
+            if result is not None and result.stop_reason == "interrupted":
+                raise RunInterrupted(result) from None
+            raise
+
+    # ------------------------------------------------------------------ the loop
+
+    async def _loop(
+        self,
+        ctx: ToolContext,
+        state: _RunState,
+        hooks: RunHooks,
+        system: str,
+        prompt: str,
+        offered: dict[str, Tool],
+        everything: dict[str, Tool],
+        limit: int,
+    ) -> None:
+        specs = [t.spec() for t in offered.values()]
+        messages: list[Message] = [Message.user(prompt)]
+        state.transcript.message(messages[0])
+        nudged = False
+        turn = 0
+        while turn < limit:
+            turn += 1
+            state.turns = turn
+            self._emit("turn", {"agent": ctx.agent_name, "turn": turn, "max_turns": limit})
+            response = await self._request(ctx, state, system, messages, specs, turn)
+            if response is None:
+                return
+            if not response.tool_uses and not response.text.strip():
+                if not nudged and turn < limit:
+                    nudged = True
+                    state.warnings.append(f"turn {turn}: the model sent an empty reply; nudged")
+                    messages[-1] = Message("user", (*messages[-1].content, TextBlock(EMPTY_NUDGE)))
+                    state.transcript.message(messages[-1], turn=turn, nudge=True)
+                    continue
+                state.warnings.append(f"turn {turn}: the model sent an empty reply; stopping")
+                state.final_text = ""
+                state.stop = "end_turn"
+                return
+            assistant = response.as_message()
+            messages.append(assistant)
+            state.transcript.message(assistant, turn=turn, stop_reason=response.stop_reason)
+            uses = response.tool_uses
+            if not uses:
+                state.final_text = response.text
+                state.stop = "end_turn"
+                return
+            done = await asyncio.gather(
+                *(self._call_tool(ctx, state, hooks, use, offered, everything, turn)
+                  for use in uses)
+            )
+            # Records and results in the order the model asked, whatever finished first.
+            state.calls.extend(record for _, record in done)
+            outputs = [out for out, _ in done]
+            results = Message("user", tuple(
+                ToolResultBlock(use.id, out.content, out.is_error)
+                for use, out in zip(uses, outputs, strict=True)
+            ))
+            messages.append(results)
+            state.transcript.message(results, turn=turn)
+        # The limit is reached and the model still wanted tools: ask for a summary, no tools.
+        state.stop = "max_turns"
+        note = TextBlock(SUMMARY_PROMPT.format(n=limit))
+        messages[-1] = Message("user", (*messages[-1].content, note))
+        state.transcript.event("summary_request", {"text": note.text})
+        response = await self._request(ctx, state, system, messages, [], turn, final=True)
+        if response is not None:
+            state.transcript.message(response.as_message(), summary=True)
+            state.final_text = response.text
+            if response.tool_uses:
+                state.warnings.append("the summary reply asked for tools; they were not run")
+
+    async def _request(
+        self,
+        ctx: ToolContext,
+        state: _RunState,
+        system: str,
+        messages: list[Message],
+        specs: Sequence[ToolSpec],
+        turn: int,
+        *,
+        final: bool = False,
+    ) -> ModelResponse | None:
+        request = ModelRequest(
+            model=ctx.model, system=system, messages=tuple(messages), tools=tuple(specs),
+            max_tokens=self.max_tokens,
+            metadata={"agent": ctx.agent_name, "run_id": ctx.run_id, "turn": turn,
+                      **({"final_summary": True, "tool_choice": "none"} if final else {})},
+        )
+        try:
+            response = await self.model.complete(request)
+        except ProviderError as exc:
+            state.error = str(exc)
+            if state.stop != "max_turns":
+                state.stop = "error"
+            state.transcript.event("error", {"turn": turn, "error": str(exc),
+                                             "kind": type(exc).__name__})
+            return None
+        state.usage = state.usage + response.usage
+        return response
+
+    async def _call_tool(
+        self,
+        ctx: ToolContext,
+        state: _RunState,
+        hooks: RunHooks,
+        use: ToolUseBlock,
+        offered: dict[str, Tool],
+        everything: dict[str, Tool],
+        turn: int,
+    ) -> tuple[ToolOutput, ToolCallRecord]:
+        started = time.perf_counter()
+        self._emit("tool", {"agent": ctx.agent_name, "turn": turn, "name": use.name,
+                            "input": dict(use.input)})
+        executed = False
+        tool = offered.get(use.name)
+        output: ToolOutput
+        if tool is None:
+            if use.name in everything:
+                output = ToolOutput.error(
+                    f"{use.name} is not available to this agent (not in its allowed tools); it "
+                    f"was not run. Available tools: {', '.join(offered) or 'none'}")
+            else:
+                output = ToolOutput.error(
+                    f"there is no tool named {use.name!r}; it was not run. Available tools: "
+                    f"{', '.join(offered) or 'none'}")
+        else:
+            output, executed = await self._checked_call(ctx, state, hooks, tool, use)
+        duration = time.perf_counter() - started
+        record = ToolCallRecord(
+            id=use.id, name=use.name, input=dict(use.input), output=output.content,
+            is_error=output.is_error, turn=turn, duration=duration, executed=executed,
+        )
+        state.transcript.event("tool", {"id": use.id, "name": use.name, "turn": turn,
+                                        "executed": executed, "is_error": output.is_error,
+                                        "duration": round(duration, 6)})
+        return output, record
+
+    async def _checked_call(
+        self, ctx: ToolContext, state: _RunState, hooks: RunHooks, tool: Tool, use: ToolUseBlock
+    ) -> tuple[ToolOutput, bool]:
+        """(output, executed): refusals come back as ``is_error`` outputs, not run."""
+        input = use.input
+        problem = tool.validate(input)
+        if problem:
+            return _refuse(f"invalid arguments for {tool.name}: {problem}; it was not run")
+        policy = ctx.policy or self.policy
+        reason = policy.tools.refusal(tool.name, input, ctx.cwd)
+        if reason:
+            return _refuse(f"{tool.name} refused: {reason}; it was not run")
+        call = ToolCall(use.id, tool.name, input, tool.read_only)
+        try:
+            decision = await hooks.before_tool(ctx, call)
+        except Exception as exc:  # a broken hook refuses, it does not crash the run
+            return _refuse(f"{tool.name} refused: a hook failed ({exc}); it was not run")
+        if decision is not None and not decision.allow:
+            return _refuse(f"{tool.name} refused by a hook: {decision.reason or 'blocked'}")
+        verdict = await policy.decide(tool, input, ctx)
+        if not verdict.allowed:
+            return _refuse(f"permission denied for {tool.name}: {verdict.reason}; it was not run")
+        try:
+            output = await tool.run(input, ctx)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a tool bug becomes an is_error result, never a crash
+            output = ToolOutput.error(f"{tool.name} failed: {type(exc).__name__}: {exc}")
+        await self._safe(hooks.after_tool(ctx, call, output), state, "after_tool")
+        return output, True
+
+    # ------------------------------------------------------------------ helpers
+
+    def _finish(self, ctx: ToolContext, state: _RunState) -> AgentResult:
+        result = AgentResult(
+            agent=state.agent.name, model=state.model, final_text=state.final_text,
+            stop_reason=state.stop, turns=state.turns, tool_calls=tuple(state.calls),
+            usage=state.usage, duration=time.perf_counter() - state.started,
+            transcript_path=state.transcript.path, run_id=ctx.run_id, error=state.error,
+            warnings=tuple(state.warnings), children=tuple(ctx.children),
+        )
+        state.transcript.event("stop", {
+            "stop_reason": result.stop_reason, "turns": result.turns,
+            "usage": {"input_tokens": result.usage.input_tokens,
+                      "output_tokens": result.usage.output_tokens},
+            "duration": round(result.duration, 6), "error": result.error,
+            "final_text": result.final_text, "warnings": list(result.warnings),
+        })
+        state.transcript.close()
+        self.last_result = result
+        self._emit("stop", {"agent": result.agent, "stop_reason": result.stop_reason,
+                            "turns": result.turns})
+        return result
+
+    async def _safe(self, awaitable: Any, state: _RunState, what: str) -> None:
+        try:
+            await awaitable
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            state.warnings.append(f"hook {what} failed: {type(exc).__name__}: {exc}")
+
+    def _emit(self, kind: str, data: Mapping[str, Any]) -> None:
+        if self.on_event is not None:
+            with contextlib.suppress(Exception):
+                self.on_event(kind, data)
+
+
+def _refuse(message: str) -> tuple[ToolOutput, bool]:
+    return ToolOutput.error(message), False
+
+
+class _RunState:
+    """Mutable bookkeeping of one run (kept off the runner so runs can overlap)."""
+
+    __slots__ = ("agent", "calls", "error", "final_text", "model", "result", "started", "stop",
+                 "transcript", "turns", "usage", "warnings")
+
+    def __init__(self, *, agent: AgentDefinition, model: str, transcript: Transcript,
+                 warnings: list[str], started: float) -> None:
+        self.agent = agent
+        self.model = model
+        self.transcript = transcript
+        self.warnings = warnings
+        self.started = started
+        self.turns = 0
+        self.calls: list[ToolCallRecord] = []
+        self.usage = Usage()
+        self.final_text = ""
+        self.stop: RunStopReason = "end_turn"
+        self.error: str | None = None
+        self.result: AgentResult | None = None

@@ -1,0 +1,247 @@
+"""The tool interface every built-in (and later MCP / Task) tool implements.
+
+A :class:`Tool` has a ``name`` (Claude Code's spelling), a ``description`` and a JSON Schema
+``input_schema`` (what the model is offered), a ``read_only`` flag (read-only tools need no
+permission), and an async ``run(input, ctx) -> ToolOutput``.  Tools never raise for expected
+failures: they return ``ToolOutput(content, is_error=True)`` with a message the model can act
+on.  The runner additionally catches anything a tool raises and turns it into an ``is_error``
+result, so a buggy tool cannot crash a run.
+
+Design notes
+------------
+* Blocking tools (file system, ``grep``) subclass :class:`BlockingTool` and implement ``call``;
+  ``run`` sends it to a worker thread (``asyncio.to_thread``) so parallel calls in one assistant
+  message really overlap.  ``Bash`` is natively async (asyncio subprocess) so it can be killed.
+* Input is validated against ``input_schema`` before the tool runs (:func:`validate_input`):
+  a small validator for the JSON Schema subset tools use (``type``, ``properties``,
+  ``required``, ``additionalProperties``, ``enum``, ``items``, ``minimum``/``maximum``,
+  ``minLength``, ``minItems``).  Keywords it does not know are ignored, never fatal; it is
+  deliberately dependency-free because the runtime must not pull in ``jsonschema``.
+* Paths: tools accept absolute paths or paths relative to ``ctx.cwd``; :meth:`ToolContext.resolve`
+  resolves symlinks, so the permission check sees where a write really lands.
+* ``write_paths(input)`` names the files a call would change; the permission policy refuses a
+  call whose write paths leave the working folder.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from subagents.providers.base import ToolSpec
+
+if TYPE_CHECKING:
+    from subagents.runtime.permissions import PermissionPolicy
+    from subagents.runtime.result import AgentResult
+    from subagents.runtime.transcript import Transcript
+
+__all__ = [
+    "BlockingTool",
+    "ProcessRegistry",
+    "Tool",
+    "ToolContext",
+    "ToolOutput",
+    "validate_input",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutput:
+    """What a tool call produced: text for the model, and whether it is an error."""
+
+    content: str
+    is_error: bool = False
+
+    @staticmethod
+    def error(message: str) -> ToolOutput:
+        return ToolOutput(message, is_error=True)
+
+
+class ProcessRegistry:
+    """Process groups started by tools during one run, killed when the run ends or is cut."""
+
+    def __init__(self) -> None:
+        self._pgids: set[int] = set()
+
+    def add(self, pgid: int) -> None:
+        self._pgids.add(pgid)
+
+    def discard(self, pgid: int) -> None:
+        self._pgids.discard(pgid)
+
+    @property
+    def active(self) -> frozenset[int]:
+        return frozenset(self._pgids)
+
+    def kill_all(self) -> None:
+        for pgid in list(self._pgids):
+            kill_process_group(pgid)
+        self._pgids.clear()
+
+
+def kill_process_group(pgid: int) -> None:
+    """SIGKILL a whole process group; a group that is already gone is fine."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+@dataclass(slots=True, kw_only=True)
+class ToolContext:
+    """What a tool may know about the run calling it.
+
+    ``runner``, ``depth`` and ``children`` exist for the delegation (``Task``) tool: it starts a
+    child run through ``ctx.runner`` with ``parent=ctx`` and appends the child's result to
+    ``ctx.children``, which the runner copies into ``AgentResult.children``.
+    """
+
+    cwd: Path
+    agent_name: str = ""
+    model: str = ""
+    run_id: str = ""
+    depth: int = 0
+    policy: PermissionPolicy | None = None
+    processes: ProcessRegistry = field(default_factory=ProcessRegistry)
+    todos: list[dict[str, Any]] = field(default_factory=list)
+    children: list[AgentResult] = field(default_factory=list)
+    transcript: Transcript | None = None
+    runner: Any = None  # the AgentRunner (Any: avoids an import cycle)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def resolve(self, path: str) -> Path:
+        """An absolute, symlink-resolved path; relative paths are taken from ``cwd``."""
+        p = Path(os.path.expanduser(path))
+        if not p.is_absolute():
+            p = self.cwd / p
+        return p.resolve()
+
+
+class Tool(ABC):
+    """A tool the model can call."""
+
+    name: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+    input_schema: ClassVar[Mapping[str, Any]] = {"type": "object", "properties": {}}
+    read_only: ClassVar[bool] = False
+    edits_files: ClassVar[bool] = False  # acceptEdits approves these inside the working folder
+
+    def spec(self) -> ToolSpec:
+        return ToolSpec(self.name, self.description, self.input_schema)
+
+    def validate(self, input: Mapping[str, Any]) -> str | None:
+        """An error message if ``input`` does not match the schema, else ``None``."""
+        return validate_input(input, self.input_schema)
+
+    def write_paths(self, input: Mapping[str, Any]) -> Sequence[str]:
+        """Paths this call would write to (for the working-folder check)."""
+        return ()
+
+    @abstractmethod
+    async def run(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolOutput: ...
+
+
+class BlockingTool(Tool):
+    """A tool whose work is synchronous; it runs in a worker thread."""
+
+    async def run(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
+        return await asyncio.to_thread(self.call, input, ctx)
+
+    @abstractmethod
+    def call(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolOutput: ...
+
+
+_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "object": (dict, Mapping),
+    "array": (list, tuple),
+    "null": (type(None),),
+}
+
+
+def _type_ok(value: Any, expected: str | Sequence[str]) -> bool:
+    names = [expected] if isinstance(expected, str) else list(expected)
+    for name in names:
+        kinds = _TYPES.get(name)
+        if kinds is None:
+            return True  # unknown type keyword: do not judge
+        # bool is an int in Python but not an integer/number in JSON
+        if name in ("integer", "number") and isinstance(value, bool):
+            continue
+        if name == "integer" and isinstance(value, float) and value.is_integer():
+            return True
+        if isinstance(value, kinds):
+            return True
+    return False
+
+
+def validate_input(value: Any, schema: Mapping[str, Any], where: str = "input") -> str | None:
+    """Check ``value`` against the JSON Schema subset tools use; first problem or ``None``."""
+    expected = schema.get("type")
+    if expected is not None and not _type_ok(value, expected):
+        shown = expected if isinstance(expected, str) else " or ".join(expected)
+        return f"{where} must be {shown}, got {_json_type(value)}"
+    if "enum" in schema and value not in schema["enum"]:
+        return f"{where} must be one of {', '.join(repr(v) for v in schema['enum'])}"
+    if isinstance(value, Mapping):
+        props: Mapping[str, Any] = schema.get("properties", {})
+        for key in schema.get("required", ()):
+            if key not in value:
+                return f"{where} is missing required field {key!r}"
+        for key, item in value.items():
+            sub = props.get(key)
+            if sub is None:
+                if schema.get("additionalProperties") is False:
+                    allowed = ", ".join(props) or "none"
+                    return f"{where} has unknown field {key!r} (allowed: {allowed})"
+                continue
+            label = f"{key!r}" if where == "input" else f"{where}.{key}"
+            problem = validate_input(item, sub, label)
+            if problem:
+                return problem
+    elif isinstance(value, (list, tuple)):
+        if "minItems" in schema and len(value) < schema["minItems"]:
+            return f"{where} needs at least {schema['minItems']} item(s)"
+        items = schema.get("items")
+        if isinstance(items, Mapping):
+            for i, item in enumerate(value):
+                problem = validate_input(item, items, f"{where}[{i}]")
+                if problem:
+                    return problem
+    elif isinstance(value, str):
+        if "minLength" in schema and len(value) < schema["minLength"]:
+            return f"{where} must not be empty" if schema["minLength"] == 1 else (
+                f"{where} must have at least {schema['minLength']} characters"
+            )
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        if "minimum" in schema and value < schema["minimum"]:
+            return f"{where} must be >= {schema['minimum']}"
+        if "maximum" in schema and value > schema["maximum"]:
+            return f"{where} must be <= {schema['maximum']}"
+    return None
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, Mapping):
+        return "object"
+    if isinstance(value, (list, tuple)):
+        return "array"
+    return type(value).__name__

@@ -1,0 +1,131 @@
+"""``Bash{command, timeout, description}``: run a shell command in the working folder.
+
+Design notes
+------------
+* ``timeout`` is in milliseconds, as in Claude Code (default 120,000, at most 600,000).
+* The command runs in its **own process group** (``start_new_session=True``).  On timeout, on
+  cancellation (Ctrl-C, a parent's timeout) and after a normal exit, the whole group gets
+  SIGKILL, so ``sleep 1000 &`` or a forked server never outlives the call.  Starting long-lived
+  background processes is therefore not supported (Claude Code's ``run_in_background`` is
+  refused with a clear message).
+* stdout and stderr are merged in arrival order; the text sent back is capped at 30,000
+  characters (head kept, the count of dropped characters said), while the pipe is still drained
+  so a chatty command cannot block on a full pipe.
+* A non-zero exit is an ``is_error`` result carrying the output and the exit code, so the model
+  sees what went wrong.  stdin is ``/dev/null``: a command waiting for input ends at once.
+* The group id is registered in ``ctx.processes`` while it runs; the runner kills whatever is
+  left there when a run ends or is interrupted (belt and braces).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import shutil
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from subagents.runtime.tools.base import Tool, ToolContext, ToolOutput, kill_process_group
+
+__all__ = ["BashTool"]
+
+DEFAULT_TIMEOUT_MS = 120_000
+MAX_TIMEOUT_MS = 600_000
+MAX_OUTPUT_CHARS = 30_000
+_CHUNK = 65536
+
+
+class BashTool(Tool):
+    name = "Bash"
+    description = (
+        "Run a shell command in the working directory and return its combined stdout/stderr "
+        "and exit code. timeout is in milliseconds (default 120000, max 600000); the command "
+        "and everything it started are killed when it ends or times out. Output is capped at "
+        "30000 characters."
+    )
+    input_schema: ClassVar[Mapping[str, Any]] = {
+        "type": "object",
+        "properties": {
+            "command": {"type": "string", "minLength": 1, "description": "The command to run"},
+            "timeout": {"type": "integer", "minimum": 1, "maximum": MAX_TIMEOUT_MS},
+            "description": {"type": "string", "description": "What it does, in 5-10 words"},
+            "run_in_background": {"type": "boolean"},
+        },
+        "required": ["command"],
+        "additionalProperties": False,
+    }
+
+    def __init__(self, *, default_timeout_ms: int = DEFAULT_TIMEOUT_MS,
+                 max_output_chars: int = MAX_OUTPUT_CHARS) -> None:
+        self.default_timeout_ms = default_timeout_ms
+        self.max_output_chars = max_output_chars
+
+    async def run(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
+        if input.get("run_in_background"):
+            return ToolOutput.error("run_in_background is not supported here; run the command "
+                                    "in the foreground with a timeout")
+        timeout = int(input.get("timeout") or self.default_timeout_ms) / 1000
+        shell = shutil.which("bash") or "/bin/sh"
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                shell, "-c", input["command"],
+                cwd=ctx.cwd,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            return ToolOutput.error(f"cannot start the shell: {exc.strerror or exc}")
+        pgid = proc.pid  # new session: the leader's pid is the group id
+        ctx.processes.add(pgid)
+        chunks: list[bytes] = []
+        kept = 0
+        dropped = 0
+        limit_bytes = self.max_output_chars * 4  # UTF-8: at most 4 bytes a character
+
+        async def drain() -> None:
+            nonlocal kept, dropped
+            assert proc.stdout is not None
+            while True:
+                data = await proc.stdout.read(_CHUNK)
+                if not data:
+                    return
+                room = limit_bytes - kept
+                if room > 0:
+                    chunks.append(data[:room])
+                    kept += min(room, len(data))
+                dropped += max(0, len(data) - max(room, 0))
+
+        timed_out = False
+        try:
+            try:
+                await asyncio.wait_for(drain(), timeout)
+                rc = await asyncio.wait_for(proc.wait(), max(timeout, 1.0))
+            except TimeoutError:
+                timed_out = True
+                kill_process_group(pgid)
+                rc = await proc.wait()
+        finally:
+            # Normal end, timeout or cancellation: nothing the command started survives it.
+            kill_process_group(pgid)
+            ctx.processes.discard(pgid)
+            if proc.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.kill()
+        text = b"".join(chunks).decode("utf-8", errors="replace")
+        cut = 0
+        if len(text) > self.max_output_chars:
+            cut = len(text) - self.max_output_chars
+            text = text[: self.max_output_chars]
+        extra = cut + dropped
+        if extra:
+            text += f"\n[output truncated: {extra:,} more bytes/characters not shown]"
+        if timed_out:
+            return ToolOutput.error(
+                f"{text}\n[command timed out after {timeout:g}s; it and its child processes "
+                "were killed]".lstrip()
+            )
+        if rc != 0:
+            return ToolOutput.error(f"{text}\n[exit code {rc}]".lstrip())
+        return ToolOutput(text if text else "(no output)")
