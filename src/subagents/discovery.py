@@ -1,0 +1,402 @@
+"""Where agents live: the scope folders of a directory, and a careful recursive folder scan.
+
+This module knows the *layout* (which folders, in which order) and walks folders; it never
+parses a file (that is :mod:`subagents.loader`) and never decides a winner (that is
+:mod:`subagents.registry`).
+
+Design notes
+------------
+* Precedence, highest first (REFERENCE.md "Location and precedence"): managed; cli
+  (``--agents`` JSON, ``register()``, then NanoClaw ``agents.json`` group and global — seed 003:
+  "Same name = group wins"); project (``.claude/agents`` in the current folder and every parent up
+  to the repository root, closest first); user (``~/.claude/agents``); plugin
+  (``<plugin>/agents/**``); built-ins last.  Each folder (or JSON text/file) is a
+  :class:`Source`; ``Source.order`` sorts them.  Two definitions of one name in *one* source are
+  a clash (REQ-SUB-019); across sources the earlier one wins and the later is "shadowed".
+* The repository root is the nearest folder holding ``.git`` (a folder, or a file for
+  worktrees/submodules).  Outside a repository only the current folder is a project folder:
+  walking to ``/`` would read ``~/.claude/agents`` (the *user* folder) a second time as a
+  project folder whenever the cwd is under ``$HOME``.  For the same reason a project folder that
+  *is* the user folder is dropped from the project list.
+* The Codex dialect (seed 002) swaps ``.claude`` for ``.codex`` in the project and user folders;
+  a project holding both trees is normal and never a clash, because one run sees one dialect.
+* The walk follows symlinked folders (people link a shared agents folder into projects) but keeps
+  the (device, inode) of every folder on the current path, so a symlink loop is reported once
+  (SA603) instead of recursing forever.  Hidden entries (``.git``, editor lock files ``.#x.md``)
+  are skipped.  Only ``*.md`` files are agent files in folder sources.
+* Folder listings are cached by the folder's own stamp (mtime, size, inode): an unchanged folder
+  is not listed again on reload.  A listing taken within :data:`RACY_NS` of the folder's mtime
+  is not trusted (the "racy git" problem: a second change in the same timestamp tick would be
+  invisible), so it is listed again next time.
+* Problems with folders are diagnostics, never exceptions: SA602 unreadable folder, SA603 symlink
+  loop, SA604 an agents path that is not a folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat as stat_mod
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+from subagents.definition import Dialect, Scope
+from subagents.diagnostics import Diagnostic, Severity
+
+__all__ = [
+    "RACY_NS",
+    "DirListingCache",
+    "FolderScan",
+    "ScannedFile",
+    "Source",
+    "SourceKind",
+    "Stamp",
+    "find_git_root",
+    "plan_sources",
+    "plugin_namespace",
+    "project_folders",
+    "scan_folder",
+]
+
+# A stamp this close to "now" may hide a second change in the same filesystem tick.
+RACY_NS = 100_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class Stamp:
+    """What a reload compares: codex-subagents' mtime cache, plus size and inode."""
+
+    mtime_ns: int
+    size: int
+    ino: int
+    dev: int
+
+    @classmethod
+    def of(cls, st: os.stat_result) -> Stamp:
+        return cls(st.st_mtime_ns, st.st_size, st.st_ino, st.st_dev)
+
+    def racy(self, observed_ns: int) -> bool:
+        """True when the file may change again without its stamp changing."""
+        return observed_ns - self.mtime_ns < RACY_NS
+
+
+class SourceKind(StrEnum):
+    FOLDER = "folder"  # a folder of Markdown agent files, scanned recursively
+    JSON_TEXT = "json-text"  # the --agents value
+    JSON_FILE = "json-file"  # a NanoClaw agents.json
+    REGISTERED = "registered"  # definitions given to AgentRegistry.register()
+    BUILTIN = "builtin"  # general-purpose, Explore, Plan
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """One place definitions come from; ``order`` sorts sources by precedence (lower wins)."""
+
+    scope: Scope
+    kind: SourceKind
+    rank: int
+    label: str
+    root: Path | None = None
+    dialect: Dialect = Dialect.CLAUDE
+    plugin: str | None = None
+    text: str | None = field(default=None, repr=False)
+
+    @property
+    def order(self) -> tuple[int, int]:
+        return (self.scope.precedence, self.rank)
+
+
+def find_git_root(start: Path) -> Path | None:
+    """The nearest folder at or above ``start`` that holds ``.git``."""
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
+def _agents_subpath(dialect: Dialect) -> Path:
+    return Path(".codex" if dialect is Dialect.CODEX else ".claude") / "agents"
+
+
+def project_folders(cwd: Path, dialect: Dialect = Dialect.CLAUDE) -> list[Path]:
+    """Project agents folders, closest first: cwd and every parent up to the git root."""
+    sub = _agents_subpath(dialect)
+    root = find_git_root(cwd)
+    if root is None:
+        return [cwd / sub]
+    folders = []
+    for folder in (cwd, *cwd.parents):
+        folders.append(folder / sub)
+        if folder == root:
+            break
+    return folders
+
+
+def user_folder(home: Path, dialect: Dialect = Dialect.CLAUDE) -> Path:
+    return home / _agents_subpath(dialect)
+
+
+def plugin_namespace(plugin_dir: Path) -> str:
+    """A plugin's name: ``.claude-plugin/plugin.json`` ``name`` if readable, else the folder."""
+    manifest = plugin_dir / ".claude-plugin" / "plugin.json"
+    try:
+        data = json.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        data = None
+    if isinstance(data, dict) and isinstance(data.get("name"), str) and data["name"].strip():
+        return str(data["name"]).strip()
+    return plugin_dir.resolve().name or "plugin"
+
+
+def _same_folder(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return a == b
+
+
+def plan_sources(
+    *,
+    cwd: Path,
+    home: Path,
+    dialect: Dialect,
+    managed_dir: Path | None,
+    cli_text: str | None,
+    agents_json: tuple[Path | None, Path | None] | None,
+    plugin_dirs: Iterable[Path],
+) -> list[Source]:
+    """Every source of a directory, in precedence order (built-ins excluded)."""
+    sources: list[Source] = []
+    if managed_dir is not None:
+        sources.append(Source(Scope.MANAGED, SourceKind.FOLDER, 0, "managed", managed_dir, dialect))
+    # cli: register() (rank 0, added by the registry), --agents (1), agents.json group (2),
+    # agents.json global (3) -- the group file wins a clash with the global one (seed 003).
+    if cli_text is not None:
+        sources.append(
+            Source(
+                Scope.CLI, SourceKind.JSON_TEXT, 1, "--agents", None, Dialect.JSON, None, cli_text
+            )
+        )
+    if agents_json is not None:
+        global_path, group_path = agents_json
+        if group_path is not None:
+            sources.append(
+                Source(
+                    Scope.CLI,
+                    SourceKind.JSON_FILE,
+                    2,
+                    "agents.json (group)",
+                    group_path,
+                    Dialect.JSON,
+                )
+            )
+        if global_path is not None:
+            sources.append(
+                Source(
+                    Scope.CLI,
+                    SourceKind.JSON_FILE,
+                    3,
+                    "agents.json (global)",
+                    global_path,
+                    Dialect.JSON,
+                )
+            )
+    user = user_folder(home, dialect)
+    for rank, folder in enumerate(project_folders(cwd, dialect)):
+        if _same_folder(folder, user):
+            continue
+        label = "project" if rank == 0 else f"project (parent {rank})"
+        sources.append(Source(Scope.PROJECT, SourceKind.FOLDER, rank, label, folder, dialect))
+    sources.append(Source(Scope.USER, SourceKind.FOLDER, 0, "user", user, dialect))
+    for rank, plugin_dir in enumerate(plugin_dirs):
+        name = plugin_namespace(plugin_dir)
+        sources.append(
+            Source(
+                Scope.PLUGIN,
+                SourceKind.FOLDER,
+                rank,
+                f"plugin {name}",
+                plugin_dir / "agents",
+                Dialect.CLAUDE,
+                name,
+            )
+        )
+    return sources
+
+
+# --------------------------------------------------------------------------- folder scanning
+
+
+@dataclass(frozen=True, slots=True)
+class ScannedFile:
+    path: Path
+    # extra id segments from subfolders (plugin sources only use them): ("sub", "deeper")
+    segments: tuple[str, ...]
+
+
+@dataclass(slots=True)
+class FolderScan:
+    files: list[ScannedFile] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    folders: list[Path] = field(default_factory=list)  # every folder visited (for watching)
+    exists: bool = True
+
+
+@dataclass(slots=True)
+class _Listing:
+    stamp: Stamp
+    files: tuple[str, ...]
+    dirs: tuple[str, ...]
+
+
+class DirListingCache:
+    """Folder listings keyed by path, reused while the folder's stamp is unchanged."""
+
+    def __init__(self) -> None:
+        self._listings: dict[Path, _Listing] = {}
+
+    def list(self, folder: Path, st: os.stat_result) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        stamp = Stamp.of(st)
+        cached = self._listings.get(folder)
+        if cached is not None and cached.stamp == stamp:
+            return cached.files, cached.dirs
+        now = time.time_ns()
+        files: list[str] = []
+        dirs: list[str] = []
+        with os.scandir(folder) as it:
+            for entry in it:
+                name = entry.name
+                if name.startswith("."):
+                    continue
+                try:
+                    is_dir = entry.is_dir()  # follows symlinks
+                except OSError:
+                    is_dir = False
+                if is_dir:
+                    dirs.append(name)
+                elif name.endswith(".md"):
+                    files.append(name)
+        files.sort()
+        dirs.sort()
+        if not stamp.racy(now):
+            self._listings[folder] = _Listing(stamp, tuple(files), tuple(dirs))
+        else:
+            self._listings.pop(folder, None)
+        return tuple(files), tuple(dirs)
+
+    def forget(self, folder: Path) -> None:
+        self._listings.pop(folder, None)
+
+
+def _diag(path: str, rule: str, severity: Severity, message: str, hint: str) -> Diagnostic:
+    return Diagnostic(
+        path=path, line=None, column=None, rule=rule, severity=severity, message=message, hint=hint
+    )
+
+
+def scan_folder(
+    root: Path,
+    *,
+    display: Callable[[Path], str],
+    cache: DirListingCache | None = None,
+) -> FolderScan:
+    """Every ``*.md`` file under ``root``, recursively, with folder problems as diagnostics."""
+    result = FolderScan()
+    cache = cache or DirListingCache()
+    try:
+        st = os.stat(root)
+    except FileNotFoundError:
+        result.exists = False
+        return result
+    except OSError as exc:
+        result.exists = os.path.lexists(root)
+        if _is_loop(exc):
+            result.diagnostics.append(_loop_diag(root, display))
+        else:
+            result.diagnostics.append(_unreadable_diag(root, exc, display))
+        return result
+    if not stat_mod.S_ISDIR(st.st_mode):
+        result.diagnostics.append(
+            _diag(
+                display(root),
+                "SA604",
+                Severity.ERROR,
+                f"{display(root)} is a file, not a folder: no agents are read from it",
+                "agents live in a folder of .md files; move this file into a folder of that name",
+            )
+        )
+        return result
+    _walk(root, st, (), frozenset(), result, display, cache)
+    return result
+
+
+def _is_loop(exc: OSError) -> bool:
+    import errno
+
+    return exc.errno == errno.ELOOP
+
+
+def _loop_diag(path: Path, display: Callable[[Path], str]) -> Diagnostic:
+    return _diag(
+        display(path),
+        "SA603",
+        Severity.WARNING,
+        f"symlink loop at {display(path)}: the folder leads back to itself; not followed",
+        "remove the symlink or point it outside the agents folder",
+    )
+
+
+def _unreadable_diag(path: Path, exc: OSError, display: Callable[[Path], str]) -> Diagnostic:
+    return _diag(
+        display(path),
+        "SA602",
+        Severity.ERROR,
+        f"cannot read folder {display(path)}: {exc.strerror or exc}; its agents are not loaded",
+        "check the folder's permissions (it needs r and x for this user)",
+    )
+
+
+def _walk(
+    folder: Path,
+    st: os.stat_result,
+    segments: tuple[str, ...],
+    ancestors: frozenset[tuple[int, int]],
+    result: FolderScan,
+    display: Callable[[Path], str],
+    cache: DirListingCache,
+) -> None:
+    key = (st.st_dev, st.st_ino)
+    if key in ancestors:
+        result.diagnostics.append(_loop_diag(folder, display))
+        return
+    ancestors = ancestors | {key}
+    result.folders.append(folder)
+    try:
+        files, dirs = cache.list(folder, st)
+    except FileNotFoundError:
+        return  # removed while we were scanning: it simply has no agents now
+    except OSError as exc:
+        if _is_loop(exc):
+            result.diagnostics.append(_loop_diag(folder, display))
+        else:
+            result.diagnostics.append(_unreadable_diag(folder, exc, display))
+        return
+    for name in files:
+        result.files.append(ScannedFile(folder / name, segments))
+    for name in dirs:
+        sub = folder / name
+        try:
+            sub_st = os.stat(sub)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            if _is_loop(exc):
+                result.diagnostics.append(_loop_diag(sub, display))
+            else:
+                result.diagnostics.append(_unreadable_diag(sub, exc, display))
+            continue
+        if stat_mod.S_ISDIR(sub_st.st_mode):
+            _walk(sub, sub_st, (*segments, name), ancestors, result, display, cache)

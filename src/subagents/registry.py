@@ -1,0 +1,771 @@
+"""The agent registry: which agents a directory sees, from where, and why not.
+
+Users' top complaint about Claude Code is an agent that silently does not appear.  So the
+registry keeps, besides the winners, every shadowed definition (and what shadows it), every
+clash, and the diagnostics of every file that failed — :meth:`AgentRegistry.explain` turns
+them into an answer for one name, and ``subagents doctor`` for a whole directory.
+
+Design notes
+------------
+* Scopes and precedence come from :mod:`subagents.discovery` (managed > cli > project >
+  user > plugin > built-in).  Within one *source* (one folder, one JSON text or file) two
+  definitions of one name are a clash (SA601, REQ-SUB-019): both files are named, neither wins,
+  the name is blocked (``get`` raises :class:`DefinitionError`) and lower-scope definitions of it
+  are listed as shadowed.  Falling through to a user-scope definition would be exactly the
+  silent surprise this module exists to prevent.  Across sources the earlier wins.
+* Lazy (REQ-SUB-025): discovery reads front matter only (``include_body=False``);
+  :class:`AgentEntry` carries the name, description, model and tools, and ``entry.definition``
+  reads the body on first use.  JSON sources carry their prompts anyway and are read whole.
+* Cached (codex-subagents): each file's :class:`~subagents.discovery.Stamp` (mtime, size,
+  inode) is kept; :meth:`reload` stats every file and re-parses only changed ones, so a reload
+  with nothing changed costs one ``stat`` per file plus one per folder.  A stamp within
+  ``RACY_NS`` of the read is not trusted (a second write in the same tick would keep it).
+* A file read while it changes (stamp before != stamp after) is read again, up to three times;
+  a file that vanishes mid-scan is simply gone.  A file that fails keeps its diagnostics in and
+  its definition out (REQ-SUB-028) — a previously good file that breaks drops its agent, and
+  :meth:`reload` reports ``removed`` plus ``error`` with the reason.
+* Files the harness would skip are not loaded, with the reason: reader errors (``LoadResult.ok``
+  false), and — for the registry only, since the full rule set belongs to ``validate`` — an
+  empty ``name`` (SA102), a ``name`` containing ``:`` or starting with ``-`` (SA101; Claude Code
+  skips those), an empty ``description`` outside the Codex dialect (SA103).
+* ``get`` matches like the Task tool's ``subagent_type``: exact id, then ignoring case and the
+  separators ``-``, ``_`` and space, then a unique plugin agent by its bare name.
+* Watching lives in :mod:`subagents.watching`; it drives :meth:`reload`, so the events it yields
+  are computed from the registry's own before/after state and a missed filesystem event can
+  delay a change but never lose it.
+"""
+
+from __future__ import annotations
+
+import builtins
+import difflib
+import os
+import re
+import time
+from collections import defaultdict
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from subagents.definition import AgentDefinition, Dialect, Scope
+from subagents.diagnostics import Diagnostic, Severity, sort_diagnostics
+from subagents.discovery import (
+    DirListingCache,
+    Source,
+    SourceKind,
+    Stamp,
+    plan_sources,
+    scan_folder,
+)
+from subagents.errors import AgentNotFoundError, DefinitionError, UsageError
+from subagents.loader import LoadResult, parse_agent_text, read_agent_file
+from subagents.watching import ChangeEvent, diff_records
+
+__all__ = [
+    "BUILTIN_AGENTS",
+    "AgentEntry",
+    "AgentRegistry",
+    "Explanation",
+    "FileRecord",
+    "normalize_name",
+]
+
+_SEPARATORS = re.compile(r"[-_ ]+")
+
+
+def normalize_name(name: str) -> str:
+    """The Task tool's matching key: case and ``-``/``_``/space ignored."""
+    return _SEPARATORS.sub("", name).casefold()
+
+
+_READ_ONLY_DENY = ("Write", "Edit", "MultiEdit", "NotebookEdit", "Task", "Agent")
+
+# Claude Code's built-in agents (REFERENCE.md "Built-in agents"), lowest precedence.
+BUILTIN_AGENTS: tuple[AgentDefinition, ...] = (
+    AgentDefinition(
+        name="general-purpose",
+        description="General-purpose agent for researching complex questions, searching for "
+        "code, and executing multi-step tasks. Use it when no specialised agent fits.",
+        system_prompt="You are a general-purpose agent. Complete the task you are given fully, "
+        "using the tools available, and finish with a concise report of what you found or did.",
+        source=Scope.BUILTIN,
+    ),
+    AgentDefinition(
+        name="Explore",
+        description="Fast read-only agent for exploring codebases: finding files, searching "
+        "code and answering questions about how things work.",
+        system_prompt="You explore a codebase to answer questions. You never modify files. "
+        "Search broadly, read what matters, and answer with file paths and line numbers.",
+        model="haiku",
+        disallowed_tools=_READ_ONLY_DENY,
+        source=Scope.BUILTIN,
+    ),
+    AgentDefinition(
+        name="Plan",
+        description="Read-only planning agent: researches the codebase and proposes a "
+        "step-by-step implementation plan without changing anything.",
+        system_prompt="You research the codebase and produce an implementation plan: the files "
+        "to change, in order, with the reason for each step. You never modify files.",
+        disallowed_tools=_READ_ONLY_DENY,
+        source=Scope.BUILTIN,
+    ),
+)
+
+_BUILTIN_SOURCE = Source(Scope.BUILTIN, SourceKind.BUILTIN, 0, "built-in")
+_REGISTERED_SOURCE = Source(Scope.CLI, SourceKind.REGISTERED, 0, "register()")
+
+
+@dataclass(slots=True, eq=False)
+class AgentEntry:
+    """One definition as discovered: cheap to list, body loaded on first ``definition``.
+
+    The attributes ``name``, ``description``, ``model``, ``tools``, ``source`` (a
+    :class:`Scope`) and ``path`` read like :class:`AgentDefinition`'s, so code that only lists
+    agents (the Task tool description, ``subagents list``) never needs the body.
+    """
+
+    header: AgentDefinition
+    origin: Source
+    display_path: str | None
+    stamp: Stamp | None = None
+    shadowed_by: AgentEntry | None = None
+    _full: AgentDefinition | None = field(default=None, repr=False)
+
+    @property
+    def name(self) -> str:
+        """The id: ``name``, or ``plugin:sub:name`` for plugin agents."""
+        return self.header.qualified_name
+
+    @property
+    def description(self) -> str:
+        return self.header.description
+
+    @property
+    def model(self) -> str | None:
+        return self.header.model
+
+    @property
+    def tools(self) -> tuple[str, ...] | None:
+        return self.header.tools
+
+    @property
+    def source(self) -> Scope:
+        return self.origin.scope
+
+    @property
+    def path(self) -> Path | None:
+        return self.header.path
+
+    @property
+    def body_loaded(self) -> bool:
+        return self._full is not None
+
+    @property
+    def definition(self) -> AgentDefinition:
+        """The full definition, body included (read from disk on first use)."""
+        if self._full is None:
+            self._full = self._load_full()
+        return self._full
+
+    def _load_full(self) -> AgentDefinition:
+        path = self.header.path
+        if path is None:
+            return self.header
+        display = self.display_path or str(path)
+        result = read_agent_file(path, dialect=self.origin.dialect, display_path=display)
+        full = result.definition
+        if not result.ok or full is None or full.name != self.header.name:
+            raise DefinitionError(
+                f"{display} changed after it was listed and no longer defines agent {self.name!r}",
+                result.diagnostics,
+                hint="run `subagents doctor` to see what is wrong with the file",
+            )
+        return full.evolve(source=self.origin.scope, path=path, plugin=self.header.plugin)
+
+    def describe_origin(self) -> str:
+        """``project .claude/agents/x.md`` -- for messages."""
+        where = self.display_path or self.origin.label
+        return f"{self.origin.scope.value} {where}"
+
+
+@dataclass(slots=True)
+class FileRecord:
+    """What one file (or JSON source) yielded at its last read."""
+
+    stamp: Stamp | None
+    entries: tuple[AgentEntry, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    display_path: str
+    guessed_name: str | None = None  # the `name` a broken file seems to declare
+    trusted: bool = True  # False: re-read on the next reload even if the stamp is equal
+
+    @property
+    def failed(self) -> bool:
+        return not self.entries and any(d.severity is Severity.ERROR for d in self.diagnostics)
+
+
+@dataclass(slots=True)
+class Explanation:
+    """Everything the registry knows about one name (``subagents doctor``, ``show``)."""
+
+    name: str
+    winner: AgentEntry | None
+    shadowed: list[AgentEntry]
+    clash: tuple[AgentEntry, ...]
+    failed_files: list[tuple[str, tuple[Diagnostic, ...]]]
+
+    def lines(self) -> list[str]:
+        out: list[str] = []
+        if self.winner is not None:
+            out.append(f"{self.name}: loaded from {self.winner.describe_origin()}")
+        elif self.clash:
+            files = ", ".join(e.display_path or e.origin.label for e in self.clash)
+            out.append(
+                f"{self.name}: NOT loaded: defined {len(self.clash)} times in one "
+                f"{self.clash[0].source.value} folder ({files}); rename or delete one"
+            )
+        else:
+            out.append(f"{self.name}: not loaded")
+        for entry in self.shadowed:
+            out.append(f"  shadowed: {entry.describe_origin()}")
+        for path, diags in self.failed_files:
+            first = next((d for d in diags if d.severity is Severity.ERROR), None)
+            reason = f"{first.rule} {first.message}" if first else "failed"
+            out.append(f"  not loaded: {path}: {reason}")
+        return out
+
+
+def _diag(
+    path: str,
+    rule: str,
+    message: str,
+    hint: str | None,
+    severity: Severity = Severity.ERROR,
+    line: int | None = None,
+) -> Diagnostic:
+    return Diagnostic(
+        path=path,
+        line=line,
+        column=None if line is None else 1,
+        rule=rule,
+        severity=severity,
+        message=message,
+        hint=hint,
+    )
+
+
+def _config_paths(value: Any) -> tuple[Path, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str | os.PathLike):
+        return (Path(value),)
+    return tuple(Path(v) for v in value)
+
+
+class AgentRegistry:
+    """The agents a directory sees (seed 000 §7.1 in Python names).
+
+    ``cli_agents`` is the ``--agents`` JSON text (or a mapping of name -> fields, serialised);
+    ``agents_json`` is NanoClaw's ``(global_path, group_path)``; ``config`` may give
+    ``managed_dir``, ``plugin_dirs`` and ``agents_json`` (explicit arguments win).
+    """
+
+    def __init__(
+        self,
+        cwd: str | os.PathLike[str] | None = None,
+        *,
+        home: str | os.PathLike[str] | None = None,
+        cli_agents: str | Mapping[str, Any] | None = None,
+        managed_dir: str | os.PathLike[str] | None = None,
+        plugin_dirs: Iterable[str | os.PathLike[str]] = (),
+        dialect: Dialect = Dialect.CLAUDE,
+        agents_json: tuple[str | os.PathLike[str] | None, str | os.PathLike[str] | None]
+        | None = None,
+        config: Mapping[str, Any] | None = None,
+    ) -> None:
+        cfg = dict(config or {})
+        self.cwd = Path(os.path.abspath(cwd if cwd is not None else os.getcwd()))
+        self.home = Path(home) if home is not None else Path(os.environ.get("HOME") or Path.home())
+        self.dialect = Dialect(dialect)
+        managed = (
+            managed_dir
+            if managed_dir is not None
+            else cfg.get("managed_dir", cfg.get("managed-dir"))
+        )
+        self.managed_dir = Path(managed) if managed is not None else None
+        plugins = tuple(Path(p) for p in plugin_dirs) or _config_paths(
+            cfg.get("plugin_dirs", cfg.get("plugin-dirs"))
+        )
+        self.plugin_dirs: tuple[Path, ...] = plugins
+        aj = agents_json if agents_json is not None else cfg.get("agents_json")
+        self.agents_json: tuple[Path | None, Path | None] | None = (
+            None
+            if aj is None
+            else (
+                Path(aj[0]) if aj[0] is not None else None,
+                Path(aj[1]) if aj[1] is not None else None,
+            )
+        )
+        self.cli_text = self._cli_text(cli_agents)
+        self._sources: list[Source] = []
+        self._registered: dict[str, AgentEntry] = {}
+        self._records: dict[tuple[int, Path | str], FileRecord] = {}
+        self._scan_diags: list[Diagnostic] = []
+        self._dir_cache = DirListingCache()
+        self._winners: dict[str, AgentEntry] = {}
+        self._clashes: dict[str, tuple[AgentEntry, ...]] = {}
+        self._shadowed: list[AgentEntry] = []
+        self._resolve_diags: list[Diagnostic] = []
+        self._by_norm: dict[str, list[str]] = {}
+        self._folder_state: dict[Source, str] = {}
+        self._loaded = False
+
+    # ------------------------------------------------------------------ construction helpers
+    @staticmethod
+    def _cli_text(cli_agents: str | Mapping[str, Any] | None) -> str | None:
+        if cli_agents is None or isinstance(cli_agents, str):
+            return cli_agents
+        if not isinstance(cli_agents, Mapping):
+            raise UsageError(
+                f"cli_agents must be JSON text or a mapping, not {type(cli_agents).__name__}"
+            )
+        bad = [k for k in cli_agents if not isinstance(k, str) or not k.strip()]
+        if bad:
+            raise UsageError(
+                f"agent names must be non-empty strings, got {bad[0]!r}",
+                hint='use {"my-agent": {"description": "...", "prompt": "..."}}',
+            )
+        import json
+
+        try:
+            return json.dumps(dict(cli_agents), indent=1)
+        except (TypeError, ValueError) as exc:
+            raise UsageError(f"cli_agents cannot be written as JSON: {exc}") from exc
+
+    def _display(self, path: Path) -> str:
+        try:
+            rel = os.path.relpath(path, self.cwd)
+        except ValueError:
+            return str(path)
+        return str(path) if rel.startswith("..") else rel
+
+    @property
+    def sources(self) -> list[Source]:
+        """Every source in precedence order (planned by ``load_all``)."""
+        return list(self._sources)
+
+    # ------------------------------------------------------------------ loading
+    def load_all(self) -> AgentRegistry:
+        """Scan every scope from scratch (front matter only) and resolve precedence."""
+        self._sources = plan_sources(
+            cwd=self.cwd,
+            home=self.home,
+            dialect=self.dialect,
+            managed_dir=self.managed_dir,
+            cli_text=self.cli_text,
+            agents_json=self.agents_json,
+            plugin_dirs=self.plugin_dirs,
+        )
+        self._records = {}
+        self._dir_cache = DirListingCache()
+        self._refresh()
+        self._loaded = True
+        return self
+
+    def reload(self) -> list[ChangeEvent]:
+        """Stat everything, re-read only what changed; the changes, as events."""
+        if not self._loaded:
+            self.load_all()
+            return []
+        return self._refresh()
+
+    def _ensure_loaded(self) -> None:
+        if not self._loaded:
+            self.load_all()
+
+    def _refresh(self) -> list[ChangeEvent]:
+        old = self._records
+        new: dict[tuple[int, Path | str], FileRecord] = {}
+        key: tuple[int, Path | str]
+        scan_diags: list[Diagnostic] = []
+        for index, src in enumerate(self._sources):
+            if src.kind is SourceKind.FOLDER:
+                assert src.root is not None
+                scan = scan_folder(src.root, display=self._display, cache=self._dir_cache)
+                scan_diags.extend(scan.diagnostics)
+                self._folder_state[src] = (
+                    "missing"
+                    if not scan.exists
+                    else "broken"
+                    if scan.diagnostics and not scan.folders
+                    else "empty"
+                    if not scan.files
+                    else f"{len(scan.files)} files"
+                )
+                for scanned in scan.files:
+                    key = (index, scanned.path)
+                    rec = self._read_file(src, scanned.path, scanned.segments, old.get(key))
+                    if rec is not None:
+                        new[key] = rec
+            elif src.kind is SourceKind.JSON_FILE:
+                assert src.root is not None
+                key = (index, src.root)
+                rec = self._read_file(src, src.root, (), old.get(key))
+                self._folder_state[src] = "missing" if rec is None else "file"
+                if rec is not None:
+                    new[key] = rec
+            elif src.kind is SourceKind.JSON_TEXT:
+                key = (index, "--agents")
+                rec = old.get(key) or self._parse_text(src)
+                new[key] = rec
+        self._scan_diags = scan_diags
+        events = diff_records(old, new)
+        self._records = new
+        self._resolve()
+        return events
+
+    def _parse_text(self, src: Source) -> FileRecord:
+        assert src.text is not None
+        result = parse_agent_text(src.text, path=src.label, dialect=Dialect.JSON)
+        return self._record(src, result, None, None, src.label, (), trusted=True)
+
+    def _read_file(
+        self, src: Source, path: Path, segments: tuple[str, ...], old: FileRecord | None
+    ) -> FileRecord | None:
+        try:
+            stamp = Stamp.of(os.stat(path))
+        except FileNotFoundError:
+            return None  # deleted between the listing and now
+        except OSError:
+            stamp = None  # unreadable / loop: the reader turns it into a diagnostic
+        if old is not None and old.trusted and stamp is not None and old.stamp == stamp:
+            return old
+        display = self._display(path)
+        stable = False
+        result: LoadResult | None = None
+        for _attempt in range(3):
+            result = read_agent_file(
+                path, dialect=src.dialect, include_body=False, display_path=display
+            )
+            try:
+                after: Stamp | None = Stamp.of(os.stat(path))
+            except FileNotFoundError:
+                return None  # deleted half-way through the read
+            except OSError:
+                after = None
+            if after == stamp:
+                stable = True
+                break
+            stamp = after  # rewritten half-way through the read: read it again
+        assert result is not None
+        extra: tuple[Diagnostic, ...] = ()
+        if not stable:
+            extra = (
+                _diag(
+                    display,
+                    "SA606",
+                    "the file kept changing while it was read; "
+                    "it will be read again on the next reload",
+                    None,
+                    Severity.WARNING,
+                ),
+            )
+        trusted = stable and stamp is not None and not stamp.racy(time.time_ns())
+        return self._record(src, result, stamp, path, display, segments, trusted, extra)
+
+    def _record(
+        self,
+        src: Source,
+        result: LoadResult,
+        stamp: Stamp | None,
+        path: Path | None,
+        display: str,
+        segments: tuple[str, ...],
+        trusted: bool,
+        extra: tuple[Diagnostic, ...] = (),
+    ) -> FileRecord:
+        diags = list(result.diagnostics) + list(extra)
+        entries: list[AgentEntry] = []
+        is_json = src.dialect is Dialect.JSON
+        if is_json or result.ok:
+            for defn in result.definitions:
+                problem = self._harness_skips(defn, display, src.dialect)
+                if problem is not None:
+                    diags.append(problem)
+                    continue
+                plugin = ":".join((src.plugin, *segments)) if src.plugin else None
+                header = defn.evolve(source=src.scope, path=path, plugin=plugin)
+                entry = AgentEntry(header, src, display if path else None, stamp)
+                if is_json:
+                    entry._full = header  # JSON carries the prompt: nothing lazy to load
+                entries.append(entry)
+        guessed = None
+        if not entries and result.document is not None:
+            fld = result.document.fields.get("name")
+            value = getattr(fld.node, "value", None) if fld is not None else None
+            guessed = value if isinstance(value, str) and value else None
+        if not entries and guessed is None and path is not None and not is_json:
+            guessed = path.stem
+        return FileRecord(stamp, tuple(entries), tuple(diags), display, guessed, trusted)
+
+    @staticmethod
+    def _harness_skips(defn: AgentDefinition, display: str, dialect: Dialect) -> Diagnostic | None:
+        loc = defn.location_of("name")
+        line = loc.line if loc else 1
+        if not defn.name.strip():
+            return _diag(
+                display,
+                "SA102",
+                "`name` is missing or empty: the agent is not loaded",
+                "add `name: my-agent` to the front matter",
+                line=line,
+            )
+        if ":" in defn.name or defn.name.startswith("-"):
+            return _diag(
+                display,
+                "SA101",
+                f"invalid name {defn.name!r} (contains ':' or starts with '-'): "
+                "Claude Code skips this agent",
+                "use lowercase letters, digits and hyphens",
+                line=line,
+            )
+        if dialect is not Dialect.CODEX and not defn.description.strip():
+            dloc = defn.location_of("description")
+            return _diag(
+                display,
+                "SA103",
+                f"`description` of {defn.name!r} is missing or empty: the agent is not loaded",
+                "say when to use the agent in `description`",
+                line=dloc.line if dloc else line,
+            )
+        return None
+
+    def register(self, defn: AgentDefinition) -> AgentEntry:
+        """Add a definition at ``cli`` scope (like ``--agents``); a later call replaces it."""
+        if not isinstance(defn, AgentDefinition):
+            raise UsageError(f"register() takes an AgentDefinition, not {type(defn).__name__}")
+        if not isinstance(defn.name, str) or not defn.name.strip():
+            raise UsageError(f"agent name must be a non-empty string, got {defn.name!r}")
+        problem = self._harness_skips(defn, "register()", Dialect.JSON)
+        if problem is not None:
+            raise DefinitionError(
+                f"cannot register agent: {problem.message}", (problem,), hint=problem.hint
+            )
+        full = defn.evolve(source=Scope.CLI)
+        entry = AgentEntry(full, _REGISTERED_SOURCE, None, None, None, full)
+        self._registered[entry.name] = entry
+        if self._loaded:
+            self._resolve()
+        return entry
+
+    # ------------------------------------------------------------------ precedence
+    def _groups(self) -> Iterator[tuple[Source, list[AgentEntry]]]:
+        if self._registered:
+            yield _REGISTERED_SOURCE, list(self._registered.values())
+        by_source: dict[int, list[AgentEntry]] = defaultdict(list)
+        for (index, _key), rec in sorted(self._records.items(), key=lambda kv: str(kv[0][1])):
+            by_source[index].extend(rec.entries)
+        for index, src in enumerate(self._sources):
+            yield src, by_source.get(index, [])
+        yield (
+            _BUILTIN_SOURCE,
+            [AgentEntry(b, _BUILTIN_SOURCE, None, None, None, b) for b in BUILTIN_AGENTS],
+        )
+
+    def _resolve(self) -> None:
+        winners: dict[str, AgentEntry] = {}
+        clashes: dict[str, tuple[AgentEntry, ...]] = {}
+        shadowed: list[AgentEntry] = []
+        diags: list[Diagnostic] = []
+        for _src, entries in sorted(self._groups(), key=lambda g: g[0].order):
+            by_name: dict[str, list[AgentEntry]] = defaultdict(list)
+            for entry in entries:
+                entry.shadowed_by = None
+                by_name[entry.name].append(entry)
+            for name, group in by_name.items():
+                if name in winners or name in clashes:
+                    for entry in group:
+                        entry.shadowed_by = winners.get(name)
+                        shadowed.append(entry)
+                elif len(group) > 1:
+                    clashes[name] = tuple(group)
+                    diags.extend(self._clash_diags(name, group))
+                else:
+                    winners[name] = group[0]
+        self._winners, self._clashes, self._shadowed = winners, clashes, shadowed
+        self._resolve_diags = diags
+        by_norm: dict[str, list[str]] = defaultdict(list)
+        for name in (*winners, *clashes):
+            by_norm[normalize_name(name)].append(name)
+        self._by_norm = dict(by_norm)
+
+    @staticmethod
+    def _clash_diags(name: str, group: list[AgentEntry]) -> list[Diagnostic]:
+        files = [e.display_path or e.origin.label for e in group]
+        out = []
+        for entry, where in zip(group, files, strict=True):
+            others = ", ".join(f for f in files if f != where) or where
+            loc = entry.header.location_of("name")
+            out.append(
+                _diag(
+                    where,
+                    "SA601",
+                    f"agent name {name!r} is defined {len(group)} times in one "
+                    f"{entry.source.value} scope folder: {where} and {others}; neither is loaded",
+                    "rename one agent (the `name` field, not the file name) or delete one file",
+                    line=loc.line if loc else None,
+                )
+            )
+        return out
+
+    # ------------------------------------------------------------------ queries
+    def list(self, *, include_builtin: bool = True) -> builtins.list[AgentEntry]:
+        """The winners, highest scope first, then by name (bodies not loaded)."""
+        self._ensure_loaded()
+        entries = [
+            e for e in self._winners.values() if include_builtin or e.source is not Scope.BUILTIN
+        ]
+        return sorted(entries, key=lambda e: (e.origin.order, e.name.casefold()))
+
+    def names(self) -> builtins.list[str]:
+        return [e.name for e in self.list()]
+
+    def shadowed(self, *, include_builtin: bool = True) -> builtins.list[AgentEntry]:
+        """Definitions hidden by a higher one (``entry.shadowed_by``; None under a clash)."""
+        self._ensure_loaded()
+        return [e for e in self._shadowed if include_builtin or e.source is not Scope.BUILTIN]
+
+    def clashes(self) -> dict[str, tuple[AgentEntry, ...]]:
+        """Names defined more than once in one source: blocked, with every definition."""
+        self._ensure_loaded()
+        return dict(self._clashes)
+
+    def diagnostics(self) -> builtins.list[Diagnostic]:
+        """Folder problems, reader diagnostics of every file, skips and clashes, sorted."""
+        self._ensure_loaded()
+        diags = list(self._scan_diags) + list(self._resolve_diags)
+        for rec in self._records.values():
+            diags.extend(rec.diagnostics)
+        return sort_diagnostics(diags)
+
+    def failed_files(self) -> builtins.list[FileRecord]:
+        """Files that yielded no agent because of an error."""
+        self._ensure_loaded()
+        return [rec for rec in self._records.values() if rec.failed]
+
+    def folder_states(self) -> builtins.list[tuple[Source, str]]:
+        """Each source with ``missing``, ``empty``, ``broken``, ``N files`` or ``file``."""
+        self._ensure_loaded()
+        return [(s, self._folder_state.get(s, "")) for s in self._sources]
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self._resolve_name(name) is not None
+
+    def __len__(self) -> int:
+        self._ensure_loaded()
+        return len(self._winners)
+
+    def _resolve_name(self, name: str) -> str | None:
+        self._ensure_loaded()
+        if name in self._winners or name in self._clashes:
+            return name
+        hits = self._by_norm.get(normalize_name(name), [])
+        if len(hits) == 1:
+            return hits[0]
+        if not hits and ":" not in name:
+            bare = [
+                n
+                for n in (*self._winners, *self._clashes)
+                if ":" in n and normalize_name(n.rsplit(":", 1)[1]) == normalize_name(name)
+            ]
+            if len(bare) == 1:
+                return bare[0]
+        return None
+
+    def entry(self, name: str) -> AgentEntry:
+        """The winning entry for ``name`` (Task-tool matching); bodies not loaded."""
+        resolved = self._resolve_name(name)
+        if resolved is None:
+            raise AgentNotFoundError(name, self.suggest(name))
+        if resolved in self._clashes:
+            group = self._clashes[resolved]
+            files = " and ".join(e.display_path or e.origin.label for e in group)
+            raise DefinitionError(
+                f"agent {resolved!r} is defined {len(group)} times in one "
+                f"{group[0].source.value} scope ({files}); neither is used",
+                [
+                    d
+                    for d in self._resolve_diags
+                    if d.rule == "SA601"
+                    and any(d.path == (e.display_path or e.origin.label) for e in group)
+                ],
+                hint="rename or delete one of them (REQ-SUB-019)",
+            )
+        return self._winners[resolved]
+
+    def get(self, name: str) -> AgentDefinition:
+        """The full definition (body read now if needed); raises if unknown or clashing."""
+        return self.entry(name).definition
+
+    def find(self, name: str) -> AgentDefinition | None:
+        """Like :meth:`get` but ``None`` for an unknown name (clashes still raise)."""
+        try:
+            return self.get(name)
+        except AgentNotFoundError:
+            return None
+
+    def suggest(self, name: str, n: int = 3) -> builtins.list[str]:
+        """The closest known names (difflib on the normalised form)."""
+        self._ensure_loaded()
+        names = [*self._winners, *self._clashes]
+        norm = {normalize_name(x): x for x in names}
+        close = difflib.get_close_matches(normalize_name(name), list(norm), n=n, cutoff=0.5)
+        return [norm[c] for c in close]
+
+    def explain(self, name: str) -> Explanation:
+        """Who wins ``name``, who is shadowed, any clash, and files that failed to define it."""
+        resolved = self._resolve_name(name) or name
+        winner = self._winners.get(resolved)
+        shadowed = [e for e in self._shadowed if e.name == resolved]
+        clash = self._clashes.get(resolved, ())
+        norm = normalize_name(resolved)
+        failed = [
+            (rec.display_path, rec.diagnostics)
+            for rec in self._records.values()
+            if rec.failed and rec.guessed_name and normalize_name(rec.guessed_name) == norm
+        ]
+        return Explanation(resolved, winner, shadowed, clash, failed)
+
+    # ------------------------------------------------------------------ watching
+    def watch_targets(self) -> tuple[set[Path], set[Path]]:
+        """(folders to watch recursively, folders to watch flat) for the current sources.
+
+        A missing agents folder is covered by watching its nearest existing parent flat, so a
+        folder created later is noticed (and the targets then change).
+        """
+        recursive: set[Path] = set()
+        flat: set[Path] = set()
+        for src in self._sources:
+            if src.root is None:
+                continue
+            if src.kind is SourceKind.FOLDER and src.root.is_dir():
+                recursive.add(src.root)
+                continue
+            target = src.root.parent if src.kind is SourceKind.JSON_FILE else src.root
+            while not target.is_dir() and target != target.parent:
+                target = target.parent
+            flat.add(target)
+        return recursive, flat - recursive
+
+    def watch(
+        self, *, debounce_ms: int = 50, force_polling: bool = False
+    ) -> AsyncIterator[ChangeEvent]:
+        """Async iterator of change events: ``ready`` first, then one per change.
+
+        Uses ``watchfiles`` (imported lazily).  Stop by breaking out of the loop (or cancelling
+        the task); the watchers are closed on exit.
+        """
+        from subagents.watching import watch_registry
+
+        return watch_registry(self, debounce_ms=debounce_ms, force_polling=force_polling)
