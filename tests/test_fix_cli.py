@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from fix_helpers import load_frontmatter
 
+from fix_helpers import load_frontmatter
 from subagents.cli.main import cli
 
 BROKEN = b"---\nname: rev\ndescription: Use when: the user asks\ntools: Read\n---\nBody\n"
