@@ -374,8 +374,10 @@ def test_any_single_line_description_is_fixed_exactly_or_left_alone(value: str) 
         assert fix_text(result.fixed).status is FixStatus.UNCHANGED
     else:
         assert result.fixed == text.encode()
-        if result.status is FixStatus.UNCHANGED:
-            yaml.safe_load(frontmatter(text))  # it really was valid YAML
+        if result.status is FixStatus.UNCHANGED:  # the reader saw no YAML syntax problem
+            reread = parse_agent_text(text)
+            assert not reread.recovered
+            assert not {d.rule for d in reread.diagnostics} & {"SA005", "SA010"}
 
 
 # --------------------------------------------------------------------------- files
