@@ -1,0 +1,207 @@
+"""Project configuration: ``[tool.subagents]`` in ``pyproject.toml`` or ``.subagents.toml``.
+
+Design notes
+------------
+* Found by walking up from the target (file or folder) like ruff does: in each folder a
+  ``.subagents.toml`` wins over a ``pyproject.toml``; a ``pyproject.toml`` without a
+  ``[tool.subagents]`` table is skipped and the walk goes on.  ``.subagents.toml`` holds the
+  keys at top level (a ``[tool.subagents]`` table inside it is accepted too).
+* Keys: ``select``, ``ignore`` (codes, prefixes like ``SA2``, slugs, ``ALL``), ``extra-tools``,
+  ``model-aliases`` (alias -> model id; also read by the runtime), ``max-file-size`` (bytes),
+  ``per-file-ignores`` (glob relative to the config folder -> selectors), ``strict`` (bool).
+  Unknown keys and wrong types are a :class:`~subagents.errors.ConfigError` with the path (and
+  the line, which ``tomllib`` gives for syntax errors): a typo in ``ignore`` must not silently
+  turn into "lint nothing".
+* In-file silencer: ``# subagents: ignore[SA201,SA305]`` as a YAML comment in the frontmatter,
+  or ``<!-- subagents: ignore[...] -->`` in the body.  It silences the listed rules for that
+  file only; security rules (``silenceable=False``) cannot be silenced in-file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fnmatch
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from subagents.errors import ConfigError
+from subagents.rules.catalog import is_valid_selector
+
+__all__ = [
+    "DEFAULT_MAX_FILE_SIZE",
+    "Config",
+    "find_config",
+    "inline_ignores",
+    "load_config",
+]
+
+DEFAULT_MAX_FILE_SIZE = 1 << 20  # REQ-SUB-033 (1 MiB)
+
+_KNOWN_KEYS = frozenset(
+    {"select", "ignore", "extra-tools", "model-aliases", "max-file-size", "per-file-ignores",
+     "strict"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """What the validator (and later the runtime) takes from configuration."""
+
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    extra_tools: frozenset[str] = frozenset()
+    model_aliases: Mapping[str, str] = field(default_factory=dict)
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    per_file_ignores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    strict: bool = False
+    #: The file this came from (``None``: defaults) and the folder globs are relative to.
+    path: Path | None = None
+
+    @property
+    def root(self) -> Path | None:
+        return self.path.parent if self.path else None
+
+    def ignores_for(self, file: Path | str) -> tuple[str, ...]:
+        """Selectors from ``per-file-ignores`` whose glob matches ``file``."""
+        if not self.per_file_ignores:
+            return ()
+        p = Path(file)
+        candidates = [p.as_posix(), p.name]
+        root = self.root
+        if root is not None:
+            with contextlib.suppress(ValueError, OSError):
+                candidates.append(p.resolve().relative_to(root.resolve()).as_posix())
+        out: list[str] = []
+        for pattern, selectors in self.per_file_ignores.items():
+            if any(fnmatch.fnmatchcase(c, pattern) for c in candidates):
+                out.extend(selectors)
+        return tuple(out)
+
+
+def find_config(start: Path | str) -> Path | None:
+    """The nearest ``.subagents.toml`` or ``pyproject.toml`` with ``[tool.subagents]``."""
+    here = Path(start).absolute()
+    if not here.is_dir():
+        here = here.parent
+    for folder in (here, *here.parents):
+        dot = folder / ".subagents.toml"
+        if dot.is_file():
+            return dot
+        py = folder / "pyproject.toml"
+        if py.is_file() and _has_tool_table(py):
+            return py
+    return None
+
+
+def _has_tool_table(path: Path) -> bool:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    # Cheap pre-check before parsing: most pyproject files have no such table.
+    if "subagents" not in text:
+        return False
+    return re.search(r"^\s*\[\s*tool\s*\.\s*subagents\s*[\].]", text, re.M) is not None
+
+
+def load_config(path: Path | str | None = None, *, start: Path | str | None = None) -> Config:
+    """Read a config file (or find one from ``start``); defaults when there is none."""
+    if path is None:
+        found = find_config(start if start is not None else Path.cwd())
+        if found is None:
+            return Config()
+        path = found
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"{p}: cannot read configuration: {exc.strerror or exc}") from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ConfigError(f"{p}: not UTF-8", hint="save the file as UTF-8") from None
+    except tomllib.TOMLDecodeError as exc:
+        # tomllib's message carries "(at line L, column C)".
+        raise ConfigError(f"{p}: invalid TOML: {exc}", hint="fix the TOML syntax") from None
+    table: Any = data
+    if p.name == "pyproject.toml" or "tool" in data:
+        table = data.get("tool", {}).get("subagents", {} if p.name == "pyproject.toml" else data)
+    if not isinstance(table, dict):
+        raise ConfigError(f"{p}: [tool.subagents] must be a table")
+    return _parse(table, p)
+
+
+def _where(p: Path, key: str) -> str:
+    prefix = "[tool.subagents] " if p.name == "pyproject.toml" else ""
+    return f"{p}: {prefix}`{key}`"
+
+
+def _str_list(value: Any, p: Path, key: str, *, selectors: bool = False) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{_where(p, key)} must be a list of strings",
+                          hint=f'write e.g. {key} = ["SA2", "unknown-key"]')
+    if selectors:
+        for v in value:
+            if not is_valid_selector(v):
+                raise ConfigError(f"{_where(p, key)}: {v!r} is not a rule code, prefix or name",
+                                  hint="`subagents rules` lists every code and name")
+    return tuple(v.strip() for v in value)
+
+
+def _parse(table: Mapping[str, Any], p: Path) -> Config:
+    unknown = sorted(set(table) - _KNOWN_KEYS)
+    if unknown:
+        raise ConfigError(f"{p}: unknown key(s) {', '.join(unknown)}",
+                          hint="known keys: " + ", ".join(sorted(_KNOWN_KEYS)))
+    select = _str_list(table.get("select", []), p, "select", selectors=True)
+    ignore = _str_list(table.get("ignore", []), p, "ignore", selectors=True)
+    extra = frozenset(_str_list(table.get("extra-tools", []), p, "extra-tools"))
+    aliases_raw = table.get("model-aliases", {})
+    if not isinstance(aliases_raw, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) and v.strip() for k, v in aliases_raw.items()
+    ):
+        raise ConfigError(f"{_where(p, 'model-aliases')} must map alias names to model ids",
+                          hint='[tool.subagents.model-aliases]\nfast = "claude-haiku-4-5"')
+    size = table.get("max-file-size", DEFAULT_MAX_FILE_SIZE)
+    if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
+        raise ConfigError(f"{_where(p, 'max-file-size')} must be a positive number of bytes")
+    pfi_raw = table.get("per-file-ignores", {})
+    if not isinstance(pfi_raw, dict):
+        raise ConfigError(f"{_where(p, 'per-file-ignores')} must map globs to rule lists")
+    pfi = {str(k): _str_list(v, p, f"per-file-ignores.{k}", selectors=True)
+           for k, v in pfi_raw.items()}
+    strict = table.get("strict", False)
+    if not isinstance(strict, bool):
+        raise ConfigError(f"{_where(p, 'strict')} must be true or false")
+    return Config(select=select, ignore=ignore, extra_tools=extra,
+                  model_aliases=dict(aliases_raw), max_file_size=size, per_file_ignores=pfi,
+                  strict=strict, path=p)
+
+
+_INLINE_RE = re.compile(
+    r"(?:#|<!--)\s*subagents:\s*ignore\[(?P<list>[^\]\n]*)\]", re.IGNORECASE
+)
+
+
+def inline_ignores(text: str, *, frontmatter_end: int | None = None) -> tuple[str, ...]:
+    """Selectors named by in-file silencers.
+
+    ``# ...`` comments count only inside the frontmatter (lines before ``frontmatter_end``,
+    1-based, when given) - in the body a ``#`` starts a Markdown heading, not a comment.
+    """
+    if "subagents:" not in text:
+        return ()
+    out: list[str] = []
+    for m in _INLINE_RE.finditer(text):
+        if m.group(0).startswith("#") and frontmatter_end is not None:
+            line = text.count("\n", 0, m.start()) + 1
+            if line > frontmatter_end:
+                continue
+        out.extend(s.strip() for s in m.group("list").split(",") if s.strip())
+    return tuple(s for s in out if is_valid_selector(s))

@@ -1,0 +1,102 @@
+"""SA6xx: rules about a whole scope (every agent of one folder / one harness scope).
+
+Design notes
+------------
+* ``SA601`` duplicate names (REQ-SUB-019): Claude Code keeps one by read order and says so only
+  in ``/doctor`` (REFERENCE.md); we report *both* files, each naming the other.  Names are
+  compared exactly: the harness keeps two agents that differ in case.
+* ``SA602`` similar descriptions: the computation belongs to the router
+  (``subagents.dispatch.router.find_similar_agents``); when that module is not importable the
+  rule is silently skipped - it is advisory.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+from subagents.definition import AgentDefinition
+from subagents.diagnostics import Diagnostic
+from subagents.rules.base import make_diagnostic
+
+__all__ = ["ScopedAgent", "check_scope"]
+
+
+@dataclass(frozen=True, slots=True)
+class ScopedAgent:
+    """A definition plus where it was found: ``scope`` groups agents that share one namespace."""
+
+    definition: AgentDefinition
+    path: str
+    line: int
+    column: int
+    scope: str
+
+
+SimilarFinder = Callable[
+    [Sequence[AgentDefinition]], list[tuple[AgentDefinition, AgentDefinition, float]]
+]
+
+
+def _similar_finder() -> SimilarFinder | None:
+    try:
+        from subagents.dispatch.router import find_similar_agents
+    except ImportError:
+        return None
+    finder: SimilarFinder = find_similar_agents
+    return finder
+
+
+def check_scope(agents: Iterable[ScopedAgent], *, similar: bool = True) -> Iterator[Diagnostic]:
+    by_scope: dict[str, list[ScopedAgent]] = defaultdict(list)
+    for a in agents:
+        by_scope[a.scope].append(a)
+    for members in by_scope.values():
+        yield from _duplicates(members)
+        if similar and len(members) > 1:
+            yield from _similar(members)
+
+
+def _duplicates(members: list[ScopedAgent]) -> Iterator[Diagnostic]:
+    by_name: dict[str, list[ScopedAgent]] = defaultdict(list)
+    for a in members:
+        if a.definition.name.strip():
+            by_name[a.definition.name].append(a)
+    for name, same in by_name.items():
+        if len(same) < 2:
+            continue
+        for a in same:
+            others = [f"{o.path}:{o.line}" for o in same if o is not a]
+            yield make_diagnostic(
+                "SA601",
+                a.path,
+                (a.line, a.column),
+                f"agent name {name!r} is also defined in {', '.join(others)}; Claude Code keeps "
+                "only one of them (REQ-SUB-019)",
+                "rename one of the agents or delete the copy",
+            )
+
+
+def _similar(members: list[ScopedAgent]) -> Iterator[Diagnostic]:
+    finder = _similar_finder()
+    if finder is None:
+        return
+    index = {id(a.definition): a for a in members}
+    try:
+        pairs = finder([a.definition for a in members])
+    except Exception:  # advisory rule: a router bug must not break validation
+        return
+    for left, right, score in pairs:
+        a, b = index.get(id(left)), index.get(id(right))
+        if a is None or b is None:
+            continue
+        for this, other in ((a, b), (b, a)):
+            yield make_diagnostic(
+                "SA602",
+                this.path,
+                (this.line, this.column),
+                f"the description of {this.definition.name!r} is {score:.0%} like that of "
+                f"{other.definition.name!r} ({other.path}); routing cannot tell them apart",
+                "make each description say what only that agent does",
+            )

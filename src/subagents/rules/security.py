@@ -1,0 +1,253 @@
+"""SA4xx: security - errors in every profile, and never silenced by a comment in the file.
+
+Design notes
+------------
+* ``SA401`` world-writable file (REQ-SUB-034): anyone on the machine could rewrite the agent's
+  instructions.  ``SA402`` (REQ-SUB-035): the file, or a symlink on the way to it, resolves
+  outside the agents folder it was found in; :mod:`subagents.validate` checks it *before*
+  reading, so a link to ``/etc/shadow`` is reported, never read.  ``SA403``: a ``name`` with a
+  path separator, ``..`` or a NUL could traverse when a tool derives a file name from it.
+* ``SA404`` credentials: token shapes with fixed vendor prefixes (GitHub ``ghp_``/``github_pat_``,
+  AWS ``AKIA``/``ASIA`` + a secret-key assignment, Anthropic ``sk-ant-``, OpenAI ``sk-``/
+  ``sk-proj-``, Slack ``xox?-`` and webhook URLs) and PEM private-key blocks *with a body*.
+  To stay quiet on security-review agents that talk about these things, a match must look like
+  a real secret: long enough, not a placeholder (``xxxx``, ``your``, ``example``, ``<...>``,
+  ``...``), and with the character mix of random data.  ``${VAR}`` references never match.
+  The message names the kind and masks the value (first 4 characters, then its length): the
+  secret must not be echoed into CI logs.
+* ``SA405`` (REQ-SUB-020/036): a prompt that *both* tells the model to override its
+  instructions *and*, within the same passage (~600 characters), to send secrets or files to
+  somewhere else.  Either alone is common in legitimate security agents ("detect prompts that
+  say 'ignore previous instructions'"), so one pattern alone never fires.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import stat
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from subagents.definition import AgentDefinition
+from subagents.definition import Dialect as D
+from subagents.diagnostics import Diagnostic
+from subagents.rules.base import (
+    DefinitionRule,
+    FileContext,
+    FileRule,
+    RuleContext,
+    make_diagnostic,
+    text_pos,
+)
+
+__all__ = ["DEFINITION_RULES", "FILE_RULES", "find_secrets", "mask", "path_escapes"]
+
+
+@dataclass(frozen=True, slots=True)
+class _SecretKind:
+    label: str
+    pattern: re.Pattern[str]
+    group: int = 0  # which group holds the secret itself
+    min_entropy: float = 3.0
+
+
+_KINDS: tuple[_SecretKind, ...] = (
+    _SecretKind("GitHub token", re.compile(r"\b(gh[pousr]_[A-Za-z0-9]{36,255})\b"), 1),
+    _SecretKind("GitHub token", re.compile(r"\b(github_pat_[A-Za-z0-9_]{50,255})\b"), 1),
+    _SecretKind("AWS access key id", re.compile(r"\b((?:AKIA|ASIA)[0-9A-Z]{16})\b"), 1, 2.8),
+    _SecretKind(
+        "AWS secret access key",
+        re.compile(
+            r"(?i)aws_?secret_?(?:access_?)?key[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
+        ),
+        1,
+        3.5,
+    ),
+    _SecretKind("Anthropic API key", re.compile(r"\b(sk-ant-[A-Za-z0-9_-]{32,})"), 1),
+    _SecretKind(
+        "OpenAI API key",
+        re.compile(r"\b(sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,})"),
+        1,
+    ),
+    _SecretKind("Slack token", re.compile(r"\b(xox[abposr]-[0-9A-Za-z-]{20,})"), 1),
+    _SecretKind(
+        "Slack webhook URL",
+        re.compile(r"(https://hooks\.slack\.com/services/T[A-Z0-9]{6,}/B[A-Z0-9]{6,}/[A-Za-z0-9]{20,})"),
+        1,
+        3.0,
+    ),
+)
+_PRIVATE_KEY_RE = re.compile(
+    r"-----BEGIN ((?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?)-----"
+    r"[ \t]*\n((?:[ \t]*[A-Za-z0-9+/=:\-, ]*\n){0,4}?[ \t]*[A-Za-z0-9+/=]{40,})"
+)
+_PLACEHOLDER_RE = re.compile(
+    r"x{4,}|X{4,}|\*{3,}|\.\.\.|<|>|your|example|sample|dummy|fake|placeholder|redacted|"
+    r"0{8,}|1234567|abcdef|ABCDEF|(.)\1{5,}",
+)
+
+
+def _entropy(s: str) -> float:
+    counts = Counter(s)
+    n = len(s)
+    return -sum(c / n * math.log2(c / n) for c in counts.values())
+
+
+def _looks_real(secret: str, min_entropy: float) -> bool:
+    body = secret.split("_", 1)[-1] if secret.startswith(("gh", "github_pat")) else secret
+    if _PLACEHOLDER_RE.search(body):
+        return False
+    if not (re.search(r"[0-9]", body) and re.search(r"[A-Za-z]", body)):
+        return False
+    return _entropy(body) >= min_entropy
+
+
+def mask(secret: str) -> str:
+    """``ghp_…(40 chars)``: enough to find it, never enough to use it."""
+    return f"{secret[:4]}…({len(secret)} chars)"
+
+
+def find_secrets(text: str) -> Iterator[tuple[int, str, str]]:
+    """``(offset, kind, masked)`` for every credential-looking string in ``text``."""
+    seen: set[int] = set()
+    for kind in _KINDS:
+        for m in kind.pattern.finditer(text):
+            secret = m.group(kind.group)
+            start = m.start(kind.group)
+            if start in seen or not _looks_real(secret, kind.min_entropy):
+                continue
+            seen.add(start)
+            yield start, kind.label, mask(secret)
+    for m in _PRIVATE_KEY_RE.finditer(text):
+        body = re.sub(r"\s", "", m.group(2))
+        if _PLACEHOLDER_RE.search(body) or _entropy(body) < 4.0:
+            continue
+        yield m.start(), m.group(1).lower(), "-----BEGIN …-----"
+
+
+def check_secrets(ctx: FileContext) -> Iterator[Diagnostic]:
+    text = ctx.text
+    if not text:
+        return
+    # Cheap gate: every pattern needs one of these substrings.
+    if not any(t in text for t in ("gh", "AKIA", "ASIA", "sk-", "xox", "hooks.slack", "PRIVATE",
+                                   "ecret")):
+        return
+    for offset, kind, masked in find_secrets(text):
+        yield make_diagnostic(
+            "SA404",
+            ctx.path,
+            text_pos(text, offset),
+            f"hard-coded {kind} ({masked})",
+            "revoke it now, then reference it from the environment, e.g. "
+            '`GITHUB_TOKEN: "${GITHUB_TOKEN}"` in mcpServers env',
+        )
+
+
+def check_world_writable(ctx: FileContext) -> Iterator[Diagnostic]:
+    if ctx.file_path is None or os.name == "nt":
+        return
+    try:
+        mode = os.stat(ctx.file_path).st_mode
+    except OSError:
+        return
+    if mode & stat.S_IWOTH:
+        yield make_diagnostic(
+            "SA401",
+            ctx.path,
+            (1, 1),
+            f"the file is world-writable (mode {stat.S_IMODE(mode):o}): anyone on this machine "
+            "can change the agent's instructions (REQ-SUB-034)",
+            f"chmod o-w {ctx.path}",
+        )
+
+
+def path_escapes(file_path: os.PathLike[str] | str, root: os.PathLike[str] | str) -> bool:
+    """Does ``file_path`` (following every symlink) resolve outside ``root``?"""
+    try:
+        real = os.path.realpath(file_path)
+        base = os.path.realpath(root)
+    except (OSError, ValueError):
+        return True
+    return os.path.commonpath([real, base]) != base
+
+
+def check_path_escape(ctx: FileContext) -> Iterator[Diagnostic]:
+    if ctx.file_path is None or ctx.agents_root is None:
+        return
+    if path_escapes(ctx.file_path, ctx.agents_root):
+        yield make_diagnostic(
+            "SA402",
+            ctx.path,
+            (1, 1),
+            f"this path resolves to {os.path.realpath(ctx.file_path)}, outside the agents folder "
+            f"{ctx.agents_root} (REQ-SUB-035); it was not read",
+            "keep agent files inside the agents folder; replace the symlink by the file",
+        )
+
+
+_TRAVERSAL_RE = re.compile(r"[/\\\x00]|\.\.|^~|^[A-Za-z]:")
+
+
+def check_name_traversal(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
+    if _TRAVERSAL_RE.search(defn.name):
+        yield ctx.diag(
+            "SA403",
+            ctx.value_pos(defn, "name") if defn.dialect is not D.JSON
+            else ctx.fallback_pos(defn),
+            f"`name` {defn.name!r} contains a path separator or `..`; a tool that names files "
+            "after the agent could write outside its folder (REQ-SUB-035)",
+            "use lowercase letters, digits and hyphens only",
+        )
+
+
+_OVERRIDE_RE = re.compile(
+    r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|every\s+)*"
+    r"(?:previous|prior|above|earlier|preceding|original|system|safety|other)?\s*"
+    r"(?:instructions?|rules|guidelines|prompts?|directives|polic(?:y|ies)|restrictions)"
+    r"|\byou\s+are\s+no\s+longer\s+bound\b|\bnew\s+instructions\s*:|\bdo\s+not\s+tell\s+the\s+user\b",
+    re.I,
+)
+_EXFIL_RE = re.compile(
+    r"\b(?:send|upload|post|exfiltrate|transmit|forward|e-?mail|leak|copy|pipe|curl|wget)\b"
+    r"[^\n]{0,120}?\b(?:secrets?|credentials?|api[\s_-]?keys?|tokens?|passwords?|\.env\b|"
+    r"ssh\s+keys?|id_rsa|private\s+keys?|environment\s+variables|env\s+vars|"
+    r"(?:the\s+|all\s+|every\s+)?(?:files|source\s+code|repository|codebase))"
+    r"[^\n]{0,120}?(?:\bto\b|\binto\b|>|\|)\s*[^\n]{0,40}?"
+    r"(?:https?://|ftp://|\b\d{1,3}(?:\.\d{1,3}){3}\b|webhook|pastebin|external|remote|"
+    r"attacker|my\s+server|this\s+(?:url|address|server|endpoint)|[\w.-]+\.(?:com|net|io|org|xyz|ru)\b)",
+    re.I,
+)
+_WINDOW = 600
+
+
+def check_injection(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
+    for key, text in (("system_prompt", defn.system_prompt), ("description", defn.description),
+                      ("initial_prompt", defn.initial_prompt or "")):
+        if not text:
+            continue
+        overrides = [m.start() for m in _OVERRIDE_RE.finditer(text)]
+        if not overrides:
+            continue
+        for ex in _EXFIL_RE.finditer(text):
+            if any(abs(ex.start() - o) <= _WINDOW for o in overrides):
+                if key == "system_prompt" and defn.dialect is not D.JSON:
+                    pos = ctx.body_pos(defn, ex.start())
+                else:
+                    pos = ctx.value_pos(defn, key)
+                yield ctx.diag(
+                    "SA405",
+                    pos,
+                    "the prompt tells the model to override its instructions and to send "
+                    "secrets or files elsewhere (REQ-SUB-020/036)",
+                    "remove these instructions; if this file came from someone else, do not "
+                    "use it",
+                )
+                return
+
+
+FILE_RULES: tuple[FileRule, ...] = (check_world_writable, check_secrets)
+DEFINITION_RULES: tuple[DefinitionRule, ...] = (check_name_traversal, check_injection)

@@ -1,0 +1,229 @@
+"""SA2xx: the seed's spec rules (REQ-SUB) that real files commonly break, and SA3xx: the
+anti-patterns of seed 000 §8.4.
+
+Design notes
+------------
+* REFERENCE.md measured real files: 48% of descriptions exceed 200 characters, 15% of bodies
+  exceed 10,000, none has all five prompt sections.  Claude Code loads them all, so these are
+  warnings by default and errors only under ``--strict`` (the catalogue decides).
+* Sections (REQ-SUB-011) are found in Markdown headings only, case-insensitively, by the
+  seed's five words and their stems ("Core Capabilities" counts; "Approach" does not).
+* ``SA301``: a role is read-only when its *name* says reviewer/auditor/researcher (the seed's
+  three roles); write access means ``Write``/``Edit``/``MultiEdit``/``NotebookEdit`` reachable
+  after ``disallowedTools`` - an omitted ``tools`` inherits them all.  ``Bash`` is not counted:
+  the seed's own reviewer and auditor templates hold it.
+* ``SA304`` vague description: very short (< 4 words) or a generic catch-all phrase; kept
+  narrow on purpose, because a false "vague" on a good description is noise.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from subagents.definition import AgentDefinition
+from subagents.definition import Dialect as D
+from subagents.diagnostics import Diagnostic
+from subagents.rules.base import DefinitionRule, RuleContext
+
+__all__ = ["DOCUMENTED_COLORS", "KNOWN_KEYS", "RULES", "SECTION_NAMES"]
+
+DOCUMENTED_COLORS = frozenset(
+    {"red", "blue", "green", "yellow", "purple", "orange", "pink", "cyan", "magenta"}
+)
+# Keys the Codex and JSON dialects define besides Claude's (FIELD_ALIASES covers Claude's).
+KNOWN_KEYS = frozenset({"keywords", "prompt"})
+
+_NAME_RE = re.compile(r"^[a-z][a-z0-9-]{0,49}$")
+_HEADING_RE = re.compile(r"^[ ]{0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.M)
+SECTION_NAMES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("Role", re.compile(r"\brole\b", re.I)),
+    ("Capabilities", re.compile(r"\bcapabilit", re.I)),
+    ("Methodology", re.compile(r"\bmethodolog", re.I)),
+    ("Communication Style", re.compile(r"\bcommunication\b", re.I)),
+    ("Constraints", re.compile(r"\bconstraint", re.I)),
+)
+_READ_ONLY_ROLE_RE = re.compile(r"(?:^|[-_])(review|reviewer|auditor|audit|researcher|research)"
+                                r"(?:$|[-_])")
+_WRITE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
+_VAGUE_RE = re.compile(
+    r"^(?:use (?:this|the) agent |an? agent |agent )?(?:for |to (?:help with|handle|do) |"
+    r"that (?:helps with|handles|does) |helps with |handles )?(?:all |any |general |various |"
+    r"misc(?:ellaneous)? |common |everyday )?(?:development|coding|programming|software|"
+    r"general|everything|anything|any|all|stuff|things|tasks?|work)(?: tasks?| work| stuff)?"
+    r"\.?$",
+    re.I,
+)
+
+
+def check_description_length(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
+    text = defn.description.strip()
+    if not text or defn.dialect is D.CODEX:
+        return
+    n = len(text)
+    if 10 <= n <= 200:
+        return
+    yield ctx.diag(
+        "SA201",
+        ctx.value_pos(defn, "description"),
+        f"`description` is {n} characters; the spec wants 10-200 (REQ-SUB-005)",
+        "move examples into the body's `## Usage Examples` section and keep the description "
+        "to one or two sentences" if n > 200 else "say what the agent does and when to use it",
+    )
+
+
+def check_prompt_length(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
+    text = defn.system_prompt.strip()
+    if not text:
+        return  # SA114
+    n = len(text)
+    if 100 <= n <= 10_000:
+        return
+    yield ctx.diag(
+        "SA202",
+        ctx.body_pos(defn) if defn.dialect is not D.JSON else ctx.key_pos(defn, "system_prompt"),
+        f"the system prompt is {n:,} characters; the spec wants 100-10,000 (REQ-SUB-012)",
+        "move reference material into skills" if n > 10_000
+        else "describe the role, method and constraints in a few paragraphs",
+    )
+
+
+def check_sections(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
+    text = defn.system_prompt
+    if not text.strip() or defn.dialect is not D.CLAUDE:
+        return
+    headings = [m.group(1) for m in _HEADING_RE.finditer(text)]
+    missing = [name for name, rx in SECTION_NAMES if not any(rx.search(h) for h in headings)]
+    if missing:
+        yield ctx.diag(
+            "SA203",
+            ctx.body_pos(defn),
+            "the system prompt has no " + ", ".join(f"`## {m}`" for m in missing)
+            + " section" + ("s" if len(missing) > 1 else "") + " (REQ-SUB-011)",
+            "add the missing headings: Role, Capabilities, Methodology, Communication Style, "
+            "Constraints",
+        )
+
+
+def check_unknown_keys(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
+    for key in defn.extra:
+        if defn.dialect is D.CODEX and key in KNOWN_KEYS:
+            continue
+        yield ctx.diag(
+            "SA204",
+            ctx.key_pos(defn, key),
+            f"unknown key {key!r}; {'Codex' if defn.dialect is D.CODEX else 'Claude Code'} "
+            "ignores it",
+            "check the spelling against `subagents schema`, or remove it",
+        )
+    if defn.keywords and defn.dialect is D.CLAUDE:
+        yield ctx.diag(
+            "SA204",
+            ctx.key_pos(defn, "keywords"),
+            "`keywords` is a Codex field; Claude Code ignores it",
+            "routing in Claude Code uses the description",
+        )
+
+
+def check_color(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
+    if defn.color is not None and defn.color.strip().lower() not in DOCUMENTED_COLORS:
+        yield ctx.diag(
+            "SA205",
+            ctx.value_pos(defn, "color"),
+            f"`color` {defn.color!r} is not a documented colour",
+            "use one of: " + ", ".join(sorted(DOCUMENTED_COLORS)),
+        )
+
+
+def check_name_format(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
+    name = defn.name
+    if defn.dialect is not D.CLAUDE or not name.strip() or ":" in name or name.startswith("-"):
+        return
+    if _NAME_RE.match(name):
+        return
+    suggestion = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:50]
+    yield ctx.diag(
+        "SA206",
+        ctx.value_pos(defn, "name"),
+        f"`name` {name!r} is not lowercase-with-hyphens of at most 50 characters (REQ-SUB-004)",
+        f"rename it, e.g. `name: {suggestion}`" if suggestion else None,
+    )
+
+
+# --- anti-patterns ---------------------------------------------------------------------------
+
+
+def check_read_only_role(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
+    if defn.dialect is D.CODEX:
+        return
+    m = _READ_ONLY_ROLE_RE.search(defn.name.lower())
+    if not m:
+        return
+    denied = set(defn.disallowed_tools or ())
+    allowed = set(_WRITE_TOOLS) if defn.tools is None else set(defn.tools)
+    writes = [t for t in _WRITE_TOOLS if t in allowed and t not in denied]
+    if not writes:
+        return
+    how = "inherits every tool" if defn.tools is None else "has " + ", ".join(writes)
+    yield ctx.diag(
+        "SA301",
+        ctx.key_pos(defn, "tools") if defn.tools is not None else ctx.key_pos(defn, "name"),
+        f"{defn.name!r} is {_article(m.group(1))} role but {how}: it can modify files "
+        "(seed 000 §8.4)",
+        "give it `tools: Read, Grep, Glob` or add `disallowedTools: Write, Edit, MultiEdit`",
+    )
+
+
+def _article(word: str) -> str:
+    return ("an " if word[:1] in "aeiou" else "a ") + word
+
+
+def check_max_turns_present(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
+    if defn.max_turns is None and defn.dialect is not D.CODEX:
+        yield ctx.diag(
+            "SA302",
+            ctx.fallback_pos(defn),
+            "no `maxTurns`: a confused agent can loop without limit (seed 000 §8.4)",
+            "add e.g. `maxTurns: 30` sized to the task",
+        )
+
+
+def check_skills(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
+    if len(defn.skills) > 3:
+        yield ctx.diag(
+            "SA303",
+            ctx.key_pos(defn, "skills"),
+            f"{len(defn.skills)} skills load into the context before the agent starts "
+            "(seed 000 §8.4: keep it to 2-3)",
+            "split the agent, or load the rarely used skills on demand",
+        )
+
+
+def check_vague(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
+    text = " ".join(defn.description.split())
+    if not text or defn.dialect is D.CODEX:
+        return
+    words = re.findall(r"[A-Za-z0-9]+", text)
+    if len(words) >= 4 and not _VAGUE_RE.match(text):
+        return
+    yield ctx.diag(
+        "SA304",
+        ctx.value_pos(defn, "description"),
+        f"the description {text[:60]!r} is too generic to route on (seed 000 §8.4)",
+        "say what it does, for which code, and when to use it: \"Use when implementing "
+        "TypeScript features with Prisma in src/features\"",
+    )
+
+
+RULES: tuple[DefinitionRule, ...] = (
+    check_description_length,
+    check_prompt_length,
+    check_sections,
+    check_unknown_keys,
+    check_color,
+    check_name_format,
+    check_read_only_role,
+    check_max_turns_present,
+    check_skills,
+    check_vague,
+)

@@ -1,0 +1,369 @@
+"""Validate agent files and folders: read, run the rules, filter, re-map severities, summarise.
+
+Design notes
+------------
+* One bad file never stops the others: the reader turns bad input into diagnostics, the rule
+  engine turns a crashing rule into ``SA000``, and every file is handled on its own.
+* Dialect comes from the location (``loader.detect_dialect``) unless ``dialect=`` forces one.
+  Walking a folder takes ``*.md`` files (except well-known non-agent files such as README.md,
+  CLAUDE.md, AGENTS.md, SKILL.md, and the ``skills``/``commands`` folders) and JSON files named
+  ``agents.json`` / ``*.agents.json`` (a ``package.json`` is not an agent file); a JSON file
+  named explicitly is always read.  Symlinks are not followed into folders; a symlinked file
+  that resolves outside the folder being walked is ``SA402`` and is never read.
+* The *scope* for duplicate names is the nearest ``agents``/``agent`` folder above a file (Claude
+  Code scans agents folders recursively; subfolders do not change an id), else the folder that
+  was walked, and never mixes dialects: ``.claude/agents`` and ``.codex/agents`` holding the
+  same names is not a clash.
+* Severities: reader and rule diagnostics are re-mapped through the catalogue for the profile
+  (``strict`` flag or ``strict = true`` in config).  Filtering, in order: ``select`` (command
+  line replaces config), then ``ignore`` (config + command line + ``per-file-ignores`` + the
+  in-file ``# subagents: ignore[...]`` comment, which cannot silence security rules).  A rule
+  that is off in the profile is turned on when selected by its exact code or name.
+* With no paths: the agents the current project sees - ``.claude/agents`` in the current
+  folder and each parent up to the git root, then ``~/.claude/agents`` (the full precedence
+  logic lives in the registry; this is the self-contained minimum for ``validate``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from subagents.config import Config, inline_ignores, load_config
+from subagents.definition import AgentDefinition, Dialect
+from subagents.diagnostics import Diagnostic, Severity, count_by_severity, sort_diagnostics
+from subagents.errors import UsageError
+from subagents.loader import LoadResult, detect_dialect, read_agent_file
+from subagents.rules.base import FileContext, RuleContext
+from subagents.rules.catalog import RULES, Profile, get_rule, matches
+from subagents.rules.engine import check_definition, check_file
+from subagents.rules.scope import ScopedAgent, check_scope
+from subagents.rules.security import path_escapes
+
+__all__ = [
+    "ValidationReport",
+    "default_paths",
+    "iter_agent_files",
+    "validate_paths",
+    "validate_text",
+]
+
+_SKIP_FILES = frozenset(
+    {"readme.md", "changelog.md", "contributing.md", "license.md", "code_of_conduct.md",
+     "security.md", "claude.md", "agents.md", "skill.md", "gemini.md"}
+)
+_SKIP_DIRS = frozenset(
+    {"node_modules", "__pycache__", "skills", "commands", "venv", "site-packages"}
+)
+_AGENT_DOT_DIRS = frozenset({".claude", ".codex", ".opencode", ".github"})
+_UNREADABLE = frozenset({"SA001", "SA002", "SA011", "SA012", "SA015"})
+
+
+@dataclass(slots=True)
+class ValidationReport:
+    """The outcome of one ``validate`` run."""
+
+    files: int = 0
+    agents: int = 0
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    strict: bool = False
+
+    @property
+    def errors(self) -> int:
+        return count_by_severity(self.diagnostics)[Severity.ERROR]
+
+    @property
+    def warnings(self) -> int:
+        return count_by_severity(self.diagnostics)[Severity.WARNING]
+
+    @property
+    def infos(self) -> int:
+        return count_by_severity(self.diagnostics)[Severity.INFO]
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if any(d.severity is Severity.ERROR for d in self.diagnostics) else 0
+
+    def summary(self) -> dict[str, int]:
+        counts = count_by_severity(self.diagnostics)
+        return {
+            "files": self.files,
+            "agents": self.agents,
+            "errors": counts[Severity.ERROR],
+            "warnings": counts[Severity.WARNING],
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``--format json`` contract of DESIGN.md."""
+        return {
+            "summary": self.summary(),
+            "diagnostics": [d.to_dict() for d in self.diagnostics],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class _Target:
+    path: Path
+    display: str
+    dialect: Dialect | None
+    root: Path  # the folder it was found in (REQ-SUB-035)
+    scope: str
+
+
+@dataclass(slots=True)
+class _Filter:
+    profile: Profile
+    select: tuple[str, ...]
+    ignore: tuple[str, ...]
+
+    def apply(self, diags: Iterable[Diagnostic], extra_ignore: Sequence[str],
+              inline: Sequence[str]) -> Iterator[Diagnostic]:
+        for d in diags:
+            rule = RULES.get(d.rule)
+            if self.select and not matches(d.rule, self.select) and d.rule != "SA000":
+                continue
+            if matches(d.rule, self.ignore) or matches(d.rule, extra_ignore):
+                continue
+            if inline and (rule is None or rule.silenceable) and matches(d.rule, inline):
+                continue
+            if rule is None:
+                yield d
+                continue
+            severity = rule.severity(self.profile)
+            if severity is None:
+                if not _explicit(d.rule, self.select):
+                    continue
+                severity = rule.default or rule.strict or Severity.WARNING
+            yield d if severity is d.severity else d.with_severity(severity)
+
+
+def _explicit(code: str, selectors: Sequence[str]) -> bool:
+    for s in selectors:
+        rule = get_rule(s)
+        if rule is not None and rule.code == code:
+            return True
+    return False
+
+
+def _agents_folder(p: Path, stop: Path | None = None) -> Path | None:
+    for parent in p.parents:
+        if parent.name in ("agents", "agent"):
+            return parent
+        if stop is not None and parent == stop:
+            return None
+    return None
+
+
+def _is_agent_candidate(name: str, forced: bool) -> bool:
+    low = name.lower()
+    if low.endswith(".md"):
+        return low not in _SKIP_FILES
+    if low.endswith(".json"):
+        return forced or low == "agents.json" or low.endswith(".agents.json")
+    return False
+
+
+def iter_agent_files(folder: Path, display: str) -> Iterator[tuple[Path, str, bool]]:
+    """``(path, display path, is_symlink)`` of every candidate agent file under ``folder``."""
+    for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
+        dirnames[:] = sorted(
+            d for d in dirnames
+            if d not in _SKIP_DIRS and (not d.startswith(".") or d in _AGENT_DOT_DIRS)
+        )
+        rel = os.path.relpath(dirpath, folder)
+        for name in sorted(filenames):
+            if not _is_agent_candidate(name, False):
+                continue
+            full = Path(dirpath, name)
+            shown = os.path.join(display, name) if rel == "." else os.path.join(display, rel, name)
+            yield full, shown, full.is_symlink()
+
+
+def _display(p: Path, given: str | None) -> str:
+    if given is not None:
+        return given
+    try:
+        rel = os.path.relpath(p)
+    except ValueError:
+        return str(p)
+    return rel if not rel.startswith(".." + os.sep + "..") else str(p)
+
+
+def default_paths(cwd: Path | None = None, home: Path | None = None) -> list[Path]:
+    """Agents folders the current project sees: project folders up to the git root, then user."""
+    here = (cwd or Path.cwd()).absolute()
+    found: list[Path] = []
+    for folder in (here, *here.parents):
+        candidate = folder / ".claude" / "agents"
+        if candidate.is_dir():
+            found.append(candidate)
+        if (folder / ".git").exists():
+            break
+    user = (home or Path.home()) / ".claude" / "agents"
+    if user.is_dir() and user not in found:
+        found.append(user)
+    return found
+
+
+def _targets(paths: Sequence[Path], given: Sequence[str | None],
+             dialect: Dialect | None) -> Iterator[_Target]:
+    for p, shown in zip(paths, given, strict=True):
+        display = _display(p, shown)
+        if p.is_dir():
+            for full, fdisplay, _ in iter_agent_files(p, display):
+                root_for_scope = _agents_folder(full, stop=p) or p
+                d = dialect or detect_dialect(full) or Dialect.CLAUDE
+                yield _Target(full, fdisplay, d, p, f"{d}:{root_for_scope.absolute()}")
+        else:
+            root = _agents_folder(p.absolute()) or p.absolute().parent
+            d = dialect or detect_dialect(p) or Dialect.CLAUDE
+            yield _Target(p, display, d, root, f"{d}:{root}")
+
+
+def _file_text(result: LoadResult, path: Path, max_bytes: int) -> str | None:
+    if result.document is not None:
+        return result.document.text
+    if any(d.rule in _UNREADABLE for d in result.diagnostics):
+        return None
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(max_bytes + 1)
+        return data.decode("utf-8-sig").replace("\r\n", "\n")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _validate_file(
+    target: _Target, config: Config, filt: _Filter, scoped: list[ScopedAgent]
+) -> tuple[list[Diagnostic], int]:
+    fctx = FileContext(path=target.display, file_path=target.path, dialect=target.dialect,
+                       config=config, agents_root=target.root)
+    # REQ-SUB-035 before reading: a link out of the folder is reported, never followed.
+    if path_escapes(target.path, target.root):
+        from subagents.rules.security import check_path_escape
+
+        return list(filt.apply(check_path_escape(fctx), (), ())), 0
+    result = read_agent_file(target.path, dialect=target.dialect, display_path=target.display,
+                             max_bytes=config.max_file_size)
+    diags: list[Diagnostic] = list(result.diagnostics)
+    fctx.text = _file_text(result, target.path, config.max_file_size)
+    fctx.document = result.document
+    diags.extend(check_file(fctx))
+    reader_codes = frozenset(d.rule for d in result.diagnostics)
+    for defn in result.definitions:
+        ctx = RuleContext(path=target.display, config=config, dialect=defn.dialect,
+                          document=result.document, text=fctx.text, reader_codes=reader_codes)
+        diags.extend(check_definition(defn, ctx))
+        loc = defn.location_of("name") or (
+            next(iter(defn.locations.values())) if defn.locations else None
+        )
+        scoped.append(ScopedAgent(_slim(defn), target.display, loc.line if loc else 1,
+                                  loc.column if loc else 1, target.scope))
+    inline: tuple[str, ...] = ()
+    if fctx.text is not None:
+        end = result.document.end_line if result.document is not None else 0
+        inline = inline_ignores(fctx.text, frontmatter_end=end)
+    return list(filt.apply(diags, config.ignores_for(target.path), inline)), len(
+        result.definitions
+    )
+
+
+def _slim(defn: AgentDefinition) -> AgentDefinition:
+    """Keep what the scope rules need; drop the prompt so 10,000 files stay cheap."""
+    return defn.evolve(system_prompt=defn.system_prompt[:2000]) if len(
+        defn.system_prompt) > 2000 else defn
+
+
+def validate_paths(
+    paths: Sequence[str | os.PathLike[str]] = (),
+    *,
+    strict: bool = False,
+    dialect: Dialect | str | None = None,
+    config: Config | None = None,
+    select: Sequence[str] = (),
+    ignore: Sequence[str] = (),
+) -> ValidationReport:
+    """Validate files and folders (none: the agents the current project sees).
+
+    Raises :class:`~subagents.errors.UsageError` for a path that does not exist, and
+    :class:`~subagents.errors.ConfigError` for a broken configuration file.
+    """
+    forced = Dialect(dialect) if dialect is not None else None
+    given: list[str | None]
+    if paths:
+        resolved = [Path(p) for p in paths]
+        given = [os.fspath(p) for p in paths]
+        missing = [os.fspath(p) for p in resolved if not p.exists() and not p.is_symlink()]
+        if missing:
+            raise UsageError(
+                f"no such file or folder: {', '.join(missing)}",
+                hint="give agent files or folders that exist, or no path for this project's "
+                "agents",
+            )
+    else:
+        resolved = default_paths()
+        given = [None] * len(resolved)
+    configs: dict[Path | None, Config] = {}
+    report = ValidationReport(strict=strict)
+    all_diags: list[Diagnostic] = []
+    scoped: list[ScopedAgent] = []
+    filters: dict[int, _Filter] = {}
+    for p, shown in zip(resolved, given, strict=True):
+        cfg = config if config is not None else _config_for(p, configs)
+        key = id(cfg)
+        if key not in filters:
+            profile = Profile.STRICT if (strict or cfg.strict) else Profile.DEFAULT
+            filters[key] = _Filter(profile, tuple(select) or cfg.select,
+                                   (*cfg.ignore, *ignore))
+        filt = filters[key]
+        for target in _targets([p], [shown], forced):
+            diags, n = _validate_file(target, cfg, filt, scoped)
+            report.files += 1
+            report.agents += n
+            all_diags.extend(diags)
+    if scoped and filters:
+        filt = next(iter(filters.values()))
+        all_diags.extend(filt.apply(check_scope(scoped), (), ()))
+    report.strict = strict or any(f.profile is Profile.STRICT for f in filters.values())
+    report.diagnostics = sort_diagnostics(all_diags)
+    return report
+
+
+def _config_for(p: Path, cache: dict[Path | None, Config]) -> Config:
+    from subagents.config import find_config
+
+    found = find_config(p)
+    if found not in cache:
+        cache[found] = load_config(found) if found is not None else Config()
+    return cache[found]
+
+
+def validate_text(
+    text: str | bytes,
+    *,
+    path: str = "<string>",
+    dialect: Dialect = Dialect.CLAUDE,
+    strict: bool = False,
+    config: Config | None = None,
+) -> list[Diagnostic]:
+    """Validate text in memory (no file checks): the diagnostics, sorted."""
+    from subagents.loader import parse_agent_text
+
+    cfg = config or Config()
+    filt = _Filter(Profile.STRICT if strict else Profile.DEFAULT, cfg.select, cfg.ignore)
+    result = parse_agent_text(text, path=path, dialect=dialect)
+    diags: list[Diagnostic] = list(result.diagnostics)
+    doc_text = result.document.text if result.document is not None else (
+        text if isinstance(text, str) else None)
+    diags.extend(check_file(FileContext(path=path, file_path=None, dialect=dialect, config=cfg,
+                                        text=doc_text, document=result.document)))
+    for defn in result.definitions:
+        ctx = RuleContext(path=path, config=cfg, dialect=defn.dialect, document=result.document,
+                          text=doc_text)
+        diags.extend(check_definition(defn, ctx))
+    end = result.document.end_line if result.document is not None else 0
+    inline = inline_ignores(doc_text, frontmatter_end=end) if doc_text else ()
+    return sort_diagnostics(filt.apply(diags, (), inline))
