@@ -22,14 +22,14 @@ Design notes
   a project holding both trees is normal and never a clash, because one run sees one dialect.
 * The walk follows symlinked folders (people link a shared agents folder into projects) but keeps
   the (device, inode) of every folder on the current path, so a symlink loop is reported once
-  (SA603) instead of recursing forever.  Hidden entries (``.git``, editor lock files ``.#x.md``)
+  (SA604) instead of recursing forever.  Hidden entries (``.git``, editor lock files ``.#x.md``)
   are skipped.  Only ``*.md`` files are agent files in folder sources.
 * Folder listings are cached by the folder's own stamp (mtime, size, inode): an unchanged folder
   is not listed again on reload.  A listing taken within :data:`RACY_NS` of the folder's mtime
   is not trusted (the "racy git" problem: a second change in the same timestamp tick would be
   invisible), so it is listed again next time.
-* Problems with folders are diagnostics, never exceptions: SA602 unreadable folder, SA603 symlink
-  loop, SA604 an agents path that is not a folder.
+* Problems with folders are diagnostics, never exceptions: SA603 unreadable folder, SA604 symlink
+  loop, SA605 an agents path that is not a folder.
 """
 
 from __future__ import annotations
@@ -322,7 +322,7 @@ def scan_folder(
         result.diagnostics.append(
             _diag(
                 display(root),
-                "SA604",
+                "SA605",
                 Severity.ERROR,
                 f"{display(root)} is a file, not a folder: no agents are read from it",
                 "agents live in a folder of .md files; move this file into a folder of that name",
@@ -342,7 +342,7 @@ def _is_loop(exc: OSError) -> bool:
 def _loop_diag(path: Path, display: Callable[[Path], str]) -> Diagnostic:
     return _diag(
         display(path),
-        "SA603",
+        "SA604",
         Severity.WARNING,
         f"symlink loop at {display(path)}: the folder leads back to itself; not followed",
         "remove the symlink or point it outside the agents folder",
@@ -352,7 +352,7 @@ def _loop_diag(path: Path, display: Callable[[Path], str]) -> Diagnostic:
 def _unreadable_diag(path: Path, exc: OSError, display: Callable[[Path], str]) -> Diagnostic:
     return _diag(
         display(path),
-        "SA602",
+        "SA603",
         Severity.ERROR,
         f"cannot read folder {display(path)}: {exc.strerror or exc}; its agents are not loaded",
         "check the folder's permissions (it needs r and x for this user)",

@@ -122,7 +122,12 @@ def diff_records(
             _entry_event("removed", e, reason) for n, e in old_by.items() if n not in new_by
         )
         for name, entry in new_by.items():
-            events.append(_entry_event("modified" if name in old_by else "added", entry))
+            prev = old_by.get(name)
+            if prev is None:
+                events.append(_entry_event("added", entry))
+            elif prev.stamp != entry.stamp or prev.header != entry.header:
+                # (an untrusted stamp is re-read even when unchanged: no event for that)
+                events.append(_entry_event("modified", entry))
         if after.failed and (not before.failed or before.diagnostics != after.diagnostics):
             events.append(_error_event(after))
     return events
