@@ -207,6 +207,23 @@ def spec_matches(entry: ToolEntry, input: Mapping[str, Any], cwd: Path, *, deny:
     return deny  # a specifier we cannot interpret: deny rules bite, allow rules do not
 
 
+def allow_covers(entries: Sequence[ToolEntry], input: Mapping[str, Any], cwd: Path) -> bool:
+    """Do these allow entries (same tool, with specifiers) together cover this call?
+
+    For ``Bash`` each simple command of a compound line may be covered by a different entry
+    (``Bash(git diff:*)`` + ``Bash(wc:*)`` cover ``git diff | wc -l``).
+    """
+    if any(e.specifier is None for e in entries):
+        return True
+    if entries and _canon(entries[0].name) == "Bash":
+        command = str(input.get("command", ""))
+        parts = _shell_parts(command)
+        if not parts or any(tok in command for tok in _UNSAFE_FOR_PREFIX):
+            return False
+        return all(any(_command_matches(e.specifier or "", p) for e in entries) for p in parts)
+    return any(spec_matches(e, input, cwd, deny=False) for e in entries)
+
+
 @dataclass(frozen=True, slots=True)
 class ToolRules:
     """One ``tools`` / ``disallowedTools`` pair (one agent, or one config level)."""
@@ -242,9 +259,7 @@ class ToolRules:
         if self.allow is None:
             return None
         entries = [e for e in self.allow if _name_matches(e, name)]
-        if any(e.specifier is None for e in entries):
-            return None
-        if entries and not any(spec_matches(e, input, cwd, deny=False) for e in entries):
+        if entries and not allow_covers(entries, input, cwd):
             allowed = ", ".join(e.raw for e in entries)
             return f"{self.label} may use {name} only as {allowed}"
         return None
@@ -366,11 +381,9 @@ class PermissionPolicy:
             return Decision(True, "bypassPermissions")
         if mode is PermissionMode.ACCEPT_EDITS and tool.edits_files:
             return Decision(True, "acceptEdits")
-        for rule in _parse(self.allow_rules) or ():
-            if _name_matches(rule, tool.name) and (
-                rule.specifier is None or spec_matches(rule, input, ctx.cwd, deny=False)
-            ):
-                return Decision(True, f"allowed by rule {rule.raw}")
+        rules = [r for r in _parse(self.allow_rules) or () if _name_matches(r, tool.name)]
+        if rules and allow_covers(rules, input, ctx.cwd):
+            return Decision(True, f"allowed by rule {', '.join(r.raw for r in rules)}")
         if mode is PermissionMode.DONT_ASK:
             return Decision(False, f"{tool.name} needs permission and permission mode dontAsk "
                                    "never asks; add an allow rule in config")

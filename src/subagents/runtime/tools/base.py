@@ -203,7 +203,7 @@ def validate_input(value: Any, schema: Mapping[str, Any], where: str = "input") 
                     allowed = ", ".join(props) or "none"
                     return f"{where} has unknown field {key!r} (allowed: {allowed})"
                 continue
-            label = f"{key!r}" if where == "input" else f"{where}.{key}"
+            label = key if where == "input" else f"{where}.{key}"
             problem = validate_input(item, sub, label)
             if problem:
                 return problem
