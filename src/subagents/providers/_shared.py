@@ -1,0 +1,212 @@
+"""What the network providers share: credentials, redaction, and error classification.
+
+Design decisions:
+
+* **Secrets never leave in text.**  Every message built from a server reply or an SDK exception
+  goes through :func:`redact`, which removes the API key (a server may echo the key it
+  rejected) and the userinfo part of URLs.  Only redacted text is logged.
+* **One classification for both SDKs**: 408/409/429/5xx and connection faults are retried;
+  other 4xx are final :class:`~subagents.errors.ProviderResponseError` with the status and the
+  server's own message; a body that is not JSON is a final ``ProviderResponseError``
+  (a retry would get the same garbage from a broken proxy or server).
+* **Malformed tool arguments are data, not an error.**  An OpenAI-compatible server that sends
+  arguments that are not a JSON object yields a ``ToolUseBlock`` whose input is
+  ``{MALFORMED_ARGUMENTS_KEY: raw, MALFORMED_REASON_KEY: why}``; the runner answers it with an
+  ``is_error`` tool result (see :func:`malformed_arguments`), so the model can correct itself.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from subagents.errors import (
+    MissingCredentialsError,
+    ProviderConnectionError,
+    ProviderError,
+    ProviderResponseError,
+)
+from subagents.providers.retry import RetryableFailure, parse_retry_after
+
+__all__ = [
+    "MALFORMED_ARGUMENTS_KEY",
+    "MALFORMED_REASON_KEY",
+    "classify_status",
+    "connection_failure",
+    "is_transport_error",
+    "malformed_arguments",
+    "malformed_reply",
+    "parse_tool_arguments",
+    "redact",
+    "require_key",
+    "server_message",
+]
+
+MALFORMED_ARGUMENTS_KEY = "__subagents_raw_arguments__"
+MALFORMED_REASON_KEY = "__subagents_arguments_error__"
+
+RETRYABLE_STATUS = frozenset({408, 409, 429})
+_URL_USERINFO = re.compile(r"(?<=://)[^/@\s]+@")
+_MAX_SERVER_MESSAGE = 500
+
+
+def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
+    """``text`` with each secret (of 4+ characters) and any ``user:pass@`` in URLs masked."""
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "***")
+    return _URL_USERINFO.sub("***@", text)
+
+
+def require_key(
+    explicit: str | None,
+    env_names: tuple[str, ...],
+    *,
+    provider: str,
+    how: str,
+) -> str:
+    """The explicit key, else the first non-empty env var; else MissingCredentialsError."""
+    if explicit:
+        return explicit
+    for name in env_names:
+        value = os.environ.get(name, "").strip()
+        if value:
+            return value
+    raise MissingCredentialsError(f"no API key for the {provider} provider", hint=how)
+
+
+def server_message(body: object, fallback: str = "") -> str:
+    """The human message in an error body (Anthropic's or OpenAI's shape), shortened."""
+    message: object = None
+    if isinstance(body, Mapping):
+        inner = body.get("error", body)
+        if isinstance(inner, Mapping):
+            message = inner.get("message")
+        elif isinstance(inner, str):
+            message = inner
+        if message is None:
+            message = body.get("message") or body.get("detail")
+    elif isinstance(body, (str, bytes)):
+        message = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
+    text = str(message).strip() if message else fallback
+    if len(text) > _MAX_SERVER_MESSAGE:
+        text = text[: _MAX_SERVER_MESSAGE - 1] + "…"
+    return text
+
+
+def classify_status(
+    status: int,
+    body: object,
+    headers: Mapping[str, str] | None,
+    *,
+    provider: str,
+    url: str,
+    key_env: str,
+    secrets: Iterable[str | None],
+) -> ProviderError | RetryableFailure:
+    """The error for an HTTP error status: retryable (429, 5xx, ...) or final (other 4xx)."""
+    secrets = tuple(secrets)
+    said = redact(server_message(body, fallback="(no message)"), secrets)
+    where = redact(url, secrets)
+    message = f"the {provider} API at {where} answered {status}: {said}"
+    hint: str | None = None
+    if status in (401, 403):
+        hint = f"check {key_env}: the server refused the key (it is not shown here)"
+    elif status == 404:
+        hint = (
+            "check the model id (--model, the agent's `model`, or [tool.subagents] "
+            "model-aliases) and the base URL"
+        )
+    elif status == 429:
+        hint = "the server is rate limiting; wait, or lower the number of parallel agents"
+    error = ProviderResponseError(message, status=status, hint=hint)
+    if status in RETRYABLE_STATUS or status >= 500:
+        return RetryableFailure(error, retry_after=parse_retry_after(headers))
+    return error
+
+
+def connection_failure(
+    cause: BaseException, *, provider: str, url: str, env_name: str, secrets: Iterable[str | None]
+) -> RetryableFailure:
+    """A retryable failure for an unreachable server, a timeout or a dropped connection."""
+    secrets = tuple(secrets)
+    detail = redact(str(cause) or type(cause).__name__, secrets)
+    inner = cause.__cause__ or cause.__context__
+    if inner is not None and str(inner) and str(inner) not in detail:
+        detail += f" ({redact(str(inner), secrets)})"
+    error = ProviderConnectionError(
+        f"cannot reach the {provider} API at {redact(url, secrets)}: {detail}",
+        hint=f"check that the server is running and that {env_name} (or --base-url) is right",
+    )
+    return RetryableFailure(error)
+
+
+def malformed_reply(
+    cause: BaseException, *, provider: str, url: str, secrets: Iterable[str | None]
+) -> ProviderResponseError:
+    secrets = tuple(secrets)
+    detail = redact(str(cause) or type(cause).__name__, secrets)
+    return ProviderResponseError(
+        f"the {provider} API at {redact(url, secrets)} sent a reply that cannot be understood "
+        f"(malformed JSON or an unexpected shape): {detail}",
+        hint="check that the base URL points at a compatible API, not a web page or a proxy",
+    )
+
+
+def parse_tool_arguments(raw: str | None) -> dict[str, Any]:
+    """Tool-call arguments as sent on the wire -> the input mapping (never raises).
+
+    Empty arguments mean no arguments.  Anything that is not a JSON object is kept verbatim
+    under :data:`MALFORMED_ARGUMENTS_KEY` with the reason under :data:`MALFORMED_REASON_KEY`.
+    """
+    if raw is None or not raw.strip():
+        return {}
+    try:
+        value = json.loads(raw)
+    except ValueError as exc:
+        return {MALFORMED_ARGUMENTS_KEY: raw, MALFORMED_REASON_KEY: f"not valid JSON: {exc}"}
+    if not isinstance(value, dict):
+        return {
+            MALFORMED_ARGUMENTS_KEY: raw,
+            MALFORMED_REASON_KEY: f"a JSON {type(value).__name__}, not an object",
+        }
+    return value
+
+
+def malformed_arguments(tool_input: Mapping[str, Any]) -> str | None:
+    """If a tool call's arguments could not be parsed, the message for its ``is_error`` result.
+
+    The runner calls this before validating a tool call: ``None`` means the input is a normal
+    mapping.
+    """
+    if MALFORMED_ARGUMENTS_KEY not in tool_input:
+        return None
+    raw = str(tool_input.get(MALFORMED_ARGUMENTS_KEY, ""))
+    reason = str(tool_input.get(MALFORMED_REASON_KEY, "not a JSON object"))
+    shown = raw if len(raw) <= 200 else raw[:199] + "…"
+    return (
+        f"The tool arguments were {reason}. Arguments received: {shown!r}. "
+        "Call the tool again with a JSON object matching its input schema."
+    )
+
+
+def raw_arguments(tool_input: Mapping[str, Any]) -> str:
+    """The arguments to send back on the wire for a tool call (verbatim if they were broken)."""
+    if MALFORMED_ARGUMENTS_KEY in tool_input:
+        return str(tool_input[MALFORMED_ARGUMENTS_KEY])
+    return json.dumps(dict(tool_input), ensure_ascii=False)
+
+
+def is_transport_error(exc: BaseException) -> bool:
+    """A connection dropped while a stream was being read (the SDKs do not wrap these).
+
+    Matched by name so that neither ``httpx`` nor ``httpx2`` (whichever the SDK uses) has to be
+    imported here.
+    """
+    return any(
+        cls.__name__ in {"TransportError", "StreamError"} and cls.__module__.startswith("httpx")
+        for cls in type(exc).__mro__
+    )
