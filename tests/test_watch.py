@@ -1,0 +1,161 @@
+"""Hot reload through a real file watcher (REQ-SUB-026).
+
+The waits below are bounds for a hung watcher, not timing assertions: a test passes as soon as
+the expected events arrive.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import shutil
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import pytest
+
+from registry_helpers import layout, write_agent
+from subagents.registry import AgentRegistry
+from subagents.watching import ChangeEvent
+
+__all__ = ["layout"]
+
+pytestmark = pytest.mark.slow
+
+BOUND = 20.0  # seconds before we call the watcher hung
+
+
+async def _until(
+    stream: AsyncIterator[ChangeEvent],
+    done: Callable[[list[ChangeEvent]], bool],
+) -> list[ChangeEvent]:
+    got: list[ChangeEvent] = []
+
+    async def run() -> None:
+        while not done(got):
+            got.append(await stream.__anext__())
+
+    await asyncio.wait_for(run(), BOUND)
+    return got
+
+
+def _has(kind: str, name: str) -> Callable[[list[ChangeEvent]], bool]:
+    return lambda evs: any(e.event == kind and e.name == name for e in evs)
+
+
+async def test_ready_then_added_modified_removed(layout: dict[str, Path]) -> None:
+    write_agent(layout["sub_agents"], "existing")
+    reg = AgentRegistry()
+    stream = reg.watch()
+    try:
+        first = await asyncio.wait_for(stream.__anext__(), BOUND)
+        assert first.to_dict() == {"event": "ready", "agents": 4}  # existing + 3 built-ins
+        path = write_agent(layout["sub_agents"], "fresh")
+        got = await _until(stream, _has("added", "fresh"))
+        assert got[-1].path == ".claude/agents/fresh.md" and got[-1].source == "project"
+        write_agent(layout["sub_agents"], "fresh", description="A new description.")
+        await _until(stream, _has("modified", "fresh"))
+        assert reg.entry("fresh").description == "A new description."
+        path.unlink()
+        await _until(stream, _has("removed", "fresh"))
+        assert "fresh" not in reg
+    finally:
+        await stream.aclose()
+
+
+async def test_agents_folder_created_after_watch_started(layout: dict[str, Path]) -> None:
+    assert not (layout["sub"] / ".claude").exists()
+    assert not (layout["home"] / ".claude").exists()
+    reg = AgentRegistry()
+    stream = reg.watch()
+    try:
+        await asyncio.wait_for(stream.__anext__(), BOUND)
+        write_agent(layout["sub_agents"], "late-project")  # creates .claude/agents too
+        await _until(stream, _has("added", "late-project"))
+        write_agent(layout["user_agents"], "late-user")
+        await _until(stream, _has("added", "late-user"))
+        # and the new folder is now watched recursively: a nested change is seen too
+        write_agent(layout["sub_agents"] / "deep" / "er", "nested")
+        await _until(stream, _has("added", "nested"))
+        shutil.rmtree(layout["sub"] / ".claude")
+        await _until(
+            stream,
+            lambda evs: _has("removed", "late-project")(evs) and _has("removed", "nested")(evs),
+        )
+        write_agent(layout["sub_agents"], "again")
+        await _until(stream, _has("added", "again"))
+    finally:
+        await stream.aclose()
+
+
+async def test_broken_file_reports_error_and_removal(layout: dict[str, Path]) -> None:
+    path = write_agent(layout["sub_agents"], "fragile")
+    reg = AgentRegistry()
+    stream = reg.watch()
+    try:
+        await asyncio.wait_for(stream.__anext__(), BOUND)
+        path.write_text("---\nname: fragile\ndescription: a: b\n---\nx\n")
+        got = await _until(stream, _has("error", "fragile"))
+        assert any(e.event == "removed" and e.name == "fragile" for e in got)
+        err = next(e for e in got if e.event == "error")
+        assert err.to_dict()["diagnostics"][0]["rule"] == "SA010"
+    finally:
+        await stream.aclose()
+
+
+async def test_rename_storm_loses_nothing(layout: dict[str, Path]) -> None:
+    folder = layout["sub_agents"]
+    for i in range(20):
+        write_agent(folder, f"agent-{i}", filename=f"f{i}.md")
+    reg = AgentRegistry()
+    stream = reg.watch()
+    state: set[str] = set()
+    rng = random.Random(7)
+    try:
+        ready = await asyncio.wait_for(stream.__anext__(), BOUND)
+        state = {e.name for e in reg.list(include_builtin=False)}
+        assert ready.agents == 23
+
+        def storm() -> None:
+            (folder / "sub").mkdir()
+            files = [folder / f"f{i}.md" for i in range(20)]
+            for step in range(300):
+                i = rng.randrange(len(files))
+                # a rename in one folder (same agent, new path), every 7th into a subfolder
+                dst = (folder / "sub" if step % 7 == 0 else folder) / f"r{step}.md"
+                os.rename(files[i], dst)
+                files[i] = dst
+                if step % 10 == 0:  # and now and then a rename of the agent itself
+                    text = dst.read_text()
+                    dst.write_text(text.replace("name: agent-", "name: renamed-", 1))
+
+        await asyncio.to_thread(storm)
+        expected = {e.name for e in AgentRegistry().load_all().list(include_builtin=False)}
+
+        def applied(evs: list[ChangeEvent]) -> bool:
+            for e in evs[len(applied.seen) :]:  # type: ignore[attr-defined]
+                if e.event == "added" and e.name:
+                    state.add(e.name)
+                elif e.event == "removed" and e.name:
+                    state.discard(e.name)
+            applied.seen = list(evs)  # type: ignore[attr-defined]
+            return state == expected
+
+        applied.seen = []  # type: ignore[attr-defined]
+        await _until(stream, applied)
+        assert {e.name for e in reg.list(include_builtin=False)} == expected
+        assert len(expected) == 20
+    finally:
+        await stream.aclose()
+
+
+async def test_watch_targets_missing_folder_uses_nearest_parent(layout: dict[str, Path]) -> None:
+    reg = AgentRegistry().load_all()
+    recursive, flat = reg.watch_targets()
+    assert layout["sub"] in flat  # .claude/agents does not exist yet
+    assert layout["home"] in flat
+    assert not recursive
+    write_agent(layout["sub_agents"], "x")
+    recursive, flat = reg.watch_targets()
+    assert layout["sub_agents"] in recursive
