@@ -178,7 +178,7 @@ def iter_agent_files(folder: Path, display: str) -> Iterator[tuple[Path, str, bo
             if not _is_agent_candidate(name, False):
                 continue
             full = Path(dirpath, name)
-            shown = os.path.join(display, name) if rel == "." else os.path.join(display, rel, name)
+            shown = os.path.normpath(os.path.join(display, rel, name))
             yield full, shown, full.is_symlink()
 
 

@@ -7,11 +7,15 @@ Design notes
   compared exactly: the harness keeps two agents that differ in case.
 * ``SA602`` similar descriptions: the computation belongs to the router
   (``subagents.dispatch.router.find_similar_agents``); when that module is not importable the
-  rule is silently skipped - it is advisory.
+  rule is silently skipped - it is advisory.  The comparison is pairwise, so scopes of more
+  than ``MAX_SIMILAR_SCOPE`` agents are not compared (no harness shows that many to a model).
+* A duplicate names at most three other files, then "and N more": a folder of copies must
+  not produce quadratic output.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -20,7 +24,9 @@ from subagents.definition import AgentDefinition
 from subagents.diagnostics import Diagnostic
 from subagents.rules.base import make_diagnostic
 
-__all__ = ["ScopedAgent", "check_scope"]
+__all__ = ["MAX_SIMILAR_SCOPE", "ScopedAgent", "check_scope"]
+
+MAX_SIMILAR_SCOPE = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +60,7 @@ def check_scope(agents: Iterable[ScopedAgent], *, similar: bool = True) -> Itera
         by_scope[a.scope].append(a)
     for members in by_scope.values():
         yield from _duplicates(members)
-        if similar and len(members) > 1:
+        if similar and 1 < len(members) <= MAX_SIMILAR_SCOPE:
             yield from _similar(members)
 
 
@@ -66,14 +72,16 @@ def _duplicates(members: list[ScopedAgent]) -> Iterator[Diagnostic]:
     for name, same in by_name.items():
         if len(same) < 2:
             continue
-        for a in same:
-            others = [f"{o.path}:{o.line}" for o in same if o is not a]
+        for i, a in enumerate(same):
+            rest = (o for j, o in enumerate(same) if j != i)
+            others = [f"{o.path}:{o.line}" for o in itertools.islice(rest, 3)]
+            more = f" and {len(same) - 4} more" if len(same) > 4 else ""
             yield make_diagnostic(
                 "SA601",
                 a.path,
                 (a.line, a.column),
-                f"agent name {name!r} is also defined in {', '.join(others)}; Claude Code keeps "
-                "only one of them (REQ-SUB-019)",
+                f"agent name {name!r} is also defined in {', '.join(others)}{more}; Claude Code "
+                "keeps only one of them (REQ-SUB-019)",
                 "rename one of the agents or delete the copy",
             )
 
