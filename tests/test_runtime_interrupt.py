@@ -1,0 +1,70 @@
+"""Ctrl-C / cancellation during a run: transcript flushed, child processes ended, 'interrupted'."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from pathlib import Path
+
+import pytest
+from runtime_helpers import alive, wait_dead, wait_file
+
+from subagents.definition import AgentDefinition
+from subagents.runtime.permissions import PermissionPolicy, PermissionRequest
+from subagents.runtime.result import RunInterrupted
+from subagents.runtime.runner import AgentRunner
+from subagents.testing import ScriptedModel, text, tool_call
+
+AGENT = AgentDefinition(name="sleeper", system_prompt="x", tools=("Bash",))
+
+
+async def _yes(req: PermissionRequest) -> bool:
+    return True
+
+
+def _runner(model: ScriptedModel, tmp_path: Path) -> AgentRunner:
+    return AgentRunner(model, cwd=tmp_path, transcript_dir=tmp_path / "t",
+                       parent_model="m", policy=PermissionPolicy(ask=_yes))
+
+
+def _events(path: Path | None) -> list[dict[str, object]]:
+    assert path is not None
+    return [json.loads(ln) for ln in path.read_text().splitlines()]
+
+
+async def test_cancelled_run_kills_bash_and_flushes_transcript(tmp_path: Path) -> None:
+    model = ScriptedModel([tool_call("Bash", {"command": "echo $$ > sh.pid; sleep 300"}),
+                           text("never")])
+    r = _runner(model, tmp_path)
+    task = asyncio.create_task(r.run(AGENT, "sleep"))
+    pid = int(await asyncio.to_thread(wait_file, tmp_path / "sh.pid"))
+    assert alive(pid)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    result = r.last_result
+    assert result is not None and result.stop_reason == "interrupted"
+    assert result.turns == 1
+    assert wait_dead(pid), "the Bash child outlived the interrupted run"
+    events = _events(result.transcript_path)
+    assert events[-1]["type"] == "stop" and events[-1]["stop_reason"] == "interrupted"
+    # the assistant's tool call was written before the interruption
+    assert any(e["type"] == "message" and e.get("role") == "assistant" for e in events)
+
+
+def test_ctrl_c_under_run_sync_raises_run_interrupted(tmp_path: Path) -> None:
+    if threading.current_thread() is not threading.main_thread():  # pragma: no cover
+        pytest.skip("SIGINT handling needs the main thread")
+    # The Bash child sends SIGINT to this process (its parent), as a terminal's Ctrl-C would.
+    cmd = "echo $$ > sh.pid; kill -INT $PPID; sleep 300"
+    model = ScriptedModel([tool_call("Bash", {"command": cmd}), text("never")])
+    r = _runner(model, tmp_path)
+    with pytest.raises(RunInterrupted) as info:
+        r.run_sync(AGENT, "sleep")
+    assert info.value.exit_code == 130
+    result = info.value.result
+    assert result.stop_reason == "interrupted"
+    pid = int((tmp_path / "sh.pid").read_text())
+    assert wait_dead(pid)
+    assert _events(result.transcript_path)[-1]["stop_reason"] == "interrupted"

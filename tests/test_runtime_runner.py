@@ -1,0 +1,353 @@
+"""The agentic loop with ScriptedModel: turns, tools, refusals, limits, model, prompt, hooks."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+
+from subagents.definition import AgentDefinition
+from subagents.errors import ProviderConnectionError
+from subagents.providers.base import ModelRequest, ModelResponse, TextBlock, ToolResultBlock
+from subagents.runtime.hooks import HookDecision, RunHooks, ToolCall
+from subagents.runtime.permissions import PermissionPolicy, PermissionRequest
+from subagents.runtime.result import AgentResult
+from subagents.runtime.runner import AgentRunner, build_system_prompt
+from subagents.runtime.tools import Tool, ToolContext, ToolOutput, builtin_tools
+from subagents.testing import ScriptedModel, text, tool_call, tool_calls
+
+READER = AgentDefinition(name="reader", description="reads", system_prompt="You read files.",
+                         tools=("Read", "Grep", "Glob"))
+
+
+def runner(model: ScriptedModel, tmp_path: Path, **kw: Any) -> AgentRunner:
+    kw.setdefault("parent_model", "claude-test-1")
+    return AgentRunner(model, cwd=tmp_path, transcript_dir=tmp_path / "transcripts", **kw)
+
+
+def results_of(request: ModelRequest) -> list[ToolResultBlock]:
+    return [b for b in request.messages[-1].content if isinstance(b, ToolResultBlock)]
+
+
+def events(result: AgentResult) -> list[dict[str, Any]]:
+    assert result.transcript_path is not None
+    return [json.loads(ln) for ln in result.transcript_path.read_text().splitlines()]
+
+
+async def test_multi_turn_tool_loop(tmp_path: Path) -> None:
+    (tmp_path / "notes.md").write_text("alpha\nbeta\n")
+    model = ScriptedModel([
+        tool_call("Glob", {"pattern": "*.md"}),
+        tool_call("Read", {"file_path": "notes.md"}),
+        text("notes.md says alpha and beta"),
+    ])
+    result = await runner(model, tmp_path).run(READER, "What do the notes say?")
+    model.assert_complete()
+    assert result.stop_reason == "end_turn"
+    assert result.final_text == "notes.md says alpha and beta"
+    assert result.turns == 3
+    assert [c.name for c in result.tool_calls] == ["Glob", "Read"]
+    assert all(c.executed and not c.is_error for c in result.tool_calls)
+    assert result.usage.input_tokens == 30
+    # the model was offered only the allowlist, with the agent's prompt, a fresh history
+    first = model.requests[0]
+    assert [t.name for t in first.tools] == ["Read", "Grep", "Glob"]
+    assert first.system == "You read files."
+    assert first.model == "claude-test-1"
+    assert len(first.messages) == 1 and first.messages[0].text == "What do the notes say?"
+    assert "alpha" in results_of(model.requests[2])[0].content
+    kinds = [e["type"] for e in events(result)]
+    assert kinds[0] == "start" and kinds[-1] == "stop"
+    assert kinds.count("message") == 6  # prompt, 3 assistant, 2 tool results
+
+
+async def test_tool_outside_allowlist_never_runs(tmp_path: Path) -> None:
+    model = ScriptedModel([
+        tool_calls([("Write", {"file_path": "pwned.txt", "content": "x"}),
+                    ("Bash", {"command": "touch bashed.txt"})]),
+        text("ok"),
+    ])
+    result = await runner(model, tmp_path, policy=PermissionPolicy(mode="bypassPermissions",
+                                                                   allow_bypass=True)
+                          ).run(READER, "go")
+    assert not (tmp_path / "pwned.txt").exists()
+    assert not (tmp_path / "bashed.txt").exists()
+    blocks = results_of(model.requests[1])
+    assert all(b.is_error for b in blocks)
+    assert "not available to this agent" in blocks[0].content
+    assert [c.executed for c in result.tool_calls] == [False, False]
+
+
+async def test_invented_tool_and_bad_arguments(tmp_path: Path) -> None:
+    model = ScriptedModel([
+        tool_calls([("Teleport", {"to": "mars"}), ("Read", {"path": "x"}),
+                    ("Read", {"file_path": 42})]),
+        text("sorry"),
+    ])
+    result = await runner(model, tmp_path).run(READER, "go")
+    invented, missing, wrong_type = results_of(model.requests[1])
+    assert invented.is_error and "no tool named 'Teleport'" in invented.content
+    assert missing.is_error and "missing required field 'file_path'" in missing.content
+    assert wrong_type.is_error and "file_path must be string" in wrong_type.content
+    assert result.stop_reason == "end_turn"
+    assert not any(c.executed for c in result.tool_calls)
+
+
+async def test_disallowed_write_is_refused_and_file_absent(tmp_path: Path) -> None:
+    agent = AgentDefinition(name="w", system_prompt="x", disallowed_tools=("Write",))
+    model = ScriptedModel([tool_call("Write", {"file_path": "out.txt", "content": "x"}),
+                           text("could not")])
+    result = await runner(model, tmp_path, policy=PermissionPolicy(mode="acceptEdits")).run(
+        agent, "write it")
+    assert "Write" not in [t.name for t in model.requests[0].tools]
+    (block,) = results_of(model.requests[1])
+    assert block.is_error
+    assert not (tmp_path / "out.txt").exists()
+    assert result.tool_calls[0].executed is False
+
+
+async def test_default_mode_without_callback_refuses_mutations(tmp_path: Path) -> None:
+    agent = AgentDefinition(name="e", system_prompt="x")
+    model = ScriptedModel([tool_call("Bash", {"command": "touch made.txt"}), text("no")])
+    await runner(model, tmp_path).run(agent, "go")
+    (block,) = results_of(model.requests[1])
+    assert block.is_error and "permission denied" in block.content
+    assert not (tmp_path / "made.txt").exists()
+
+
+async def test_ask_callback_approves(tmp_path: Path) -> None:
+    asked: list[PermissionRequest] = []
+
+    async def ask(req: PermissionRequest) -> bool:
+        asked.append(req)
+        return True
+
+    agent = AgentDefinition(name="e", system_prompt="x")
+    model = ScriptedModel([tool_call("Write", {"file_path": "ok.txt", "content": "hi"}),
+                           text("done")])
+    await runner(model, tmp_path, policy=PermissionPolicy(ask=ask)).run(agent, "go")
+    assert (tmp_path / "ok.txt").read_text() == "hi"
+    assert [r.tool for r in asked] == ["Write"]
+
+
+async def test_plan_mode_refuses_every_mutation(tmp_path: Path) -> None:
+    async def yes(req: PermissionRequest) -> bool:
+        return True
+
+    agent = AgentDefinition(name="planner", system_prompt="x", permission_mode="plan")
+    model = ScriptedModel([
+        tool_calls([("Write", {"file_path": "a", "content": ""}), ("Bash", {"command": "ls"}),
+                    ("LS", {})]),
+        text("plan"),
+    ])
+    await runner(model, tmp_path, policy=PermissionPolicy(ask=yes)).run(agent, "go")
+    w, b, ls = results_of(model.requests[1])
+    assert w.is_error and b.is_error and "plan" in w.content
+    assert not ls.is_error
+
+
+async def test_empty_reply_is_nudged_then_ends(tmp_path: Path) -> None:
+    empty = ModelResponse(content=(), stop_reason="end_turn")
+    model = ScriptedModel([empty, text("here you go")])
+    result = await runner(model, tmp_path).run(READER, "go")
+    assert result.final_text == "here you go"
+    assert "empty" in model.requests[1].messages[-1].content[-1].text  # type: ignore[union-attr]
+    assert any("empty reply" in w for w in result.warnings)
+    model2 = ScriptedModel([empty, ModelResponse(content=(TextBlock("  "),))])
+    result2 = await runner(model2, tmp_path).run(READER, "go")
+    assert result2.stop_reason == "end_turn" and result2.final_text == ""
+    model2.assert_complete()
+
+
+async def test_max_turns_one_asks_for_a_summary_without_tools(tmp_path: Path) -> None:
+    agent = READER.evolve(max_turns=1)
+    model = ScriptedModel([tool_call("Glob", {"pattern": "*"}), text("Summary: I looked.")])
+    result = await runner(model, tmp_path).run(agent, "loop forever")
+    model.assert_complete()
+    assert result.stop_reason == "max_turns"
+    assert result.turns == 1
+    assert result.final_text == "Summary: I looked."
+    last = model.requests[-1]
+    assert last.tools == ()
+    assert last.metadata.get("final_summary") is True
+    assert "maximum number of turns (1)" in last.messages[-1].content[-1].text  # type: ignore[union-attr]
+    # tool results still precede the note in the same user message (API alternation)
+    assert isinstance(last.messages[-1].content[0], ToolResultBlock)
+
+
+async def test_looping_agent_stops_at_its_limit(tmp_path: Path) -> None:
+    def again(request: ModelRequest) -> ModelResponse:
+        if not request.tools:
+            return text("Stopped: I kept globbing.")
+        return tool_call("Glob", {"pattern": "*"})
+
+    model = ScriptedModel([again] * 4)
+    result = await runner(model, tmp_path, default_max_turns=3).run(READER, "go")
+    assert result.stop_reason == "max_turns" and result.turns == 3
+    assert result.final_text == "Stopped: I kept globbing."
+    assert len(model.requests) == 4
+    # per-call max_turns wins over the frontmatter and the runner default
+    model2 = ScriptedModel([again] * 3)
+    r2 = await runner(model2, tmp_path).run(READER.evolve(max_turns=9), "go", max_turns=2)
+    assert r2.turns == 2 and r2.stop_reason == "max_turns"
+
+
+class SleepTool(Tool):
+    name = "Nap"
+    description = "wait for a partner"
+    input_schema: ClassVar[Mapping[str, Any]] = {
+        "type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    read_only = True
+
+    def __init__(self, parties: int) -> None:
+        self.arrived = 0
+        self.parties = parties
+        self.all_here = asyncio.Event()
+
+    async def run(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
+        # A barrier: if calls ran one after another the first would wait forever.
+        self.arrived += 1
+        if self.arrived == self.parties:
+            self.all_here.set()
+        await asyncio.wait_for(self.all_here.wait(), 10)
+        await asyncio.sleep(0.01 * (self.parties - input["n"]))  # later calls finish first
+        return ToolOutput(f"nap {input['n']}")
+
+
+async def test_parallel_calls_overlap_and_keep_order(tmp_path: Path) -> None:
+    tool = SleepTool(5)
+    model = ScriptedModel([tool_calls([("Nap", {"n": i}) for i in range(5)]), text("rested")])
+    agent = AgentDefinition(name="n", system_prompt="x", tools=("Nap",))
+    result = await runner(model, tmp_path, tools=[tool]).run(agent, "go")
+    blocks = results_of(model.requests[1])
+    assert [b.content for b in blocks] == [f"nap {i}" for i in range(5)]
+    assert [b.tool_use_id for b in blocks] == [u.id for u in model.requests[1].messages[-2]
+                                              .tool_uses]
+    assert [c.output for c in result.tool_calls] == [f"nap {i}" for i in range(5)]
+
+
+async def test_provider_error_is_a_result(tmp_path: Path) -> None:
+    model = ScriptedModel([tool_call("Glob", {"pattern": "*"}),
+                           ProviderConnectionError("cannot reach 127.0.0.1:1")])
+    result = await runner(model, tmp_path).run(READER, "go")
+    assert result.stop_reason == "error"
+    assert "cannot reach" in (result.error or "")
+    assert events(result)[-1]["stop_reason"] == "error"
+
+
+async def test_tool_crash_becomes_is_error(tmp_path: Path) -> None:
+    class Boom(Tool):
+        name = "Boom"
+        read_only = True
+
+        async def run(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
+            raise RuntimeError("kaput")
+
+    model = ScriptedModel([tool_call("Boom", {}), text("hm")])
+    agent = AgentDefinition(name="b", system_prompt="x")
+    result = await runner(model, tmp_path, tools=[Boom()]).run(agent, "go")
+    (block,) = results_of(model.requests[1])
+    assert block.is_error and "kaput" in block.content
+    assert result.stop_reason == "end_turn"
+
+
+def test_model_resolution(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    r = AgentRunner(ScriptedModel(), cwd=tmp_path, parent_model="parent-model-id",
+                    model_table={"haiku": "claude-haiku-test"})
+    a = AgentDefinition(name="a", model="haiku")
+    assert r.resolve_model(a) == "claude-haiku-test"
+    assert r.resolve_model(a, "call-model-id") == "call-model-id"
+    assert r.resolve_model(a.evolve(model="inherit")) == "parent-model-id"
+    assert r.resolve_model(a.evolve(model=None)) == "parent-model-id"
+    parent_ctx = ToolContext(cwd=tmp_path, model="the-parents-model")
+    assert r.resolve_model(a.evolve(model="inherit"), None, parent_ctx) == "the-parents-model"
+    monkeypatch.setenv("CLAUDE_CODE_SUBAGENT_MODEL", "env-model-id")
+    assert r.resolve_model(a, "call-model-id") == "env-model-id"
+
+
+def test_system_prompt_and_memory(tmp_path: Path, home: Path) -> None:
+    free = AgentDefinition(name="m", system_prompt="Body.", memory="Tests use pytest.")
+    assert build_system_prompt(free, tmp_path) == "Body.\n\n# Memory\n\nTests use pytest."
+    scoped = AgentDefinition(name="m", system_prompt="Body.", memory="project")
+    missing = build_system_prompt(scoped, tmp_path)
+    assert "does not exist yet" in missing
+    mem = tmp_path / ".claude" / "agent-memory" / "m" / "MEMORY.md"
+    mem.parent.mkdir(parents=True)
+    mem.write_text("".join(f"fact {i}\n" for i in range(300)))
+    prompt = build_system_prompt(scoped, tmp_path)
+    assert "fact 0" in prompt and "fact 199" in prompt and "fact 200" not in prompt
+    user = home / ".claude" / "agent-memory" / "m" / "MEMORY.md"
+    user.parent.mkdir(parents=True)
+    user.write_text("user fact")
+    assert "user fact" in build_system_prompt(scoped.evolve(memory="user"), tmp_path)
+    env = build_system_prompt(free, tmp_path, include_env=True)
+    assert f"Working directory: {tmp_path}" in env
+
+
+async def test_hooks_seam(tmp_path: Path) -> None:
+    seen: list[str] = []
+
+    class Recorder(RunHooks):
+        async def on_start(self, ctx: ToolContext, agent: AgentDefinition, prompt: str) -> None:
+            seen.append(f"start {agent.name}")
+
+        async def before_tool(self, ctx: ToolContext, call: ToolCall) -> HookDecision | None:
+            seen.append(f"before {call.name}")
+            if call.name == "Grep":
+                return HookDecision(False, "no grepping today")
+            return None
+
+        async def after_tool(self, ctx: ToolContext, call: ToolCall, output: ToolOutput) -> None:
+            seen.append(f"after {call.name}")
+
+        async def on_stop(self, ctx: ToolContext, result: AgentResult) -> None:
+            seen.append(f"stop {result.stop_reason}")
+
+    model = ScriptedModel([tool_calls([("Glob", {"pattern": "*"}), ("Grep", {"pattern": "x"})]),
+                           text("done")])
+    result = await runner(model, tmp_path, hooks=Recorder()).run(READER, "go")
+    assert seen[0] == "start reader" and seen[-1] == "stop end_turn"
+    assert "after Glob" in seen and "after Grep" not in seen
+    (_, grep) = results_of(model.requests[1])
+    assert grep.is_error and "no grepping today" in grep.content
+    assert result.tool_calls[1].executed is False
+
+
+async def test_child_run_cannot_escape_parent_denylist(tmp_path: Path) -> None:
+    """The API the Task tool uses: a child started from a parent context is intersected."""
+    parent_policy = PermissionPolicy(mode="acceptEdits").restrict(
+        AgentDefinition(name="parent", disallowed_tools=("Write",)))
+    child = AgentDefinition(name="writer", system_prompt="x", tools=("Write", "Read"))
+    model = ScriptedModel([tool_call("Write", {"file_path": "f.txt", "content": "x"}),
+                           text("done")])
+    r = runner(model, tmp_path)
+    parent_ctx = ToolContext(cwd=tmp_path.resolve(), model="m-parent", run_id="p1", depth=0,
+                             policy=parent_policy, runner=r)
+    result = await r.run(child, "write", parent=parent_ctx)
+    assert [t.name for t in model.requests[0].tools] == ["Read"]
+    assert not (tmp_path / "f.txt").exists()
+    assert result.model == "m-parent"
+    start = events(result)[0]
+    assert start["parent_run_id"] == "p1" and start["depth"] == 1
+
+
+def test_run_sync_and_isolation(tmp_path: Path) -> None:
+    model = ScriptedModel([text("one"), text("two")])
+    r = runner(model, tmp_path)
+    assert r.run_sync(READER, "first").final_text == "one"
+    assert r.run_sync(READER, "second").final_text == "two"
+    assert [m.text for m in model.requests[1].messages] == ["second"]  # fresh history
+
+
+def test_builtin_tool_names_match_claude_code() -> None:
+    assert list(builtin_tools()) == ["Read", "Write", "Edit", "MultiEdit", "Bash", "Grep",
+                                     "Glob", "LS", "TodoWrite"]
+    props = {n: set(t.input_schema["properties"]) for n, t in builtin_tools().items()}
+    assert {"file_path", "offset", "limit"} <= props["Read"]
+    assert {"file_path", "old_string", "new_string", "replace_all"} <= props["Edit"]
+    assert {"command", "timeout"} <= props["Bash"]
+    assert {"pattern", "path", "glob"} <= props["Grep"]
