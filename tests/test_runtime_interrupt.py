@@ -8,8 +8,8 @@ import threading
 from pathlib import Path
 
 import pytest
-from runtime_helpers import alive, wait_dead, wait_file
 
+from runtime_helpers import alive, wait_dead, wait_file
 from subagents.definition import AgentDefinition
 from subagents.runtime.permissions import PermissionPolicy, PermissionRequest
 from subagents.runtime.result import RunInterrupted
