@@ -1,0 +1,204 @@
+"""``subagents convert``: read agents in any dialect, write them in another.
+
+Design notes
+------------
+* Inputs are files or folders (searched recursively for ``*.md`` and ``*.json``; Markdown files
+  without a frontmatter found in a folder — READMEs — are skipped).  The dialect of each input
+  comes from its location (``subagents.loader.detect_dialect``) unless ``--from`` says otherwise.
+  An input with reader errors is not converted (exit 1): the hint points at ``subagents fix``.
+* Output: ``--out DIR`` writes ``DIR/<name>.md`` per agent (claude, codex) or one
+  ``DIR/agents.json`` / ``DIR/agents.sdk.json``; files are written atomically and an existing
+  file is never replaced without ``--force``.  Without ``--out`` the result goes to stdout (for
+  several Markdown agents, each preceded by a ``==> name.md <==`` line, like ``head``).
+* Everything the target cannot carry is reported on stderr as ``CV001``/``CV002`` warnings with
+  the source file and line (see :mod:`subagents.convert`); ``--strict`` turns them into a
+  failing exit status.  Exit codes: 0 converted; 1 an agent was not converted (or, with
+  ``--strict``, lost data); 2 usage errors.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+from subagents.definition import AgentDefinition, Dialect
+from subagents.diagnostics import Diagnostic, Severity, sort_diagnostics
+
+_SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv"})
+
+
+def _display(path: Path) -> str:
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return str(path)
+    return str(path) if rel.startswith("..") and path.is_absolute() else rel
+
+
+def _inputs(paths: tuple[Path, ...]) -> list[tuple[Path, bool]]:
+    out: list[tuple[Path, bool]] = []
+    for target in paths:
+        if not target.is_dir():
+            out.append((target, True))
+            continue
+        for root, dirs, files in os.walk(target):
+            dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS)
+            for name in sorted(files):
+                if name.lower().endswith((".md", ".json")):
+                    out.append((Path(root) / name, False))
+    return out
+
+
+def _read(
+    paths: tuple[Path, ...], dialect: Dialect | None
+) -> tuple[list[AgentDefinition], list[Diagnostic], int]:
+    from subagents.loader import read_agent_file
+
+    defs: list[AgentDefinition] = []
+    diagnostics: list[Diagnostic] = []
+    failures = 0
+    for path, explicit in _inputs(paths):
+        result = read_agent_file(path, dialect=dialect, display_path=_display(path))
+        codes = {d.rule for d in result.diagnostics}
+        if not explicit and not result.definitions and codes <= {"SA003", "SA012", "SA017"}:
+            continue  # not an agent file (a README), or a dialect we do not read yet
+        errors = [d for d in result.diagnostics if d.severity is Severity.ERROR]
+        if errors or not result.definitions:
+            failures += 1
+            diagnostics.extend(errors or result.diagnostics)
+            hint = (
+                "run `subagents fix` on it first"
+                if result.recovered
+                else "run `subagents validate` on it for details"
+            )
+            diagnostics.append(
+                Diagnostic(
+                    path=result.path,
+                    line=None,
+                    column=None,
+                    rule="CV005",
+                    severity=Severity.ERROR,
+                    message="not converted: the file cannot be read as an agent",
+                    hint=hint,
+                )
+            )
+            continue
+        defs.extend(d.evolve(path=Path(result.path)) for d in result.definitions)
+    return defs, diagnostics, failures
+
+
+@click.command(name="convert")
+@click.argument(
+    "paths",
+    nargs=-1,
+    required=True,
+    type=click.Path(exists=True, file_okay=True, dir_okay=True, path_type=Path),
+)
+@click.option(
+    "--to",
+    "target",
+    required=True,
+    type=click.Choice(["claude", "codex", "json", "sdk"]),
+    help="Dialect to write: Claude Markdown, Codex Markdown, agents.json, or Agent SDK JSON.",
+)
+@click.option(
+    "--from",
+    "source",
+    type=click.Choice(["claude", "codex", "json"]),
+    default=None,
+    help="Read every input as this dialect instead of guessing from its location.",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, dir_okay=True, path_type=Path),
+    default=None,
+    help="Folder to write into (created if missing).  Without it, print to stdout.",
+)
+@click.option("--stdout", "to_stdout", is_flag=True, help="Print to stdout (the default).")
+@click.option("--force", is_flag=True, help="Replace output files that already exist.")
+@click.option(
+    "--strict", is_flag=True, help="Exit 1 if the target cannot carry some field (CV001/CV002)."
+)
+@click.pass_context
+def convert(
+    ctx: click.Context,
+    *,
+    paths: tuple[Path, ...],
+    target: str,
+    source: str | None,
+    out_dir: Path | None,
+    to_stdout: bool,
+    force: bool,
+    strict: bool,
+) -> None:
+    """Convert agents between dialects.
+
+    Reads Claude (.claude/agents/*.md), Codex (.codex/agents/*.md) or JSON (agents.json,
+    --agents, Agent SDK) definitions and writes them as another dialect.  Every field the
+    target cannot carry is reported as a warning on stderr (for example `hooks` and `color`
+    into Codex or the SDK) -- nothing is dropped silently.
+
+    \b
+    Examples:
+      subagents convert .claude/agents --to json --out build/      # build/agents.json
+      subagents convert agents.json --to claude --out .claude/agents
+      subagents convert reviewer.md --to codex                     # print to stdout
+      subagents convert .claude/agents --to sdk --strict           # fail on any loss
+    """
+    from subagents.convert import convert_definitions
+    from subagents.fix import write_atomic
+
+    if out_dir is not None and to_stdout:
+        raise click.UsageError("--out and --stdout exclude each other")
+    defs, diagnostics, failures = _read(paths, Dialect(source) if source else None)
+    result = convert_definitions(defs, target)
+    diagnostics.extend(result.diagnostics)
+
+    written: list[str] = []
+    if out_dir is None:
+        many = len(result.outputs) > 1
+        for out in result.outputs:
+            if many:
+                click.echo(f"==> {out.filename} <==")
+            click.echo(out.text, nl=False)
+    else:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        for out in result.outputs:
+            dest = out_dir / out.filename
+            if (dest.exists() or dest.is_symlink()) and not force:
+                failures += 1
+                diagnostics.append(
+                    Diagnostic(
+                        path=_display(dest),
+                        line=None,
+                        column=None,
+                        rule="CV006",
+                        severity=Severity.ERROR,
+                        message="exists already; not replaced",
+                        hint="use --force to replace it, or another --out folder",
+                    )
+                )
+                continue
+            write_atomic(dest, out.text.encode("utf-8"))
+            written.append(_display(dest))
+
+    for d in sort_diagnostics(diagnostics):
+        click.echo(d.format_text(), err=True)
+    if out_dir is not None:
+        for w in written:
+            click.echo(f"wrote {w}", err=True)
+    click.echo(
+        f"{len(result.converted)} agent(s) converted to {target}"
+        + (f", {len(result.failed) + failures} problem(s)" if result.failed or failures else "")
+        + (
+            f", {sum(d.rule in ('CV001', 'CV002') for d in diagnostics)} field(s) not carried"
+            if result.has_losses
+            else ""
+        ),
+        err=True,
+    )
+    if failures or result.failed or (strict and result.has_losses):
+        ctx.exit(1)
