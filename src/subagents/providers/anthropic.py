@@ -19,7 +19,9 @@ Design decisions:
 * **Streaming** (``stream=True``) uses the SDK's ``messages.stream`` helper and its assembled
   final message.  The helper parses tool input leniently (broken JSON becomes ``{}``), so the
   raw ``input_json_delta`` text is kept too: input that is not a JSON object is reported as
-  malformed arguments, the same way the OpenAI adapter does.
+  malformed arguments, the same way the OpenAI adapter does.  The helper also returns whatever
+  arrived when a connection closes early, so a stream without ``message_stop`` is treated as a
+  dropped connection (retried), never as a complete answer.
 * **Usage** counts cache reads and writes as input tokens: they are input the run paid for.
 * **One client per event loop**: an ``httpx`` client must not outlive its loop, and callers
   like ``run_sync`` start a fresh loop per run.

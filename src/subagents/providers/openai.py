@@ -25,7 +25,9 @@ Design decisions:
   base URL; ``max_tokens_param=`` overrides it.
 * **Streaming** (``stream=True``) uses ``create(stream=True)`` and assembles the chunks here
   (content, ``tool_calls`` deltas by index, finish reason, the usage chunk) rather than the
-  SDK's ``stream()`` helper, which would try to parse arguments itself.
+  SDK's ``stream()`` helper, which would try to parse arguments itself.  A stream that ends
+  without a ``finish_reason`` was cut off: it is retried like a dropped connection, never
+  passed off as a complete answer.
 """
 
 from __future__ import annotations
@@ -292,6 +294,14 @@ class OpenAIModel:
                             slot[1] += call.function.name
                         if call.function.arguments:
                             slot[2].append(call.function.arguments)
+        if finish is None:
+            # The SDK ends quietly when the connection closes early; every compatible server
+            # sends a finish_reason last, so without one the answer was cut off.
+            raise connection_failure(
+                ConnectionError("the stream ended before a finish_reason"),
+                provider="openai", url=self.url, env_name="OPENAI_BASE_URL",
+                secrets=(self._api_key,),
+            )
         assembled = [(s[0], s[1], "".join(s[2])) for _, s in sorted(calls.items())]
         return _response("".join(text), assembled, finish, usage, model)
 
