@@ -143,7 +143,7 @@ async def test_bad_input_is_refused_with_clear_errors(tmp_path: Path) -> None:
             ({"prompt": "x" * (5 * 1024 * 1024)}, "ST008"),
         ]
         for override, expected in cases:
-            args = {"name": "ok-name", "description": "d", "prompt": "p", **override}
+            args: dict[str, object] = {"name": "ok-name", "description": "d", "prompt": "p", **override}
             err, text = await call(session, "define_agent", **args)
             assert err, override
             assert expected in text, (override, text[:300])

@@ -26,7 +26,6 @@ from typing import Any
 import click
 
 from subagents.diagnostics import Severity
-from subagents.errors import UsageError
 from subagents.known_tools import split_tool_list
 
 __all__ = ["define", "export", "remove"]
@@ -127,7 +126,7 @@ def define(
     keys are kept.  Exit 1 when the definition is refused (the reason is printed).
     """
     if (prompt is None) == (prompt_file is None):
-        raise UsageError("give exactly one of --prompt and --prompt-file")
+        raise click.UsageError("give exactly one of --prompt and --prompt-file")
     text = prompt if prompt is not None else prompt_file.read()
     tools = split_tool_list(tools_text) if tools_text is not None else None
     result = _store(global_dir, group_dir).define(
