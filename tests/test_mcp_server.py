@@ -130,7 +130,7 @@ async def test_bad_input_is_refused_with_clear_errors(tmp_path: Path) -> None:
     original = b'{"keep": {"description": "d", "prompt": "p"}}\n'
     (group / "agents.json").write_bytes(original)
     async with mcp_session(group) as session:
-        cases = [
+        cases: list[tuple[dict[str, object], str]] = [
             ({"name": "a/b"}, "ST001"),
             ({"name": "../x"}, "ST001"),
             ({"name": ".."}, "ST001"),
