@@ -9,6 +9,11 @@ Design notes
 * Keys: ``select``, ``ignore`` (codes, prefixes like ``SA2``, slugs, ``ALL``), ``extra-tools``,
   ``model-aliases`` (alias -> model id; also read by the runtime), ``max-file-size`` (bytes),
   ``per-file-ignores`` (glob relative to the config folder -> selectors), ``strict`` (bool).
+  Runtime keys (read by ``subagents run``): ``allow`` (permission rules pre-approved without
+  asking, e.g. ``"Bash(git status:*)"``, ``"Edit"``), ``allow-bypass-permissions`` (bool: may an
+  agent's ``permissionMode: bypassPermissions`` take effect), ``writable-dirs`` (folders outside
+  the working folder that tools may write to, relative to the config folder) and
+  ``transcript-dir`` (where run transcripts go, relative to the config folder).
   Unknown keys and wrong types are a :class:`~subagents.errors.ConfigError` with the path (and
   the line, which ``tomllib`` gives for syntax errors): a typo in ``ignore`` must not silently
   turn into "lint nothing".
@@ -43,7 +48,7 @@ DEFAULT_MAX_FILE_SIZE = 1 << 20  # REQ-SUB-033 (1 MiB)
 
 _KNOWN_KEYS = frozenset(
     {"select", "ignore", "extra-tools", "model-aliases", "max-file-size", "per-file-ignores",
-     "strict"}
+     "strict", "allow", "allow-bypass-permissions", "writable-dirs", "transcript-dir"}
 )
 
 
@@ -58,6 +63,11 @@ class Config:
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     per_file_ignores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     strict: bool = False
+    # runtime (subagents run)
+    allow_rules: tuple[str, ...] = ()
+    allow_bypass_permissions: bool = False
+    writable_dirs: tuple[Path, ...] = ()
+    transcript_dir: Path | None = None
     #: The file this came from (``None``: defaults) and the folder globs are relative to.
     path: Path | None = None
 
@@ -179,9 +189,20 @@ def _parse(table: Mapping[str, Any], p: Path) -> Config:
     strict = table.get("strict", False)
     if not isinstance(strict, bool):
         raise ConfigError(f"{_where(p, 'strict')} must be true or false")
+    allow = _str_list(table.get("allow", []), p, "allow")
+    bypass = table.get("allow-bypass-permissions", False)
+    if not isinstance(bypass, bool):
+        raise ConfigError(f"{_where(p, 'allow-bypass-permissions')} must be true or false")
+    writable = tuple(p.parent / d for d in _str_list(table.get("writable-dirs", []), p,
+                                                     "writable-dirs"))
+    tdir = table.get("transcript-dir")
+    if tdir is not None and not (isinstance(tdir, str) and tdir.strip()):
+        raise ConfigError(f"{_where(p, 'transcript-dir')} must be a folder path")
     return Config(select=select, ignore=ignore, extra_tools=extra,
                   model_aliases=dict(aliases_raw), max_file_size=size, per_file_ignores=pfi,
-                  strict=strict, path=p)
+                  strict=strict, path=p, allow_rules=allow, allow_bypass_permissions=bypass,
+                  writable_dirs=writable,
+                  transcript_dir=(p.parent / Path(tdir).expanduser()) if tdir else None)
 
 
 _INLINE_RE = re.compile(
