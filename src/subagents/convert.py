@@ -232,8 +232,11 @@ def _name_problems(defn: AgentDefinition, target: Target) -> list[Diagnostic]:
                 hint="use lowercase letters, digits and hyphens",
             )
         )
-    if target in (Target.CLAUDE, Target.CODEX) and not (
-        _SAFE_FILE_RE.match(name) and ".." not in name
+    already = any(p.severity is Severity.ERROR for p in out)
+    if (
+        target in (Target.CLAUDE, Target.CODEX)
+        and not already
+        and not (_SAFE_FILE_RE.match(name) and ".." not in name)
     ):
         out.append(
             _diag(
