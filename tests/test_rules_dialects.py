@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from validate_helpers import GOOD_FRONT, agent, codes, diags, only, write
-
 from subagents.definition import Dialect
 from subagents.diagnostics import Severity
 from subagents.validate import validate_paths
+from validate_helpers import GOOD_FRONT, agent, codes, diags, only, write
 
 
 def test_codex_name_and_lists() -> None:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from validate_helpers import BODY, GOOD_FRONT, agent, codes, diags, only
 
 from subagents.config import Config
 from subagents.definition import Dialect
 from subagents.diagnostics import Severity
+from validate_helpers import BODY, GOOD_FRONT, agent, codes, diags, only
 
 
 def test_good_file_has_no_errors() -> None:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from validate_helpers import BODY, GOOD_FRONT, agent, diags, only
 
 from subagents.diagnostics import Severity
 from subagents.rules.catalog import RULES, Category, Profile
+from validate_helpers import BODY, GOOD_FRONT, agent, diags, only
 
 
 def test_spec_rules_are_warnings_by_default_and_errors_when_strict() -> None:

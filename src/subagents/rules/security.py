@@ -86,7 +86,8 @@ _PRIVATE_KEY_RE = re.compile(
 )
 _PLACEHOLDER_RE = re.compile(
     r"x{4,}|X{4,}|\*{3,}|\.\.\.|<|>|your|example|sample|dummy|fake|placeholder|redacted|"
-    r"0{8,}|1234567|abcdef|ABCDEF|(.)\1{5,}",
+    r"0{8,}|1234567|abcdef|(.)\1{5,}",
+    re.I,
 )
 
 
@@ -128,13 +129,15 @@ def find_secrets(text: str) -> Iterator[tuple[int, str, str]]:
         yield m.start(), m.group(1).lower(), "-----BEGIN …-----"
 
 
+_GATE = ("gh", "github_pat", "AKIA", "ASIA", "sk-", "xox", "hooks.slack", "PRIVATE", "ecret")
+
+
 def check_secrets(ctx: FileContext) -> Iterator[Diagnostic]:
     text = ctx.text
     if not text:
         return
     # Cheap gate: every pattern needs one of these substrings.
-    if not any(t in text for t in ("gh", "AKIA", "ASIA", "sk-", "xox", "hooks.slack", "PRIVATE",
-                                   "ecret")):
+    if not any(t in text for t in _GATE):
         return
     for offset, kind, masked in find_secrets(text):
         yield make_diagnostic(
