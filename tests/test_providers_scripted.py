@@ -153,3 +153,15 @@ def test_importing_providers_does_not_import_the_sdks() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(("provider", "env"), [("anthropic", "ANTHROPIC_MODEL"),
+                                              ("openai", "OPENAI_MODEL")])
+def test_default_model_option_and_env(
+    clean_env: None, monkeypatch: pytest.MonkeyPatch, provider: str, env: str
+) -> None:
+    assert get_provider(provider, api_key="k").default_model is None  # type: ignore[attr-defined]
+    monkeypatch.setenv(env, "model-from-env")
+    assert get_provider(provider, api_key="k").default_model == "model-from-env"  # type: ignore[attr-defined]
+    chosen = get_provider(provider, api_key="k", model="model-from-option")
+    assert chosen.default_model == "model-from-option"  # type: ignore[attr-defined]

@@ -47,7 +47,7 @@ __all__ = [
     "resolve_model",
 ]
 
-_NETWORK_OPTIONS = frozenset({"api_key", "base_url", "stream", "retry", "timeout"})
+_NETWORK_OPTIONS = frozenset({"api_key", "base_url", "stream", "retry", "timeout", "model"})
 
 #: provider name -> ("module:factory", accepted options)
 PROVIDERS: dict[str, tuple[str, frozenset[str]]] = {

@@ -23,6 +23,9 @@ Design decisions:
   arrived when a connection closes early, so a stream without ``message_stop`` is treated as a
   dropped connection (retried), never as a complete answer.
 * **Usage** counts cache reads and writes as input tokens: they are input the run paid for.
+* **``default_model``** (the ``model`` option, else ``ANTHROPIC_MODEL`` as in Claude Code) is
+  the session model the runner falls back to when an agent says ``inherit`` and no parent
+  names a model; ``None`` leaves the choice to the alias table's default.
 * **One client per event loop**: an ``httpx`` client must not outlive its loop, and callers
   like ``run_sync`` start a fresh loop per run.
 """
@@ -167,6 +170,7 @@ class AnthropicModel:
         stream: bool = False,
         retry: RetryPolicy | None = None,
         timeout: float = 600.0,
+        model: str | None = None,
     ) -> None:
         auth_token: str | None = None
         if api_key or os.environ.get("ANTHROPIC_API_KEY", "").strip():
@@ -182,6 +186,10 @@ class AnthropicModel:
         self.base_url = (
             base_url or os.environ.get("ANTHROPIC_BASE_URL", "").strip() or DEFAULT_BASE_URL
         ).rstrip("/")
+        # the session model for ``inherit`` when no parent names one (the runner reads it)
+        self.default_model: str | None = (
+            model or os.environ.get("ANTHROPIC_MODEL", "").strip() or None
+        )
         self.stream = stream
         self.retry = retry or RetryPolicy.from_env()
         self.timeout = timeout

@@ -23,6 +23,9 @@ Design decisions:
 * **``max_tokens`` vs ``max_completion_tokens``**: OpenAI's own API wants the latter (newer
   models refuse the former); compatible servers know the former.  The default follows the
   base URL; ``max_tokens_param=`` overrides it.
+* **``default_model``** (the ``model`` option, else ``OPENAI_MODEL``) is what ``inherit``
+  falls back to without a parent model — handy for a local server whose models are not Claude
+  ids (``OPENAI_MODEL=qwen2.5-coder:7b``).
 * **Streaming** (``stream=True``) uses ``create(stream=True)`` and assembles the chunks here
   (content, ``tool_calls`` deltas by index, finish reason, the usage chunk) rather than the
   SDK's ``stream()`` helper, which would try to parse arguments itself.  A stream that ends
@@ -198,6 +201,7 @@ class OpenAIModel:
         stream: bool = False,
         retry: RetryPolicy | None = None,
         timeout: float = 600.0,
+        model: str | None = None,
         max_tokens_param: str | None = None,
     ) -> None:
         self._api_key = require_key(api_key, ("OPENAI_API_KEY",), provider="openai", how=KEY_HELP)
@@ -213,6 +217,10 @@ class OpenAIModel:
                 f"not {max_tokens_param!r}"
             )
         self.max_tokens_param = max_tokens_param
+        # the session model for ``inherit`` when no parent names one (the runner reads it)
+        self.default_model: str | None = (
+            model or os.environ.get("OPENAI_MODEL", "").strip() or None
+        )
         self.stream = stream
         self.retry = retry or RetryPolicy.from_env()
         self.timeout = timeout
