@@ -2,9 +2,10 @@
 
 Design notes
 ------------
-* Inputs are files or folders (searched recursively for ``*.md`` and ``*.json``; Markdown files
-  without a frontmatter found in a folder — READMEs — are skipped).  The dialect of each input
-  comes from its location (``subagents.loader.detect_dialect``) unless ``--from`` says otherwise.
+* Inputs are files or folders (searched recursively as ``validate`` does: ``*.md`` agent files
+  and ``agents.json``; a Markdown file without frontmatter found in a folder is skipped).
+  The dialect of each input comes from its location (``subagents.loader.detect_dialect``)
+  unless ``--from`` says otherwise.
   An input with reader errors is not converted (exit 1): the hint points at ``subagents fix``.
 * Output: ``--out DIR`` writes ``DIR/<name>.md`` per agent (claude, codex) or one
   ``DIR/agents.json`` / ``DIR/agents.sdk.json``; files are written atomically and an existing
@@ -26,8 +27,6 @@ import click
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic, Severity, sort_diagnostics
 
-_SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv"})
-
 
 def _display(path: Path) -> str:
     try:
@@ -38,16 +37,16 @@ def _display(path: Path) -> str:
 
 
 def _inputs(paths: tuple[Path, ...]) -> list[tuple[Path, bool]]:
+    # Folders are walked exactly as `validate` walks them (README.md, SKILL.md, skills/ and
+    # JSON files other than agents.json / *.agents.json are not agent files).
+    from subagents.validate import iter_agent_files
+
     out: list[tuple[Path, bool]] = []
     for target in paths:
         if not target.is_dir():
             out.append((target, True))
             continue
-        for root, dirs, files in os.walk(target):
-            dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS)
-            for name in sorted(files):
-                if name.lower().endswith((".md", ".json")):
-                    out.append((Path(root) / name, False))
+        out.extend((path, False) for path, _shown, _link in iter_agent_files(target, str(target)))
     return out
 
 

@@ -3,11 +3,11 @@
 Design notes
 ------------
 * Paths: a file is fixed whatever its location; a folder is searched recursively for ``*.md``
-  agent files (Claude and Codex dialects; ``.git`` and ``node_modules`` are not entered).  A
-  Markdown file *found in a folder* that has no frontmatter at all (a README) is not an agent
-  file and is skipped quietly; the same file named explicitly is reported.  No path means the
-  project's ``.claude/agents`` and ``.codex/agents`` folders, from the current directory up to
-  the repository root — user-level agents are never rewritten unless named.
+  agent files exactly as ``validate`` searches it (``subagents.validate.iter_agent_files``:
+  README/CLAUDE/SKILL.md and ``skills/`` folders are not agents).  A Markdown file *found in a
+  folder* that has no frontmatter at all is skipped quietly; named explicitly, it is reported.
+  No path means the project's ``.claude/agents`` and ``.codex/agents`` folders, from the
+  current directory up to the repository root — user-level agents are never rewritten unless named.
 * ``--diff`` prints a unified diff on stdout (``git apply``-able, ``a/`` and ``b/`` prefixes) and
   the per-file report on stderr, so the diff can be piped; nothing is written.
 * ``--check`` writes nothing and exits 1 if any file would change (for CI and pre-commit).
@@ -27,7 +27,6 @@ import click
 from subagents.definition import Dialect
 from subagents.fix import FixResult, FixStatus, ToolsStyle, fix_file
 
-_SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv"})
 _NOT_AGENT_CODES = frozenset({"SA003", "SA012"})
 
 
@@ -40,11 +39,12 @@ def _display(path: Path) -> str:
 
 
 def _walk(folder: Path) -> Iterator[Path]:
-    for root, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS)
-        for name in sorted(files):
-            if name.lower().endswith(".md") and not name.startswith(".#"):
-                yield Path(root) / name
+    # The same candidates `validate` walks (README/SKILL.md and skills/ folders excluded).
+    from subagents.validate import iter_agent_files
+
+    for path, _shown, _is_link in iter_agent_files(folder, str(folder)):
+        if path.name.lower().endswith(".md"):
+            yield path
 
 
 def _project_folders(start: Path) -> list[Path]:
