@@ -278,7 +278,7 @@ class AgentRunner:
             raise
         finally:
             ctx.processes.kill_all()
-            if not transcript.closed:
+            if state.result is None:
                 state.result = self._finish(ctx, state)
         result = state.result
         assert result is not None

@@ -1,0 +1,380 @@
+"""``subagents run``: run one agent (or the main thread with the Task tool) against a model.
+
+Design notes
+------------
+* stdout carries only the answer: the final text (``--format text``) or one JSON object, the
+  :meth:`AgentResult.to_dict` shape (``--format json``).  Progress (turns, tool calls,
+  delegations) goes to stderr, and only when stderr is a terminal, so pipes stay clean.
+* Exit codes: 0 the run ended (``end_turn`` or a ``max_turns`` summary); 1 the run failed
+  (``stop_reason`` ``error``) or the provider could not start (a missing key says how to set
+  one); 2 usage errors; 130 Ctrl-C (the transcript is flushed and child processes are killed
+  first; ``--format json`` still prints the interrupted result).
+* Permissions (see :mod:`subagents.runtime.permissions`): mutating tools are asked about on a
+  terminal (stdin and stderr both TTYs); otherwise refused unless ``--yes`` or an allow rule
+  (``--allow RULE`` or ``allow = [...]`` in ``[tool.subagents]``).  ``bypassPermissions`` only
+  takes effect with ``allow-bypass-permissions = true`` in config.  The agent's own
+  ``permissionMode``/``tools``/``disallowedTools`` are always intersected with the run's
+  ``--permission-mode``.
+* The agent NAME is looked up in the agents the directory sees (``AgentRegistry``: managed,
+  ``--agents``, project, user, plugin), the same set ``subagents list`` shows.
+* ``--provider scripted --script FILE`` replays a JSON list of replies (see
+  :mod:`subagents.providers.scripted`): demos and tests without a network or a key.
+* Heavy imports (the runtime, SDKs) happen inside the command, never at import time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from subagents.cli.options import agents_option
+from subagents.errors import RunError
+
+if TYPE_CHECKING:
+    from subagents.definition import AgentDefinition
+    from subagents.runtime.permissions import PermissionAsk, PermissionRequest
+    from subagents.runtime.result import AgentResult
+
+MODES = ("default", "acceptEdits", "plan", "dontAsk", "bypassPermissions")
+
+
+@click.command(
+    "run",
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog="""\b
+Examples:
+  subagents run --agent code-reviewer "Review the last commit"
+  subagents run --provider openai --model qwen2.5-coder "Fix the failing test"
+  subagents run --agent reader --provider scripted --script replies.json "Summarise README"
+  echo "What does main.py do?" | subagents run --agent reader -
+
+\b
+Keys: ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL) for --provider anthropic;
+OPENAI_API_KEY (and OPENAI_BASE_URL) for --provider openai.
+Exit codes: 0 done, 1 the run failed, 2 usage error, 130 interrupted.""",
+)
+@click.argument("prompt", nargs=-1, required=True)
+@click.option(
+    "--agent",
+    "agent_name",
+    metavar="NAME",
+    default=None,
+    help="Run this agent as the main thread. Without it, a main thread delegates to "
+    "the agents this directory sees through the Task tool.",
+)
+@click.option(
+    "--provider",
+    type=click.Choice(["anthropic", "openai", "scripted"]),
+    default=None,
+    envvar="SUBAGENTS_PROVIDER",
+    show_envvar=True,
+    help="Model provider (default: anthropic).",
+)
+@click.option(
+    "--model",
+    "model_id",
+    metavar="ID",
+    default=None,
+    help="Model id or alias (sonnet, opus, haiku, fable) for this run; "
+    "CLAUDE_CODE_SUBAGENT_MODEL still wins, as in Claude Code.",
+)
+@click.option(
+    "--max-turns",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Stop after N model turns with a summary (default: the agent's maxTurns, else 50).",
+)
+@click.option(
+    "--cwd",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=None,
+    help="Working folder for the agent's tools (default: here).",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="text: the final answer; json: the whole result object.",
+)
+@click.option(
+    "--yes",
+    "-y",
+    "assume_yes",
+    is_flag=True,
+    help="Approve every permission request (writes, edits, Bash). Plan mode and "
+    "writes outside the working folder are still refused.",
+)
+@click.option(
+    "--allow",
+    "allow_rules",
+    metavar="RULE",
+    multiple=True,
+    help="Pre-approve calls matching RULE, e.g. 'Bash(git diff:*)', 'Edit'. "
+    "Repeatable; adds to `allow` in config.",
+)
+@click.option(
+    "--permission-mode",
+    type=click.Choice(MODES),
+    default="default",
+    show_default=True,
+    help="Mode of the run; an agent's own permissionMode can only make it stricter.",
+)
+@agents_option
+@click.option(
+    "--transcript-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    envvar="SUBAGENTS_TRANSCRIPT_DIR",
+    show_envvar=True,
+    help="Folder for the JSONL transcript (default: ~/.subagents/transcripts).",
+)
+@click.option("--no-transcript", is_flag=True, help="Do not write a transcript.")
+@click.option(
+    "--script",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="JSON list of replies for --provider scripted.",
+)
+@click.option(
+    "--base-url",
+    default=None,
+    metavar="URL",
+    help="Provider base URL (default: ANTHROPIC_BASE_URL / OPENAI_BASE_URL).",
+)
+@click.option("--stream", is_flag=True, default=None, help="Use the provider's streaming API.")
+@click.option(
+    "--web",
+    is_flag=True,
+    help="Offer WebFetch (off by default: no network access behind your back).",
+)
+def run(
+    prompt: tuple[str, ...],
+    agent_name: str | None,
+    provider: str | None,
+    model_id: str | None,
+    max_turns: int | None,
+    cwd: Path | None,
+    output_format: str,
+    assume_yes: bool,
+    allow_rules: tuple[str, ...],
+    permission_mode: str,
+    agents: str | None,
+    transcript_dir: Path | None,
+    no_transcript: bool,
+    script: Path | None,
+    base_url: str | None,
+    stream: bool | None,
+    web: bool,
+) -> None:
+    """Run an agent (or the main thread) on PROMPT and print its final answer.
+
+    PROMPT is the task (several words are joined; `-` reads it from stdin).  The agent gets
+    its own system prompt, model and tools, and works on the current folder (or --cwd).
+    """
+    from subagents.config import load_config
+    from subagents.providers import get_provider
+    from subagents.runtime.permissions import PermissionPolicy
+    from subagents.runtime.result import RunInterrupted
+    from subagents.runtime.runner import AgentRunner
+    from subagents.runtime.tools import builtin_tools
+
+    text = " ".join(prompt)
+    if text == "-":
+        text = sys.stdin.read()
+    if not text.strip():
+        raise click.UsageError('the prompt is empty; give the task, e.g. subagents run "..."')
+    workdir = (cwd or Path.cwd()).resolve()
+    config = load_config(start=workdir)
+    provider = provider or "anthropic"
+    if provider == "scripted" and script is None:
+        raise click.UsageError("--provider scripted needs --script FILE (a JSON list of replies)")
+    if script is not None and provider != "scripted":
+        raise click.UsageError("--script only works with --provider scripted")
+
+    registry = _registry(agents, workdir)
+    agent = _find_agent(agent_name, registry, workdir) if agent_name else None
+
+    options: dict[str, Any] = {"script": str(script) if script else None}
+    if provider != "scripted":
+        options = {"base_url": base_url, "stream": stream}
+    model = get_provider(provider, **options)
+
+    policy = PermissionPolicy(
+        mode=permission_mode,
+        allow_rules=(*config.allow_rules, *allow_rules),
+        writable_dirs=config.writable_dirs,
+        allow_bypass=config.allow_bypass_permissions,
+        ask=_ask_callback(assume_yes),
+    )
+    for warning in policy.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    progress = _progress if _stderr_tty() else None
+    runner = AgentRunner(
+        model,
+        cwd=workdir,
+        tools=builtin_tools(web=web),
+        policy=policy,
+        transcript_dir=transcript_dir or config.transcript_dir,
+        transcripts=not no_transcript,
+        model_table=config.model_aliases or None,
+        include_env=True,
+        on_event=progress,
+    )
+    try:
+        if agent is not None:
+            result = runner.run_sync(agent, text, model=model_id, max_turns=max_turns)
+        else:
+            result = _main_thread(text, runner, registry, model_id, max_turns, workdir, progress)
+    except RunInterrupted as exc:
+        _print(exc.result, output_format)
+        click.echo(
+            f"interrupted: {exc.result.agent} after {exc.result.turns} turn(s)"
+            + (f"; transcript: {exc.result.transcript_path}" if exc.result.transcript_path else ""),
+            err=True,
+        )
+        sys.exit(130)
+    _print(result, output_format)
+    if result.stop_reason == "max_turns" and _stderr_tty():
+        click.echo(f"note: stopped at the turn limit ({result.turns} turns)", err=True)
+    for warning in result.warnings:
+        if _stderr_tty():
+            click.echo(f"warning: {warning}", err=True)
+    if result.stop_reason == "error":
+        click.echo(f"error: {result.error}", err=True)
+        sys.exit(1)
+
+
+def _print(result: AgentResult, output_format: str) -> None:
+    if output_format == "json":
+        click.echo(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
+    elif result.final_text:
+        click.echo(result.final_text)
+
+
+def _registry(agents: str | None, workdir: Path) -> Any:
+    try:
+        from subagents.cli.options import build_registry
+    except ImportError:  # pragma: no cover - the registry is part of the package
+        return None
+    return build_registry(agents=agents, cwd=workdir).load_all()
+
+
+def _find_agent(name: str, registry: Any, workdir: Path) -> AgentDefinition:
+    if registry is not None:
+        definition: AgentDefinition = registry.get(name)  # AgentNotFoundError with suggestions
+        return definition
+    return _scan_for_agent(name, workdir)  # pragma: no cover - fallback without a registry
+
+
+def _scan_for_agent(name: str, workdir: Path) -> AgentDefinition:  # pragma: no cover
+    from subagents.errors import AgentNotFoundError
+    from subagents.loader import read_agent_file
+
+    names: list[str] = []
+    folder = workdir / ".claude" / "agents"
+    for path in sorted(folder.rglob("*.md")) if folder.is_dir() else []:
+        loaded = read_agent_file(path)
+        for d in loaded.definitions:
+            names.append(d.name)
+            if d.name == name:
+                return d
+    raise AgentNotFoundError(name, [n for n in names if n.lower() == name.lower()])
+
+
+def _main_thread(
+    text: str,
+    runner: Any,
+    registry: Any,
+    model_id: str | None,
+    max_turns: int | None,
+    workdir: Path,
+    progress: Any,
+) -> AgentResult:
+    try:
+        from subagents.runtime.orchestrator import run_main_thread
+    except ImportError as exc:  # pragma: no cover - depends on the build
+        raise RunError(
+            "running without --agent needs the main-thread orchestrator, which this build lacks",
+            hint="pass --agent NAME to run one agent",
+        ) from exc
+    result: AgentResult = run_main_thread(
+        text,
+        registry=registry,
+        runner=runner,
+        model_id=model_id,
+        max_turns=max_turns,
+        cwd=workdir,
+        on_event=progress,
+    )
+    return result
+
+
+def _stderr_tty() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _ask_callback(assume_yes: bool) -> PermissionAsk | None:
+    if assume_yes:
+
+        async def yes(request: PermissionRequest) -> bool:
+            return True
+
+        return yes
+    try:
+        interactive = sys.stdin.isatty() and _stderr_tty()
+    except (AttributeError, ValueError):
+        interactive = False
+    if not interactive:
+        return None
+    lock = asyncio.Lock()
+
+    async def ask(request: PermissionRequest) -> bool:
+        # Parallel tool calls must not interleave their questions.
+        async with lock:
+            return await asyncio.to_thread(_confirm, request)
+
+    return ask
+
+
+def _confirm(request: PermissionRequest) -> bool:
+    shown = _describe(request.tool, request.input)
+    click.echo(f"\n[{request.agent}] wants to run {request.tool}: {shown}", err=True)
+    return click.confirm("Allow?", default=False, err=True)
+
+
+def _describe(tool: str, input: Mapping[str, Any]) -> str:
+    if tool == "Bash":
+        return str(input.get("command", ""))
+    for key in ("file_path", "path", "url"):
+        if key in input:
+            return str(input[key])
+    return json.dumps(dict(input), ensure_ascii=False)[:200]
+
+
+def _progress(kind: str, data: Mapping[str, Any]) -> None:
+    who = data.get("agent") or ""
+    indent = "  " * int(data.get("depth", 0) or 0)
+    if kind == "turn":
+        click.echo(f"{indent}· {who} turn {data.get('turn')}/{data.get('max_turns')}", err=True)
+    elif kind == "tool":
+        args = _describe(str(data.get("name")), data.get("input") or {})
+        click.echo(f"{indent}  → {data.get('name')} {args[:120]}", err=True)
+    elif kind == "delegate":
+        click.echo(f"{indent}⇢ delegating to {data.get('agent')}", err=True)
+    elif kind == "stop":
+        click.echo(
+            f"{indent}■ {who} {data.get('stop_reason')} after {data.get('turns')} turns", err=True
+        )
+    elif kind == "notice":
+        click.echo(f"note: {data.get('message')}", err=True)

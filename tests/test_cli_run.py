@@ -1,0 +1,266 @@
+"""`subagents run`: real SDKs against a loopback server, scripted provider, permissions, Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from runtime_helpers import wait_dead
+from subagents.cli.main import cli
+from subagents.errors import AgentNotFoundError
+from subagents.testing import text, tool_call, tool_calls
+from subagents.testing_server import FakeLLMServer
+
+READER = """---
+name: reader
+description: Reads files and answers questions about them.
+tools: Read, Grep, Glob
+---
+You read files and answer briefly.
+"""
+
+WRITER = """---
+name: writer
+description: Writes files.
+tools: Read, Write, Bash
+{extra}---
+You write files.
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "proj"
+    agents = root / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "reader.md").write_text(READER)
+    (agents / "writer.md").write_text(WRITER.format(extra=""))
+    (root / "notes.md").write_text("The launch is on Tuesday.\n")
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("SUBAGENTS_TRANSCRIPT_DIR", str(tmp_path / "transcripts"))
+    return root
+
+
+def invoke(*args: str, input: str | None = None) -> Result:
+    return CliRunner().invoke(cli, ["run", *args], input=input)
+
+
+def script(tmp_path: Path, replies: list[Any]) -> str:
+    path = tmp_path / f"script-{time.monotonic_ns()}.json"
+    path.write_text(json.dumps(replies))
+    return str(path)
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
+def test_anthropic_sdk_multi_turn_loop_and_refused_write(
+    project: Path, monkeypatch: pytest.MonkeyPatch, stream: bool
+) -> None:
+    with FakeLLMServer() as server:
+        server.add(
+            tool_call("Glob", {"pattern": "*.md"}),
+            tool_calls([("Read", {"file_path": "notes.md"}),
+                        ("Write", {"file_path": "leak.txt", "content": "x"})]),
+            text("The launch is on Tuesday."),
+        )
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.anthropic_base_url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+        args = ["--agent", "reader", "--yes", "--model", "claude-test-9"]
+        result = invoke(*args, *(["--stream"] if stream else []), "When is the launch?")
+        assert result.exit_code == 0, result.output
+        assert result.stdout.strip() == "The launch is on Tuesday."
+        server.assert_complete()
+        first = server.requests[0].json
+        assert first["model"] == "claude-test-9"
+        assert [t["name"] for t in first["tools"]] == ["Read", "Grep", "Glob"]
+        assert "You read files" in json.dumps(first["system"])
+        third = server.requests[2].json["messages"][-1]["content"]
+        by_id = {b["tool_use_id"]: b for b in third if b["type"] == "tool_result"}
+        assert len(by_id) == 2
+        read, write = list(by_id.values())
+        assert "Tuesday" in json.dumps(read["content"]) and not read.get("is_error")
+        assert write.get("is_error") is True
+    assert not (project / "leak.txt").exists()
+
+
+def test_openai_sdk_same_run(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with FakeLLMServer() as server:
+        server.add(tool_call("Read", {"file_path": "notes.md"}), text("Tuesday."))
+        monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        result = invoke("--agent", "reader", "--provider", "openai", "--model", "qwen-test",
+                        "--format", "json", "When?")
+        assert result.exit_code == 0, result.output
+        data = json.loads(result.stdout)
+        assert data["final_text"] == "Tuesday." and data["stop_reason"] == "end_turn"
+        assert data["model"] == "qwen-test"
+        assert data["tool_calls"][0]["name"] == "Read" and data["tool_calls"][0]["executed"]
+        assert server.requests[0].api == "openai"
+        names = [t["function"]["name"] for t in server.requests[0].json["tools"]]
+        assert names == ["Read", "Grep", "Glob"]
+        transcript = Path(data["transcript_path"])
+        assert transcript.is_file()
+        assert json.loads(transcript.read_text().splitlines()[-1])["type"] == "stop"
+
+
+def test_max_turns_stops_a_looping_agent_with_a_summary(project: Path, tmp_path: Path) -> None:
+    replies: list[Any] = [{"tool": "Glob", "input": {"pattern": "*"}}] * 2
+    replies.append("Summary: globbed twice, found notes.md.")
+    result = invoke("--agent", "reader", "--provider", "scripted", "--script",
+                    script(tmp_path, replies), "--max-turns", "2", "--format", "json", "loop")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["stop_reason"] == "max_turns" and data["turns"] == 2
+    assert data["final_text"] == "Summary: globbed twice, found notes.md."
+
+
+def test_max_turns_from_frontmatter(project: Path, tmp_path: Path) -> None:
+    (project / ".claude" / "agents" / "reader.md").write_text(
+        READER.replace("tools: Read", "maxTurns: 1\ntools: Read"))
+    replies: list[Any] = [{"tool": "Glob", "input": {"pattern": "*"}}, "Stopped early."]
+    result = invoke("--agent", "reader", "--provider", "scripted", "--script",
+                    script(tmp_path, replies), "--format", "json", "loop")
+    data = json.loads(result.stdout)
+    assert data["stop_reason"] == "max_turns" and data["turns"] == 1
+
+
+def _write_run(tmp_path: Path, *flags: str) -> Result:
+    replies: list[Any] = [{"tool": "Write", "input": {"file_path": "out.txt", "content": "hi"}},
+                          "done"]
+    return invoke("--agent", "writer", "--provider", "scripted", "--script",
+                  script(tmp_path, replies), "--format", "json", *flags, "write it")
+
+
+def test_write_needs_permission_without_a_terminal(project: Path, tmp_path: Path) -> None:
+    result = _write_run(tmp_path)
+    assert result.exit_code == 0
+    call = json.loads(result.stdout)["tool_calls"][0]
+    assert call["is_error"] and not call["executed"] and "--yes" in call["output"]
+    assert not (project / "out.txt").exists()
+
+
+@pytest.mark.parametrize("flags", [["--yes"], ["--allow", "Write"], ["--permission-mode",
+                                                                     "acceptEdits"]])
+def test_write_approved(project: Path, tmp_path: Path, flags: list[str]) -> None:
+    result = _write_run(tmp_path, *flags)
+    assert result.exit_code == 0, result.output
+    assert (project / "out.txt").read_text() == "hi"
+
+
+def test_allow_rule_from_config(project: Path, tmp_path: Path) -> None:
+    (project / ".subagents.toml").write_text('allow = ["Write"]\n')
+    _write_run(tmp_path)
+    assert (project / "out.txt").read_text() == "hi"
+
+
+def test_plan_mode_and_bypass_need_config(project: Path, tmp_path: Path) -> None:
+    agents = project / ".claude" / "agents"
+    (agents / "writer.md").write_text(WRITER.format(extra="permissionMode: plan\n"))
+    result = _write_run(tmp_path, "--yes")
+    assert "plan" in json.loads(result.stdout)["tool_calls"][0]["output"]
+    assert not (project / "out.txt").exists()
+    (agents / "writer.md").write_text(WRITER.format(extra="permissionMode: bypassPermissions\n"))
+    result = _write_run(tmp_path, "--permission-mode", "bypassPermissions")
+    assert "not allowed by configuration" in result.stderr
+    assert not (project / "out.txt").exists()
+    (project / ".subagents.toml").write_text("allow-bypass-permissions = true\n")
+    result = _write_run(tmp_path, "--permission-mode", "bypassPermissions")
+    assert (project / "out.txt").read_text() == "hi"
+
+
+def test_usage_and_lookup_errors(project: Path, tmp_path: Path) -> None:
+    r = invoke("--agent", "reader", "--provider", "scripted", "hi")
+    assert r.exit_code == 2 and "--script" in r.output
+    r = invoke("--agent", "reader", "--max-turns", "0", "hi")
+    assert r.exit_code == 2
+    r = invoke("--agent", "readr", "--provider", "scripted", "--script", script(tmp_path, ["x"]),
+               "hi")
+    assert isinstance(r.exception, AgentNotFoundError) and r.exception.exit_code == 1
+    assert "reader" in str(r.exception)  # the close match is suggested
+    r = invoke("--help")
+    assert r.exit_code == 0 and "--max-turns" in r.output and "ANTHROPIC_API_KEY" in r.output
+
+
+def _subagents(*args: str, cwd: Path, env: dict[str, str] | None = None,
+               **kw: Any) -> subprocess.CompletedProcess[str]:
+    full_env = {**os.environ, **(env or {})}
+    for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL"):
+        if env is None or key not in env:
+            full_env.pop(key, None)
+    return subprocess.run([sys.executable, "-m", "subagents.cli.main", "run", *args], cwd=cwd,
+                          env=full_env, capture_output=True, text=True, timeout=60, **kw)
+
+
+def test_missing_key_says_how_to_set_it(project: Path) -> None:
+    proc = _subagents("--agent", "reader", "hello", cwd=project)
+    assert proc.returncode in (1, 2)
+    assert "ANTHROPIC_API_KEY" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert proc.stdout == ""
+
+
+def test_failed_provider_exits_1(project: Path, tmp_path: Path) -> None:
+    replies = [{"error": "connection", "message": "server unreachable"}]
+    r = invoke("--agent", "reader", "--provider", "scripted", "--script",
+               script(tmp_path, replies), "hi")
+    assert r.exit_code == 1
+    assert "server unreachable" in r.stderr
+
+
+def test_prompt_from_stdin_and_quiet_stderr(project: Path, tmp_path: Path) -> None:
+    r = invoke("--agent", "reader", "--provider", "scripted", "--script",
+               script(tmp_path, ["ok"]), "-", input="question from stdin\n")
+    assert r.exit_code == 0 and r.stdout == "ok\n"
+    assert r.stderr == ""  # stderr is not a terminal: no progress
+
+
+def test_main_thread_delegates_without_agent(project: Path, tmp_path: Path) -> None:
+    replies: list[Any] = [
+        {"tool": "Task", "input": {"description": "read notes", "prompt": "Read notes.md",
+                                   "subagent_type": "reader"}},
+        {"tool": "Read", "input": {"file_path": "notes.md"}},
+        "Tuesday (from notes.md).",
+        "The reader says: Tuesday.",
+    ]
+    r = invoke("--provider", "scripted", "--script", script(tmp_path, replies), "--format",
+               "json", "When is the launch?")
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert data["final_text"] == "The reader says: Tuesday."
+    assert [c["agent"] for c in data["children"]] == ["reader"]
+    assert data["children"][0]["final_text"] == "Tuesday (from notes.md)."
+
+
+@pytest.mark.slow
+def test_ctrl_c_exits_130_flushes_transcript_and_kills_children(project: Path,
+                                                               tmp_path: Path) -> None:
+    tdir = tmp_path / "ctrl-c"
+    replies = [{"tool": "Bash", "input": {"command": "echo $$ > sh.pid; sleep 300"}}, "never"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "subagents.cli.main", "run", "--agent", "writer", "--yes",
+         "--provider", "scripted", "--script", script(tmp_path, replies),
+         "--transcript-dir", str(tdir), "--format", "json", "sleep"],
+        cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    pid_file = project / "sh.pid"
+    deadline = time.monotonic() + 30
+    while not (pid_file.exists() and pid_file.read_text().strip()):
+        assert time.monotonic() < deadline and proc.poll() is None, proc.stderr
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert json.loads(out)["stop_reason"] == "interrupted"
+    assert "interrupted" in err and "Traceback" not in err
+    assert wait_dead(int(pid_file.read_text()))
+    (transcript,) = tdir.glob("*.jsonl")
+    last = json.loads(transcript.read_text().splitlines()[-1])
+    assert last["type"] == "stop" and last["stop_reason"] == "interrupted"
