@@ -55,19 +55,41 @@ def _check_selectors(values: tuple[str, ...], option: str) -> None:
     "with a frontmatter comment `# subagents: ignore[SA201]`.",
 )
 @click.argument("paths", nargs=-1, type=click.Path(path_type=str))
-@click.option("--strict", is_flag=True,
-              help="Judge by the seed's REQ-SUB rules: spec warnings become errors.")
-@click.option("--dialect", type=click.Choice(_DIALECTS), default=None,
-              help="Read every file as this dialect (default: inferred from the location).")
-@click.option("--format", "output_format", type=click.Choice(["text", "json", "sarif"]),
-              default="text", show_default=True, help="Output format.")
-@click.option("--select", multiple=True, metavar="RULES",
-              help="Report only these rules (codes, prefixes like SA2, or names; repeatable, "
-              "comma-separated). Replaces `select` from the configuration.")
-@click.option("--ignore", multiple=True, metavar="RULES",
-              help="Do not report these rules (added to `ignore` from the configuration).")
-@click.option("--color/--no-color", default=None,
-              help="Colour the text output (default: on a terminal, unless NO_COLOR is set).")
+@click.option(
+    "--strict", is_flag=True, help="Judge by the seed's REQ-SUB rules: spec warnings become errors."
+)
+@click.option(
+    "--dialect",
+    type=click.Choice(_DIALECTS),
+    default=None,
+    help="Read every file as this dialect (default: inferred from the location).",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json", "sarif"]),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
+@click.option(
+    "--select",
+    multiple=True,
+    metavar="RULES",
+    help="Report only these rules (codes, prefixes like SA2, or names; repeatable, "
+    "comma-separated). Replaces `select` from the configuration.",
+)
+@click.option(
+    "--ignore",
+    multiple=True,
+    metavar="RULES",
+    help="Do not report these rules (added to `ignore` from the configuration).",
+)
+@click.option(
+    "--color/--no-color",
+    default=None,
+    help="Colour the text output (default: on a terminal, unless NO_COLOR is set).",
+)
 def validate(
     paths: tuple[str, ...],
     strict: bool,
@@ -94,7 +116,9 @@ def validate(
     except UsageError as exc:
         raise click.UsageError(str(exc)) from None
     except ConfigError as exc:
-        raise click.ClickException(str(exc)) from None
+        error = click.ClickException(str(exc))
+        error.exit_code = exc.exit_code  # 2: a broken configuration is a usage problem
+        raise error from None
     if color is None:
         color = output_format == "text" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     click.echo(render(report, output_format, color=bool(color)), nl=False)
@@ -116,24 +140,43 @@ def schema(indent: int) -> None:
 
 
 @click.command("rules")
-@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text",
-              show_default=True, help="Output format.")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
 def rules(output_format: str) -> None:
     """List every rule: code, name, severity by default and under --strict, and its doc."""
     from subagents.known_tools import BUILTIN_TOOLS
     from subagents.rules.catalog import RULES
 
     if output_format == "json":
-        click.echo(json.dumps([
-            {"code": r.code, "name": r.name, "category": str(r.category), "doc": r.doc,
-             "default": str(r.default) if r.default else None,
-             "strict": str(r.strict) if r.strict else None,
-             "silenceable": r.silenceable}
-            for r in RULES.values()
-        ], indent=2))
+        click.echo(
+            json.dumps(
+                [
+                    {
+                        "code": r.code,
+                        "name": r.name,
+                        "category": str(r.category),
+                        "doc": r.doc,
+                        "default": str(r.default) if r.default else None,
+                        "strict": str(r.strict) if r.strict else None,
+                        "silenceable": r.silenceable,
+                    }
+                    for r in RULES.values()
+                ],
+                indent=2,
+            )
+        )
         return
     for r in RULES.values():
         sev = f"{r.default or 'off'}/{r.strict or 'off'}"
         click.echo(f"{r.code}  {r.name:<34} {sev:<15} {r.doc}")
-    click.echo("\nseverity: default profile / --strict.  Known tools: "
-               + ", ".join(sorted(BUILTIN_TOOLS)) + ", mcp__server__tool, Agent(a, b).")
+    click.echo(
+        "\nseverity: default profile / --strict.  Known tools: "
+        + ", ".join(sorted(BUILTIN_TOOLS))
+        + ", mcp__server__tool, Agent(a, b)."
+    )

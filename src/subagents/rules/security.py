@@ -192,7 +192,7 @@ def check_path_escape(ctx: FileContext) -> Iterator[Diagnostic]:
         )
 
 
-_TRAVERSAL_RE = re.compile(r"[/\\\x00]|\.\.|^~|^[A-Za-z]:")
+_TRAVERSAL_RE = re.compile(r"[/\\\x00]|\.\.|^~")
 
 
 def check_name_traversal(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
