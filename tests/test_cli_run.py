@@ -195,8 +195,9 @@ def _subagents(*args: str, cwd: Path, env: dict[str, str] | None = None,
     for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL"):
         if env is None or key not in env:
             full_env.pop(key, None)
-    return subprocess.run([sys.executable, "-m", "subagents.cli.main", "run", *args], cwd=cwd,
-                          env=full_env, capture_output=True, text=True, timeout=60, **kw)
+    return subprocess.run([sys.executable, "-m", "subagents.cli.main", "run", *args],
+                          cwd=cwd, env=full_env, capture_output=True, text=True, timeout=60,
+                          check=False, **kw)
 
 
 def test_missing_key_says_how_to_set_it(project: Path) -> None:
