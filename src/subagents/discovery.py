@@ -43,10 +43,11 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
-from subagents.definition import Dialect, Scope
+from subagents.definition import AgentDefinition, Dialect, Scope
 from subagents.diagnostics import Diagnostic, Severity
 
 __all__ = [
+    "BUILTIN_AGENTS",
     "RACY_NS",
     "DirListingCache",
     "FolderScan",
@@ -225,6 +226,40 @@ def plan_sources(
             )
         )
     return sources
+
+
+_READ_ONLY_DENY = ("Write", "Edit", "MultiEdit", "NotebookEdit", "Task", "Agent")
+
+# Claude Code's built-in agents (REFERENCE.md "Built-in agents"), lowest precedence.
+BUILTIN_AGENTS: tuple[AgentDefinition, ...] = (
+    AgentDefinition(
+        name="general-purpose",
+        description="General-purpose agent for researching complex questions, searching for "
+        "code, and executing multi-step tasks. Use it when no specialised agent fits.",
+        system_prompt="You are a general-purpose agent. Complete the task you are given fully, "
+        "using the tools available, and finish with a concise report of what you found or did.",
+        source=Scope.BUILTIN,
+    ),
+    AgentDefinition(
+        name="Explore",
+        description="Fast read-only agent for exploring codebases: finding files, searching "
+        "code and answering questions about how things work.",
+        system_prompt="You explore a codebase to answer questions. You never modify files. "
+        "Search broadly, read what matters, and answer with file paths and line numbers.",
+        model="haiku",
+        disallowed_tools=_READ_ONLY_DENY,
+        source=Scope.BUILTIN,
+    ),
+    AgentDefinition(
+        name="Plan",
+        description="Read-only planning agent: researches the codebase and proposes a "
+        "step-by-step implementation plan without changing anything.",
+        system_prompt="You research the codebase and produce an implementation plan: the files "
+        "to change, in order, with the reason for each step. You never modify files.",
+        disallowed_tools=_READ_ONLY_DENY,
+        source=Scope.BUILTIN,
+    ),
+)
 
 
 # --------------------------------------------------------------------------- folder scanning

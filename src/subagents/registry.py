@@ -43,7 +43,7 @@ import os
 import re
 import time
 from collections import defaultdict
-from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
+from collections.abc import AsyncGenerator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -51,6 +51,7 @@ from typing import Any
 from subagents.definition import AgentDefinition, Dialect, Scope
 from subagents.diagnostics import Diagnostic, Severity, sort_diagnostics
 from subagents.discovery import (
+    BUILTIN_AGENTS,
     DirListingCache,
     Source,
     SourceKind,
@@ -69,6 +70,7 @@ __all__ = [
     "Explanation",
     "FileRecord",
     "normalize_name",
+    "usage_examples",
 ]
 
 _SEPARATORS = re.compile(r"[-_ ]+")
@@ -79,41 +81,33 @@ def normalize_name(name: str) -> str:
     return _SEPARATORS.sub("", name).casefold()
 
 
-_READ_ONLY_DENY = ("Write", "Edit", "MultiEdit", "NotebookEdit", "Task", "Agent")
-
-# Claude Code's built-in agents (REFERENCE.md "Built-in agents"), lowest precedence.
-BUILTIN_AGENTS: tuple[AgentDefinition, ...] = (
-    AgentDefinition(
-        name="general-purpose",
-        description="General-purpose agent for researching complex questions, searching for "
-        "code, and executing multi-step tasks. Use it when no specialised agent fits.",
-        system_prompt="You are a general-purpose agent. Complete the task you are given fully, "
-        "using the tools available, and finish with a concise report of what you found or did.",
-        source=Scope.BUILTIN,
-    ),
-    AgentDefinition(
-        name="Explore",
-        description="Fast read-only agent for exploring codebases: finding files, searching "
-        "code and answering questions about how things work.",
-        system_prompt="You explore a codebase to answer questions. You never modify files. "
-        "Search broadly, read what matters, and answer with file paths and line numbers.",
-        model="haiku",
-        disallowed_tools=_READ_ONLY_DENY,
-        source=Scope.BUILTIN,
-    ),
-    AgentDefinition(
-        name="Plan",
-        description="Read-only planning agent: researches the codebase and proposes a "
-        "step-by-step implementation plan without changing anything.",
-        system_prompt="You research the codebase and produce an implementation plan: the files "
-        "to change, in order, with the reason for each step. You never modify files.",
-        disallowed_tools=_READ_ONLY_DENY,
-        source=Scope.BUILTIN,
-    ),
-)
-
 _BUILTIN_SOURCE = Source(Scope.BUILTIN, SourceKind.BUILTIN, 0, "built-in")
 _REGISTERED_SOURCE = Source(Scope.CLI, SourceKind.REGISTERED, 0, "register()")
+
+
+_EXAMPLES_HEADING = re.compile(r"(?im)^(#{1,6})[ \t]+usage examples?[ \t]*#*[ \t]*$")
+_EXAMPLE_SPLIT = re.compile(r"(?m)^(?=\*\*example\b|#{3,6}[ \t]|[ \t]*<example>)", re.I)
+_EXAMPLE_TAG = re.compile(r"<example>(.*?)</example>", re.S | re.I)
+
+
+def usage_examples(defn: AgentDefinition) -> builtins.list[str]:
+    """Usage examples of an agent (REQ-SUB-031).
+
+    From a ``## Usage Examples`` section of the prompt (up to the next heading of the same or a
+    higher level), split at ``**Example ...`` lines or sub-headings; and from ``<example>``
+    blocks in the description (Claude Code's own convention).
+    """
+    out: builtins.list[str] = []
+    body = defn.system_prompt
+    m = _EXAMPLES_HEADING.search(body)
+    if m:
+        level = len(m.group(1))
+        rest = body[m.end() :]
+        end = re.search(rf"(?m)^#{{1,{level}}}[ \t]", rest)
+        section = rest[: end.start()] if end else rest
+        out += [part.strip() for part in _EXAMPLE_SPLIT.split(section) if part.strip()]
+    out += [ex.strip() for ex in _EXAMPLE_TAG.findall(defn.description) if ex.strip()]
+    return out
 
 
 @dataclass(slots=True, eq=False)
@@ -343,7 +337,8 @@ class AgentRegistry:
         except (TypeError, ValueError) as exc:
             raise UsageError(f"cli_agents cannot be written as JSON: {exc}") from exc
 
-    def _display(self, path: Path) -> str:
+    def display(self, path: Path) -> str:
+        """``path`` relative to the cwd when under it, else absolute (the JSON contract)."""
         try:
             rel = os.path.relpath(path, self.cwd)
         except ValueError:
@@ -392,7 +387,7 @@ class AgentRegistry:
         for index, src in enumerate(self._sources):
             if src.kind is SourceKind.FOLDER:
                 assert src.root is not None
-                scan = scan_folder(src.root, display=self._display, cache=self._dir_cache)
+                scan = scan_folder(src.root, display=self.display, cache=self._dir_cache)
                 scan_diags.extend(scan.diagnostics)
                 self._folder_state[src] = (
                     "missing"
@@ -441,7 +436,7 @@ class AgentRegistry:
             stamp = None  # unreadable / loop: the reader turns it into a diagnostic
         if old is not None and old.trusted and stamp is not None and old.stamp == stamp:
             return old
-        display = self._display(path)
+        display = self.display(path)
         stable = False
         result: LoadResult | None = None
         for _attempt in range(3):
@@ -760,7 +755,7 @@ class AgentRegistry:
 
     def watch(
         self, *, debounce_ms: int = 50, force_polling: bool = False
-    ) -> AsyncIterator[ChangeEvent]:
+    ) -> AsyncGenerator[ChangeEvent, None]:
         """Async iterator of change events: ``ready`` first, then one per change.
 
         Uses ``watchfiles`` (imported lazily).  Stop by breaking out of the loop (or cancelling

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -233,7 +233,7 @@ class _Watchers:
 
 async def watch_registry(
     registry: AgentRegistry, *, debounce_ms: int = 50, force_polling: bool = False
-) -> AsyncIterator[ChangeEvent]:
+) -> AsyncGenerator[ChangeEvent, None]:
     """``ready``, then the registry's changes as they happen (see the module notes)."""
     registry.reload()  # loads on first use
     ticks: asyncio.Queue[bool] = asyncio.Queue()

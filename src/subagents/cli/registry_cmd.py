@@ -1,0 +1,544 @@
+"""``subagents list``, ``show``, ``doctor`` and ``new``: the registry on the command line.
+
+Design notes
+------------
+* ``list --format json`` is a contract (DESIGN.md): ``agents`` (name, description, source,
+  path, model, tools), ``shadowed`` (name, source, path — plus ``shadowed_by``) and
+  ``diagnostics`` (the ``validate`` shape).  ``source`` is managed|cli|project|user|plugin, so
+  the built-in agents are left out unless ``--include-builtin`` asks for them.  ``path`` is
+  relative to the current folder when under it, absolute otherwise, ``null`` for ``--agents``.
+* Text output is a plain aligned table (stable for scripts and pipes); ``rich`` is imported only
+  when stdout is a terminal.
+* ``show`` and ``doctor`` explain instead of failing quietly: an unknown name exits 1 with the
+  closest names and the general-purpose fallback (REQ-SUB-029); ``doctor`` exits 1 when some
+  file is not loaded, a name clashes, or a scope folder cannot be read — so CI can use it.
+* ``new`` writes from the packaged templates (seed 000 §6): Claude files keep the template's
+  comments and layout with only the ``name:`` line replaced; Codex files go through the Codex
+  writer.  Folders are created with mode 755 (REQ-SUB-017).  The write is atomic *and* refuses
+  to overwrite: temp file + fsync, then ``os.link`` to the final name (fails if it exists, so
+  two concurrent ``new`` calls cannot both win), then the temp name is removed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import tempfile
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import click
+
+from subagents.cli.options import (
+    build_registry,
+    cwd_option,
+    dialect_option,
+    format_option,
+    registry_options,
+)
+from subagents.definition import AgentDefinition, Dialect, Scope
+from subagents.diagnostics import Severity
+from subagents.discovery import SourceKind, find_git_root
+from subagents.errors import AgentNotFoundError, DefinitionError
+from subagents.registry import AgentEntry, AgentRegistry, usage_examples
+
+__all__ = ["doctor", "list_agents", "new", "show"]
+
+TEMPLATES = (
+    "code-reviewer",
+    "security-auditor",
+    "implementer-tester",
+    "researcher",
+    "architect-review",
+)
+_CLAUDE_NAME = re.compile(r"^[a-z][a-z0-9-]{0,49}$")  # REQ-SUB-004
+_CODEX_NAME = re.compile(r"^[a-z][a-z0-9_-]{2,63}$")  # seed 002
+_CODEX_KEYWORDS = {
+    "code-reviewer": ("review", "diff", "lint"),
+    "security-auditor": ("security", "audit", "vulnerability"),
+    "implementer-tester": ("implement", "feature", "test"),
+    "researcher": ("research", "explain", "where"),
+    "architect-review": ("architecture", "design", "adr"),
+}
+
+
+def _load(
+    agents: str | None,
+    dialect: Dialect,
+    cwd: Path | None,
+    plugin_dirs: tuple[Path, ...],
+    managed_dir: Path | None,
+) -> AgentRegistry:
+    reg = build_registry(
+        agents=agents, dialect=dialect, cwd=cwd, plugin_dirs=plugin_dirs, managed_dir=managed_dir
+    )
+    return reg.load_all()
+
+
+def _tools_text(tools: tuple[str, ...] | None) -> str:
+    return "(all)" if tools is None else (", ".join(tools) or "(none)")
+
+
+def _agent_json(e: AgentEntry) -> dict[str, Any]:
+    return {
+        "name": e.name,
+        "description": e.description,
+        "source": e.source.value,
+        "path": e.display_path,
+        "model": e.model,
+        "tools": list(e.tools) if e.tools is not None else None,
+    }
+
+
+def _shadow_json(e: AgentEntry) -> dict[str, Any]:
+    by = e.shadowed_by
+    return {
+        "name": e.name,
+        "source": e.source.value,
+        "path": e.display_path,
+        "shadowed_by": None if by is None else {"source": by.source.value, "path": by.display_path},
+    }
+
+
+def _table(headers: list[str], rows: list[list[str]]) -> str:
+    widths = [
+        max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)
+    ]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()]
+    for row in rows:
+        lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+    return "\n".join(lines)
+
+
+def _clip(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+@click.command("list")
+@registry_options
+@format_option("text", "json")
+@click.option(
+    "--include-builtin",
+    is_flag=True,
+    help="Also list the built-in agents (general-purpose, Explore, Plan).",
+)
+def list_agents(
+    agents: str | None,
+    dialect: Dialect,
+    cwd: Path | None,
+    plugin_dirs: tuple[Path, ...],
+    managed_dir: Path | None,
+    output_format: str,
+    include_builtin: bool,
+) -> None:
+    """List the agents this directory sees, which scope each comes from, and what is hidden.
+
+    Scopes, highest first: managed, cli (--agents), project (.claude/agents here and in every
+    parent up to the git root, closest first), user (~/.claude/agents), plugin.  A name defined
+    in a higher scope shadows the lower ones; files that failed to load are listed at the end
+    (run `subagents doctor` for the full explanation).
+    """
+    reg = _load(agents, dialect, cwd, plugin_dirs, managed_dir)
+    listed = reg.list(include_builtin=include_builtin)
+    shadowed = reg.shadowed(include_builtin=include_builtin)
+    diags = reg.diagnostics()
+    if output_format == "json":
+        click.echo(
+            json.dumps(
+                {
+                    "agents": [_agent_json(e) for e in listed],
+                    "shadowed": [_shadow_json(e) for e in shadowed],
+                    "diagnostics": [d.to_dict() for d in diags],
+                },
+                indent=2,
+            )
+        )
+        return
+    headers = ["NAME", "SOURCE", "MODEL", "TOOLS", "PATH"]
+    rows = [
+        [
+            e.name,
+            e.source.value,
+            e.model or "inherit",
+            _clip(_tools_text(e.tools), 40),
+            e.display_path or e.origin.label,
+        ]
+        for e in listed
+    ]
+    if sys.stdout.isatty():  # pragma: no cover - needs a terminal
+        _rich_table(headers, rows)
+    else:
+        click.echo(_table(headers, rows) if rows else "no agents found")
+    if not include_builtin:
+        click.echo(
+            "(+ built-in: general-purpose, Explore, Plan unless overridden; "
+            "--include-builtin lists them)"
+        )
+    if shadowed:
+        click.echo(f"\nshadowed ({len(shadowed)}):")
+        for e in shadowed:
+            by = e.shadowed_by
+            why = f"by {by.describe_origin()}" if by else "by a clash in a higher scope"
+            click.echo(f"  {e.name}  {e.describe_origin()}  ({why})")
+    errors = [d for d in diags if d.severity is Severity.ERROR]
+    if errors:
+        click.echo(f"\nnot loaded ({len(errors)} errors; `subagents doctor` explains):")
+        for d in errors:
+            click.echo("  " + d.format_text().split("\n")[0])
+
+
+def _rich_table(headers: list[str], rows: list[list[str]]) -> None:  # pragma: no cover
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(*headers, box=None, header_style="bold")
+    for row in rows:
+        table.add_row(*row)
+    Console().print(table)
+
+
+def _not_found(reg: AgentRegistry, name: str) -> None:
+    suggestions = reg.suggest(name)
+    msg = f"error: no agent named {name!r} in this directory"
+    if suggestions:
+        msg += "; closest: " + ", ".join(suggestions)
+    click.echo(msg, err=True)
+    click.echo(
+        "  fallback: the built-in general-purpose agent can handle any task "
+        "(`subagents run PROMPT` without --agent, or subagent_type general-purpose); "
+        "`subagents list` shows every agent, `subagents doctor` why one is missing.",
+        err=True,
+    )
+    sys.exit(1)
+
+
+def _field_lines(d: AgentDefinition) -> list[tuple[str, str]]:
+    out = [("model", d.model or "inherit"), ("tools", _tools_text(d.tools))]
+    optional: list[tuple[str, Any]] = [
+        ("disallowedTools", ", ".join(d.disallowed_tools) if d.disallowed_tools else None),
+        ("permissionMode", d.permission_mode),
+        ("maxTurns", d.max_turns),
+        ("skills", ", ".join(d.skills) if d.skills else None),
+        ("mcpServers", ", ".join(s.name for s in d.mcp_servers) if d.mcp_servers else None),
+        ("hooks", ", ".join(d.hooks) if d.hooks else None),
+        ("memory", d.memory),
+        ("color", d.color),
+        ("effort", d.effort),
+        ("isolation", d.isolation),
+        ("background", d.background),
+        ("keywords", ", ".join(d.keywords) if d.keywords else None),
+        ("version", d.version),
+        ("tags", ", ".join(d.tags) if d.tags else None),
+    ]
+    out += [(k, str(v)) for k, v in optional if v is not None]
+    return out
+
+
+@click.command()
+@click.argument("name")
+@registry_options
+@format_option("text", "json")
+@click.option(
+    "--prompt/--no-prompt",
+    "with_prompt",
+    default=False,
+    help="Also print the system prompt (the Markdown body).",
+)
+def show(
+    name: str,
+    agents: str | None,
+    dialect: Dialect,
+    cwd: Path | None,
+    plugin_dirs: tuple[Path, ...],
+    managed_dir: Path | None,
+    output_format: str,
+    with_prompt: bool,
+) -> None:
+    """Show one agent: its fields, where it comes from, what it shadows, its usage examples.
+
+    NAME is matched like the Task tool does: exactly, then ignoring case and -, _ and spaces.
+    Usage examples come from a `## Usage Examples` section of the prompt or from <example>
+    blocks in the description.  An unknown NAME exits 1 with the closest names.
+    """
+    reg = _load(agents, dialect, cwd, plugin_dirs, managed_dir)
+    try:
+        entry = reg.entry(name)
+        defn = entry.definition
+    except AgentNotFoundError:
+        _not_found(reg, name)
+        return
+    except DefinitionError as exc:
+        click.echo(f"error: {exc}", err=True)
+        for d in exc.diagnostics:
+            click.echo("  " + d.format_text().split("\n")[0], err=True)
+        sys.exit(1)
+    shadowed = reg.explain(entry.name).shadowed
+    examples = usage_examples(defn)
+    if output_format == "json":
+        data = _agent_json(entry)
+        data.update({k: v for k, v in _field_lines(defn) if k not in ("model", "tools")})
+        data["system_prompt"] = defn.system_prompt
+        data["shadowed"] = [_shadow_json(e) for e in shadowed]
+        data["examples"] = examples
+        click.echo(json.dumps(data, indent=2))
+        return
+    click.echo(f"{entry.name}  ({entry.describe_origin()})")
+    click.echo("")
+    for line in _wrap_field("description", defn.description):
+        click.echo(line)
+    for key, value in _field_lines(defn):
+        click.echo(f"  {key + ':':<16}{value}")
+    if shadowed:
+        click.echo("\nshadows:")
+        for e in shadowed:
+            click.echo(f"  {e.describe_origin()}")
+    click.echo(
+        "\nusage examples:"
+        if examples
+        else "\nusage examples: none (add a `## Usage Examples` section to the prompt, REQ-SUB-031)"
+    )
+    for i, ex in enumerate(examples, 1):
+        body = ex.strip().replace("\n", "\n     ")
+        click.echo(f"  {i}. {body}")
+    if with_prompt:
+        click.echo("\nsystem prompt:\n")
+        click.echo(defn.system_prompt.rstrip())
+
+
+def _wrap_field(key: str, value: str) -> list[str]:
+    lines = value.strip().splitlines() or [""]
+    out = [f"  {key + ':':<16}{lines[0]}"]
+    out += [f"  {'':<16}{ln}" for ln in lines[1:]]
+    return out
+
+
+@click.command()
+@registry_options
+def doctor(
+    agents: str | None,
+    dialect: Dialect,
+    cwd: Path | None,
+    plugin_dirs: tuple[Path, ...],
+    managed_dir: Path | None,
+) -> None:
+    """Explain, for this directory, every agent file that is not loaded and every hidden name.
+
+    Lists each scope folder (missing, empty, unreadable), each file that failed with the
+    reason and line, names defined twice in one scope, and names shadowed by a higher scope.
+    Exits 1 when a file is not loaded, a name clashes or a folder cannot be read.
+    """
+    reg = _load(agents, dialect, cwd, plugin_dirs, managed_dir)
+    echo = click.echo
+    echo(f"subagents doctor: {reg.cwd}  (dialect {reg.dialect.value})")
+    echo("\nscope folders, highest precedence first:")
+    if reg.managed_dir is None:
+        echo("  managed   (none configured: --managed-dir or SUBAGENTS_MANAGED_DIR)")
+    for src, state in reg.folder_states():
+        where = reg.display(src.root) if src.root is not None else src.label
+        shown = state
+        if src.kind is SourceKind.JSON_TEXT:
+            where, shown = "--agents", "given"
+        label = "" if src.label == src.scope.value else f"  {src.label}"
+        echo(f"  {src.scope.value:<9} {where}  [{shown}]{label}")
+    listed = reg.list(include_builtin=False)
+    counts: dict[str, int] = {}
+    for e in listed:
+        counts[e.source.value] = counts.get(e.source.value, 0) + 1
+    summary = ", ".join(f"{n} {s}" for s, n in counts.items()) or "none"
+    echo(f"\nloaded: {len(listed)} agents ({summary}) + built-in agents not overridden")
+
+    failed = reg.failed_files()
+    problems = 0
+    if failed:
+        echo(f"\nnot loaded ({len(failed)} files):")
+        for rec in failed:
+            errors = [d for d in rec.diagnostics if d.severity is Severity.ERROR]
+            first = errors[0]
+            guess = f" (would be {rec.guessed_name!r})" if rec.guessed_name else ""
+            echo(f"  {first.format_text().splitlines()[0]}{guess}")
+            if first.hint:
+                echo(f"      fix: {first.hint}")
+            if len(errors) > 1:
+                echo(
+                    f"      and {len(errors) - 1} more error(s): "
+                    f"`subagents validate {rec.display_path}`"
+                )
+        problems += len(failed)
+    clashes = reg.clashes()
+    if clashes:
+        echo(f"\ndefined twice in one scope (neither is loaded, REQ-SUB-019): {len(clashes)}")
+        for name, group in clashes.items():
+            files = ", ".join(e.display_path or e.origin.label for e in group)
+            echo(f"  {name}: {group[0].source.value}: {files}")
+        problems += len(clashes)
+    folder_diags = [d for d in reg.diagnostics() if d.rule in ("SA603", "SA604", "SA605")]
+    if folder_diags:
+        echo("\nfolder problems:")
+        for d in folder_diags:
+            echo("  " + d.format_text().splitlines()[0])
+        problems += sum(d.severity is Severity.ERROR for d in folder_diags)
+    shadowed = reg.shadowed()
+    if shadowed:
+        echo(f"\nshadowed ({len(shadowed)}):")
+        by_name: dict[str, list[AgentEntry]] = {}
+        for e in shadowed:
+            by_name.setdefault(e.name, []).append(e)
+        for name, hidden in by_name.items():
+            winner = hidden[0].shadowed_by
+            head = (
+                f"{winner.describe_origin()} wins"
+                if winner is not None
+                else "blocked by a clash above"
+            )
+            echo(f"  {name}: {head}; hidden: " + "; ".join(e.describe_origin() for e in hidden))
+    warnings = sum(d.severity is Severity.WARNING for d in reg.diagnostics())
+    if warnings:
+        echo(f"\n{warnings} warning(s) in loaded files: `subagents validate` lists them")
+    if problems:
+        echo(f"\n{problems} problem(s) keep agents from loading.")
+        sys.exit(1)
+    echo("\nno problems: every agent file in scope is loaded.")
+
+
+# --------------------------------------------------------------------------- new
+
+
+def _template_text(template: str) -> str:
+    return (resources.files("subagents") / "templates" / f"{template}.md").read_text("utf-8")
+
+
+def render_template(template: str, name: str, dialect: Dialect = Dialect.CLAUDE) -> str:
+    """The text of a new agent file from a packaged template, with ``name`` substituted."""
+    text = _template_text(template)
+    if dialect is Dialect.CODEX:
+        from subagents.formats.writers import to_codex_markdown
+        from subagents.loader import parse_agent_text
+
+        defn = parse_agent_text(text, path=f"{template}.md").definition
+        assert defn is not None, f"packaged template {template} does not load"
+        # Claude model aliases mean nothing to Codex: omit, so the session model is used.
+        return to_codex_markdown(
+            defn.evolve(name=name, model=None, keywords=_CODEX_KEYWORDS.get(template, ()))
+        )
+    new_text, count = re.subn(rf"(?m)^name: {re.escape(template)}$", f"name: {name}", text, count=1)
+    assert count == 1, f"packaged template {template} has no name line"
+    return new_text
+
+
+def _make_dirs(folder: Path) -> None:
+    """Create missing folders with mode 755 (REQ-SUB-017), whatever the umask."""
+    missing = []
+    p = folder
+    while not p.exists():
+        missing.append(p)
+        p = p.parent
+    for d in reversed(missing):
+        d.mkdir(mode=0o755)
+        os.chmod(d, 0o755)
+
+
+def write_new_file(path: Path, text: str) -> None:
+    """Atomic, no-clobber write: temp + fsync, then link to the final name; mode 644."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644)
+        os.link(tmp, path)  # FileExistsError if someone else got there first
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+    finally:
+        os.unlink(tmp)
+
+
+@click.command()
+@click.argument("name")
+@click.option(
+    "--template",
+    "-t",
+    type=click.Choice(TEMPLATES),
+    default="code-reviewer",
+    show_default=True,
+    help="Which template to start from (seed 000 §6).",
+)
+@click.option(
+    "--scope",
+    type=click.Choice(["project", "user"]),
+    default="project",
+    show_default=True,
+    help="project: .claude/agents at the git root (or here); user: ~/.claude/agents.",
+)
+@dialect_option()
+@cwd_option
+def new(name: str, template: str, scope: str, dialect: Dialect, cwd: Path | None) -> None:
+    """Write a new agent file NAME.md from a template, ready to edit.
+
+    The file goes to the project's agents folder (or the user's with --scope user), which is
+    created if missing.  An existing file or an agent of the same name in that folder is never
+    overwritten.  Example: subagents new api-reviewer --template code-reviewer
+    """
+    pattern = _CODEX_NAME if dialect is Dialect.CODEX else _CLAUDE_NAME
+    if not pattern.match(name):
+        rule = (
+            "[a-z][a-z0-9_-]{2,63} (Codex)"
+            if dialect is Dialect.CODEX
+            else "lowercase letters, digits and hyphens, starting with a letter, "
+            "at most 50 characters (REQ-SUB-004)"
+        )
+        raise click.BadParameter(
+            f"{name!r} is not a valid agent name: use {rule}", param_hint="NAME"
+        )
+    base = Path(os.path.abspath(cwd or os.getcwd()))
+    sub = Path(".codex" if dialect is Dialect.CODEX else ".claude") / "agents"
+    if scope == "user":
+        home = Path(os.environ.get("HOME") or Path.home())
+        folder = home / sub
+    else:
+        folder = (find_git_root(base) or base) / sub
+    target = folder / f"{name}.md"
+    if target.exists() or target.is_symlink():
+        click.echo(
+            f"error: {target} already exists; not overwriting it "
+            "(pick another NAME or delete the file first)",
+            err=True,
+        )
+        sys.exit(1)
+    reg = AgentRegistry(base, dialect=dialect).load_all()
+    wanted = Scope.USER if scope == "user" else Scope.PROJECT
+    for e in [*reg.list(), *reg.shadowed()]:
+        if (
+            e.name == name
+            and e.source is wanted
+            and e.path is not None
+            and folder in e.path.parents
+        ):
+            click.echo(
+                f"error: agent {name!r} is already defined in {e.path}; a second file "
+                "with that name would clash (REQ-SUB-019)",
+                err=True,
+            )
+            sys.exit(1)
+    text = render_template(template, name, dialect)
+    if folder.exists() and not folder.is_dir():
+        click.echo(f"error: {folder} exists and is not a folder", err=True)
+        sys.exit(1)
+    _make_dirs(folder)
+    try:
+        write_new_file(target, text)
+    except FileExistsError:
+        click.echo(f"error: {target} already exists; not overwriting it", err=True)
+        sys.exit(1)
+    click.echo(f"wrote {target} (template {template}, {dialect.value} dialect)")
+    click.echo(
+        "next: edit the description and prompt, then `subagents validate "
+        f"{target}` and `subagents show {name}`"
+    )

@@ -1,0 +1,131 @@
+"""``subagents watch``: report agent changes as they happen (REQ-SUB-026).
+
+Design notes
+------------
+* Contract (DESIGN.md): with ``--format json``, JSON lines — first ``{"event": "ready",
+  "agents": N}``, then ``{"event": "added"|"modified"|"removed"|"error", "name", "path", ...}``.
+  Every line is flushed at once, so a pipe reader sees it without waiting for a buffer.
+* ``agents`` in ``ready`` counts what ``list`` would show (built-ins excluded, unless
+  ``--include-builtin``), so the number matches ``subagents list --format json``.
+* Ctrl-C (SIGINT) and SIGTERM end the watch quietly with exit 0: stopping is the normal way
+  to leave.  ``watchfiles`` is imported only here (via :mod:`subagents.watching`).
+* ``--timeout SECONDS`` stops after that long (for scripts and tests that want a bounded run).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import signal
+import sys
+from pathlib import Path
+
+import click
+
+from subagents.cli.options import build_registry, format_option, registry_options
+from subagents.definition import Dialect
+from subagents.watching import ChangeEvent
+
+__all__ = ["watch"]
+
+
+def _emit(event: ChangeEvent, output_format: str, builtin_count: int) -> None:
+    if event.event == "ready":
+        event = ChangeEvent("ready", agents=(event.agents or 0) - builtin_count)
+    line = json.dumps(event.to_dict()) if output_format == "json" else event.format_text()
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
+async def _run(
+    agents: str | None,
+    dialect: Dialect,
+    cwd: Path | None,
+    plugin_dirs: tuple[Path, ...],
+    managed_dir: Path | None,
+    output_format: str,
+    include_builtin: bool,
+    debounce_ms: int,
+    timeout: float | None,
+) -> None:
+    reg = build_registry(
+        agents=agents, dialect=dialect, cwd=cwd, plugin_dirs=plugin_dirs, managed_dir=managed_dir
+    )
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop.set)
+    stream = reg.watch(debounce_ms=debounce_ms)
+
+    async def consume() -> None:
+        async for event in stream:
+            builtin = 0
+            if event.event == "ready" and not include_builtin:
+                builtin = len(reg.list()) - len(reg.list(include_builtin=False))
+            _emit(event, output_format, builtin)
+
+    task = asyncio.ensure_future(consume())
+    stopper = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait({task, stopper}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopper.cancel()
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        await stream.aclose()
+    if task.done() and not task.cancelled() and task.exception() is not None:
+        raise task.exception()  # type: ignore[misc]
+
+
+@click.command()
+@registry_options
+@format_option("text", "json")
+@click.option("--include-builtin", is_flag=True, help="Count the built-in agents in `ready`.")
+@click.option(
+    "--debounce",
+    "debounce_ms",
+    type=click.IntRange(0, 10_000),
+    default=50,
+    show_default=True,
+    help="Milliseconds to wait for more changes before reloading.",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="Stop after this many seconds (default: run until Ctrl-C).",
+)
+def watch(
+    agents: str | None,
+    dialect: Dialect,
+    cwd: Path | None,
+    plugin_dirs: tuple[Path, ...],
+    managed_dir: Path | None,
+    output_format: str,
+    include_builtin: bool,
+    debounce_ms: int,
+    timeout: float | None,
+) -> None:
+    """Watch every scope folder and report agents added, modified, removed or broken.
+
+    Prints a `ready` line with the number of agents, then one line per change.  Folders that
+    do not exist yet are watched too: creating .claude/agents later is noticed.  With
+    --format json every line is a JSON object (see DESIGN.md).  Stop with Ctrl-C (exit 0).
+    """
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(
+            _run(
+                agents,
+                dialect,
+                cwd,
+                plugin_dirs,
+                managed_dir,
+                output_format,
+                include_builtin,
+                debounce_ms,
+                timeout,
+            )
+        )

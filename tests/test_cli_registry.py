@@ -1,0 +1,355 @@
+"""`subagents list | show | doctor | new | watch` (issue 3), through click and a real process."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from registry_helpers import layout, write_agent
+from subagents.cli.main import cli
+from subagents.cli.registry_cmd import TEMPLATES, render_template
+from subagents.definition import Dialect
+from subagents.loader import read_agent_file
+from subagents.registry import AgentRegistry
+
+__all__ = ["layout"]
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def _json(result: Result) -> Any:
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+# --------------------------------------------------------------------------- list
+
+
+def test_list_json_from_a_subfolder_shows_winners_shadowed_and_broken(
+    layout: dict[str, Path], tmp_path: Path
+) -> None:
+    write_agent(layout["user_agents"], "reviewer", extra="model: haiku")
+    write_agent(layout["root_agents"], "reviewer", extra="model: opus\ntools: Read, Grep")
+    write_agent(layout["root_agents"], "only-root")
+    write_agent(layout["user_agents"], "only-user")
+    (layout["root_agents"] / "broken.md").write_text("---\nname: broken\ndescription: a: b\n---\n")
+    data = _json(run("list", "--format", "json"))
+    assert set(data) == {"agents", "shadowed", "diagnostics"}
+    agents = {a["name"]: a for a in data["agents"]}
+    assert set(agents) == {"reviewer", "only-root", "only-user"}
+    rev = agents["reviewer"]
+    assert rev == {
+        "name": "reviewer",
+        "description": "Does things. Use when things need doing.",
+        "source": "project",
+        "path": str(layout["root_agents"] / "reviewer.md"),  # outside the cwd: absolute
+        "model": "opus",
+        "tools": ["Read", "Grep"],
+    }
+    assert agents["only-user"]["source"] == "user"
+    assert agents["only-user"]["tools"] is None and agents["only-user"]["model"] is None
+    assert [(s["name"], s["source"], s["path"]) for s in data["shadowed"]] == [
+        ("reviewer", "user", str(layout["user_agents"] / "reviewer.md"))
+    ]
+    diag = data["diagnostics"][0]
+    assert set(diag) == {"path", "line", "column", "rule", "severity", "message", "hint"}
+    assert (diag["path"], diag["rule"], diag["severity"], diag["line"]) == (
+        str(layout["root_agents"] / "broken.md"),
+        "SA010",
+        "error",
+        3,
+    )
+    for a in data["agents"]:
+        assert a["source"] in {"managed", "cli", "project", "user", "plugin"}
+
+
+def test_list_paths_under_cwd_are_relative(layout: dict[str, Path]) -> None:
+    write_agent(layout["sub_agents"], "here")
+    data = _json(run("list", "--format", "json"))
+    assert data["agents"][0]["path"] == os.path.join(".claude", "agents", "here.md")
+
+
+def test_list_with_agents_json_and_dialect(layout: dict[str, Path]) -> None:
+    write_agent(layout["sub"] / ".codex" / "agents", "codexy", extra="keywords: [x]")
+    agents = json.dumps({"from-cli": {"description": "d", "prompt": "p", "tools": ["Read"]}})
+    data = _json(run("list", "--format", "json", "--agents", agents, "--dialect", "codex"))
+    by = {a["name"]: a for a in data["agents"]}
+    assert by["from-cli"]["source"] == "cli" and by["from-cli"]["path"] is None
+    assert by["from-cli"]["tools"] == ["Read"]
+    assert by["codexy"]["source"] == "project"
+    assert "codexy" not in {a["name"] for a in _json(run("list", "--format", "json"))["agents"]}
+
+
+def test_list_include_builtin(layout: dict[str, Path]) -> None:
+    names = {
+        a["name"] for a in _json(run("list", "--format", "json", "--include-builtin"))["agents"]
+    }
+    assert names == {"general-purpose", "Explore", "Plan"}
+
+
+@pytest.mark.parametrize(
+    ("value", "fragment"),
+    [
+        ("not json", "not valid JSON"),
+        ("[1, 2]", "must be a JSON object"),
+        ('"text"', "must be a JSON object"),
+        ('{"a": 5}', "must be a JSON object, got a number"),
+        ('{"": {"description": "d"}}', "non-empty strings"),
+        ('{"a": {"name": 5}}', "field 'name' must be a string"),
+        ('{"a": {"description": ["x"]}}', "field 'description' must be a string"),
+    ],
+)
+def test_bad_agents_value_is_exit_2(layout: dict[str, Path], value: str, fragment: str) -> None:
+    for command in ("list", "doctor", "watch"):
+        result = CliRunner().invoke(cli, [command, "--agents", value])
+        assert result.exit_code == 2, (command, result.output)
+        assert fragment in result.output
+        assert "Traceback" not in result.output
+
+
+def test_agents_from_file(layout: dict[str, Path], tmp_path: Path) -> None:
+    f = tmp_path / "a.json"
+    f.write_text(json.dumps({"filed": {"description": "d", "prompt": "p"}}))
+    data = _json(run("list", "--format", "json", "--agents", f"@{f}"))
+    assert [a["name"] for a in data["agents"]] == ["filed"]
+
+
+def test_list_text_table(layout: dict[str, Path]) -> None:
+    write_agent(layout["sub_agents"], "alpha", extra="model: sonnet\ntools: Read, Grep")
+    write_agent(layout["user_agents"], "alpha")
+    result = run("list")
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    assert lines[0].split() == ["NAME", "SOURCE", "MODEL", "TOOLS", "PATH"]
+    assert lines[1].split() == [
+        "alpha",
+        "project",
+        "sonnet",
+        "Read,",
+        "Grep",
+        os.path.join(".claude", "agents", "alpha.md"),
+    ]
+    assert "shadowed (1):" in result.output
+    assert "\x1b[" not in result.output  # no colour codes when not a terminal
+
+
+# --------------------------------------------------------------------------- show
+
+
+def test_show_prints_fields_origin_shadowed_and_examples(layout: dict[str, Path]) -> None:
+    body = (
+        "You review.\n\n## Usage Examples\n\n**Example 1: one**\nUser: a\n\n"
+        "**Example 2: two**\nUser: b\n\n## Other\nnot an example\n"
+    )
+    write_agent(layout["sub_agents"], "rev", body=body, extra="maxTurns: 7")
+    write_agent(layout["user_agents"], "rev")
+    result = run("show", "REV")
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert out.startswith("rev  (project .claude/agents/rev.md)")
+    assert "maxTurns:" in out and "7" in out
+    assert "shadows:\n  user " in out
+    assert "1. **Example 1: one**" in out and "2. **Example 2: two**" in out
+    assert "not an example" not in out
+    data = _json(run("show", "rev", "--format", "json"))
+    assert data["examples"] == ["**Example 1: one**\nUser: a", "**Example 2: two**\nUser: b"]
+    assert data["maxTurns"] == "7" and data["source"] == "project"
+    assert data["shadowed"][0]["source"] == "user"
+
+
+def test_show_examples_from_description_example_blocks(layout: dict[str, Path]) -> None:
+    desc = '"Use it. <example>Context: x\\nuser: do it</example> <example>two</example>"'
+    write_agent(layout["sub_agents"], "ex", description=desc)
+    data = _json(run("show", "ex", "--format", "json"))
+    assert data["examples"] == ["Context: x\nuser: do it", "two"]
+
+
+def test_show_unknown_name_exit_1_with_suggestions_and_fallback(layout: dict[str, Path]) -> None:
+    write_agent(layout["sub_agents"], "code-reviewer")
+    result = CliRunner().invoke(cli, ["show", "code-reveiwer"])
+    assert result.exit_code == 1
+    assert "no agent named 'code-reveiwer'" in result.output
+    assert "closest: code-reviewer" in result.output
+    assert "general-purpose" in result.output
+
+
+def test_show_clash_exit_1(layout: dict[str, Path]) -> None:
+    write_agent(layout["sub_agents"], "twin", filename="a.md")
+    write_agent(layout["sub_agents"], "twin", filename="b.md")
+    result = CliRunner().invoke(cli, ["show", "twin"])
+    assert result.exit_code == 1
+    assert "defined 2 times" in result.output and "SA601" in result.output
+
+
+# --------------------------------------------------------------------------- doctor
+
+
+def test_doctor_explains_everything_on_one_screen(layout: dict[str, Path]) -> None:
+    write_agent(layout["sub_agents"], "ok")
+    write_agent(layout["user_agents"], "ok")
+    (layout["sub_agents"] / "bad.md").write_text("---\nname: bad\ndescription: x: y\n---\nb\n")
+    write_agent(layout["sub_agents"], "twin", filename="t1.md")
+    write_agent(layout["sub_agents"], "twin", filename="t2.md")
+    result = CliRunner().invoke(cli, ["doctor"])
+    assert result.exit_code == 1
+    out = result.output
+    assert "scope folders" in out
+    assert f"{layout['root_agents']}  [missing]" in out
+    assert "not loaded (1 files)" in out and "bad.md:3:1: SA010" in out and "fix:" in out
+    assert "twin: project: .claude/agents/t1.md, .claude/agents/t2.md" in out
+    assert "ok: project .claude/agents/ok.md wins; hidden: user" in out
+    assert len(out.splitlines()) < 40
+
+
+def test_doctor_clean_directory_exit_0(layout: dict[str, Path]) -> None:
+    write_agent(layout["sub_agents"], "fine")
+    result = CliRunner().invoke(cli, ["doctor"])
+    assert result.exit_code == 0, result.output
+    assert "no problems" in result.output
+    assert "[empty]" not in result.output
+    layout["user_agents"].mkdir(parents=True)
+    assert "[empty]" in CliRunner().invoke(cli, ["doctor"]).output
+
+
+# --------------------------------------------------------------------------- new
+
+
+@pytest.mark.parametrize("template", TEMPLATES)
+def test_new_writes_a_valid_file_from_each_template(layout: dict[str, Path], template: str) -> None:
+    result = run("new", f"my-{template}", "--template", template)
+    assert result.exit_code == 0, result.output
+    path = layout["root_agents"] / f"my-{template}.md"  # at the git root, not the cwd
+    result_load = read_agent_file(path)
+    assert result_load.ok, result_load.diagnostics
+    assert not result_load.diagnostics
+    defn = result_load.definition
+    assert defn is not None and defn.name == f"my-{template}" and defn.max_turns
+    # created folders are 755, the file 644
+    for folder in (layout["root_agents"], layout["root_agents"].parent):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o755
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644
+    assert [p.name for p in layout["root_agents"].iterdir()] == [path.name]  # no temp left
+    from subagents.validate import validate_paths
+
+    report = validate_paths([path], strict=True)
+    assert [d for d in report.diagnostics if d.severity.value == "error"] == []
+
+
+def test_new_refuses_to_overwrite(layout: dict[str, Path]) -> None:
+    assert run("new", "keeper").exit_code == 0
+    path = layout["root_agents"] / "keeper.md"
+    path.write_text("mine")
+    result = CliRunner().invoke(cli, ["new", "keeper", "--template", "researcher"])
+    assert result.exit_code == 1
+    assert "already exists" in result.output
+    assert path.read_text() == "mine"
+
+
+def test_new_refuses_a_name_already_defined_in_that_folder(layout: dict[str, Path]) -> None:
+    write_agent(layout["root_agents"], "taken", filename="other-file.md")
+    result = CliRunner().invoke(cli, ["new", "taken"])
+    assert result.exit_code == 1 and "would clash" in result.output
+    assert not (layout["root_agents"] / "taken.md").exists()
+
+
+def test_new_user_scope_and_codex_dialect(layout: dict[str, Path]) -> None:
+    assert run("new", "mine", "--scope", "user", "--template", "researcher").exit_code == 0
+    assert AgentRegistry().load_all().entry("mine").source.value == "user"
+    assert run("new", "cx-review", "--dialect", "codex").exit_code == 0
+    path = layout["project"] / ".codex" / "agents" / "cx-review.md"
+    loaded = read_agent_file(path, dialect=Dialect.CODEX)
+    assert loaded.ok and loaded.definition is not None
+    assert loaded.definition.keywords == ("review", "diff", "lint")
+    assert loaded.definition.model is None
+    reg = AgentRegistry(dialect=Dialect.CODEX).load_all()
+    assert reg.get("cx-review").system_prompt.lstrip().startswith("## Role")
+
+
+@pytest.mark.parametrize("bad", ["Bad", "-x", "a:b", "has space", "x" * 51, "../up"])
+def test_new_rejects_invalid_names_exit_2(layout: dict[str, Path], bad: str) -> None:
+    result = CliRunner().invoke(cli, ["new", "--", bad])
+    assert result.exit_code == 2, result.output
+    assert "not a valid agent name" in result.output
+
+
+def test_render_template_substitutes_only_the_name() -> None:
+    text = render_template("code-reviewer", "zzz")
+    assert "name: zzz\n" in text and "name: code-reviewer" not in text
+    assert "# Template: code reviewer" in text  # the template's comments are kept
+
+
+# --------------------------------------------------------------------------- watch
+
+
+def _readline(proc: subprocess.Popen[str], bound: float = 20.0) -> str:
+    assert proc.stdout is not None
+    ready, _, _ = select.select([proc.stdout], [], [], bound)
+    assert ready, "watch printed nothing (hung?)"
+    return proc.stdout.readline()
+
+
+@pytest.mark.slow
+def test_watch_process_json_lines_and_ctrl_c(layout: dict[str, Path]) -> None:
+    write_agent(layout["sub_agents"], "before")
+    env = {**os.environ, "HOME": str(layout["home"])}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "subagents.cli.main", "watch", "--format", "json"],
+        cwd=layout["sub"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert json.loads(_readline(proc)) == {"event": "ready", "agents": 1}
+        t0 = time.monotonic()
+        path = write_agent(layout["sub_agents"], "fresh")
+        added = json.loads(_readline(proc))
+        assert added == {
+            "event": "added",
+            "name": "fresh",
+            "path": os.path.join(".claude", "agents", "fresh.md"),
+            "source": "project",
+        }
+        write_agent(layout["sub_agents"], "fresh", description="changed it")
+        assert json.loads(_readline(proc))["event"] == "modified"
+        path.unlink()
+        assert json.loads(_readline(proc))["event"] == "removed"
+        elapsed = time.monotonic() - t0
+        proc.send_signal(signal.SIGINT)
+        _out, err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    print(f"added+modified+removed seen in {elapsed:.2f}s")
+
+
+@pytest.mark.slow
+def test_watch_text_form_and_timeout(layout: dict[str, Path]) -> None:
+    env = {**os.environ, "HOME": str(layout["home"])}
+    proc = subprocess.run(
+        [sys.executable, "-m", "subagents.cli.main", "watch", "--timeout", "0.5"],
+        cwd=layout["sub"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("watching: 0 agents loaded")
