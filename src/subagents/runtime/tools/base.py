@@ -10,8 +10,9 @@ result, so a buggy tool cannot crash a run.
 Design notes
 ------------
 * Blocking tools (file system, ``grep``) subclass :class:`BlockingTool` and implement ``call``;
-  ``run`` sends it to a worker thread (``asyncio.to_thread``) so parallel calls in one assistant
-  message really overlap.  ``Bash`` is natively async (asyncio subprocess) so it can be killed.
+  ``run`` sends it to a worker thread (a pool of 32 of our own, context variables copied) so
+  parallel calls in one assistant message really overlap, even on a one-CPU machine.
+  ``Bash`` is natively async (asyncio subprocess) so it can be killed.
 * Input is validated against ``input_schema`` before the tool runs (:func:`validate_input`):
   a small validator for the JSON Schema subset tools use (``type``, ``properties``,
   ``required``, ``additionalProperties``, ``enum``, ``items``, ``minimum``/``maximum``,
@@ -27,10 +28,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
+import functools
 import os
 import signal
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -146,11 +150,23 @@ class Tool(ABC):
     async def run(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolOutput: ...
 
 
+# Blocking tools get their own pool rather than the loop's default executor, whose size
+# (cpu_count + 4) would serialise ten parallel calls on a small machine.
+_POOL_SIZE = 32
+
+
+@functools.cache
+def _tool_pool() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=_POOL_SIZE, thread_name_prefix="subagents-tool")
+
+
 class BlockingTool(Tool):
     """A tool whose work is synchronous; it runs in a worker thread."""
 
     async def run(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
-        return await asyncio.to_thread(self.call, input, ctx)
+        loop = asyncio.get_running_loop()
+        call = functools.partial(contextvars.copy_context().run, self.call, input, ctx)
+        return await loop.run_in_executor(_tool_pool(), call)
 
     @abstractmethod
     def call(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolOutput: ...
