@@ -248,6 +248,8 @@ async def test_key_never_appears_in_errors_or_logs(
     server: FakeLLMServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG)
+    for noisy in ("anthropic", "httpx", "httpx2", "httpcore"):  # the SDK's own debug logs too
+        caplog.set_level(logging.DEBUG, logger=noisy)
     server.add(
         Fault.status(500, f"internal error for key {SECRET}"),
         Fault.status(401, f"invalid x-api-key: {SECRET}"),
@@ -260,6 +262,7 @@ async def test_key_never_appears_in_errors_or_logs(
     for text_seen in (str(error), repr(error), error.message, str(error.hint), caplog.text):
         assert SECRET not in text_seen
     assert any("retry 1" in r.getMessage() for r in caplog.records)
+    assert any(r.name.startswith("anthropic") for r in caplog.records)  # SDK logs were seen
     assert SECRET not in repr(make(server))
 
 

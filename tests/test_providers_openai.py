@@ -290,11 +290,14 @@ async def test_key_never_appears_in_errors_or_logs(
     server: FakeLLMServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG)
+    for noisy in ("openai", "httpx", "httpx2", "httpcore"):  # the SDK's own debug logs too
+        caplog.set_level(logging.DEBUG, logger=noisy)
     server.add(Fault.status(502, f"bad gateway {SECRET}"),
                Fault.status(401, f"Incorrect API key provided: {SECRET}"))
     with pytest.raises(ProviderResponseError) as info:
         await make(server).complete(simple_request())
     assert "OPENAI_API_KEY" in str(info.value)
+    assert any(r.name.startswith("openai") for r in caplog.records)  # SDK logs were seen
     for seen in (str(info.value), repr(info.value), caplog.text, repr(make(server))):
         assert SECRET not in seen
 
