@@ -432,3 +432,23 @@ def test_write_atomic_leaves_no_temp_file_on_failure(
         write_atomic(target, b"y")
     assert os.listdir(tmp_path) == ["a.md"]
     assert target.read_bytes() == b"x"
+
+
+def test_a_value_error_elsewhere_does_not_block_the_repair() -> None:
+    text = "---\nname: rev\ndescription: Use when: x\nmaxTurns: ten\n---\nB\n"
+    result = fix_text(text.encode())
+    assert result.status is FixStatus.FIXED
+    assert load_frontmatter(result.fixed.decode()) == {
+        "name": "rev",
+        "description": "Use when: x",
+        "maxTurns": "ten",
+    }
+    # the wrong type is still there for `validate` to report
+    assert {d.rule for d in parse_agent_text(result.fixed).diagnostics} == {"SA014"}
+
+
+def test_disallowed_tools_follow_the_tools_style_too() -> None:
+    text = "---\nname: rev\ndescription: Reviews code\ndisallowedTools: Write, Edit\n---\nB\n"
+    result = fix_text(text.encode(), tools_style="list")
+    assert result.status is FixStatus.FIXED
+    assert "disallowedTools:\n  - Write\n  - Edit\n---\n" in result.fixed.decode()

@@ -28,7 +28,9 @@ reader, must parse without recovery and without reader errors, each repaired fie
 back as exactly the recovered text (checked with the reader *and* with ``yaml.safe_load``), and
 every other field and the body must be unchanged.  If any check fails, or a reader error remains
 that we cannot repair (duplicate keys, tabs, an unclosed frontmatter...), the file is left
-untouched and reported as unrepairable.  Writes are atomic: a temporary file in the same folder,
+untouched and reported as unrepairable.  A value of the wrong type (``SA014``, ``maxTurns: ten``)
+does not block a repair: the file parses, and the value is ``validate``'s to report, like an
+unknown tool name.  Writes are atomic: a temporary file in the same folder,
 ``fsync``, the original file mode copied, then ``os.replace`` (and the folder is fsynced).
 Symbolic links are not written through: the link target may live outside the project.
 """
@@ -73,6 +75,9 @@ _DELIM_RE = re.compile(r"^(?P<indent>[ \t]*)(?P<delim>---|\.\.\.)(?P<trail>[ \t]
 _KEY_PREFIX_RE = re.compile(r"^(?P<key>[^\s:#][^:]*?)[ \t]*:")
 _TOOL_FIELDS = ("tools", "disallowedTools", "disallowed_tools")
 _MARKDOWN_DIALECTS = (Dialect.CLAUDE, Dialect.CODEX)
+# Reader errors about a *value* (``maxTurns: ten``): the file parses, the value needs a person.
+# Like the rules' errors they are `validate`'s to report; they do not block a repair.
+_VALUE_ERRORS = frozenset({"SA014"})
 
 
 class FixStatus(StrEnum):
@@ -279,7 +284,7 @@ def fix_text(
         if tools_style is not None:
             _restyle_tools(state, path, tools_style)
         after = state.read(path)
-        remaining = _errors(after)
+        remaining = tuple(d for d in _errors(after) if d.rule not in _VALUE_ERRORS)
         if remaining:
             return FixResult(
                 path,
