@@ -165,15 +165,22 @@ async def run_main_thread_async(
     else:
         saved = (runner.model, runner.on_event)
         runner.model = AliasingModel(runner.model)
-        if sink is not None:
-            previous = runner.on_event
+        previous = runner.on_event
+        if sink is None and previous is not None:
+            # The runner's own sink gets the dispatcher's events too, tagged with their node.
+            on_event = previous
+            sink = _tagging(previous)
+            runner.on_event = sink
+        elif sink is not None and previous is not None and previous is not on_event:
+            tagged_sink = sink
 
             def both(kind: str, data: Mapping[str, Any]) -> None:
-                sink(kind, data)
-                if previous is not None:
-                    previous(kind, data)
+                tagged_sink(kind, data)
+                previous(kind, data)
 
             runner.on_event = both
+        elif sink is not None:
+            runner.on_event = sink
     dispatcher = AgentDispatcher(
         source, runner=runner, nesting=nesting, max_depth=max_depth,
         max_concurrency=max_concurrency, timeout=timeout, policy=policy,
