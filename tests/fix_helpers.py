@@ -39,7 +39,7 @@ def load_frontmatter(text: str) -> dict[str, Any]:
 def changed_regions(before: str, after: str) -> list[tuple[str, list[str], list[str]]]:
     """The non-equal opcodes between the two texts, by line (endings included)."""
     a, b = split_lines(before), split_lines(after)
-    out = []
+    out: list[tuple[str, list[str], list[str]]] = []
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
         if tag != "equal":
             out.append((tag, a[i1:i2], b[j1:j2]))

@@ -157,3 +157,15 @@ def test_usage_errors(agents: Path) -> None:
     assert run(".claude/agents", "--to", "yaml")[0] == 2
     assert run("missing.md", "--to", "json")[0] == 2
     assert run(".claude/agents", "--to", "json", "--out", "x", "--stdout")[0] == 2
+
+
+def test_docs_show_the_real_convert_warnings(monkeypatch: pytest.MonkeyPatch) -> None:
+    root = Path(__file__).resolve().parents[1]
+    monkeypatch.chdir(root / "examples" / "demo-project")
+    result = CliRunner().invoke(
+        cli, ["convert", ".claude/agents/code-reviewer.md", "--to", "codex"]
+    )
+    assert result.exit_code == 0
+    doc = (root / "docs" / "fixing.md").read_text()
+    block = doc.split("--to codex > code-reviewer.codex.md\n", 1)[1].split("```", 1)[0]
+    assert result.stderr == block
