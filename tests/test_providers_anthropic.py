@@ -306,3 +306,14 @@ async def test_stop_reasons_map(server: FakeLLMServer) -> None:
     server.add(ModelResponse(content=(TextBlock("cut"),), stop_reason="max_tokens"))
     reply = await make(server).complete(simple_request())
     assert reply.stop_reason == "max_tokens"
+
+
+async def test_error_event_mid_stream(server: FakeLLMServer) -> None:
+    server.add(Fault.stream_error("overloaded_error", "busy"), text("recovered"))
+    model = make(server, stream=True)
+    assert (await model.complete(simple_request())).text == "recovered"
+    assert len(server.requests) == 2
+    server.add(Fault.stream_error("invalid_request_error", "prompt is too long"), text("unused"))
+    with pytest.raises(ProviderResponseError, match="mid-stream: prompt is too long"):
+        await model.complete(simple_request())
+    assert len(server.requests) == 3  # not retried: a retry would fail the same way

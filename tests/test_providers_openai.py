@@ -333,3 +333,14 @@ async def test_finish_reasons(server: FakeLLMServer) -> None:
     model = make(server)
     assert (await model.complete(simple_request())).stop_reason == "max_tokens"
     assert (await model.complete(simple_request())).stop_reason == "refusal"
+
+
+async def test_error_event_mid_stream(server: FakeLLMServer) -> None:
+    server.add(Fault.stream_error("overloaded_error", "busy"), text("recovered"))
+    model = make(server, stream=True)
+    assert (await model.complete(simple_request())).text == "recovered"
+    assert len(server.requests) == 2
+    server.add(Fault.stream_error("invalid_request_error", "prompt is too long"), text("unused"))
+    with pytest.raises(ProviderResponseError, match="mid-stream: prompt is too long"):
+        await model.complete(simple_request())
+    assert len(server.requests) == 3  # not retried: a retry would fail the same way

@@ -27,7 +27,8 @@ Replies are provider-neutral: a :class:`~subagents.providers.base.ModelResponse`
 ``subagents.testing.text`` / ``tool_call`` / ``tool_calls``) is rendered in whichever API the
 request used, so one script serves both providers.  :class:`Fault` scripts failures: an HTTP
 error status (``Fault.status(500)``, ``Fault.rate_limit(retry_after=2)``), a dropped connection
-(``Fault.drop()``), an answer cut off halfway (``Fault.cut()``), a malformed JSON body
+(``Fault.drop()``), an answer cut off halfway (``Fault.cut()``), an error event inside a
+stream (``Fault.stream_error("overloaded_error")``), a malformed JSON body
 (``Fault.malformed()``), or any raw reply (``Fault.raw(...)``).  :func:`raw_tool_call` sends
 tool-call arguments verbatim (to test a server that emits broken JSON arguments).  A callable
 ``(RecordedRequest) -> reply`` answers from what was asked.  With the queue empty the server
@@ -80,11 +81,12 @@ class RecordedRequest:
 class Fault:
     """A scripted failure.  Build one with the class methods."""
 
-    kind: str  # "status" | "drop" | "cut" | "malformed" | "raw"
+    kind: str  # "status" | "drop" | "cut" | "stream_error" | "malformed" | "raw"
     code: int = 500
     message: str = ""
     headers: Mapping[str, str] = field(default_factory=dict)
     body: bytes = b""
+    error_type: str = ""
 
     @classmethod
     def status(
@@ -109,6 +111,12 @@ class Fault:
     def cut(cls) -> Fault:
         """Start a 200 answer, then close the connection halfway through (mid-stream drop)."""
         return cls("cut", code=200)
+
+    @classmethod
+    def stream_error(cls, error_type: str = "overloaded_error", message: str = "") -> Fault:
+        """A 200 stream that carries an error event (for a plain request: that status)."""
+        return cls("stream_error", code=529 if error_type == "overloaded_error" else 500,
+                   message=message or error_type, error_type=error_type)
 
     @classmethod
     def malformed(cls) -> Fault:
@@ -449,6 +457,20 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
             else:
                 self._send(200, json.dumps(_openai_json(reply, model)).encode())
 
+        def _stream_error(self, fault: Fault, api: str, stream: bool) -> None:
+            kind = fault.error_type or "api_error"
+            if not stream:
+                self._send(fault.code, _error_body(api, fault.code, fault.message))
+                return
+            error = {"type": kind, "message": fault.message}
+            if api == "anthropic":
+                reply = ModelResponse(content=(TextBlock("partial"),))
+                start = next(_anthropic_events(reply, server.model))
+                tail = f"event: error\ndata: {json.dumps({'type': 'error', 'error': error})}\n\n"
+                self._stream(iter([start, tail.encode()]))
+            else:
+                self._stream(iter([f"data: {json.dumps({'error': error})}\n\n".encode()]))
+
         def _cut(self, api: str, stream: bool) -> None:
             reply = ModelResponse(content=(TextBlock("this answer never finishes"),))
             if stream:
@@ -473,6 +495,8 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                 self._send(fault.code, _error_body(api, fault.code, fault.message), fault.headers)
             elif fault.kind == "cut":
                 self._cut(api, stream)
+            elif fault.kind == "stream_error":
+                self._stream_error(fault, api, stream)
             elif fault.kind == "raw":
                 self._send(fault.code, fault.body, fault.headers,
                            fault.headers.get("content-type", "application/json"))

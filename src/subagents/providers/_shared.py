@@ -35,6 +35,7 @@ __all__ = [
     "MALFORMED_ARGUMENTS_KEY",
     "MALFORMED_REASON_KEY",
     "classify_status",
+    "classify_stream_error",
     "connection_failure",
     "is_transport_error",
     "malformed_arguments",
@@ -109,6 +110,8 @@ def classify_status(
 ) -> ProviderError | RetryableFailure:
     """The error for an HTTP error status: retryable (429, 5xx, ...) or final (other 4xx)."""
     secrets = tuple(secrets)
+    if status < 400:  # an error event inside a stream that started with 200
+        return classify_stream_error(body, provider=provider, url=url, secrets=secrets)
     said = redact(server_message(body, fallback="(no message)"), secrets)
     where = redact(url, secrets)
     message = f"the {provider} API at {where} answered {status}: {said}"
@@ -125,6 +128,30 @@ def classify_status(
     error = ProviderResponseError(message, status=status, hint=hint)
     if status in RETRYABLE_STATUS or status >= 500:
         return RetryableFailure(error, retry_after=parse_retry_after(headers))
+    return error
+
+
+_TRANSIENT_ERROR_TYPES = frozenset(
+    {"overloaded_error", "api_error", "rate_limit_error", "server_error", "internal_error",
+     "internal_server_error", "timeout_error", "service_unavailable"}
+)
+
+
+def classify_stream_error(
+    body: object, *, provider: str, url: str, secrets: Iterable[str | None]
+) -> ProviderError | RetryableFailure:
+    """An error event inside a 200 stream: retryable when its type says the server is busy."""
+    secrets = tuple(secrets)
+    said = redact(server_message(body, fallback="(no message)"), secrets)
+    kind: object = None
+    if isinstance(body, Mapping):
+        inner = body.get("error", body)
+        kind = inner.get("type") if isinstance(inner, Mapping) else None
+    error = ProviderResponseError(
+        f"the {provider} API at {redact(url, secrets)} reported an error mid-stream: {said}"
+    )
+    if isinstance(kind, str) and kind.lower() in _TRANSIENT_ERROR_TYPES:
+        return RetryableFailure(error)
     return error
 
 

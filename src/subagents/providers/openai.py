@@ -44,6 +44,7 @@ from typing import Any
 from subagents.errors import ProviderError, ProviderResponseError, UsageError
 from subagents.providers._shared import (
     classify_status,
+    classify_stream_error,
     connection_failure,
     is_transport_error,
     malformed_reply,
@@ -329,7 +330,7 @@ class OpenAIModel:
             return malformed_reply(exc, provider="openai", url=url, secrets=secrets)
         if isinstance(exc, sdk.APIError):
             # an error event inside a stream (no status): the server's own message
-            detail = redact(str(getattr(exc, "message", exc)), secrets)
-            return ProviderResponseError(f"the openai API at {url} reported an error: {detail}")
+            body = exc.body if exc.body is not None else str(exc)
+            return classify_stream_error(body, provider="openai", url=url, secrets=secrets)
         detail = redact(f"{type(exc).__name__}: {exc}", secrets)
         return ProviderResponseError(f"the openai request to {url} failed: {detail}")
