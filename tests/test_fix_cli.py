@@ -136,3 +136,15 @@ def test_help_explains_the_repairs() -> None:
     assert result.exit_code == 0
     for word in ("--diff", "--check", "--tools-style", "block scalar", "atomic"):
         assert word in result.output
+
+
+def test_the_reason_a_repair_was_refused_is_shown(project: Path) -> None:
+    bad = project / ".claude/agents/comment.md"
+    data = b"---\nname: c\ndescription: Use when: x\n# text or comment?\n---\nB\n"
+    bad.write_bytes(data)
+    code, out, _ = run(".claude/agents/comment.md")
+    assert code == 1
+    assert "cannot repair (left untouched): .claude/agents/comment.md" in out
+    assert "why: a `#` comment line follows the broken `description` value" in out
+    assert "SA010" in out
+    assert bad.read_bytes() == data

@@ -452,3 +452,11 @@ def test_disallowed_tools_follow_the_tools_style_too() -> None:
     result = fix_text(text.encode(), tools_style="list")
     assert result.status is FixStatus.FIXED
     assert "disallowedTools:\n  - Write\n  - Edit\n---\n" in result.fixed.decode()
+
+
+def test_a_comment_line_inside_a_broken_value_is_not_guessed_at() -> None:
+    text = "---\nname: rev\ndescription: Use when: x\n# is this text or a comment?\ntools: Read\n---\nB\n"
+    result = fix_text(text.encode())
+    assert result.status is FixStatus.UNFIXABLE
+    assert result.fixed == text.encode()
+    assert any("comment line" in n for n in result.notes)

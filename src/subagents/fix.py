@@ -473,6 +473,14 @@ def _repair_broken_values(state: _State, result: LoadResult, path: str) -> dict[
             raise _Unfixable(f"the recovered `{f.key}` is not a text value", f.key_line)
         intended = f.node.value
         start, stop = regions[f.key]
+        if any(_content(line).lstrip().startswith("#") for line in state.lines[start + 1 : stop]):
+            # YAML would end a plain value at a comment line, the line-wise recovery keeps it as
+            # text: which one the author meant is a guess, so a person decides.
+            raise _Unfixable(
+                f"a `#` comment line follows the broken `{f.key}` value; it is unclear whether "
+                "it belongs to the text: quote the value by hand",
+                f.key_line,
+            )
         key = _key_as_written(state.lines[start], f.key)
         nl = _ending(state.lines[start], "\n")
 

@@ -199,13 +199,16 @@ def _report_text(results: list[FixResult], *, show_diff: bool, write: bool) -> N
                 say(f"    {where}{c.message}")
         elif r.status is FixStatus.UNFIXABLE:
             say(f"cannot repair (left untouched): {r.path}")
+            for note in r.notes:
+                if note.startswith("cannot repair: "):
+                    say(f"    why: {note.removeprefix('cannot repair: ')}")
             for p in r.problems:
                 say("    " + p.format_text().replace("\n", "\n    "))
         elif r.status is FixStatus.SKIPPED:
             reason = r.problems[0].message if r.problems else "not a Markdown agent file"
             say(f"skipped: {r.path}: {reason}")
         for note in r.notes:
-            if r.status is not FixStatus.UNFIXABLE or not note.startswith("cannot repair"):
+            if not note.startswith("cannot repair: "):
                 say(f"    note: {note}")
     n_fixed = sum(r.status is FixStatus.FIXED for r in results)
     n_bad = sum(r.status is FixStatus.UNFIXABLE for r in results)
