@@ -148,7 +148,9 @@ async def run_main_thread_async(
 
     Give the agents as ``registry`` (re-read at every Task call) or ``agents``; the model as
     ``model`` (a runner is made) or a ready ``runner`` (its model and event sink are wrapped
-    for the duration of the run and restored after).  ``timeout`` bounds each child run.
+    for the duration of the run and restored after: ``on_event``, when given, *replaces* the
+    runner's sink, so a live display does not get every event twice; without it the runner's
+    sink also receives the delegation events).  ``timeout`` bounds each child run.
     """
     if registry is None and agents is None:
         raise RunError("run_main_thread needs the agents: pass registry= or agents=")
@@ -168,19 +170,9 @@ async def run_main_thread_async(
         previous = runner.on_event
         if sink is None and previous is not None:
             # The runner's own sink gets the dispatcher's events too, tagged with their node.
-            on_event = previous
             sink = _tagging(previous)
-            runner.on_event = sink
-        elif sink is not None and previous is not None and previous is not on_event:
-            tagged_sink = sink
-
-            def both(kind: str, data: Mapping[str, Any]) -> None:
-                tagged_sink(kind, data)
-                previous(kind, data)
-
-            runner.on_event = both
-        elif sink is not None:
-            runner.on_event = sink
+        if sink is not None:
+            runner.on_event = sink  # an explicit on_event replaces the runner's for this run
     dispatcher = AgentDispatcher(
         source, runner=runner, nesting=nesting, max_depth=max_depth,
         max_concurrency=max_concurrency, timeout=timeout, policy=policy,
