@@ -165,3 +165,46 @@ def test_default_model_option_and_env(
     assert get_provider(provider, api_key="k").default_model == "model-from-env"  # type: ignore[attr-defined]
     chosen = get_provider(provider, api_key="k", model="model-from-option")
     assert chosen.default_model == "model-from-option"  # type: ignore[attr-defined]
+
+
+def test_standalone_server_serves_a_script_file(tmp_path: Path, clean_env: None) -> None:
+    import asyncio
+    import os
+
+    from subagents.providers import RetryPolicy
+    from subagents.testing_server import script_replies
+
+    script = tmp_path / "replies.json"
+    script.write_text(json.dumps([
+        {"fault": 503}, {"tool": "LS", "input": {}, "id": "c1"}, "all done",
+    ]), encoding="utf-8")
+    record = tmp_path / "requests.jsonl"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "subagents.testing_server", "--script", str(script),
+         "--record", str(record)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        assert proc.stdout is not None
+        anthropic_line = proc.stdout.readline().strip()
+        openai_line = proc.stdout.readline().strip()
+        assert anthropic_line.startswith("ANTHROPIC_BASE_URL=http://127.0.0.1:")
+        assert openai_line == anthropic_line.replace("ANTHROPIC", "OPENAI") + "/v1"
+        base = anthropic_line.split("=", 1)[1]
+        model = get_provider("anthropic", api_key="k", base_url=base,
+                             retry=RetryPolicy.instant())
+        first = asyncio.run(model.complete(simple_request()))
+        assert first.tool_uses[0].id == "c1"
+        assert asyncio.run(model.complete(simple_request())).text == "all done"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    lines = [json.loads(line) for line in record.read_text(encoding="utf-8").splitlines()]
+    assert [line["path"] for line in lines] == ["/v1/messages"] * 3
+    assert lines[0]["json"]["system"] == "You are terse."
+    # script errors are clean
+    with pytest.raises(UsageError, match="unknown fault"):
+        script_replies([{"fault": "meteor"}])
+    faults = script_replies([{"error": "connection"}, {"fault": "rate_limit", "retry_after": 3}])
+    assert [f.kind for f in faults] == ["drop", "status"]  # type: ignore[union-attr]

@@ -34,6 +34,14 @@ tool-call arguments verbatim (to test a server that emits broken JSON arguments)
 ``(RecordedRequest) -> reply`` answers from what was asked.  With the queue empty the server
 answers 500 and says so.
 
+From a shell (for trying ``subagents run`` offline through the real SDKs)::
+
+    python -m subagents.testing_server --script replies.json --record requests.jsonl
+    # prints ANTHROPIC_BASE_URL=http://127.0.0.1:PORT and OPENAI_BASE_URL=.../v1, then serves
+
+The script is the ``scripted`` provider's JSON format plus fault entries (see
+:func:`script_replies`).
+
 Design decisions: stdlib only (``http.server`` in a daemon thread; no aiohttp), bound to
 127.0.0.1 on a free port; HTTP/1.0 so every response ends by closing the connection, which
 keeps streaming simple (no chunked encoding) and makes a dropped connection easy to script.
@@ -54,7 +62,15 @@ from typing import Any
 
 from subagents.providers.base import ModelResponse, TextBlock, ToolUseBlock, Usage
 
-__all__ = ["FakeLLMServer", "Fault", "RawToolCall", "RecordedRequest", "raw_tool_call"]
+__all__ = [
+    "FakeLLMServer",
+    "Fault",
+    "RawToolCall",
+    "RecordedRequest",
+    "main",
+    "raw_tool_call",
+    "script_replies",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,7 +325,14 @@ def _error_body(api: str, status: int, message: str) -> bytes:
 class FakeLLMServer:
     """A scripted Anthropic/OpenAI-compatible HTTP server on 127.0.0.1 (see module docstring)."""
 
-    def __init__(self, replies: list[ServerReply] | None = None, *, model: str = "fake-model"):
+    def __init__(
+        self,
+        replies: list[ServerReply] | None = None,
+        *,
+        model: str = "fake-model",
+        record_to: str | None = None,
+    ) -> None:
+        self.record_to = record_to  # also append each request as a JSON line to this file
         self._queue: deque[ServerReply] = deque(replies or ())
         self._lock = threading.Lock()
         self.requests: list[RecordedRequest] = []
@@ -318,9 +341,9 @@ class FakeLLMServer:
         self._thread: threading.Thread | None = None
 
     # lifecycle
-    def start(self) -> FakeLLMServer:
+    def start(self, *, port: int = 0) -> FakeLLMServer:
         if self._httpd is None:
-            self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
+            self._httpd = ThreadingHTTPServer(("127.0.0.1", port), _make_handler(self))
             self._httpd.daemon_threads = True
             # a short poll interval keeps stop() (and so each test's teardown) quick
             self._thread = threading.Thread(
@@ -384,6 +407,10 @@ class FakeLLMServer:
     def _next(self, request: RecordedRequest) -> ServerReply | None:
         with self._lock:
             self.requests.append(request)
+            if self.record_to:
+                line = {"method": request.method, "path": request.path, "json": request.json}
+                with open(self.record_to, "a", encoding="utf-8") as out:
+                    out.write(json.dumps(line) + "\n")
             return self._queue.popleft() if self._queue else None
 
 
@@ -507,3 +534,101 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                 self._send(200, b'{"id": "broken", "content": [ {"type": "te')
 
     return Handler
+
+
+# --- standalone: python -m subagents.testing_server --script replies.json --------------------
+
+_FAULTS: dict[str, Callable[[Mapping[str, Any]], Fault]] = {
+    "drop": lambda e: Fault.drop(),
+    "cut": lambda e: Fault.cut(),
+    "malformed": lambda e: Fault.malformed(),
+    "rate_limit": lambda e: Fault.rate_limit(float(e.get("retry_after", 1))),
+    "stream_error": lambda e: Fault.stream_error(str(e.get("type", "overloaded_error"))),
+}
+
+
+def script_replies(data: Any, *, source: str = "script") -> list[ServerReply]:
+    """A JSON script (the ``scripted`` provider's format) -> server replies.
+
+    Besides model replies, an entry may be a fault: ``{"fault": 500}`` (any status, optional
+    ``"message"``), ``{"fault": "rate_limit", "retry_after": 2}``, ``{"fault": "drop"}``,
+    ``"cut"``, ``"malformed"`` or ``"stream_error"``.  The scripted provider's ``error`` entries
+    become the matching fault (``connection`` -> drop, ``response`` -> 500,
+    ``credentials`` -> 401).
+    """
+    from subagents.errors import (
+        MissingCredentialsError,
+        ProviderConnectionError,
+        UsageError,
+    )
+    from subagents.providers.scripted import parse_script
+
+    entries = data.get("replies") if isinstance(data, Mapping) else data
+    if not isinstance(entries, list):
+        parse_script(data, source=source)  # raises the usual UsageError for a non-list
+        return []
+    replies: list[ServerReply] = []
+    for index, entry in enumerate(entries):
+        if isinstance(entry, Mapping) and "fault" in entry:
+            fault = entry["fault"]
+            if isinstance(fault, int):
+                replies.append(Fault.status(fault, str(entry.get("message") or "")))
+            elif fault in _FAULTS:
+                replies.append(_FAULTS[fault](entry))
+            else:
+                raise UsageError(
+                    f"bad script ({source}, reply {index + 1}): unknown fault {fault!r}",
+                    hint="a fault is an HTTP status or one of " + ", ".join(sorted(_FAULTS)),
+                )
+            continue
+        (reply,) = parse_script([entry], source=source)
+        if isinstance(reply, ProviderConnectionError):
+            replies.append(Fault.drop())
+        elif isinstance(reply, MissingCredentialsError):
+            replies.append(Fault.status(401, str(reply)))
+        elif isinstance(reply, BaseException):
+            replies.append(Fault.status(500, str(reply)))
+        elif isinstance(reply, ModelResponse):
+            replies.append(reply)
+    return replies
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Serve a script until interrupted; print the base URLs to use first."""
+    import argparse
+    import signal
+    import sys
+
+    from subagents.errors import SubagentError
+
+    parser = argparse.ArgumentParser(
+        prog="python -m subagents.testing_server",
+        description="A scripted fake Anthropic/OpenAI server on 127.0.0.1 for offline runs.",
+    )
+    parser.add_argument("--script", required=True, help="JSON list of replies (see docstring)")
+    parser.add_argument("--port", type=int, default=0, help="port (default: any free port)")
+    parser.add_argument("--record", help="append each request as a JSON line to this file")
+    args = parser.parse_args(argv)
+    try:
+        with open(args.script, encoding="utf-8") as handle:
+            replies = script_replies(json.load(handle), source=args.script)
+    except (OSError, ValueError, SubagentError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    server = FakeLLMServer(replies, record_to=args.record)
+    server.start(port=args.port)
+    print(f"ANTHROPIC_BASE_URL={server.anthropic_base_url}", flush=True)
+    print(f"OPENAI_BASE_URL={server.openai_base_url}", flush=True)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    try:
+        stop.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover - exercised through a subprocess test
+    raise SystemExit(main())
