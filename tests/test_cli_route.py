@@ -159,3 +159,35 @@ def test_real_collection_examples_route(corpus: Path) -> None:
     assert data["summary"]["examples"] >= 10
     assert rc == (1 if data["summary"]["failed"] else 0)
     assert data["summary"]["passed"] >= data["summary"]["examples"] // 2
+
+
+def test_test_with_provider_runs_each_example(project: Path, tmp_path: Path) -> None:
+    script = tmp_path / "replies.json"
+    script.write_text(json.dumps(["Looks fine to me.", "Two bugs on line 3.",
+                                  "No known vulnerabilities.", "Nothing found."]))
+    rc, out, _ = invoke("test", "code-reviewer", "--cwd", str(project), "--provider", "scripted",
+                        "--script", str(script))
+    assert rc == 0, out
+    assert "answer: Looks fine to me." in out and "answer: Two bugs on line 3." in out
+    rc, _, err = invoke("test", "--cwd", str(project), "--provider", "scripted")
+    assert rc == 2 and "--script" in err
+
+
+def test_test_with_anthropic_provider_against_loopback(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from subagents.testing import text
+    from subagents.testing_server import FakeLLMServer
+
+    with FakeLLMServer() as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.anthropic_base_url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+        server.add(text("First answer."), text("Second answer."))
+        rc, out, _ = invoke("test", "code-reviewer", "--cwd", str(project), "--provider",
+                            "anthropic", "--format", "json")
+        assert rc == 0, out
+        rows = json.loads(out)["results"]
+        assert [r["answer"] for r in rows] == ["First answer.", "Second answer."]
+        sent = [r.json["messages"][0]["content"] for r in server.requests]
+        assert "Review my recent changes" in json.dumps(sent[0])
+        assert server.requests[0].json["system"].startswith("You review code.")

@@ -50,12 +50,13 @@ def _load_paths(paths: tuple[Path, ...]) -> list[AgentDefinition]:
     out: list[AgentDefinition] = []
     seen: set[str] = set()
     for root in paths:
-        files = [root] if root.is_file() else sorted(
-            p for p in root.rglob("*") if p.is_file() and p.suffix in (".md", ".json")
+        files = (
+            [root]
+            if root.is_file()
+            else sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in (".md", ".json"))
         )
         for f in files:
-            dialect = detect_dialect(f) or (Dialect.JSON if f.suffix == ".json" else
-                                            Dialect.CLAUDE)
+            dialect = detect_dialect(f) or (Dialect.JSON if f.suffix == ".json" else Dialect.CLAUDE)
             result = read_agent_file(f, dialect=dialect)
             for d in result.definitions:
                 if d.name and d.qualified_name not in seen:
@@ -74,8 +75,9 @@ def _agents(
 ) -> list[AgentDefinition]:
     if paths:
         return _load_paths(paths)
-    registry = build_registry(agents=agents, dialect=dialect, cwd=cwd,
-                              plugin_dirs=plugin_dirs, managed_dir=managed_dir)
+    registry = build_registry(
+        agents=agents, dialect=dialect, cwd=cwd, plugin_dirs=plugin_dirs, managed_dir=managed_dir
+    )
     registry.load_all()
     out = []
     for entry in registry.list(include_builtin=False):
@@ -99,8 +101,15 @@ def _match_json(m: RouteMatch, rank: int) -> dict[str, Any]:
 
 @click.command(name="route")
 @click.argument("text")
-@click.option("--top", "-k", "top", type=click.IntRange(min=1), default=5, show_default=True,
-              help="How many agents to show.")
+@click.option(
+    "--top",
+    "-k",
+    "top",
+    type=click.IntRange(min=1),
+    default=5,
+    show_default=True,
+    help="How many agents to show.",
+)
 @_path_option
 @registry_options
 @format_option("text", "json")
@@ -137,32 +146,46 @@ def route(
     if explicit is not None and explicit.agent is not None:
         base = router.explain(text, explicit.agent)
         agent = base.agent if base else next(d for d in defs if d.qualified_name == explicit.agent)
-        why = (f"explicit: {text[explicit.start:explicit.end]!r}", *(base.why if base else ()))
+        why = (f"explicit: {text[explicit.start : explicit.end]!r}", *(base.why if base else ()))
         pinned = RouteMatch(agent, base.score if base else 0.0, why)
-        matches = [pinned, *[m for m in matches if m.agent is not agent][:top - 1]]
+        matches = [pinned, *[m for m in matches if m.agent is not agent][: top - 1]]
     if output_format == "json":
-        click.echo(json.dumps({
-            "request": text,
-            "agents_considered": len(defs),
-            "pinned": explicit.agent if explicit else None,
-            "unknown_agent": explicit.requested if explicit and explicit.agent is None else None,
-            "agents": [_match_json(m, i + 1) for i, m in enumerate(matches)],
-        }, indent=2))
+        click.echo(
+            json.dumps(
+                {
+                    "request": text,
+                    "agents_considered": len(defs),
+                    "pinned": explicit.agent if explicit else None,
+                    "unknown_agent": explicit.requested
+                    if explicit and explicit.agent is None
+                    else None,
+                    "agents": [_match_json(m, i + 1) for i, m in enumerate(matches)],
+                },
+                indent=2,
+            )
+        )
         return
     if explicit is not None and explicit.agent is None:
-        click.echo(f"note: the request names an agent {explicit.requested!r} that this "
-                   "directory does not have; ranking the others", err=True)
+        click.echo(
+            f"note: the request names an agent {explicit.requested!r} that this "
+            "directory does not have; ranking the others",
+            err=True,
+        )
     if not defs:
         click.echo("no agents found (see `subagents list` / `subagents doctor`)", err=True)
         return
     if not matches:
-        click.echo(f"no agent matches any word of the request ({len(defs)} considered); "
-                   "a main thread would keep it or use general-purpose")
+        click.echo(
+            f"no agent matches any word of the request ({len(defs)} considered); "
+            "a main thread would keep it or use general-purpose"
+        )
         return
     width = max(len(m.agent.qualified_name) for m in matches)
     for i, m in enumerate(matches, 1):
-        click.echo(f"{i:>2}. {m.agent.qualified_name:<{width}}  {m.score:7.2f}  "
-                   + ("; ".join(m.why) if m.why else ""))
+        click.echo(
+            f"{i:>2}. {m.agent.qualified_name:<{width}}  {m.score:7.2f}  "
+            + ("; ".join(m.why) if m.why else "")
+        )
 
 
 # --------------------------------------------------------------------------- test
@@ -202,17 +225,17 @@ def _check(router: Router, ex: UsageExample) -> dict[str, Any]:
 
 async def _run_examples(
     rows: list[dict[str, Any]], defs: dict[str, AgentDefinition], provider: str,
-    model: str | None,
+    model: str | None, script: Path | None, cwd: Path | None,
 ) -> None:
-    from subagents.providers import get_provider  # type: ignore[attr-defined,unused-ignore]
-    from subagents.runtime.runner import AgentRunner  # type: ignore[import-not-found,unused-ignore]
+    from subagents.providers import get_provider
+    from subagents.runtime.runner import AgentRunner
 
-    prov = get_provider(provider)
+    options: dict[str, Any] = {"script": str(script)} if provider == "scripted" else {}
+    runner = AgentRunner(get_provider(provider, **options), cwd=cwd, transcripts=False)
     for row in rows:
-        runner = AgentRunner(model=prov)
+        # One run per example, one after the other: a reader can follow the answers.
         try:
-            kwargs: dict[str, Any] = {"model": model} if model else {}
-            result = await runner.run(defs[row["agent"]], row["request"], **kwargs)
+            result = await runner.run(defs[row["agent"]], row["request"], model=model)
             row["answer"] = result.final_text
             row["run_error"] = result.error
         except SubagentError as exc:
@@ -222,10 +245,16 @@ async def _run_examples(
 
 @click.command(name="test")
 @click.argument("names", nargs=-1)
-@click.option("--provider", type=click.Choice(["anthropic", "openai", "scripted"]), default=None,
-              help="Also run each example through its agent with this provider and show the "
-              "answer (needs the provider's API key; routing is checked offline either way).")
+@click.option(
+    "--provider",
+    type=click.Choice(["anthropic", "openai", "scripted"]),
+    default=None,
+    help="Also run each example through its agent with this provider and show the "
+    "answer (needs the provider's API key; routing is checked offline either way).",
+)
 @click.option("--model", default=None, help="Model for --provider runs (default: the agent's).")
+@click.option("--script", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              default=None, help="The JSON reply script for --provider scripted.")
 @_path_option
 @registry_options
 @format_option("text", "json")
@@ -233,6 +262,7 @@ def test(
     names: tuple[str, ...],
     provider: str | None,
     model: str | None,
+    script: Path | None,
     paths: tuple[Path, ...],
     agents: str | None,
     dialect: Dialect,
@@ -257,6 +287,8 @@ def test(
     """
     import asyncio
 
+    if provider == "scripted" and script is None:
+        raise click.UsageError("--provider scripted needs --script FILE (a JSON list of replies)")
     from subagents.dispatch.examples import usage_examples
     from subagents.dispatch.router import Router
     from subagents.dispatch.task_tool import resolve_agent
@@ -269,8 +301,9 @@ def test(
             d = resolve_agent(n, defs)
             if d is None:
                 known = ", ".join(sorted(x.qualified_name for x in defs)) or "none"
-                raise click.UsageError(f"no agent named {n!r} (agents: {known}); "
-                                       "see `subagents list`")
+                raise click.UsageError(
+                    f"no agent named {n!r} (agents: {known}); see `subagents list`"
+                )
             selected.append(d)
     router = Router(defs)
     rows: list[dict[str, Any]] = []
@@ -282,16 +315,25 @@ def test(
         rows.extend(_check(router, ex) for ex in exs)
     if provider:
         by_name = {d.qualified_name: d for d in defs}
-        asyncio.run(_run_examples(rows, by_name, provider, model))
+        asyncio.run(_run_examples(rows, by_name, provider, model, script, cwd))
     misses = [r for r in rows if not r["ok"]]
     if output_format == "json":
-        click.echo(json.dumps({
-            "summary": {"agents": len(selected), "examples": len(rows),
-                        "passed": len(rows) - len(misses), "failed": len(misses),
-                        "untested": len(untested)},
-            "results": rows,
-            "untested": untested,
-        }, indent=2))
+        click.echo(
+            json.dumps(
+                {
+                    "summary": {
+                        "agents": len(selected),
+                        "examples": len(rows),
+                        "passed": len(rows) - len(misses),
+                        "failed": len(misses),
+                        "untested": len(untested),
+                    },
+                    "results": rows,
+                    "untested": untested,
+                },
+                indent=2,
+            )
+        )
     else:
         _print_text(rows, untested, len(selected))
     if misses:
@@ -304,22 +346,30 @@ def _print_text(rows: list[dict[str, Any]], untested: list[str], n_agents: int) 
         click.echo(f"{mark} {r['agent']}: {r['request']!r}")
         if not r["ok"]:
             if r.get("winner"):
-                click.echo(f"     went to {r['winner']} (score {r['winner_score']:.2f} vs "
-                           f"{r['score']:.2f}); decided by: "
-                           + (", ".join(r["decided_by"]) or "no single word"))
+                click.echo(
+                    f"     went to {r['winner']} (score {r['winner_score']:.2f} vs "
+                    f"{r['score']:.2f}); decided by: "
+                    + (", ".join(r["decided_by"]) or "no single word")
+                )
             else:
                 click.echo("     no agent matched any word of it")
             if r.get("why_not"):
                 click.echo(f"     {r['agent']} matched: " + "; ".join(r["why_not"]))
             else:
-                click.echo(f"     {r['agent']} matched none of its words: make the "
-                           "description say what this request says")
+                click.echo(
+                    f"     {r['agent']} matched none of its words: make the "
+                    "description say what this request says"
+                )
         if "answer" in r:
             answer = r["answer"] if r["answer"] is not None else f"(error: {r['run_error']})"
             click.echo("     answer: " + answer.strip().replace("\n", "\n             "))
     failed = sum(not r["ok"] for r in rows)
-    click.echo(f"{len(rows)} example(s) of {n_agents} agent(s): {len(rows) - failed} routed "
-               f"to their agent, {failed} went elsewhere")
+    click.echo(
+        f"{len(rows)} example(s) of {n_agents} agent(s): {len(rows) - failed} routed "
+        f"to their agent, {failed} went elsewhere"
+    )
     if untested:
-        click.echo(f"{len(untested)} agent(s) have no usage examples (add a '## Usage "
-                   "Examples' section): " + ", ".join(untested))
+        click.echo(
+            f"{len(untested)} agent(s) have no usage examples (add a '## Usage "
+            "Examples' section): " + ", ".join(untested)
+        )
