@@ -460,3 +460,33 @@ def test_a_comment_line_inside_a_broken_value_is_not_guessed_at() -> None:
     assert result.status is FixStatus.UNFIXABLE
     assert result.fixed == text.encode()
     assert any("comment line" in n for n in result.notes)
+
+
+_LINE_TEXT = st.lists(
+    st.sampled_from([*list("ab XY:'\"-<>/|{}[],&*!%@`\\"), ": ", "<example>", "user: ", "é"]),
+    min_size=0,
+    max_size=12,
+).map("".join)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    first=_LINE_TEXT,
+    rest=st.lists(st.tuples(st.integers(0, 4), _LINE_TEXT), min_size=1, max_size=5),
+)
+def test_any_multi_line_broken_value_reads_back_as_the_recovered_text(
+    first: str, rest: list[tuple[int, str]]
+) -> None:
+    continuation = "".join(f"  {' ' * extra}{line}\n" for extra, line in rest)
+    text = f"---\nname: rev\ndescription: Use when: {first}\n{continuation}model: haiku\n---\nB\n"
+    before = parse_agent_text(text)
+    result = fix_text(text.encode())
+    if result.status is FixStatus.FIXED:
+        assert before.document is not None and before.recovered
+        intended = before.document.fields["description"].node.to_python()
+        data = yaml.safe_load(frontmatter(result.fixed.decode()))
+        assert data["description"] == intended
+        assert data["model"] == "haiku" and data["name"] == "rev"
+        assert fix_text(result.fixed).status is FixStatus.UNCHANGED
+    else:
+        assert result.fixed == text.encode()

@@ -492,6 +492,14 @@ def _repair_broken_values(state: _State, result: LoadResult, path: str) -> dict[
             return isinstance(loaded, dict) and loaded.get(key) == intended
 
         new = _emit_string_field(key, intended, nl, reads_back)
+        # Whitespace-only lines right after the value would read as text of a block scalar
+        # (spaces beyond its indentation are content): they become empty lines.
+        after = stop
+        while after < len(state.lines) and _is_blank(state.lines[after]):
+            content = _content(state.lines[after])
+            if content:
+                state.lines[after] = state.lines[after][len(content) :]
+            after += 1
         style = (
             "a block scalar (`|`)"
             if new[0].rstrip().endswith(("|-", "|", "|+", "|2-"))
