@@ -272,3 +272,34 @@ def test_corpus_to_codex_and_sdk_reports_instead_of_dropping() -> None:
         coloured = [d for d in defs if d.color]
         warned = [d for d in result.diagnostics if "`color`" in d.message]
         assert len(warned) == len(coloured) - sum(1 for d in coloured if d.name in result.failed)
+
+
+@pytest.mark.skipif(not CATLOG.is_dir(), reason="corpus not present")
+def test_corpus_codex_files_to_claude_and_back_keep_the_codex_fields() -> None:
+    folder = CATLOG / "files" / ".codex" / "agents"
+    defs = []
+    for path in sorted(folder.glob("*.md")):
+        result = read_agent_file(path)
+        assert result.dialect is Dialect.CODEX
+        if result.ok and result.definition is not None:
+            defs.append(result.definition)
+    assert len(defs) >= 15
+    as_claude = convert_definitions(defs, Target.CLAUDE)
+    assert not as_claude.diagnostics  # Claude carries everything
+    reread = [parse_agent_text(o.text).definition for o in as_claude.outputs]
+    back = convert_definitions([d for d in reread if d is not None], Target.CODEX)
+    for src, out in zip(defs, back.outputs, strict=True):
+        final = parse_agent_text(out.text, dialect=Dialect.CODEX).definition
+        assert final is not None
+        for attr in ("name", "description", "model", "tools", "keywords"):
+            assert getattr(final, attr) == getattr(src, attr), (src.path, attr)
+        assert final.system_prompt.strip() == src.system_prompt.strip()
+    # whatever Codex cannot carry from these files was reported, one warning per field
+    dropped = {d.message for d in back.diagnostics if d.rule == "CV001"}
+    expected = {
+        f"`{k}` cannot be carried by codex: dropped"
+        for d in defs
+        for k, v in (("color", d.color),)
+        if v
+    }
+    assert expected <= dropped
