@@ -317,3 +317,14 @@ async def test_error_event_mid_stream(server: FakeLLMServer) -> None:
     with pytest.raises(ProviderResponseError, match="mid-stream: prompt is too long"):
         await model.complete(simple_request())
     assert len(server.requests) == 3  # not retried: a retry would fail the same way
+
+
+@STREAM
+async def test_timeout_is_retried_like_a_dropped_connection(
+    server: FakeLLMServer, stream: bool
+) -> None:
+    server.add(Fault.hang(30), text("answered in time"))
+    model = make(server, stream=stream)
+    model.timeout = 0.5  # the client gives up long before the server would answer
+    assert (await model.complete(simple_request())).text == "answered in time"
+    assert len(server.requests) == 2

@@ -27,12 +27,12 @@ Replies are provider-neutral: a :class:`~subagents.providers.base.ModelResponse`
 ``subagents.testing.text`` / ``tool_call`` / ``tool_calls``) is rendered in whichever API the
 request used, so one script serves both providers.  :class:`Fault` scripts failures: an HTTP
 error status (``Fault.status(500)``, ``Fault.rate_limit(retry_after=2)``), a dropped connection
-(``Fault.drop()``), an answer cut off halfway (``Fault.cut()``), an error event inside a
-stream (``Fault.stream_error("overloaded_error")``), a malformed JSON body
-(``Fault.malformed()``), or any raw reply (``Fault.raw(...)``).  :func:`raw_tool_call` sends
-tool-call arguments verbatim (to test a server that emits broken JSON arguments).  A callable
-``(RecordedRequest) -> reply`` answers from what was asked.  With the queue empty the server
-answers 500 and says so.
+(``Fault.drop()``), no answer until the client times out (``Fault.hang(30)``), an answer cut
+off halfway (``Fault.cut()``), an error event inside a stream
+(``Fault.stream_error("overloaded_error")``), a malformed JSON body (``Fault.malformed()``), or
+any raw reply (``Fault.raw(...)``).  :func:`raw_tool_call` sends tool-call arguments verbatim
+(to test a server that emits broken JSON arguments).  A callable ``(RecordedRequest) -> reply``
+answers from what was asked.  With the queue empty the server answers 500 and says so.
 
 From a shell (for trying ``subagents run`` offline through the real SDKs)::
 
@@ -97,7 +97,7 @@ class RecordedRequest:
 class Fault:
     """A scripted failure.  Build one with the class methods."""
 
-    kind: str  # "status" | "drop" | "cut" | "stream_error" | "malformed" | "raw"
+    kind: str  # "status" | "drop" | "hang" | "cut" | "stream_error" | "malformed" | "raw"
     code: int = 500
     message: str = ""
     headers: Mapping[str, str] = field(default_factory=dict)
@@ -122,6 +122,14 @@ class Fault:
     def drop(cls) -> Fault:
         """Read the request, then close the connection without answering."""
         return cls("drop")
+
+    @classmethod
+    def hang(cls, seconds: float = 30.0) -> Fault:
+        """Read the request, answer nothing for ``seconds`` (or until the server stops), close.
+
+        For client timeouts: give the provider a ``timeout`` shorter than ``seconds``.
+        """
+        return cls("hang", code=0, message=f"{seconds:g}")
 
     @classmethod
     def cut(cls) -> Fault:
@@ -339,10 +347,12 @@ class FakeLLMServer:
         self.model = model
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self._stopping = threading.Event()  # wakes hanging handlers at stop()
 
     # lifecycle
     def start(self, *, port: int = 0) -> FakeLLMServer:
         if self._httpd is None:
+            self._stopping.clear()
             self._httpd = ThreadingHTTPServer(("127.0.0.1", port), _make_handler(self))
             self._httpd.daemon_threads = True
             # a short poll interval keeps stop() (and so each test's teardown) quick
@@ -354,6 +364,7 @@ class FakeLLMServer:
         return self
 
     def stop(self) -> None:
+        self._stopping.set()
         if self._httpd is not None:
             self._httpd.shutdown()
             self._httpd.server_close()
@@ -518,6 +529,9 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
         def _fault(self, fault: Fault, api: str, stream: bool) -> None:
             if fault.kind == "drop":
                 self.close_connection = True  # the handler returns without a status line
+            elif fault.kind == "hang":
+                server._stopping.wait(float(fault.message))
+                self.close_connection = True
             elif fault.kind == "status":
                 self._send(fault.code, _error_body(api, fault.code, fault.message), fault.headers)
             elif fault.kind == "cut":

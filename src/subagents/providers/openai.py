@@ -38,6 +38,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -228,8 +229,10 @@ class OpenAIModel:
         import openai  # lazy: see module docstring
 
         self._sdk = openai
-        self._client: Any = None
-        self._client_loop: asyncio.AbstractEventLoop | None = None
+        # one client per event loop (weakly keyed: a finished loop takes its client with it)
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
+            weakref.WeakKeyDictionary()
+        )
 
     def __repr__(self) -> str:  # never show the key
         return f"OpenAIModel(base_url={redact(self.base_url)!r}, stream={self.stream})"
@@ -240,21 +243,22 @@ class OpenAIModel:
 
     def _client_for_loop(self) -> Any:
         loop = asyncio.get_running_loop()
-        if self._client is None or self._client_loop is not loop:
-            self._client = self._sdk.AsyncOpenAI(
+        client = self._clients.get(loop)
+        if client is None:
+            client = self._sdk.AsyncOpenAI(
                 api_key=self._api_key,
                 base_url=self.base_url,
                 max_retries=0,
                 timeout=self.timeout,
             )
-            self._client_loop = loop
-        return self._client
+            self._clients[loop] = client
+        return client
 
     async def aclose(self) -> None:
-        """Close the HTTP client (optional; it is also dropped with the model)."""
-        if self._client is not None:
-            await self._client.close()
-            self._client = None
+        """Close this loop's HTTP client (optional; it is also dropped with its loop)."""
+        client = self._clients.pop(asyncio.get_running_loop(), None)
+        if client is not None:
+            await client.close()
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         params = to_openai_params(request, max_tokens_param=self.max_tokens_param)
