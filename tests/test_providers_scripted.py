@@ -172,7 +172,7 @@ def test_standalone_server_serves_a_script_file(tmp_path: Path, clean_env: None)
     import os
 
     from subagents.providers import RetryPolicy
-    from subagents.testing_server import script_replies
+    from subagents.testing_server import Fault, script_replies
 
     script = tmp_path / "replies.json"
     script.write_text(json.dumps([
@@ -208,3 +208,6 @@ def test_standalone_server_serves_a_script_file(tmp_path: Path, clean_env: None)
         script_replies([{"fault": "meteor"}])
     faults = script_replies([{"error": "connection"}, {"fault": "rate_limit", "retry_after": 3}])
     assert [f.kind for f in faults] == ["drop", "status"]  # type: ignore[union-attr]
+    calls = script_replies([{"tool": "LS"}, {"fault": 500}, {"tool": "LS"}])
+    ids = [r.content[0].id for r in calls if not isinstance(r, Fault)]  # type: ignore[union-attr]
+    assert ids == ["toolu_script_1_1", "toolu_script_3_1"]  # distinct, by position

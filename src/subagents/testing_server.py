@@ -570,33 +570,28 @@ def script_replies(data: Any, *, source: str = "script") -> list[ServerReply]:
     become the matching fault (``connection`` -> drop, ``response`` -> 500,
     ``credentials`` -> 401).
     """
-    from subagents.errors import (
-        MissingCredentialsError,
-        ProviderConnectionError,
-        UsageError,
-    )
+    from subagents.errors import MissingCredentialsError, ProviderConnectionError
     from subagents.providers.scripted import parse_script
 
     entries = data.get("replies") if isinstance(data, Mapping) else data
     if not isinstance(entries, list):
         parse_script(data, source=source)  # raises the usual UsageError for a non-list
         return []
-    replies: list[ServerReply] = []
+    # Parse the model replies together (tool-call ids follow the reply's position, as in the
+    # scripted provider), with a placeholder where each fault goes.
+    faults: dict[int, Fault] = {}
+    plain: list[Any] = []
     for index, entry in enumerate(entries):
         if isinstance(entry, Mapping) and "fault" in entry:
-            fault = entry["fault"]
-            if isinstance(fault, int):
-                replies.append(Fault.status(fault, str(entry.get("message") or "")))
-            elif fault in _FAULTS:
-                replies.append(_FAULTS[fault](entry))
-            else:
-                raise UsageError(
-                    f"bad script ({source}, reply {index + 1}): unknown fault {fault!r}",
-                    hint="a fault is an HTTP status or one of " + ", ".join(sorted(_FAULTS)),
-                )
-            continue
-        (reply,) = parse_script([entry], source=source)
-        if isinstance(reply, ProviderConnectionError):
+            faults[index] = _fault_entry(entry, source, index)
+            plain.append("")
+        else:
+            plain.append(entry)
+    replies: list[ServerReply] = []
+    for index, reply in enumerate(parse_script(plain, source=source)):
+        if index in faults:
+            replies.append(faults[index])
+        elif isinstance(reply, ProviderConnectionError):
             replies.append(Fault.drop())
         elif isinstance(reply, MissingCredentialsError):
             replies.append(Fault.status(401, str(reply)))
@@ -605,6 +600,20 @@ def script_replies(data: Any, *, source: str = "script") -> list[ServerReply]:
         elif isinstance(reply, ModelResponse):
             replies.append(reply)
     return replies
+
+
+def _fault_entry(entry: Mapping[str, Any], source: str, index: int) -> Fault:
+    from subagents.errors import UsageError
+
+    fault = entry["fault"]
+    if isinstance(fault, int) and not isinstance(fault, bool):
+        return Fault.status(fault, str(entry.get("message") or ""))
+    if isinstance(fault, str) and fault in _FAULTS:
+        return _FAULTS[fault](entry)
+    raise UsageError(
+        f"bad script ({source}, reply {index + 1}): unknown fault {fault!r}",
+        hint="a fault is an HTTP status or one of " + ", ".join(sorted(_FAULTS)),
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
