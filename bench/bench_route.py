@@ -11,9 +11,9 @@ looked at while tuning, the ``held-out`` half is reported separately to show ove
 
 Collections:
 
-* ``seed``: the five agent templates of seed 000 §6 (code-reviewer, security-auditor,
-  implementer-tester, researcher, architect-review); taken from the repo's ``examples/`` when it
-  holds them, else from the transcription below.
+* ``examples``: the agents of the repo's ``examples/`` folder (its ``.claude/agents``: the five
+  seed 000 §6 templates plus five more); without that folder, the five templates as
+  transcribed below (the 30 requests written first were written for those five).
 * ``0xfurai``: the 137 agents of ``corpus/0xfurai__claude-code-subagents`` (read in place).
 
 Latency is measured with 200 agents (0xfurai plus the first VoltAgent files by name), per query
@@ -119,17 +119,17 @@ def load_file(path: Path) -> AgentDefinition | None:
     )
 
 
-def seed_agents() -> list[AgentDefinition]:
-    wanted = {t["name"] for t in SEED_TEMPLATES}
+def example_agents() -> list[AgentDefinition]:
+    """The agents of the repo's ``examples/`` folder; the seed templates if it has none."""
     found: dict[str, AgentDefinition] = {}
     examples = REPO / "examples"
     if examples.is_dir():
-        for p in sorted(examples.rglob("*.md")):
+        for p in sorted(examples.rglob(".claude/agents/*.md")):
             d = load_file(p)
-            if d is not None and d.name in wanted:
+            if d is not None:
                 found.setdefault(d.name, d)
-    if len(found) == len(wanted):
-        return [found[t["name"]] for t in SEED_TEMPLATES]
+    if found:
+        return list(found.values())
     return [
         AgentDefinition(name=t["name"], description=t["description"], system_prompt=t["body"])
         for t in SEED_TEMPLATES
@@ -199,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--corpus", type=Path, default=Path("/work/shared/corpus"))
     ap.add_argument("--repeat", type=int, default=20)
-    ap.add_argument("--misses", action="store_true", help="print the dev-half misses")
+    ap.add_argument("--misses", action="store_true", help="print the router's misses")
     args = ap.parse_args(argv)
 
     rows = [json.loads(line) for line in LABELS.read_text().splitlines() if line.strip()]
@@ -207,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
     if not furai_dir.is_dir():
         print(f"corpus not found at {args.corpus}; nothing to measure", file=sys.stderr)
         return 2
-    pools = {"seed": seed_agents(), "0xfurai": corpus_agents(furai_dir)}
+    pools = {"examples": example_agents(), "0xfurai": corpus_agents(furai_dir)}
     routers = {c: Router(a) for c, a in pools.items()}
     baselines = {c: PlainBM25(a) for c, a in pools.items()}
 
@@ -219,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
           + ", ".join(f"{c} {len(a)}" for c, a in pools.items()))
     print(f"{'split':<10} {'collection':<8} {'n':>4}  {'router top1':>11} {'top3':>6}  "
           f"{'baseline top1':>13} {'top3':>6}")
-    all_misses = []
+    all_misses: list[tuple[str, str, str, str]] = []
     for split in ("dev", "held-out", "all"):
         for coll in (*pools, "all"):
             sel = [r for r in rows if (split == "all" or r["split"] == split)
@@ -238,14 +238,14 @@ def main(argv: list[str] | None = None) -> int:
                 o3 += a3 * w
                 b1 += x1 * w
                 b3 += x3 * w
-                if split == "dev" and coll == "all":
-                    all_misses.extend(miss)
+                if split != "all" and coll == "all":
+                    all_misses.extend((split, *m) for m in miss)
             n = len(sel)
             print(f"{split:<10} {coll:<8} {n:>4}  {o1 / n:>11.1%} {o3 / n:>6.1%}  "
                   f"{b1 / n:>13.1%} {b3 / n:>6.1%}")
     if args.misses:
-        for q, want, got in all_misses:
-            print(f"  miss: {q!r}: want {want}, got {got}")
+        for split, q, want, got in all_misses:
+            print(f"  {split} miss: {q!r}: want {want}, got {got}")
 
     volt = args.corpus / "VoltAgent__awesome-claude-code-subagents"
     big = list(pools["0xfurai"])

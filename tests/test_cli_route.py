@@ -191,3 +191,24 @@ def test_test_with_anthropic_provider_against_loopback(
         sent = [r.json["messages"][0]["content"] for r in server.requests]
         assert "Review my recent changes" in json.dumps(sent[0])
         assert server.requests[0].json["system"].startswith("You review code.")
+
+
+def test_usage_examples_with_user_and_response_lines() -> None:
+    d = AgentDefinition(
+        name="x", description="d",
+        system_prompt="## Usage Examples\n\n**Example 1: one**\nUser: Review my recent changes\n"
+        "Response: Read the diff\n\n**Example 2: two**\nUser: Check the PR\nResponse: ok\n",
+    )
+    assert [e.request for e in usage_examples(d)] == ["Review my recent changes", "Check the PR"]
+
+
+def test_examples_folder_is_tested(monkeypatch: pytest.MonkeyPatch) -> None:
+    demo = Path(__file__).resolve().parents[1] / "examples" / "demo-project"
+    if not (demo / ".claude" / "agents").is_dir():
+        pytest.skip("examples/demo-project is not there")
+    rc, out, _ = invoke("test", "--cwd", str(demo), "--format", "json")
+    data = json.loads(out)
+    assert data["summary"]["examples"] >= 10
+    assert rc == (1 if data["summary"]["failed"] else 0)
+    for row in data["results"]:
+        assert not row["request"].lower().startswith(("response", "user"))

@@ -110,3 +110,9 @@ def test_real_collection_routes_obvious_requests() -> None:
     assert r.route("write a multi-stage Dockerfile", top=1)[0].agent.name == "docker-expert"
     # No two of these narrowly-scoped agents are near-duplicates at a strict threshold.
     assert all(s < 0.95 for _, _, s in find_similar_agents(defs, threshold=0.9))
+
+
+def test_single_letter_language_names_route() -> None:
+    r = Router([agent("c-expert", "Systems programming in C."),
+                agent("kotlin-expert", "Kotlin programs for the JVM.")])
+    assert r.route("find the memory leak in my C program", top=1)[0].agent.name == "c-expert"

@@ -39,7 +39,8 @@ _SECTION_RE = re.compile(r"^(#{1,6})\s*usage\s+examples?\s*:?\s*$", re.I | re.M)
 _HEADING_RE = re.compile(r"^(#{1,6})\s+\S", re.M)
 _USER_RE = re.compile(
     r"(?:^|\s)(?:\*\*)?user(?:\*\*)?\s*:\s*(?:\*\*)?\s*(?P<req>.+?)"
-    r"(?=\s*(?:\*\*)?assistant(?:\*\*)?\s*:|\s*<commentary>|\s*</example>|\n\s*\n|\n\s*[-*]\s|\Z)",
+    r"(?=\s*(?:\*\*)?assistant(?:\*\*)?\s*:|\s*<commentary>|\s*</example>|\n\s*\n|\n\s*[-*]\s"
+    r"|\n\s*(?:\*\*)?[A-Za-z][\w -]{0,24}(?:\*\*)?\s*:|\Z)",
     re.I | re.S,
 )
 _EXAMPLE_BLOCK_RE = re.compile(r"<example>(.*?)(?:</example>|\Z)", re.I | re.S)
