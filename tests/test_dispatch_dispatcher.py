@@ -345,3 +345,17 @@ def test_general_purpose_builtin_is_offered(tmp_path: Path) -> None:
 def test_raw_tool_use_block_shape() -> None:
     # The scripted replies above use ToolUseBlock exactly as providers produce them.
     assert isinstance(tool_call("Task", task("x")).content[0], ToolUseBlock)
+
+
+def test_parent_agent_allowlist_limits_which_agents_it_may_spawn(tmp_path: Path) -> None:
+    lead = agent("lead", tools=("Read", "Agent(code-reviewer)"))
+    model = PerAgentModel({
+        "lead": [tool_calls([("Task", task("code-reviewer")), ("Task", task("doc-writer"))]),
+                 text("done")],
+        "code-reviewer": [text("reviewed")],
+    })
+    run_main_thread("x", agents=[lead, REVIEWER, WRITER], model=model, cwd=tmp_path,
+                    main_agent=lead)
+    (ok, ok_err), (_refused, refused_err) = tool_results(model.requests["lead"][1])
+    assert (ok, ok_err) == ("reviewed", False)
+    assert refused_err and "doc-writer" not in model.requests
