@@ -27,7 +27,6 @@ from __future__ import annotations
 import contextlib
 import fnmatch
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -125,6 +124,8 @@ def load_config(path: Path | str | None = None, *, start: Path | str | None = No
         if found is None:
             return Config()
         path = found
+    import tomllib  # only when there is a config file: keeps `validate` start-up light
+
     p = Path(path)
     try:
         raw = p.read_bytes()

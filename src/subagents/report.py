@@ -18,7 +18,6 @@ import json
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
 
 from subagents.diagnostics import Diagnostic, Severity
 from subagents.rules.catalog import RULES, Profile
@@ -72,6 +71,8 @@ def render_json(report: ValidationReport) -> str:
 
 
 def _uri(path: str) -> str:
+    from urllib.parse import quote
+
     p = Path(path)
     if p.is_absolute():
         try:

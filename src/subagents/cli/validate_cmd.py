@@ -26,6 +26,12 @@ __all__ = ["rules", "schema", "validate"]
 _DIALECTS = [d.value for d in Dialect]
 
 
+class _ConfigProblem(click.ClickException):
+    """A broken configuration file: a usage problem, exit 2 (errors.ConfigError.exit_code)."""
+
+    exit_code = ConfigError.exit_code
+
+
 def _split(values: tuple[str, ...]) -> tuple[str, ...]:
     out: list[str] = []
     for v in values:
@@ -116,9 +122,7 @@ def validate(
     except UsageError as exc:
         raise click.UsageError(str(exc)) from None
     except ConfigError as exc:
-        error = click.ClickException(str(exc))
-        error.exit_code = exc.exit_code  # 2: a broken configuration is a usage problem
-        raise error from None
+        raise _ConfigProblem(str(exc)) from None
     if color is None:
         color = output_format == "text" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     click.echo(render(report, output_format, color=bool(color)), nl=False)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from subagents.config import Config
-from subagents.definition import AgentDefinition, Dialect
+from subagents.definition import FIELD_ALIASES, AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic, Severity
 from subagents.formats.frontmatter import FrontmatterDocument
 from subagents.formats.yamltree import YMap, YNode, YScalar, YSeq
@@ -106,8 +106,7 @@ class RuleContext:
     def node(self, defn: AgentDefinition, key: str) -> YNode | None:
         if self.document is None:
             return None
-        spelled = [key, *(k for k, v in _aliases().items() if v == key)]
-        for k in spelled:
+        for k in (key, *_spellings(key)):
             f = self.document.fields.get(k)
             if f is not None:
                 return f.node
@@ -176,15 +175,13 @@ def _pos_in_scalar(node: YScalar, item: str, index: int) -> tuple[int, int]:
     return node.line, node.column
 
 
-_ALIAS_CACHE: dict[str, str] = {}
+def _spellings(attr: str) -> tuple[str, ...]:
+    return _SPELLINGS.get(attr, ())
 
 
-def _aliases() -> dict[str, str]:
-    if not _ALIAS_CACHE:
-        from subagents.definition import FIELD_ALIASES
-
-        _ALIAS_CACHE.update(FIELD_ALIASES)
-    return _ALIAS_CACHE
+_SPELLINGS: dict[str, tuple[str, ...]] = {}
+for _spelled, _attr in FIELD_ALIASES.items():
+    _SPELLINGS[_attr] = (*_SPELLINGS.get(_attr, ()), _spelled)
 
 
 DefinitionRule = Callable[[AgentDefinition, RuleContext], Iterator[Diagnostic]]

@@ -26,7 +26,7 @@ from subagents.rules.base import make_diagnostic
 
 __all__ = ["MAX_SIMILAR_SCOPE", "ScopedAgent", "check_scope"]
 
-MAX_SIMILAR_SCOPE = 1000
+MAX_SIMILAR_SCOPE = 200
 
 
 @dataclass(frozen=True, slots=True)

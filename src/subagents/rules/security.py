@@ -52,12 +52,19 @@ class _SecretKind:
     pattern: re.Pattern[str]
     group: int = 0  # which group holds the secret itself
     min_entropy: float = 3.0
+    #: Literal substrings one of which every match contains: a C-speed ``in`` test skips the
+    #: regex scan for almost every file (the scan dominated validation time).
+    needles: tuple[str, ...] = ()
+    lowercase: bool = False  # match needles against the lower-cased text
 
 
 _KINDS: tuple[_SecretKind, ...] = (
-    _SecretKind("GitHub token", re.compile(r"\b(gh[pousr]_[A-Za-z0-9]{36,255})\b"), 1),
-    _SecretKind("GitHub token", re.compile(r"\b(github_pat_[A-Za-z0-9_]{50,255})\b"), 1),
-    _SecretKind("AWS access key id", re.compile(r"\b((?:AKIA|ASIA)[0-9A-Z]{16})\b"), 1, 2.8),
+    _SecretKind("GitHub token", re.compile(r"(gh[pousr]_[A-Za-z0-9]{36,255})\b"), 1,
+                needles=("ghp_", "gho_", "ghu_", "ghs_", "ghr_")),
+    _SecretKind("GitHub token", re.compile(r"(github_pat_[A-Za-z0-9_]{50,255})\b"), 1,
+                needles=("github_pat_",)),
+    _SecretKind("AWS access key id", re.compile(r"((?:AKIA|ASIA)[0-9A-Z]{16})\b"), 1, 2.8,
+                needles=("AKIA", "ASIA")),
     _SecretKind(
         "AWS secret access key",
         re.compile(
@@ -65,19 +72,25 @@ _KINDS: tuple[_SecretKind, ...] = (
         ),
         1,
         3.5,
+        needles=("aws_secret", "awssecret"),
+        lowercase=True,
     ),
-    _SecretKind("Anthropic API key", re.compile(r"\b(sk-ant-[A-Za-z0-9_-]{32,})"), 1),
+    _SecretKind("Anthropic API key", re.compile(r"(sk-ant-[A-Za-z0-9_-]{32,})"), 1,
+                needles=("sk-ant-",)),
     _SecretKind(
         "OpenAI API key",
-        re.compile(r"\b(sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,})"),
+        re.compile(r"(sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,})"),
         1,
+        needles=("sk-",),
     ),
-    _SecretKind("Slack token", re.compile(r"\b(xox[abposr]-[0-9A-Za-z-]{20,})"), 1),
+    _SecretKind("Slack token", re.compile(r"(xox[abposr]-[0-9A-Za-z-]{20,})"), 1,
+                needles=("xox",)),
     _SecretKind(
         "Slack webhook URL",
         re.compile(r"(https://hooks\.slack\.com/services/T[A-Z0-9]{6,}/B[A-Z0-9]{6,}/[A-Za-z0-9]{20,})"),
         1,
         3.0,
+        needles=("hooks.slack.com",),
     ),
 )
 _PRIVATE_KEY_RE = re.compile(
@@ -114,14 +127,27 @@ def mask(secret: str) -> str:
 def find_secrets(text: str) -> Iterator[tuple[int, str, str]]:
     """``(offset, kind, masked)`` for every credential-looking string in ``text``."""
     seen: set[int] = set()
+    lowered: str | None = None
     for kind in _KINDS:
+        hay = text
+        if kind.lowercase:
+            lowered = lowered if lowered is not None else text.lower()
+            hay = lowered
+        if kind.needles and not any(n in hay for n in kind.needles):
+            continue
         for m in kind.pattern.finditer(text):
             secret = m.group(kind.group)
             start = m.start(kind.group)
+            # word boundary checked here, not as a leading \b: a literal prefix lets the regex
+            # engine skip ahead quickly
+            if start and (text[start - 1].isalnum() or text[start - 1] == "_"):
+                continue
             if start in seen or not _looks_real(secret, kind.min_entropy):
                 continue
             seen.add(start)
             yield start, kind.label, mask(secret)
+    if "PRIVATE KEY" not in text:
+        return
     for m in _PRIVATE_KEY_RE.finditer(text):
         body = re.sub(r"\s", "", m.group(2))
         if _PLACEHOLDER_RE.search(body) or _entropy(body) < 4.0:
@@ -129,15 +155,9 @@ def find_secrets(text: str) -> Iterator[tuple[int, str, str]]:
         yield m.start(), m.group(1).lower(), "-----BEGIN …-----"
 
 
-_GATE = ("gh", "github_pat", "AKIA", "ASIA", "sk-", "xox", "hooks.slack", "PRIVATE", "ecret")
-
-
 def check_secrets(ctx: FileContext) -> Iterator[Diagnostic]:
     text = ctx.text
     if not text:
-        return
-    # Cheap gate: every pattern needs one of these substrings.
-    if not any(t in text for t in _GATE):
         return
     for offset, kind, masked in find_secrets(text):
         yield make_diagnostic(
@@ -208,10 +228,10 @@ def check_name_traversal(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Di
 
 
 _OVERRIDE_RE = re.compile(
-    r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|every\s+)*"
+    r"(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|every\s+)*"
     r"(?:previous|prior|above|earlier|preceding|original|system|safety|other)?\s*"
     r"(?:instructions?|rules|guidelines|prompts?|directives|polic(?:y|ies)|restrictions)"
-    r"|\byou\s+are\s+no\s+longer\s+bound\b|\bnew\s+instructions\s*:|\bdo\s+not\s+tell\s+the\s+user\b",
+    r"|you\s+are\s+no\s+longer\s+bound\b|new\s+instructions\s*:|do\s+not\s+tell\s+the\s+user\b",
     re.I,
 )
 _EXFIL_RE = re.compile(
@@ -225,6 +245,22 @@ _EXFIL_RE = re.compile(
     re.I,
 )
 _WINDOW = 600
+# Every override phrase starts with one of these words (lower-cased): the regex is tried only
+# at their occurrences (``str.find`` is C-speed; scanning the whole prompt with the regex was
+# the slowest rule).
+_OVERRIDE_NEEDLES = ("ignore", "disregard", "forget", "override", "bypass", "you are no longer",
+                     "new instructions", "do not tell")
+
+
+def _override_positions(text: str, low: str) -> list[int]:
+    found: list[int] = []
+    for needle in _OVERRIDE_NEEDLES:
+        pos = low.find(needle)
+        while pos != -1:
+            if (pos == 0 or not low[pos - 1].isalnum()) and _OVERRIDE_RE.match(text, pos):
+                found.append(pos)
+            pos = low.find(needle, pos + len(needle))
+    return found
 
 
 def check_injection(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
@@ -232,7 +268,7 @@ def check_injection(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnos
                       ("initial_prompt", defn.initial_prompt or "")):
         if not text:
             continue
-        overrides = [m.start() for m in _OVERRIDE_RE.finditer(text)]
+        overrides = _override_positions(text, text.lower())
         if not overrides:
             continue
         for ex in _EXFIL_RE.finditer(text):

@@ -35,7 +35,7 @@ DOCUMENTED_COLORS = frozenset(
 KNOWN_KEYS = frozenset({"keywords", "prompt"})
 
 _NAME_RE = re.compile(r"^[a-z][a-z0-9-]{0,49}$")
-_HEADING_RE = re.compile(r"^[ ]{0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.M)
+_HEADING_RE = re.compile(r" {0,3}#{1,6}[ \t]+([^\n]+)")
 SECTION_NAMES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("Role", re.compile(r"\brole\b", re.I)),
     ("Capabilities", re.compile(r"\bcapabilit", re.I)),
@@ -88,11 +88,29 @@ def check_prompt_length(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Dia
     )
 
 
+def _headings(text: str) -> list[str]:
+    """ATX headings (``## Title``), found from the ``#`` characters rather than by running a
+    multi-line regex over the whole prompt (which was the slowest spec rule)."""
+    out: list[str] = []
+    pos = text.find("#")
+    while pos != -1:
+        start = text.rfind("\n", 0, pos) + 1
+        end = text.find("\n", pos)
+        if end == -1:
+            end = len(text)
+        if pos - start <= 3 and not text[start:pos].strip(" "):
+            m = _HEADING_RE.match(text, start, end)
+            if m:
+                out.append(m.group(1))
+        pos = text.find("#", end)
+    return out
+
+
 def check_sections(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     text = defn.system_prompt
     if not text.strip() or defn.dialect is not D.CLAUDE:
         return
-    headings = [m.group(1) for m in _HEADING_RE.finditer(text)]
+    headings = _headings(text)
     missing = [name for name, rx in SECTION_NAMES if not any(rx.search(h) for h in headings)]
     if missing:
         yield ctx.diag(
@@ -200,11 +218,11 @@ def check_skills(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic
 
 
 def check_vague(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
+    if not defn.description or defn.dialect is D.CODEX or len(defn.description) > 160:
+        return  # a long description is many things, but not vague in this sense
     text = " ".join(defn.description.split())
-    if not text or defn.dialect is D.CODEX:
-        return
     words = re.findall(r"[A-Za-z0-9]+", text)
-    if len(words) >= 4 and not _VAGUE_RE.match(text):
+    if not text or (len(words) >= 4 and not _VAGUE_RE.match(text)):
         return
     yield ctx.diag(
         "SA304",
