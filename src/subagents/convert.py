@@ -27,7 +27,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -304,12 +304,3 @@ def convert_definitions(defs: Iterable[AgentDefinition], target: Target | str) -
         filename = "agents.json" if target is Target.JSON else "agents.sdk.json"
         outputs.append(OutputFile(filename, to_json_text(entries), tuple(entries)))
     return ConversionResult(tuple(outputs), tuple(diagnostics), tuple(converted), tuple(failed))
-
-
-def entries_of(result: ConversionResult) -> Mapping[str, Any]:
-    """The JSON object of a JSON/SDK conversion (empty for Markdown targets)."""
-    for out in result.outputs:
-        if out.filename.endswith(".json"):
-            data: dict[str, Any] = json.loads(out.text)
-            return data
-    return {}
