@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 import pytest
@@ -144,3 +145,29 @@ def test_explicit_invocation_ignores_non_mentions(prompt: str) -> None:
 def test_explicit_unknown_agent_is_reported_not_pinned() -> None:
     hit = parse_explicit("Use the code-critic agent to check this", AGENT_NAMES)
     assert hit is not None and hit.agent is None and hit.requested == "code-critic"
+
+
+@pytest.mark.parametrize("budget", [4000, 12_000])
+def test_description_stays_within_budget_on_a_real_collection(corpus: object, budget: int) -> None:
+    from pathlib import Path
+
+    defs = _furai(Path(str(corpus)) / "0xfurai__claude-code-subagents")
+    assert len(defs) > 100
+    d = build_task_tool(defs, query="my kafka consumer group keeps rebalancing",
+                        budget_chars=budget).description
+    assert len(d) <= budget
+    assert "- kafka-expert:" in d and "- general-purpose:" in d
+    assert re.search(r"Only \d+ of 138 agents are listed", d)
+    full = build_task_tool(defs, budget_chars=10**6).description
+    assert "Only" not in full
+    assert sum(1 for line in full.splitlines() if line.endswith(")") and "(Tools: " in line) == 138
+
+
+@functools.cache
+def _furai(folder: object) -> list[AgentDefinition]:
+    from pathlib import Path
+
+    from subagents.loader import read_agent_file
+
+    return [d for p in sorted(Path(str(folder)).rglob("*.md"))
+            if (d := read_agent_file(p).definition) is not None]

@@ -63,6 +63,7 @@ AGENT_TOOL_PREFIX = "agent__"
 DEFAULT_BUDGET_CHARS = 12_000
 # When over budget, one agent line is cut to this many characters of description.
 _SHORT_DESCRIPTION = 300
+_NOTE_RESERVE = 450  # room kept for the "only N of M agents are listed" sentence
 
 GENERAL_PURPOSE = AgentDefinition(
     name="general-purpose",
@@ -189,7 +190,7 @@ def _listing(
     chosen: set[int] = set()
     used = 0
     # Reserve room for the note about the agents left out.
-    room = max(budget_chars - 600, budget_chars // 2)
+    room = max(budget_chars - _NOTE_RESERVE, 0)
     for i in order:
         line = _agent_line(agents[i], _SHORT_DESCRIPTION)
         if used + len(line) + 1 > room and i not in first:
@@ -208,12 +209,16 @@ def task_tool_description(
     budget_chars: int = DEFAULT_BUDGET_CHARS,
     pinned: Iterable[str] = (),
 ) -> str:
-    """The Task tool's description: when to delegate, then one line per agent."""
+    """The Task tool's description: when to delegate, then one line per agent.
+
+    The whole description stays within ``budget_chars`` (unless the pinned agents alone do
+    not fit, which is the caller's choice); names of agents left out are added while they fit.
+    """
     agents = list(definitions)
     listing = _listing(
         agents,
         query=query,
-        budget_chars=budget_chars,
+        budget_chars=max(budget_chars - len(_PREAMBLE), 0),
         always=[GENERAL_PURPOSE.name, *pinned],
     )
     text = _PREAMBLE + "\n".join(listing.lines)
@@ -221,14 +226,14 @@ def task_tool_description(
         how = "most relevant to the current request" if query else "first by name"
         text += (
             f"\n\nOnly {listing.shown} of {listing.total} agents are listed above (the ones "
-            f"{how}, with descriptions shortened, to keep this description within its budget). "
-            "The others exist and can be named in subagent_type too"
+            f"{how}, descriptions shortened, to keep this description short). The others "
+            "exist and can be named in subagent_type too"
         )
         names = ", ".join(listing.omitted)
-        if len(text) + len(names) + 4 <= budget_chars + 600:
+        if len(text) + len(names) + 3 <= budget_chars:
             text += f": {names}."
         else:
-            text += f" ({len(listing.omitted)} more; ask the user or list the agents to see them)."
+            text += f" ({len(listing.omitted)} more)."
     return text
 
 
