@@ -7,9 +7,12 @@ layers over this class.
 
 Design decisions
 ----------------
-* **Never lose a definition.**  Every write happens under a cross-process lock
-  (``filelock``, a ``agents.json.lock`` file beside the store) and re-reads the file *inside*
-  the lock, so concurrent writers serialise instead of overwriting each other's entries.
+* The byte level (parsing with positions, splicing one entry, atomic writes, the lock) lives
+  in :mod:`subagents.store_file`; this module decides what to write and who may.
+* **Never lose a definition.**  Every write happens under a cross-process lock (an
+  ``flock`` on ``agents.json.lock`` beside the store, compatible with ``filelock``) and
+  re-reads the file *inside* the lock, so concurrent writers serialise instead of
+  overwriting each other's entries.
   The new text goes to a temporary file in the same folder, is ``fsync``-ed, renamed over the
   old one with ``os.replace`` (atomic on POSIX) and the folder is ``fsync``-ed, so a reader
   sees either the old file or the new one, never half of either; a crash or a full disk
@@ -25,10 +28,13 @@ Design decisions
   ``agents.json.bak-<UTC timestamp>`` and starts from an empty store.  A whitespace-only
   file is treated as empty: there is nothing in it to lose.
 * **Round-tripping.**  Unknown top-level entries, unknown keys inside an entry and the order
-  of entries and keys are kept.  Re-defining an agent updates ``description``/``prompt`` in
-  place; ``tools``/``model`` are set, or removed when omitted (seed 003: omitted tools =
-  inherit all), and every other key of that entry (``disallowedTools``, ``x-note``...) stays.
-  The file is written as 2-space-indented UTF-8 JSON with a trailing newline.
+  of entries and keys are kept; in fact a write splices only the changed entry into the
+  text, so every other entry stays byte for byte as the user formatted it (the splice is
+  re-parsed and checked; if anything is off the file is re-encoded in full).  Re-defining an
+  agent updates ``description``/``prompt`` in place; ``tools``/``model`` are set, or
+  removed when omitted (seed 003: omitted tools = inherit all), and every other key of that
+  entry (``disallowedTools``, ``x-note``...) stays.  New entries use the file's indentation
+  (2 spaces for a new file) and plain UTF-8, not ``\\u`` escapes.
 * **Validation at write time** (seed 003, extended): name ``[a-z0-9_-]+`` of at most
   :data:`MAX_NAME_LENGTH` characters; non-empty string description and prompt; model one of
   the aliases (``sonnet opus haiku fable inherit``) or something shaped like a full model id;
@@ -50,13 +56,9 @@ from __future__ import annotations
 import contextlib
 import datetime as _dt
 import difflib
-import errno
-import json
 import os
 import re
 import shutil
-import tempfile
-import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -65,8 +67,21 @@ from typing import Any, TypeVar
 
 from subagents.definition import MODEL_ALIASES, AgentDefinition
 from subagents.diagnostics import Diagnostic, Severity
-from subagents.errors import AgentNotFoundError, StoreCorruptError, StoreError, StoreLockTimeout
+from subagents.errors import AgentNotFoundError, StoreCorruptError, StoreError
 from subagents.known_tools import is_known_tool
+from subagents.store_file import (
+    STORE_FILENAME,
+    StoreDoc,
+    StoreLock,
+    atomic_write_bytes,
+    decode_store,
+    dump_store,
+    fsync_dir,
+    os_error,
+    parse_doc,
+    parse_store_text,
+    render_change,
+)
 
 __all__ = [
     "MAX_DESCRIPTION_BYTES",
@@ -80,17 +95,16 @@ __all__ = [
     "StoreScope",
     "StoreScopeError",
     "StoredAgent",
+    "dump_store",
     "parse_store_text",
     "validate_entry",
 ]
 
-STORE_FILENAME = "agents.json"
 MAX_NAME_LENGTH = 64
 MAX_DESCRIPTION_BYTES = 16 * 1024
 MAX_PROMPT_BYTES = 256 * 1024
 MAX_STORE_BYTES = 1 << 20  # the loader's file limit (REQ-SUB-033)
 DEFAULT_LOCK_TIMEOUT = 10.0
-_LOCK_POLL_INTERVAL = 0.002  # short: a write holds the lock for milliseconds
 
 NAME_RE = re.compile(r"[a-z0-9_-]+")
 # A full model id: "claude-sonnet-4-5-20250929", "us.anthropic.claude-...:0", "gpt-4o".
@@ -219,198 +233,6 @@ def _raise_if_errors(diagnostics: list[Diagnostic], name: Any) -> None:
         lines = "; ".join(f"{d.rule} {d.message}" for d in errors)
         raise DefinitionError(f"agent {label!r} not written: {lines}", errors,
                               hint=errors[0].hint)
-
-
-# ------------------------------------------------------------------------------------ parsing
-
-
-class _DuplicateKey(Exception):
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
-
-
-def _pairs_no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise _DuplicateKey(key)
-        out[key] = value
-    return out
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
-
-
-_DECODER = json.JSONDecoder(object_pairs_hook=_pairs_no_duplicates,
-                            parse_constant=_reject_constant)
-_WS = " \t\n\r"
-# The stdlib's (C) JSON string scanner; typeshed does not declare it.
-_scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
-
-
-def _line_col(text: str, pos: int) -> tuple[int, int]:
-    line = text.count("\n", 0, pos) + 1
-    return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
-
-
-def _corrupt(path: str, text: str, pos: int, what: str) -> StoreCorruptError:
-    line, col = _line_col(text, pos)
-    err = StoreCorruptError(
-        f"{path}:{line}:{col}: {what}; the store is left untouched and writes are refused",
-        hint="fix the file by hand, or rerun with --force to back it up to "
-        "agents.json.bak-<timestamp> and start an empty store",
-    )
-    err.line, err.column, err.path = line, col, path  # type: ignore[attr-defined]
-    return err
-
-
-def parse_store_text(
-    text: str, path: str = STORE_FILENAME
-) -> tuple[dict[str, Any], dict[str, int]]:
-    """``(entries in file order, {name: line})`` or :class:`StoreCorruptError` with line:col.
-
-    The top-level object is walked key by key (``json``'s own string and value scanners do the
-    work) so each entry's line is known and a duplicate name is caught where it stands.
-    """
-    n = len(text)
-
-    def skip(i: int) -> int:
-        while i < n and text[i] in _WS:
-            i += 1
-        return i
-
-    def value_at(i: int) -> tuple[Any, int]:
-        try:
-            return _DECODER.raw_decode(text, i)
-        except json.JSONDecodeError as exc:
-            end = " (the file ends early: truncated?)" if exc.pos >= n else ""
-            raise _corrupt(path, text, exc.pos, f"invalid JSON: {exc.msg}{end}") from None
-        except _DuplicateKey as exc:
-            raise _corrupt(path, text, i, f"duplicate key {exc.key!r} inside this value "
-                           "(JSON keeps only the last)") from None
-        except (ValueError, RecursionError) as exc:
-            raise _corrupt(path, text, i, f"invalid JSON: {exc}") from None
-
-    entries: dict[str, Any] = {}
-    lines: dict[str, int] = {}
-    i = skip(0)
-    if i == n:
-        return entries, lines  # whitespace only: an empty store, nothing to lose
-    if text[i] != "{":
-        value, _ = value_at(i)
-        raise _corrupt(path, text, i, "the top level must be an object of agents by name, not "
-                       f"{type(value).__name__ if value is not None else 'null'}")
-    i = skip(i + 1)
-    if i < n and text[i] == "}":
-        i += 1
-    else:
-        while True:
-            if i >= n:
-                raise _corrupt(path, text, i, "invalid JSON: the file ends inside the top-level "
-                               "object (truncated?)")
-            if text[i] != '"':
-                raise _corrupt(path, text, i, "invalid JSON: expecting an agent name in "
-                               "double quotes")
-            key_pos = i
-            try:
-                key, i = _scanstring(text, i + 1)
-            except json.JSONDecodeError as exc:
-                raise _corrupt(path, text, exc.pos, f"invalid JSON: {exc.msg}") from None
-            i = skip(i)
-            if i >= n or text[i] != ":":
-                raise _corrupt(path, text, i, "invalid JSON: expecting ':' after the name")
-            value, i = value_at(skip(i + 1))
-            if key in entries:
-                raise _corrupt(path, text, key_pos, f"duplicate agent {key!r} (first on line "
-                               f"{lines[key]}); JSON keeps only the last")
-            entries[key] = value
-            lines[key] = _line_col(text, key_pos)[0]
-            i = skip(i)
-            if i < n and text[i] == ",":
-                i = skip(i + 1)
-                continue
-            if i < n and text[i] == "}":
-                i += 1
-                break
-            raise _corrupt(path, text, i, "invalid JSON: expecting ',' or '}'"
-                           + (" (the file ends early: truncated?)" if i >= n else ""))
-    i = skip(i)
-    if i < n:
-        raise _corrupt(path, text, i, "invalid JSON: extra data after the top-level object")
-    return entries, lines
-
-
-def _decode(raw: bytes, path: str) -> str:
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
-        err = StoreCorruptError(f"{path}:{line}:{col}: not UTF-8 text; the store is left "
-                                "untouched and writes are refused",
-                                hint="save the file as UTF-8, or rerun with --force")
-        err.line, err.column, err.path = line, col, path  # type: ignore[attr-defined]
-        raise err from None
-
-
-def dump_store(entries: Mapping[str, Any]) -> bytes:
-    """The on-disk form: 2-space JSON, UTF-8 (not ``\\u`` escapes), trailing newline."""
-    return (json.dumps(entries, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
-
-
-# ------------------------------------------------------------------------------- file writing
-
-
-def _os_error(exc: OSError, path: Path, doing: str) -> StoreError:
-    hints = {
-        errno.ENOSPC: "the disk is full; free some space and retry",
-        errno.EDQUOT: "the disk quota is exceeded; free some space and retry",
-        errno.EROFS: "the file system is read-only; mount it read-write or pick another folder",
-        errno.EACCES: "no permission; check the folder's owner and mode",
-        errno.EPERM: "no permission; check the folder's owner and mode",
-    }
-    return StoreError(f"could not {doing} {path}: {exc.strerror or exc}; the old file is "
-                      "unchanged", hint=hints.get(exc.errno or 0))
-
-
-def _fsync_dir(folder: Path) -> None:
-    # Makes the rename itself durable; some file systems refuse O_RDONLY on folders: best effort.
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def atomic_write_bytes(path: Path, data: bytes, mode: int) -> None:
-    """temp file in the same folder + fsync + ``os.replace`` + fsync of the folder."""
-    folder = path.parent
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        try:
-            view = memoryview(data)
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
-            os.fchmod(fd, mode)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    _fsync_dir(folder)
 
 
 # ---------------------------------------------------------------------------------- the store
@@ -546,8 +368,8 @@ class AgentStore:
         except FileNotFoundError:
             return None
         except OSError as exc:
-            raise _os_error(exc, path, "read") from None
-        return _decode(raw, str(path))
+            raise os_error(exc, path, "read") from None
+        return decode_store(raw, str(path))
 
     def read(self, scope: StoreScope | str) -> dict[str, Any]:
         """The entries of one file in file order; ``{}`` if absent; raises if corrupt."""
@@ -588,8 +410,8 @@ class AgentStore:
             parse_store_text(text, str(path))  # corrupt -> StoreCorruptError with line:col
             result = parse_agent_text(text, path=str(path), dialect=Dialect.JSON)
             diagnostics.extend(result.diagnostics)
-            for defn in result.definitions:
-                defn = defn.evolve(path=path) if defn.path is None else defn
+            for found in result.definitions:
+                defn = found.evolve(path=path) if found.path is None else found
                 by_name.pop(defn.name, None)  # the group's version takes the later position
                 by_name[defn.name] = defn
         return list(by_name.values()), diagnostics
@@ -603,11 +425,6 @@ class AgentStore:
                 "change it",
                 hint="use scope 'group' (the default) to define the agent for this group only",
             )
-
-    def _lock(self, path: Path) -> Any:
-        from filelock import FileLock
-
-        return FileLock(str(path.parent / f"{path.name}.lock"), timeout=self.lock_timeout)
 
     def _clean_stray_temps(self, path: Path) -> None:
         # Called with the lock held: no live writer owns a temp file now.
@@ -623,7 +440,7 @@ class AgentStore:
             with open(backup, "rb") as fh:
                 os.fsync(fh.fileno())
         except OSError as exc:
-            raise _os_error(exc, backup, "back up the corrupt store to") from None
+            raise os_error(exc, backup, "back up the corrupt store to") from None
         return backup
 
     def _mutate(
@@ -634,27 +451,15 @@ class AgentStore:
         force: bool,
     ) -> tuple[_T, Path, float, Path | None]:
         """Lock, re-read, apply ``change``, write atomically: (value, path, wait, backup)."""
-        from filelock import Timeout
-
         self._check_writable(scope)
         path = self.path(scope)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise _os_error(exc, path.parent, "create the folder") from None
+            raise os_error(exc, path.parent, "create the folder") from None
         target = Path(os.path.realpath(path))  # write through a symlinked store
-        lock = self._lock(target)
-        started = time.monotonic()
-        try:
-            lock.acquire(poll_interval=_LOCK_POLL_INTERVAL)
-        except Timeout:
-            raise StoreLockTimeout(
-                f"another writer held the lock on {path} for more than {self.lock_timeout:g} s",
-                hint=f"retry; if it persists, check for a hung process holding {lock.lock_file}",
-            ) from None
-        except OSError as exc:
-            raise _os_error(exc, target.parent, "lock the store in") from None
-        waited = time.monotonic() - started
+        lock = StoreLock(target.with_name(f"{target.name}.lock"), self.lock_timeout)
+        waited = lock.acquire()
         try:
             self._clean_stray_temps(target)
             backup: Path | None = None
@@ -665,17 +470,17 @@ class AgentStore:
             except FileNotFoundError:
                 old_bytes, mode = None, 0o644
             except OSError as exc:
-                raise _os_error(exc, path, "read") from None
+                raise os_error(exc, path, "read") from None
             try:
-                entries = (parse_store_text(_decode(old_bytes, str(path)), str(path))[0]
-                           if old_bytes is not None else {})
+                doc = (parse_doc(decode_store(old_bytes, str(path)), str(path))
+                       if old_bytes is not None else StoreDoc(""))
             except StoreCorruptError:
                 if not force:
                     raise
                 backup = self._backup(target)
-                entries = {}
-            entries, value = change(entries)
-            data = dump_store(entries)
+                doc = StoreDoc("")
+            entries, value = change(dict(doc.entries))
+            data = render_change(doc, entries).encode("utf-8")
             if len(data) > MAX_STORE_BYTES and len(data) > len(old_bytes or b""):
                 raise StoreError(
                     f"{path} would grow to {len(data):,} bytes, over the {MAX_STORE_BYTES:,}-byte "
@@ -683,12 +488,15 @@ class AgentStore:
                     hint="shorten prompts or remove unused agents first",
                 )
             try:
-                atomic_write_bytes(target, data, mode)
+                atomic_write_bytes(target, data, mode, sync_dir=False)
             except OSError as exc:
-                raise _os_error(exc, path, "write") from None
-            return value, path, waited, backup
+                raise os_error(exc, path, "write") from None
         finally:
             lock.release()
+        # Outside the lock: the next writer's rename is ordered after ours anyway, and the
+        # caller hears of success only after the rename is durable.
+        fsync_dir(target.parent)
+        return value, path, waited, backup
 
     def define(
         self,

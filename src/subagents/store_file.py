@@ -1,0 +1,447 @@
+"""The bytes of an ``agents.json`` store: parse with positions, splice, write atomically, lock.
+
+:mod:`subagents.store` decides *what* to write; this module makes sure it reaches the disk
+without ever exposing or leaving a broken file.  Design decisions:
+
+* **Parsing** walks the top-level object key by key with ``json``'s own (C) scanners, so each
+  entry's line and byte span are known, and a duplicate name or key (which ``json`` silently
+  collapses) is a :class:`StoreCorruptError` at its line and column, like truncation, a
+  non-object top level, ``NaN`` or bad UTF-8.  A whitespace-only file is an empty store.
+* **Splicing**: a write that changes one entry replaces (or appends, or cuts) only that
+  entry's text, so every other entry stays byte for byte as the user wrote it, and the cost
+  is a string copy instead of re-encoding every entry.  The result is checked with the C
+  decoder (same names, same order, the changed entry equal); anything unexpected falls back
+  to a canonical full dump.
+* **Atomic write**: temp file in the same folder, ``fsync``, ``os.replace``, ``fsync`` of the
+  folder; the mode is kept; any failure removes the temp file and leaves the old file as it
+  was.  The folder ``fsync`` may run after the lock is released (:func:`atomic_write_bytes`
+  ``sync_dir=False`` + :func:`fsync_dir`): the next writer's rename is ordered after ours by
+  the lock, and we still sync before reporting success.
+* **Locking** (:class:`StoreLock`): an exclusive ``flock`` on ``agents.json.lock`` (the same
+  lock ``filelock`` takes, so the two interoperate).  A waiter *blocks* in the kernel instead
+  of polling: it is woken the moment the lock is free, and the scheduler favours the waiter
+  that slept longest, which keeps the worst wait short under many writers (polling let
+  unlucky writers starve for seconds in ``bench/bench_store.py``).  The wait is bounded by
+  running the blocking call in a helper thread; on timeout the caller gets
+  :class:`StoreLockTimeout` and the helper drops the lock as soon as it gets it.  The lock
+  file is never deleted (deleting it would let two writers lock different inodes).  Without
+  ``fcntl`` (Windows) ``filelock`` is used.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+import re
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from subagents.errors import StoreCorruptError, StoreError, StoreLockTimeout
+
+__all__ = [
+    "StoreDoc",
+    "StoreLock",
+    "atomic_write_bytes",
+    "decode_store",
+    "dump_store",
+    "fsync_dir",
+    "os_error",
+    "parse_doc",
+    "parse_store_text",
+    "render_change",
+]
+
+STORE_FILENAME = "agents.json"
+
+class _DuplicateKey(Exception):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _pairs_no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_pairs_no_duplicates,
+                            parse_constant=_reject_constant)
+_WS_RE = re.compile(r"[ \t\n\r]*")
+# The stdlib's (C) JSON string scanner; typeshed does not declare it.
+_scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
+
+
+def _line_col(text: str, pos: int) -> tuple[int, int]:
+    line = text.count("\n", 0, pos) + 1
+    return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
+
+
+def _corrupt(path: str, text: str, pos: int, what: str) -> StoreCorruptError:
+    line, col = _line_col(text, pos)
+    err = StoreCorruptError(
+        f"{path}:{line}:{col}: {what}; the store is left untouched and writes are refused",
+        hint="fix the file by hand, or rerun with --force to back it up to "
+        "agents.json.bak-<timestamp> and start an empty store",
+    )
+    err.line, err.column, err.path = line, col, path  # type: ignore[attr-defined]
+    return err
+
+
+@dataclass(slots=True)
+class StoreDoc:
+    """A parsed store file: its entries and where each one stands in the text."""
+
+    text: str
+    entries: dict[str, Any] = field(default_factory=dict)
+    lines: dict[str, int] = field(default_factory=dict)
+    # name -> (key start, value start, value end) as offsets into ``text``
+    spans: dict[str, tuple[int, int, int]] = field(default_factory=dict)
+    open_pos: int = -1  # the top-level "{" (-1: whitespace-only file)
+    close_pos: int = -1  # the top-level "}"
+
+
+def parse_doc(text: str, path: str) -> StoreDoc:
+    """Walk the top-level object key by key; :class:`StoreCorruptError` with line:col if bad.
+
+    ``json``'s own (C) string and value scanners do the work, so each entry's line and span
+    are known and a duplicate name is caught where it stands.
+    """
+    n = len(text)
+    doc = StoreDoc(text)
+
+    def skip(i: int) -> int:
+        match = _WS_RE.match(text, i)
+        return match.end() if match else i
+
+    def value_at(i: int) -> tuple[Any, int]:
+        try:
+            return _DECODER.raw_decode(text, i)
+        except json.JSONDecodeError as exc:
+            end = " (the file ends early: truncated?)" if exc.pos >= n else ""
+            raise _corrupt(path, text, exc.pos, f"invalid JSON: {exc.msg}{end}") from None
+        except _DuplicateKey as exc:
+            raise _corrupt(path, text, i, f"duplicate key {exc.key!r} inside this value "
+                           "(JSON keeps only the last)") from None
+        except (ValueError, RecursionError) as exc:
+            raise _corrupt(path, text, i, f"invalid JSON: {exc}") from None
+
+    i = skip(0)
+    if i == n:
+        return doc  # whitespace only: an empty store, nothing to lose
+    if text[i] != "{":
+        value, _ = value_at(i)
+        raise _corrupt(path, text, i, "the top level must be an object of agents by name, not "
+                       f"{type(value).__name__ if value is not None else 'null'}")
+    doc.open_pos = i
+    i = skip(i + 1)
+    line_no, line_pos = 1, 0  # counted incrementally: one pass over the text in all
+    if i < n and text[i] == "}":
+        doc.close_pos = i
+        i += 1
+    else:
+        while True:
+            if i >= n:
+                raise _corrupt(path, text, i, "invalid JSON: the file ends inside the top-level "
+                               "object (truncated?)")
+            if text[i] != '"':
+                raise _corrupt(path, text, i, "invalid JSON: expecting an agent name in "
+                               "double quotes")
+            key_pos = i
+            try:
+                key, i = _scanstring(text, i + 1)
+            except json.JSONDecodeError as exc:
+                raise _corrupt(path, text, exc.pos, f"invalid JSON: {exc.msg}") from None
+            i = skip(i)
+            if i >= n or text[i] != ":":
+                raise _corrupt(path, text, i, "invalid JSON: expecting ':' after the name")
+            value_pos = skip(i + 1)
+            value, i = value_at(value_pos)
+            line_no += text.count("\n", line_pos, key_pos)
+            line_pos = key_pos
+            if key in doc.entries:
+                raise _corrupt(path, text, key_pos, f"duplicate agent {key!r} (first on line "
+                               f"{doc.lines[key]}); JSON keeps only the last")
+            doc.entries[key] = value
+            doc.lines[key] = line_no
+            doc.spans[key] = (key_pos, value_pos, i)
+            i = skip(i)
+            if i < n and text[i] == ",":
+                i = skip(i + 1)
+                continue
+            if i < n and text[i] == "}":
+                doc.close_pos = i
+                i += 1
+                break
+            raise _corrupt(path, text, i, "invalid JSON: expecting ',' or '}'"
+                           + (" (the file ends early: truncated?)" if i >= n else ""))
+    i = skip(i)
+    if i < n:
+        raise _corrupt(path, text, i, "invalid JSON: extra data after the top-level object")
+    return doc
+
+
+def parse_store_text(
+    text: str, path: str = STORE_FILENAME
+) -> tuple[dict[str, Any], dict[str, int]]:
+    """``(entries in file order, {name: line})``, or :class:`StoreCorruptError` with line:col."""
+    doc = parse_doc(text, path)
+    return doc.entries, doc.lines
+
+
+def _indent_of(doc: StoreDoc) -> str:
+    """The indentation the file uses for its entries (two spaces if it cannot tell)."""
+    for key_pos, _, _ in doc.spans.values():
+        start = doc.text.rfind("\n", 0, key_pos) + 1
+        prefix = doc.text[start:key_pos]
+        if prefix and not prefix.strip(" \t"):
+            return prefix
+        break
+    return "  "
+
+
+def _render_entry(entry: Any, indent: str) -> str:
+    # JSON strings never hold a raw newline, so re-indenting every line is safe.
+    return json.dumps(entry, indent=indent, ensure_ascii=False).replace("\n", "\n" + indent)
+
+
+def _splice_set(doc: StoreDoc, name: str, entry: Any) -> str:
+    """The file text with ``name`` set to ``entry``; every other byte of the file kept."""
+    text, indent = doc.text, _indent_of(doc)
+    value = _render_entry(entry, indent)
+    if name in doc.spans:
+        _, start, end = doc.spans[name]
+        return text[:start] + value + text[end:]
+    member = f"{json.dumps(name, ensure_ascii=False)}: {value}"
+    if doc.open_pos < 0:
+        return "{\n" + indent + member + "\n}\n"
+    if not doc.spans:
+        return text[: doc.open_pos + 1] + "\n" + indent + member + "\n" + text[doc.close_pos:]
+    last_end = next(reversed(doc.spans.values()))[2]
+    return text[:last_end] + ",\n" + indent + member + text[last_end:]
+
+
+def _splice_delete(doc: StoreDoc, name: str) -> str:
+    """The file text without ``name``; every other byte of the file kept."""
+    text = doc.text
+    names = list(doc.spans)
+    index = names.index(name)
+    key_start, _, end = doc.spans[name]
+    if len(names) == 1:
+        return text[: doc.open_pos + 1] + text[doc.close_pos:]
+    if index > 0:
+        previous_end = doc.spans[names[index - 1]][2]
+        return text[:previous_end] + text[end:]  # drops ",<ws>name: value"
+    next_start = doc.spans[names[1]][0]
+    return text[:key_start] + text[next_start:]
+
+
+def decode_store(raw: bytes, path: str) -> str:
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        err = StoreCorruptError(f"{path}:{line}:{col}: not UTF-8 text; the store is left "
+                                "untouched and writes are refused",
+                                hint="save the file as UTF-8, or rerun with --force")
+        err.line, err.column, err.path = line, col, path  # type: ignore[attr-defined]
+        raise err from None
+
+
+def render_change(doc: StoreDoc, entries: dict[str, Any]) -> str:
+    """The new file text for ``entries`` (a shallow copy of ``doc.entries``, then changed).
+
+    One entry set or removed is spliced into the old text; the splice is checked with the C
+    decoder; anything else, or a failed check, is a canonical full dump.
+    """
+    old = doc.entries
+    removed = [k for k in old if k not in entries]
+    # Untouched values are the very same objects (shallow copy): identity finds the change.
+    changed = [k for k in entries if k not in old or entries[k] is not old[k]]
+    if not removed and not changed and doc.text.strip():
+        return doc.text
+    text: str | None = None
+    if not removed and len(changed) == 1:
+        text = _splice_set(doc, changed[0], entries[changed[0]])
+    elif len(removed) == 1 and not changed:
+        text = _splice_delete(doc, removed[0])
+    if text is not None and _splice_ok(text, entries, changed):
+        return text
+    return dump_store(entries).decode("utf-8")
+
+
+def _splice_ok(text: str, entries: dict[str, Any], changed: list[str]) -> bool:
+    try:
+        check = json.loads(text)
+    except ValueError:
+        return False
+    return (
+        isinstance(check, dict)
+        and list(check) == list(entries)
+        and all(check[k] == entries[k] for k in changed)
+    )
+
+
+def dump_store(entries: Mapping[str, Any]) -> bytes:
+    """The on-disk form: 2-space JSON, UTF-8 (not ``\\u`` escapes), trailing newline."""
+    return (json.dumps(entries, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+# ------------------------------------------------------------------------------- file writing
+
+
+def os_error(exc: OSError, path: Path, doing: str) -> StoreError:
+    hints = {
+        errno.ENOSPC: "the disk is full; free some space and retry",
+        errno.EDQUOT: "the disk quota is exceeded; free some space and retry",
+        errno.EROFS: "the file system is read-only; mount it read-write or pick another folder",
+        errno.EACCES: "no permission; check the folder's owner and mode",
+        errno.EPERM: "no permission; check the folder's owner and mode",
+    }
+    return StoreError(f"could not {doing} {path}: {exc.strerror or exc}; the old file is "
+                      "unchanged", hint=hints.get(exc.errno or 0))
+
+
+def fsync_dir(folder: Path) -> None:
+    # Makes the rename itself durable; some file systems refuse O_RDONLY on folders: best effort.
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write_bytes(path: Path, data: bytes, mode: int, *, sync_dir: bool = True) -> None:
+    """temp file in the same folder + fsync + ``os.replace`` (+ fsync of the folder)."""
+    folder = path.parent
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+            os.fchmod(fd, mode)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    if sync_dir:
+        fsync_dir(folder)
+
+
+class StoreLock:
+    """An exclusive, cross-process lock on ``<store>.lock`` with a bounded, fair-ish wait.
+
+    ``acquire()`` returns the seconds it waited; raises :class:`StoreLockTimeout` after
+    ``timeout`` seconds, or :class:`StoreError` if the lock file cannot be opened.
+    """
+
+    def __init__(self, lock_path: Path, timeout: float) -> None:
+        self.lock_path = lock_path
+        self.timeout = timeout
+        self._fd: int | None = None
+        self._fallback: Any = None
+
+    def acquire(self) -> float:
+        started = time.monotonic()
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows
+            return self._acquire_filelock(started)
+        try:
+            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise os_error(exc, self.lock_path.parent, "lock the store in") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._wait_blocking(fd, fcntl.flock, fcntl.LOCK_EX, started)
+        except OSError as exc:
+            os.close(fd)
+            raise os_error(exc, self.lock_path, "lock") from None
+        self._fd = fd
+        return time.monotonic() - started
+
+    def _wait_blocking(self, fd: int, flock: Callable[[int, int], None], op: int,
+                       started: float) -> None:
+        # The kernel wakes a blocked waiter the moment the lock is free; a helper thread
+        # does the blocking call so that the wait can be bounded.
+        got = threading.Event()
+        guard = threading.Lock()
+        state: dict[str, Any] = {"abandoned": False, "error": None}
+
+        def wait() -> None:
+            try:
+                flock(fd, op)
+            except OSError as exc:
+                state["error"] = exc
+            with guard:
+                if state["abandoned"]:
+                    os.close(fd)  # closing drops the lock we got too late
+                    return
+                got.set()
+
+        threading.Thread(target=wait, name="agents-json-lock", daemon=True).start()
+        remaining = self.timeout - (time.monotonic() - started)
+        if not got.wait(max(remaining, 0.0)):
+            with guard:
+                if not got.is_set():
+                    state["abandoned"] = True
+                    raise StoreLockTimeout(
+                        f"another writer held the lock {self.lock_path} for more than "
+                        f"{self.timeout:g} s",
+                        hint="retry; if it persists, look for a hung process holding the lock "
+                        f"(e.g. `fuser {self.lock_path}`)",
+                    )
+        if state["error"] is not None:
+            os.close(fd)
+            raise os_error(state["error"], self.lock_path, "lock") from None
+
+    def _acquire_filelock(self, started: float) -> float:  # pragma: no cover - Windows
+        from filelock import FileLock, Timeout
+
+        lock = FileLock(str(self.lock_path), timeout=self.timeout)
+        try:
+            lock.acquire(poll_interval=0.002)
+        except Timeout:
+            raise StoreLockTimeout(
+                f"another writer held the lock {self.lock_path} for more than {self.timeout:g} s",
+                hint="retry; if it persists, look for a hung process holding the lock",
+            ) from None
+        self._fallback = lock
+        return time.monotonic() - started
+
+    def release(self) -> None:
+        if self._fallback is not None:  # pragma: no cover - Windows
+            self._fallback.release()
+            self._fallback = None
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            os.close(fd)  # closing the only descriptor releases the flock
