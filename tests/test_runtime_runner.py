@@ -12,7 +12,13 @@ import pytest
 
 from subagents.definition import AgentDefinition
 from subagents.errors import ProviderConnectionError
-from subagents.providers.base import ModelRequest, ModelResponse, TextBlock, ToolResultBlock
+from subagents.providers.base import (
+    ModelRequest,
+    ModelResponse,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
 from subagents.runtime.hooks import HookDecision, RunHooks, ToolCall
 from subagents.runtime.permissions import PermissionPolicy, PermissionRequest
 from subagents.runtime.result import AgentResult
@@ -175,8 +181,12 @@ async def test_max_turns_one_asks_for_a_summary_without_tools(tmp_path: Path) ->
     assert last.tools == ()
     assert last.metadata.get("final_summary") is True
     assert "maximum number of turns (1)" in last.messages[-1].content[-1].text  # type: ignore[union-attr]
-    # tool results still precede the note in the same user message (API alternation)
-    assert isinstance(last.messages[-1].content[0], ToolResultBlock)
+    # no tool blocks in a request without tools (the Anthropic API refuses them): as text
+    assert not any(isinstance(b, (ToolResultBlock, ToolUseBlock))
+                   for m in last.messages for b in m.content)
+    assert [m.role for m in last.messages] == ["user", "assistant", "user"]
+    assert "[called tool Glob" in last.messages[1].text
+    assert "[result of tool call" in last.messages[2].text
 
 
 async def test_looping_agent_stops_at_its_limit(tmp_path: Path) -> None:
@@ -333,6 +343,14 @@ async def test_child_run_cannot_escape_parent_denylist(tmp_path: Path) -> None:
     assert result.model == "m-parent"
     start = events(result)[0]
     assert start["parent_run_id"] == "p1" and start["depth"] == 1
+
+
+async def test_without_transcript(tmp_path: Path) -> None:
+    model = ScriptedModel([tool_call("Glob", {"pattern": "*"}), text("done")])
+    r = AgentRunner(model, cwd=tmp_path, transcripts=False, parent_model="m")
+    result = await r.run(READER, "go")
+    assert result.transcript_path is None and result.final_text == "done"
+    assert r.last_result is result
 
 
 def test_run_sync_and_isolation(tmp_path: Path) -> None:

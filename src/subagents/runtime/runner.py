@@ -32,7 +32,9 @@ Design notes
 * **Turns**: one turn = one model request with tools.  ``max_turns`` (call > frontmatter >
   runner default 50) bounds them; when the last turn still asked for tools, one more request
   *without tools* asks for a summary, and the result says ``stop_reason="max_turns"`` (the
-  graceful summary of seed 000 §7.5).  ``AgentResult.turns`` does not count that request.
+  graceful summary of seed 000 §7.5).  In that request the tool calls and results of the
+  history are rewritten as text (:func:`flatten_tool_blocks`): APIs refuse tool blocks in a
+  request that defines no tools.  ``AgentResult.turns`` does not count that request.
 * **Empty replies** (no text, no tool calls): the model is nudged once to continue; a second
   empty reply ends the run with empty text and a warning.
 * **Interruption**: on cancellation (Ctrl-C under :meth:`run_sync`, a parent's timeout) the
@@ -50,6 +52,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import platform
 import re
@@ -137,6 +140,31 @@ def build_system_prompt(agent: AgentDefinition, cwd: Path, *, include_env: bool 
             f"Today's date: {date.today().isoformat()}"
         )
     return "\n\n".join(p for p in parts if p)
+
+
+def flatten_tool_blocks(messages: Sequence[Message]) -> list[Message]:
+    """The history with tool calls and results rewritten as text.
+
+    The tool-less summary request must not carry ``tool_use``/``tool_result`` blocks: the
+    Anthropic API refuses them when no tools are defined ("Requests which include tool_use or
+    tool_result blocks must define tools", anthropic-sdk-python#494), and OpenAI-compatible
+    servers refuse ``tool`` messages without tools.  As text, the model still sees everything.
+    """
+    out: list[Message] = []
+    for m in messages:
+        blocks: list[TextBlock] = []
+        for b in m.content:
+            if isinstance(b, TextBlock):
+                if b.text:
+                    blocks.append(b)
+            elif isinstance(b, ToolUseBlock):
+                args = json.dumps(dict(b.input), ensure_ascii=False, default=str)
+                blocks.append(TextBlock(f"[called tool {b.name} (id {b.id}) with {args}]"))
+            else:
+                kind = "error from" if b.is_error else "result of"
+                blocks.append(TextBlock(f"[{kind} tool call {b.tool_use_id}]\n{b.content}"))
+        out.append(Message(m.role, tuple(blocks) or (TextBlock("(empty)"),)))
+    return out
 
 
 def _run_id(agent: str) -> str:
@@ -365,7 +393,8 @@ class AgentRunner:
         note = TextBlock(SUMMARY_PROMPT.format(n=limit))
         messages[-1] = Message("user", (*messages[-1].content, note))
         state.transcript.event("summary_request", {"text": note.text})
-        response = await self._request(ctx, state, system, messages, [], turn, final=True)
+        response = await self._request(ctx, state, system, flatten_tool_blocks(messages), [],
+                                       turn, final=True)
         if response is not None:
             state.transcript.message(response.as_message(), summary=True)
             state.final_text = response.text

@@ -113,6 +113,10 @@ class BashTool(Tool):
             if proc.returncode is None:
                 with contextlib.suppress(ProcessLookupError):
                     proc.kill()
+                # Reap it even when cancelled, so the transport is closed before the loop is
+                # (otherwise asyncio complains from __del__ after Ctrl-C).
+                with contextlib.suppress(BaseException):
+                    await asyncio.wait_for(asyncio.shield(proc.wait()), 5)
         text = b"".join(chunks).decode("utf-8", errors="replace")
         cut = 0
         if len(text) > self.max_output_chars:
