@@ -32,8 +32,10 @@ from subagents.errors import (
 from subagents.providers.retry import RetryableFailure, parse_retry_after
 
 __all__ = [
+    "MALFORMED",
     "MALFORMED_ARGUMENTS_KEY",
     "MALFORMED_REASON_KEY",
+    "ReplyShapeError",
     "classify_status",
     "classify_stream_error",
     "connection_failure",
@@ -50,6 +52,14 @@ MALFORMED_ARGUMENTS_KEY = "__subagents_raw_arguments__"
 MALFORMED_REASON_KEY = "__subagents_arguments_error__"
 
 RETRYABLE_STATUS = frozenset({408, 409, 429})
+
+
+class ReplyShapeError(ValueError):
+    """A reply that parsed as JSON but lacks what the API promises (e.g. no choices)."""
+
+
+#: exceptions that mean "the server sent something we cannot read" (beside the SDKs' own)
+MALFORMED = (json.JSONDecodeError, ReplyShapeError)
 _URL_USERINFO = re.compile(r"(?<=://)[^/@\s]+@")
 _MAX_SERVER_MESSAGE = 500
 

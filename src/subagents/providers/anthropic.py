@@ -41,6 +41,7 @@ from typing import Any
 
 from subagents.errors import ProviderError, ProviderResponseError
 from subagents.providers._shared import (
+    MALFORMED,
     MALFORMED_ARGUMENTS_KEY,
     classify_status,
     connection_failure,
@@ -278,7 +279,7 @@ class AnthropicModel:
                 exc.status_code, exc.body, exc.response.headers, provider="anthropic",
                 url=url, key_env="ANTHROPIC_API_KEY", secrets=secrets,
             )
-        if isinstance(exc, sdk.APIResponseValidationError | ValueError):
+        if isinstance(exc, (sdk.APIResponseValidationError, *MALFORMED)):
             return malformed_reply(exc, provider="anthropic", url=url, secrets=secrets)
         if isinstance(exc, sdk.APIConnectionError) or is_transport_error(exc):
             return connection_failure(

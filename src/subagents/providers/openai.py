@@ -44,6 +44,8 @@ from typing import Any
 
 from subagents.errors import ProviderError, ProviderResponseError, UsageError
 from subagents.providers._shared import (
+    MALFORMED,
+    ReplyShapeError,
     classify_status,
     classify_stream_error,
     connection_failure,
@@ -173,7 +175,7 @@ def _response(
 def _from_completion(completion: Any) -> ModelResponse:
     choices = getattr(completion, "choices", None)
     if not choices:
-        raise ValueError("the reply has no choices")
+        raise ReplyShapeError("the reply has no choices")
     choice = choices[0]
     message = choice.message
     calls = [
@@ -330,7 +332,7 @@ class OpenAIModel:
             return connection_failure(
                 exc, provider="openai", url=url, env_name="OPENAI_BASE_URL", secrets=secrets
             )
-        if isinstance(exc, sdk.APIResponseValidationError | ValueError | AttributeError):
+        if isinstance(exc, (sdk.APIResponseValidationError, AttributeError, *MALFORMED)):
             return malformed_reply(exc, provider="openai", url=url, secrets=secrets)
         if isinstance(exc, sdk.APIError):
             # an error event inside a stream (no status): the server's own message
