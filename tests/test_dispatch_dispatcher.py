@@ -359,3 +359,15 @@ def test_parent_agent_allowlist_limits_which_agents_it_may_spawn(tmp_path: Path)
     (ok, ok_err), (_refused, refused_err) = tool_results(model.requests["lead"][1])
     assert (ok, ok_err) == ("reviewed", False)
     assert refused_err and "doc-writer" not in model.requests
+
+
+def test_keyword_auto_routing(tmp_path: Path) -> None:
+    deployer = agent("deployer", "Ships releases.", keywords=("deploy", "release train"))
+    model = PerAgentModel({"deployer": [text("deployed")], "main": [text("main answered")]})
+    result = run_main_thread("deploy the release train now", agents=[deployer, REVIEWER],
+                             model=model, cwd=tmp_path, auto_route=True)
+    assert result.final_text == "deployed" and "main" not in model.requests
+    assert "keyword auto-routing" in result.warnings[0]
+    # Off by default, and no keyword hit means the main thread decides.
+    assert run_main_thread("deploy it", agents=[deployer], model=model,
+                           cwd=tmp_path).final_text == "main answered"

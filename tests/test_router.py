@@ -116,3 +116,13 @@ def test_single_letter_language_names_route() -> None:
     r = Router([agent("c-expert", "Systems programming in C."),
                 agent("kotlin-expert", "Kotlin programs for the JVM.")])
     assert r.route("find the memory leak in my C program", top=1)[0].agent.name == "c-expert"
+
+
+def test_keyword_route_picks_the_single_best_or_nothing() -> None:
+    a = agent("deployer", keywords=("deploy", "release train"))
+    b = agent("rollbacker", keywords=("rollback", "deploy"))
+    r = Router([a, b])
+    assert r.keyword_route("deploy the release train") is a
+    assert r.keyword_route("deploy it") is None  # a tie: the model decides
+    assert r.keyword_route("roll back the deploy via rollback") is b
+    assert r.keyword_route("nothing relevant") is None

@@ -273,6 +273,15 @@ class Router:
             hits.append(found)
         return hits
 
+    def keyword_route(self, text: str) -> AgentDefinition | None:
+        """Seed 002's keyword auto-routing: the one agent whose ``keywords`` the request hits
+        most, or ``None`` when no agent's keyword appears or two agents tie."""
+        hits = self._keyword_hits(_query_tokens(text, self.vocabulary))
+        counts = sorted(((len(h), i) for i, h in enumerate(hits) if h), reverse=True)
+        if not counts or (len(counts) > 1 and counts[0][0] == counts[1][0]):
+            return None
+        return self.agents[counts[0][1]]
+
     def route(self, text: str, *, top: int = 5, explain: bool = True) -> list[RouteMatch]:
         """The ``top`` best agents for ``text``, best first; agents scoring 0 are left out."""
         all_scores = self.scores(text)

@@ -141,6 +141,7 @@ async def run_main_thread_async(
     budget_chars: int = DEFAULT_BUDGET_CHARS,
     agent_tools: bool = False,
     explicit: bool = True,
+    auto_route: bool = False,
     on_event: EventSink | None = None,
     cwd: str | os.PathLike[str] | None = None,
 ) -> AgentResult:
@@ -151,6 +152,8 @@ async def run_main_thread_async(
     for the duration of the run and restored after: ``on_event``, when given, *replaces* the
     runner's sink, so a live display does not get every event twice; without it the runner's
     sink also receives the delegation events).  ``timeout`` bounds each child run.
+    ``auto_route`` (Codex ``subagents.auto_route = true``) sends a request that hits one
+    agent's ``keywords`` straight to that agent, like an explicit mention.
     """
     if registry is None and agents is None:
         raise RunError("run_main_thread needs the agents: pass registry= or agents=")
@@ -183,6 +186,7 @@ async def run_main_thread_async(
                        if main_agent is not None else ())
     try:
         pinned: str | None = None
+        why = "explicitly requested"
         warning: str | None = None
         if explicit:
             names = [d.qualified_name for d in dispatcher.agents()]
@@ -198,8 +202,15 @@ async def run_main_thread_async(
                            "it instead")
                 if sink is not None:
                     sink("notice", {"message": warning})
+        if pinned is None and auto_route:
+            from subagents.dispatch.router import Router
+
+            chosen = Router(dispatcher.agents(), use_body=False).keyword_route(prompt)
+            if chosen is not None:
+                pinned = chosen.qualified_name
+                why = "keyword auto-routing"
         if pinned is not None:
-            return await _pinned(dispatcher, main, pinned, prompt, model_id, sink)
+            return await _pinned(dispatcher, main, pinned, prompt, model_id, sink, why)
         extra: list[Tool] = [dispatcher.task_tool(query=prompt)]
         if agent_tools:
             extra.extend(dispatcher.agent_tools())
@@ -222,16 +233,16 @@ async def _pinned(
     prompt: str,
     model_id: str | None,
     sink: EventSink | None,
+    why: str,
 ) -> AgentResult:
     if sink is not None:
         sink("start", {"agent": main.name, "model": "", "run_id": "", "node": "main",
                        "pinned": agent})
-    child = await dispatcher.dispatch(agent, prompt, model=model_id,
-                                      description="explicitly requested")
+    child = await dispatcher.dispatch(agent, prompt, model=model_id, description=why)
     result = AgentResult(
         agent=main.name, model=child.model, final_text=child.final_text,
         stop_reason=child.stop_reason, turns=0, duration=child.duration, error=child.error,
-        warnings=(f"the request names agent {agent!r}: it was sent to it directly",),
+        warnings=(f"the request was sent straight to agent {agent!r} ({why})",),
         children=(child,),
     )
     if sink is not None:
