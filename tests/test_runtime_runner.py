@@ -103,6 +103,17 @@ async def test_invented_tool_and_bad_arguments(tmp_path: Path) -> None:
     assert not any(c.executed for c in result.tool_calls)
 
 
+async def test_unparseable_arguments_from_the_provider(tmp_path: Path) -> None:
+    from subagents.providers import MALFORMED_ARGUMENTS_KEY, MALFORMED_REASON_KEY
+
+    garbled = {MALFORMED_ARGUMENTS_KEY: '{"file_path": "a', MALFORMED_REASON_KEY: "not valid JSON"}
+    model = ScriptedModel([tool_call("Read", garbled), text("retrying later")])
+    result = await runner(model, tmp_path).run(READER, "go")
+    (block,) = results_of(model.requests[1])
+    assert block.is_error and "not valid JSON" in block.content
+    assert result.tool_calls[0].executed is False
+
+
 async def test_disallowed_write_is_refused_and_file_absent(tmp_path: Path) -> None:
     agent = AgentDefinition(name="w", system_prompt="x", disallowed_tools=("Write",))
     model = ScriptedModel([tool_call("Write", {"file_path": "out.txt", "content": "x"}),

@@ -65,6 +65,7 @@ from typing import Any
 
 from subagents.definition import AgentDefinition
 from subagents.errors import ProviderError, RunError, UsageError
+from subagents.providers import malformed_arguments
 from subagents.providers.base import (
     Message,
     Model,
@@ -472,6 +473,11 @@ class AgentRunner:
     ) -> tuple[ToolOutput, bool]:
         """(output, executed): refusals come back as ``is_error`` outputs, not run."""
         input = use.input
+        if not isinstance(input, Mapping):
+            return _refuse(f"the arguments of {tool.name} must be a JSON object; it was not run")
+        garbled = malformed_arguments(input)  # the provider could not parse the JSON
+        if garbled:
+            return _refuse(f"{garbled} ({tool.name} was not run)")
         problem = tool.validate(input)
         if problem:
             return _refuse(f"invalid arguments for {tool.name}: {problem}; it was not run")
