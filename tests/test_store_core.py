@@ -310,3 +310,10 @@ def test_parse_store_text_reports_lines() -> None:
     assert lines == {"a": 2, "b": 4}
     assert list(entries) == ["a", "b"]
     assert parse_store_text("  \n")[0] == {}
+
+
+def test_store_validate_entry_names_the_scope_file(store: AgentStore) -> None:
+    (diag,) = store.validate_entry("ok", "d", "p", tools="Read", scope="global")
+    assert diag.rule == "ST006"
+    assert diag.path == str(store.path("global"))
+    assert store.validate_entry("ok", "d", "p", tools=["Read"]) == []

@@ -418,6 +418,20 @@ class AgentStore:
 
     # -- writing -----------------------------------------------------------------------------
 
+    def validate_entry(
+        self,
+        name: Any,
+        description: Any,
+        prompt: Any,
+        tools: Any = None,
+        model: Any = None,
+        *,
+        scope: StoreScope | str = StoreScope.GROUP,
+    ) -> list[Diagnostic]:
+        """:func:`validate_entry` with the diagnostics' path set to that scope's file."""
+        return validate_entry(name, description, prompt, tools, model,
+                              path=str(self.path(scope)))
+
     def _check_writable(self, scope: StoreScope) -> None:
         if scope is StoreScope.GLOBAL and not self.main:
             raise StoreScopeError(
