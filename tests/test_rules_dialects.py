@@ -56,6 +56,13 @@ def test_duplicate_names_in_one_scope_name_both_files(tmp_path: Path) -> None:
     assert all(d.line == 2 and d.severity is Severity.ERROR for d in dup)
 
 
+def test_scope_findings_obey_the_files_silencers(tmp_path: Path) -> None:
+    write(tmp_path, "agents/a.md", agent(GOOD_FRONT + "# subagents: ignore[SA601]\n"))
+    write(tmp_path, "agents/b.md", agent(GOOD_FRONT))
+    dup = only(validate_paths([tmp_path / "agents"]), "SA601")
+    assert [d.path.rsplit("/", 1)[-1] for d in dup] == ["b.md"]
+
+
 def test_similar_descriptions_use_the_router(tmp_path: Path) -> None:
     desc = "Reviews pull requests for security vulnerabilities and style problems"
     write(tmp_path, "agents/a.md", agent(f"name: alpha-reviewer\ndescription: {desc}"))

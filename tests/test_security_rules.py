@@ -135,6 +135,12 @@ def test_symlink_leaving_the_agents_folder_is_reported_and_not_read(tmp_path: Pa
     assert [d.rule for d in report.diagnostics if d.path.endswith("evil.md")] == ["SA402"]
     # an explicitly named link out of its agents folder is refused too
     assert only(validate_paths([agents / "evil.md"]), "SA402")
+    # a linked folder leading out is reported (and not walked); one leading inside is skipped
+    (agents / "elsewhere").symlink_to(outside.parent, target_is_directory=True)
+    (agents / "loop").symlink_to(agents, target_is_directory=True)
+    report = validate_paths([agents])
+    assert sorted(Path(d.path).name for d in only(report, "SA402")) == ["elsewhere", "evil.md"]
+    assert not [d for d in report.diagnostics if "notes.md" in d.path or "/loop" in d.path]
 
 
 @pytest.mark.skipif(not CORPUS.is_dir(), reason="corpus not available")

@@ -132,12 +132,16 @@ def load_config(path: Path | str | None = None, *, start: Path | str | None = No
     except OSError as exc:
         raise ConfigError(f"{p}: cannot read configuration: {exc.strerror or exc}") from None
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
+        data = tomllib.loads(text)
     except UnicodeDecodeError:
         raise ConfigError(f"{p}: not UTF-8", hint="save the file as UTF-8") from None
     except tomllib.TOMLDecodeError as exc:
-        # tomllib's message carries "(at line L, column C)".
-        raise ConfigError(f"{p}: invalid TOML: {exc}", hint="fix the TOML syntax") from None
+        # tomllib's message carries "(at line L, column C)" or "(at end of document)".
+        msg = str(exc).replace(
+            "(at end of document)", f"(at end of document, line {text.count(chr(10)) + 1})"
+        )
+        raise ConfigError(f"{p}: invalid TOML: {msg}", hint="fix the TOML syntax") from None
     table: Any = data
     if p.name == "pyproject.toml" or "tool" in data:
         table = data.get("tool", {}).get("subagents", {} if p.name == "pyproject.toml" else data)

@@ -111,6 +111,9 @@ class _Target:
     dialect: Dialect | None
     root: Path  # the folder it was found in (REQ-SUB-035)
     scope: str
+    #: Could the path lead out of ``root``?  Walked files can only through a symlink (the walk
+    #: never follows linked folders); an explicitly named file is always checked.
+    may_escape: bool = True
 
 
 @dataclass(slots=True)
@@ -167,19 +170,28 @@ def _is_agent_candidate(name: str, forced: bool) -> bool:
 
 
 def iter_agent_files(folder: Path, display: str) -> Iterator[tuple[Path, str, bool]]:
-    """``(path, display path, is_symlink)`` of every candidate agent file under ``folder``."""
+    """``(path, display path, is_symlink)`` of every candidate agent file under ``folder``.
+
+    Linked folders are not descended; one that leads outside ``folder`` is yielded itself
+    (``is_symlink=True``) so that validation reports it (REQ-SUB-035).
+    """
+    real_root = os.path.realpath(folder)
     for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
         dirnames[:] = sorted(
             d for d in dirnames
             if d not in _SKIP_DIRS and (not d.startswith(".") or d in _AGENT_DOT_DIRS)
         )
         rel = os.path.relpath(dirpath, folder)
+        for d in dirnames:
+            link = os.path.join(dirpath, d)
+            if os.path.islink(link) and path_escapes(link, real_root):
+                yield Path(link), os.path.normpath(os.path.join(display, rel, d)), True
         for name in sorted(filenames):
             if not _is_agent_candidate(name, False):
                 continue
-            full = Path(dirpath, name)
+            full = os.path.join(dirpath, name)
             shown = os.path.normpath(os.path.join(display, rel, name))
-            yield full, shown, full.is_symlink()
+            yield Path(full), shown, os.path.islink(full)
 
 
 def _display(p: Path, given: str | None) -> str:
@@ -213,10 +225,19 @@ def _targets(paths: Sequence[Path], given: Sequence[str | None],
     for p, shown in zip(paths, given, strict=True):
         display = _display(p, shown)
         if p.is_dir():
-            for full, fdisplay, _ in iter_agent_files(p, display):
-                root_for_scope = _agents_folder(full, stop=p) or p
-                d = dialect or detect_dialect(full) or Dialect.CLAUDE
-                yield _Target(full, fdisplay, d, p, f"{d}:{root_for_scope.absolute()}")
+            # dialect and scope depend on the folder (and the name's suffix): compute once each
+            cache: dict[tuple[Path, str], tuple[Dialect, str]] = {}
+            for full, fdisplay, linked in iter_agent_files(p, display):
+                low = full.name.lower()
+                kind = ".json" if low.endswith(".json") else (
+                    ".agent.md" if low.endswith(".agent.md") else ".md")
+                key = (full.parent, kind)
+                if key not in cache:
+                    root_for_scope = _agents_folder(full, stop=p) or p
+                    d = dialect or detect_dialect(full) or Dialect.CLAUDE
+                    cache[key] = (d, f"{d}:{root_for_scope.absolute()}")
+                d, scope = cache[key]
+                yield _Target(full, fdisplay, d, p, scope, may_escape=linked)
         else:
             root = _agents_folder(p.absolute()) or p.absolute().parent
             d = dialect or detect_dialect(p) or Dialect.CLAUDE
@@ -236,13 +257,17 @@ def _file_text(result: LoadResult, path: Path, max_bytes: int) -> str | None:
         return None
 
 
+_Silencers = dict[str, tuple["_Filter", tuple[str, ...], tuple[str, ...]]]
+
+
 def _validate_file(
-    target: _Target, config: Config, filt: _Filter, scoped: list[ScopedAgent]
+    target: _Target, config: Config, filt: _Filter, scoped: list[ScopedAgent],
+    silencers: _Silencers,
 ) -> tuple[list[Diagnostic], int]:
     fctx = FileContext(path=target.display, file_path=target.path, dialect=target.dialect,
                        config=config, agents_root=target.root)
     # REQ-SUB-035 before reading: a link out of the folder is reported, never followed.
-    if path_escapes(target.path, target.root):
+    if target.may_escape and path_escapes(target.path, target.root):
         from subagents.rules.security import check_path_escape
 
         return list(filt.apply(check_path_escape(fctx), (), ())), 0
@@ -266,9 +291,10 @@ def _validate_file(
     if fctx.text is not None:
         end = result.document.end_line if result.document is not None else 0
         inline = inline_ignores(fctx.text, frontmatter_end=end)
-    return list(filt.apply(diags, config.ignores_for(target.path), inline)), len(
-        result.definitions
-    )
+    extra = config.ignores_for(target.path)
+    if result.definitions:  # scope rules report on this file later: same silencers apply
+        silencers[target.display] = (filt, extra, inline)
+    return list(filt.apply(diags, extra, inline)), len(result.definitions)
 
 
 def _slim(defn: AgentDefinition) -> AgentDefinition:
@@ -310,6 +336,7 @@ def validate_paths(
     report = ValidationReport(strict=strict)
     all_diags: list[Diagnostic] = []
     scoped: list[ScopedAgent] = []
+    silencers: _Silencers = {}
     filters: dict[int, _Filter] = {}
     for p, shown in zip(resolved, given, strict=True):
         cfg = config if config is not None else _config_for(p, configs)
@@ -320,13 +347,13 @@ def validate_paths(
                                    (*cfg.ignore, *ignore))
         filt = filters[key]
         for target in _targets([p], [shown], forced):
-            diags, n = _validate_file(target, cfg, filt, scoped)
+            diags, n = _validate_file(target, cfg, filt, scoped, silencers)
             report.files += 1
             report.agents += n
             all_diags.extend(diags)
-    if scoped and filters:
-        filt = next(iter(filters.values()))
-        all_diags.extend(filt.apply(check_scope(scoped), (), ()))
+    for d in check_scope(scoped):
+        filt, extra, inline = silencers[d.path]
+        all_diags.extend(filt.apply((d,), extra, inline))
     report.strict = strict or any(f.profile is Profile.STRICT for f in filters.values())
     report.diagnostics = sort_diagnostics(all_diags)
     return report

@@ -124,8 +124,8 @@ def check_tools(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]
             else:
                 what = f"unknown tool {raw!r}"
             hint = (
-                "MCP tools are written `mcp__server__tool`"
-                if entry is not None and ("/" in raw or ":" in raw or "." in raw)
+                "MCP tools are written `mcp__server__tool` (or `mcp__server` for all of them)"
+                if any(c in raw for c in "/:.")
                 else "check the spelling; `subagents rules` docs list the known tools, and "
                 "`extra-tools` in [tool.subagents] adds your own"
             )
