@@ -287,3 +287,9 @@ def test_fuzz_yaml_shaped_frontmatter(body: str) -> None:
 def test_broken_nested_value_is_not_mistaken_for_a_broken_description() -> None:
     text = '---\nname: x\nhooks:\n  PreToolUse:\n    - command: "a "b" c"\n---\nbody'
     assert [d.rule for d in parse_agent_text(text).diagnostics] == ["SA005"]
+
+
+def test_block_scalar_as_last_key_keeps_its_final_newline() -> None:
+    r = parse_agent_text("---\nname: x\ndescription: |\n  line one\n  line two\n---\nbody")
+    assert r.definition is not None
+    assert r.definition.description == "line one\nline two\n"

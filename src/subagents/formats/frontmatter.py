@@ -198,7 +198,7 @@ def split_frontmatter(
             ),
         ]
     start_line, end_line = first + 1, close + 1
-    yaml_text = "\n".join(lines[first + 1 : close])
+    yaml_text = "\n".join(lines[first + 1 : close]) + "\n"
     doc = FrontmatterDocument(text, start_line, end_line, None, crlf=crlf, bom=bom)
     if not yaml_text.strip():
         doc.root = YMap([], start_line + 1, 1)
