@@ -371,3 +371,17 @@ def test_keyword_auto_routing(tmp_path: Path) -> None:
     # Off by default, and no keyword hit means the main thread decides.
     assert run_main_thread("deploy it", agents=[deployer], model=model,
                            cwd=tmp_path).final_text == "main answered"
+
+
+async def test_dispatcher_from_a_model_alone() -> None:
+    from subagents.errors import SubagentError
+
+    model = PerAgentModel({"code-reviewer": [text("fine")]})
+    d = AgentDispatcher([REVIEWER], model=model)
+    d.runner.transcripts = False  # type: ignore[union-attr]
+    result = await d.dispatch("code-reviewer", "look at it")
+    assert result.final_text == "fine" and result.agent == "code-reviewer"
+    unknown = await d.dispatch("nope", "x")
+    assert unknown.stop_reason == "error" and "code-reviewer" in (unknown.error or "")
+    with pytest.raises(SubagentError, match="needs a model or a runner"):
+        AgentDispatcher([REVIEWER])

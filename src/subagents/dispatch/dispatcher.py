@@ -65,7 +65,7 @@ from subagents.dispatch.task_tool import (
     with_builtins,
 )
 from subagents.errors import SubagentError
-from subagents.providers.base import ToolSpec, Usage
+from subagents.providers.base import Model, ToolSpec, Usage
 from subagents.runtime.result import AgentResult
 from subagents.runtime.tools.base import Tool, ToolContext, ToolOutput
 
@@ -138,7 +138,7 @@ class AgentDispatcher:
     fixed iterable of definitions, or a callable returning the current ones.  Built-in
     ``general-purpose`` is always available unless an agent of that name overrides it.
     ``runner`` runs the children (it may be the one running the parent); ``runner_factory``
-    makes one per child instead.
+    makes one per child instead; ``model`` alone makes a default runner.
     """
 
     def __init__(
@@ -147,6 +147,7 @@ class AgentDispatcher:
         *,
         runner: AgentRunner | None = None,
         runner_factory: Callable[[], AgentRunner] | None = None,
+        model: Model | None = None,
         nesting: bool = False,
         max_depth: int = DEFAULT_MAX_DEPTH,
         max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
@@ -156,10 +157,14 @@ class AgentDispatcher:
         on_event: EventSink | None = None,
         reload: bool = True,
     ) -> None:
+        if runner is None and runner_factory is None and model is not None:
+            from subagents.runtime.runner import AgentRunner
+
+            runner = AgentRunner(model, policy=policy)
         if runner is None and runner_factory is None:
             raise SubagentError(
-                "AgentDispatcher needs a runner to run the agents",
-                hint="pass runner=AgentRunner(model) or runner_factory=...",
+                "AgentDispatcher needs a model or a runner to run the agents",
+                hint="pass model=..., runner=AgentRunner(model) or runner_factory=...",
             )
         if max_depth < 1 or max_concurrency < 1:
             raise SubagentError("max_depth and max_concurrency must be at least 1")
