@@ -42,6 +42,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
+from typing import NamedTuple
 
 from subagents.definition import AgentDefinition, Dialect, Scope
 from subagents.diagnostics import Diagnostic, Severity
@@ -66,9 +67,12 @@ __all__ = [
 RACY_NS = 100_000_000
 
 
-@dataclass(frozen=True, slots=True)
-class Stamp:
-    """What a reload compares: codex-subagents' mtime cache, plus size and inode."""
+class Stamp(NamedTuple):
+    """What a reload compares: codex-subagents' mtime cache, plus size and inode.
+
+    A NamedTuple, not a dataclass: a reload compares one stamp per file, and tuple equality
+    runs in C.
+    """
 
     mtime_ns: int
     size: int
@@ -265,8 +269,7 @@ BUILTIN_AGENTS: tuple[AgentDefinition, ...] = (
 # --------------------------------------------------------------------------- folder scanning
 
 
-@dataclass(frozen=True, slots=True)
-class ScannedFile:
+class ScannedFile(NamedTuple):
     path: Path
     # extra id segments from subfolders (plugin sources only use them): ("sub", "deeper")
     segments: tuple[str, ...]
@@ -283,8 +286,8 @@ class FolderScan:
 @dataclass(slots=True)
 class _Listing:
     stamp: Stamp
-    files: tuple[str, ...]
-    dirs: tuple[str, ...]
+    files: tuple[Path, ...]
+    dirs: tuple[Path, ...]
 
 
 class DirListingCache:
@@ -293,7 +296,9 @@ class DirListingCache:
     def __init__(self) -> None:
         self._listings: dict[Path, _Listing] = {}
 
-    def list(self, folder: Path, st: os.stat_result) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    def list(self, folder: Path, st: os.stat_result) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+        """(files, folders) in ``folder``; the same Path objects while it is unchanged (their
+        cached hashes make the registry's per-file dict lookups cheap on reload)."""
         stamp = Stamp.of(st)
         cached = self._listings.get(folder)
         if cached is not None and cached.stamp == stamp:
@@ -314,13 +319,16 @@ class DirListingCache:
                     dirs.append(name)
                 elif name.endswith(".md"):
                     files.append(name)
-        files.sort()
-        dirs.sort()
+        listing = _Listing(
+            stamp,
+            tuple(folder / name for name in sorted(files)),
+            tuple(folder / name for name in sorted(dirs)),
+        )
         if not stamp.racy(now):
-            self._listings[folder] = _Listing(stamp, tuple(files), tuple(dirs))
+            self._listings[folder] = listing
         else:
             self._listings.pop(folder, None)
-        return tuple(files), tuple(dirs)
+        return listing.files, listing.dirs
 
     def forget(self, folder: Path) -> None:
         self._listings.pop(folder, None)
@@ -419,10 +427,9 @@ def _walk(
         else:
             result.diagnostics.append(_unreadable_diag(folder, exc, display))
         return
-    for name in files:
-        result.files.append(ScannedFile(folder / name, segments))
-    for name in dirs:
-        sub = folder / name
+    for path in files:
+        result.files.append(ScannedFile(path, segments))
+    for sub in dirs:
         try:
             sub_st = os.stat(sub)
         except FileNotFoundError:
@@ -434,4 +441,4 @@ def _walk(
                 result.diagnostics.append(_unreadable_diag(sub, exc, display))
             continue
         if stat_mod.S_ISDIR(sub_st.st_mode):
-            _walk(sub, sub_st, (*segments, name), ancestors, result, display, cache)
+            _walk(sub, sub_st, (*segments, sub.name), ancestors, result, display, cache)

@@ -364,7 +364,7 @@ class AgentRegistry:
         )
         self._records = {}
         self._dir_cache = DirListingCache()
-        self._refresh()
+        self._refresh(force=True)
         self._loaded = True
         return self
 
@@ -379,11 +379,12 @@ class AgentRegistry:
         if not self._loaded:
             self.load_all()
 
-    def _refresh(self) -> list[ChangeEvent]:
+    def _refresh(self, *, force: bool = False) -> list[ChangeEvent]:
         old = self._records
         new: dict[tuple[int, Path | str], FileRecord] = {}
         key: tuple[int, Path | str]
         scan_diags: list[Diagnostic] = []
+        changed = force
         for index, src in enumerate(self._sources):
             if src.kind is SourceKind.FOLDER:
                 assert src.root is not None
@@ -398,9 +399,26 @@ class AgentRegistry:
                     if not scan.files
                     else f"{len(scan.files)} files"
                 )
-                for scanned in scan.files:
-                    key = (index, scanned.path)
-                    rec = self._read_file(src, scanned.path, scanned.segments, old.get(key))
+                stat = os.stat
+                for path, segments in scan.files:
+                    key = (index, path)
+                    prev = old.get(key)
+                    if prev is not None and prev.trusted:
+                        # The hot path of a reload: one stat, one tuple compare, no parsing.
+                        try:
+                            st = stat(path)
+                        except OSError:
+                            st = None
+                        if st is not None and prev.stamp == (
+                            st.st_mtime_ns,
+                            st.st_size,
+                            st.st_ino,
+                            st.st_dev,
+                        ):
+                            new[key] = prev
+                            continue
+                    changed = True
+                    rec = self._read_file(src, path, segments, prev)
                     if rec is not None:
                         new[key] = rec
             elif src.kind is SourceKind.JSON_FILE:
@@ -410,11 +428,15 @@ class AgentRegistry:
                 self._folder_state[src] = "missing" if rec is None else "file"
                 if rec is not None:
                     new[key] = rec
+                    changed = changed or rec is not old.get(key)
             elif src.kind is SourceKind.JSON_TEXT:
                 key = (index, "--agents")
                 rec = old.get(key) or self._parse_text(src)
+                changed = changed or rec is not old.get(key)
                 new[key] = rec
         self._scan_diags = scan_diags
+        if not changed and len(new) == len(old):
+            return []  # nothing re-read or gone: the resolution stands (the stat-only case)
         events = diff_records(old, new)
         self._records = new
         self._resolve()
