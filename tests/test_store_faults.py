@@ -210,3 +210,39 @@ def test_concurrent_processes_lose_nothing(tmp_path: Path) -> None:
     assert [p.wait(timeout=60) for p in procs] == [0, 0, 0, 0]
     data = json.loads((group / "agents.json").read_text(encoding="utf-8"))
     assert set(data) == {f"w{w}-{i}" for w in range(4) for i in range(25)}
+
+
+HOLDER = textwrap.dedent(
+    """
+    import fcntl, os, sys
+    fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    print("locked", flush=True)
+    sys.stdin.readline()  # hold until the test says so
+    """
+)
+
+
+def test_lock_held_by_another_process_times_out_then_recovers(tmp_path: Path) -> None:
+    store = AgentStore(None, tmp_path / "group", lock_timeout=0.3)
+    store.define("a", "d", "p")
+    lock_path = str(store.path("group")) + ".lock"
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, lock_path],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdin is not None
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        with pytest.raises(StoreLockTimeout, match=r"more than 0\.3 s"):
+            store.define("b", "d", "p")
+        with pytest.raises(StoreLockTimeout):
+            store.remove("a")
+    finally:
+        holder.stdin.write("\n")
+        holder.stdin.flush()
+        holder.wait(timeout=30)
+    # The timed-out waiters' helper threads drop the lock as soon as they get it, so a
+    # patient writer gets it next.
+    patient = AgentStore(None, tmp_path / "group", lock_timeout=30)
+    result = patient.define("b", "d", "p")
+    assert result.action == "created"
+    assert list(patient.read("group")) == ["a", "b"]
