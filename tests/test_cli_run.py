@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -265,3 +266,45 @@ def test_ctrl_c_exits_130_flushes_transcript_and_kills_children(project: Path,
     (transcript,) = tdir.glob("*.jsonl")
     last = json.loads(transcript.read_text().splitlines()[-1])
     assert last["type"] == "stop" and last["stop_reason"] == "interrupted"
+
+
+def test_terminal_questions(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from subagents.cli import run_cmd
+    from subagents.runtime.permissions import PermissionRequest
+
+    request = PermissionRequest("Bash", {"command": "make"}, "writer", "default", tmp_path)
+    assert run_cmd._ask_callback(False) is None  # not a terminal: nobody to ask
+    asked: list[str] = []
+
+    def yes(req: PermissionRequest) -> bool:
+        asked.append(run_cmd._describe(req.tool, req.input))
+        return True
+
+    monkeypatch.setattr(run_cmd, "_confirm", yes)
+    assert asyncio.run(run_cmd._in_daemon_thread(request)) is True
+    assert asked == ["make"]
+
+    def eof(req: PermissionRequest) -> bool:
+        raise EOFError
+
+    monkeypatch.setattr(run_cmd, "_confirm", eof)
+    assert asyncio.run(run_cmd._in_daemon_thread(request)) is False
+    always = run_cmd._ask_callback(True)
+    assert always is not None and asyncio.run(always(request)) is True
+
+
+def test_max_turns_summary_through_the_anthropic_sdk(project: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    with FakeLLMServer() as server:
+        server.add(tool_call("Glob", {"pattern": "*"}), text("Summary: one glob, then stopped."))
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.anthropic_base_url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+        result = invoke("--agent", "reader", "--max-turns", "1", "--format", "json", "loop")
+        assert result.exit_code == 0, result.output
+        data = json.loads(result.stdout)
+        assert data["stop_reason"] == "max_turns"
+        assert data["final_text"] == "Summary: one glob, then stopped."
+        last = server.requests[-1].json
+        assert "tools" not in last
+        kinds = {b["type"] for m in last["messages"] for b in m["content"]}
+        assert kinds == {"text"}  # tool blocks sent as text: the API refuses them without tools

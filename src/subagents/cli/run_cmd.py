@@ -25,8 +25,10 @@ Design notes
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sys
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -342,9 +344,34 @@ def _ask_callback(assume_yes: bool) -> PermissionAsk | None:
     async def ask(request: PermissionRequest) -> bool:
         # Parallel tool calls must not interleave their questions.
         async with lock:
-            return await asyncio.to_thread(_confirm, request)
+            return await _in_daemon_thread(request)
 
     return ask
+
+
+async def _in_daemon_thread(request: PermissionRequest) -> bool:
+    """Ask in a daemon thread: after Ctrl-C a pending ``input()`` must not keep the process
+    alive (the loop's executor threads are joined at exit; a daemon thread is not)."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[bool] = loop.create_future()
+
+    def work() -> None:
+        answer = False
+        try:
+            answer = _confirm(request)
+        except (EOFError, click.exceptions.Abort, KeyboardInterrupt):
+            answer = False  # no answer is a refusal
+        finally:
+            with contextlib.suppress(RuntimeError):  # the loop may be gone after Ctrl-C
+                loop.call_soon_threadsafe(_settle, future, answer)
+
+    threading.Thread(target=work, name="subagents-ask", daemon=True).start()
+    return await future
+
+
+def _settle(future: asyncio.Future[bool], answer: bool) -> None:
+    if not future.done():
+        future.set_result(answer)
 
 
 def _confirm(request: PermissionRequest) -> bool:
