@@ -328,3 +328,19 @@ async def test_timeout_is_retried_like_a_dropped_connection(
     model.timeout = 0.5  # the client gives up long before the server would answer
     assert (await model.complete(simple_request())).text == "answered in time"
     assert len(server.requests) == 2
+
+
+async def test_tool_results_go_before_text_in_a_user_message(server: FakeLLMServer) -> None:
+    from subagents.providers.base import Message, ModelRequest, TextBlock, ToolResultBlock
+
+    server.add(text("ok"))
+    request = ModelRequest(model="m", system="s", messages=[
+        Message.user("go"),
+        Message("assistant", (ToolUseBlock("t1", "A", {}), ToolUseBlock("t2", "B", {}))),
+        Message("user", (TextBlock("note: last turn"), ToolResultBlock("t1", "one"),
+                         ToolResultBlock("t2", "two", is_error=True))),
+    ])
+    await make(server).complete(request)
+    content = server.requests[0].json["messages"][2]["content"]
+    assert [(b["type"], b.get("tool_use_id")) for b in content] == [
+        ("tool_result", "t1"), ("tool_result", "t2"), ("text", None)]

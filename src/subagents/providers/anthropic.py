@@ -95,7 +95,10 @@ def _block_to_wire(block: TextBlock | ToolUseBlock | ToolResultBlock) -> dict[st
 
 
 def _message_to_wire(message: Message) -> dict[str, Any]:
-    blocks = [wire for b in message.content if (wire := _block_to_wire(b)) is not None]
+    # The API wants a user message's tool_result blocks before any text (a runner may add a
+    # note after the results); the sort is stable, so each group keeps its order.
+    ordered = sorted(message.content, key=lambda b: not isinstance(b, ToolResultBlock))
+    blocks = [wire for b in ordered if (wire := _block_to_wire(b)) is not None]
     if not blocks:
         blocks = [{"type": "text", "text": "(no content)"}]
     return {"role": message.role, "content": blocks}
