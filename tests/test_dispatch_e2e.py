@@ -147,3 +147,28 @@ def test_cli_run_prints_the_main_threads_answer(project: Path, server: FakeLLMSe
     assert data["final_text"] == "ok"
     assert data["children"][0]["agent"] == "code-reviewer"
     assert data["children"][0]["final_text"] == "fine"
+
+
+def test_task_round_trip_through_the_openai_sdk(
+    project: Path, server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+    server.add(
+        tool_call("Agent", {"description": "Review", "prompt": "Review app.py please.",
+                            "subagent_type": "Code Reviewer"}),
+        text("looks fine"),
+        text("Reviewed: fine."),
+    )
+    result = run_main_thread("review app.py", registry=AgentRegistry(project, home=project / "h"),
+                             model=get_provider("openai"), cwd=project)
+    server.assert_complete()
+    main1, child, main2 = (r.json for r in server.requests)
+    names = [t["function"]["name"] for t in main1["tools"]]
+    assert "Task" in names and "Agent" not in names
+    assert child["messages"][0]["role"] == "system"
+    assert child["messages"][0]["content"].startswith("You are a meticulous code reviewer.")
+    assert [m["role"] for m in child["messages"]] == ["system", "user"]
+    tool_msgs = [m for m in main2["messages"] if m["role"] == "tool"]
+    assert tool_msgs[-1]["content"] == "looks fine"
+    assert result.final_text == "Reviewed: fine."
