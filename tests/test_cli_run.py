@@ -308,3 +308,14 @@ def test_max_turns_summary_through_the_anthropic_sdk(project: Path,
         assert "tools" not in last
         kinds = {b["type"] for m in last["messages"] for b in m["content"]}
         assert kinds == {"text"}  # tool blocks sent as text: the API refuses them without tools
+
+
+def test_agent_from_agents_json(project: Path, tmp_path: Path) -> None:
+    inline = json.dumps({"inline": {"description": "An inline agent.",
+                                    "prompt": "You are inline.", "tools": ["LS"]}})
+    replies: list[Any] = [{"tool": "Read", "input": {"file_path": "notes.md"}}, "ok"]
+    r = invoke("--agents", inline, "--agent", "inline", "--provider", "scripted", "--script",
+               script(tmp_path, replies), "--format", "json", "hi")
+    assert r.exit_code == 0, r.output
+    call = json.loads(r.stdout)["tool_calls"][0]
+    assert call["is_error"] and "Available tools: LS" in call["output"]

@@ -127,6 +127,25 @@ async def test_disallowed_write_is_refused_and_file_absent(tmp_path: Path) -> No
     assert result.tool_calls[0].executed is False
 
 
+async def test_bash_specifier_is_enforced_by_the_runner(tmp_path: Path) -> None:
+    async def yes(req: PermissionRequest) -> bool:
+        return True
+
+    agent = AgentDefinition(name="differ", system_prompt="x", tools=("Bash(echo:*)",))
+    model = ScriptedModel([
+        tool_calls([("Bash", {"command": "echo fine"}), ("Bash", {"command": "touch bad.txt"}),
+                    ("Bash", {"command": "echo x > bad2.txt"})]),
+        text("done"),
+    ])
+    await runner(model, tmp_path, policy=PermissionPolicy(ask=yes)).run(agent, "go")
+    assert [t.name for t in model.requests[0].tools] == ["Bash"]
+    ok, touch, redirect = results_of(model.requests[1])
+    assert not ok.is_error and ok.content.strip() == "fine"
+    assert touch.is_error and "only as Bash(echo:*)" in touch.content
+    assert redirect.is_error
+    assert not (tmp_path / "bad.txt").exists() and not (tmp_path / "bad2.txt").exists()
+
+
 async def test_default_mode_without_callback_refuses_mutations(tmp_path: Path) -> None:
     agent = AgentDefinition(name="e", system_prompt="x")
     model = ScriptedModel([tool_call("Bash", {"command": "touch made.txt"}), text("no")])
