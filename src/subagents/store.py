@@ -574,10 +574,15 @@ class AgentStore:
                     if other is StoreScope.GLOBAL and not self.main:
                         hint += " (only the main group may change global agents)"
         suggestions = difflib.get_close_matches(str(name), list(entries), n=3)
-        return AgentNotFoundError(
-            f"{name} (in the {scope} agents.json)", suggestions,
+        err = AgentNotFoundError(
+            name, suggestions,
             hint=hint or "list_agents / `subagents export --format json` shows what is defined",
         )
+        # Say which file was searched: the name may well exist in the other one.
+        err.message = err.message.replace(f"no agent named {name!r}",
+                                          f"no agent named {name!r} in {self.path(scope)}", 1)
+        err.args = (err.message,)
+        return err
 
     # -- listing (kept last: the method name shadows the builtin inside the class body) -------
 
