@@ -94,7 +94,7 @@ OPS = st.lists(
     st.tuples(
         st.sampled_from(["define", "remove"]),
         NAMES,
-        st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=20)
+        st.text(alphabet=st.characters(exclude_categories=["Cs"]), min_size=1, max_size=20)
         .filter(lambda t: t.strip() != ""),
         st.sampled_from([None, ["Read"], ["Bash", "Grep"]]),
     ),
