@@ -353,3 +353,20 @@ def test_watch_text_form_and_timeout(layout: dict[str, Path]) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("watching: 0 agents loaded")
+
+
+def test_doctor_name_explains_one_agent(layout: dict[str, Path]) -> None:
+    write_agent(layout["sub_agents"], "rev")
+    write_agent(layout["user_agents"], "rev")
+    (layout["sub_agents"] / "gone.md").write_text("---\nname: gone\ndescription: a: b\n---\n")
+    ok = CliRunner().invoke(cli, ["doctor", "rev"])
+    assert ok.exit_code == 0
+    assert ok.output.splitlines() == [
+        "rev: loaded from project " + os.path.join(".claude", "agents", "rev.md"),
+        f"  shadowed: user {layout['user_agents'] / 'rev.md'}",
+    ]
+    bad = CliRunner().invoke(cli, ["doctor", "gone"])
+    assert bad.exit_code == 1
+    assert "gone: not loaded" in bad.output and "gone.md: SA010" in bad.output
+    missing = CliRunner().invoke(cli, ["doctor", "re"])
+    assert missing.exit_code == 1 and "closest names: rev" in missing.output

@@ -295,3 +295,14 @@ def test_user_folder_that_is_also_a_project_folder_is_read_once(tmp_path: Path) 
     reg = AgentRegistry(home, home=home).load_all()
     assert reg.entry("mine").source is Scope.USER
     assert not reg.shadowed(include_builtin=False)
+
+
+def test_config_object_with_attributes(layout: dict[str, Path], tmp_path: Path) -> None:
+    class Cfg:
+        managed_dir = tmp_path / "managed"
+        plugin_dirs = ()
+        agents_json = None
+
+    write_agent(tmp_path / "managed", "org-agent")
+    reg = AgentRegistry(config=Cfg()).load_all()
+    assert reg.entry("org-agent").source is Scope.MANAGED

@@ -159,3 +159,20 @@ async def test_watch_targets_missing_folder_uses_nearest_parent(layout: dict[str
     write_agent(layout["sub_agents"], "x")
     recursive, flat = reg.watch_targets()
     assert layout["sub_agents"] in recursive
+
+
+async def test_agents_json_changes_are_watched(layout: dict[str, Path], tmp_path: Path) -> None:
+    group = tmp_path / "group" / "agents.json"
+    reg = AgentRegistry(agents_json=(None, group))
+    stream = reg.watch()
+    try:
+        await asyncio.wait_for(stream.__anext__(), BOUND)
+        group.parent.mkdir()
+        group.write_text('{"helper": {"description": "d", "prompt": "p"}}')
+        got = await _until(stream, _has("added", "helper"))
+        assert got[-1].source == "cli"
+        group.write_text('{"helper": {"description": "changed", "prompt": "p"}}')
+        await _until(stream, _has("modified", "helper"))
+        assert reg.entry("helper").description == "changed"
+    finally:
+        await stream.aclose()

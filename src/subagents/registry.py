@@ -249,6 +249,16 @@ def _diag(
     )
 
 
+def _config_mapping(config: Any) -> dict[str, Any]:
+    """A mapping, or any object with ``managed_dir`` / ``plugin_dirs`` / ``agents_json``."""
+    if config is None:
+        return {}
+    if isinstance(config, Mapping):
+        return dict(config)
+    keys = ("managed_dir", "plugin_dirs", "agents_json")
+    return {k: getattr(config, k) for k in keys if getattr(config, k, None) is not None}
+
+
 def _config_paths(value: Any) -> tuple[Path, ...]:
     if value is None:
         return ()
@@ -276,9 +286,9 @@ class AgentRegistry:
         dialect: Dialect = Dialect.CLAUDE,
         agents_json: tuple[str | os.PathLike[str] | None, str | os.PathLike[str] | None]
         | None = None,
-        config: Mapping[str, Any] | None = None,
+        config: Mapping[str, Any] | Any | None = None,
     ) -> None:
-        cfg = dict(config or {})
+        cfg = _config_mapping(config)
         self.cwd = Path(os.path.abspath(cwd if cwd is not None else os.getcwd()))
         self.home = Path(home) if home is not None else Path(os.environ.get("HOME") or Path.home())
         self.dialect = Dialect(dialect)

@@ -317,8 +317,10 @@ def _wrap_field(key: str, value: str) -> list[str]:
 
 
 @click.command()
+@click.argument("name", required=False)
 @registry_options
 def doctor(
+    name: str | None,
     agents: str | None,
     dialect: Dialect,
     cwd: Path | None,
@@ -329,9 +331,23 @@ def doctor(
 
     Lists each scope folder (missing, empty, unreadable), each file that failed with the
     reason and line, names defined twice in one scope, and names shadowed by a higher scope.
-    Exits 1 when a file is not loaded, a name clashes or a folder cannot be read.
+    With NAME, explains only that agent: where it is loaded from, what it hides, and which
+    files tried to define it and failed.  Exits 1 when a file is not loaded, a name clashes or
+    a folder cannot be read (with NAME: when that agent is not loaded).
     """
     reg = _load(agents, dialect, cwd, plugin_dirs, managed_dir)
+    if name is not None:
+        explanation = reg.explain(name)
+        for line in explanation.lines():
+            click.echo(line)
+        if explanation.winner is None:
+            if not explanation.clash and not explanation.failed_files:
+                suggestions = reg.suggest(name)
+                if suggestions:
+                    click.echo("  closest names: " + ", ".join(suggestions))
+                click.echo("  no file in scope defines it; `subagents doctor` lists the folders")
+            sys.exit(1)
+        return
     echo = click.echo
     echo(f"subagents doctor: {reg.cwd}  (dialect {reg.dialect.value})")
     echo("\nscope folders, highest precedence first:")
@@ -371,9 +387,9 @@ def doctor(
     clashes = reg.clashes()
     if clashes:
         echo(f"\ndefined twice in one scope (neither is loaded, REQ-SUB-019): {len(clashes)}")
-        for name, group in clashes.items():
+        for clash_name, group in clashes.items():
             files = ", ".join(e.display_path or e.origin.label for e in group)
-            echo(f"  {name}: {group[0].source.value}: {files}")
+            echo(f"  {clash_name}: {group[0].source.value}: {files}")
         problems += len(clashes)
     folder_diags = [d for d in reg.diagnostics() if d.rule in ("SA603", "SA604", "SA605")]
     if folder_diags:
@@ -387,14 +403,17 @@ def doctor(
         by_name: dict[str, list[AgentEntry]] = {}
         for e in shadowed:
             by_name.setdefault(e.name, []).append(e)
-        for name, hidden in by_name.items():
+        for hidden_name, hidden in by_name.items():
             winner = hidden[0].shadowed_by
             head = (
                 f"{winner.describe_origin()} wins"
                 if winner is not None
                 else "blocked by a clash above"
             )
-            echo(f"  {name}: {head}; hidden: " + "; ".join(e.describe_origin() for e in hidden))
+            echo(
+                f"  {hidden_name}: {head}; hidden: "
+                + "; ".join(e.describe_origin() for e in hidden)
+            )
     warnings = sum(d.severity is Severity.WARNING for d in reg.diagnostics())
     if warnings:
         echo(f"\n{warnings} warning(s) in loaded files: `subagents validate` lists them")
