@@ -73,6 +73,9 @@ def test_no_paths_means_project_and_user_agents(
     assert found == [repo / "pkg/.claude/agents", repo / ".claude/agents", home / ".claude/agents"]
     report = validate_paths()
     assert report.files == 3 and report.agents == 3
+    write(repo, ".codex/agents/cx.md", agent("name: cx-agent", body="Review diffs.\n"))
+    codex = validate_paths(dialect="codex")
+    assert codex.files == 1 and codex.diagnostics == []
 
 
 def test_select_and_ignore(tmp_path: Path) -> None:

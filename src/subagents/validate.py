@@ -20,8 +20,9 @@ Design notes
   in-file ``# subagents: ignore[...]`` comment, which cannot silence security rules).  A rule
   that is off in the profile is turned on when selected by its exact code or name.
 * With no paths: the agents the current project sees - ``.claude/agents`` in the current
-  folder and each parent up to the git root, then ``~/.claude/agents`` (the full precedence
-  logic lives in the registry; this is the self-contained minimum for ``validate``).
+  folder and each parent up to the git root, then ``~/.claude/agents`` (``.codex/agents``
+  with ``dialect="codex"``).  The full precedence logic lives in the registry; this is the
+  self-contained minimum for ``validate``.
 """
 
 from __future__ import annotations
@@ -204,17 +205,23 @@ def _display(p: Path, given: str | None) -> str:
     return rel if not rel.startswith(".." + os.sep + "..") else str(p)
 
 
-def default_paths(cwd: Path | None = None, home: Path | None = None) -> list[Path]:
-    """Agents folders the current project sees: project folders up to the git root, then user."""
+def default_paths(
+    cwd: Path | None = None, home: Path | None = None, dialect: Dialect | None = None
+) -> list[Path]:
+    """Agents folders the current project sees: project folders up to the git root, then user.
+
+    ``.claude/agents`` by default; ``.codex/agents`` for the Codex dialect (seed 002).
+    """
     here = (cwd or Path.cwd()).absolute()
+    dot = ".codex" if dialect is Dialect.CODEX else ".claude"
     found: list[Path] = []
     for folder in (here, *here.parents):
-        candidate = folder / ".claude" / "agents"
+        candidate = folder / dot / "agents"
         if candidate.is_dir():
             found.append(candidate)
         if (folder / ".git").exists():
             break
-    user = (home or Path.home()) / ".claude" / "agents"
+    user = (home or Path.home()) / dot / "agents"
     if user.is_dir() and user not in found:
         found.append(user)
     return found
@@ -330,7 +337,7 @@ def validate_paths(
                 "agents",
             )
     else:
-        resolved = default_paths()
+        resolved = default_paths(dialect=forced)
         given = [None] * len(resolved)
     configs: dict[Path | None, Config] = {}
     report = ValidationReport(strict=strict)

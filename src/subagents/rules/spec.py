@@ -74,8 +74,8 @@ def check_description_length(defn: AgentDefinition, ctx: RuleContext) -> Iterato
 
 def check_prompt_length(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     text = defn.system_prompt.strip()
-    if not text:
-        return  # SA114
+    if not text or defn.dialect is D.CODEX:
+        return  # empty: SA114; Codex instructions have no length rule (seed 002)
     n = len(text)
     if 100 <= n <= 10_000:
         return
