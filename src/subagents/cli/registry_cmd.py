@@ -496,14 +496,17 @@ def write_new_file(path: Path, text: str) -> None:
     show_default=True,
     help="project: .claude/agents at the git root (or here); user: ~/.claude/agents.",
 )
-@dialect_option()
+@dialect_option(help="Which layout to write: claude (.claude/agents) or codex (.codex/agents).")
 @cwd_option
 def new(name: str, template: str, scope: str, dialect: Dialect, cwd: Path | None) -> None:
     """Write a new agent file NAME.md from a template, ready to edit.
 
     The file goes to the project's agents folder (or the user's with --scope user), which is
-    created if missing.  An existing file or an agent of the same name in that folder is never
-    overwritten.  Example: subagents new api-reviewer --template code-reviewer
+    created if missing.  An existing file, or an agent of the same name in that folder, is
+    never overwritten.  Example:
+
+    \b
+        subagents new api-reviewer --template code-reviewer
     """
     pattern = _CODEX_NAME if dialect is Dialect.CODEX else _CLAUDE_NAME
     if not pattern.match(name):
