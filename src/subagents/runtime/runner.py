@@ -17,6 +17,13 @@ Design notes
   or ``<cwd>/.claude/agent-memory-local/<name>/MEMORY.md`` are included when the file exists,
   with its path so the agent can keep it up to date.  ``include_env=True`` appends the working
   folder, platform and date (the CLI turns it on: relative paths mean something then).
+* **Skills, hooks, MCP servers** (seed 000 §7.4 steps 4-6, 9-10): an agent's ``skills`` are
+  appended to the system prompt (:mod:`subagents.runtime.skills`; a missing one is a warning);
+  its ``hooks`` become a :class:`~subagents.runtime.command_hooks.CommandHooks` active only for
+  this run (``Stop`` is ``SubagentStop`` below the main thread); its ``mcpServers`` are started
+  (:class:`~subagents.runtime.mcp_tools.McpServerPool`) before the first request, their tools
+  offered through the same filter, and stopped after ``on_stop`` — also on error or Ctrl-C.
+  Each is imported only when an agent uses it.
 * **Model**: :func:`subagents.providers.models.choose_model` — ``CLAUDE_CODE_SUBAGENT_MODEL``,
   then the per-call ``model``, then frontmatter, then the parent's model (the parent run's, or
   the runner's ``parent_model``, or the provider's ``default_model``); ``inherit``/``None``
@@ -63,7 +70,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from subagents.definition import AgentDefinition
+from subagents.definition import AgentDefinition, McpServerSpec
 from subagents.errors import ProviderError, RunError, UsageError
 from subagents.providers import malformed_arguments
 from subagents.providers.base import (
@@ -198,6 +205,7 @@ class AgentRunner:
         include_env: bool = False,
         on_event: EventSink | None = None,
         environ: Mapping[str, str] | None = None,
+        mcp_servers: Mapping[str, McpServerSpec] | None = None,
     ) -> None:
         self.model = model
         self.cwd = Path(cwd or os.getcwd()).resolve()
@@ -220,6 +228,7 @@ class AgentRunner:
         self.include_env = include_env
         self.on_event = on_event
         self.environ = environ
+        self.mcp_servers = dict(mcp_servers or {})  # configured servers agents may name
         self.last_result: AgentResult | None = None
 
     # ------------------------------------------------------------------ public API
@@ -267,8 +276,6 @@ class AgentRunner:
         workdir = Path(cwd).resolve() if cwd else (parent.cwd if parent else self.cwd)
         model_id = self.resolve_model(agent, model, parent)
         extra = list(extra_tools)
-        offered = self.offered_tools(run_policy, extra)
-        everything = {**self.tools, **{t.name: t for t in extra}}
         run_id = _run_id(agent.name)
         path = None
         if self.transcripts:
@@ -279,40 +286,68 @@ class AgentRunner:
             depth=(parent.depth + 1) if parent else 0, policy=run_policy, transcript=transcript,
             runner=self,
         )
-        all_hooks = [h for h in (self.hooks, hooks) if h is not None]
-        run_hooks: RunHooks = CompositeHooks(all_hooks) if len(all_hooks) != 1 else all_hooks[0]
-        system = build_system_prompt(agent, workdir, include_env=self.include_env)
         state = _RunState(agent=agent, model=model_id, transcript=transcript,
                           warnings=list(run_policy.warnings), started=time.perf_counter())
-        transcript.event("start", {
-            "agent": agent.name, "model": model_id, "cwd": str(workdir), "prompt": prompt,
-            "system": system, "tools": list(offered), "max_turns": limit,
-            "permission_mode": run_policy.effective_mode.value, "depth": ctx.depth,
-            "parent_run_id": parent.run_id if parent else None,
-        })
-        self._emit("start", {"agent": agent.name, "model": model_id, "run_id": run_id})
+        # Seed 000 §7.4 steps 5-7: skills into the prompt, agent-scoped hooks, memory + body.
+        system = build_system_prompt(agent, workdir, include_env=self.include_env)
+        if agent.skills:
+            from subagents.runtime.skills import load_skills
+
+            skills = load_skills(agent.skills, workdir)
+            state.warnings.extend(skills.warnings)
+            system = "\n\n".join(p for p in (system, skills.prompt_section()) if p)
+        all_hooks = [h for h in (self.hooks, hooks) if h is not None]
+        if agent.hooks:
+            from subagents.runtime.command_hooks import CommandHooks
+
+            agent_hooks = CommandHooks.for_agent(agent, as_subagent=ctx.depth > 0)
+            state.late_warnings.append(agent_hooks.warnings)
+            all_hooks.append(agent_hooks)
+        run_hooks: RunHooks = CompositeHooks(all_hooks) if len(all_hooks) != 1 else all_hooks[0]
+        # Step 4 and 10: agent-scoped MCP servers live exactly as long as the run.
+        stack = contextlib.AsyncExitStack()
         try:
-            await self._safe(run_hooks.on_start(ctx, agent, prompt), state, "on_start")
-            await self._loop(ctx, state, run_hooks, system, prompt, offered, everything, limit)
-        except (asyncio.CancelledError, KeyboardInterrupt):
-            state.stop = "interrupted"
-            ctx.processes.kill_all()
-            state.result = self._finish(ctx, state)
-            with contextlib.suppress(BaseException):
-                await asyncio.wait_for(run_hooks.on_stop(ctx, state.result), 5)
-            raise
-        except Exception as exc:  # a bug (ours or a model's); record it, then let it surface
-            state.stop = "error"
-            state.error = f"{type(exc).__name__}: {exc}"
-            raise
-        finally:
-            ctx.processes.kill_all()
-            if state.result is None:
+            try:
+                if agent.mcp_servers:
+                    from subagents.runtime.mcp_tools import McpServerPool
+
+                    pool = await stack.enter_async_context(McpServerPool(
+                        agent.mcp_servers, cwd=workdir, configured=self.mcp_servers))
+                    extra.extend(pool.tools)
+                    state.warnings.extend(pool.warnings)
+                offered = self.offered_tools(run_policy, extra)
+                everything = {**self.tools, **{t.name: t for t in extra}}
+                transcript.event("start", {
+                    "agent": agent.name, "model": model_id, "cwd": str(workdir),
+                    "prompt": prompt, "system": system, "tools": list(offered),
+                    "max_turns": limit, "permission_mode": run_policy.effective_mode.value,
+                    "depth": ctx.depth, "parent_run_id": parent.run_id if parent else None,
+                })
+                self._emit("start", {"agent": agent.name, "model": model_id, "run_id": run_id})
+                await self._safe(run_hooks.on_start(ctx, agent, prompt), state, "on_start")
+                await self._loop(ctx, state, run_hooks, system, prompt, offered, everything,
+                                 limit)
+            except (asyncio.CancelledError, KeyboardInterrupt):
+                state.stop = "interrupted"
+                ctx.processes.kill_all()
                 state.result = self._finish(ctx, state)
-        result = state.result
-        assert result is not None
-        await self._safe(run_hooks.on_stop(ctx, result), state, "on_stop")
-        return result
+                with contextlib.suppress(BaseException):
+                    await asyncio.wait_for(run_hooks.on_stop(ctx, state.result), 5)
+                raise
+            except Exception as exc:  # a bug (ours or a model's); record it, then surface it
+                state.stop = "error"
+                state.error = f"{type(exc).__name__}: {exc}"
+                raise
+            finally:
+                ctx.processes.kill_all()
+                if state.result is None:
+                    state.result = self._finish(ctx, state)
+            result = state.result
+            await self._safe(run_hooks.on_stop(ctx, result), state, "on_stop")
+            return result
+        finally:
+            with contextlib.suppress(Exception):
+                await stack.aclose()
 
     def run_sync(self, agent: AgentDefinition, prompt: str, **kwargs: Any) -> AgentResult:
         """:meth:`run` in a fresh event loop; Ctrl-C raises :class:`RunInterrupted`."""
@@ -512,7 +547,8 @@ class AgentRunner:
             stop_reason=state.stop, turns=state.turns, tool_calls=tuple(state.calls),
             usage=state.usage, duration=time.perf_counter() - state.started,
             transcript_path=state.transcript.path, run_id=ctx.run_id, error=state.error,
-            warnings=tuple(state.warnings), children=tuple(ctx.children),
+            warnings=(*state.warnings, *(w for ws in state.late_warnings for w in ws)),
+            children=tuple(ctx.children),
         )
         state.transcript.event("stop", {
             "stop_reason": result.stop_reason, "turns": result.turns,
@@ -548,8 +584,8 @@ def _refuse(message: str) -> tuple[ToolOutput, bool]:
 class _RunState:
     """Mutable bookkeeping of one run (kept off the runner so runs can overlap)."""
 
-    __slots__ = ("agent", "calls", "error", "final_text", "model", "result", "started", "stop",
-                 "transcript", "turns", "usage", "warnings")
+    __slots__ = ("agent", "calls", "error", "final_text", "late_warnings", "model", "result",
+                 "started", "stop", "transcript", "turns", "usage", "warnings")
 
     def __init__(self, *, agent: AgentDefinition, model: str, transcript: Transcript,
                  warnings: list[str], started: float) -> None:
@@ -565,3 +601,4 @@ class _RunState:
         self.stop: RunStopReason = "end_turn"
         self.error: str | None = None
         self.result: AgentResult | None = None
+        self.late_warnings: list[list[str]] = []  # lists filled while the run goes on
