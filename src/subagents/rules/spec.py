@@ -56,6 +56,10 @@ _VAGUE_RE = re.compile(
 )
 
 
+def _chars(n: int) -> str:
+    return f"{n:,} character" + ("" if n == 1 else "s")
+
+
 def check_description_length(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     text = defn.description.strip()
     if not text or defn.dialect is D.CODEX:
@@ -66,7 +70,7 @@ def check_description_length(defn: AgentDefinition, ctx: RuleContext) -> Iterato
     yield ctx.diag(
         "SA201",
         ctx.value_pos(defn, "description"),
-        f"`description` is {n} characters; the spec wants 10-200 (REQ-SUB-005)",
+        f"`description` is {_chars(n)}; the spec wants 10-200 (REQ-SUB-005)",
         "move examples into the body's `## Usage Examples` section and keep the description "
         "to one or two sentences" if n > 200 else "say what the agent does and when to use it",
     )
@@ -82,7 +86,7 @@ def check_prompt_length(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Dia
     yield ctx.diag(
         "SA202",
         ctx.body_pos(defn) if defn.dialect is not D.JSON else ctx.key_pos(defn, "system_prompt"),
-        f"the system prompt is {n:,} characters; the spec wants 100-10,000 (REQ-SUB-012)",
+        f"the system prompt is {_chars(n)}; the spec wants 100-10,000 (REQ-SUB-012)",
         "move reference material into skills" if n > 10_000
         else "describe the role, method and constraints in a few paragraphs",
     )
