@@ -56,6 +56,13 @@ def test_duplicate_names_in_one_scope_name_both_files(tmp_path: Path) -> None:
     assert all(d.line == 2 and d.severity is Severity.ERROR for d in dup)
 
 
+def test_each_agents_json_is_its_own_scope(tmp_path: Path) -> None:
+    entry = '{"researcher": {"description": "Finds sources", "prompt": "Find sources."}}'
+    write(tmp_path, "groups/global/agents.json", entry)
+    write(tmp_path, "groups/family/agents.json", entry)
+    assert only(validate_paths([tmp_path]), "SA601") == []
+
+
 def test_scope_findings_obey_the_files_silencers(tmp_path: Path) -> None:
     write(tmp_path, "agents/a.md", agent(GOOD_FRONT + "# subagents: ignore[SA601]\n"))
     write(tmp_path, "agents/b.md", agent(GOOD_FRONT))

@@ -13,7 +13,8 @@ Design notes
 * The *scope* for duplicate names is the nearest ``agents``/``agent`` folder above a file (Claude
   Code scans agents folders recursively; subfolders do not change an id), else the folder that
   was walked, and never mixes dialects: ``.claude/agents`` and ``.codex/agents`` holding the
-  same names is not a clash.
+  same names is not a clash.  Each ``agents.json`` is a scope of its own (NanoClaw's global
+  and per-group files overlay each other by design; a key twice in one file is ``SA007``).
 * Severities: reader and rule diagnostics are re-mapped through the catalogue for the profile
   (``strict`` flag or ``strict = true`` in config).  Filtering, in order: ``select`` (command
   line replaces config), then ``ignore`` (config + command line + ``per-file-ignores`` + the
@@ -244,11 +245,14 @@ def _targets(paths: Sequence[Path], given: Sequence[str | None],
                     d = dialect or detect_dialect(full) or Dialect.CLAUDE
                     cache[key] = (d, f"{d}:{root_for_scope.absolute()}")
                 d, scope = cache[key]
+                if d is Dialect.JSON:  # each agents.json is its own namespace (seed 003)
+                    scope = f"{d}:{full.absolute()}"
                 yield _Target(full, fdisplay, d, p, scope, may_escape=linked)
         else:
             root = _agents_folder(p.absolute()) or p.absolute().parent
             d = dialect or detect_dialect(p) or Dialect.CLAUDE
-            yield _Target(p, display, d, root, f"{d}:{root}")
+            scope = f"{d}:{p.absolute()}" if d is Dialect.JSON else f"{d}:{root}"
+            yield _Target(p, display, d, root, scope)
 
 
 def _file_text(result: LoadResult, path: Path, max_bytes: int) -> str | None:
