@@ -79,3 +79,15 @@ async def test_agent_mcp_server_offered_and_stopped(tmp_path: Path) -> None:
         time.sleep(0.05)
     assert not alive(pid), "the agent's MCP server outlived its run"
 
+
+
+async def test_hooks_passed_by_the_caller_are_not_doubled(tmp_path: Path) -> None:
+    from subagents.runtime.command_hooks import CommandHooks
+
+    log = tmp_path / "fired.log"
+    hooks = {"PreToolUse": (HookMatcher(matcher="LS", hooks=(
+        HookCommand(command=f"echo fired >> {log}"),)),)}
+    agent = AgentDefinition(name="h", system_prompt="x", tools=("LS",), hooks=hooks)
+    model = ScriptedModel([tool_call("LS", {}), text("done")])
+    await _runner(model, tmp_path).run(agent, "go", hooks=CommandHooks.for_agent(agent))
+    assert log.read_text().splitlines() == ["fired"]

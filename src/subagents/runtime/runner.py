@@ -301,8 +301,9 @@ class AgentRunner:
             from subagents.runtime.command_hooks import CommandHooks
 
             agent_hooks = CommandHooks.for_agent(agent, as_subagent=ctx.depth > 0)
-            state.late_warnings.append(agent_hooks.warnings)
-            all_hooks.append(agent_hooks)
+            if not _has_same_hooks(all_hooks, agent_hooks):  # a caller may have added them
+                state.late_warnings.append(agent_hooks.warnings)
+                all_hooks.append(agent_hooks)
         run_hooks: RunHooks = CompositeHooks(all_hooks) if len(all_hooks) != 1 else all_hooks[0]
         # Step 4 and 10: agent-scoped MCP servers live exactly as long as the run.
         stack = contextlib.AsyncExitStack()
@@ -575,6 +576,16 @@ class AgentRunner:
         if self.on_event is not None:
             with contextlib.suppress(Exception):
                 self.on_event(kind, data)
+
+
+def _has_same_hooks(hooks: Iterable[RunHooks], wanted: RunHooks) -> bool:
+    """Is a CommandHooks with the same commands already among ``hooks``?"""
+    for h in hooks:
+        if isinstance(h, CompositeHooks) and _has_same_hooks(h.hooks, wanted):
+            return True
+        if type(h) is type(wanted) and getattr(h, "hooks", None) == getattr(wanted, "hooks", 0):
+            return True
+    return False
 
 
 def _refuse(message: str) -> tuple[ToolOutput, bool]:
