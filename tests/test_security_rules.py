@@ -110,6 +110,12 @@ def test_name_traversal(name: str) -> None:
     assert (d.line, d.column) == (2, 7)
 
 
+def test_skill_name_traversal() -> None:
+    ds = diags(agent(GOOD_FRONT + "skills: style-guide, ../../secrets/x\n"))
+    (d,) = only(ds, "SA403")
+    assert (d.line, d.column) == (6, 22) and "skill" in d.message
+
+
 @pytest.mark.skipif(os.name == "nt", reason="POSIX permissions")
 def test_world_writable_file(tmp_path: Path) -> None:
     p = write(tmp_path, ".claude/agents/a.md", agent(GOOD_FRONT))

@@ -234,6 +234,16 @@ def check_name_traversal(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Di
             "after the agent could write outside its folder (REQ-SUB-035)",
             "use lowercase letters, digits and hyphens only",
         )
+    # Skill names become paths too (`.claude/skills/<name>/SKILL.md`).
+    for i, skill in enumerate(defn.skills):
+        if _TRAVERSAL_RE.search(skill):
+            yield ctx.diag(
+                "SA403",
+                ctx.item_pos(defn, "skills", i, skill),
+                f"skill name {skill!r} contains a path separator or `..`; loading it could read "
+                "outside the skills folder (REQ-SUB-035)",
+                "name the skill, not its path: `skills: security-checklist`",
+            )
 
 
 _OVERRIDE_RE = re.compile(
