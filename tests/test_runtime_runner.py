@@ -66,6 +66,8 @@ async def test_multi_turn_tool_loop(tmp_path: Path) -> None:
     assert first.model == "claude-test-1"
     assert len(first.messages) == 1 and first.messages[0].text == "What do the notes say?"
     assert "alpha" in results_of(model.requests[2])[0].content
+    assert result.transcript_path is not None
+    assert result.transcript_path.stat().st_mode & 0o777 == 0o600
     kinds = [e["type"] for e in events(result)]
     assert kinds[0] == "start" and kinds[-1] == "stop"
     assert kinds.count("message") == 6  # prompt, 3 assistant, 2 tool results

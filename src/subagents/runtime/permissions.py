@@ -23,7 +23,9 @@ Two layers, both plain immutable values:
     is recorded) → allowed; ``acceptEdits`` + a file-editing tool → allowed; a matching
     ``allow_rules`` entry → allowed; ``dontAsk`` → refused; otherwise ``ask(request)`` decides,
     and without a callback the call is refused with a hint (``--yes`` or an allow rule).
-    ``auto`` and ``manual`` count as ``default`` (we have no classifier).
+    ``auto`` and ``manual`` count as ``default`` (we have no classifier).  The working-folder
+    check covers the file tools (their ``write_paths``); a shell command can write anywhere its
+    user can, which is why ``Bash`` always needs permission outside ``bypassPermissions``.
 
 Delegation never escapes (Claude Code #78063) — the API the Task tool uses::
 

@@ -10,7 +10,8 @@ Design notes
 * Events: ``start`` (agent, model, cwd, tools offered, system prompt), ``message`` (role and
   content blocks, exactly what the model sees), ``tool`` (name, duration, executed, is_error),
   ``stop`` (stop_reason, turns, usage, error).  Every event has ``ts`` (Unix time) and ``run``.
-* The folder defaults to ``$SUBAGENTS_TRANSCRIPT_DIR`` or ``~/.subagents/transcripts``.
+* The folder defaults to ``$SUBAGENTS_TRANSCRIPT_DIR`` or ``~/.subagents/transcripts``; files
+  are created owner-only (0600), since they hold everything the agent read.
 * Secrets: the transcript holds the conversation, never API keys (providers never pass them).
 """
 
@@ -63,8 +64,10 @@ class Transcript:
         self._fh: IO[str] | None = None
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
+            # Owner-only (0600): a transcript holds whatever the agent read, secrets included.
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
             # Line-buffered text file; we still flush explicitly after every event.
-            self._fh = path.open("a", encoding="utf-8", buffering=1)
+            self._fh = os.fdopen(fd, "a", encoding="utf-8", buffering=1)
 
     def event(self, type_: str, data: Mapping[str, Any] | None = None) -> None:
         if self._fh is None:
