@@ -172,6 +172,19 @@ async def test_ask_callback_approves(tmp_path: Path) -> None:
     assert [r.tool for r in asked] == ["Write"]
 
 
+async def test_a_failing_permission_callback_refuses(tmp_path: Path) -> None:
+    async def broken(req: PermissionRequest) -> bool:
+        raise OSError("terminal went away")
+
+    agent = AgentDefinition(name="e", system_prompt="x")
+    model = ScriptedModel([tool_call("Write", {"file_path": "f.txt", "content": "x"}),
+                           text("ok")])
+    result = await runner(model, tmp_path, policy=PermissionPolicy(ask=broken)).run(agent, "go")
+    (block,) = results_of(model.requests[1])
+    assert block.is_error and "terminal went away" in block.content
+    assert not (tmp_path / "f.txt").exists() and result.stop_reason == "end_turn"
+
+
 async def test_plan_mode_refuses_every_mutation(tmp_path: Path) -> None:
     async def yes(req: PermissionRequest) -> bool:
         return True

@@ -493,7 +493,11 @@ class AgentRunner:
                     f"there is no tool named {use.name!r}; it was not run. Available tools: "
                     f"{', '.join(offered) or 'none'}")
         else:
-            output, executed = await self._checked_call(ctx, state, hooks, tool, use)
+            try:
+                output, executed = await self._checked_call(ctx, state, hooks, tool, use)
+            except Exception as exc:  # a failing check (ask callback, schema) refuses the call
+                output, executed = _refuse(f"{use.name} was not run: checking the call failed "
+                                           f"({type(exc).__name__}: {exc})")
         duration = time.perf_counter() - started
         record = ToolCallRecord(
             id=use.id, name=use.name, input=dict(use.input), output=output.content,
