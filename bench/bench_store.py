@@ -47,6 +47,7 @@ async def _client(group: str, worker: int, calls: int, size: int, barrier: Barri
         args=["-m", "subagents.cli.main", "serve-mcp", "--group-dir", group],
     )
     waits: list[float] = []
+    holds: list[float] = []
     latencies: list[float] = []
     errors: list[str] = []
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
@@ -66,7 +67,9 @@ async def _client(group: str, worker: int, calls: int, size: int, barrier: Barri
                 errors.append(str(result.content[0]))
             else:
                 waits.append(float(result.structured_content["lock_wait_ms"]))
-    out.put({"worker": worker, "waits_ms": waits, "latencies": latencies, "errors": errors})
+                holds.append(float(result.structured_content["lock_held_ms"]))
+    out.put({"worker": worker, "waits_ms": waits, "holds_ms": holds, "latencies": latencies,
+             "errors": errors})
 
 
 def _worker(group: str, worker: int, calls: int, size: int, barrier: Barrier, out: Any) -> None:
@@ -148,6 +151,7 @@ def main() -> int:
         strays = [p.name for p in group.iterdir() if p.name.endswith(".tmp")]
 
     waits = [w for r in results for w in r["waits_ms"]]
+    holds = [h for r in results for h in r["holds_ms"]]
     latencies = sorted(x for r in results for x in r["latencies"])
     errors = [e for r in results for e in r["errors"]]
     expected = {f"w{w}-agent-{i}" for w in range(args.procs) for i in range(args.calls)}
@@ -166,6 +170,8 @@ def main() -> int:
     print(f"lock wait: max {max(waits):.1f} ms, p99 "
           f"{statistics.quantiles(waits, n=100)[98]:.1f} ms, median "
           f"{statistics.median(waits):.2f} ms")
+    print(f"lock held per write: median {statistics.median(holds):.1f} ms, max "
+          f"{max(holds):.1f} ms")
     print(f"call latency: median {statistics.median(latencies) * 1000:.1f} ms, p99 "
           f"{latencies[int(len(latencies) * 0.99) - 1] * 1000:.1f} ms, "
           f"max {latencies[-1] * 1000:.1f} ms")

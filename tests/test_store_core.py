@@ -317,3 +317,9 @@ def test_store_validate_entry_names_the_scope_file(store: AgentStore) -> None:
     assert diag.rule == "ST006"
     assert diag.path == str(store.path("global"))
     assert store.validate_entry("ok", "d", "p", tools=["Read"]) == []
+
+
+def test_change_result_reports_lock_timing(store: AgentStore) -> None:
+    out = store.define("a", "d", "p").to_dict()
+    assert out["lock_wait_ms"] >= 0 and out["lock_held_ms"] > 0
+    assert store.remove("a").to_dict()["lock_held_ms"] > 0

@@ -59,6 +59,7 @@ import difflib
 import os
 import re
 import shutil
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -293,6 +294,7 @@ class ChangeResult:
     lock_wait: float  # seconds spent waiting for the lock
     backup: Path | None = None  # where a corrupt file was saved (force=True)
     warnings: tuple[Diagnostic, ...] = field(default=())
+    lock_held: float = 0.0  # seconds the lock was held (read, change, write)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -301,6 +303,7 @@ class ChangeResult:
             "path": str(self.path),
             "action": self.action,
             "lock_wait_ms": round(self.lock_wait * 1000, 3),
+            "lock_held_ms": round(self.lock_held * 1000, 3),
             "backup": str(self.backup) if self.backup else None,
             "warnings": [d.to_dict() for d in self.warnings],
         }
@@ -463,8 +466,11 @@ class AgentStore:
         change: Callable[[dict[str, Any]], tuple[dict[str, Any], _T]],
         *,
         force: bool,
-    ) -> tuple[_T, Path, float, Path | None]:
-        """Lock, re-read, apply ``change``, write atomically: (value, path, wait, backup)."""
+    ) -> tuple[_T, Path, float, float, Path | None]:
+        """Lock, re-read, apply ``change``, write atomically.
+
+        Returns ``(value, path, seconds waited, seconds held, backup or None)``.
+        """
         self._check_writable(scope)
         path = self.path(scope)
         try:
@@ -474,6 +480,7 @@ class AgentStore:
         target = Path(os.path.realpath(path))  # write through a symlinked store
         lock = StoreLock(target.with_name(f"{target.name}.lock"), self.lock_timeout)
         waited = lock.acquire()
+        acquired = time.monotonic()
         try:
             self._clean_stray_temps(target)
             backup: Path | None = None
@@ -507,10 +514,11 @@ class AgentStore:
                 raise os_error(exc, path, "write") from None
         finally:
             lock.release()
+            held = time.monotonic() - acquired
         # Outside the lock: the next writer's rename is ordered after ours anyway, and the
         # caller hears of success only after the rename is durable.
         fsync_dir(target.parent)
-        return value, path, waited, backup
+        return value, path, waited, held, backup
 
     def define(
         self,
@@ -545,9 +553,9 @@ class AgentStore:
             entries[name] = entry  # an existing name keeps its position in the file
             return entries, "updated" if existed else "created"
 
-        action, path, waited, backup = self._mutate(scope, change, force=force)
+        action, path, waited, held, backup = self._mutate(scope, change, force=force)
         warnings = tuple(d for d in diagnostics if d.severity is not Severity.ERROR)
-        return ChangeResult(name, scope, path, action, waited, backup, warnings)
+        return ChangeResult(name, scope, path, action, waited, backup, warnings, held)
 
     def remove(self, name: str, scope: StoreScope | str = StoreScope.GROUP, *,
                force: bool = False) -> ChangeResult:
@@ -561,8 +569,8 @@ class AgentStore:
             del entries[name]
             return entries, None
 
-        _, path, waited, backup = self._mutate(scope, change, force=force)
-        return ChangeResult(name, scope, path, "removed", waited, backup)
+        _, path, waited, held, backup = self._mutate(scope, change, force=force)
+        return ChangeResult(name, scope, path, "removed", waited, backup, (), held)
 
     def _not_found(self, name: str, scope: StoreScope, entries: Mapping[str, Any]) -> Exception:
         hint = None

@@ -67,11 +67,13 @@ class _DuplicateKey(Exception):
 
 
 def _pairs_no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise _DuplicateKey(key)
-        out[key] = value
+    out = dict(pairs)  # C speed; a length mismatch is the rare duplicate
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
     return out
 
 
@@ -82,6 +84,8 @@ def _reject_constant(name: str) -> Any:
 _DECODER = json.JSONDecoder(object_pairs_hook=_pairs_no_duplicates,
                             parse_constant=_reject_constant)
 _WS_RE = re.compile(r"[ \t\n\r]*")
+_COLON_RE = re.compile(r"[ \t\n\r]*:[ \t\n\r]*")
+_AFTER_VALUE_RE = re.compile(r"[ \t\n\r]*(?:,[ \t\n\r]*|(\}))")
 # The stdlib's (C) JSON string scanner; typeshed does not declare it.
 _scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 
@@ -150,6 +154,8 @@ def parse_doc(text: str, path: str) -> StoreDoc:
     doc.open_pos = i
     i = skip(i + 1)
     line_no, line_pos = 1, 0  # counted incrementally: one pass over the text in all
+    entries, lines, spans = doc.entries, doc.lines, doc.spans
+    colon, after = _COLON_RE.match, _AFTER_VALUE_RE.match  # hot loop: one regex per step
     if i < n and text[i] == "}":
         doc.close_pos = i
         i += 1
@@ -166,29 +172,29 @@ def parse_doc(text: str, path: str) -> StoreDoc:
                 key, i = _scanstring(text, i + 1)
             except json.JSONDecodeError as exc:
                 raise _corrupt(path, text, exc.pos, f"invalid JSON: {exc.msg}") from None
-            i = skip(i)
-            if i >= n or text[i] != ":":
-                raise _corrupt(path, text, i, "invalid JSON: expecting ':' after the name")
-            value_pos = skip(i + 1)
+            m = colon(text, i)
+            if m is None:
+                raise _corrupt(path, text, skip(i), "invalid JSON: expecting ':' after the name")
+            value_pos = m.end()
             value, i = value_at(value_pos)
             line_no += text.count("\n", line_pos, key_pos)
             line_pos = key_pos
-            if key in doc.entries:
+            if key in entries:
                 raise _corrupt(path, text, key_pos, f"duplicate agent {key!r} (first on line "
-                               f"{doc.lines[key]}); JSON keeps only the last")
-            doc.entries[key] = value
-            doc.lines[key] = line_no
-            doc.spans[key] = (key_pos, value_pos, i)
-            i = skip(i)
-            if i < n and text[i] == ",":
-                i = skip(i + 1)
-                continue
-            if i < n and text[i] == "}":
-                doc.close_pos = i
-                i += 1
+                               f"{lines[key]}); JSON keeps only the last")
+            entries[key] = value
+            lines[key] = line_no
+            spans[key] = (key_pos, value_pos, i)
+            m = after(text, i)
+            if m is None:
+                i = skip(i)
+                raise _corrupt(path, text, i, "invalid JSON: expecting ',' or '}'"
+                               + (" (the file ends early: truncated?)" if i >= n else ""))
+            if m.group(1):  # the closing brace
+                doc.close_pos = m.end() - 1
+                i = m.end()
                 break
-            raise _corrupt(path, text, i, "invalid JSON: expecting ',' or '}'"
-                           + (" (the file ends early: truncated?)" if i >= n else ""))
+            i = m.end()
     i = skip(i)
     if i < n:
         raise _corrupt(path, text, i, "invalid JSON: extra data after the top-level object")
