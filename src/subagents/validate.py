@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from subagents.config import Config, inline_ignores, load_config
+from subagents.config import Config, find_config, inline_ignores, load_config
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic, Severity, count_by_severity, sort_diagnostics
 from subagents.errors import UsageError
@@ -162,13 +162,12 @@ def _agents_folder(p: Path, stop: Path | None = None) -> Path | None:
     return None
 
 
-def _is_agent_candidate(name: str, forced: bool) -> bool:
+def _is_agent_candidate(name: str) -> bool:
+    """Does a file met while walking look like an agent file?  (Named files always are.)"""
     low = name.lower()
     if low.endswith(".md"):
         return low not in _SKIP_FILES
-    if low.endswith(".json"):
-        return forced or low == "agents.json" or low.endswith(".agents.json")
-    return False
+    return low == "agents.json" or low.endswith(".agents.json")
 
 
 def iter_agent_files(folder: Path, display: str) -> Iterator[tuple[Path, str, bool]]:
@@ -189,7 +188,7 @@ def iter_agent_files(folder: Path, display: str) -> Iterator[tuple[Path, str, bo
             if os.path.islink(link) and path_escapes(link, real_root):
                 yield Path(link), os.path.normpath(os.path.join(display, rel, d)), True
         for name in sorted(filenames):
-            if not _is_agent_candidate(name, False):
+            if not _is_agent_candidate(name):
                 continue
             full = os.path.join(dirpath, name)
             shown = os.path.normpath(os.path.join(display, rel, name))
@@ -371,8 +370,6 @@ def validate_paths(
 
 
 def _config_for(p: Path, cache: dict[Path | None, Config]) -> Config:
-    from subagents.config import find_config
-
     found = find_config(p)
     if found not in cache:
         cache[found] = load_config(found) if found is not None else Config()
@@ -394,8 +391,16 @@ def validate_text(
     filt = _Filter(Profile.STRICT if strict else Profile.DEFAULT, cfg.select, cfg.ignore)
     result = parse_agent_text(text, path=path, dialect=dialect)
     diags: list[Diagnostic] = list(result.diagnostics)
-    doc_text = result.document.text if result.document is not None else (
-        text if isinstance(text, str) else None)
+    doc_text: str | None
+    if result.document is not None:
+        doc_text = result.document.text
+    elif isinstance(text, str):
+        doc_text = text
+    else:
+        try:
+            doc_text = text.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            doc_text = None
     diags.extend(check_file(FileContext(path=path, file_path=None, dialect=dialect, config=cfg,
                                         text=doc_text, document=result.document)))
     for defn in result.definitions:
