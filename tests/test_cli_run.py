@@ -319,3 +319,17 @@ def test_agent_from_agents_json(project: Path, tmp_path: Path) -> None:
     assert r.exit_code == 0, r.output
     call = json.loads(r.stdout)["tool_calls"][0]
     assert call["is_error"] and "Available tools: LS" in call["output"]
+
+
+def test_progress_on_a_terminal_only(project: Path, tmp_path: Path,
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from subagents.cli import run_cmd
+
+    replies: list[Any] = [{"tool": "Glob", "input": {"pattern": "*.md"}}, "found it"]
+    monkeypatch.setattr(run_cmd, "_stderr_tty", lambda: True)
+    r = invoke("--agent", "reader", "--provider", "scripted", "--script",
+               script(tmp_path, replies), "find")
+    assert r.exit_code == 0 and r.stdout == "found it\n"
+    assert "reader turn 1/50" in r.stderr
+    assert "→ Glob" in r.stderr
+    assert "end_turn after 2 turns" in r.stderr
