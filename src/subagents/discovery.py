@@ -269,10 +269,9 @@ BUILTIN_AGENTS: tuple[AgentDefinition, ...] = (
 # --------------------------------------------------------------------------- folder scanning
 
 
-class ScannedFile(NamedTuple):
-    path: Path
-    # extra id segments from subfolders (plugin sources only use them): ("sub", "deeper")
-    segments: tuple[str, ...]
+# (path, extra id segments from subfolders -- plugin sources use them: ("sub", "deeper")).
+# A plain tuple: a reload builds one per file, and NamedTuple construction is Python-level.
+ScannedFile = tuple[Path, tuple[str, ...]]
 
 
 @dataclass(slots=True)
@@ -428,7 +427,7 @@ def _walk(
             result.diagnostics.append(_unreadable_diag(folder, exc, display))
         return
     for path in files:
-        result.files.append(ScannedFile(path, segments))
+        result.files.append((path, segments))
     for sub in dirs:
         try:
             sub_st = os.stat(sub)

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import builtins
 import difflib
+import functools
 import os
 import re
 import time
@@ -76,6 +77,7 @@ __all__ = [
 _SEPARATORS = re.compile(r"[-_ ]+")
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def normalize_name(name: str) -> str:
     """The Task tool's matching key: case and ``-``/``_``/space ignored."""
     return _SEPARATORS.sub("", name).casefold()
@@ -125,11 +127,15 @@ class AgentEntry:
     stamp: Stamp | None = None
     shadowed_by: AgentEntry | None = None
     _full: AgentDefinition | None = field(default=None, repr=False)
+    _id: str = field(init=False, default="", repr=False)
+
+    def __post_init__(self) -> None:
+        self._id = self.header.qualified_name  # computed once: resolution reads it a lot
 
     @property
     def name(self) -> str:
         """The id: ``name``, or ``plugin:sub:name`` for plugin agents."""
-        return self.header.qualified_name
+        return self._id
 
     @property
     def description(self) -> str:
@@ -591,7 +597,8 @@ class AgentRegistry:
         if self._registered:
             yield _REGISTERED_SOURCE, list(self._registered.values())
         by_source: dict[int, list[AgentEntry]] = defaultdict(list)
-        for (index, _key), rec in sorted(self._records.items(), key=lambda kv: str(kv[0][1])):
+        # Records are kept in scan order (sorted listings), so no sort is needed here.
+        for (index, _key), rec in self._records.items():
             by_source[index].extend(rec.entries)
         for index, src in enumerate(self._sources):
             yield src, by_source.get(index, [])

@@ -102,10 +102,11 @@ def diff_records(
 ) -> list[ChangeEvent]:
     """The events that turn ``old`` into ``new`` (per file, per agent name)."""
     events: list[ChangeEvent] = []
-    for key in sorted(old.keys() | new.keys(), key=lambda k: (k[0], str(k[1]))):
+    # Only keys whose record object changed: a reload re-uses the records of unchanged files.
+    touched = [k for k, rec in new.items() if old.get(k) is not rec]
+    touched += [k for k in old if k not in new]
+    for key in sorted(touched, key=lambda k: (k[0], str(k[1]))):
         before, after = old.get(key), new.get(key)
-        if before is after:
-            continue
         if before is None:
             assert after is not None
             events.extend(_entry_event("added", e) for e in after.entries)
