@@ -45,6 +45,11 @@ def test_unknown_tools_point_at_each_item_in_comma_string() -> None:
     found = only(ds, "SA104")
     assert [(d.line, d.column) for d in found] == [(4, 14), (4, 50)]
     assert "Frobnicate" in found[0].message and "Zap" in found[1].message
+    ds = diags(agent("name: x-agent\ndescription: Reviews diffs for problems\ntools: Read, Serach"))
+    assert "did you mean 'Search'" not in only(ds, "SA104")[0].message
+    assert (only(ds, "SA104")[0].hint or "").startswith("did you mean 'WebSearch'?")
+    ds = diags(agent("name: x-agent\ndescription: Reviews diffs for problems\ntools: websearch"))
+    assert (only(ds, "SA104")[0].hint or "").startswith("did you mean 'WebSearch'?")
 
 
 def test_unknown_tools_in_yaml_list_and_disallowed() -> None:

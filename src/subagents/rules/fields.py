@@ -123,13 +123,28 @@ def check_tools(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]
                 what = f"{entry.name!r} in {raw!r} is not a known tool"
             else:
                 what = f"unknown tool {raw!r}"
-            hint = (
-                "MCP tools are written `mcp__server__tool` (or `mcp__server` for all of them)"
-                if any(c in raw for c in "/:.")
-                else "check the spelling; `subagents rules` docs list the known tools, and "
-                "`extra-tools` in [tool.subagents] adds your own"
-            )
+            if any(c in raw for c in "/:."):
+                hint = "MCP tools are written `mcp__server__tool` (or `mcp__server` for all)"
+            elif re.fullmatch(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)+", raw.strip()):
+                n = raw.strip()
+                hint = (f"if {n!r} is an agent, allow spawning it with `Agent({n})`; if it is "
+                        f"an MCP server, write `mcp__{n}`")
+            else:
+                close = _close_tool(entry.name if entry is not None else raw.strip(), extra)
+                hint = (f"did you mean {close!r}? " if close else "") + (
+                    "`subagents rules` lists the known tools; `extra-tools` in "
+                    "[tool.subagents] adds your own")
             yield ctx.diag("SA104", ctx.item_pos(defn, key, i, raw), f"`{spelled}`: {what}", hint)
+
+
+def _close_tool(name: str, extra: frozenset[str]) -> str | None:
+    import difflib  # only when a tool is unknown
+
+    from subagents.known_tools import BUILTIN_TOOLS
+
+    by_lower = {t.lower(): t for t in sorted(BUILTIN_TOOLS | extra)}
+    found = difflib.get_close_matches(name.lower(), list(by_lower), n=1, cutoff=0.6)
+    return by_lower[found[0]] if found else None
 
 
 def check_model(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
