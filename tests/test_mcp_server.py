@@ -193,6 +193,20 @@ async def test_validate_agent_returns_diagnostics(tmp_path: Path) -> None:
     assert not (tmp_path / "group" / "agents.json").exists()  # validating writes nothing
 
 
+async def test_lock_timeout_reaches_the_client(tmp_path: Path) -> None:
+    from filelock import FileLock
+
+    group = tmp_path / "group"
+    group.mkdir()
+    async with mcp_session(group, extra=("--lock-timeout", "0.3")) as session:
+        with FileLock(str(group / "agents.json.lock")):  # another writer, stuck
+            err, text = await call(session, "define_agent", name="a", description="d",
+                                   prompt="p")
+        assert err and "more than 0.3 s" in text
+        err, out = await call(session, "define_agent", name="a", description="d", prompt="p")
+        assert not err and out["action"] == "created"
+
+
 def _jsonrpc(message: dict[str, object]) -> bytes:
     return (json.dumps(message) + "\n").encode()
 
