@@ -353,6 +353,18 @@ def test_watch_text_form_and_timeout(layout: dict[str, Path]) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("watching: 0 agents loaded")
+    (layout["sub_agents"]).mkdir(parents=True)
+    (layout["sub_agents"] / "bad.md").write_text("no frontmatter")
+    proc = subprocess.run(
+        [sys.executable, "-m", "subagents.cli.main", "watch", "--timeout", "0.5"],
+        cwd=layout["sub"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert proc.stdout.splitlines()[1] == "! 1 file(s) not loaded; `subagents doctor` says why"
 
 
 def test_doctor_name_explains_one_agent(layout: dict[str, Path]) -> None:

@@ -65,6 +65,13 @@ async def _run(
             if event.event == "ready" and not include_builtin:
                 builtin = len(reg.list()) - len(reg.list(include_builtin=False))
             _emit(event, output_format, builtin)
+            if event.event == "ready" and output_format == "text":
+                failed = reg.failed_files()
+                if failed:  # the JSON stream keeps the contract: `ready`, then changes only
+                    sys.stdout.write(
+                        f"! {len(failed)} file(s) not loaded; `subagents doctor` says why\n"
+                    )
+                    sys.stdout.flush()
 
     task = asyncio.ensure_future(consume())
     stopper = asyncio.ensure_future(stop.wait())
