@@ -71,6 +71,9 @@ def test_reviewer_with_write_tools() -> None:
     assert not only(diags(agent("name: security-auditor\ndescription: Audits the code base\n"
                                 "disallowedTools: Write, Edit, MultiEdit, NotebookEdit\n"
                                 "maxTurns: 4")), "SA301")
+    # plan mode cannot mutate, whatever the tools
+    assert not only(diags(agent("name: researcher\ndescription: Researches the codebase\n"
+                                "permissionMode: plan\nmaxTurns: 4")), "SA301")
     # an implementer may write
     assert not only(diags(agent("name: implementer\ndescription: Implements features\n"
                                 "maxTurns: 4")), "SA301")

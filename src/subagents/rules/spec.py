@@ -179,7 +179,7 @@ def check_read_only_role(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Di
     if defn.dialect is D.CODEX:
         return
     m = _READ_ONLY_ROLE_RE.search(defn.name.lower())
-    if not m:
+    if not m or defn.permission_mode == "plan":  # plan mode: no mutations (seed 000 §2)
         return
     denied = set(defn.disallowed_tools or ())
     allowed = set(_WRITE_TOOLS) if defn.tools is None else set(defn.tools)
