@@ -12,9 +12,10 @@ Design decisions
 * **Never lose a definition.**  Every write happens under a cross-process lock (an
   ``flock`` on ``agents.json.lock`` beside the store, compatible with ``filelock``) and
   re-reads the file *inside* the lock, so concurrent writers serialise instead of
-  overwriting each other's entries.
-  The new text goes to a temporary file in the same folder, is ``fsync``-ed, renamed over the
-  old one with ``os.replace`` (atomic on POSIX) and the folder is ``fsync``-ed, so a reader
+  overwriting each other's entries.  The new text goes to a temporary file in the same
+  folder, is ``fsync``-ed, renamed over the old one with ``os.replace`` (atomic on POSIX)
+  and the folder is ``fsync``-ed (just after the lock is released, before success is
+  reported; see :mod:`subagents.store_file`), so a reader
   sees either the old file or the new one, never half of either; a crash or a full disk
   leaves the old file as it was.  The file's permission bits are kept; a symlinked store is
   written through to its target.  Readers take no lock: the rename makes that safe.
