@@ -84,6 +84,13 @@ class RuleContext:
     document: FrontmatterDocument | None = None
     text: str | None = None
     reader_codes: frozenset[str] = field(default_factory=frozenset)
+    _prompt_lower: str | None = None
+
+    def prompt_lower(self, defn: AgentDefinition) -> str:
+        """The system prompt lower-cased, computed once for all the rules that search it."""
+        if self._prompt_lower is None:
+            self._prompt_lower = defn.system_prompt.lower()
+        return self._prompt_lower
 
     def diag(self, code: str, pos: Pos, message: str, hint: str | None = None) -> Diagnostic:
         return make_diagnostic(code, self.path, pos, message, hint)

@@ -287,7 +287,8 @@ def check_injection(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnos
                       ("initial_prompt", defn.initial_prompt or "")):
         if not text:
             continue
-        overrides = _override_positions(text, text.lower())
+        low = ctx.prompt_lower(defn) if key == "system_prompt" else text.lower()
+        overrides = _override_positions(text, low)
         if not overrides:
             continue
         for ex in _EXFIL_RE.finditer(text):

@@ -35,13 +35,15 @@ DOCUMENTED_COLORS = frozenset(
 KNOWN_KEYS = frozenset({"keywords", "prompt"})
 
 _NAME_RE = re.compile(r"^[a-z][a-z0-9-]{0,49}$")
-_HEADING_RE = re.compile(r" {0,3}#{1,6}[ \t]+([^\n]+)")
-SECTION_NAMES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("Role", re.compile(r"\brole\b", re.I)),
-    ("Capabilities", re.compile(r"\bcapabilit", re.I)),
-    ("Methodology", re.compile(r"\bmethodolog", re.I)),
-    ("Communication Style", re.compile(r"\bcommunication\b", re.I)),
-    ("Constraints", re.compile(r"\bconstraint", re.I)),
+# `## ` then anything on the same line, up to the stem (matched with endpos = stem's offset)
+_HEADING_PREFIX_RE = re.compile(r" {0,3}#{1,6}[ \t][^\n]*")
+# section, the stem a heading must hold (lower case), must the stem end a word?
+SECTION_NAMES: tuple[tuple[str, str, bool], ...] = (
+    ("Role", "role", True),
+    ("Capabilities", "capabilit", False),
+    ("Methodology", "methodolog", False),
+    ("Communication Style", "communication", True),
+    ("Constraints", "constraint", False),
 )
 _READ_ONLY_ROLE_RE = re.compile(r"(?:^|[-_])(review|reviewer|auditor|audit|researcher|research)"
                                 r"(?:$|[-_])")
@@ -92,30 +94,32 @@ def check_prompt_length(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Dia
     )
 
 
-def _headings(text: str) -> list[str]:
-    """ATX headings (``## Title``), found from the ``#`` characters rather than by running a
-    multi-line regex over the whole prompt (which was the slowest spec rule)."""
-    out: list[str] = []
-    pos = text.find("#")
+def _has_section(low: str, stem: str, word_end: bool) -> bool:
+    """Is there an ATX heading (``## ...``) holding ``stem`` as a word (start)?
+
+    Searches the lower-cased prompt for the stem and checks only those lines, instead of
+    collecting every heading with a regex over the whole prompt (the slowest spec rule).
+    """
+    pos = low.find(stem)
     while pos != -1:
-        start = text.rfind("\n", 0, pos) + 1
-        end = text.find("\n", pos)
-        if end == -1:
-            end = len(text)
-        if pos - start <= 3 and not text[start:pos].strip(" "):
-            m = _HEADING_RE.match(text, start, end)
-            if m:
-                out.append(m.group(1))
-        pos = text.find("#", end)
-    return out
+        end = pos + len(stem)
+        if (pos == 0 or not low[pos - 1].isalnum()) and (
+            not word_end or end >= len(low) or not low[end].isalnum()
+        ):
+            start = low.rfind("\n", 0, pos) + 1
+            m = _HEADING_PREFIX_RE.match(low, start, pos)
+            if m is not None:
+                return True
+        pos = low.find(stem, end)
+    return False
 
 
 def check_sections(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     text = defn.system_prompt
     if not text.strip() or defn.dialect is not D.CLAUDE:
         return
-    headings = _headings(text)
-    missing = [name for name, rx in SECTION_NAMES if not any(rx.search(h) for h in headings)]
+    low = ctx.prompt_lower(defn)
+    missing = [name for name, stem, word in SECTION_NAMES if not _has_section(low, stem, word)]
     if missing:
         yield ctx.diag(
             "SA203",
