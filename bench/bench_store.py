@@ -36,8 +36,9 @@ def _prompt(worker: int, i: int, size: int) -> str:
     return (base * (size // len(base) + 1))[:size]
 
 
-async def _client(group: str, worker: int, calls: int, size: int, barrier: Barrier,
-                  out: Any) -> None:
+async def _client(
+    group: str, worker: int, calls: int, size: int, barrier: Barrier, out: Any
+) -> None:
     import anyio
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
@@ -55,21 +56,31 @@ async def _client(group: str, worker: int, calls: int, size: int, barrier: Barri
         await anyio.to_thread.run_sync(barrier.wait)  # everyone starts writing together
         for i in range(calls):
             started = time.perf_counter()
-            result = await session.call_tool("define_agent", {
-                "name": f"w{worker}-agent-{i}",
-                "description": f"Agent {i} of writer {worker}. Use it for bench checks.",
-                "prompt": _prompt(worker, i, size),
-                "tools": ["Read", "WebSearch"],
-                "model": "haiku",
-            })
+            result = await session.call_tool(
+                "define_agent",
+                {
+                    "name": f"w{worker}-agent-{i}",
+                    "description": f"Agent {i} of writer {worker}. Use it for bench checks.",
+                    "prompt": _prompt(worker, i, size),
+                    "tools": ["Read", "WebSearch"],
+                    "model": "haiku",
+                },
+            )
             latencies.append(time.perf_counter() - started)
             if result.is_error:
                 errors.append(str(result.content[0]))
             else:
                 waits.append(float(result.structured_content["lock_wait_ms"]))
                 holds.append(float(result.structured_content["lock_held_ms"]))
-    out.put({"worker": worker, "waits_ms": waits, "holds_ms": holds, "latencies": latencies,
-             "errors": errors})
+    out.put(
+        {
+            "worker": worker,
+            "waits_ms": waits,
+            "holds_ms": holds,
+            "latencies": latencies,
+            "errors": errors,
+        }
+    )
 
 
 def _worker(group: str, worker: int, calls: int, size: int, barrier: Barrier, out: Any) -> None:
@@ -106,8 +117,13 @@ def _baseline(n: int, size: int) -> float:
         store = AgentStore(None, tmp)
         started = time.perf_counter()
         for i in range(n):
-            store.define(f"agent-{i}", f"Agent {i}. Use it for bench checks.",
-                         _prompt(0, i, size), tools=["Read", "WebSearch"], model="haiku")
+            store.define(
+                f"agent-{i}",
+                f"Agent {i}. Use it for bench checks.",
+                _prompt(0, i, size),
+                tools=["Read", "WebSearch"],
+                model="haiku",
+            )
         return time.perf_counter() - started
 
 
@@ -128,8 +144,9 @@ def main() -> int:
         barrier = ctx.Barrier(args.procs + 1)
         out = ctx.Queue()
         procs = [
-            ctx.Process(target=_worker,
-                        args=(str(group), w, args.calls, args.prompt_bytes, barrier, out))
+            ctx.Process(
+                target=_worker, args=(str(group), w, args.calls, args.prompt_bytes, barrier, out)
+            )
             for w in range(args.procs)
         ]
         for p in procs:
@@ -159,29 +176,46 @@ def main() -> int:
     throughput = total / elapsed
     base_rate = total / baseline
 
-    print(f"writers: {args.procs} processes x {args.calls} define_agent calls "
-          f"over MCP stdio (one server each), prompt {args.prompt_bytes} B")
-    print(f"definitions present at the end: {len(expected & set(final))}/{total} "
-          f"(missing {len(missing)}), file {final_bytes:,} bytes, stray temp files {len(strays)}")
+    print(
+        f"writers: {args.procs} processes x {args.calls} define_agent calls "
+        f"over MCP stdio (one server each), prompt {args.prompt_bytes} B"
+    )
+    print(
+        f"definitions present at the end: {len(expected & set(final))}/{total} "
+        f"(missing {len(missing)}), file {final_bytes:,} bytes, stray temp files {len(strays)}"
+    )
     print(f"tool errors: {len(errors)}" + (f" (first: {errors[0][:200]})" if errors else ""))
-    print(f"reader samples: {stats['samples']:,}, invalid JSON seen: {stats['bad']}, "
-          f"distinct versions seen: {stats['versions']}"
-          + (f" (first bad: {stats['first_bad']})" if stats.get("first_bad") else ""))
-    print(f"lock wait: max {max(waits):.1f} ms, p99 "
-          f"{statistics.quantiles(waits, n=100)[98]:.1f} ms, median "
-          f"{statistics.median(waits):.2f} ms")
-    print(f"lock held per write: median {statistics.median(holds):.1f} ms, max "
-          f"{max(holds):.1f} ms")
-    print(f"call latency: median {statistics.median(latencies) * 1000:.1f} ms, p99 "
-          f"{latencies[int(len(latencies) * 0.99) - 1] * 1000:.1f} ms, "
-          f"max {latencies[-1] * 1000:.1f} ms")
+    print(
+        f"reader samples: {stats['samples']:,}, invalid JSON seen: {stats['bad']}, "
+        f"distinct versions seen: {stats['versions']}"
+        + (f" (first bad: {stats['first_bad']})" if stats.get("first_bad") else "")
+    )
+    print(
+        f"lock wait: max {max(waits):.1f} ms, p99 "
+        f"{statistics.quantiles(waits, n=100)[98]:.1f} ms, median "
+        f"{statistics.median(waits):.2f} ms"
+    )
+    print(f"lock held per write: median {statistics.median(holds):.1f} ms, max {max(holds):.1f} ms")
+    print(
+        f"call latency: median {statistics.median(latencies) * 1000:.1f} ms, p99 "
+        f"{latencies[int(len(latencies) * 0.99) - 1] * 1000:.1f} ms, "
+        f"max {latencies[-1] * 1000:.1f} ms"
+    )
     print(f"throughput: {throughput:.0f} calls/s over {elapsed:.2f} s")
-    print(f"baseline (same {total} defines in-process, one writer, no MCP): "
-          f"{base_rate:.0f} defines/s over {baseline:.2f} s; ratio MCP-concurrent/baseline "
-          f"= {throughput / base_rate:.2f}")
+    print(
+        f"baseline (same {total} defines in-process, one writer, no MCP): "
+        f"{base_rate:.0f} defines/s over {baseline:.2f} s; ratio MCP-concurrent/baseline "
+        f"= {throughput / base_rate:.2f}"
+    )
 
-    ok = (not missing and not errors and stats["bad"] == 0 and max(waits) <= 1000.0
-          and not strays and stats["samples"] > 0)
+    ok = (
+        not missing
+        and not errors
+        and stats["bad"] == 0
+        and max(waits) <= 1000.0
+        and not strays
+        and stats["samples"] > 0
+    )
     print("RESULT:", "PASS" if ok else "FAIL")
     return 0 if ok else 1
 

@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 
-def serve_args(group: Path, global_: Path | None = None, *, main: bool = False,
-               extra: tuple[str, ...] = ()) -> list[str]:
+def serve_args(
+    group: Path, global_: Path | None = None, *, main: bool = False, extra: tuple[str, ...] = ()
+) -> list[str]:
     args = ["-m", "subagents.cli.main", "serve-mcp", "--group-dir", str(group), *extra]
     if global_ is not None:
         args += ["--global-dir", str(global_)]
@@ -28,8 +29,9 @@ async def mcp_session(
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    params = StdioServerParameters(command=sys.executable,
-                                   args=serve_args(group, global_, main=main, extra=extra))
+    params = StdioServerParameters(
+        command=sys.executable, args=serve_args(group, global_, main=main, extra=extra)
+    )
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         yield session

@@ -47,9 +47,19 @@ def _opts(dirs: tuple[Path, Path]) -> list[str]:
 
 
 def test_define_and_remove(dirs: tuple[Path, Path]) -> None:
-    result = run("define", "fact-checker", "-d", "Verifies claims", "-p", "You check facts.",
-                 "--tools", "WebSearch, WebFetch, Bash(git diff:*)", "--model", "haiku",
-                 *_opts(dirs))
+    result = run(
+        "define",
+        "fact-checker",
+        "-d",
+        "Verifies claims",
+        "-p",
+        "You check facts.",
+        "--tools",
+        "WebSearch, WebFetch, Bash(git diff:*)",
+        "--model",
+        "haiku",
+        *_opts(dirs),
+    )
     assert result.exit_code == 0, result.output
     assert "fact-checker: created" in result.output
     data = json.loads((dirs[1] / "agents.json").read_text(encoding="utf-8"))
@@ -61,7 +71,9 @@ def test_define_and_remove(dirs: tuple[Path, Path]) -> None:
     assert json.loads((dirs[1] / "agents.json").read_text(encoding="utf-8")) == {}
 
 
-def test_define_global_and_env_dirs(dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_define_global_and_env_dirs(
+    dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("SUBAGENTS_GLOBAL_DIR", str(dirs[0]))
     monkeypatch.setenv("SUBAGENTS_GROUP_DIR", str(dirs[1]))
     result = run("define", "g", "-d", "d", "-p", "p", "--scope", "global")
@@ -71,8 +83,18 @@ def test_define_global_and_env_dirs(dirs: tuple[Path, Path], monkeypatch: pytest
 
 
 def test_prompt_from_stdin_and_empty_tools(dirs: tuple[Path, Path]) -> None:
-    result = run("define", "a", "-d", "d", "--prompt-file", "-", "--tools", "", *_opts(dirs),
-                 input="Long prompt\nfrom stdin\n")
+    result = run(
+        "define",
+        "a",
+        "-d",
+        "d",
+        "--prompt-file",
+        "-",
+        "--tools",
+        "",
+        *_opts(dirs),
+        input="Long prompt\nfrom stdin\n",
+    )
     assert result.exit_code == 0, result.output
     entry = json.loads((dirs[1] / "agents.json").read_text(encoding="utf-8"))["a"]
     assert entry == {"description": "d", "prompt": "Long prompt\nfrom stdin\n", "tools": []}
@@ -94,9 +116,7 @@ def test_prompt_and_prompt_file_are_exclusive(dirs: tuple[Path, Path]) -> None:
         (["a", "-d", "d", "-p", "p", "--tools", "Read, Teleport"], "ST007"),
     ],
 )
-def test_refused_definitions_say_why(
-    dirs: tuple[Path, Path], args: list[str], words: str
-) -> None:
+def test_refused_definitions_say_why(dirs: tuple[Path, Path], args: list[str], words: str) -> None:
     assert words in fails("define", *args, *_opts(dirs))
     assert not (dirs[1] / "agents.json").exists()
 
@@ -129,31 +149,51 @@ def test_corrupt_store_refused_then_forced(dirs: tuple[Path, Path]) -> None:
 def _seed_stores(dirs: tuple[Path, Path]) -> None:
     dirs[0].mkdir(parents=True)
     dirs[1].mkdir(parents=True)
-    (dirs[0] / "agents.json").write_text(json.dumps({
-        "researcher": {"description": "global researcher", "prompt": "g", "model": "sonnet"},
-        "coder": {
-            "description": "Writes code.",
-            "prompt": "You code.",
-            "tools": ["Read", "Write", "Edit", "Bash"],
-            "disallowedTools": ["WebFetch"],
-            "model": "opus",
-            "maxTurns": 12,
-            "permissionMode": "acceptEdits",
-            "skills": ["testing"],
-            "mcpServers": ["github"],
-            "initialPrompt": "Start by reading CLAUDE.md",
-            "memory": "project",
-            "background": False,
-            "effort": "high",
-            "x-owner": "ops",
-        },
-    }), encoding="utf-8")
-    (dirs[1] / "agents.json").write_text(json.dumps({
-        "researcher": {"description": "group researcher", "prompt": "r",
-                       "tools": ["WebSearch", "WebFetch", "Read"]},
-        "fact-checker": {"description": "Checks facts.", "prompt": "You check.",
-                         "model": "haiku"},
-    }), encoding="utf-8")
+    (dirs[0] / "agents.json").write_text(
+        json.dumps(
+            {
+                "researcher": {
+                    "description": "global researcher",
+                    "prompt": "g",
+                    "model": "sonnet",
+                },
+                "coder": {
+                    "description": "Writes code.",
+                    "prompt": "You code.",
+                    "tools": ["Read", "Write", "Edit", "Bash"],
+                    "disallowedTools": ["WebFetch"],
+                    "model": "opus",
+                    "maxTurns": 12,
+                    "permissionMode": "acceptEdits",
+                    "skills": ["testing"],
+                    "mcpServers": ["github"],
+                    "initialPrompt": "Start by reading CLAUDE.md",
+                    "memory": "project",
+                    "background": False,
+                    "effort": "high",
+                    "x-owner": "ops",
+                },
+            }
+        ),
+        encoding="utf-8",
+    )
+    (dirs[1] / "agents.json").write_text(
+        json.dumps(
+            {
+                "researcher": {
+                    "description": "group researcher",
+                    "prompt": "r",
+                    "tools": ["WebSearch", "WebFetch", "Read"],
+                },
+                "fact-checker": {
+                    "description": "Checks facts.",
+                    "prompt": "You check.",
+                    "model": "haiku",
+                },
+            }
+        ),
+        encoding="utf-8",
+    )
 
 
 def test_export_sdk_is_accepted_by_the_agent_sdk(dirs: tuple[Path, Path]) -> None:

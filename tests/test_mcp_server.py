@@ -36,10 +36,15 @@ async def test_tools_are_listed_with_schemas(tmp_path: Path) -> None:
 async def test_define_list_remove_in_group_scope(tmp_path: Path) -> None:
     group = tmp_path / "group"
     async with mcp_session(group, tmp_path / "global") as session:
-        err, out = await call(session, "define_agent", name="fact-checker",
-                              description="Verifies claims with web search.",
-                              prompt="You verify claims.", tools=["WebSearch", "WebFetch"],
-                              model="haiku")
+        err, out = await call(
+            session,
+            "define_agent",
+            name="fact-checker",
+            description="Verifies claims with web search.",
+            prompt="You verify claims.",
+            tools=["WebSearch", "WebFetch"],
+            model="haiku",
+        )
         assert not err, out
         assert out["action"] == "created" and out["scope"] == "group"
         assert "next session" in out["message"]
@@ -51,8 +56,9 @@ async def test_define_list_remove_in_group_scope(tmp_path: Path) -> None:
                 "model": "haiku",
             }
         }
-        err, out = await call(session, "define_agent", name="fact-checker",
-                              description="v2", prompt="p2")
+        err, out = await call(
+            session, "define_agent", name="fact-checker", description="v2", prompt="p2"
+        )
         assert not err and out["action"] == "updated"
 
         err, listing = await call(session, "list_agents")
@@ -75,17 +81,18 @@ async def test_main_group_manages_global_and_list_shows_overrides(tmp_path: Path
     group, global_ = tmp_path / "group", tmp_path / "global"
     async with mcp_session(group, global_, main=True) as session:
         for name, desc in (("researcher", "global researcher"), ("coder", "global coder")):
-            err, out = await call(session, "define_agent", name=name, description=desc,
-                                  prompt="p", scope="global")
+            err, out = await call(
+                session, "define_agent", name=name, description=desc, prompt="p", scope="global"
+            )
             assert not err, out
-        err, out = await call(session, "define_agent", name="researcher",
-                              description="group researcher", prompt="p")
+        err, out = await call(
+            session, "define_agent", name="researcher", description="group researcher", prompt="p"
+        )
         assert not err, out
 
         err, listing = await call(session, "list_agents", scope="all")
         rows = {(a["name"], a["source"]): a for a in listing["agents"]}
-        assert set(rows) == {("researcher", "global"), ("coder", "global"),
-                             ("researcher", "group")}
+        assert set(rows) == {("researcher", "global"), ("coder", "global"), ("researcher", "group")}
         assert rows[("researcher", "group")]["overrides_global"] is True
         assert rows[("researcher", "global")]["overridden_by_group"] is True
         assert rows[("researcher", "global")]["active"] is False
@@ -110,8 +117,9 @@ async def test_non_main_client_cannot_touch_global(tmp_path: Path) -> None:
     original = b'{"shared": {"description": "d", "prompt": "p"}}'
     (global_ / "agents.json").write_bytes(original)
     async with mcp_session(group, global_) as session:
-        err, text = await call(session, "define_agent", name="x", description="d",
-                               prompt="p", scope="global")
+        err, text = await call(
+            session, "define_agent", name="x", description="d", prompt="p", scope="global"
+        )
         assert err and "read-only" in text and "main group" in text
         err, text = await call(session, "remove_agent", name="shared", scope="global")
         assert err and "read-only" in text
@@ -143,17 +151,24 @@ async def test_bad_input_is_refused_with_clear_errors(tmp_path: Path) -> None:
             ({"prompt": "x" * (5 * 1024 * 1024)}, "ST008"),
         ]
         for override, expected in cases:
-            args: dict[str, object] = {"name": "ok-name", "description": "d", "prompt": "p", **override}
+            args: dict[str, object] = {
+                "name": "ok-name",
+                "description": "d",
+                "prompt": "p",
+                **override,
+            }
             err, text = await call(session, "define_agent", **args)
             assert err, override
             assert expected in text, (override, text[:300])
             assert "Traceback" not in text
         # tools not a list: refused by the input schema before the tool runs.
-        err, text = await call(session, "define_agent", name="a", description="d",
-                               prompt="p", tools="Read, Grep")
+        err, text = await call(
+            session, "define_agent", name="a", description="d", prompt="p", tools="Read, Grep"
+        )
         assert err and "tools" in text and "list" in text
-        err, text = await call(session, "define_agent", name="a", description="d",
-                               prompt="p", scope="everywhere")
+        err, text = await call(
+            session, "define_agent", name="a", description="d", prompt="p", scope="everywhere"
+        )
         assert err and "scope" in text
     assert (group / "agents.json").read_bytes() == original
 
@@ -178,16 +193,32 @@ async def test_corrupt_store_is_reported_and_left_alone(tmp_path: Path) -> None:
 
 async def test_validate_agent_returns_diagnostics(tmp_path: Path) -> None:
     async with mcp_session(tmp_path / "group") as session:
-        err, out = await call(session, "validate_agent", name="Bad Name", description="",
-                              prompt="p", tools=["Read", "Read"], model="gpt")
+        err, out = await call(
+            session,
+            "validate_agent",
+            name="Bad Name",
+            description="",
+            prompt="p",
+            tools=["Read", "Read"],
+            model="gpt",
+        )
         assert not err
         assert out["ok"] is False
         rules = {d["rule"] for d in out["diagnostics"]}
         assert {"ST001", "ST003", "ST005", "ST011"} <= rules
-        assert all({"path", "line", "rule", "severity", "message", "hint"} <= set(d)
-                   for d in out["diagnostics"])
-        err, out = await call(session, "validate_agent", name="good", description="Use it.",
-                              prompt="You do it.", tools=["Read"], model="sonnet")
+        assert all(
+            {"path", "line", "rule", "severity", "message", "hint"} <= set(d)
+            for d in out["diagnostics"]
+        )
+        err, out = await call(
+            session,
+            "validate_agent",
+            name="good",
+            description="Use it.",
+            prompt="You do it.",
+            tools=["Read"],
+            model="sonnet",
+        )
         assert not err and out["ok"] is True
         assert not [d for d in out["diagnostics"] if d["severity"] == "error"]
     assert not (tmp_path / "group" / "agents.json").exists()  # validating writes nothing
@@ -200,8 +231,7 @@ async def test_lock_timeout_reaches_the_client(tmp_path: Path) -> None:
     group.mkdir()
     async with mcp_session(group, extra=("--lock-timeout", "0.3")) as session:
         with FileLock(str(group / "agents.json.lock")):  # another writer, stuck
-            err, text = await call(session, "define_agent", name="a", description="d",
-                                   prompt="p")
+            err, text = await call(session, "define_agent", name="a", description="d", prompt="p")
         assert err and "more than 0.3 s" in text
         err, out = await call(session, "define_agent", name="a", description="d", prompt="p")
         assert not err and out["action"] == "created"
@@ -217,24 +247,42 @@ def test_client_disconnecting_mid_call_leaves_server_and_store_clean(tmp_path: P
     (group / "agents.json").write_text('{"keep": {"description": "d", "prompt": "p"}}')
     proc = subprocess.Popen(
         [sys.executable, *serve_args(group)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write(_jsonrpc({
-        "jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
-                   "clientInfo": {"name": "abrupt", "version": "0"}},
-    }))
+    proc.stdin.write(
+        _jsonrpc(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {},
+                    "clientInfo": {"name": "abrupt", "version": "0"},
+                },
+            }
+        )
+    )
     proc.stdin.flush()
     assert json.loads(proc.stdout.readline())["id"] == 1
     proc.stdin.write(_jsonrpc({"jsonrpc": "2.0", "method": "notifications/initialized"}))
     for i in range(20):  # several writes in flight, then the client vanishes
-        proc.stdin.write(_jsonrpc({
-            "jsonrpc": "2.0", "id": 10 + i, "method": "tools/call",
-            "params": {"name": "define_agent",
-                       "arguments": {"name": f"a{i}", "description": "d",
-                                     "prompt": "p" * 200_000}},
-        }))
+        proc.stdin.write(
+            _jsonrpc(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 10 + i,
+                    "method": "tools/call",
+                    "params": {
+                        "name": "define_agent",
+                        "arguments": {"name": f"a{i}", "description": "d", "prompt": "p" * 200_000},
+                    },
+                }
+            )
+        )
     proc.stdin.close()  # no reading of the answers: a hard disconnect
     proc.stdout.close()
     try:

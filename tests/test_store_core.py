@@ -136,8 +136,11 @@ def test_merge_group_wins_and_list_reports_overrides(store: AgentStore) -> None:
 def test_list_reports_entry_lines_and_invalid_entries(store: AgentStore) -> None:
     path = store.path("group")
     path.parent.mkdir(parents=True)
-    path.write_text('{\n  "ok": {"description": "d", "prompt": "p"},\n'
-                    '  "bad": {"description": "no prompt"}\n}\n', encoding="utf-8")
+    path.write_text(
+        '{\n  "ok": {"description": "d", "prompt": "p"},\n'
+        '  "bad": {"description": "no prompt"}\n}\n',
+        encoding="utf-8",
+    )
     agents = {a.name: a for a in store.list().agents}
     assert agents["ok"].line == 2 and agents["ok"].active
     assert agents["bad"].line == 3
@@ -284,8 +287,16 @@ def test_model_typo_suggests_alias() -> None:
 
 @pytest.mark.parametrize(
     "model",
-    ["sonnet", "opus", "haiku", "inherit", "fable", "claude-sonnet-4-5-20250929",
-     "claude-3-5-haiku-latest", "us.anthropic.claude-opus-4-1-20250805-v1:0"],
+    [
+        "sonnet",
+        "opus",
+        "haiku",
+        "inherit",
+        "fable",
+        "claude-sonnet-4-5-20250929",
+        "claude-3-5-haiku-latest",
+        "us.anthropic.claude-opus-4-1-20250805-v1:0",
+    ],
 )
 def test_good_models(model: str) -> None:
     assert validate_entry("a", "d", "p", model=model) == []

@@ -35,8 +35,7 @@ def test_corpus_agents_round_trip_through_the_store(tmp_path: Path) -> None:
         if defn is None or not defn.name:
             continue
         tools = list(defn.tools) if defn.tools is not None else None
-        diags = validate_entry(defn.name, defn.description, defn.system_prompt, tools,
-                               defn.model)
+        diags = validate_entry(defn.name, defn.description, defn.system_prompt, tools, defn.model)
         errors = [d for d in diags if d.severity is Severity.ERROR]
         for d in errors:
             refused_rules[d.rule] = refused_rules.get(d.rule, 0) + 1
@@ -44,17 +43,17 @@ def test_corpus_agents_round_trip_through_the_store(tmp_path: Path) -> None:
             continue
         if len(accepted) >= 150:  # keep the store under its 1 MiB limit
             continue
-        store.define(defn.name, defn.description, defn.system_prompt, tools=tools,
-                     model=defn.model)
-        entry: dict[str, object] = {"description": defn.description,
-                                    "prompt": defn.system_prompt}
+        store.define(defn.name, defn.description, defn.system_prompt, tools=tools, model=defn.model)
+        entry: dict[str, object] = {"description": defn.description, "prompt": defn.system_prompt}
         if tools is not None:
             entry["tools"] = tools
         if defn.model is not None:
             entry["model"] = defn.model
         accepted[defn.name] = entry
-    print(f"{len(files)} corpus files; {len(accepted)} written; refused by rule: "
-          f"{dict(sorted(refused_rules.items()))}")
+    print(
+        f"{len(files)} corpus files; {len(accepted)} written; refused by rule: "
+        f"{dict(sorted(refused_rules.items()))}"
+    )
     assert len(accepted) >= 50  # most real agents are acceptable definitions
     on_disk = json.loads(store.path("group").read_text(encoding="utf-8"))
     assert on_disk == accepted

@@ -204,8 +204,7 @@ WRITER = textwrap.dedent(
 def test_concurrent_processes_lose_nothing(tmp_path: Path) -> None:
     group = tmp_path / "group"
     procs = [
-        subprocess.Popen([sys.executable, "-c", WRITER, str(group), str(w), "25"])
-        for w in range(4)
+        subprocess.Popen([sys.executable, "-c", WRITER, str(group), str(w), "25"]) for w in range(4)
     ]
     assert [p.wait(timeout=60) for p in procs] == [0, 0, 0, 0]
     data = json.loads((group / "agents.json").read_text(encoding="utf-8"))
@@ -227,8 +226,12 @@ def test_lock_held_by_another_process_times_out_then_recovers(tmp_path: Path) ->
     store = AgentStore(None, tmp_path / "group", lock_timeout=0.3)
     store.define("a", "d", "p")
     lock_path = str(store.path("group")) + ".lock"
-    holder = subprocess.Popen([sys.executable, "-c", HOLDER, lock_path],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, lock_path],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert holder.stdout is not None and holder.stdin is not None
     try:
         assert holder.stdout.readline().strip() == "locked"

@@ -43,7 +43,10 @@ def test_update_keeps_other_entries_byte_for_byte(store: AgentStore) -> None:
     assert '"zeta":   {"description": "z",   "prompt": "keep my spacing"},\n\n' in text
     assert '"omega": {"description": "o", "prompt": "o\\u00e9"}\n}\n' in text
     assert json.loads(text)["alpha"] == {
-        "description": "new", "prompt": "p2", "x-note": [1, 2, 3], "model": "haiku"
+        "description": "new",
+        "prompt": "p2",
+        "x-note": [1, 2, 3],
+        "model": "haiku",
     }
     # The new entry uses the file's own 4-space indentation.
     assert '\n    "alpha": {\n        "description": "new",' in text
@@ -73,8 +76,14 @@ def test_remove_first_middle_last(store: AgentStore, name: str, left: list[str])
 
 @pytest.mark.parametrize(
     "start",
-    ["{}", "{}\n", "  {  }  \n", "", '{"a":{"description":"d","prompt":"p"}}',
-     '{\n\t"a": {\n\t\t"description": "d",\n\t\t"prompt": "p"\n\t}\n}'],
+    [
+        "{}",
+        "{}\n",
+        "  {  }  \n",
+        "",
+        '{"a":{"description":"d","prompt":"p"}}',
+        '{\n\t"a": {\n\t\t"description": "d",\n\t\t"prompt": "p"\n\t}\n}',
+    ],
 )
 def test_add_and_remove_on_odd_shapes(store: AgentStore, start: str) -> None:
     path = _put(store, start)
@@ -94,8 +103,9 @@ OPS = st.lists(
     st.tuples(
         st.sampled_from(["define", "remove"]),
         NAMES,
-        st.text(alphabet=st.characters(exclude_categories=["Cs"]), min_size=1, max_size=20)
-        .filter(lambda t: t.strip() != ""),
+        st.text(alphabet=st.characters(exclude_categories=["Cs"]), min_size=1, max_size=20).filter(
+            lambda t: t.strip() != ""
+        ),
         st.sampled_from([None, ["Read"], ["Bash", "Grep"]]),
     ),
     max_size=25,
@@ -104,9 +114,9 @@ OPS = st.lists(
 
 @settings(max_examples=60, deadline=None)
 @given(ops=OPS)
-def test_any_sequence_of_changes_matches_a_plain_dict(tmp_path_factory: pytest.TempPathFactory,
-                                                      ops: list[tuple[str, str, str,
-                                                                      list[str] | None]]) -> None:
+def test_any_sequence_of_changes_matches_a_plain_dict(
+    tmp_path_factory: pytest.TempPathFactory, ops: list[tuple[str, str, str, list[str] | None]]
+) -> None:
     store = AgentStore(None, tmp_path_factory.mktemp("prop"))
     model: dict[str, dict[str, object]] = {}
     for op, name, text, tools in ops:

@@ -121,13 +121,13 @@ def build_server(store: AgentStore, *, log_level: _LogLevel = "WARNING") -> MCPS
         scope: "group" (default, this group only) or "global" (every group; main group only).
         """
         try:
-            result = store.define(name, description, prompt, tools=tools, model=model,
-                                  scope=scope)
+            result = store.define(name, description, prompt, tools=tools, model=model, scope=scope)
         except SubagentError as exc:
             raise _tool_error(exc) from None
         out = result.to_dict()
-        out["message"] = (f"{name!r} {result.action} in the {scope} agents.json; "
-                          "available from the next session.")
+        out["message"] = (
+            f"{name!r} {result.action} in the {scope} agents.json; available from the next session."
+        )
         return out
 
     @server.tool()
@@ -189,8 +189,9 @@ def build_server(store: AgentStore, *, log_level: _LogLevel = "WARNING") -> MCPS
             if model is not None:
                 entry["model"] = model
             seen = {(d.rule, d.message) for d in diagnostics}
-            diagnostics += [d for d in _reader_diagnostics(name, entry, path)
-                            if (d.rule, d.message) not in seen]
+            diagnostics += [
+                d for d in _reader_diagnostics(name, entry, path) if (d.rule, d.message) not in seen
+            ]
         ok = not any(d.severity is Severity.ERROR for d in diagnostics)
         return {"ok": ok, "diagnostics": [d.to_dict() for d in diagnostics]}
 

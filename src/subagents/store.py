@@ -127,10 +127,12 @@ class StoreScopeError(StoreError):
 # --------------------------------------------------------------------------------- validation
 
 
-def _diag(path: str, rule: str, message: str, hint: str | None = None,
-          severity: Severity = Severity.ERROR) -> Diagnostic:
-    return Diagnostic(path=path, line=None, column=None, rule=rule, severity=severity,
-                      message=message, hint=hint)
+def _diag(
+    path: str, rule: str, message: str, hint: str | None = None, severity: Severity = Severity.ERROR
+) -> Diagnostic:
+    return Diagnostic(
+        path=path, line=None, column=None, rule=rule, severity=severity, message=message, hint=hint
+    )
 
 
 def _validate_model(model: Any, path: str) -> list[Diagnostic]:
@@ -147,30 +149,49 @@ def _validate_model(model: Any, path: str) -> list[Diagnostic]:
     if looks_like_id and not close:
         return []
     hint = f"did you mean {close[0]!r}?" if close else f"use one of {aliases} or a full model id"
-    return [_diag(path, "ST005", f"model {model!r} is neither an alias ({aliases}) "
-                  "nor a full model id", hint)]
+    return [
+        _diag(
+            path,
+            "ST005",
+            f"model {model!r} is neither an alias ({aliases}) nor a full model id",
+            hint,
+        )
+    ]
 
 
 def _validate_tools(tools: Any, path: str) -> list[Diagnostic]:
     if tools is None:
         return []
     if not isinstance(tools, list | tuple):
-        return [_diag(path, "ST006", f"tools must be a list of tool names, not "
-                      f"{type(tools).__name__}",
-                      'write ["Read", "Grep"]; omit tools to inherit every tool')]
+        return [
+            _diag(
+                path,
+                "ST006",
+                f"tools must be a list of tool names, not {type(tools).__name__}",
+                'write ["Read", "Grep"]; omit tools to inherit every tool',
+            )
+        ]
     out: list[Diagnostic] = []
     seen: set[str] = set()
     for i, tool in enumerate(tools):
         if not isinstance(tool, str):
-            out.append(_diag(path, "ST006", f"tools[{i}] must be a string, not "
-                             f"{type(tool).__name__}"))
+            out.append(
+                _diag(path, "ST006", f"tools[{i}] must be a string, not {type(tool).__name__}")
+            )
         elif not is_known_tool(tool):
-            out.append(_diag(path, "ST007", f"unknown tool {tool!r} in tools[{i}]",
-                             "use a built-in tool name (Read, Grep, Bash, WebSearch, ...) "
-                             "or mcp__server__tool"))
+            out.append(
+                _diag(
+                    path,
+                    "ST007",
+                    f"unknown tool {tool!r} in tools[{i}]",
+                    "use a built-in tool name (Read, Grep, Bash, WebSearch, ...) "
+                    "or mcp__server__tool",
+                )
+            )
         elif tool in seen:
-            out.append(_diag(path, "ST011", f"tool {tool!r} is listed twice",
-                             severity=Severity.WARNING))
+            out.append(
+                _diag(path, "ST011", f"tool {tool!r} is listed twice", severity=Severity.WARNING)
+            )
         if isinstance(tool, str):
             seen.add(tool)
     return out
@@ -182,13 +203,22 @@ def _validate_text(value: Any, field_name: str, limit: int, path: str) -> list[D
         return [_diag(path, "ST010", f"{field_name} must be a non-empty string ({kind} given)")]
     if not value.strip():
         rule = "ST003" if field_name == "description" else "ST004"
-        what = ("when the orchestrator should use this agent" if field_name == "description"
-                else "the agent's system prompt")
+        what = (
+            "when the orchestrator should use this agent"
+            if field_name == "description"
+            else "the agent's system prompt"
+        )
         return [_diag(path, rule, f"{field_name} is empty", f"write {what}")]
     size = len(value.encode("utf-8"))
     if size > limit:
-        return [_diag(path, "ST008", f"{field_name} is {size:,} bytes; the limit is {limit:,}",
-                      "shorten it (the whole agents.json must stay under 1 MiB to load)")]
+        return [
+            _diag(
+                path,
+                "ST008",
+                f"{field_name} is {size:,} bytes; the limit is {limit:,}",
+                "shorten it (the whole agents.json must stay under 1 MiB to load)",
+            )
+        ]
     return []
 
 
@@ -210,15 +240,28 @@ def validate_entry(
     if not isinstance(name, str):
         out.append(_diag(path, "ST001", f"name must be a string, not {type(name).__name__}"))
     elif len(name) > MAX_NAME_LENGTH:
-        out.append(_diag(path, "ST002", f"name is {len(name):,} characters; the limit is "
-                         f"{MAX_NAME_LENGTH}", "choose a short kebab-case name"))
+        out.append(
+            _diag(
+                path,
+                "ST002",
+                f"name is {len(name):,} characters; the limit is {MAX_NAME_LENGTH}",
+                "choose a short kebab-case name",
+            )
+        )
     elif not NAME_RE.fullmatch(name):
         bad = sorted({c for c in name if not NAME_RE.fullmatch(c)})
         shown = "".join(bad)[:20] or "(empty)"
         suggestion = re.sub(r"[^a-z0-9_-]+", "-", name.lower()).strip("-")
-        out.append(_diag(path, "ST001", f"name {name[:80]!r} may contain only a-z, 0-9, _ and - "
-                         f"(found {shown!r})" if name else "name is empty",
-                         f"try {suggestion!r}" if suggestion else "use e.g. 'fact-checker'"))
+        out.append(
+            _diag(
+                path,
+                "ST001",
+                f"name {name[:80]!r} may contain only a-z, 0-9, _ and - (found {shown!r})"
+                if name
+                else "name is empty",
+                f"try {suggestion!r}" if suggestion else "use e.g. 'fact-checker'",
+            )
+        )
     out += _validate_text(description, "description", MAX_DESCRIPTION_BYTES, path)
     out += _validate_text(prompt, "prompt", MAX_PROMPT_BYTES, path)
     out += _validate_tools(tools, path)
@@ -233,8 +276,7 @@ def _raise_if_errors(diagnostics: list[Diagnostic], name: Any) -> None:
 
         label = name[:80] if isinstance(name, str) else "?"
         lines = "; ".join(f"{d.rule} {d.message}" for d in errors)
-        raise DefinitionError(f"agent {label!r} not written: {lines}", errors,
-                              hint=errors[0].hint)
+        raise DefinitionError(f"agent {label!r} not written: {lines}", errors, hint=errors[0].hint)
 
 
 # ---------------------------------------------------------------------------------- the store
@@ -313,8 +355,11 @@ class ChangeResult:
 def _entry_problems(entry: Any) -> tuple[str, ...]:
     if not isinstance(entry, dict):
         return (f"not an object ({type(entry).__name__})",)
-    problems = [f"{key} is missing or not a non-empty string" for key in ("description", "prompt")
-                if not isinstance(entry.get(key), str) or not entry[key].strip()]
+    problems = [
+        f"{key} is missing or not a non-empty string"
+        for key in ("description", "prompt")
+        if not isinstance(entry.get(key), str) or not entry[key].strip()
+    ]
     return tuple(problems)
 
 
@@ -342,8 +387,7 @@ class AgentStore:
         scope = self._scope(scope)
         folder = self.global_dir if scope is StoreScope.GLOBAL else self.group_dir
         if folder is None:
-            raise StoreScopeError(f"no {scope} store is configured",
-                                  hint=f"pass --{scope}-dir DIR")
+            raise StoreScopeError(f"no {scope} store is configured", hint=f"pass --{scope}-dir DIR")
         return folder / self.filename
 
     @staticmethod
@@ -351,8 +395,9 @@ class AgentStore:
         try:
             return StoreScope(scope)
         except ValueError:
-            raise StoreScopeError(f"unknown scope {scope!r}",
-                                  hint="use 'group' or 'global'") from None
+            raise StoreScopeError(
+                f"unknown scope {scope!r}", hint="use 'group' or 'global'"
+            ) from None
 
     @property
     def scopes(self) -> tuple[StoreScope, ...]:
@@ -433,8 +478,7 @@ class AgentStore:
         scope: StoreScope | str = StoreScope.GROUP,
     ) -> list[Diagnostic]:
         """:func:`validate_entry` with the diagnostics' path set to that scope's file."""
-        return validate_entry(name, description, prompt, tools, model,
-                              path=str(self.path(scope)))
+        return validate_entry(name, description, prompt, tools, model, path=str(self.path(scope)))
 
     def _check_writable(self, scope: StoreScope) -> None:
         if scope is StoreScope.GLOBAL and not self.main:
@@ -494,8 +538,11 @@ class AgentStore:
             except OSError as exc:
                 raise os_error(exc, path, "read") from None
             try:
-                doc = (parse_doc(decode_store(old_bytes, str(path)), str(path))
-                       if old_bytes is not None else StoreDoc(""))
+                doc = (
+                    parse_doc(decode_store(old_bytes, str(path)), str(path))
+                    if old_bytes is not None
+                    else StoreDoc("")
+                )
             except StoreCorruptError:
                 if not force:
                     raise
@@ -535,8 +582,9 @@ class AgentStore:
         """Add or replace one agent in one file (validated first; see the module notes)."""
         scope = self._scope(scope)
         tool_list = list(tools) if isinstance(tools, list | tuple) else tools
-        diagnostics = validate_entry(name, description, prompt, tool_list, model,
-                                     path=str(self.path(scope)))
+        diagnostics = validate_entry(
+            name, description, prompt, tool_list, model, path=str(self.path(scope))
+        )
         _raise_if_errors(diagnostics, name)
 
         def change(entries: dict[str, Any]) -> tuple[dict[str, Any], str]:
@@ -558,8 +606,9 @@ class AgentStore:
         warnings = tuple(d for d in diagnostics if d.severity is not Severity.ERROR)
         return ChangeResult(name, scope, path, action, waited, backup, warnings, held)
 
-    def remove(self, name: str, scope: StoreScope | str = StoreScope.GROUP, *,
-               force: bool = False) -> ChangeResult:
+    def remove(
+        self, name: str, scope: StoreScope | str = StoreScope.GROUP, *, force: bool = False
+    ) -> ChangeResult:
         """Delete one agent from one file; :class:`AgentNotFoundError` if it is not there."""
         scope = self._scope(scope)
         self._check_writable(scope)
@@ -584,12 +633,14 @@ class AgentStore:
                         hint += " (only the main group may change global agents)"
         suggestions = difflib.get_close_matches(str(name), list(entries), n=3)
         err = AgentNotFoundError(
-            name, suggestions,
+            name,
+            suggestions,
             hint=hint or "list_agents / `subagents export --format json` shows what is defined",
         )
         # Say which file was searched: the name may well exist in the other one.
-        err.message = err.message.replace(f"no agent named {name!r}",
-                                          f"no agent named {name!r} in {self.path(scope)}", 1)
+        err.message = err.message.replace(
+            f"no agent named {name!r}", f"no agent named {name!r} in {self.path(scope)}", 1
+        )
         err.args = (err.message,)
         return err
 
@@ -603,8 +654,7 @@ class AgentStore:
         scope is listed.
         """
         if scope not in ("all", "group", "global"):
-            raise StoreScopeError(f"unknown scope {scope!r}",
-                                  hint="use 'all', 'group' or 'global'")
+            raise StoreScopeError(f"unknown scope {scope!r}", hint="use 'all', 'group' or 'global'")
         contents: dict[StoreScope, tuple[dict[str, Any], dict[str, int]]] = {}
         errors: list[str] = []
         for s in self.scopes:
@@ -621,16 +671,18 @@ class AgentStore:
                 continue
             entries, lines = contents[s]
             for name, entry in entries.items():
-                agents.append(StoredAgent(
-                    name=name,
-                    scope=s,
-                    path=self.path(s),
-                    line=lines.get(name),
-                    data=entry,
-                    problems=_entry_problems(entry),
-                    overrides=s is StoreScope.GROUP and name in global_names,
-                    overridden=s is StoreScope.GLOBAL and name in group_names,
-                ))
+                agents.append(
+                    StoredAgent(
+                        name=name,
+                        scope=s,
+                        path=self.path(s),
+                        line=lines.get(name),
+                        data=entry,
+                        problems=_entry_problems(entry),
+                        overrides=s is StoreScope.GROUP and name in global_names,
+                        overridden=s is StoreScope.GLOBAL and name in group_names,
+                    )
+                )
         if scope in ("group", "global") and StoreScope(scope) not in self.scopes:
             errors.append(f"no {scope} store is configured")
         return StoreListing(tuple(agents), tuple(errors))

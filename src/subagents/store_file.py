@@ -60,6 +60,7 @@ __all__ = [
 
 STORE_FILENAME = "agents.json"
 
+
 class _DuplicateKey(Exception):
     def __init__(self, key: str) -> None:
         super().__init__(key)
@@ -81,8 +82,7 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
-_DECODER = json.JSONDecoder(object_pairs_hook=_pairs_no_duplicates,
-                            parse_constant=_reject_constant)
+_DECODER = json.JSONDecoder(object_pairs_hook=_pairs_no_duplicates, parse_constant=_reject_constant)
 _WS_RE = re.compile(r"[ \t\n\r]*")
 _COLON_RE = re.compile(r"[ \t\n\r]*:[ \t\n\r]*")
 _AFTER_VALUE_RE = re.compile(r"[ \t\n\r]*(?:,[ \t\n\r]*|(\}))")
@@ -139,8 +139,12 @@ def parse_doc(text: str, path: str) -> StoreDoc:
             end = " (the file ends early: truncated?)" if exc.pos >= n else ""
             raise _corrupt(path, text, exc.pos, f"invalid JSON: {exc.msg}{end}") from None
         except _DuplicateKey as exc:
-            raise _corrupt(path, text, i, f"duplicate key {exc.key!r} inside this value "
-                           "(JSON keeps only the last)") from None
+            raise _corrupt(
+                path,
+                text,
+                i,
+                f"duplicate key {exc.key!r} inside this value (JSON keeps only the last)",
+            ) from None
         except (ValueError, RecursionError) as exc:
             raise _corrupt(path, text, i, f"invalid JSON: {exc}") from None
 
@@ -149,8 +153,13 @@ def parse_doc(text: str, path: str) -> StoreDoc:
         return doc  # whitespace only: an empty store, nothing to lose
     if text[i] != "{":
         value, _ = value_at(i)
-        raise _corrupt(path, text, i, "the top level must be an object of agents by name, not "
-                       f"{type(value).__name__ if value is not None else 'null'}")
+        raise _corrupt(
+            path,
+            text,
+            i,
+            "the top level must be an object of agents by name, not "
+            f"{type(value).__name__ if value is not None else 'null'}",
+        )
     doc.open_pos = i
     i = skip(i + 1)
     line_no, line_pos = 1, 0  # counted incrementally: one pass over the text in all
@@ -162,11 +171,16 @@ def parse_doc(text: str, path: str) -> StoreDoc:
     else:
         while True:
             if i >= n:
-                raise _corrupt(path, text, i, "invalid JSON: the file ends inside the top-level "
-                               "object (truncated?)")
+                raise _corrupt(
+                    path,
+                    text,
+                    i,
+                    "invalid JSON: the file ends inside the top-level object (truncated?)",
+                )
             if text[i] != '"':
-                raise _corrupt(path, text, i, "invalid JSON: expecting an agent name in "
-                               "double quotes")
+                raise _corrupt(
+                    path, text, i, "invalid JSON: expecting an agent name in double quotes"
+                )
             key_pos = i
             try:
                 key, i = _scanstring(text, i + 1)
@@ -180,16 +194,26 @@ def parse_doc(text: str, path: str) -> StoreDoc:
             line_no += text.count("\n", line_pos, key_pos)
             line_pos = key_pos
             if key in entries:
-                raise _corrupt(path, text, key_pos, f"duplicate agent {key!r} (first on line "
-                               f"{lines[key]}); JSON keeps only the last")
+                raise _corrupt(
+                    path,
+                    text,
+                    key_pos,
+                    f"duplicate agent {key!r} (first on line "
+                    f"{lines[key]}); JSON keeps only the last",
+                )
             entries[key] = value
             lines[key] = line_no
             spans[key] = (key_pos, value_pos, i)
             m = after(text, i)
             if m is None:
                 i = skip(i)
-                raise _corrupt(path, text, i, "invalid JSON: expecting ',' or '}'"
-                               + (" (the file ends early: truncated?)" if i >= n else ""))
+                raise _corrupt(
+                    path,
+                    text,
+                    i,
+                    "invalid JSON: expecting ',' or '}'"
+                    + (" (the file ends early: truncated?)" if i >= n else ""),
+                )
             if m.group(1):  # the closing brace
                 doc.close_pos = m.end() - 1
                 i = m.end()
@@ -236,7 +260,7 @@ def _splice_set(doc: StoreDoc, name: str, entry: Any) -> str:
     if doc.open_pos < 0:
         return "{\n" + indent + member + "\n}\n"
     if not doc.spans:
-        return text[: doc.open_pos + 1] + "\n" + indent + member + "\n" + text[doc.close_pos:]
+        return text[: doc.open_pos + 1] + "\n" + indent + member + "\n" + text[doc.close_pos :]
     last_end = next(reversed(doc.spans.values()))[2]
     return text[:last_end] + ",\n" + indent + member + text[last_end:]
 
@@ -248,7 +272,7 @@ def _splice_delete(doc: StoreDoc, name: str) -> str:
     index = names.index(name)
     key_start, _, end = doc.spans[name]
     if len(names) == 1:
-        return text[: doc.open_pos + 1] + text[doc.close_pos:]
+        return text[: doc.open_pos + 1] + text[doc.close_pos :]
     if index > 0:
         previous_end = doc.spans[names[index - 1]][2]
         return text[:previous_end] + text[end:]  # drops ",<ws>name: value"
@@ -264,9 +288,11 @@ def decode_store(raw: bytes, path: str) -> str:
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
         col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
-        err = StoreCorruptError(f"{path}:{line}:{col}: not UTF-8 text; the store is left "
-                                "untouched and writes are refused",
-                                hint="save the file as UTF-8, or rerun with --force")
+        err = StoreCorruptError(
+            f"{path}:{line}:{col}: not UTF-8 text; the store is left "
+            "untouched and writes are refused",
+            hint="save the file as UTF-8, or rerun with --force",
+        )
         err.line, err.column, err.path = line, col, path  # type: ignore[attr-defined]
         raise err from None
 
@@ -321,8 +347,10 @@ def os_error(exc: OSError, path: Path, doing: str) -> StoreError:
         errno.EACCES: "no permission; check the folder's owner and mode",
         errno.EPERM: "no permission; check the folder's owner and mode",
     }
-    return StoreError(f"could not {doing} {path}: {exc.strerror or exc}; the old file is "
-                      "unchanged", hint=hints.get(exc.errno or 0))
+    return StoreError(
+        f"could not {doing} {path}: {exc.strerror or exc}; the old file is unchanged",
+        hint=hints.get(exc.errno or 0),
+    )
 
 
 def fsync_dir(folder: Path) -> None:
@@ -395,8 +423,9 @@ class StoreLock:
         self._fd = fd
         return time.monotonic() - started
 
-    def _wait_blocking(self, fd: int, flock: Callable[[int, int], None], op: int,
-                       started: float) -> None:
+    def _wait_blocking(
+        self, fd: int, flock: Callable[[int, int], None], op: int, started: float
+    ) -> None:
         # The kernel wakes a blocked waiter the moment the lock is free; a helper thread
         # does the blocking call so that the wait can be bounded.
         got = threading.Event()

@@ -27,8 +27,7 @@ __all__ = ["serve_mcp"]
     type=click.Path(file_okay=False, path_type=Path),
     envvar="SUBAGENTS_GLOBAL_DIR",
     default=None,
-    help="Folder of the global agents.json (read-only unless --main) "
-    "[env: SUBAGENTS_GLOBAL_DIR].",
+    help="Folder of the global agents.json (read-only unless --main) [env: SUBAGENTS_GLOBAL_DIR].",
 )
 @click.option(
     "--main",

@@ -100,8 +100,14 @@ def _report(result: Any, output_format: str) -> None:
 @_SCOPE
 @_store_dirs
 @_FORCE
-@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text",
-              show_default=True, help="Output format.")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
 def define(
     name: str,
     description: str,
@@ -140,8 +146,14 @@ def define(
 @_SCOPE
 @_store_dirs
 @_FORCE
-@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text",
-              show_default=True, help="Output format.")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
 def remove(
     name: str,
     scope: str,
