@@ -306,3 +306,20 @@ def test_config_object_with_attributes(layout: dict[str, Path], tmp_path: Path) 
     write_agent(tmp_path / "managed", "org-agent")
     reg = AgentRegistry(config=Cfg()).load_all()
     assert reg.entry("org-agent").source is Scope.MANAGED
+
+
+def test_codex_rejections_follow_seed_002(layout: dict[str, Path]) -> None:
+    folder = layout["sub"] / ".codex" / "agents"
+    write_agent(folder, "Bad Name", filename="bad.md")
+    write_agent(folder, "dup-tools", extra="tools: [apply_patch, apply_patch]")
+    write_agent(folder, "empty-kw", extra='keywords: [review, ""]')
+    write_agent(folder, "no-body", body="   \n")
+    write_agent(folder, "no-desc", description="")  # description is optional in Codex
+    reg = AgentRegistry(dialect=Dialect.CODEX).load_all()
+    names = {e.name for e in reg.list(include_builtin=False)}
+    assert names == {"no-body", "no-desc"}
+    rules = {d.rule for d in reg.diagnostics()}
+    assert {"SA501", "SA502", "SA503"} <= rules
+    with pytest.raises(DefinitionError, match="no instructions"):
+        reg.get("no-body")
+    assert reg.get("no-desc").description == ""

@@ -28,6 +28,11 @@ Design notes
   is not listed again on reload.  A listing taken within :data:`RACY_NS` of the folder's mtime
   is not trusted (the "racy git" problem: a second change in the same timestamp tick would be
   invisible), so it is listed again next time.
+* What a harness silently skips (:func:`harness_skip`) lives here too, as part of "what the
+  harness picks up": Claude Code skips an empty or invalid ``name`` and an empty
+  ``description``; codex-subagents rejects names outside ``[a-z][a-z0-9_-]{2,63}`` and empty or
+  duplicate ``tools``/``keywords`` entries (seed 002).  Built-in agents are listed here as the
+  lowest source.
 * Problems with folders are diagnostics, never exceptions: SA603 unreadable folder, SA604 symlink
   loop, SA605 an agents path that is not a folder.
 """
@@ -36,6 +41,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat as stat_mod
 import time
 from collections.abc import Callable, Iterable
@@ -57,6 +63,7 @@ __all__ = [
     "SourceKind",
     "Stamp",
     "find_git_root",
+    "harness_skip",
     "plan_sources",
     "plugin_namespace",
     "project_folders",
@@ -441,3 +448,96 @@ def _walk(
             continue
         if stat_mod.S_ISDIR(sub_st.st_mode):
             _walk(sub, sub_st, (*segments, sub.name), ancestors, result, display, cache)
+
+
+# --------------------------------------------------------------------------- what harnesses skip
+
+
+def harness_skip(defn: AgentDefinition, display: str, dialect: Dialect) -> Diagnostic | None:
+    """Why a harness would not load this definition (None: it would).
+
+    The registry only: an empty ``name`` (SA102), a ``name`` with ``:`` or a leading ``-``
+    (SA101, Claude Code skips those), an empty ``description`` outside Codex (SA103), and
+    codex-subagents' own rejections.  The full rule set is ``validate``'s job.
+    """
+    loc = defn.location_of("name")
+    line = loc.line if loc else 1
+    if not defn.name.strip():
+        return _line_diag(
+            display,
+            "SA102",
+            "`name` is missing or empty: the agent is not loaded",
+            "add `name: my-agent` to the front matter",
+            line=line,
+        )
+    if ":" in defn.name or defn.name.startswith("-"):
+        return _line_diag(
+            display,
+            "SA101",
+            f"invalid name {defn.name!r} (contains ':' or starts with '-'): "
+            "Claude Code skips this agent",
+            "use lowercase letters, digits and hyphens",
+            line=line,
+        )
+    if dialect is not Dialect.CODEX and not defn.description.strip():
+        dloc = defn.location_of("description")
+        return _line_diag(
+            display,
+            "SA103",
+            f"`description` of {defn.name!r} is missing or empty: the agent is not loaded",
+            "say when to use the agent in `description`",
+            line=dloc.line if dloc else line,
+        )
+    if dialect is Dialect.CODEX:
+        return _codex_skips(defn, display, line)
+    return None
+
+
+_CODEX_NAME = re.compile(r"^[a-z][a-z0-9_-]{2,63}$")
+
+
+def _codex_skips(defn: AgentDefinition, display: str, line: int) -> Diagnostic | None:
+    """What codex-subagents' parser rejects (seed 002 "Validation rules"), header part.
+
+    (Empty instructions are checked when the body is loaded: discovery does not read it.)
+    """
+    if not _CODEX_NAME.match(defn.name):
+        return _line_diag(
+            display,
+            "SA501",
+            f"Codex name {defn.name!r} does not match [a-z][a-z0-9_-]{{2,63}}: not loaded",
+            "use lowercase letters, digits, '_' and '-', starting with a letter (3-64 chars)",
+            line=line,
+        )
+    for key, values in (("tools", defn.tools or ()), ("keywords", defn.keywords)):
+        loc = defn.location_of(key)
+        where = loc.line if loc else line
+        if any(not v.strip() for v in values):
+            return _line_diag(
+                display,
+                "SA502",
+                f"an empty entry in `{key}`: not loaded",
+                f"remove the empty string from `{key}`",
+                line=where,
+            )
+        if len(set(values)) != len(values):
+            return _line_diag(
+                display,
+                "SA503",
+                f"a duplicate entry in `{key}`: not loaded",
+                f"list each entry of `{key}` once",
+                line=where,
+            )
+    return None
+
+
+def _line_diag(path: str, rule: str, message: str, hint: str, line: int) -> Diagnostic:
+    return Diagnostic(
+        path=path,
+        line=line,
+        column=1,
+        rule=rule,
+        severity=Severity.ERROR,
+        message=message,
+        hint=hint,
+    )

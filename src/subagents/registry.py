@@ -25,9 +25,10 @@ Design notes
   its definition out (REQ-SUB-028) — a previously good file that breaks drops its agent, and
   :meth:`reload` reports ``removed`` plus ``error`` with the reason.
 * Files the harness would skip are not loaded, with the reason: reader errors (``LoadResult.ok``
-  false), and — for the registry only, since the full rule set belongs to ``validate`` — an
-  empty ``name`` (SA102), a ``name`` containing ``:`` or starting with ``-`` (SA101; Claude Code
-  skips those), an empty ``description`` outside the Codex dialect (SA103).
+  false) and :func:`subagents.discovery.harness_skip` (empty or invalid ``name``, empty
+  ``description``, codex-subagents' own rejections).  The full rule set is ``validate``'s job.
+  In a JSON source (``--agents``, ``agents.json``) one bad entry does not drop its siblings,
+  as NanoClaw drops only invalid entries (seed 003).
 * ``get`` matches like the Task tool's ``subagent_type``: exact id, then ignoring case and the
   separators ``-``, ``_`` and space, then a unique plugin agent by its bare name.
 * Watching lives in :mod:`subagents.watching`; it drives :meth:`reload`, so the events it yields
@@ -40,6 +41,7 @@ from __future__ import annotations
 import builtins
 import difflib
 import functools
+import json
 import os
 import re
 import time
@@ -57,6 +59,7 @@ from subagents.discovery import (
     Source,
     SourceKind,
     Stamp,
+    harness_skip,
     plan_sources,
     scan_folder,
 )
@@ -181,6 +184,12 @@ class AgentEntry:
                 result.diagnostics,
                 hint="run `subagents doctor` to see what is wrong with the file",
             )
+        if self.origin.dialect is Dialect.CODEX and not full.system_prompt.strip():
+            raise DefinitionError(
+                f"{display}: Codex agent {self.name!r} has no instructions (empty body)",
+                result.diagnostics,
+                hint="write the agent's instructions below the front matter (seed 002)",
+            )
         return full.evolve(source=self.origin.scope, path=path, plugin=self.header.plugin)
 
     def describe_origin(self) -> str:
@@ -298,6 +307,11 @@ class AgentRegistry:
         self.cwd = Path(os.path.abspath(cwd if cwd is not None else os.getcwd()))
         self.home = Path(home) if home is not None else Path(os.environ.get("HOME") or Path.home())
         self.dialect = Dialect(dialect)
+        if self.dialect not in (Dialect.CLAUDE, Dialect.CODEX):
+            raise UsageError(
+                f"the registry discovers the claude or codex layout, not {self.dialect.value!r}",
+                hint="use Dialect.CLAUDE (.claude/agents) or Dialect.CODEX (.codex/agents)",
+            )
         managed = (
             managed_dir
             if managed_dir is not None
@@ -346,8 +360,6 @@ class AgentRegistry:
                 f"agent names must be non-empty strings, got {bad[0]!r}",
                 hint='use {"my-agent": {"description": "...", "prompt": "..."}}',
             )
-        import json
-
         try:
             return json.dumps(dict(cli_agents), indent=1)
         except (TypeError, ValueError) as exc:
@@ -359,7 +371,8 @@ class AgentRegistry:
             rel = os.path.relpath(path, self.cwd)
         except ValueError:
             return str(path)
-        return str(path) if rel.startswith("..") else rel
+        outside = rel == os.pardir or rel.startswith(os.pardir + os.sep)
+        return str(path) if outside else rel
 
     @property
     def sources(self) -> list[Source]:
@@ -523,7 +536,7 @@ class AgentRegistry:
         is_json = src.dialect is Dialect.JSON
         if is_json or result.ok:
             for defn in result.definitions:
-                problem = self._harness_skips(defn, display, src.dialect)
+                problem = harness_skip(defn, display, src.dialect)
                 if problem is not None:
                     diags.append(problem)
                     continue
@@ -542,45 +555,13 @@ class AgentRegistry:
             guessed = path.stem
         return FileRecord(stamp, tuple(entries), tuple(diags), display, guessed, trusted)
 
-    @staticmethod
-    def _harness_skips(defn: AgentDefinition, display: str, dialect: Dialect) -> Diagnostic | None:
-        loc = defn.location_of("name")
-        line = loc.line if loc else 1
-        if not defn.name.strip():
-            return _diag(
-                display,
-                "SA102",
-                "`name` is missing or empty: the agent is not loaded",
-                "add `name: my-agent` to the front matter",
-                line=line,
-            )
-        if ":" in defn.name or defn.name.startswith("-"):
-            return _diag(
-                display,
-                "SA101",
-                f"invalid name {defn.name!r} (contains ':' or starts with '-'): "
-                "Claude Code skips this agent",
-                "use lowercase letters, digits and hyphens",
-                line=line,
-            )
-        if dialect is not Dialect.CODEX and not defn.description.strip():
-            dloc = defn.location_of("description")
-            return _diag(
-                display,
-                "SA103",
-                f"`description` of {defn.name!r} is missing or empty: the agent is not loaded",
-                "say when to use the agent in `description`",
-                line=dloc.line if dloc else line,
-            )
-        return None
-
     def register(self, defn: AgentDefinition) -> AgentEntry:
         """Add a definition at ``cli`` scope (like ``--agents``); a later call replaces it."""
         if not isinstance(defn, AgentDefinition):
             raise UsageError(f"register() takes an AgentDefinition, not {type(defn).__name__}")
         if not isinstance(defn.name, str) or not defn.name.strip():
             raise UsageError(f"agent name must be a non-empty string, got {defn.name!r}")
-        problem = self._harness_skips(defn, "register()", Dialect.JSON)
+        problem = harness_skip(defn, "register()", Dialect.JSON)
         if problem is not None:
             raise DefinitionError(
                 f"cannot register agent: {problem.message}", (problem,), hint=problem.hint
