@@ -79,6 +79,8 @@ def test_in_file_comment_cannot_silence_security() -> None:
                  body=f"token {secret}\n")
     ds = diags(text)
     assert only(ds, "SA404") and not only(ds, "SA302")
+    ds = diags(agent(GOOD_FRONT + "# subagents: ignore\n", body=f"token {secret}\n"))
+    assert [d.rule for d in ds] == ["SA404"]
 
 
 INJECTION = (

@@ -62,3 +62,6 @@ def test_inline_ignores() -> None:
     text = "---\nname: a # subagents: ignore[SA201, missing-max-turns]\n---\n# subagents: " \
            "ignore[SA203]\n<!-- subagents: ignore[SA202, bogus] -->\n"
     assert inline_ignores(text, frontmatter_end=3) == ("SA201", "missing-max-turns", "SA202")
+    assert inline_ignores("---\n# subagents: ignore\n---\n", frontmatter_end=3) == ("ALL",)
+    assert inline_ignores("<!-- subagents: ignore -->\n") == ("ALL",)
+    assert inline_ignores("---\n# subagents: ignored things\n---\n") == ()

@@ -18,7 +18,8 @@ Design notes
   the line, which ``tomllib`` gives for syntax errors): a typo in ``ignore`` must not silently
   turn into "lint nothing".
 * In-file silencer: ``# subagents: ignore[SA201,SA305]`` as a YAML comment in the frontmatter,
-  or ``<!-- subagents: ignore[...] -->`` in the body.  It silences the listed rules for that
+  or ``<!-- subagents: ignore[...] -->`` in the body; without ``[...]`` it silences every rule
+  that may be silenced.  It silences the listed rules for that
   file only; security rules (``silenceable=False``) cannot be silenced in-file.
 """
 
@@ -211,7 +212,8 @@ def _parse(table: Mapping[str, Any], p: Path) -> Config:
 
 
 _INLINE_RE = re.compile(
-    r"(?:#|<!--)\s*subagents:\s*ignore\[(?P<list>[^\]\n]*)\]", re.IGNORECASE
+    r"(?:#|<!--)\s*subagents:\s*ignore(?:\[(?P<list>[^\]\n]*)\]|(?=\s*(?:$|-->)))",
+    re.IGNORECASE | re.MULTILINE,
 )
 
 
@@ -229,5 +231,9 @@ def inline_ignores(text: str, *, frontmatter_end: int | None = None) -> tuple[st
             line = text.count("\n", 0, m.start()) + 1
             if line > frontmatter_end:
                 continue
-        out.extend(s.strip() for s in m.group("list").split(",") if s.strip())
+        listed = m.group("list")
+        if listed is None:  # a bare `# subagents: ignore`: every rule that may be silenced
+            out.append("ALL")
+            continue
+        out.extend(s.strip() for s in listed.split(",") if s.strip())
     return tuple(s for s in out if is_valid_selector(s))

@@ -125,6 +125,8 @@ def render_sarif(report: ValidationReport, *, version: str | None = None) -> str
                     }
                 },
                 "originalUriBaseIds": {"%SRCROOT%": {"uri": Path.cwd().as_uri() + "/"}},
+                # our columns count characters (Python str offsets), not UTF-16 units
+                "columnKind": "unicodeCodePoints",
                 "results": results,
             }
         ],

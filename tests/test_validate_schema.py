@@ -1,0 +1,68 @@
+"""`subagents schema`: a valid draft 2020-12 schema that agrees with the validator."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from subagents.diagnostics import Severity
+from subagents.schema import frontmatter_schema
+from subagents.validate import validate_paths
+from validate_helpers import CORPUS, DATA
+
+jsonschema = pytest.importorskip("jsonschema")
+
+
+def _front(text: str) -> dict[str, Any]:
+    block = text.split("---", 2)[1]
+    data = yaml.safe_load(block)
+    return json.loads(json.dumps(data, default=str))  # dates as strings, as editors see them
+
+
+def _validator() -> Any:
+    schema = frontmatter_schema()
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def test_seed_example_conforms() -> None:
+    v = _validator()
+    errors = list(v.iter_errors(_front((DATA / "seed_compliant.md").read_text())))
+    assert errors == []
+
+
+@pytest.mark.parametrize(("patch", "path"), [
+    ({"name": "-x"}, "name"),
+    ({"maxTurns": 0}, "maxTurns"),
+    ({"permissionMode": "yolo"}, "permissionMode"),
+    ({"hooks": {"BeforeAll": []}}, "hooks"),
+    ({"hooks": {"Stop": [{"matcher": "x"}]}}, "hooks"),
+    ({"mcpServers": {"gh": {"env": {}}}}, "mcpServers"),
+    ({"tags": "a, b"}, "tags"),
+    ({"effort": "extreme"}, "effort"),
+])
+def test_schema_rejects_what_validate_rejects(patch: dict[str, Any], path: str) -> None:
+    base = {"name": "ok", "description": "Reviews diffs for problems"}
+    errors = list(_validator().iter_errors({**base, **patch}))
+    assert errors and errors[0].absolute_path[0] == path
+    assert list(_validator().iter_errors(base)) == []
+    assert list(_validator().iter_errors({"name": "ok"}))  # description required
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="corpus not available")
+def test_corpus_files_without_errors_conform() -> None:
+    v = _validator()
+    report = validate_paths([CORPUS / "0xfurai__claude-code-subagents",
+                             CORPUS / "catlog22__Claude-Code-Workflow/files/.claude"])
+    bad = {d.path for d in report.diagnostics if d.severity is Severity.ERROR}
+    checked = 0
+    for path in {d.path for d in report.diagnostics} - bad:
+        text = Path(path).read_text(encoding="utf-8").lstrip()
+        errors = list(v.iter_errors(_front(text)))
+        assert errors == [], (path, [e.message for e in errors])
+        checked += 1
+    assert checked > 150
