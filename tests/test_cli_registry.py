@@ -382,3 +382,11 @@ def test_doctor_name_explains_one_agent(layout: dict[str, Path]) -> None:
     assert "gone: not loaded" in bad.output and "gone.md: SA010" in bad.output
     missing = CliRunner().invoke(cli, ["doctor", "re"])
     assert missing.exit_code == 1 and "closest names: rev" in missing.output
+
+
+def test_doctor_reports_skipped_entries_of_agents_json(layout: dict[str, Path]) -> None:
+    value = json.dumps({"good": {"description": "d", "prompt": "p"}, "bad": {"prompt": "p"}})
+    result = CliRunner().invoke(cli, ["doctor", "--agents", value])
+    assert result.exit_code == 1
+    assert "loaded with errors (1)" in result.output
+    assert "--agents" in result.output and "SA103" in result.output

@@ -669,6 +669,15 @@ class AgentRegistry:
         self._ensure_loaded()
         return [rec for rec in self._records.values() if rec.failed]
 
+    def partial_files(self) -> builtins.list[FileRecord]:
+        """JSON sources that loaded some agents but skipped others because of errors."""
+        self._ensure_loaded()
+        return [
+            rec
+            for rec in self._records.values()
+            if rec.entries and any(d.severity is Severity.ERROR for d in rec.diagnostics)
+        ]
+
     def folder_states(self) -> builtins.list[tuple[Source, str]]:
         """Each source with ``missing``, ``empty``, ``broken``, ``N files`` or ``file``."""
         self._ensure_loaded()

@@ -384,6 +384,14 @@ def doctor(
                     f"`subagents validate {rec.display_path}`"
                 )
         problems += len(failed)
+    partial = reg.partial_files()
+    if partial:
+        echo(f"\nloaded with errors ({len(partial)}): the entries below were skipped")
+        for rec in partial:
+            for d in rec.diagnostics:
+                if d.severity is Severity.ERROR:
+                    echo(f"  {d.format_text().splitlines()[0]}")
+        problems += len(partial)
     clashes = reg.clashes()
     if clashes:
         echo(f"\ndefined twice in one scope (neither is loaded, REQ-SUB-019): {len(clashes)}")
