@@ -321,7 +321,9 @@ def test_model_resolution(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     parent_ctx = ToolContext(cwd=tmp_path, model="the-parents-model")
     assert r.resolve_model(a.evolve(model="inherit"), None, parent_ctx) == "the-parents-model"
     monkeypatch.setenv("CLAUDE_CODE_SUBAGENT_MODEL", "env-model-id")
-    assert r.resolve_model(a, "call-model-id") == "env-model-id"
+    assert r.resolve_model(a, "call-model-id", parent_ctx) == "env-model-id"
+    # the main thread (no parent) is not a subagent: the env override does not apply
+    assert r.resolve_model(a, "call-model-id") == "call-model-id"
 
 
 def test_system_prompt_and_memory(tmp_path: Path, home: Path) -> None:

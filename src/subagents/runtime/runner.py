@@ -24,10 +24,11 @@ Design notes
   (:class:`~subagents.runtime.mcp_tools.McpServerPool`) before the first request, their tools
   offered through the same filter, and stopped after ``on_stop`` — also on error or Ctrl-C.
   Each is imported only when an agent uses it.
-* **Model**: :func:`subagents.providers.models.choose_model` — ``CLAUDE_CODE_SUBAGENT_MODEL``,
-  then the per-call ``model``, then frontmatter, then the parent's model (the parent run's, or
-  the runner's ``parent_model``, or the provider's ``default_model``); ``inherit``/``None``
-  defer to the next level; aliases go through the config table.
+* **Model**: :func:`subagents.providers.models.choose_model` — ``CLAUDE_CODE_SUBAGENT_MODEL``
+  (for subagents only, as in Claude Code), then the per-call ``model``, then frontmatter, then
+  the parent's model (the parent run's, or the runner's ``parent_model``, or the provider's
+  ``default_model``); ``inherit``/``None`` defer to the next level; aliases go through the
+  config table.
 * **Tools** offered = the runner's tools (built-ins by default) plus ``extra_tools`` (``Task``,
   MCP tools), filtered by the run's :class:`~subagents.runtime.permissions.ToolFilter`.  A call
   is checked in this order, and stops at the first refusal, which goes back to the model as an
@@ -241,9 +242,11 @@ class AgentRunner:
         parent_model = (parent.model if parent is not None else None) or self.parent_model or (
             getattr(self.model, "default_model", None)
         )
+        # CLAUDE_CODE_SUBAGENT_MODEL applies to subagents only, as in Claude Code: the main
+        # thread (no parent) keeps the model the user chose.
         return choose_model(
             call=model, frontmatter=agent.model, parent=parent_model, table=self.model_table,
-            environ=self.environ,
+            environ=self.environ if parent is not None else {},
         ).model
 
     def offered_tools(
