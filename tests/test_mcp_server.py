@@ -128,6 +128,7 @@ async def test_non_main_client_cannot_touch_global(tmp_path: Path) -> None:
         # Reading global is allowed.
         err, listing = await call(session, "list_agents", scope="global")
         assert not err and [a["name"] for a in listing["agents"]] == ["shared"]
+        assert listing["can_write_global"] is False
     assert (global_ / "agents.json").read_bytes() == original
     assert not (group / "agents.json").exists()
 

@@ -168,6 +168,7 @@ def build_server(store: AgentStore, *, log_level: _LogLevel = "WARNING") -> MCPS
         lines.extend(f"! {e}" for e in listing.errors)
         out = listing.to_dict()
         out["scope"] = scope
+        out["can_write_global"] = store.main  # so the model knows before it tries
         out["summary"] = "\n".join(lines) if lines else "no agents defined"
         return out
 
