@@ -100,6 +100,16 @@ def test_a_thousand_files_half_broken(tmp_path: Path) -> None:
     assert report.exit_code == 1
 
 
+def test_deeply_nested_yaml_never_escapes_as_a_traceback(tmp_path: Path) -> None:
+    deep = write(tmp_path, "agents/deep.md",
+                 "---\nname: a\ndescription: b\ntools: " + "[" * 5000 + "]" * 5000 + "\n---\nx\n")
+    write(tmp_path, "agents/ok.md", agent(GOOD_FRONT))
+    report = validate_paths([tmp_path / "agents"])
+    errors = [d for d in report.diagnostics if d.path == str(deep)]
+    assert errors and errors[0].severity is Severity.ERROR and errors[0].line is not None
+    assert report.agents >= 1 and report.files == 2
+
+
 def test_unreadable_file_does_not_stop_the_others(tmp_path: Path) -> None:
     import os
 

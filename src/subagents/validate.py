@@ -3,7 +3,8 @@
 Design notes
 ------------
 * One bad file never stops the others: the reader turns bad input into diagnostics, the rule
-  engine turns a crashing rule into ``SA000``, and every file is handled on its own.
+  engine turns a crashing rule into ``SA000`` (and so does this module for a crashing reader),
+  and every file is handled on its own.
 * Dialect comes from the location (``loader.detect_dialect``) unless ``dialect=`` forces one.
   Walking a folder takes ``*.md`` files (except well-known non-agent files such as README.md,
   CLAUDE.md, AGENTS.md, SKILL.md, and the ``skills``/``commands`` folders) and JSON files named
@@ -281,8 +282,11 @@ def _validate_file(
         from subagents.rules.security import check_path_escape
 
         return list(filt.apply(check_path_escape(fctx), (), ())), 0
-    result = read_agent_file(target.path, dialect=target.dialect, display_path=target.display,
-                             max_bytes=config.max_file_size)
+    try:
+        result = read_agent_file(target.path, dialect=target.dialect,
+                                 display_path=target.display, max_bytes=config.max_file_size)
+    except Exception as exc:  # a reader bug must not stop the other files
+        return list(filt.apply((_reader_crash(target.display, exc),), (), ())), 0
     diags: list[Diagnostic] = list(result.diagnostics)
     fctx.text = _file_text(result, target.path, config.max_file_size)
     fctx.document = result.document
@@ -305,6 +309,18 @@ def _validate_file(
     if result.definitions:  # scope rules report on this file later: same silencers apply
         silencers[target.display] = (filt, extra, inline)
     return list(filt.apply(diags, extra, inline)), len(result.definitions)
+
+
+def _reader_crash(path: str, exc: BaseException) -> Diagnostic:
+    return Diagnostic(
+        path=path,
+        line=1,
+        column=1,
+        rule="SA000",
+        severity=Severity.ERROR,
+        message=f"internal error while reading the file: {type(exc).__name__}: {exc}"[:300],
+        hint="this is a bug in subagents; please report it with the file",
+    )
 
 
 def _slim(defn: AgentDefinition) -> AgentDefinition:
