@@ -30,6 +30,7 @@ import sys
 import tempfile
 import time
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 
 from subagents.config import Config
@@ -78,14 +79,13 @@ def baseline(p: Path, cfg: Config) -> int:
     return len(post.metadata)
 
 
-def per_file_median(fn: object, files: list[Path], rounds: int) -> float:
+def per_file_median(fn: Callable[[Path, Config], int], files: list[Path], rounds: int) -> float:
     cfg = Config()
     samples: list[float] = []
-    call = fn  # type: ignore[assignment]
     for _ in range(rounds):
         for p in files:
             t0 = time.perf_counter()
-            call(p, cfg)  # type: ignore[operator]
+            fn(p, cfg)
             samples.append(time.perf_counter() - t0)
     return statistics.median(samples) * 1000
 

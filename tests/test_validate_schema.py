@@ -20,7 +20,8 @@ jsonschema = pytest.importorskip("jsonschema")
 def _front(text: str) -> dict[str, Any]:
     block = text.split("---", 2)[1]
     data = yaml.safe_load(block)
-    return json.loads(json.dumps(data, default=str))  # dates as strings, as editors see them
+    out: dict[str, Any] = json.loads(json.dumps(data, default=str))  # dates as strings
+    return out
 
 
 def _validator() -> Any:
