@@ -231,10 +231,15 @@ def run(
         on_event=progress,
     )
     try:
-        if agent is not None:
+        if agent is not None and registry is None:  # pragma: no cover - no registry build
             result = runner.run_sync(agent, text, model=model_id, max_turns=max_turns)
         else:
-            result = _main_thread(text, runner, registry, model_id, max_turns, workdir, progress)
+            # With --agent, that agent *is* the main thread and may still delegate to the
+            # others through the Task tool (Claude Code's `claude --agent`, seed 000 §4.2),
+            # within its own `tools` allowlist.
+            result = _main_thread(
+                text, runner, registry, model_id, max_turns, workdir, progress, agent
+            )
     except RunInterrupted as exc:
         _print(exc.result, output_format)
         click.echo(
@@ -299,6 +304,7 @@ def _main_thread(
     max_turns: int | None,
     workdir: Path,
     progress: Any,
+    main_agent: AgentDefinition | None = None,
 ) -> AgentResult:
     try:
         from subagents.runtime.orchestrator import run_main_thread
@@ -307,15 +313,22 @@ def _main_thread(
             "running without --agent needs the main-thread orchestrator, which this build lacks",
             hint="pass --agent NAME to run one agent",
         ) from exc
-    result: AgentResult = run_main_thread(
-        text,
-        registry=registry,
-        runner=runner,
-        model_id=model_id,
-        max_turns=max_turns,
-        cwd=workdir,
-        on_event=progress,
-    )
+    from subagents.dispatch.display import live_tree
+
+    # The delegation tree is drawn live on stderr when it is a terminal (else tree_sink is
+    # None and the plain progress sink, if any, is used).
+    with live_tree() as tree_sink:
+        result: AgentResult = run_main_thread(
+            text,
+            registry=registry,
+            runner=runner,
+            main_agent=main_agent,
+            explicit=main_agent is None,
+            model_id=model_id,
+            max_turns=max_turns,
+            cwd=workdir,
+            on_event=tree_sink or progress,
+        )
     return result
 
 

@@ -169,8 +169,12 @@ def live_tree(
     if not force and not _is_tty(out):
         yield None
         return
-    from rich.console import Console
-    from rich.live import Live
+    try:
+        from rich.console import Console
+        from rich.live import Live
+    except ImportError:  # rich is an optional extra: no live tree, plain progress instead
+        yield None
+        return
 
     tree = DelegationTree(root_agent)
     console = Console(file=out, force_terminal=force or None)
