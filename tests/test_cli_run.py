@@ -333,3 +333,36 @@ def test_progress_on_a_terminal_only(project: Path, tmp_path: Path,
     assert "reader turn 1/50" in r.stderr
     assert "→ Glob" in r.stderr
     assert "end_turn after 2 turns" in r.stderr
+
+
+def test_agent_as_main_thread_may_delegate_within_its_allowlist(
+    project: Path, tmp_path: Path
+) -> None:
+    # A lead agent with no `tools` line inherits everything, the Task tool included
+    # (Claude Code's `claude --agent lead`): it hands the reading to `reader`.
+    (project / ".claude" / "agents" / "lead.md").write_text(
+        "---\nname: lead\ndescription: Leads the work and delegates reading.\n---\nYou lead.\n"
+    )
+    replies: list[Any] = [
+        {"tool": "Task", "input": {"description": "read notes", "prompt": "Read notes.md",
+                                   "subagent_type": "reader"}},
+        {"tool": "Read", "input": {"file_path": "notes.md"}},
+        "Tuesday.",
+        "Lead: Tuesday.",
+    ]
+    r = invoke("--agent", "lead", "--provider", "scripted", "--script",
+               script(tmp_path, replies), "--format", "json", "When is the launch?")
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert data["agent"] == "lead" and data["final_text"] == "Lead: Tuesday."
+    assert [c["agent"] for c in data["children"]] == ["reader"]
+    # ...but an agent whose allowlist lacks Task/Agent is never offered it.
+    replies = [{"tool": "Task", "input": {"description": "x", "prompt": "x",
+                                          "subagent_type": "writer"}}, "I could not delegate."]
+    r = invoke("--agent", "reader", "--provider", "scripted", "--script",
+               script(tmp_path, replies), "--format", "json", "Delegate please")
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert data["children"] == []
+    (call,) = data["tool_calls"]
+    assert call["name"] == "Task" and call["is_error"] and not call["executed"]
