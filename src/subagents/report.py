@@ -14,7 +14,6 @@ Design notes
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -67,6 +66,8 @@ def render_text(report: ValidationReport, *, color: bool = False) -> str:
 
 
 def render_json(report: ValidationReport) -> str:
+    import json  # text output (the common case) does not need it
+
     return json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n"
 
 
@@ -131,6 +132,8 @@ def render_sarif(report: ValidationReport, *, version: str | None = None) -> str
             }
         ],
     }
+    import json
+
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 

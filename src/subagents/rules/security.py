@@ -61,6 +61,22 @@ class _SecretKind:
     windowed: bool = False
 
 
+class _Lazy:
+    """A regex compiled on first use: most files never need the big ones, and compiling at
+    import would slow every ``subagents validate`` start-up."""
+
+    __slots__ = ("_args", "_compiled")
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self._args = (pattern, flags)
+        self._compiled: re.Pattern[str] | None = None
+
+    def get(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = re.compile(*self._args)
+        return self._compiled
+
+
 _KINDS: tuple[_SecretKind, ...] = (
     _SecretKind("GitHub token", re.compile(r"(gh[pousr]_[A-Za-z0-9]{36,255})\b"), 1),
     _SecretKind("GitHub token", re.compile(r"(github_pat_[A-Za-z0-9_]{50,255})\b"), 1),
@@ -90,11 +106,11 @@ _KINDS: tuple[_SecretKind, ...] = (
         3.0,
     ),
 )
-_PRIVATE_KEY_RE = re.compile(
+_PRIVATE_KEY_RE = _Lazy(
     r"-----BEGIN ((?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?)-----"
     r"[ \t]*\n((?:[ \t]*[A-Za-z0-9+/=:\-, ]*\n){0,4}?[ \t]*[A-Za-z0-9+/=]{40,})"
 )
-_PLACEHOLDER_RE = re.compile(
+_PLACEHOLDER_RE = _Lazy(
     r"x{4,}|X{4,}|\*{3,}|\.\.\.|<|>|your|example|sample|dummy|fake|placeholder|redacted|"
     r"0{8,}|1234567|abcdef|(.)\1{5,}",
     re.I,
@@ -109,7 +125,7 @@ def _entropy(s: str) -> float:
 
 def _looks_real(secret: str, min_entropy: float) -> bool:
     body = secret.split("_", 1)[-1] if secret.startswith(("gh", "github_pat")) else secret
-    if _PLACEHOLDER_RE.search(body):
+    if _PLACEHOLDER_RE.get().search(body):
         return False
     if not (re.search(r"[0-9]", body) and re.search(r"[A-Za-z]", body)):
         return False
@@ -157,9 +173,9 @@ def find_secrets(text: str) -> Iterator[tuple[int, str, str]]:
             yield start, kind.label, mask(secret)
     if "PRIVATE KEY" not in text:
         return
-    for m in _PRIVATE_KEY_RE.finditer(text):
+    for m in _PRIVATE_KEY_RE.get().finditer(text):
         body = re.sub(r"\s", "", m.group(2))
-        if _PLACEHOLDER_RE.search(body) or _entropy(body) < 4.0:
+        if _PLACEHOLDER_RE.get().search(body) or _entropy(body) < 4.0:
             continue
         yield m.start(), m.group(1).lower(), "-----BEGIN …-----"
 
@@ -246,14 +262,14 @@ def check_name_traversal(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Di
             )
 
 
-_OVERRIDE_RE = re.compile(
+_OVERRIDE_RE = _Lazy(
     r"(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|every\s+)*"
     r"(?:previous|prior|above|earlier|preceding|original|system|safety|other)?\s*"
     r"(?:instructions?|rules|guidelines|prompts?|directives|polic(?:y|ies)|restrictions)"
     r"|you\s+are\s+no\s+longer\s+bound\b|new\s+instructions\s*:|do\s+not\s+tell\s+the\s+user\b",
     re.I,
 )
-_EXFIL_RE = re.compile(
+_EXFIL_RE = _Lazy(
     r"\b(?:send|upload|post|exfiltrate|transmit|forward|e-?mail|leak|copy|pipe|curl|wget)\b"
     r"[^\n]{0,120}?\b(?:secrets?|credentials?|api[\s_-]?keys?|tokens?|passwords?|\.env\b|"
     r"ssh\s+keys?|id_rsa|private\s+keys?|environment\s+variables|env\s+vars|"
@@ -276,7 +292,7 @@ def _override_positions(text: str, low: str) -> list[int]:
     for needle in _OVERRIDE_NEEDLES:
         pos = low.find(needle)
         while pos != -1:
-            if (pos == 0 or not low[pos - 1].isalnum()) and _OVERRIDE_RE.match(text, pos):
+            if (pos == 0 or not low[pos - 1].isalnum()) and _OVERRIDE_RE.get().match(text, pos):
                 found.append(pos)
             pos = low.find(needle, pos + len(needle))
     return found
@@ -291,7 +307,7 @@ def check_injection(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnos
         overrides = _override_positions(text, low)
         if not overrides:
             continue
-        for ex in _EXFIL_RE.finditer(text):
+        for ex in _EXFIL_RE.get().finditer(text):
             if any(abs(ex.start() - o) <= _WINDOW for o in overrides):
                 if key == "system_prompt" and defn.dialect is not D.JSON:
                     pos = ctx.body_pos(defn, ex.start())
