@@ -53,6 +53,12 @@ def test_display_paths_are_as_given(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert {d.path for d in report.diagnostics} == {".claude/agents/sub/a.md"}
 
 
+def test_a_file_named_twice_counts_once(tmp_path: Path) -> None:
+    p = write(tmp_path, "agents/a.md", agent(GOOD_FRONT))
+    report = validate_paths([p, tmp_path / "agents", p])
+    assert report.files == 1 and only(report, "SA601") == []
+
+
 def test_missing_path_is_a_usage_error(tmp_path: Path) -> None:
     with pytest.raises(UsageError) as info:
         validate_paths([tmp_path / "nope.md"])

@@ -364,6 +364,7 @@ def validate_paths(
     scoped: list[ScopedAgent] = []
     silencers: _Silencers = {}
     filters: dict[int, _Filter] = {}
+    seen: set[str] = set()  # a file named twice (or inside a folder also named) counts once
     for p, shown in zip(resolved, given, strict=True):
         cfg = config if config is not None else _config_for(p, configs)
         key = id(cfg)
@@ -373,6 +374,10 @@ def validate_paths(
                                    (*cfg.ignore, *ignore))
         filt = filters[key]
         for target in _targets([p], [shown], forced):
+            key_path = os.path.abspath(target.path)
+            if key_path in seen:
+                continue
+            seen.add(key_path)
             diags, n = _validate_file(target, cfg, filt, scoped, silencers)
             report.files += 1
             report.agents += n
