@@ -3,8 +3,9 @@
 Run: ``.venv/bin/python bench/bench_registry.py [--corpus DIR] [--sizes 1000,10000]``
 
 Corpus files are copied into temporary scope folders at run time (never into the repository):
-each copy gets a unique ``name:`` (``<name>-<i>``) so N files make N distinct agents, spread
-over the project (cwd and a parent), user and plugin scopes as a real machine would have them.
+half the copies get a unique ``name:`` (``<name>-<i>``), the other half share names in groups
+of four, one per scope folder (project cwd, project parent, user, plugin), so precedence and
+shadowing are part of the work.
 Files of the corpus that do not load stay broken in the copies (they exercise the diagnostics
 path too); the figures say how many loaded.
 
@@ -55,10 +56,16 @@ def build_tree(base: Path, corpus: list[Path], n: int) -> dict[str, Path]:
     for i in range(n):
         src = corpus[i % len(corpus)]
         text = src.read_bytes().decode("utf-8", "replace")
-        text, count = _NAME.subn(lambda m, i=i: f"name: {m.group(1) or 'agent'}-{i}", text, 1)
+
+        # Even files: a name of their own.  Odd files: groups of four share one name, one per
+        # scope folder, so shadowing (and plugin namespacing) is exercised too.
+        def rename(m: re.Match[str], i: int = i) -> str:
+            return f"name: shared-{i // 8}" if i % 2 else f"name: {m.group(1) or 'agent'}-{i}"
+
+        text, count = _NAME.subn(rename, text, 1)
         if not count:
             text = text.replace("---\n", f"---\nname: agent-{i}\n", 1)
-        folder = folders[i % len(folders)]
+        folder = folders[(i // 2) % len(folders)]
         sub = folder / f"g{i % 10}"  # a little nesting, as real trees have
         sub.mkdir(exist_ok=True)
         path = sub / f"a{i:05d}.md"
