@@ -51,6 +51,10 @@ def test_unknown_key_and_color() -> None:
     assert (u.line, u.column) == (6, 1) and "colour" in u.message
     assert (c.line, c.column) == (7, 8) and c.severity is Severity.WARNING
     assert only(diags(agent(GOOD_FRONT + "color: magenta\n")), "SA205") == []
+    (k,) = only(diags(agent(GOOD_FRONT + "disallowed-tools: Write\n")), "SA204")
+    assert k.hint == "did you mean `disallowedTools`?"
+    (k,) = only(diags(agent(GOOD_FRONT + "colr: red\n")), "SA204")
+    assert k.hint == "did you mean `color`?"
 
 
 @pytest.mark.parametrize(("name", "bad"), [("code-reviewer", False), ("Code Reviewer", True),

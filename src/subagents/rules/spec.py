@@ -135,12 +135,14 @@ def check_unknown_keys(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diag
     for key in defn.extra:
         if defn.dialect is D.CODEX and key in KNOWN_KEYS:
             continue
+        close = _close_key(key)
         yield ctx.diag(
             "SA204",
             ctx.key_pos(defn, key),
             f"unknown key {key!r}; {'Codex' if defn.dialect is D.CODEX else 'Claude Code'} "
             "ignores it",
-            "check the spelling against `subagents schema`, or remove it",
+            f"did you mean `{close}`?" if close
+            else "check the spelling against `subagents schema`, or remove it",
         )
     if defn.keywords and defn.dialect is D.CLAUDE:
         yield ctx.diag(
@@ -149,6 +151,22 @@ def check_unknown_keys(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diag
             "`keywords` is a Codex field; Claude Code ignores it",
             "routing in Claude Code uses the description",
         )
+
+
+def _close_key(key: str) -> str | None:
+    import difflib  # only for unknown keys
+
+    from subagents.definition import FIELD_ALIASES
+
+    known: dict[str, str] = {}
+    for k in FIELD_ALIASES:  # the documented (camelCase) spelling comes first and wins
+        if k != "prompt":
+            known.setdefault(k.lower().replace("-", "").replace("_", ""), k)
+    norm = key.lower().replace("-", "").replace("_", "")
+    if norm in known:
+        return known[norm]
+    found = difflib.get_close_matches(norm, list(known), n=1, cutoff=0.8)
+    return known[found[0]] if found else None
 
 
 def check_color(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
