@@ -111,8 +111,8 @@ def test_tools_and_disallowed_tools_together() -> None:
     assert (d.line, d.column) == (5, 1)
 
 
-@pytest.mark.parametrize(("value", "code"), [("0", "SA108"), ("-3", "SA108"), ("ten", "SA014"),
-                                             ("2.5", "SA014")])
+@pytest.mark.parametrize(("value", "code"), [("0", "SA108"), ("-3", "SA108"), ("ten", "SA108"),
+                                             ("2.5", "SA108"), ("[1]", "SA108")])
 def test_max_turns(value: str, code: str) -> None:
     ds = diags(agent(f"name: x-agent\ndescription: Reviews diffs for problems\nmaxTurns: {value}"))
     (d,) = only(ds, code)
@@ -158,7 +158,7 @@ def test_version_semver(value: str, bad: bool) -> None:
 
 def test_tags_must_be_list_of_strings() -> None:
     ds = diags(agent("name: x-agent\ndescription: Reviews diffs for problems\ntags: a, b"))
-    assert [d.line for d in only(ds, "SA014")] == [4]
+    assert [d.line for d in only(ds, "SA113")] == [4] and not only(ds, "SA014")
     ds = diags(agent("name: x-agent\ndescription: Reviews diffs for problems\n"
                      "tags: [ok, '']"))
     (d,) = only(ds, "SA113")
@@ -179,3 +179,13 @@ def test_json_dialect_fields() -> None:
     (m,) = only(ds, "SA105")
     assert m.line == 5
     assert BODY  # the helper body is what good files use
+
+
+@pytest.mark.parametrize(("line", "code"), [("version: [1, 0]", "SA112"), ("model: 4", "SA105"),
+                                            ("permissionMode: [plan]", "SA106"),
+                                            ("hooks: not-a-map", "SA110"),
+                                            ("background: maybe", "SA014")])
+def test_wrong_type_findings_carry_the_fields_rule(line: str, code: str) -> None:
+    ds = diags(agent(f"name: x-agent\ndescription: Reviews diffs for problems\n{line}"))
+    (d,) = [d for d in ds if d.rule in (code, "SA014")]
+    assert (d.rule, d.line, d.column) == (code, 4, 1)

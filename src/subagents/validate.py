@@ -287,7 +287,7 @@ def _validate_file(
                                  display_path=target.display, max_bytes=config.max_file_size)
     except Exception as exc:  # a reader bug must not stop the other files
         return list(filt.apply((_reader_crash(target.display, exc),), (), ())), 0
-    diags: list[Diagnostic] = list(result.diagnostics)
+    diags: list[Diagnostic] = [_recode(d) for d in result.diagnostics]
     fctx.text = _file_text(result, target.path, config.max_file_size)
     fctx.document = result.document
     diags.extend(check_file(fctx))
@@ -309,6 +309,26 @@ def _validate_file(
     if result.definitions:  # scope rules report on this file later: same silencers apply
         silencers[target.display] = (filt, extra, inline)
     return list(filt.apply(diags, extra, inline)), len(result.definitions)
+
+
+# A value of the wrong *type* is the reader's SA014; for these fields the catalogue has a
+# specific rule, so the finding carries that code (and `ignore = ["SA108"]` covers both
+# `maxTurns: 0` and `maxTurns: ten`).  The reader's message starts with the key in backticks.
+_RECODE = {
+    "tags": "SA113", "maxTurns": "SA108", "max_turns": "SA108", "version": "SA112",
+    "permissionMode": "SA106", "permission_mode": "SA106", "hooks": "SA110", "model": "SA105",
+    "effort": "SA115", "isolation": "SA116",
+}
+
+
+def _recode(d: Diagnostic) -> Diagnostic:
+    if d.rule != "SA014" or not d.message.startswith("`"):
+        return d
+    code = _RECODE.get(d.message[1:].split("`", 1)[0])
+    if code is None:
+        return d
+    return Diagnostic(path=d.path, line=d.line, column=d.column, rule=code,
+                      severity=d.severity, message=d.message, hint=d.hint)
 
 
 def _reader_crash(path: str, exc: BaseException) -> Diagnostic:
@@ -411,7 +431,7 @@ def validate_text(
     cfg = config or Config()
     filt = _Filter(Profile.STRICT if strict else Profile.DEFAULT, cfg.select, cfg.ignore)
     result = parse_agent_text(text, path=path, dialect=dialect)
-    diags: list[Diagnostic] = list(result.diagnostics)
+    diags: list[Diagnostic] = [_recode(d) for d in result.diagnostics]
     doc_text: str | None
     if result.document is not None:
         doc_text = result.document.text
