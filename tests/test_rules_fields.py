@@ -33,6 +33,12 @@ def test_missing_name_and_description() -> None:
     assert "missing" in n.message and "skips" in n.message
 
 
+def test_wrong_type_name_is_not_also_missing() -> None:
+    ds = diags(agent("name: [a]\ndescription: [x, y]\nmaxTurns: 3"))
+    assert [(d.rule, d.line) for d in ds if d.severity is Severity.ERROR] == [
+        ("SA014", 2), ("SA014", 3)]
+
+
 def test_empty_description_points_at_key() -> None:
     ds = diags(agent("name: x-agent\ndescription: ''"))
     (d,) = only(ds, "SA103")

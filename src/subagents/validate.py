@@ -291,10 +291,11 @@ def _validate_file(
     fctx.text = _file_text(result, target.path, config.max_file_size)
     fctx.document = result.document
     diags.extend(check_file(fctx))
-    reader_codes = frozenset(d.rule for d in result.diagnostics)
+    reader_findings = frozenset((d.rule, d.line) for d in result.diagnostics)
     for defn in result.definitions:
         ctx = RuleContext(path=target.display, config=config, dialect=defn.dialect,
-                          document=result.document, text=fctx.text, reader_codes=reader_codes)
+                          document=result.document, text=fctx.text,
+                          reader_findings=reader_findings)
         diags.extend(check_definition(defn, ctx))
         loc = defn.location_of("name") or (
             next(iter(defn.locations.values())) if defn.locations else None
@@ -446,7 +447,8 @@ def validate_text(
                                         text=doc_text, document=result.document)))
     for defn in result.definitions:
         ctx = RuleContext(path=path, config=cfg, dialect=defn.dialect, document=result.document,
-                          text=doc_text)
+                          text=doc_text,
+                          reader_findings=frozenset((d.rule, d.line) for d in result.diagnostics))
         diags.extend(check_definition(defn, ctx))
     end = result.document.end_line if result.document is not None else 0
     inline = inline_ignores(doc_text, frontmatter_end=end) if doc_text else ()

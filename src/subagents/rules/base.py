@@ -83,7 +83,9 @@ class RuleContext:
     dialect: Dialect
     document: FrontmatterDocument | None = None
     text: str | None = None
-    reader_codes: frozenset[str] = field(default_factory=frozenset)
+    #: ``(code, line)`` of the reader's findings, so a rule can stay quiet where the reader
+    #: already explained the problem (a list where a string belongs is not also "empty").
+    reader_findings: frozenset[tuple[str, int | None]] = field(default_factory=frozenset)
     _prompt_lower: str | None = None
 
     def prompt_lower(self, defn: AgentDefinition) -> str:
@@ -91,6 +93,11 @@ class RuleContext:
         if self._prompt_lower is None:
             self._prompt_lower = defn.system_prompt.lower()
         return self._prompt_lower
+
+    def type_error_at(self, defn: AgentDefinition, key: str) -> bool:
+        """Did the reader report the value of ``key`` as being of the wrong type?"""
+        loc = defn.location_of(key)
+        return loc is not None and ("SA014", loc.line) in self.reader_findings
 
     def diag(self, code: str, pos: Pos, message: str, hint: str | None = None) -> Diagnostic:
         return make_diagnostic(code, self.path, pos, message, hint)

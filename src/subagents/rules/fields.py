@@ -65,6 +65,8 @@ def _has_field(defn: AgentDefinition, ctx: RuleContext, key: str) -> bool:
 
 
 def check_name(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
+    if ctx.type_error_at(defn, "name"):
+        return  # the reader's SA014 says it is not a string
     if not defn.name.strip():
         if defn.dialect is D.CODEX or defn.dialect is D.CLAUDE:
             present = _has_field(defn, ctx, "name")
@@ -89,8 +91,8 @@ def check_name(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
 
 
 def check_description(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
-    if defn.dialect is D.CODEX:  # optional in Codex (seed 002)
-        return
+    if defn.dialect is D.CODEX or ctx.type_error_at(defn, "description"):
+        return  # optional in Codex (seed 002); a wrong type is the reader's SA014
     if not defn.description.strip():
         present = _has_field(defn, ctx, "description")
         skip = "; Claude Code skips this file" if defn.dialect is D.CLAUDE else ""
