@@ -3,11 +3,15 @@ exception, never an internal-error diagnostic, every diagnostic with a line."""
 
 from __future__ import annotations
 
+import json
+
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from subagents.definition import Dialect
-from subagents.validate import validate_text
+from subagents.report import render_json
+from subagents.validate import validate_paths, validate_text
 
 _SETTINGS = settings(max_examples=300, deadline=None,
                      suppress_health_check=[HealthCheck.too_slow])
@@ -55,7 +59,23 @@ def test_frontmatter_shaped_text(pairs: list[tuple[str, str]], body: str) -> Non
     max_leaves=20,
 ))
 def test_any_json(value: object) -> None:
-    import json
-
     _check(json.dumps({"agent": value}), Dialect.JSON)
     _check(json.dumps(value), Dialect.JSON)
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(data=st.binary(max_size=1500),
+       where=st.sampled_from([".claude/agents/a.md", ".codex/agents/a.md", "agents.json",
+                              ".github/agents/a.md"]))
+def test_any_bytes_through_files(tmp_path_factory: pytest.TempPathFactory, data: bytes,
+                                 where: str) -> None:
+    """The whole file path: walking, reading, file rules, filters, scope rules, report."""
+    root = tmp_path_factory.mktemp("fz")
+    target = root / where
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(data)
+    report = validate_paths([root])
+    assert report.files == 1
+    assert all(d.rule != "SA000" and d.line is not None for d in report.diagnostics)
+    assert json.loads(render_json(report))["summary"]["files"] == 1
