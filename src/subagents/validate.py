@@ -171,11 +171,15 @@ def _is_agent_candidate(name: str) -> bool:
     return low == "agents.json" or low.endswith(".agents.json")
 
 
-def iter_agent_files(folder: Path, display: str) -> Iterator[tuple[Path, str, bool]]:
+def iter_agent_files(
+    folder: Path, display: str, *, report_links: bool = False
+) -> Iterator[tuple[Path, str, bool]]:
     """``(path, display path, is_symlink)`` of every candidate agent file under ``folder``.
 
-    Linked folders are not descended; one that leads outside ``folder`` is yielded itself
-    (``is_symlink=True``) so that validation reports it (REQ-SUB-035).
+    Linked folders are never descended.  With ``report_links``, one that leads outside
+    ``folder`` is yielded itself (``is_symlink=True``) so that validation can report it
+    (REQ-SUB-035).  Callers that write (``fix``) should refuse linked files that resolve
+    outside the folder (``subagents.rules.security.path_escapes``).
     """
     real_root = os.path.realpath(folder)
     for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
@@ -184,7 +188,7 @@ def iter_agent_files(folder: Path, display: str) -> Iterator[tuple[Path, str, bo
             if d not in _SKIP_DIRS and (not d.startswith(".") or d in _AGENT_DOT_DIRS)
         )
         rel = os.path.relpath(dirpath, folder)
-        for d in dirnames:
+        for d in dirnames if report_links else ():
             link = os.path.join(dirpath, d)
             if os.path.islink(link) and path_escapes(link, real_root):
                 yield Path(link), os.path.normpath(os.path.join(display, rel, d)), True
@@ -235,7 +239,7 @@ def _targets(paths: Sequence[Path], given: Sequence[str | None],
         if p.is_dir():
             # dialect and scope depend on the folder (and the name's suffix): compute once each
             cache: dict[tuple[Path, str], tuple[Dialect, str]] = {}
-            for full, fdisplay, linked in iter_agent_files(p, display):
+            for full, fdisplay, linked in iter_agent_files(p, display, report_links=True):
                 low = full.name.lower()
                 kind = ".json" if low.endswith(".json") else (
                     ".agent.md" if low.endswith(".agent.md") else ".md")
