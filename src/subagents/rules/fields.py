@@ -3,7 +3,8 @@ field has a value outside its definition.
 
 Design notes
 ------------
-* Type errors (``maxTurns: ten``, ``tags: a, b``) are the reader's ``SA014``; these rules judge
+* Type errors (``maxTurns: ten``, ``tags: a, b``) are found by the reader (``SA014``) and
+  carry the field's code here (``validate._recode``: SA108, SA113, ...); these rules judge
   *values* of the right type (``maxTurns: 0``, a tag that is an empty string).
 * ``name``: Claude Code skips a file whose name contains ``:`` or starts with ``-``
   (REFERENCE.md); the seed's stricter lowercase-hyphen format is ``SA206`` (spec).  Codex and
