@@ -79,3 +79,4 @@ def test_similar_descriptions_use_the_router(tmp_path: Path) -> None:
     sim = only(report, "SA602")
     assert sorted(d.path.rsplit("/", 1)[-1] for d in sim) == ["a.md", "b.md"]
     assert all(d.severity is Severity.WARNING for d in sim)
+    assert not only(validate_paths([tmp_path / "agents"], ignore=["SA6"]), "SA602")
