@@ -5,9 +5,9 @@ Run: ``.venv/bin/python bench/bench_load.py [--corpus PATH] [--sizes 1000,10000]
 What it prints (all measured in this run, on this machine):
 
 * per-file median (ms, CPU time of this process) of the full path - read, frontmatter
-  split, positioned YAML tree, AgentDefinition, every rule - and of the naive baseline (``frontmatter.load``: PyYAML's
-  CSafeLoader, parse only, no positions, no validation) over the same files; their ratio
-  (target <= 1.2) and a split of our time into reading vs rules;
+  split, positioned YAML tree, AgentDefinition, every rule - and of the naive baseline
+  (``frontmatter.load``: PyYAML's CSafeLoader, parse only, no positions, no validation) over
+  the same files; their ratio (target <= 1.2) and a split of our time into reading vs rules;
 * ``validate_paths`` over folders of 1,000 and 10,000 files (the corpus's Claude files copied
   round-robin into a temp folder, 100 per agents folder so scope rules - duplicates and
   the pairwise similar-description check - run as in a (large) project);
