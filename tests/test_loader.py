@@ -293,3 +293,21 @@ def test_block_scalar_as_last_key_keeps_its_final_newline() -> None:
     r = parse_agent_text("---\nname: x\ndescription: |\n  line one\n  line two\n---\nbody")
     assert r.definition is not None
     assert r.definition.description == "line one\nline two\n"
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "[" * 5000 + "]" * 5000,
+        "{a: " * 3000 + "1" + "}" * 3000,
+        "\n".join("  " * i + "- " for i in range(200)),
+    ],
+)
+def test_deep_nesting_is_a_diagnostic_not_a_recursion_error(value: str) -> None:
+    # the second form has `!*&` in a quoted string, which sends it down the event path
+    for text in (
+        f"---\nname: a\ntools: {value}\n---\nb",
+        f"---\nname: a\nx: '!*&'\ntools: {value}\n---\nb",
+    ):
+        r = parse_agent_text(text)
+        assert [d.rule for d in r.diagnostics] == ["SA005"], r.diagnostics

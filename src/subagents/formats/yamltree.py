@@ -134,11 +134,27 @@ class YamlTree:
 
 _SLOW_CHARS = frozenset("&*!")
 
+# Agent frontmatter is at most a few levels deep (hooks: event -> matcher list -> hook list ->
+# hook).  Anything deeper is refused before our recursive conversion could hit Python's limit.
+MAX_DEPTH = 64
 
-def _from_node(node: yaml.Node, offset: int, issues: list[YamlIssue]) -> YNode:
+
+def _too_deep(line: int, column: int) -> YamlIssue:
+    return YamlIssue(
+        "SA005",
+        f"invalid YAML: nested more than {MAX_DEPTH} levels deep",
+        line,
+        column,
+        "agent frontmatter is a flat mapping with a few nested lists; remove the nesting",
+    )
+
+
+def _from_node(node: yaml.Node, offset: int, issues: list[YamlIssue], depth: int = 0) -> YNode:
     """Convert a composed PyYAML node (from the C composer) into our tree."""
     start = node.start_mark
     line, column = start.line + 1 + offset, start.column + 1
+    if depth > MAX_DEPTH:
+        raise _Refused(_too_deep(line, column))
     if isinstance(node, yaml.ScalarNode):
         end = node.end_mark
         return YScalar(
@@ -153,7 +169,7 @@ def _from_node(node: yaml.Node, offset: int, issues: list[YamlIssue]) -> YNode:
         )
     if isinstance(node, yaml.SequenceNode):
         return YSeq(
-            [_from_node(item, offset, issues) for item in node.value],
+            [_from_node(item, offset, issues, depth + 1) for item in node.value],
             line,
             column,
             bool(node.flow_style),
@@ -161,7 +177,7 @@ def _from_node(node: yaml.Node, offset: int, issues: list[YamlIssue]) -> YNode:
     pairs: list[tuple[YScalar, YNode]] = []
     seen: dict[str, int] = {}
     for key_node, value_node in node.value:
-        key = _from_node(key_node, offset, issues)
+        key = _from_node(key_node, offset, issues, depth + 1)
         if not isinstance(key, YScalar):
             issues.append(
                 YamlIssue(
@@ -176,7 +192,7 @@ def _from_node(node: yaml.Node, offset: int, issues: list[YamlIssue]) -> YNode:
             issues.append(_duplicate(key, seen[key.value]))
         else:
             seen[key.value] = key.line
-        pairs.append((key, _from_node(value_node, offset, issues)))
+        pairs.append((key, _from_node(value_node, offset, issues, depth + 1)))
     return YMap(pairs, line, column, bool(getattr(node, "flow_style", False)))
 
 
@@ -215,7 +231,10 @@ def parse_yaml_tree(text: str, *, line_offset: int = 0) -> YamlTree:
         except yaml.YAMLError:
             pass  # fall through to the event path, which reports the error precisely
         else:
-            root = _from_node(node, line_offset, issues) if node is not None else None
+            try:
+                root = _from_node(node, line_offset, issues) if node is not None else None
+            except _Refused as refused:
+                return YamlTree(None, issues, refused.issue)
             return YamlTree(root, issues)
     builder = _Builder(line_offset, issues)
     try:
@@ -344,10 +363,14 @@ class _Builder:
         elif isinstance(event, yaml.MappingStartEvent):
             self._check_props(event)
             line, col = self._pos(event)
+            if len(self.stack) >= MAX_DEPTH:
+                raise _Refused(_too_deep(line, col))
             self.stack.append([YMap([], line, col, bool(event.flow_style)), None, {}])
         elif isinstance(event, yaml.SequenceStartEvent):
             self._check_props(event)
             line, col = self._pos(event)
+            if len(self.stack) >= MAX_DEPTH:
+                raise _Refused(_too_deep(line, col))
             self.stack.append([YSeq([], line, col, bool(event.flow_style)), None, {}])
         elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
             node = self.stack.pop()[0]
