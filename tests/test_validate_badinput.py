@@ -106,7 +106,8 @@ def test_deeply_nested_yaml_never_escapes_as_a_traceback(tmp_path: Path) -> None
     write(tmp_path, "agents/ok.md", agent(GOOD_FRONT))
     report = validate_paths([tmp_path / "agents"])
     errors = [d for d in report.diagnostics if d.path == str(deep)]
-    assert errors and errors[0].severity is Severity.ERROR and errors[0].line is not None
+    assert [(d.rule, d.line) for d in errors] == [("SA005", 4)]
+    assert errors[0].severity is Severity.ERROR and "nested" in errors[0].message
     assert report.agents >= 1 and report.files == 2
 
 
