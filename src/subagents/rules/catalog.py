@@ -195,6 +195,16 @@ _TABLE: tuple[Rule, ...] = (
     Rule("SA602", "similar-descriptions",
          "Two agents have descriptions so alike that routing cannot tell them apart.",
          _O, _W, _W),
+    # --- discovery (registry) -----------------------------------------------------------------
+    Rule("SA603", "unreadable-folder", "A scope folder cannot be read; its agents are not loaded.",
+         _O, _E, _E),
+    Rule("SA604", "symlink-loop",
+         "A symlink in an agents folder leads back to itself; it is not followed.", _O, _W, _W),
+    Rule("SA605", "agents-path-not-folder", "An agents path is a file, not a folder.",
+         _O, _E, _E),
+    Rule("SA606", "changed-while-read",
+         "A file kept changing while it was read; it is read again on the next reload.",
+         _O, _W, _W),
 )
 
 RULES: Mapping[str, Rule] = {r.code: r for r in _TABLE}
