@@ -145,9 +145,26 @@ def _close_tool(name: str, extra: frozenset[str]) -> str | None:
 
     from subagents.known_tools import BUILTIN_TOOLS
 
-    by_lower = {t.lower(): t for t in sorted(BUILTIN_TOOLS | extra)}
+    # Words people write for a tool (other harnesses' names, plain English) count as
+    # candidates too, so `Serach` suggests Grep rather than the merely similar WebSearch.
+    by_lower = {**_TOOL_WORDS, **{t.lower(): t for t in sorted(BUILTIN_TOOLS | extra)}}
     found = difflib.get_close_matches(name.lower(), list(by_lower), n=1, cutoff=0.6)
     return by_lower[found[0]] if found else None
+
+
+_TOOL_WORDS = {
+    "search": "Grep",
+    "find": "Glob",
+    "shell": "Bash",
+    "terminal": "Bash",
+    "execute": "Bash",
+    "fetch": "WebFetch",
+    "browse": "WebFetch",
+    "todo": "TodoWrite",
+    "list": "LS",
+    "view": "Read",
+    "create": "Write",
+}
 
 
 def check_model(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
