@@ -53,7 +53,8 @@ def test_unknown_tools_point_at_each_item_in_comma_string() -> None:
     assert "Frobnicate" in found[0].message and "Zap" in found[1].message
     ds = diags(agent("name: x-agent\ndescription: Reviews diffs for problems\ntools: Read, Serach"))
     assert "did you mean 'Search'" not in only(ds, "SA104")[0].message
-    assert (only(ds, "SA104")[0].hint or "").startswith("did you mean 'WebSearch'?")
+    # `Serach` is a misspelt "search": Grep is Claude Code's search tool
+    assert (only(ds, "SA104")[0].hint or "").startswith("did you mean 'Grep'?")
     ds = diags(agent("name: x-agent\ndescription: Reviews diffs for problems\ntools: websearch"))
     assert (only(ds, "SA104")[0].hint or "").startswith("did you mean 'WebSearch'?")
 
