@@ -16,6 +16,7 @@ __version__ = "0.1.0"
 _EXPORTS: dict[str, str] = {
     "AgentDefinition": "subagents.definition",
     "AgentDispatcher": "subagents.dispatch.dispatcher",
+    "AgentEntry": "subagents.registry",
     "AgentNotFoundError": "subagents.errors",
     "AgentRegistry": "subagents.registry",
     "AgentResult": "subagents.runtime.result",
@@ -33,21 +34,30 @@ _EXPORTS: dict[str, str] = {
     "Model": "subagents.providers.base",
     "ModelRequest": "subagents.providers.base",
     "ModelResponse": "subagents.providers.base",
+    "PermissionPolicy": "subagents.runtime.permissions",
     "ProviderError": "subagents.errors",
     "Router": "subagents.dispatch.router",
+    "RunHooks": "subagents.runtime.hooks",
+    "RunInterrupted": "subagents.runtime.result",
     "Scope": "subagents.definition",
     "Severity": "subagents.diagnostics",
     "SubagentError": "subagents.errors",
+    "Tool": "subagents.runtime.tools.base",
     "ValidationReport": "subagents.validate",
+    "convert_definitions": "subagents.convert",
+    "fix_file": "subagents.fix",
+    "get_provider": "subagents.providers",
     "load_agent": "subagents.loader",
     "parse_agent_text": "subagents.loader",
     "read_agent_file": "subagents.loader",
+    "run_main_thread": "subagents.runtime.orchestrator",
     "validate_paths": "subagents.validate",
 }
 
 __all__ = [
     "AgentDefinition",
     "AgentDispatcher",
+    "AgentEntry",
     "AgentNotFoundError",
     "AgentRegistry",
     "AgentResult",
@@ -65,15 +75,23 @@ __all__ = [
     "Model",
     "ModelRequest",
     "ModelResponse",
+    "PermissionPolicy",
     "ProviderError",
     "Router",
+    "RunHooks",
+    "RunInterrupted",
     "Scope",
     "Severity",
     "SubagentError",
+    "Tool",
     "ValidationReport",
+    "convert_definitions",
+    "fix_file",
+    "get_provider",
     "load_agent",
     "parse_agent_text",
     "read_agent_file",
+    "run_main_thread",
     "validate_paths",
 ]
 
@@ -92,6 +110,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
+    from subagents.convert import convert_definitions
     from subagents.definition import (
         AgentDefinition,
         Dialect,
@@ -110,10 +129,16 @@ if TYPE_CHECKING:
         ProviderError,
         SubagentError,
     )
+    from subagents.fix import fix_file
     from subagents.loader import LoadResult, load_agent, parse_agent_text, read_agent_file
+    from subagents.providers import get_provider
     from subagents.providers.base import Message, Model, ModelRequest, ModelResponse
-    from subagents.registry import AgentRegistry
-    from subagents.runtime.result import AgentResult
+    from subagents.registry import AgentEntry, AgentRegistry
+    from subagents.runtime.hooks import RunHooks
+    from subagents.runtime.orchestrator import run_main_thread
+    from subagents.runtime.permissions import PermissionPolicy
+    from subagents.runtime.result import AgentResult, RunInterrupted
     from subagents.runtime.runner import AgentRunner
+    from subagents.runtime.tools.base import Tool
     from subagents.store import AgentStore
     from subagents.validate import ValidationReport, validate_paths

@@ -1,0 +1,52 @@
+"""The curated public namespace (httpx-style guard): every exported name resolves, nothing else
+leaks, and importing the package stays cheap."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import subagents
+
+HEAVY = ("anthropic", "openai", "mcp", "watchfiles", "rich", "bm25s", "claude_agent_sdk")
+
+
+def test_all_is_sorted_and_complete() -> None:
+    assert subagents.__all__ == sorted(subagents.__all__)
+    assert set(subagents.__all__) == set(subagents._EXPORTS)
+
+
+def test_every_public_name_resolves() -> None:
+    for name in subagents.__all__:
+        value = getattr(subagents, name)
+        assert value is not None, name
+        module = getattr(value, "__module__", "")
+        assert module.startswith("subagents"), (name, module)
+
+
+def test_documented_entry_points() -> None:
+    from subagents import AgentDefinition, AgentRegistry, load_agent, validate_paths
+
+    assert callable(load_agent) and callable(validate_paths)
+    assert AgentDefinition.__name__ == "AgentDefinition"
+    assert AgentRegistry.__name__ == "AgentRegistry"
+
+
+def test_unknown_attribute_is_an_attribute_error() -> None:
+    try:
+        subagents.NoSuchThing  # noqa: B018
+    except AttributeError as exc:
+        assert "NoSuchThing" in str(exc)
+    else:  # pragma: no cover
+        raise AssertionError("expected AttributeError")
+
+
+def test_import_and_reader_do_not_pull_heavy_dependencies() -> None:
+    code = (
+        "import sys, subagents\n"
+        "from subagents import load_agent, AgentDefinition, validate_paths\n"
+        f"heavy = [m for m in {HEAVY!r} if m in sys.modules]\n"
+        "print(','.join(heavy))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
