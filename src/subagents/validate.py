@@ -393,7 +393,7 @@ def validate_paths(
     else:
         resolved = default_paths(dialect=forced)
         given = [None] * len(resolved)
-    configs: dict[Path | None, Config] = {}
+    configs: dict[Any, Config] = {}
     report = ValidationReport(strict=strict)
     all_diags: list[Diagnostic] = []
     scoped: list[ScopedAgent] = []
@@ -427,11 +427,16 @@ def validate_paths(
     return report
 
 
-def _config_for(p: Path, cache: dict[Path | None, Config]) -> Config:
-    found = find_config(p)
-    if found not in cache:
-        cache[found] = load_config(found) if found is not None else Config()
-    return cache[found]
+def _config_for(p: Path, cache: dict[Any, Config]) -> Config:
+    """The config for a file, found once per folder (walking up stats several files per level,
+    which cost more than validating a small agent when done for every file)."""
+    folder = ("folder", p.parent)
+    if folder not in cache:
+        found = find_config(p)
+        if found not in cache:
+            cache[found] = load_config(found) if found is not None else Config()
+        cache[folder] = cache[found]
+    return cache[folder]
 
 
 def validate_text(

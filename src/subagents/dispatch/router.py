@@ -30,6 +30,7 @@ Design decisions
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
@@ -109,6 +110,7 @@ _SUFFIXES: tuple[tuple[str, str], ...] = (
 )
 
 
+@functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A light, consistent suffix stripper (``testing``/``tests``/``tester`` -> ``test``)."""
     if len(word) <= 3 or not word.isalpha():
