@@ -186,7 +186,8 @@ def list_agents(
             click.echo(f"  {e.name}  {e.describe_origin()}  ({why})")
     errors = [d for d in diags if d.severity is Severity.ERROR]
     if errors:
-        click.echo(f"\nnot loaded ({len(errors)} errors; `subagents doctor` explains):")
+        noun = "error" if len(errors) == 1 else "errors"
+        click.echo(f"\nnot loaded ({len(errors)} {noun}; `subagents doctor` explains):")
         for d in errors:
             click.echo("  " + d.format_text().split("\n")[0])
 
