@@ -371,7 +371,7 @@ def doctor(
     failed = reg.failed_files()
     problems = 0
     if failed:
-        echo(f"\nnot loaded ({len(failed)} files):")
+        echo(f"\nnot loaded ({_plural(len(failed), 'file')}):")
         for rec in failed:
             errors = [d for d in rec.diagnostics if d.severity is Severity.ERROR]
             first = errors[0]
@@ -427,7 +427,8 @@ def doctor(
     if warnings:
         echo(f"\n{warnings} warning(s) in loaded files: `subagents validate` lists them")
     if problems:
-        echo(f"\n{problems} problem(s) keep agents from loading.")
+        verb = "keeps" if problems == 1 else "keep"
+        echo(f"\n{_plural(problems, 'problem')} {verb} agents from loading.")
         sys.exit(1)
     echo("\nno problems: every agent file in scope is loaded.")
 
@@ -573,3 +574,7 @@ def new(name: str, template: str, scope: str, dialect: Dialect, cwd: Path | None
         "next: edit the description and prompt, then `subagents validate "
         f"{target}` and `subagents show {name}`"
     )
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
