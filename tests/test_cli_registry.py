@@ -208,7 +208,7 @@ def test_doctor_explains_everything_on_one_screen(layout: dict[str, Path]) -> No
     out = result.output
     assert "scope folders" in out
     assert f"{layout['root_agents']}  [missing]" in out
-    assert "not loaded (1 files)" in out and "bad.md:3:1: SA010" in out and "fix:" in out
+    assert "not loaded (1 file)" in out and "bad.md:3:1: SA010" in out and "fix:" in out
     assert "twin: project: .claude/agents/t1.md, .claude/agents/t2.md" in out
     assert "ok: project .claude/agents/ok.md wins; hidden: user" in out
     assert len(out.splitlines()) < 40
