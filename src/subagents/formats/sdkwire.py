@@ -33,7 +33,13 @@ from subagents.errors import SubagentError
 if TYPE_CHECKING:
     from subagents.definition import AgentDefinition, McpServerSpec
 
-__all__ = ["SDK_KEYS", "to_sdk_agent_definitions", "to_sdk_dict", "to_sdk_mapping"]
+__all__ = [
+    "SDK_KEYS",
+    "mcp_server_config",
+    "to_sdk_agent_definitions",
+    "to_sdk_dict",
+    "to_sdk_mapping",
+]
 
 # The SDK dataclass's fields, in its declaration order (claude-agent-sdk 0.2.x).
 SDK_KEYS: tuple[str, ...] = (
@@ -56,6 +62,11 @@ SDK_KEYS: tuple[str, ...] = (
 def _mcp_server_wire(spec: McpServerSpec) -> str | dict[str, Any]:
     if spec.reference:
         return spec.name
+    return {spec.name: mcp_server_config(spec)}
+
+
+def mcp_server_config(spec: McpServerSpec) -> dict[str, Any]:
+    """A server's configuration mapping as files and the SDK write it (unknown keys kept)."""
     config: dict[str, Any] = {}
     if spec.type is not None:
         config["type"] = spec.type
@@ -71,7 +82,7 @@ def _mcp_server_wire(spec: McpServerSpec) -> str | dict[str, Any]:
         config["headers"] = dict(spec.headers)
     for key, value in spec.extra.items():
         config.setdefault(key, value)
-    return {spec.name: config}
+    return config
 
 
 def _effort_wire(effort: str | None) -> str | int | None:

@@ -126,22 +126,9 @@ def hooks_to_data(hooks: Mapping[str, tuple[HookMatcher, ...]]) -> dict[str, Any
 
 
 def _server_config(spec: McpServerSpec) -> dict[str, Any]:
-    config: dict[str, Any] = {}
-    if spec.type is not None:
-        config["type"] = spec.type
-    if spec.command is not None:
-        config["command"] = spec.command
-    if spec.args:
-        config["args"] = list(spec.args)
-    if spec.env:
-        config["env"] = dict(spec.env)
-    if spec.url is not None:
-        config["url"] = spec.url
-    if spec.headers:
-        config["headers"] = dict(spec.headers)
-    for key, value in spec.extra.items():
-        config.setdefault(key, value)
-    return config
+    from subagents.formats.sdkwire import mcp_server_config
+
+    return mcp_server_config(spec)
 
 
 def mcp_servers_to_data(servers: Iterable[McpServerSpec]) -> dict[str, Any] | list[Any]:
