@@ -17,9 +17,11 @@ Design decisions:
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
+import weakref
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -142,8 +144,16 @@ def classify_status(
 
 
 _TRANSIENT_ERROR_TYPES = frozenset(
-    {"overloaded_error", "api_error", "rate_limit_error", "server_error", "internal_error",
-     "internal_server_error", "timeout_error", "service_unavailable"}
+    {
+        "overloaded_error",
+        "api_error",
+        "rate_limit_error",
+        "server_error",
+        "internal_error",
+        "internal_server_error",
+        "timeout_error",
+        "service_unavailable",
+    }
 )
 
 
@@ -247,3 +257,33 @@ def is_transport_error(exc: BaseException) -> bool:
         cls.__name__ in {"TransportError", "StreamError"} and cls.__module__.startswith("httpx")
         for cls in type(exc).__mro__
     )
+
+
+class LoopClients:
+    """One SDK client per event loop (a client's connection pool belongs to the loop that made
+    it; ``asyncio.run`` in the CLI and pytest's per-test loops would otherwise share a dead one).
+
+    Subclasses implement :meth:`_new_client`; clients are dropped with their loop (weak keys).
+    """
+
+    def __init__(self) -> None:
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def _new_client(self) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _client_for_loop(self) -> Any:
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(loop)
+        if client is None:
+            client = self._new_client()
+            self._clients[loop] = client
+        return client
+
+    async def aclose(self) -> None:
+        """Close this loop's HTTP client (optional; it is also dropped with its loop)."""
+        client = self._clients.pop(asyncio.get_running_loop(), None)
+        if client is not None:
+            await client.close()

@@ -32,10 +32,8 @@ Design decisions:
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
-import weakref
 from collections.abc import Mapping
 from typing import Any
 
@@ -43,6 +41,7 @@ from subagents.errors import ProviderError, ProviderResponseError
 from subagents.providers._shared import (
     MALFORMED,
     MALFORMED_ARGUMENTS_KEY,
+    LoopClients,
     classify_status,
     connection_failure,
     is_transport_error,
@@ -162,7 +161,7 @@ def _from_message(message: Any, raw_inputs: Mapping[int, str]) -> ModelResponse:
     )
 
 
-class AnthropicModel:
+class AnthropicModel(LoopClients):
     """A :class:`~subagents.providers.base.Model` backed by Anthropic's Messages API."""
 
     name = "anthropic"
@@ -202,9 +201,7 @@ class AnthropicModel:
 
         self._sdk = anthropic
         # one client per event loop (weakly keyed: a finished loop takes its client with it)
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
-            weakref.WeakKeyDictionary()
-        )
+        LoopClients.__init__(self)
 
     def __repr__(self) -> str:  # never show the key
         return f"AnthropicModel(base_url={redact(self.base_url)!r}, stream={self.stream})"
@@ -213,25 +210,14 @@ class AnthropicModel:
     def _secrets(self) -> tuple[str | None, ...]:
         return (self._api_key, self._auth_token)
 
-    def _client_for_loop(self) -> Any:
-        loop = asyncio.get_running_loop()
-        client = self._clients.get(loop)
-        if client is None:
-            client = self._sdk.AsyncAnthropic(
-                api_key=self._api_key,
-                auth_token=self._auth_token,
-                base_url=self.base_url,
-                max_retries=0,
-                timeout=self.timeout,
-            )
-            self._clients[loop] = client
-        return client
-
-    async def aclose(self) -> None:
-        """Close this loop's HTTP client (optional; it is also dropped with its loop)."""
-        client = self._clients.pop(asyncio.get_running_loop(), None)
-        if client is not None:
-            await client.close()
+    def _new_client(self) -> Any:
+        return self._sdk.AsyncAnthropic(
+            api_key=self._api_key,
+            auth_token=self._auth_token,
+            base_url=self.base_url,
+            max_retries=0,
+            timeout=self.timeout,
+        )
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         params = to_anthropic_params(request)
@@ -268,7 +254,9 @@ class AnthropicModel:
                 # answer must not pass for a complete (possibly empty) one.
                 raise connection_failure(
                     ConnectionError("the stream ended before message_stop"),
-                    provider="anthropic", url=self.url, env_name="ANTHROPIC_BASE_URL",
+                    provider="anthropic",
+                    url=self.url,
+                    env_name="ANTHROPIC_BASE_URL",
                     secrets=self._secrets,
                 )
             message = await stream.get_final_message()
@@ -279,8 +267,13 @@ class AnthropicModel:
         url, secrets = self.url, self._secrets
         if isinstance(exc, sdk.APIStatusError):
             return classify_status(
-                exc.status_code, exc.body, exc.response.headers, provider="anthropic",
-                url=url, key_env="ANTHROPIC_API_KEY", secrets=secrets,
+                exc.status_code,
+                exc.body,
+                exc.response.headers,
+                provider="anthropic",
+                url=url,
+                key_env="ANTHROPIC_API_KEY",
+                secrets=secrets,
             )
         if isinstance(exc, (sdk.APIResponseValidationError, *MALFORMED)):
             return malformed_reply(exc, provider="anthropic", url=url, secrets=secrets)

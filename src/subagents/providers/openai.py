@@ -35,16 +35,15 @@ Design decisions:
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import os
-import weakref
 from collections.abc import Sequence
 from typing import Any
 
 from subagents.errors import ProviderError, ProviderResponseError, UsageError
 from subagents.providers._shared import (
     MALFORMED,
+    LoopClients,
     ReplyShapeError,
     classify_status,
     classify_stream_error,
@@ -192,7 +191,7 @@ def _from_completion(completion: Any) -> ModelResponse:
     )
 
 
-class OpenAIModel:
+class OpenAIModel(LoopClients):
     """A :class:`~subagents.providers.base.Model` for OpenAI-compatible chat completions."""
 
     name = "openai"
@@ -222,9 +221,7 @@ class OpenAIModel:
             )
         self.max_tokens_param = max_tokens_param
         # the session model for ``inherit`` when no parent names one (the runner reads it)
-        self.default_model: str | None = (
-            model or os.environ.get("OPENAI_MODEL", "").strip() or None
-        )
+        self.default_model: str | None = model or os.environ.get("OPENAI_MODEL", "").strip() or None
         self.stream = stream
         self.retry = retry or RetryPolicy.from_env()
         self.timeout = timeout
@@ -232,9 +229,7 @@ class OpenAIModel:
 
         self._sdk = openai
         # one client per event loop (weakly keyed: a finished loop takes its client with it)
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
-            weakref.WeakKeyDictionary()
-        )
+        LoopClients.__init__(self)
 
     def __repr__(self) -> str:  # never show the key
         return f"OpenAIModel(base_url={redact(self.base_url)!r}, stream={self.stream})"
@@ -243,24 +238,13 @@ class OpenAIModel:
     def url(self) -> str:
         return redact(self.base_url + "/chat/completions")
 
-    def _client_for_loop(self) -> Any:
-        loop = asyncio.get_running_loop()
-        client = self._clients.get(loop)
-        if client is None:
-            client = self._sdk.AsyncOpenAI(
-                api_key=self._api_key,
-                base_url=self.base_url,
-                max_retries=0,
-                timeout=self.timeout,
-            )
-            self._clients[loop] = client
-        return client
-
-    async def aclose(self) -> None:
-        """Close this loop's HTTP client (optional; it is also dropped with its loop)."""
-        client = self._clients.pop(asyncio.get_running_loop(), None)
-        if client is not None:
-            await client.close()
+    def _new_client(self) -> Any:
+        return self._sdk.AsyncOpenAI(
+            api_key=self._api_key,
+            base_url=self.base_url,
+            max_retries=0,
+            timeout=self.timeout,
+        )
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         params = to_openai_params(request, max_tokens_param=self.max_tokens_param)
@@ -314,7 +298,9 @@ class OpenAIModel:
             # sends a finish_reason last, so without one the answer was cut off.
             raise connection_failure(
                 ConnectionError("the stream ended before a finish_reason"),
-                provider="openai", url=self.url, env_name="OPENAI_BASE_URL",
+                provider="openai",
+                url=self.url,
+                env_name="OPENAI_BASE_URL",
                 secrets=(self._api_key,),
             )
         assembled = [(s[0], s[1], "".join(s[2])) for _, s in sorted(calls.items())]
@@ -325,8 +311,13 @@ class OpenAIModel:
         url, secrets = self.url, (self._api_key,)
         if isinstance(exc, sdk.APIStatusError):
             return classify_status(
-                exc.status_code, exc.body, exc.response.headers, provider="openai",
-                url=url, key_env="OPENAI_API_KEY", secrets=secrets,
+                exc.status_code,
+                exc.body,
+                exc.response.headers,
+                provider="openai",
+                url=url,
+                key_env="OPENAI_API_KEY",
+                secrets=secrets,
             )
         if isinstance(exc, sdk.APIConnectionError) or is_transport_error(exc):
             return connection_failure(
