@@ -126,3 +126,11 @@ def test_keyword_route_picks_the_single_best_or_nothing() -> None:
     assert r.keyword_route("deploy it") is None  # a tie: the model decides
     assert r.keyword_route("roll back the deploy via rollback") is b
     assert r.keyword_route("nothing relevant") is None
+
+
+def test_derived_forms_share_a_stem_with_their_root() -> None:
+    from subagents.dispatch.router import stem
+
+    assert stem("implementer") == stem("implement") == stem("implements")
+    assert stem("testers") == stem("testing") == stem("test")
+    assert stem("reviewer") == stem("reviews")

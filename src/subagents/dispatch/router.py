@@ -115,12 +115,17 @@ def stem(word: str) -> str:
     """A light, consistent suffix stripper (``testing``/``tests``/``tester`` -> ``test``)."""
     if len(word) <= 3 or not word.isalpha():
         return word
-    for suffix, repl in _SUFFIXES:
-        if word.endswith(suffix):
-            base = word[: -len(suffix)] + repl
-            if len(base) >= 3:
-                word = base
-                break
+    # Two passes, so derived forms meet their root: implementer -> implement -> impl, the same
+    # stem as "implement" (else a request to "implement" misses the implementer agent's name).
+    for _ in range(2):
+        for suffix, repl in _SUFFIXES:
+            if word.endswith(suffix):
+                base = word[: -len(suffix)] + repl
+                if len(base) >= 3 and base != word:
+                    word = base
+                    break
+        else:
+            break
     # Fold a final silent 'e' (secure/securing -> secur) and doubled consonants (running).
     if len(word) > 4 and word.endswith("e"):
         word = word[:-1]
