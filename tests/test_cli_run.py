@@ -366,3 +366,24 @@ def test_agent_as_main_thread_may_delegate_within_its_allowlist(
     assert data["children"] == []
     (call,) = data["tool_calls"]
     assert call["name"] == "Task" and call["is_error"] and not call["executed"]
+
+
+def test_pipeline_chains_agents_and_writes_handoffs(project: Path, tmp_path: Path) -> None:
+    replies: list[Any] = [
+        {"tool": "Read", "input": {"file_path": "notes.md"}},
+        "Notes say Tuesday. READY_FOR_WRITER",
+        "Wrote the summary.",
+    ]
+    handoff = tmp_path / "handoff"
+    r = invoke("--pipeline", "reader, writer", "--handoff-dir", str(handoff), "--provider",
+               "scripted", "--script", script(tmp_path, replies), "--format", "json",
+               "Summarise the notes")
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert data["agent"] == "pipeline" and data["final_text"] == "Wrote the summary."
+    assert [c["agent"] for c in data["children"]] == ["reader", "writer"]
+    assert sorted(p.name for p in handoff.iterdir()) == ["01-reader.md", "02-writer.md"]
+    for bad in (["--pipeline", "reader", "--agent", "writer"], ["--pipeline", " , "],
+                ["--require-ready"], ["--pipeline", "reader,nobody"]):
+        r = invoke(*bad, "--provider", "scripted", "--script", script(tmp_path, ["x"]), "go")
+        assert r.exit_code in (1, 2) and "Traceback" not in r.output, (bad, r.output)

@@ -71,6 +71,25 @@ Exit codes: 0 done, 1 the run failed, 2 usage error, 130 interrupted.""",
     "the agents this directory sees through the Task tool.",
 )
 @click.option(
+    "--pipeline",
+    "pipeline",
+    metavar="A,B,C",
+    default=None,
+    help="Run these agents one after another, each getting the task and the previous "
+    "stage's answer (seed 000 §8.2), e.g. --pipeline architect-review,implementer-tester.",
+)
+@click.option(
+    "--handoff-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="With --pipeline: also write each stage's answer to DIR/NN-agent.md.",
+)
+@click.option(
+    "--require-ready",
+    is_flag=True,
+    help="With --pipeline: stop after a stage whose answer has no READY_FOR_* marker.",
+)
+@click.option(
     "--provider",
     type=click.Choice(["anthropic", "openai", "scripted"]),
     default=None,
@@ -84,7 +103,7 @@ Exit codes: 0 done, 1 the run failed, 2 usage error, 130 interrupted.""",
     metavar="ID",
     default=None,
     help="Model id or alias (sonnet, opus, haiku, fable) for this run; "
-    "CLAUDE_CODE_SUBAGENT_MODEL still wins, as in Claude Code.",
+    "CLAUDE_CODE_SUBAGENT_MODEL overrides it for subagents, as in Claude Code.",
 )
 @click.option(
     "--max-turns",
@@ -160,6 +179,9 @@ Exit codes: 0 done, 1 the run failed, 2 usage error, 130 interrupted.""",
 def run(
     prompt: tuple[str, ...],
     agent_name: str | None,
+    pipeline: str | None,
+    handoff_dir: Path | None,
+    require_ready: bool,
     provider: str | None,
     model_id: str | None,
     max_turns: int | None,
@@ -201,8 +223,16 @@ def run(
     if script is not None and provider != "scripted":
         raise click.UsageError("--script only works with --provider scripted")
 
+    if pipeline is not None and agent_name:
+        raise click.UsageError("give either --agent or --pipeline, not both")
+    if (handoff_dir is not None or require_ready) and pipeline is None:
+        raise click.UsageError("--handoff-dir and --require-ready go with --pipeline")
     registry = _registry(agents, workdir)
     agent = _find_agent(agent_name, registry, workdir) if agent_name else None
+    stage_names = [n.strip() for n in (pipeline or "").split(",") if n.strip()]
+    if pipeline is not None and not stage_names:
+        raise click.UsageError("--pipeline needs agent names, e.g. --pipeline spec,build")
+    stages = [_find_agent(n, registry, workdir) for n in stage_names]
 
     options: dict[str, Any] = {"script": str(script) if script else None}
     if provider != "scripted":
@@ -231,7 +261,9 @@ def run(
         on_event=progress,
     )
     try:
-        if agent is not None and registry is None:  # pragma: no cover - no registry build
+        if stages:
+            result = _pipeline(text, stages, runner, model_id, handoff_dir, require_ready)
+        elif agent is not None and registry is None:  # pragma: no cover - no registry build
             result = runner.run_sync(agent, text, model=model_id, max_turns=max_turns)
         else:
             # With --agent, that agent *is* the main thread and may still delegate to the
@@ -330,6 +362,33 @@ def _main_thread(
             on_event=tree_sink or progress,
         )
     return result
+
+
+def _pipeline(
+    text: str,
+    stages: list[AgentDefinition],
+    runner: Any,
+    model_id: str | None,
+    handoff_dir: Path | None,
+    require_ready: bool,
+) -> AgentResult:
+    import asyncio
+
+    from subagents.runtime.pipeline import run_pipeline
+    from subagents.runtime.result import RunInterrupted
+
+    try:
+        return asyncio.run(
+            run_pipeline(
+                stages, text, runner=runner, model=model_id, handoff_dir=handoff_dir,
+                require_ready=require_ready,
+            )
+        )
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        last = runner.last_result
+        if last is not None and last.stop_reason == "interrupted":
+            raise RunInterrupted(last) from None
+        raise
 
 
 def _stderr_tty() -> bool:

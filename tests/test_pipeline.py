@@ -1,0 +1,73 @@
+"""Pipelines: agents chained stage by stage (runtime/pipeline.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from dispatch_helpers import PerAgentModel, agent, runner
+from subagents.errors import ProviderConnectionError
+from subagents.providers.base import TextBlock, ToolResultBlock
+from subagents.runtime.permissions import PermissionPolicy
+from subagents.runtime.pipeline import run_pipeline
+from subagents.testing import text, tool_call
+
+SPEC = agent("pm-spec")
+ARCH = agent("architect-review", tools=("Read",))
+IMPL = agent("implementer-tester")
+
+
+async def test_each_stage_gets_the_task_and_only_the_previous_answer(tmp_path: Path) -> None:
+    model = PerAgentModel({
+        "pm-spec": [text("Spec: refunds within 30 days. READY_FOR_ARCH")],
+        "architect-review": [text("ADR-7: use the ledger service. READY_FOR_BUILD")],
+        "implementer-tester": [text("Built and tested.")],
+    })
+    result = await run_pipeline([SPEC, ARCH, IMPL], "Add refunds", runner=runner(model, tmp_path),
+                                handoff_dir=tmp_path / ".claude" / "pipeline")
+    assert result.agent == "pipeline" and result.stop_reason == "end_turn"
+    assert result.final_text == "Built and tested."
+    assert [c.agent for c in result.children] == ["pm-spec", "architect-review", "implementer-tester"]
+    assert result.turns == 3 and result.usage.total_tokens == 45
+    arch_prompt = model.requests["architect-review"][0].messages[0].text
+    assert "Add refunds" in arch_prompt and "Output of the previous stage (pm-spec)" in arch_prompt
+    assert "refunds within 30 days" in arch_prompt
+    impl_prompt = model.requests["implementer-tester"][0].messages[0].text
+    assert "ADR-7" in impl_prompt and "refunds within 30 days" not in impl_prompt  # isolation
+    files = sorted(p.name for p in (tmp_path / ".claude" / "pipeline").iterdir())
+    assert files == ["01-pm-spec.md", "02-architect-review.md", "03-implementer-tester.md"]
+    assert (tmp_path / ".claude" / "pipeline" / "03-implementer-tester.md").read_text() == "Built and tested."
+    assert any("READY_FOR_ARCH" in w for w in result.warnings)
+
+
+async def test_a_failing_stage_stops_the_pipeline(tmp_path: Path) -> None:
+    model = PerAgentModel({
+        "pm-spec": [text("spec")],
+        "architect-review": [ProviderConnectionError("down")],
+    })
+    result = await run_pipeline([SPEC, ARCH, IMPL], "t", runner=runner(model, tmp_path))
+    assert result.stop_reason == "error"
+    assert "stage 2 (architect-review)" in (result.error or "")
+    assert [c.agent for c in result.children] == ["pm-spec", "architect-review"]
+    assert "implementer-tester" not in model.requests
+
+
+async def test_require_ready_stops_when_a_stage_does_not_hand_over(tmp_path: Path) -> None:
+    model = PerAgentModel({"pm-spec": [text("I need more information first.")]})
+    result = await run_pipeline([SPEC, ARCH], "t", runner=runner(model, tmp_path),
+                                require_ready=True)
+    assert [c.agent for c in result.children] == ["pm-spec"]
+    assert any("did not signal READY_FOR_" in w for w in result.warnings)
+
+
+async def test_the_callers_policy_bounds_every_stage(tmp_path: Path) -> None:
+    model = PerAgentModel({
+        "pm-spec": [tool_call("Write", {"file_path": "spec.md", "content": "x"}), text("done")],
+    })
+    r = runner(model, tmp_path, policy=PermissionPolicy(mode="plan"))
+    result = await run_pipeline([SPEC], "t", runner=r)
+    (call,) = result.children[0].tool_calls
+    assert call.name == "Write" and call.is_error and not call.executed
+    assert not (tmp_path / "spec.md").exists()
+    second = model.requests["pm-spec"][1].messages[-1].content[0]
+    assert isinstance(second, ToolResultBlock) and second.is_error
+    assert not isinstance(second, TextBlock)
