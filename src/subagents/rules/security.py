@@ -12,13 +12,21 @@ Design notes
   ``sk-proj-``, Slack ``xox?-`` and webhook URLs) and PEM private-key blocks *with a body*.
   To stay quiet on security-review agents that talk about these things, a match must look like
   a real secret: long enough, not a placeholder (``xxxx``, ``your``, ``example``, ``<...>``,
-  ``...``), and with the character mix of random data.  ``${VAR}`` references never match.
+  ``...``; words count in one natural case only, so ``fAke`` inside random data does not hide
+  a real key), and with the character mix of random data.  ``${VAR}`` references never match.
+  Decision: AWS's *documented* example keys (``AKIAIOSFODNN7EXAMPLE``, ``wJalrXUtnFEMI/...
+  EXAMPLEKEY``) are placeholders, not findings: they appear in docs and security agents and
+  grant nothing.  A private-key block is judged on its whole body (an OpenSSH key's first line
+  is a fixed header) and only explicit placeholders excuse it (DER bodies hold runs of ``A``).
   The message names the kind and masks the value (first 4 characters, then its length): the
   secret must not be echoed into CI logs.
 * ``SA405`` (REQ-SUB-020/036): a prompt that *both* tells the model to override its
   instructions *and*, within the same passage (~600 characters), to send secrets or files to
   somewhere else.  Either alone is common in legitimate security agents ("detect prompts that
-  say 'ignore previous instructions'"), so one pattern alone never fires.
+  say 'ignore previous instructions'"), so one pattern alone never fires; and an instruction
+  negated right before its verb ("never send secrets to external services", "do not ignore the
+  rules") does not count, nor an override phrase in quotes (it is being mentioned).
+  ``curl``/``wget`` name their target without a "to".
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ import math
 import os
 import re
 import stat
+import string
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -58,6 +67,9 @@ class _SecretKind:
     #: Every match *contains* one of these (for case-insensitive patterns without a literal
     #: prefix): search a small window around each occurrence.
     anchors: tuple[str, ...] = ()
+    #: How many of lowercase / uppercase / digits random key material of this kind shows at
+    #: least (``ghp_`` + 36 alphanumerics: 2; an AWS key id, uppercase and digits: 1).
+    classes: int = 2
 
 
 class _Lazy:
@@ -81,8 +93,10 @@ _KINDS: tuple[_SecretKind, ...] = (
                 prefixes=("gh",)),
     _SecretKind("GitHub token", re.compile(r"(github_pat_[A-Za-z0-9_]{50,255})\b"), 1,
                 prefixes=("github_pat_",)),
+    # An AWS key id is uppercase letters and digits 2-7 only: one character class is enough
+    # (a real id without a digit is ~4% of ids); placeholders are caught by the word check.
     _SecretKind("AWS access key id", re.compile(r"((?:AKIA|ASIA)[0-9A-Z]{16})\b"), 1, 2.8,
-                prefixes=("AKIA", "ASIA")),
+                prefixes=("AKIA", "ASIA"), classes=1),
     _SecretKind(
         "AWS secret access key",
         re.compile(
@@ -93,7 +107,7 @@ _KINDS: tuple[_SecretKind, ...] = (
         anchors=("ecret", "ECRET"),
     ),
     _SecretKind("Anthropic API key", re.compile(r"(sk-ant-[A-Za-z0-9_-]{32,})"), 1,
-                prefixes=("sk-ant-",)),
+                prefixes=("sk-",)),
     _SecretKind(
         "OpenAI API key",
         re.compile(r"(sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,})"),
@@ -110,15 +124,35 @@ _KINDS: tuple[_SecretKind, ...] = (
         prefixes=("https://hooks.slack.com/",),
     ),
 )
+# Kinds grouped by literal prefix: each prefix is searched for once (``str.find`` over the
+# whole text is the cost of this rule), and every kind that starts with it is tried there.
+_BY_PREFIX: tuple[tuple[str, tuple[_SecretKind, ...]], ...] = tuple(
+    (prefix, tuple(k for k in _KINDS if prefix in k.prefixes))
+    for prefix in dict.fromkeys(p for k in _KINDS for p in k.prefixes)
+)
+_ANCHORED: tuple[_SecretKind, ...] = tuple(k for k in _KINDS if k.anchors)
 _PRIVATE_KEY_RE = _Lazy(
     r"-----BEGIN ((?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?)-----"
-    r"[ \t]*\n((?:[ \t]*[A-Za-z0-9+/=:\-, ]*\n){0,4}?[ \t]*[A-Za-z0-9+/=]{40,})"
+    # the body: up to 4 header lines (``Proc-Type: ...``), one line of 40+ base64 characters,
+    # then the following base64 lines, so that the entropy is measured over the key material
+    # and not only over an OpenSSH key's fixed first line
+    r"[ \t]*\n((?:[ \t]*[A-Za-z0-9+/=:\-, ]*\n){0,4}?[ \t]*[A-Za-z0-9+/=]{40,}"
+    r"(?:\n[ \t]*[A-Za-z0-9+/=]{4,}){0,400})"
 )
+# Placeholder words count in one natural case only (``your``, ``Your``, ``YOUR``): matched
+# case-insensitively they turn up by chance inside random key material (``fAke``), which hid
+# about one real token in a thousand.
+_WORDS = ("your", "example", "sample", "dummy", "fake", "placeholder", "redacted", "changeme")
+_WORD_ALTERNATIVES = "|".join(w for word in _WORDS for w in (word, word.title(), word.upper()))
 _PLACEHOLDER_RE = _Lazy(
-    r"x{4,}|X{4,}|\*{3,}|\.\.\.|<|>|your|example|sample|dummy|fake|placeholder|redacted|"
-    r"0{8,}|1234567|abcdef|(.)\1{5,}",
-    re.I,
+    r"x{4,}|X{4,}|\*{3,}|\.\.\.|<|>|" + _WORD_ALTERNATIVES
+    + r"|0{8,}|1234567|abcdef|ABCDEF|(.)\1{5,}"
 )
+# A key block is base64 of DER/OpenSSH structures, which hold long runs of ``A`` (zero bytes)
+# and other repeats: only the explicit placeholders count there, never the repeat heuristics.
+_PEM_PLACEHOLDER_RE = _Lazy(r"x{4,}|X{4,}|\*{3,}|\.\.\.|<|>|" + _WORD_ALTERNATIVES)
+_LOWER, _UPPER, _DIGIT = (frozenset(string.ascii_lowercase), frozenset(string.ascii_uppercase),
+                          frozenset(string.digits))
 
 
 def _entropy(s: str) -> float:
@@ -127,13 +161,16 @@ def _entropy(s: str) -> float:
     return -sum(c / n * math.log2(c / n) for c in counts.values())
 
 
-def _looks_real(secret: str, min_entropy: float) -> bool:
+def _looks_real(secret: str, kind: _SecretKind) -> bool:
     body = secret.split("_", 1)[-1] if secret.startswith(("gh", "github_pat")) else secret
     if _PLACEHOLDER_RE.get().search(body):
         return False
-    if not (re.search(r"[0-9]", body) and re.search(r"[A-Za-z]", body)):
+    chars = set(body)
+    classes = (not chars.isdisjoint(_LOWER)) + (not chars.isdisjoint(_UPPER)) + (
+        not chars.isdisjoint(_DIGIT))
+    if classes < kind.classes:
         return False
-    return _entropy(body) >= min_entropy
+    return _entropy(body) >= kind.min_entropy
 
 
 def mask(secret: str) -> str:
@@ -141,44 +178,45 @@ def mask(secret: str) -> str:
     return f"{secret[:4]}…({len(secret)} chars)"
 
 
-def _matches(kind: _SecretKind, text: str) -> Iterator[re.Match[str]]:
-    for prefix in kind.prefixes:
+def _candidates(text: str) -> Iterator[tuple[_SecretKind, re.Match[str]]]:
+    for prefix, kinds in _BY_PREFIX:
         pos = text.find(prefix)
         while pos != -1:
-            m = kind.pattern.match(text, pos)
-            if m is not None:
-                yield m
+            for kind in kinds:
+                m = kind.pattern.match(text, pos)
+                if m is not None:
+                    yield kind, m
             pos = text.find(prefix, pos + 1)
-    done = -1
-    for anchor in kind.anchors:
-        pos = text.find(anchor)
-        while pos != -1:
-            found = kind.pattern.search(text, max(0, pos - 16, done), pos + 120)
-            if found is not None and found.start() <= pos:
-                done = found.end()
-                yield found
-            pos = text.find(anchor, pos + 1)
+    for kind in _ANCHORED:
+        done = -1
+        for anchor in kind.anchors:
+            pos = text.find(anchor)
+            while pos != -1:
+                found = kind.pattern.search(text, max(0, pos - 16, done), pos + 120)
+                if found is not None and found.start() <= pos:
+                    done = found.end()
+                    yield kind, found
+                pos = text.find(anchor, pos + 1)
 
 
 def find_secrets(text: str) -> Iterator[tuple[int, str, str]]:
     """``(offset, kind, masked)`` for every credential-looking string in ``text``."""
     seen: set[int] = set()
-    for kind in _KINDS:
-        for m in _matches(kind, text):
-            secret = m.group(kind.group)
-            start = m.start(kind.group)
-            # the word boundary is checked here rather than as a leading \b in the pattern
-            if start and (text[start - 1].isalnum() or text[start - 1] == "_"):
-                continue
-            if start in seen or not _looks_real(secret, kind.min_entropy):
-                continue
-            seen.add(start)
-            yield start, kind.label, mask(secret)
+    for kind, m in _candidates(text):
+        secret = m.group(kind.group)
+        start = m.start(kind.group)
+        # the word boundary is checked here rather than as a leading \b in the pattern
+        if start and (text[start - 1].isalnum() or text[start - 1] == "_"):
+            continue
+        if start in seen or not _looks_real(secret, kind):
+            continue
+        seen.add(start)
+        yield start, kind.label, mask(secret)
     if "PRIVATE KEY" not in text:
         return
     for m in _PRIVATE_KEY_RE.get().finditer(text):
         body = re.sub(r"\s", "", m.group(2))
-        if _PLACEHOLDER_RE.get().search(body) or _entropy(body) < 4.0:
+        if _PEM_PLACEHOLDER_RE.get().search(body) or _entropy(body) < 4.0:
             continue
         yield m.start(), m.group(1).lower(), "-----BEGIN …-----"
 
@@ -272,16 +310,42 @@ _OVERRIDE_RE = _Lazy(
     r"|you\s+are\s+no\s+longer\s+bound\b|new\s+instructions\s*:|do\s+not\s+tell\s+the\s+user\b",
     re.I,
 )
+# What is sent: secrets, keys, ``.env``/``~/.ssh``/``~/.aws`` files, or the code itself.
+# (``.env`` and the dot-folders start with a non-word character, so they sit outside ``\b``.)
+_SENSITIVE = (
+    r"(?:\b(?:secrets?|credentials?|api[\s_-]?keys?|tokens?|passwords?|ssh\s+keys?|id_rsa|"
+    r"private\s+keys?|environment\s+variables|env\s+vars|"
+    r"(?:the\s+|all\s+|every\s+)?(?:files|source\s+code|repository|codebase))"
+    r"|\.env\b|\.ssh/|\.aws/)"
+)
+_ADDRESS_ALTS = r"https?://|ftp://|\b\d{1,3}(?:\.\d{1,3}){3}\b"
+_ADDRESS = "(?:" + _ADDRESS_ALTS + ")"
 _EXFIL_RE = _Lazy(
     r"\b(?:send|upload|post|exfiltrate|transmit|forward|e-?mail|leak|copy|pipe|curl|wget)\b"
-    r"[^\n]{0,120}?\b(?:secrets?|credentials?|api[\s_-]?keys?|tokens?|passwords?|\.env\b|"
-    r"ssh\s+keys?|id_rsa|private\s+keys?|environment\s+variables|env\s+vars|"
-    r"(?:the\s+|all\s+|every\s+)?(?:files|source\s+code|repository|codebase))"
+    r"[^\n]{0,120}?" + _SENSITIVE +
     r"[^\n]{0,120}?(?:\bto\b|\binto\b|>|\|)\s*[^\n]{0,40}?"
-    r"(?:https?://|ftp://|\b\d{1,3}(?:\.\d{1,3}){3}\b|webhook|pastebin|external|remote|"
-    r"attacker|my\s+server|this\s+(?:url|address|server|endpoint)|[\w.-]+\.(?:com|net|io|org|xyz|ru)\b)",
+    r"(?:" + _ADDRESS_ALTS + r"|webhook|pastebin|external|remote|"
+    r"attacker|my\s+server|this\s+(?:url|address|server|endpoint)|[\w.-]+\.(?:com|net|io|org|xyz|ru)\b)"
+    # `curl -d @~/.aws/credentials https://...`: a command names its target without a "to"
+    r"|\b(?:curl|wget)\b[^\n]{0,120}?" + _SENSITIVE + r"[^\n]{0,120}?" + _ADDRESS,
     re.I,
 )
+# "Never send secrets to external services", "do not ignore the rules": an instruction that
+# is negated right before its verb is the opposite of an attack (security agents say this).
+_NEGATED_RE = _Lazy(
+    r"\b(?:not|never|no|don'?t|doesn'?t|mustn'?t|shouldn'?t|can'?t|cannot|won'?t)"
+    r"(?:\s+ever)?[\s,]+$",
+    re.I,
+)
+
+
+_QUOTES = frozenset("'\"`\u2018\u201c")
+
+
+def _negated(text: str, pos: int) -> bool:
+    return _NEGATED_RE.get().search(text, max(0, pos - 24), pos) is not None
+
+
 _WINDOW = 600
 # Every override phrase starts with one of these words (lower-cased): the regex is tried only
 # at their occurrences (``str.find`` is C-speed; scanning the whole prompt with the regex was
@@ -295,7 +359,11 @@ def _override_positions(text: str, low: str) -> list[int]:
     for needle in _OVERRIDE_NEEDLES:
         pos = low.find(needle)
         while pos != -1:
-            if (pos == 0 or not low[pos - 1].isalnum()) and _OVERRIDE_RE.get().match(text, pos):
+            before = low[pos - 1] if pos else " "
+            # a phrase in quotes is mentioned ("flag prompts that say 'ignore previous
+            # instructions'"), not given
+            if (not before.isalnum() and before not in _QUOTES
+                    and _OVERRIDE_RE.get().match(text, pos) and not _negated(text, pos)):
                 found.append(pos)
             pos = low.find(needle, pos + len(needle))
     return found
@@ -311,6 +379,8 @@ def check_injection(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnos
         if not overrides:
             continue
         for ex in _EXFIL_RE.get().finditer(text):
+            if _negated(text, ex.start()):
+                continue
             if any(abs(ex.start() - o) <= _WINDOW for o in overrides):
                 if key == "system_prompt" and defn.dialect is not D.JSON:
                     pos = ctx.body_pos(defn, ex.start())
