@@ -152,6 +152,12 @@ _TABLE: tuple[Rule, ...] = (
     Rule("SA205", "unlisted-color", "`color` is not one of the documented colours.", _S, _W, _E),
     Rule("SA206", "name-not-kebab-case",
          "`name` does not match `^[a-z][a-z0-9-]{0,49}$` (REQ-SUB-004).", _S, _W, _E),
+    # An info, not a warning: lists are documented and work in the SDK, and 4 in 10 real files
+    # use them; but a list has been reported to load as *no tools* (anthropics/claude-code
+    # #13331), and the seed's own form is the comma string.  `fix --tools-style comma` rewrites.
+    Rule("SA207", "tools-as-list",
+         "`tools`/`disallowedTools` is a YAML list; the documented form is a comma string "
+         "(#13331).", _S, _I, _I),
     # --- anti-patterns (seed 000 §8.4) -------------------------------------------------------
     Rule("SA301", "read-only-role-with-write-tools",
          "A reviewer/auditor/researcher can write files or run commands.", _A, _W, _W),

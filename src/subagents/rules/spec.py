@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from subagents.definition import AgentDefinition
 from subagents.definition import Dialect as D
 from subagents.diagnostics import Diagnostic
+from subagents.formats.yamltree import YScalar, YSeq
 from subagents.rules.base import DefinitionRule, RuleContext
 
 __all__ = ["DOCUMENTED_COLORS", "KNOWN_KEYS", "RULES", "SECTION_NAMES"]
@@ -35,8 +36,8 @@ DOCUMENTED_COLORS = frozenset(
 KNOWN_KEYS = frozenset({"keywords", "prompt"})
 
 _NAME_RE = re.compile(r"^[a-z][a-z0-9-]{0,49}$")
-# `## ` then anything on the same line, up to the stem (matched with endpos = stem's offset)
-_HEADING_PREFIX_RE = re.compile(r" {0,3}#{1,6}[ \t][^\n]*")
+# the marker of an ATX heading line: up to 3 spaces, 1-6 `#`, a space or tab
+_HEADING_PREFIX_RE = re.compile(r" {0,3}#{1,6}[ \t]")
 # section, the stem a heading must hold (lower case), must the stem end a word?
 SECTION_NAMES: tuple[tuple[str, str, bool], ...] = (
     ("Role", "role", True),
@@ -94,23 +95,44 @@ def check_prompt_length(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Dia
     )
 
 
-def _has_section(low: str, stem: str, word_end: bool) -> bool:
-    """Is there an ATX heading (``## ...``) holding ``stem`` as a word (start)?
+_INDENTED_HEADING_RE = re.compile(r"\n {1,3}#")
 
-    Searches the lower-cased prompt for the stem and checks only those lines, instead of
-    collecting every heading with a regex over the whole prompt (the slowest spec rule).
+
+def _headings(low: str) -> str:
+    """The text of every ATX heading (``## Core Capabilities`` -> ``core capabilities``) of a
+    lower-cased prompt, one per line.
+
+    Collects heading lines with ``str.find("\\n#")`` (C speed) instead of a multi-line regex
+    over the whole prompt; the rare indented heading (up to 3 spaces) is looked for only when
+    the prompt has one.  The section stems are then searched in this short text.
     """
-    pos = low.find(stem)
+    text = "\n" + low
+    lines: list[str] = []
+    pos = text.find("\n#")
+    while pos != -1:
+        end = text.find("\n", pos + 1)
+        lines.append(text[pos + 1:end] if end != -1 else text[pos + 1:])
+        pos = text.find("\n#", end) if end != -1 else -1
+    if _INDENTED_HEADING_RE.search(text):
+        lines.extend(m.group(0)[1:] for m in re.finditer(r"\n {1,3}#[^\n]*", text))
+    out: list[str] = []
+    for line in lines:
+        m = _HEADING_PREFIX_RE.match(line)
+        if m is not None:
+            out.append(line[m.end():])
+    return "\n".join(out)
+
+
+def _has_section(headings: str, stem: str, word_end: bool) -> bool:
+    """Does a heading hold ``stem`` at the start of a word (and as a whole word if asked)?"""
+    pos = headings.find(stem)
     while pos != -1:
         end = pos + len(stem)
-        if (pos == 0 or not low[pos - 1].isalnum()) and (
-            not word_end or end >= len(low) or not low[end].isalnum()
+        if (pos == 0 or not headings[pos - 1].isalnum()) and (
+            not word_end or end >= len(headings) or not headings[end].isalnum()
         ):
-            start = low.rfind("\n", 0, pos) + 1
-            m = _HEADING_PREFIX_RE.match(low, start, pos)
-            if m is not None:
-                return True
-        pos = low.find(stem, end)
+            return True
+        pos = headings.find(stem, end)
     return False
 
 
@@ -118,8 +140,9 @@ def check_sections(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnost
     text = defn.system_prompt
     if not text.strip() or defn.dialect is not D.CLAUDE:
         return
-    low = ctx.prompt_lower(defn)
-    missing = [name for name, stem, word in SECTION_NAMES if not _has_section(low, stem, word)]
+    headings = _headings(ctx.prompt_lower(defn))
+    missing = [name for name, stem, word in SECTION_NAMES
+               if not _has_section(headings, stem, word)]
     if missing:
         yield ctx.diag(
             "SA203",
@@ -194,6 +217,27 @@ def check_name_format(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagn
     )
 
 
+def check_tools_list(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
+    """SA207: a YAML list in ``tools``; some Claude Code versions read it as no tools at all
+    (anthropics/claude-code#13331, REFERENCE.md), which silently disarms the agent."""
+    if defn.dialect is not D.CLAUDE:
+        return  # Codex and agents.json define lists as their form
+    for key, spelled in (("tools", "tools"), ("disallowed_tools", "disallowedTools")):
+        node = ctx.node(defn, key)
+        if isinstance(node, YSeq) and node.items:
+            joined = ", ".join(str(i.value) for i in node.items if isinstance(i, YScalar))
+            if len(joined) > 60:
+                joined = joined[:57] + "..."
+            yield ctx.diag(
+                "SA207",
+                ctx.key_pos(defn, key),
+                f"`{spelled}` is a YAML list; lists have been reported to be read as empty by "
+                "some Claude Code versions (#13331)",
+                "the documented form is a comma string: `subagents fix --tools-style comma` "
+                f"rewrites it as `{spelled}: {joined}`",
+            )
+
+
 # --- anti-patterns ---------------------------------------------------------------------------
 
 
@@ -266,6 +310,7 @@ RULES: tuple[DefinitionRule, ...] = (
     check_unknown_keys,
     check_color,
     check_name_format,
+    check_tools_list,
     check_read_only_role,
     check_max_turns_present,
     check_skills,
