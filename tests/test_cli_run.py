@@ -21,6 +21,8 @@ from subagents.errors import AgentNotFoundError
 from subagents.testing import text, tool_call, tool_calls
 from subagents.testing_server import FakeLLMServer
 
+ECHO_SERVER = Path(__file__).parent / "data" / "mcp_echo_server.py"
+
 READER = """---
 name: reader
 description: Reads files and answers questions about them.
@@ -387,3 +389,104 @@ def test_pipeline_chains_agents_and_writes_handoffs(project: Path, tmp_path: Pat
                 ["--require-ready"], ["--pipeline", "reader,nobody"]):
         r = invoke(*bad, "--provider", "scripted", "--script", script(tmp_path, ["x"]), "go")
         assert r.exit_code in (1, 2) and "Traceback" not in r.output, (bad, r.output)
+
+
+GUARDED = """---
+name: guarded
+description: Runs shell commands, but never rm.
+tools: Bash, Read{mcp_tool}
+skills: house-style, no-such-skill
+hooks:
+  PreToolUse:
+    - matcher: Bash
+      hooks:
+        - type: command
+          command: "grep -q '\\"rm ' && {{ echo 'rm is forbidden for this agent' >&2; exit 2; }} || exit 0"
+{mcp}---
+You run commands carefully.
+"""
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai"])
+def test_agent_hooks_skills_and_mcp_are_wired_into_a_real_cli_run(
+    project: Path, monkeypatch: pytest.MonkeyPatch, provider: str
+) -> None:
+    """Through the CLI and the real SDK: the agent file's PreToolUse hook blocks one Bash call
+    (and not the other), its skill is in the system prompt the server receives, a missing
+    skill is a warning on stderr, and its MCP server's tool is offered and called."""
+    skill = project / ".claude" / "skills" / "house-style" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: house-style\ndescription: How we answer\n---\n"
+                     "Always answer in exactly three bullet points.\n")
+    (project / ".git").mkdir()  # the skill search stops at the repository root
+    (project / "keep.txt").write_text("precious\n")
+    mcp = ECHO_SERVER.is_file() and _has_mcp()
+    pidfile = project / "mcp.pid"
+    extra = ""
+    if mcp:
+        extra = (f"mcpServers:\n  echo:\n    command: {json.dumps(sys.executable)}\n"
+                 f"    args: [{json.dumps(str(ECHO_SERVER))}, {json.dumps(str(pidfile))}]\n")
+    agent = GUARDED.format(mcp_tool=", mcp__echo__echo" if mcp else "", mcp=extra)
+    (project / ".claude" / "agents" / "guarded.md").write_text(agent)
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("Bash", {"command": "rm -f keep.txt"}),
+        ("Bash", {"command": "echo allowed > ran.txt"}),
+    ]
+    if mcp:
+        calls.append(("mcp__echo__echo", {"text": "hello mcp"}))
+    with FakeLLMServer() as server:
+        server.add(tool_calls(calls), text("Done: one command was blocked."))
+        if provider == "anthropic":
+            monkeypatch.setenv("ANTHROPIC_BASE_URL", server.anthropic_base_url)
+            monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+        else:
+            monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
+            monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        r = invoke("--agent", "guarded", "--provider", provider, "--yes", "--format", "json",
+                   "clean up")
+        assert r.exit_code == 0, r.output
+        server.assert_complete()
+        first = server.requests[0].json
+        system = first["system"] if provider == "anthropic" else first["messages"][0]["content"]
+        assert system.startswith("You run commands carefully.")
+        assert "# Skill: house-style" in system
+        assert "Always answer in exactly three bullet points." in system
+        offered = ([t["name"] for t in first["tools"]] if provider == "anthropic"
+                   else [t["function"]["name"] for t in first["tools"]])
+        assert offered == ["Read", "Bash"] + (["mcp__echo__echo"] if mcp else [])
+    data = json.loads(r.stdout)
+    blocked, allowed, *rest = data["tool_calls"]
+    assert blocked["refusal"] == "hook" and not blocked["executed"]
+    assert "rm is forbidden for this agent" in blocked["output"]
+    assert (project / "keep.txt").read_text() == "precious\n"  # the hook really stopped it
+    assert allowed["executed"] and (project / "ran.txt").read_text() == "allowed\n"
+    if mcp:
+        (echo,) = rest
+        assert echo["executed"] and echo["output"] == "hello mcp"
+        assert wait_dead(int(pidfile.read_text())), "the agent's MCP server outlived the run"
+    assert "warning: skill 'no-such-skill' not found" in r.stderr  # even off a terminal
+
+
+def test_refusals_for_want_of_a_question_are_explained_on_stderr(
+    project: Path, tmp_path: Path
+) -> None:
+    replies: list[Any] = [{"tool_calls": [
+        {"name": "Write", "input": {"file_path": "a.txt", "content": "x"}},
+        {"name": "Bash", "input": {"command": "git status"}}]}, "could not"]
+    r = invoke("--agent", "writer", "--provider", "scripted", "--script",
+               script(tmp_path, replies), "write")
+    assert r.exit_code == 0 and r.stdout == "could not\n"
+    assert "2 tool call(s) needed permission and were refused (Bash, Write)" in r.stderr
+    assert "--yes" in r.stderr
+    r = invoke("--agent", "writer", "--provider", "scripted", "--script",
+               script(tmp_path, replies), "--yes", "write")
+    assert r.exit_code == 0 and "needed permission" not in r.stderr
+    assert (project / "a.txt").read_text() == "x"
+
+
+def _has_mcp() -> bool:
+    try:
+        import mcp  # noqa: F401
+    except ImportError:
+        return False
+    return True

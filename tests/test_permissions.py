@@ -216,3 +216,37 @@ async def test_writes_outside_the_working_folder(tmp_path: Path) -> None:
     assert (await _decide(policy, "Write", {"file_path": "sub/x.txt", "content": ""}, work))[0]
     extra = PermissionPolicy(mode="acceptEdits", writable_dirs=(outside,))
     assert (await _decide(extra, "Write", {"file_path": "link/x.txt", "content": ""}, work))[0]
+
+
+@pytest.mark.parametrize(("command", "hint"), [
+    ("git diff --stat", "Bash(git diff:*)"),
+    ("git diff | wc -l", "Bash(git diff:*) and Bash(wc -l:*)"),
+    ("echo hi > out.txt", "Bash"),          # a prefix rule never covers redirection
+    ("echo $(whoami)", "Bash"),             # nor command substitution
+])
+async def test_refusal_hint_suggests_a_rule_that_would_work(
+    tmp_path: Path, command: str, hint: str
+) -> None:
+    decision = await PermissionPolicy().decide(TOOLS["Bash"], {"command": command},
+                                               ctx_for(tmp_path))
+    assert not decision.allowed and decision.unasked
+    assert f"e.g. {hint})" in decision.reason
+    # ... and the suggested rule really lets the same call through without asking
+    rules = tuple(hint.split(" and "))
+    allowed = await PermissionPolicy(allow_rules=rules).decide(
+        TOOLS["Bash"], {"command": command}, ctx_for(tmp_path))
+    assert allowed.allowed
+
+
+async def test_only_a_missing_callback_counts_as_unasked(tmp_path: Path) -> None:
+    async def no(req: PermissionRequest) -> bool:
+        return False
+
+    write = {"file_path": "a.txt", "content": "x"}
+    for policy in (PermissionPolicy(mode="plan"), PermissionPolicy(mode="dontAsk"),
+                   PermissionPolicy(ask=no)):
+        decision = await policy.decide(TOOLS["Write"], write, ctx_for(tmp_path))
+        assert not decision.allowed and not decision.unasked, policy.mode
+    outside = await PermissionPolicy().decide(
+        TOOLS["Write"], {"file_path": "../x.txt", "content": ""}, ctx_for(tmp_path))
+    assert not outside.allowed and not outside.unasked

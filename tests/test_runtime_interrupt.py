@@ -14,7 +14,7 @@ from subagents.definition import AgentDefinition
 from subagents.runtime.permissions import PermissionPolicy, PermissionRequest
 from subagents.runtime.result import RunInterrupted
 from subagents.runtime.runner import AgentRunner
-from subagents.testing import ScriptedModel, text, tool_call
+from subagents.testing import ScriptedModel, text, tool_call, tool_calls
 
 AGENT = AgentDefinition(name="sleeper", system_prompt="x", tools=("Bash",))
 
@@ -68,3 +68,26 @@ def test_ctrl_c_under_run_sync_raises_run_interrupted(tmp_path: Path) -> None:
     pid = int((tmp_path / "sh.pid").read_text())
     assert wait_dead(pid)
     assert _events(result.transcript_path)[-1]["stop_reason"] == "interrupted"
+
+
+async def test_a_call_cut_by_the_interruption_is_recorded(tmp_path: Path) -> None:
+    model = ScriptedModel([
+        tool_calls([("Bash", {"command": "echo $$ > sh.pid; sleep 300"}),
+                    ("Bash", {"command": "echo quick"})]),
+        text("never"),
+    ])
+    r = _runner(model, tmp_path)
+    task = asyncio.create_task(r.run(AGENT, "sleep"))
+    pid = int(await asyncio.to_thread(wait_file, tmp_path / "sh.pid"))
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    result = r.last_result
+    assert result is not None and wait_dead(pid)
+    # the in-flight call is in the result and the transcript, marked as cut, not as done
+    # (the quick call may have finished or been cut too: both are kept either way)
+    assert len(result.tool_calls) == 2, result.tool_calls
+    (cut,) = [c for c in result.tool_calls if "sleep 300" in c.input["command"]]
+    assert cut.refusal == "interrupted" and not cut.executed and cut.is_error
+    tool_events = [e for e in _events(result.transcript_path) if e["type"] == "tool"]
+    assert any(e["id"] == cut.id and e.get("refusal") == "interrupted" for e in tool_events)

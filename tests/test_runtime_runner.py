@@ -416,3 +416,57 @@ def test_builtin_tool_names_match_claude_code() -> None:
     assert {"file_path", "old_string", "new_string", "replace_all"} <= props["Edit"]
     assert {"command", "timeout"} <= props["Bash"]
     assert {"pattern", "path", "glob"} <= props["Grep"]
+
+
+async def test_each_refusal_says_its_kind_in_the_result_and_the_transcript(
+    tmp_path: Path,
+) -> None:
+    class Deny(RunHooks):
+        async def before_tool(self, ctx: ToolContext, call: ToolCall) -> HookDecision | None:
+            return HookDecision(False, "no globbing") if call.name == "Glob" else None
+
+    agent = AgentDefinition(name="k", system_prompt="x",
+                            tools=("Read", "Glob", "Write", "Edit", "Bash(git status:*)"))
+    model = ScriptedModel([
+        tool_calls([
+            ("Teleport", {}),                                        # unknown
+            ("Grep", {"pattern": "x"}),                              # not offered
+            ("Read", {"path": "x"}),                                 # bad arguments
+            ("Bash", {"command": "rm -rf /tmp/nothing-here"}),       # outside Bash(git status:*)
+            ("Glob", {"pattern": "*"}),                              # a hook says no
+            ("Write", {"file_path": "../out.txt", "content": "x"}),  # outside the folder
+            ("Edit", {"file_path": "a.txt", "old_string": "", "new_string": "y"}),  # nobody asks
+            ("Read", {"file_path": "missing.txt"}),                  # ran (an error, no refusal)
+        ]),
+        text("done"),
+    ])
+    result = await runner(model, tmp_path, hooks=Deny()).run(agent, "go")
+    kinds = [c.refusal for c in result.tool_calls]
+    assert kinds == ["unknown", "not_allowed", "arguments", "rule", "hook", "permission",
+                     "unasked", None]
+    assert [c.executed for c in result.tool_calls] == [False] * 7 + [True]
+    assert result.tool_calls[-1].is_error  # it ran and failed: an error, not a refusal
+    assert result.to_dict()["tool_calls"][6]["refusal"] == "unasked"
+    tool_events = [e for e in events(result) if e["type"] == "tool"]
+    by_id = {e["id"]: e for e in tool_events}
+    for call in result.tool_calls:
+        event = by_id[call.id]
+        assert event.get("refusal") == call.refusal
+        if call.refusal:  # the transcript says why, not only that it was refused
+            assert event["reason"] == call.output
+    assert not (tmp_path.parent / "out.txt").exists() and not (tmp_path / "a.txt").exists()
+
+
+async def test_transcript_records_usage_per_turn_and_the_call_count(tmp_path: Path) -> None:
+    from subagents.providers.base import Usage
+
+    model = ScriptedModel([tool_call("Glob", {"pattern": "*"}),
+                           text("done", usage=Usage(7, 3))])
+    result = await runner(model, tmp_path).run(READER, "go")
+    evs = events(result)
+    replies = [e for e in evs if e["type"] == "message" and e["role"] == "assistant"]
+    assert [r["usage"] for r in replies] == [{"input_tokens": 10, "output_tokens": 5},
+                                             {"input_tokens": 7, "output_tokens": 3}]
+    stop = evs[-1]
+    assert stop["type"] == "stop" and stop["tool_calls"] == 1
+    assert stop["usage"] == {"input_tokens": 17, "output_tokens": 8}

@@ -28,12 +28,15 @@ def tree(tmp_path: Path) -> Path:
 async def test_grep_modes(tree: Path) -> None:
     ctx = ctx_for(tree)
     files = await GrepTool().run({"pattern": "TODO"}, ctx)
-    assert files.content.splitlines() == ["src/a.py", "src/b.ts"]  # no node_modules, no binary
+    # Claude Code's shape; no node_modules, no binary file
+    assert files.content.splitlines() == ["Found 2 files", "src/a.py", "src/b.ts"]
     content = await GrepTool().run({"pattern": "todo", "-i": True, "output_mode": "content",
                                     "glob": "*.py"}, ctx)
     assert content.content.splitlines() == ["src/a.py:2:TODO = 1", "src/a.py:3:# todo later"]
     count = await GrepTool().run({"pattern": "TODO", "output_mode": "count", "type": "ts"}, ctx)
-    assert count.content == "src/b.ts:1"
+    assert count.content == "src/b.ts:1\n\nFound 1 total occurrence across 1 file."
+    both = await GrepTool().run({"pattern": "TODO", "output_mode": "count"}, ctx)
+    assert both.content.endswith("Found 2 total occurrences across 2 files.")
     ctx_lines = await GrepTool().run({"pattern": "^TODO", "output_mode": "content", "-B": 1,
                                       "path": "src/a.py"}, ctx)
     assert ctx_lines.content.splitlines() == ["src/a.py-1-import os", "src/a.py:2:TODO = 1"]
@@ -55,8 +58,9 @@ async def test_glob_and_ls(tree: Path) -> None:
     none = await GlobTool().run({"pattern": "*.rs"}, ctx)
     assert none.content == "No files found"
     ls = await LSTool().run({}, ctx)
-    lines = [ln.strip() for ln in ls.content.splitlines()[1:]]
-    assert lines == ["node_modules/", "src/", "README.md", "bin.dat"]
+    head, *lines = ls.content.splitlines()
+    assert head == f"- {tree.resolve()}/"  # Claude Code's LS shape
+    assert lines == ["  - node_modules/", "  - src/", "  - README.md", "  - bin.dat"]
     ls2 = await LSTool().run({"path": ".", "ignore": ["node_*", "*.dat"]}, ctx)
     assert "node_modules/" not in ls2.content and "bin.dat" not in ls2.content
     not_dir = await LSTool().run({"path": "README.md"}, ctx)

@@ -5,6 +5,9 @@ Design notes
 * stdout carries only the answer: the final text (``--format text``) or one JSON object, the
   :meth:`AgentResult.to_dict` shape (``--format json``).  Progress (turns, tool calls,
   delegations) goes to stderr, and only when stderr is a terminal, so pipes stay clean.
+  Warnings (a missing skill, an MCP server that did not start) and a note on calls refused
+  because nobody could be asked go to stderr always: a CI log must say why a write did not
+  happen.
 * Exit codes: 0 the run ended (``end_turn`` or a ``max_turns`` summary); 1 the run failed
   (``stop_reason`` ``error``) or the provider could not start (a missing key says how to set
   one); 2 usage errors; 130 Ctrl-C (the transcript is flushed and child processes are killed
@@ -239,12 +242,13 @@ def run(
         options = {"base_url": base_url, "stream": stream}
     model = get_provider(provider, **options)
 
+    ask = _ask_callback(assume_yes)
     policy = PermissionPolicy(
         mode=permission_mode,
         allow_rules=(*config.allow_rules, *allow_rules),
         writable_dirs=config.writable_dirs,
         allow_bypass=config.allow_bypass_permissions,
-        ask=_ask_callback(assume_yes),
+        ask=ask,
     )
     for warning in policy.warnings:
         click.echo(f"warning: {warning}", err=True)
@@ -283,12 +287,29 @@ def run(
     _print(result, output_format)
     if result.stop_reason == "max_turns" and _stderr_tty():
         click.echo(f"note: stopped at the turn limit ({result.turns} turns)", err=True)
+    # Warnings are diagnostics, not progress: always on stderr (a clean run prints none).
     for warning in result.warnings:
-        if _stderr_tty():
-            click.echo(f"warning: {warning}", err=True)
+        click.echo(f"warning: {warning}", err=True)
+    refused = _permission_refusals(result)
+    if refused:
+        click.echo(
+            f"note: {len(refused)} tool call(s) needed permission and were refused "
+            f"({', '.join(sorted(set(refused)))}): nobody could be asked (not a terminal); "
+            "re-run with --yes, or pre-approve them with --allow RULE or `allow = [...]` in "
+            ".subagents.toml",
+            err=True,
+        )
     if result.stop_reason == "error":
         click.echo(f"error: {result.error}", err=True)
         sys.exit(1)
+
+
+def _permission_refusals(result: AgentResult) -> list[str]:
+    """Names of the calls refused for want of permission, in this run and its children."""
+    names = [c.name for c in result.tool_calls if c.refusal == "unasked"]
+    for child in result.children:
+        names.extend(_permission_refusals(child))
+    return names
 
 
 def _print(result: AgentResult, output_format: str) -> None:

@@ -315,6 +315,9 @@ class PermissionRequest:
 class Decision:
     allowed: bool
     reason: str = ""
+    #: refused only because there was no one to ask (no ``ask`` callback): ``--yes`` or an
+    #: allow rule would have let it run.  The CLI says so once after the run.
+    unasked: bool = False
 
 
 PermissionAsk = Callable[[PermissionRequest], Awaitable[bool]]
@@ -392,7 +395,7 @@ class PermissionPolicy:
         if self.ask is None:
             return Decision(False, f"{tool.name} needs permission and there is no one to ask; "
                                    "re-run with --yes, or add an allow rule (e.g. "
-                                   f"{_rule_hint(tool.name, input)}) in config")
+                                   f"{_rule_hint(tool.name, input)}) in config", unasked=True)
         allowed = await self.ask(PermissionRequest(tool.name, dict(input), ctx.agent_name,
                                                    mode.value, ctx.cwd))
         return Decision(allowed, "approved" if allowed else f"the user refused {tool.name}")
@@ -400,8 +403,18 @@ class PermissionPolicy:
 
 def _rule_hint(name: str, input: Mapping[str, Any]) -> str:
     if name == "Bash" and isinstance(input.get("command"), str):
-        words = input["command"].split()[:2]
-        return f"Bash({' '.join(words)}:*)"
+        command = input["command"]
+        parts = _shell_parts(command)
+        # A prefix rule never covers redirection or command substitution: suggesting one
+        # that would not work is worse than suggesting the plain tool name.
+        if not parts or any(tok in command for tok in _UNSAFE_FOR_PREFIX):
+            return "Bash"
+        rules = []
+        for words in parts:
+            rule = f"Bash({' '.join(words[:2])}:*)"
+            if rule not in rules:
+                rules.append(rule)
+        return " and ".join(rules)
     return name
 
 

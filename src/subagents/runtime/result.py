@@ -41,6 +41,12 @@ class ToolCallRecord:
     turn: int
     duration: float
     executed: bool  # False when refused (unknown tool, schema, permission, hook)
+    #: why it was not run: ``unknown`` (no such tool), ``not_allowed`` (not offered to this
+    #: agent), ``arguments`` (bad input), ``rule`` (outside a tool rule's specifier), ``hook``,
+    #: ``permission`` (denied: mode, working folder, the user), ``unasked`` (needed permission
+    #: and nobody could be asked: ``--yes`` or an allow rule would have let it run);
+    #: ``interrupted`` when the run was cut before it completed; ``None`` when it ran.
+    refusal: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -52,6 +58,7 @@ class ToolCallRecord:
             "turn": self.turn,
             "duration": round(self.duration, 6),
             "executed": self.executed,
+            "refusal": self.refusal,
         }
 
 

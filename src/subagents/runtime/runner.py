@@ -34,7 +34,10 @@ Design notes
   is checked in this order, and stops at the first refusal, which goes back to the model as an
   ``is_error`` result *without executing anything*: offered? → input matches the schema? →
   inside the tool rules' specifiers (``Bash(git diff:*)``)? → ``hooks.before_tool`` → the
-  permission policy (mode, working folder, ask).
+  permission policy (mode, working folder, ask).  The record of a refused call says which
+  check refused it (``ToolCallRecord.refusal``: ``unknown``, ``not_allowed``, ``arguments``,
+  ``rule``, ``hook``, ``permission``, ``unasked``), and so does its transcript ``tool`` event
+  (with the reason), so a transcript answers "why did my agent not write the file?".
 * **Parallel tool calls** of one assistant message run concurrently (``asyncio.gather``;
   blocking tools in worker threads) and their results go back in the original order.
 * **Turns**: one turn = one model request with tools.  ``max_turns`` (call > frontmatter >
@@ -46,7 +49,8 @@ Design notes
 * **Empty replies** (no text, no tool calls): the model is nudged once to continue; a second
   empty reply ends the run with empty text and a warning.
 * **Interruption**: on cancellation (Ctrl-C under :meth:`run_sync`, a parent's timeout) the
-  run kills the process groups its tools started, writes a ``stop`` event with
+  run kills the process groups its tools started, records the calls that were cut short
+  (``refusal="interrupted"``) next to those that had finished, writes a ``stop`` event with
   ``stop_reason="interrupted"`` to the flushed transcript, calls ``on_stop`` and re-raises
   :class:`asyncio.CancelledError`; the interrupted result is in ``runner.last_result``.
   :meth:`run_sync` turns that into :class:`~subagents.runtime.result.RunInterrupted` (exit 130).
@@ -409,16 +413,30 @@ class AgentRunner:
                 return
             assistant = response.as_message()
             messages.append(assistant)
-            state.transcript.message(assistant, turn=turn, stop_reason=response.stop_reason)
+            state.transcript.message(assistant, turn=turn, stop_reason=response.stop_reason,
+                                     usage=_usage_json(response.usage))
             uses = response.tool_uses
             if not uses:
                 state.final_text = response.text
                 state.stop = "end_turn"
                 return
-            done = await asyncio.gather(
-                *(self._call_tool(ctx, state, hooks, use, offered, everything, turn)
-                  for use in uses)
-            )
+            calls = [asyncio.ensure_future(
+                self._call_tool(ctx, state, hooks, use, offered, everything, turn))
+                for use in uses]
+            try:
+                done = await asyncio.gather(*calls)
+            except asyncio.CancelledError:
+                # Interrupted.  gather() raises as soon as the first call is cancelled, while
+                # the others may still be cleaning up (killing their process group): let them
+                # finish, so that every call is in the result — the finished ones as they
+                # ended, the ones cut short as "interrupted" (they record themselves).
+                for c in calls:
+                    c.cancel()
+                with contextlib.suppress(BaseException):
+                    await asyncio.wait(calls, timeout=10)
+                state.calls.extend(c.result()[1] for c in calls
+                                   if c.done() and not c.cancelled() and c.exception() is None)
+                raise
             # Records and results in the order the model asked, whatever finished first.
             state.calls.extend(record for _, record in done)
             outputs = [out for out, _ in done]
@@ -483,61 +501,89 @@ class AgentRunner:
         started = time.perf_counter()
         self._emit("tool", {"agent": ctx.agent_name, "turn": turn, "name": use.name,
                             "input": dict(use.input)})
-        executed = False
         tool = offered.get(use.name)
         output: ToolOutput
+        refusal: str | None
         if tool is None:
             if use.name in everything:
-                output = ToolOutput.error(
+                output, refusal = _refuse(
                     f"{use.name} is not available to this agent (not in its allowed tools); it "
-                    f"was not run. Available tools: {', '.join(offered) or 'none'}")
+                    f"was not run. Available tools: {', '.join(offered) or 'none'}",
+                    "not_allowed")
             else:
-                output = ToolOutput.error(
+                output, refusal = _refuse(
                     f"there is no tool named {use.name!r}; it was not run. Available tools: "
-                    f"{', '.join(offered) or 'none'}")
+                    f"{', '.join(offered) or 'none'}", "unknown")
         else:
             try:
-                output, executed = await self._checked_call(ctx, state, hooks, tool, use)
+                output, refusal = await self._checked_call(ctx, state, hooks, tool, use)
+            except asyncio.CancelledError:
+                # Ctrl-C or a parent's timeout while the call ran: keep a trace of it (the
+                # process group is killed by the run), so the transcript says what was cut.
+                self._record(state, use, turn, started,
+                             ToolOutput.error("interrupted while running"), "interrupted")
+                raise
             except Exception as exc:  # a failing check (ask callback, schema) refuses the call
-                output, executed = _refuse(f"{use.name} was not run: checking the call failed "
-                                           f"({type(exc).__name__}: {exc})")
+                output, refusal = _refuse(f"{use.name} was not run: checking the call failed "
+                                          f"({type(exc).__name__}: {exc})", "permission")
+        return output, self._record(state, use, turn, started, output, refusal, keep=False)
+
+    def _record(self, state: _RunState, use: ToolUseBlock, turn: int, started: float,
+                output: ToolOutput, refusal: str | None, *, keep: bool = True) -> ToolCallRecord:
+        """A call's record, and its ``tool`` transcript event (with the reason of a refusal).
+
+        ``keep`` appends it to the run's calls at once (an interrupted call: the normal path
+        appends after the whole message, in the model's order)."""
         duration = time.perf_counter() - started
+        executed = refusal is None  # an interrupted call did not complete
         record = ToolCallRecord(
             id=use.id, name=use.name, input=dict(use.input), output=output.content,
             is_error=output.is_error, turn=turn, duration=duration, executed=executed,
+            refusal=refusal,
         )
-        state.transcript.event("tool", {"id": use.id, "name": use.name, "turn": turn,
-                                        "executed": executed, "is_error": output.is_error,
-                                        "duration": round(duration, 6)})
-        return output, record
+        event: dict[str, Any] = {"id": use.id, "name": use.name, "turn": turn,
+                                 "executed": executed, "is_error": output.is_error,
+                                 "duration": round(duration, 6)}
+        if refusal is not None:
+            event["refusal"] = refusal
+            event["reason"] = output.content
+        state.transcript.event("tool", event)
+        if keep:
+            state.calls.append(record)
+        return record
 
     async def _checked_call(
         self, ctx: ToolContext, state: _RunState, hooks: RunHooks, tool: Tool, use: ToolUseBlock
-    ) -> tuple[ToolOutput, bool]:
-        """(output, executed): refusals come back as ``is_error`` outputs, not run."""
+    ) -> tuple[ToolOutput, str | None]:
+        """(output, refusal): a refusal (its kind) comes back as an ``is_error`` output, and
+        nothing was run; ``None`` means the tool ran."""
         input = use.input
         if not isinstance(input, Mapping):
-            return _refuse(f"the arguments of {tool.name} must be a JSON object; it was not run")
+            return _refuse(f"the arguments of {tool.name} must be a JSON object; it was not run",
+                           "arguments")
         garbled = malformed_arguments(input)  # the provider could not parse the JSON
         if garbled:
-            return _refuse(f"{garbled} ({tool.name} was not run)")
+            return _refuse(f"{garbled} ({tool.name} was not run)", "arguments")
         problem = tool.validate(input)
         if problem:
-            return _refuse(f"invalid arguments for {tool.name}: {problem}; it was not run")
+            return _refuse(f"invalid arguments for {tool.name}: {problem}; it was not run",
+                           "arguments")
         policy = ctx.policy or self.policy
         reason = policy.tools.refusal(tool.name, input, ctx.cwd)
         if reason:
-            return _refuse(f"{tool.name} refused: {reason}; it was not run")
+            return _refuse(f"{tool.name} refused: {reason}; it was not run", "rule")
         call = ToolCall(use.id, tool.name, input, tool.read_only)
         try:
             decision = await hooks.before_tool(ctx, call)
         except Exception as exc:  # a broken hook refuses, it does not crash the run
-            return _refuse(f"{tool.name} refused: a hook failed ({exc}); it was not run")
+            return _refuse(f"{tool.name} refused: a hook failed ({exc}); it was not run", "hook")
         if decision is not None and not decision.allow:
-            return _refuse(f"{tool.name} refused by a hook: {decision.reason or 'blocked'}")
+            return _refuse(f"{tool.name} refused by a hook: {decision.reason or 'blocked'}",
+                           "hook")
         verdict = await policy.decide(tool, input, ctx)
         if not verdict.allowed:
-            return _refuse(f"permission denied for {tool.name}: {verdict.reason}; it was not run")
+            return _refuse(f"permission denied for {tool.name}: {verdict.reason}; it was not run",
+                           "unasked" if verdict.unasked else "permission")
         try:
             output = await tool.run(input, ctx)
         except asyncio.CancelledError:
@@ -545,7 +591,7 @@ class AgentRunner:
         except Exception as exc:  # a tool bug becomes an is_error result, never a crash
             output = ToolOutput.error(f"{tool.name} failed: {type(exc).__name__}: {exc}")
         await self._safe(hooks.after_tool(ctx, call, output), state, "after_tool")
-        return output, True
+        return output, None
 
     # ------------------------------------------------------------------ helpers
 
@@ -560,8 +606,7 @@ class AgentRunner:
         )
         state.transcript.event("stop", {
             "stop_reason": result.stop_reason, "turns": result.turns,
-            "usage": {"input_tokens": result.usage.input_tokens,
-                      "output_tokens": result.usage.output_tokens},
+            "usage": _usage_json(result.usage), "tool_calls": len(result.tool_calls),
             "duration": round(result.duration, 6), "error": result.error,
             "final_text": result.final_text, "warnings": list(result.warnings),
         })
@@ -585,6 +630,10 @@ class AgentRunner:
                 self.on_event(kind, data)
 
 
+def _usage_json(usage: Usage) -> dict[str, int]:
+    return {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens}
+
+
 def _has_same_hooks(hooks: Iterable[RunHooks], wanted: RunHooks) -> bool:
     """Is a CommandHooks with the same commands already among ``hooks``?"""
     for h in hooks:
@@ -595,8 +644,8 @@ def _has_same_hooks(hooks: Iterable[RunHooks], wanted: RunHooks) -> bool:
     return False
 
 
-def _refuse(message: str) -> tuple[ToolOutput, bool]:
-    return ToolOutput.error(message), False
+def _refuse(message: str, kind: str) -> tuple[ToolOutput, str]:
+    return ToolOutput.error(message), kind
 
 
 class _RunState:

@@ -10,7 +10,10 @@ Design notes
   ``output_mode`` is ``files_with_matches`` (default, as in Claude Code), ``content`` or
   ``count``.  An invalid regular expression is an ``is_error`` naming the problem.
 * ``Glob{pattern, path}`` returns matching files, newest first (Claude Code's order).
-* ``LS{path, ignore}`` lists one folder, folders first with a trailing ``/``.
+* ``LS{path, ignore}`` lists one folder, folders first with a trailing ``/``, in Claude Code's
+  shape (``- /abs/folder/`` then ``  - entry`` lines).  Grep's ``files_with_matches`` starts
+  with ``Found N files`` and ``count`` ends with ``Found N total occurrences across M files.``
+  as Claude Code's do, so prompts that parse them keep working.
 * Every listing is capped (``head_limit`` or 1,000 entries) and says when it was cut.
 """
 
@@ -181,6 +184,13 @@ class GrepTool(BlockingTool):
         if not out:
             return ToolOutput("No matches found")
         text = "\n".join(out)
+        # Claude Code's shapes: a "Found N files" head for file lists, a total after counts.
+        if mode == "files_with_matches":
+            text = f"Found {len(out)} file{'s' if len(out) != 1 else ''}\n{text}"
+        elif mode == "count":
+            total = sum(int(line.rsplit(":", 1)[1]) for line in out)
+            text += (f"\n\nFound {total} total occurrence{'s' if total != 1 else ''} across "
+                     f"{len(out)} file{'s' if len(out) != 1 else ''}.")
         if len(text) > MAX_OUTPUT_CHARS:
             text, cut = text[:MAX_OUTPUT_CHARS], True
         if cut:
@@ -269,7 +279,8 @@ class LSTool(BlockingTool):
         if not lines:
             return ToolOutput(f"{root} is empty")
         shown = lines[:MAX_ENTRIES]
-        text = f"{root}/\n" + "\n".join(f"  {n}" for n in shown)
+        # Claude Code's LS shape: "- /abs/folder/" then "  - entry" lines.
+        text = f"- {root}/\n" + "\n".join(f"  - {n}" for n in shown)
         if len(lines) > MAX_ENTRIES:
             text += f"\n[{len(lines) - MAX_ENTRIES} more entries not shown]"
         return ToolOutput(text)
