@@ -134,3 +134,70 @@ def test_derived_forms_share_a_stem_with_their_root() -> None:
     assert stem("implementer") == stem("implement") == stem("implements")
     assert stem("testers") == stem("testing") == stem("test")
     assert stem("reviewer") == stem("reviews")
+
+
+def test_ation_ate_ating_ator_forms_share_a_stem() -> None:
+    # "compiling takes 25 minutes" must meet an agent about "compilation times".
+    assert stem("compilation") == stem("compile") == stem("compiling")
+    assert stem("automation") == stem("automate") == stem("automated") == stem("automating")
+    assert stem("generator") == stem("generate") == stem("generation")
+    assert stem("validation") == stem("validates")
+
+
+def test_a_generic_word_in_a_name_earns_less_name_bonus() -> None:
+    # "manage" is in most descriptions here, so "context-manager" must not win a request
+    # about sensors just because its name contains the word.
+    topics = ["invoices", "tickets", "builds", "logs", "users", "queues", "caches", "backups"]
+    agents = [agent(f"{t}-helper", f"Manage and tidy {t}; manage their lifecycle.")
+              for t in topics]
+    agents += [
+        agent("context-manager", "Keeps shared context files for workflows in order."),
+        agent("iot-engineer", "Runs sensor fleets: sensors in the field, firmware over the air."),
+    ]
+    r = Router(agents)
+    assert r.route("manage ten thousand sensors", top=1)[0].agent.name == "iot-engineer"
+    # A word the descriptions rarely use still counts fully in a name.
+    assert r.route("tidy the shared context", top=1)[0].agent.name == "context-manager"
+
+
+def test_a_bare_number_does_not_pick_a_versioned_agent() -> None:
+    agents = [
+        agent("dotnet-framework-4.8-expert", "Legacy .NET Framework 4.8 applications."),
+        agent("performance-engineer", "Finds why pages load slowly and fixes bottlenecks.",
+              body="Measure load time, latency and slow requests."),
+    ]
+    r = Router(agents)
+    assert r.route("the page takes 8 seconds to load, it is slow", top=1)[0].agent.name == (
+        "performance-engineer")
+    # With the technology word, the version still helps.
+    assert r.route("migrate our .NET Framework 4.8 app", top=1)[0].agent.name == (
+        "dotnet-framework-4.8-expert")
+
+
+def test_why_terms_add_up_to_the_score() -> None:
+    r = Router(AGENTS)
+    for text in ("security audit of the auth flow", "deploy the release train on 3 servers",
+                 "review my react native code"):
+        for m in r.route(text, top=3):
+            assert sum(m.terms.values()) == pytest.approx(m.score, rel=1e-6, abs=1e-9), text
+
+
+def test_similarity_threshold_flags_real_overlaps_not_the_demo_project() -> None:
+    from subagents.dispatch.router import SIMILAR_THRESHOLD
+    from subagents.loader import read_agent_file
+
+    volt = Path("/work/shared/corpus/VoltAgent__awesome-claude-code-subagents")
+    if not volt.is_dir():
+        pytest.skip("corpus not present")
+    defs = [d for p in sorted(volt.rglob("*.md"))
+            if (d := read_agent_file(p).definition) is not None]
+    pairs = {frozenset((a.name, b.name)) for a, b, _ in find_similar_agents(defs)}
+    assert frozenset(("mobile-developer", "mobile-app-developer")) in pairs
+    assert frozenset(("deployment-engineer", "devops-engineer")) in pairs
+    assert 0 < len(pairs) <= 12  # a warning, not noise over 158 agents
+    demo = Path(__file__).resolve().parents[1] / "examples" / "demo-project" / ".claude" / "agents"
+    demo_defs = [d for p in sorted(demo.glob("*.md"))
+                 if (d := read_agent_file(p).definition) is not None]
+    assert len(demo_defs) == 10
+    assert find_similar_agents(demo_defs) == []
+    assert max(s for *_, s in find_similar_agents(demo_defs, threshold=0.0)) < SIMILAR_THRESHOLD

@@ -46,6 +46,7 @@ import contextlib
 import contextvars
 import itertools
 import time
+import weakref
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -181,7 +182,9 @@ class AgentDispatcher:
         self.budget_chars = budget_chars
         self.on_event = on_event
         self.reload = reload
-        self._semaphores: dict[tuple[int, int], asyncio.Semaphore] = {}
+        self._semaphores: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, dict[int, asyncio.Semaphore]
+        ] = weakref.WeakKeyDictionary()
         self.running = 0  # children running now (all levels), for tests and displays
         self.peak_running = 0
 
@@ -246,10 +249,13 @@ class AgentDispatcher:
     # ------------------------------------------------------------------ dispatching
 
     def _semaphore(self, depth: int) -> asyncio.Semaphore:
-        key = (id(asyncio.get_running_loop()), depth)
-        sem = self._semaphores.get(key)
+        # Keyed by the loop object itself (weakly), not ``id(loop)``: a dispatcher used by
+        # several ``asyncio.run`` calls could otherwise meet a new loop at a dead loop's
+        # address and reuse its semaphore ("bound to a different event loop").
+        per_loop = self._semaphores.setdefault(asyncio.get_running_loop(), {})
+        sem = per_loop.get(depth)
         if sem is None:
-            sem = self._semaphores[key] = asyncio.Semaphore(self.max_concurrency)
+            sem = per_loop[depth] = asyncio.Semaphore(self.max_concurrency)
         return sem
 
     def _emit(self, kind: str, data: Mapping[str, Any]) -> None:
