@@ -29,7 +29,7 @@ from subagents.definition import HOOK_EVENTS, MODEL_ALIASES, PERMISSION_MODES, A
 from subagents.definition import Dialect as D
 from subagents.diagnostics import Diagnostic
 from subagents.formats.yamltree import YMap, YNode, YScalar, YSeq
-from subagents.known_tools import is_known_tool, parse_tool_entry
+from subagents.known_tools import BUILTIN_TOOLS, is_known_tool, parse_tool_entry
 from subagents.rules.base import DefinitionRule, RuleContext
 
 __all__ = ["RULES", "is_valid_model"]
@@ -115,7 +115,10 @@ def check_tools(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]
             continue
         spelled = "tools" if key == "tools" else "disallowedTools"
         for i, raw in enumerate(entries):
-            if is_known_tool(raw, extra):
+            # exact names first: most entries are plain built-ins, and an `extra-tools` name
+            # is taken as written (`computer-use` is not shaped like a tool identifier, but the
+            # user said it exists)
+            if raw in BUILTIN_TOOLS or raw.strip() in extra or is_known_tool(raw, extra):
                 continue
             entry = parse_tool_entry(raw)
             if entry is None and not raw.strip():

@@ -95,31 +95,29 @@ def check_prompt_length(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Dia
     )
 
 
-_INDENTED_HEADING_RE = re.compile(r"\n {1,3}#")
-
-
 def _headings(low: str) -> str:
     """The text of every ATX heading (``## Core Capabilities`` -> ``core capabilities``) of a
     lower-cased prompt, one per line.
 
-    Collects heading lines with ``str.find("\\n#")`` (C speed) instead of a multi-line regex
-    over the whole prompt; the rare indented heading (up to 3 spaces) is looked for only when
-    the prompt has one.  The section stems are then searched in this short text.
+    Jumps from ``#`` to ``#`` with ``str.find`` (memchr speed; a prompt has a few dozen) and
+    looks at most 3 characters back for the line start, instead of running a multi-line regex
+    over the whole prompt.  After any ``#`` the scan resumes at the next line (only a line's
+    first ``#`` can open a heading), so the work stays linear even for a line full of ``#``.
+    The section stems are then searched in this short text.
     """
     text = "\n" + low
-    lines: list[str] = []
-    pos = text.find("\n#")
-    while pos != -1:
-        end = text.find("\n", pos + 1)
-        lines.append(text[pos + 1:end] if end != -1 else text[pos + 1:])
-        pos = text.find("\n#", end) if end != -1 else -1
-    if _INDENTED_HEADING_RE.search(text):
-        lines.extend(m.group(0)[1:] for m in re.finditer(r"\n {1,3}#[^\n]*", text))
     out: list[str] = []
-    for line in lines:
-        m = _HEADING_PREFIX_RE.match(line)
-        if m is not None:
-            out.append(line[m.end():])
+    pos = text.find("#")
+    while pos != -1:
+        end = text.find("\n", pos)
+        if end == -1:
+            end = len(text)
+        start = text.rfind("\n", max(0, pos - 4), pos) + 1
+        if start and not text[start:pos].strip(" "):
+            m = _HEADING_PREFIX_RE.match(text, start, end)
+            if m is not None:
+                out.append(text[m.end():end])
+        pos = text.find("#", end)
     return "\n".join(out)
 
 
