@@ -211,6 +211,29 @@ def test_child_that_times_out_is_stopped_and_parent_continues(tmp_path: Path) ->
     assert result.final_text == "moved on"
 
 
+def test_a_childs_own_timeout_error_without_a_deadline_is_an_error_not_a_crash(
+    tmp_path: Path,
+) -> None:
+    # No dispatcher timeout: a TimeoutError raised inside the child (a client, a tool) must
+    # still come back as an is_error result, and the parent goes on.
+    model = PerAgentModel({"main": [tool_call("Task", task("code-reviewer")), text("went on")],
+                           "code-reviewer": [TimeoutError("read timed out")]})
+    result = run_main_thread("x", agents=[REVIEWER], model=model, cwd=tmp_path)
+    ((content, is_error),) = tool_results(model.requests["main"][1])
+    assert is_error and "read timed out" in content and "timed out after" not in content
+    assert result.final_text == "went on"
+
+
+def test_one_dispatcher_across_event_loops(tmp_path: Path) -> None:
+    # A dispatcher kept between asyncio.run calls gets a fresh semaphore in each loop.
+    import asyncio
+
+    model = PerAgentModel({"code-reviewer": [text("one"), text("two"), text("three")]})
+    d = AgentDispatcher([REVIEWER], runner=runner(model, tmp_path), max_concurrency=1)
+    for expected in ("one", "two", "three"):
+        assert asyncio.run(d.dispatch("code-reviewer", "look")).final_text == expected
+
+
 def test_child_hitting_max_turns_returns_its_summary(tmp_path: Path) -> None:
     limited = agent("limited", tools=("Read",), max_turns=2)
     (tmp_path / "a.txt").write_text("hello")

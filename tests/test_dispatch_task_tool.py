@@ -37,7 +37,7 @@ def test_task_tool_lists_every_agent_with_tools() -> None:
     assert "- security-auditor: Audits security. (Tools: All tools except Write, Edit)" in (
         spec.description
     )
-    assert "- general-purpose: " in spec.description and "(Tools: All tools)" in spec.description
+    assert "- general-purpose: " in spec.description and "(Tools: *)" in spec.description
     assert "When to use" in spec.description and "When not to use" in spec.description
     props = spec.input_schema["properties"]
     assert set(props) == {"description", "prompt", "subagent_type", "model"}
@@ -171,3 +171,33 @@ def _furai(folder: object) -> list[AgentDefinition]:
 
     return [d for p in sorted(Path(str(folder)).rglob("*.md"))
             if (d := read_agent_file(p).definition) is not None]
+
+
+def test_long_and_clashing_agent_names_become_distinct_api_safe_tool_names() -> None:
+    # Names that only differ after the 64th character, or only in characters the APIs
+    # refuse, must still give distinct tool names that Anthropic and OpenAI both accept.
+    stem_ = "very-long-agent-name-for-a-team-that-names-things-verbosely-"
+    defs = [agent(stem_ + "frontend"), agent(stem_ + "backend"), agent(stem_ + "database"),
+            agent("ünïcode agent"), agent("unicode_agent"), agent("plug:a.b")]
+    tools = agent_tool_map(defs)
+    assert len(tools) == len(defs)
+    assert all(re.fullmatch(r"[a-zA-Z0-9_-]{1,64}", n) for n in tools)
+    assert [d.name for d in tools.values()] == [d.name for d in defs]  # nothing lost
+
+
+def test_general_purpose_is_listed_as_claude_code_lists_it() -> None:
+    # REFERENCE.md: "- name: description (Tools: ...)"; Claude Code writes "*" for all tools.
+    line = next(x for x in build_task_tool([REVIEWER]).description.splitlines()
+                if x.startswith("- general-purpose: "))
+    assert line.endswith("(Tools: *)")
+
+
+def test_two_hundred_agents_stay_within_the_budget_and_name_the_rest() -> None:
+    many = [agent(f"role-{i:03d}", f"Handles area {i}: " + "detail " * 30) for i in range(200)]
+    spec = build_task_tool(many, query="area 7 needs work")
+    d = spec.description
+    assert len(d) <= 12_000
+    listed = [x for x in d.splitlines() if x.startswith("- ") and "(Tools: " in x]
+    assert 1 < len(listed) < 201 and any(x.startswith("- general-purpose: ") for x in listed)
+    m = re.search(r"Only (\d+) of 201 agents are listed", d)
+    assert m and int(m.group(1)) == len(listed)

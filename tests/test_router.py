@@ -201,3 +201,13 @@ def test_similarity_threshold_flags_real_overlaps_not_the_demo_project() -> None
     assert len(demo_defs) == 10
     assert find_similar_agents(demo_defs) == []
     assert max(s for *_, s in find_similar_agents(demo_defs, threshold=0.0)) < SIMILAR_THRESHOLD
+
+
+def test_why_names_the_users_words_not_their_stems() -> None:
+    r = Router([agent("code-reviewer", "Reviews pull requests before they are merged."),
+                agent("docs-writer", "Writes documentation.")])
+    m = r.route("please review before merging", top=1)[0]
+    text = "; ".join(m.why)
+    assert "merging" in text and "review" in text
+    assert "merg " not in text and "merg (" not in text
+    assert set(m.terms) >= {"merging", "review"}

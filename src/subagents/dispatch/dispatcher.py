@@ -350,13 +350,19 @@ class AgentDispatcher:
         async with self._semaphore(depth):
             self.running += 1
             self.peak_running = max(self.peak_running, self.running)
+            deadline = asyncio.timeout(self.timeout)
             try:
-                async with asyncio.timeout(self.timeout):
+                async with deadline:
                     return await runner.run(
                         agent, task, model=model, parent=parent, extra_tools=extra,
                         policy=None if parent is not None else self.policy,
                     )
-            except TimeoutError:
+            except TimeoutError as exc:
+                if not deadline.expired():
+                    # A TimeoutError of the child's own (a tool, a client): a failure, not
+                    # our deadline, and there may be no deadline to print.
+                    return _error_result(agent.name, f"agent {agent.name!r} failed: "
+                                         f"TimeoutError: {exc}", started=started)
                 return _error_result(agent.name, f"agent {agent.name!r} timed out after "
                                      f"{self.timeout:g} s and was stopped", started=started)
             except SubagentError as exc:

@@ -198,6 +198,21 @@ def _name_tokens(name: str) -> list[str]:
     return toks
 
 
+def _surface_words(text: str) -> dict[str, str]:
+    """Token -> the first word of ``text`` it came from (``merg`` -> ``merge``)."""
+    out: dict[str, str] = {}
+    raw = [w for w in _words(text) if w not in _STOPWORDS]
+    for word in _words(text):
+        parts = [p for p in _SPLIT_RE.split(word) if p]
+        for part in parts:
+            out.setdefault(stem(part), part)
+        if len(parts) > 1:
+            out.setdefault("".join(parts), word)
+    for a, b in itertools.pairwise(raw):
+        out.setdefault((a + b).replace(".", "").replace("-", ""), f"{a} {b}")
+    return out
+
+
 def _query_tokens(text: str, vocabulary: frozenset[str]) -> list[str]:
     """Query tokens, deduplicated, plus adjacent words joined when the index knows the result."""
     base = tokenize(text)
@@ -368,6 +383,8 @@ class Router:
 
     def _explain(self, text: str, i: int, score: float) -> RouteMatch:
         tokens = _query_tokens(text, self.vocabulary)
+        # Reasons name the user's own words ("merge"), not their stems ("merg").
+        shown = _surface_words(text)
         terms: dict[str, float] = {}
         per_field: dict[str, list[tuple[str, float]]] = {}
         for f, index in self._indices.items():
@@ -375,8 +392,9 @@ class Router:
                 # The same weights as ``scores``, so the reasons add up to the score.
                 s = qw * self._field_weight(f, t) * float(index.get_scores([t])[i])
                 if s > 0:
-                    terms[t] = terms.get(t, 0.0) + s
-                    per_field.setdefault(f, []).append((t, s))
+                    word = shown.get(t, t)
+                    terms[word] = terms.get(word, 0.0) + s
+                    per_field.setdefault(f, []).append((word, s))
         why: list[str] = []
         kw_hits = self._keyword_hits(tokens)[i] if self.keyword_bonus else []
         if kw_hits:

@@ -116,10 +116,12 @@ def resolve_agent(
 
 
 def describe_tools(agent: AgentDefinition) -> str:
-    """What goes in ``(Tools: ...)``: ``*`` style wording as Claude Code prints it."""
+    """What goes in ``(Tools: ...)``, worded as Claude Code prints it: ``*`` for every tool
+    (``- general-purpose: ... (Tools: *)``), ``All tools except X, Y`` when some are denied,
+    else the list."""
     denied = list(agent.disallowed_tools or ())
     if agent.tools is None:
-        return "All tools" + (f" except {', '.join(denied)}" if denied else "")
+        return f"All tools except {', '.join(denied)}" if denied else "*"
     allowed = [t for t in agent.tools if t not in denied]
     return ", ".join(allowed) if allowed else "None"
 
