@@ -329,6 +329,23 @@ def test_watch_process_json_lines_and_ctrl_c(layout: dict[str, Path]) -> None:
         path.unlink()
         assert json.loads(_readline(proc))["event"] == "removed"
         elapsed = time.monotonic() - t0
+        # Overriding a built-in: `list` (no --include-builtin) gains an agent, so `added`.
+        explore = write_agent(layout["sub_agents"], "Explore")
+        shown = os.path.join(".claude", "agents", "Explore.md")
+        assert json.loads(_readline(proc)) == {
+            "event": "added",
+            "name": "Explore",
+            "path": shown,
+            "source": "project",
+        }
+        explore.unlink()
+        assert json.loads(_readline(proc)) == {
+            "event": "removed",
+            "name": "Explore",
+            "path": shown,
+            "source": "project",
+            "reason": "deleted",
+        }
         proc.send_signal(signal.SIGINT)
         _out, err = proc.communicate(timeout=20)
     finally:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ import pytest
 import subagents.registry as registry_mod
 from registry_helpers import layout, write_agent
 from subagents.registry import AgentRegistry
+from subagents.watching import ChangeEvent
 
 __all__ = ["layout"]
 
@@ -104,8 +106,18 @@ def test_good_file_that_breaks_drops_its_agent_and_says_why(layout: dict[str, Pa
     assert reg.entry("flaky").source.value == "project"
     p.write_text("---\nname: flaky\ndescription: broken: yaml\n---\nbody\n")
     events = reg.reload()
-    kinds = [(e.event, e.name, e.path) for e in events]
-    assert ("removed", "flaky", ".claude/agents/flaky.md") in kinds
+    # Events describe what the directory sees: the user definition takes over the name.
+    mod = next(e for e in events if e.event != "error")
+    assert mod.to_dict() == {
+        "event": "modified",
+        "name": "flaky",
+        "path": str(layout["user_agents"] / "flaky.md"),
+        "source": "user",
+        "reason": "error",
+        "previous_path": ".claude/agents/flaky.md",
+        "previous_source": "project",
+    }
+    assert [e.event for e in events] == ["modified", "error"]
     err = next(e for e in events if e.event == "error")
     assert err.path == ".claude/agents/flaky.md" and err.name == "flaky"
     assert err.diagnostics and err.diagnostics[0].rule == "SA010"
@@ -113,7 +125,7 @@ def test_good_file_that_breaks_drops_its_agent_and_says_why(layout: dict[str, Pa
     assert reg.entry("flaky").source.value == "user"
     assert any(d.rule == "SA010" for d in reg.diagnostics())
     write_agent(layout["sub_agents"], "flaky", body="fixed\n")
-    assert ("added", "flaky") in _events(reg)
+    assert _events(reg) == [("modified", "flaky")]  # the project file is back on top
     assert reg.get("flaky").system_prompt == "fixed\n"
     assert not reg.diagnostics()
 
@@ -147,3 +159,111 @@ def test_clash_appears_and_resolves_on_reload(layout: dict[str, Path]) -> None:
     reg.reload()
     assert "dup" in {e.name for e in reg.list()}
     assert not any(d.rule == "SA601" for d in reg.diagnostics())
+
+
+def _visible(reg: AgentRegistry) -> dict[str, tuple[str | None, str]]:
+    return {e.name: (e.display_path or e.origin.label, e.source.value) for e in reg.list()}
+
+
+def _apply(state: dict[str, tuple[str | None, str]], events: list[ChangeEvent]) -> None:
+    for e in events:
+        assert e.name is not None or e.event == "error"
+        if e.event in ("added", "modified"):
+            assert e.name is not None and e.source is not None
+            if e.event == "added":
+                assert e.name not in state, f"added twice: {e}"
+            else:
+                assert e.name in state, f"modified before added: {e}"
+            state[e.name] = (e.path, e.source)
+        elif e.event == "removed":
+            assert e.name in state, f"removed but never added: {e}"
+            del state[e.name]
+
+
+def test_shadowed_file_changes_are_not_agent_events(layout: dict[str, Path]) -> None:
+    write_agent(layout["sub_agents"], "twin", filename="near.md")
+    far = write_agent(layout["root_agents"], "twin", filename="far.md")
+    reg = AgentRegistry().load_all()
+    far.rename(far.with_name("far2.md"))
+    write_agent(layout["root_agents"], "twin", filename="far2.md", description="Edited. Use it.")
+    assert reg.reload() == []  # the visible twin never changed
+    assert [s.path for s in reg.shadowed()] == [layout["root_agents"] / "far2.md"]
+
+
+def test_winner_rename_and_takeover_are_modified_with_previous_path(
+    layout: dict[str, Path],
+) -> None:
+    far = write_agent(layout["root_agents"], "twin", filename="far.md")
+    reg = AgentRegistry().load_all()
+    far.rename(far.with_name("moved.md"))
+    (ev,) = reg.reload()
+    assert (ev.event, ev.reason) == ("modified", "deleted")
+    assert ev.previous_path is not None and ev.previous_path.endswith("far.md")
+    assert ev.path is not None and ev.path.endswith("moved.md")
+    write_agent(layout["sub_agents"], "twin", filename="near.md")
+    (ev,) = reg.reload()
+    assert ev.to_dict()["path"] == ".claude/agents/near.md"
+    assert (ev.event, ev.reason, ev.previous_source) == ("modified", "overridden", "project")
+    # a project agent named like a built-in overrides it: `modified`, the built-in stays below
+    write_agent(layout["user_agents"], "Explore")
+    (ev,) = reg.reload()
+    assert (ev.event, ev.name, ev.reason, ev.previous_source) == (
+        "modified",
+        "Explore",
+        "overridden",
+        "builtin",
+    )
+
+
+def test_new_clash_is_removed_plus_error_naming_both_files(layout: dict[str, Path]) -> None:
+    write_agent(layout["sub_agents"], "dup", filename="one.md")
+    reg = AgentRegistry().load_all()
+    write_agent(layout["sub_agents"], "dup", filename="two.md")
+    events = reg.reload()
+    assert [(e.event, e.name, e.reason) for e in events] == [
+        ("removed", "dup", "clash"),
+        ("error", "dup", None),
+    ]
+    assert sorted(d.path for d in events[1].diagnostics) == [
+        ".claude/agents/one.md",
+        ".claude/agents/two.md",
+    ]
+    assert all(d.rule == "SA601" and d.line == 2 for d in events[1].diagnostics)
+
+
+def test_random_changes_applied_as_events_always_equal_list(layout: dict[str, Path]) -> None:
+    """Whatever happens on disk, applying the events to a map gives exactly ``list()``."""
+    rng = random.Random(3)
+    folders = [layout["sub_agents"], layout["root_agents"], layout["user_agents"]]
+    names = ["alpha", "beta", "gamma", "Explore"]
+    for folder in folders:
+        folder.mkdir(parents=True)
+    reg = AgentRegistry().load_all()
+    state = _visible(reg)
+    for round_ in range(60):
+        for _ in range(rng.randrange(1, 5)):
+            folder = rng.choice(folders)
+            files = sorted(folder.rglob("*.md"))
+            op = rng.randrange(5)
+            if op == 0 or not files:
+                sub = folder / "nested" if rng.random() < 0.3 else folder
+                write_agent(sub, rng.choice(names), filename=f"f{rng.randrange(8)}.md")
+            elif op == 1:
+                rng.choice(files).unlink()
+            elif op == 2:
+                src = rng.choice(files)
+                dst_folder = rng.choice(folders)
+                dst_folder.mkdir(parents=True, exist_ok=True)
+                src.rename(dst_folder / f"r{round_}-{src.name}")
+            elif op == 3:
+                rng.choice(files).write_text("---\nname: x\ndescription: broken: yes\n---\n")
+            else:
+                write_agent(
+                    folder,
+                    rng.choice(names),
+                    filename=rng.choice(files).name,
+                    description=f"Edition {round_}. Use it.",
+                )
+        _apply(state, reg.reload())
+        assert state == _visible(reg), f"round {round_}"
+    assert state == _visible(AgentRegistry().load_all())

@@ -105,25 +105,36 @@ async def test_broken_file_reports_error_and_removal(layout: dict[str, Path]) ->
 
 
 async def test_rename_storm_loses_nothing(layout: dict[str, Path]) -> None:
-    folder = layout["sub_agents"]
+    """300 renames across two project scopes while watching: the events, applied to a
+    ``name -> (path, source)`` map, end exactly at what a fresh ``list()`` sees."""
+    near, far = layout["sub_agents"], layout["root_agents"]
     for i in range(20):
-        write_agent(folder, f"agent-{i}", filename=f"f{i}.md")
+        write_agent(near, f"agent-{i}", filename=f"f{i}.md")
+    for i in range(0, 20, 2):  # every other name also defined farther up: shadowed
+        write_agent(far, f"agent-{i}", filename=f"far{i}.md")
     reg = AgentRegistry()
     stream = reg.watch()
-    state: set[str] = set()
     rng = random.Random(7)
+
+    def visible(r: AgentRegistry) -> dict[str, tuple[str | None, str]]:
+        return {e.name: (e.display_path, e.source.value) for e in r.list(include_builtin=False)}
+
     try:
         ready = await asyncio.wait_for(stream.__anext__(), BOUND)
-        state = {e.name for e in reg.list(include_builtin=False)}
         assert ready.agents == 23
+        state = visible(reg)
 
         def storm() -> None:
-            (folder / "sub").mkdir()
-            files = [folder / f"f{i}.md" for i in range(20)]
+            (near / "sub").mkdir()
+            files = [near / f"f{i}.md" for i in range(20)] + [
+                far / f"far{i}.md" for i in range(0, 20, 2)
+            ]
             for step in range(300):
                 i = rng.randrange(len(files))
-                # a rename in one folder (same agent, new path), every 7th into a subfolder
-                dst = (folder / "sub" if step % 7 == 0 else folder) / f"r{step}.md"
+                # a rename (same agent, new path): now and then into a subfolder or the other
+                # scope folder, which changes which definition of a name wins
+                folder = rng.choice((near, near, near / "sub", far))
+                dst = folder / f"r{step}.md"
                 os.rename(files[i], dst)
                 files[i] = dst
                 if step % 10 == 0:  # and now and then a rename of the agent itself
@@ -131,21 +142,22 @@ async def test_rename_storm_loses_nothing(layout: dict[str, Path]) -> None:
                     dst.write_text(text.replace("name: agent-", "name: renamed-", 1))
 
         await asyncio.to_thread(storm)
-        expected = {e.name for e in AgentRegistry().load_all().list(include_builtin=False)}
+        expected = visible(AgentRegistry().load_all())
 
         def applied(evs: list[ChangeEvent]) -> bool:
             for e in evs[len(applied.seen) :]:  # type: ignore[attr-defined]
-                if e.event == "added" and e.name:
-                    state.add(e.name)
-                elif e.event == "removed" and e.name:
-                    state.discard(e.name)
+                assert e.name is not None
+                if e.event in ("added", "modified"):
+                    assert e.source is not None
+                    state[e.name] = (e.path, e.source)
+                elif e.event == "removed":
+                    del state[e.name]  # KeyError: removed an agent never added
             applied.seen = list(evs)  # type: ignore[attr-defined]
             return state == expected
 
         applied.seen = []  # type: ignore[attr-defined]
         await _until(stream, applied)
-        assert {e.name for e in reg.list(include_builtin=False)} == expected
-        assert len(expected) == 20
+        assert visible(reg) == expected
     finally:
         await stream.aclose()
 

@@ -65,7 +65,7 @@ from subagents.discovery import (
 )
 from subagents.errors import AgentNotFoundError, DefinitionError, UsageError
 from subagents.loader import LoadResult, parse_agent_text, read_agent_file
-from subagents.watching import ChangeEvent, diff_records
+from subagents.watching import ChangeEvent, diff_state
 
 __all__ = [
     "BUILTIN_AGENTS",
@@ -264,6 +264,10 @@ def _diag(
     )
 
 
+def _where(entry: AgentEntry) -> str:
+    return entry.display_path or entry.origin.label
+
+
 def _config_mapping(config: Any) -> dict[str, Any]:
     """A mapping, or any object with ``managed_dir`` / ``plugin_dirs`` / ``agents_json``."""
     if config is None:
@@ -366,13 +370,15 @@ class AgentRegistry:
             raise UsageError(f"cli_agents cannot be written as JSON: {exc}") from exc
 
     def display(self, path: Path) -> str:
-        """``path`` relative to the cwd when under it, else absolute (the JSON contract)."""
+        """``path`` as ``validate`` shows it: relative to the cwd (``x.md``, ``../x.md``), or
+        absolute when that would climb two or more levels (``validate._display``) -- so one
+        file has one spelling in the diagnostics of ``validate``, ``list`` and ``watch``."""
         try:
             rel = os.path.relpath(path, self.cwd)
         except ValueError:
             return str(path)
-        outside = rel == os.pardir or rel.startswith(os.pardir + os.sep)
-        return str(path) if outside else rel
+        far = rel.startswith(os.pardir + os.sep + os.pardir) or rel == os.pardir
+        return str(path) if far else rel
 
     @property
     def sources(self) -> list[Source]:
@@ -466,10 +472,21 @@ class AgentRegistry:
         self._scan_diags = scan_diags
         if not changed and len(new) == len(old):
             return []  # nothing re-read or gone: the resolution stands (the stat-only case)
-        events = diff_records(old, new)
+        old_winners, old_clashes = self._winners, self._clashes
         self._records = new
         self._resolve()
-        return events
+        if force:
+            return []  # load_all: a fresh start, not a change
+        clash_diags = {
+            name: tuple(
+                d
+                for d in self._resolve_diags
+                if d.rule == "SA601" and any(d.path == _where(e) for e in group)
+            )
+            for name, group in self._clashes.items()
+            if name not in old_clashes
+        }
+        return diff_state(old, new, old_winners, self._winners, old_clashes, clash_diags)
 
     def _parse_text(self, src: Source) -> FileRecord:
         assert src.text is not None
@@ -711,7 +728,22 @@ class AgentRegistry:
         """The winning entry for ``name`` (Task-tool matching); bodies not loaded."""
         resolved = self._resolve_name(name)
         if resolved is None:
-            raise AgentNotFoundError(name, self.suggest(name))
+            failed = self.explain(name).failed_files
+            hint = None
+            if failed:
+                # The top complaint ("agent type not found"): the file exists but is skipped.
+                path, diags = failed[0]
+                first = next((d for d in diags if d.severity is Severity.ERROR), None)
+                why = "an error"
+                if first is not None:
+                    at = f" at line {first.line}" if first.line else ""
+                    why = f"{first.rule}{at}: {first.message}"
+                hint = (
+                    f"{path} would define it but is not loaded ({why}); fix the file "
+                    "(`subagents doctor` explains, `subagents fix` repairs YAML quoting), or "
+                    "run without --agent to let the general-purpose main thread handle it"
+                )
+            raise AgentNotFoundError(name, self.suggest(name), hint=hint)
         if resolved in self._clashes:
             group = self._clashes[resolved]
             files = " and ".join(e.display_path or e.origin.label for e in group)

@@ -3,9 +3,17 @@
 Design notes
 ------------
 * Events are *computed*, not forwarded: a filesystem notification only says "look again";
-  the registry then reloads (stat-only for unchanged files) and :func:`diff_records` compares
+  the registry then reloads (stat-only for unchanged files) and :func:`diff_state` compares
   its before/after state.  So a coalesced, reordered or dropped notification can delay an event
   but never lose one, and after a rename storm the final state is exactly the disk's.
+* Agent events describe what ``subagents list`` shows -- the *winner* of each name -- not
+  files: at most one event per name per reload, so their order cannot matter, and a consumer
+  that applies ``added``/``modified``/``removed`` to a ``name -> path`` map always ends equal to
+  ``list``.  (Per-file events did not have that property: a file renamed while shadowed gave
+  ``removed`` + ``added`` for a name that never stopped being visible elsewhere.)  A shadowed
+  file that changes yields no agent event; the winning file being renamed, or a closer scope
+  taking a name over, is ``modified`` with ``previous_path``/``previous_source``.  ``error``
+  events are per file (new or changed error diagnostics) and per new same-scope clash.
 * ``watchfiles`` (Rust ``notify``: inotify/FSEvents/ReadDirectoryChangesW) is imported lazily.
   Existing scope folders are watched recursively; a missing one is covered by watching its
   nearest existing parent *flat* (never recursively: that parent may be ``$HOME``).  When the
@@ -29,12 +37,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from subagents.definition import Scope
 from subagents.diagnostics import Diagnostic, Severity
 
 if TYPE_CHECKING:
     from subagents.registry import AgentEntry, AgentRegistry, FileRecord
 
-__all__ = ["ChangeEvent", "diff_records", "watch_registry"]
+__all__ = ["ChangeEvent", "diff_state", "watch_registry"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +57,8 @@ class ChangeEvent:
     agents: int | None = None
     reason: str | None = None
     diagnostics: tuple[Diagnostic, ...] = ()
+    previous_path: str | None = None  # ``modified``: the file that was visible before
+    previous_source: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON-lines shape of ``subagents watch --format json`` (DESIGN.md)."""
@@ -58,6 +69,9 @@ class ChangeEvent:
             out["source"] = self.source
         if self.reason is not None:
             out["reason"] = self.reason
+        if self.previous_path is not None:
+            out["previous_path"] = self.previous_path
+            out["previous_source"] = self.previous_source
         if self.diagnostics:
             out["diagnostics"] = [d.to_dict() for d in self.diagnostics]
         return out
@@ -76,61 +90,136 @@ class ChangeEvent:
             ]
             return "\n".join(lines)
         text = f"{mark} {self.event:<9} {self.name}  ({where})"
+        if self.previous_path is not None:
+            text += f"  [was {self.previous_source} {self.previous_path}]"
         if self.reason:
             text += f"  [{self.reason}]"
         return text
 
 
-def _entry_event(kind: str, entry: AgentEntry, reason: str | None = None) -> ChangeEvent:
+def _entry_event(
+    kind: str,
+    entry: AgentEntry,
+    reason: str | None = None,
+    previous: AgentEntry | None = None,
+) -> ChangeEvent:
+    prev_path = prev_source = None
+    if previous is not None and previous is not entry:
+        prev_where = previous.display_path or previous.origin.label
+        if prev_where != (entry.display_path or entry.origin.label):
+            prev_path, prev_source = prev_where, previous.source.value
     return ChangeEvent(
         kind,
         entry.name,
         entry.display_path or entry.origin.label,
         entry.source.value,
         reason=reason,
+        previous_path=prev_path,
+        previous_source=prev_source,
     )
 
 
-def _error_event(rec: FileRecord) -> ChangeEvent:
-    errors = tuple(d for d in rec.diagnostics if d.severity is Severity.ERROR)
-    return ChangeEvent("error", rec.guessed_name, rec.display_path, None, diagnostics=errors)
+def _errors(rec: FileRecord | None) -> tuple[Diagnostic, ...]:
+    if rec is None:
+        return ()
+    return tuple(d for d in rec.diagnostics if d.severity is Severity.ERROR)
 
 
-def diff_records(
-    old: Mapping[tuple[int, Path | str], FileRecord],
-    new: Mapping[tuple[int, Path | str], FileRecord],
+def _error_event(rec: FileRecord, errors: tuple[Diagnostic, ...]) -> ChangeEvent:
+    name = rec.guessed_name if not rec.entries else None
+    return ChangeEvent("error", name, rec.display_path, None, diagnostics=errors)
+
+
+def _removal_reason(
+    entry: AgentEntry,
+    old_key: tuple[int, Path | str] | None,
+    new_records: Mapping[tuple[int, Path | str], FileRecord],
+    new_clashes: Mapping[str, tuple[Diagnostic, ...]],
+) -> str:
+    """Why a visible definition stopped being the one used.
+
+    ``deleted`` (its file is gone), ``error`` (its file no longer loads), ``renamed`` (its
+    file now declares another ``name``), ``clash`` (a second file of that name appeared in
+    its folder) or ``overridden`` (still there, but a higher scope now defines the name).
+    """
+    if entry.name in new_clashes:
+        return "clash"
+    rec = new_records.get(old_key) if old_key is not None else None
+    if rec is None:
+        return "deleted" if entry.display_path else "removed"
+    if rec.failed:
+        return "error"
+    if any(e.name == entry.name for e in rec.entries):
+        return "overridden"
+    return "renamed"
+
+
+def diff_state(
+    old_records: Mapping[tuple[int, Path | str], FileRecord],
+    new_records: Mapping[tuple[int, Path | str], FileRecord],
+    old_winners: Mapping[str, AgentEntry],
+    new_winners: Mapping[str, AgentEntry],
+    old_clashes: Mapping[str, tuple[AgentEntry, ...]],
+    new_clashes: Mapping[str, tuple[Diagnostic, ...]],
 ) -> list[ChangeEvent]:
-    """The events that turn ``old`` into ``new`` (per file, per agent name)."""
+    """The events that turn the old *visible* agents into the new ones, then the errors.
+
+    Agent events follow what ``list`` shows (the winner of each name), so a consumer that
+    applies them to a ``name -> path`` map ends with exactly the registry's state, whatever
+    order the filesystem reported things in: a shadowed file that changes is no agent event; a
+    rename of the winning file, or a closer file taking over a name, is ``modified`` with
+    ``previous_path``.  ``new_clashes`` maps each newly blocked name to its SA601 diagnostics.
+    """
     events: list[ChangeEvent] = []
-    # Only keys whose record object changed: a reload re-uses the records of unchanged files.
-    touched = [k for k, rec in new.items() if old.get(k) is not rec]
-    touched += [k for k in old if k not in new]
-    for key in sorted(touched, key=lambda k: (k[0], str(k[1]))):
-        before, after = old.get(key), new.get(key)
-        if before is None:
-            assert after is not None
-            events.extend(_entry_event("added", e) for e in after.entries)
-            if after.failed:
-                events.append(_error_event(after))
+    gone = sorted(old_winners.keys() - new_winners.keys())
+    changed: list[tuple[AgentEntry, AgentEntry]] = []
+    for name in sorted(new_winners.keys() & old_winners.keys()):
+        before, after = old_winners[name], new_winners[name]
+        if before is after or (
+            before.display_path == after.display_path
+            and before.origin.order == after.origin.order
+            and before.stamp == after.stamp
+            and before.header == after.header
+        ):
+            continue  # the same, or re-read (its stamp was too fresh to trust) unchanged
+        changed.append((before, after))
+    # Where the old winners lived, to say why they went (only computed when something did).
+    moved = {id(b) for b, a in changed if b.path != a.path or b.origin != a.origin}
+    wanted = {id(old_winners[n]) for n in gone} | moved
+    old_keys: dict[int, tuple[int, Path | str]] = {}
+    if wanted:
+        for key, rec in old_records.items():
+            for e in rec.entries:
+                if id(e) in wanted:
+                    old_keys[id(e)] = key
+    for name in gone:
+        entry = old_winners[name]
+        why = _removal_reason(entry, old_keys.get(id(entry)), new_records, new_clashes)
+        events.append(_entry_event("removed", entry, why))
+    for name in sorted(new_winners.keys() - old_winners.keys()):
+        events.append(_entry_event("added", new_winners[name]))
+    for before, after in changed:
+        reason: str | None = None  # edited in place
+        if id(before) in moved:
+            reason = (
+                "overridden"  # a built-in never goes away: something now ranks above it
+                if before.source is Scope.BUILTIN
+                else _removal_reason(before, old_keys.get(id(before)), new_records, new_clashes)
+            )
+        events.append(_entry_event("modified", after, reason, previous=before))
+    # Errors: a file whose error diagnostics are new or different, and a new clash.
+    for key in sorted(new_records, key=lambda k: (k[0], str(k[1]))):
+        after_rec = new_records[key]
+        before_rec = old_records.get(key)
+        if after_rec is before_rec:
             continue
-        if after is None:
-            events.extend(_entry_event("removed", e, "deleted") for e in before.entries)
-            continue
-        old_by = {e.name: e for e in before.entries}
-        new_by = {e.name: e for e in after.entries}
-        reason = "error" if after.failed else "renamed"
-        events.extend(
-            _entry_event("removed", e, reason) for n, e in old_by.items() if n not in new_by
-        )
-        for name, entry in new_by.items():
-            prev = old_by.get(name)
-            if prev is None:
-                events.append(_entry_event("added", entry))
-            elif prev.stamp != entry.stamp or prev.header != entry.header:
-                # (an untrusted stamp is re-read even when unchanged: no event for that)
-                events.append(_entry_event("modified", entry))
-        if after.failed and (not before.failed or before.diagnostics != after.diagnostics):
-            events.append(_error_event(after))
+        errors = _errors(after_rec)
+        if errors and errors != _errors(before_rec):
+            events.append(_error_event(after_rec, errors))
+    for name in sorted(new_clashes.keys() - old_clashes.keys()):
+        diags = new_clashes[name]
+        where = diags[0].path if diags else ""
+        events.append(ChangeEvent("error", name, where, None, diagnostics=diags))
     return events
 
 

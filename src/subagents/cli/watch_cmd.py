@@ -9,6 +9,9 @@ Design notes
   ``--include-builtin``), so the number matches ``subagents list --format json``.
 * Ctrl-C (SIGINT) and SIGTERM end the watch quietly with exit 0: stopping is the normal way
   to leave.  ``watchfiles`` is imported only here (via :mod:`subagents.watching`).
+* Events follow what ``list`` shows (see :mod:`subagents.watching`): applying them to a
+  ``name -> path`` map keeps it equal to ``subagents list --format json``.  Without
+  ``--include-builtin`` a file taking over a built-in name is ``added`` (not ``modified``).
 * ``--timeout SECONDS`` stops after that long (for scripts and tests that want a bounded run).
 """
 
@@ -19,6 +22,7 @@ import contextlib
 import json
 import signal
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -28,6 +32,29 @@ from subagents.definition import Dialect
 from subagents.watching import ChangeEvent
 
 __all__ = ["watch"]
+
+
+def _without_builtins(event: ChangeEvent) -> ChangeEvent:
+    """The event as seen by ``list`` without ``--include-builtin``.
+
+    The registry reports a project ``Explore`` taking over the built-in one as ``modified``
+    (previous source ``builtin``); to a consumer that never saw the built-ins that is an
+    ``added``, and the reverse (the file goes, the built-in is visible again) a ``removed``.
+    """
+    if event.event != "modified":
+        return event
+    if event.previous_source == "builtin":
+        return replace(event, event="added", reason=None, previous_path=None, previous_source=None)
+    if event.source == "builtin":
+        return replace(
+            event,
+            event="removed",
+            path=event.previous_path,
+            source=event.previous_source,
+            previous_path=None,
+            previous_source=None,
+        )
+    return event
 
 
 def _emit(event: ChangeEvent, output_format: str, builtin_count: int) -> None:
@@ -60,7 +87,8 @@ async def _run(
     stream = reg.watch(debounce_ms=debounce_ms)
 
     async def consume() -> None:
-        async for event in stream:
+        async for raw in stream:
+            event = raw if include_builtin else _without_builtins(raw)
             builtin = 0
             if event.event == "ready" and not include_builtin:
                 builtin = len(reg.list()) - len(reg.list(include_builtin=False))
