@@ -300,6 +300,38 @@ def test_parent_denylist_and_plan_mode_cannot_be_escaped(tmp_path: Path) -> None
     assert "x.txt" not in [p.name for p in tmp_path.iterdir()]
 
 
+def test_a_pinned_agent_runs_under_the_callers_policy(tmp_path: Path) -> None:
+    # "Use the X agent" skips the main thread's model, but not the caller's plan mode.
+    from subagents.runtime.permissions import PermissionPolicy
+
+    worker = agent("shell-worker", tools=("Write", "Read"), permission_mode="bypassPermissions")
+    model = PerAgentModel({"shell-worker": [
+        tool_call("Write", {"file_path": "x.txt", "content": "pwned"}), text("tried")]})
+    result = run_main_thread("Use the shell-worker agent to write x.txt", agents=[worker],
+                             model=model, cwd=tmp_path, policy=PermissionPolicy(mode="plan"))
+    assert [c.agent for c in result.children] == ["shell-worker"]
+    ((content, is_error),) = tool_results(model.requests["shell-worker"][1])
+    assert is_error and "plan" in content
+    assert not (tmp_path / "x.txt").exists()
+
+
+def test_per_agent_tools_cannot_escape_the_parents_denylist(tmp_path: Path) -> None:
+    parent = agent("cautious", tools=None, disallowed_tools=("Bash", "Write"))
+    child = agent("shell-worker", tools=("Bash", "Read", "Write"))
+    model = PerAgentModel({
+        "cautious": [tool_call("agent__shell-worker", {"prompt": "run it"}), text("done")],
+        "shell-worker": [tool_call("Write", {"file_path": "x.txt", "content": "pwned"}),
+                         text("tried")],
+    })
+    run_main_thread("x", agents=[parent, child], model=model, cwd=tmp_path, main_agent=parent,
+                    agent_tools=True)
+    offered = {t.name for t in model.requests["shell-worker"][0].tools}
+    assert offered == {"Read"}
+    ((content, is_error),) = tool_results(model.requests["shell-worker"][1])
+    assert is_error
+    assert not (tmp_path / "x.txt").exists()
+
+
 def test_agent_alias_is_read_as_task(tmp_path: Path) -> None:
     model = PerAgentModel({"main": [tool_call("Agent", task("code-reviewer")), text("ok")],
                            "code-reviewer": [text("reviewed")]})
