@@ -470,3 +470,32 @@ async def test_transcript_records_usage_per_turn_and_the_call_count(tmp_path: Pa
     stop = evs[-1]
     assert stop["type"] == "stop" and stop["tool_calls"] == 1
     assert stop["usage"] == {"input_tokens": 17, "output_tokens": 8}
+
+
+async def test_a_reply_cut_at_the_output_limit_is_a_warning(tmp_path: Path) -> None:
+    cut = ModelResponse(content=(TextBlock("The answer is"),), stop_reason="max_tokens")
+    model = ScriptedModel([cut])
+    result = await runner(model, tmp_path, max_tokens=64).run(READER, "go")
+    assert result.final_text == "The answer is" and result.stop_reason == "end_turn"
+    assert any("cut at the output limit (64 tokens)" in w for w in result.warnings)
+
+
+async def test_parallel_edits_of_one_file_keep_every_edit(tmp_path: Path) -> None:
+    """Edits of the same file in one message run in the model's order (no lost update);
+    edits of different files still overlap."""
+    (tmp_path / "a.txt").write_text("one two three\n")
+    (tmp_path / "b.txt").write_text("x\n")
+    agent = AgentDefinition(name="e", system_prompt="x", tools=("Edit", "Write"))
+    edits = [("Edit", {"file_path": "a.txt", "old_string": word, "new_string": word.upper()})
+             for word in ("one", "two", "three")]
+    model = ScriptedModel([
+        tool_calls([*edits, ("Write", {"file_path": "b.txt", "content": "y\n"}),
+                    ("Edit", {"file_path": "a.txt", "old_string": "ONE TWO",
+                              "new_string": "1 2"})]),
+        text("done"),
+    ])
+    result = await runner(model, tmp_path, policy=PermissionPolicy(mode="acceptEdits")).run(
+        agent, "go")
+    assert [c.is_error for c in result.tool_calls] == [False] * 5, result.tool_calls
+    assert (tmp_path / "a.txt").read_text() == "1 2 THREE\n"
+    assert (tmp_path / "b.txt").read_text() == "y\n"

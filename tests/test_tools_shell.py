@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from runtime_helpers import alive, ctx_for, wait_dead, wait_file
 from subagents.runtime.tools.shell import BashTool
 
@@ -76,3 +78,27 @@ async def test_background_flag_is_refused(tmp_path: Path) -> None:
     out = await BashTool().run({"command": "sleep 1", "run_in_background": True},
                                ctx_for(tmp_path))
     assert out.is_error and "not supported" in out.content
+
+
+async def test_provider_keys_are_not_in_the_commands_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-secret-value")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-secret-value")
+    monkeypatch.setenv("SUBAGENTS_TEST_PLAIN", "visible")
+    out = await BashTool().run({"command": "env"}, ctx_for(tmp_path))
+    assert not out.is_error
+    assert "secret-value" not in out.content
+    assert "SUBAGENTS_TEST_PLAIN=visible" in out.content  # the rest of the environment stays
+    kept = await BashTool(scrub_env=()).run({"command": "echo $OPENAI_API_KEY"},
+                                            ctx_for(tmp_path))
+    assert kept.content.strip() == "sk-openai-secret-value"
+
+
+async def test_each_call_starts_in_the_working_folder(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    ctx = ctx_for(tmp_path)
+    assert (await BashTool().run({"command": "cd sub && pwd"}, ctx)).content.strip().endswith(
+        "/sub")
+    assert (await BashTool().run({"command": "pwd"}, ctx)).content.strip() == str(
+        tmp_path.resolve())

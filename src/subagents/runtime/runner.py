@@ -39,7 +39,9 @@ Design notes
   ``rule``, ``hook``, ``permission``, ``unasked``), and so does its transcript ``tool`` event
   (with the reason), so a transcript answers "why did my agent not write the file?".
 * **Parallel tool calls** of one assistant message run concurrently (``asyncio.gather``;
-  blocking tools in worker threads) and their results go back in the original order.
+  blocking tools in worker threads) and their results go back in the original order.  Calls
+  that are not independent — file tools writing the same file — run one after another in the
+  model's order (:func:`_write_locks`), so no edit is lost to a race.
 * **Turns**: one turn = one model request with tools.  ``max_turns`` (call > frontmatter >
   runner default 50) bounds them; when the last turn still asked for tools, one more request
   *without tools* asks for a summary, and the result says ``stop_reason="max_turns"`` (the
@@ -411,6 +413,10 @@ class AgentRunner:
                 state.final_text = ""
                 state.stop = "end_turn"
                 return
+            if response.stop_reason == "max_tokens":
+                state.warnings.append(
+                    f"turn {turn}: the reply was cut at the output limit ({self.max_tokens} "
+                    "tokens); the answer may be incomplete")
             assistant = response.as_message()
             messages.append(assistant)
             state.transcript.message(assistant, turn=turn, stop_reason=response.stop_reason,
@@ -420,8 +426,10 @@ class AgentRunner:
                 state.final_text = response.text
                 state.stop = "end_turn"
                 return
+            locks = _write_locks(ctx, uses, offered)
             calls = [asyncio.ensure_future(
-                self._call_tool(ctx, state, hooks, use, offered, everything, turn))
+                self._call_tool(ctx, state, hooks, use, offered, everything, turn,
+                                locks.get(use.id, ())))
                 for use in uses]
             try:
                 done = await asyncio.gather(*calls)
@@ -489,6 +497,24 @@ class AgentRunner:
         return response
 
     async def _call_tool(
+        self,
+        ctx: ToolContext,
+        state: _RunState,
+        hooks: RunHooks,
+        use: ToolUseBlock,
+        offered: dict[str, Tool],
+        everything: dict[str, Tool],
+        turn: int,
+        locks: Sequence[asyncio.Lock] = (),
+    ) -> tuple[ToolOutput, ToolCallRecord]:
+        if not locks:
+            return await self._call_tool_now(ctx, state, hooks, use, offered, everything, turn)
+        async with contextlib.AsyncExitStack() as held:
+            for lock in locks:  # taken before the first await: FIFO = the model's order
+                await held.enter_async_context(lock)
+            return await self._call_tool_now(ctx, state, hooks, use, offered, everything, turn)
+
+    async def _call_tool_now(
         self,
         ctx: ToolContext,
         state: _RunState,
@@ -628,6 +654,36 @@ class AgentRunner:
         if self.on_event is not None:
             with contextlib.suppress(Exception):
                 self.on_event(kind, data)
+
+
+def _write_locks(
+    ctx: ToolContext, uses: Sequence[ToolUseBlock], offered: Mapping[str, Tool]
+) -> dict[str, tuple[asyncio.Lock, ...]]:
+    """Locks that make calls of one message writing the *same file* run one after another.
+
+    Independent calls run concurrently; two edits of one file would race (both read the old
+    text, the last write wins and the other edit is lost), so those keep the model's order.
+    Only the conflicting calls get locks: the common case costs nothing.
+    """
+    by_path: dict[str, list[str]] = {}
+    for use in uses:
+        tool = offered.get(use.name)
+        if tool is None or tool.read_only or not isinstance(use.input, Mapping):
+            continue
+        try:
+            if tool.validate(use.input) is not None:
+                continue
+            paths = {str(ctx.resolve(p)) for p in tool.write_paths(use.input)}
+        except Exception:  # the call itself will report its problem
+            continue
+        for path in paths:
+            by_path.setdefault(path, []).append(use.id)
+    shared = {path: asyncio.Lock() for path, ids in by_path.items() if len(ids) > 1}
+    locks: dict[str, tuple[asyncio.Lock, ...]] = {}
+    for path in sorted(shared):  # one global order of acquisition: no deadlock
+        for use_id in by_path[path]:
+            locks[use_id] = (*locks.get(use_id, ()), shared[path])
+    return locks
 
 
 def _usage_json(usage: Usage) -> dict[str, int]:

@@ -15,14 +15,22 @@ Design notes
   sees what went wrong.  stdin is ``/dev/null``: a command waiting for input ends at once.
 * The group id is registered in ``ctx.processes`` while it runs; the runner kills whatever is
   left there when a run ends or is interrupted (belt and braces).
+* Every call starts in the working folder: unlike Claude Code's persistent shell, a ``cd`` does
+  not carry over to the next call (say ``cd sub && make`` in one command).
+* The command gets this process's environment **minus the provider credentials**
+  (:data:`SCRUBBED_ENV`: ``ANTHROPIC_API_KEY``, ``OPENAI_API_KEY``...): the agent's commands
+  do not need the key the runner talks to the model with, and ``env`` or a prompt-injected
+  ``curl`` must not be able to hand it to the model, the transcript or a server.  Pass
+  ``scrub_env=()`` to keep them.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import shutil
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
 from subagents.runtime.tools.base import Tool, ToolContext, ToolOutput, kill_process_group
@@ -33,6 +41,10 @@ DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
 MAX_OUTPUT_CHARS = 30_000
 _CHUNK = 65536
+#: Environment variables removed from the commands' environment (the providers' credentials).
+SCRUBBED_ENV: tuple[str, ...] = (
+    "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY",
+)
 
 
 class BashTool(Tool):
@@ -56,9 +68,17 @@ class BashTool(Tool):
     }
 
     def __init__(self, *, default_timeout_ms: int = DEFAULT_TIMEOUT_MS,
-                 max_output_chars: int = MAX_OUTPUT_CHARS) -> None:
+                 max_output_chars: int = MAX_OUTPUT_CHARS,
+                 scrub_env: Iterable[str] = SCRUBBED_ENV) -> None:
         self.default_timeout_ms = default_timeout_ms
         self.max_output_chars = max_output_chars
+        self.scrub_env = frozenset(scrub_env)
+
+    def environment(self) -> dict[str, str] | None:
+        """The commands' environment (``None``: inherit it unchanged)."""
+        if not self.scrub_env or not self.scrub_env & os.environ.keys():
+            return None
+        return {k: v for k, v in os.environ.items() if k not in self.scrub_env}
 
     async def run(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
         if input.get("run_in_background"):
@@ -70,6 +90,7 @@ class BashTool(Tool):
             proc = await asyncio.create_subprocess_exec(
                 shell, "-c", input["command"],
                 cwd=ctx.cwd,
+                env=self.environment(),
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.STDOUT,
