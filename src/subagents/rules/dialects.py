@@ -19,6 +19,7 @@ from subagents.definition import AgentDefinition
 from subagents.definition import Dialect as D
 from subagents.diagnostics import Diagnostic
 from subagents.rules.base import DefinitionRule, RuleContext
+from subagents.rules.fields import is_valid_model
 
 __all__ = ["RULES"]
 
@@ -60,7 +61,10 @@ def check_json(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
             f"agent name {defn.name!r} does not match `[a-z0-9_-]+` (agents.json)",
             "use lowercase letters, digits, `_` and `-` only",
         )
-    if defn.model is not None and defn.model not in _SEED_MODELS:
+    # a model that is not even a valid alias or id is SA105's error; this warning is for a
+    # valid full id that the seed's agents.json does not allow
+    if (defn.model is not None and defn.model not in _SEED_MODELS
+            and is_valid_model(defn.model, set(ctx.config.model_aliases))):
         yield ctx.diag(
             "SA505",
             ctx.value_pos(defn, "model"),

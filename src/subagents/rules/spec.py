@@ -265,7 +265,9 @@ def _article(word: str) -> str:
 
 
 def check_max_turns_present(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
-    if defn.max_turns is None and defn.dialect is not D.CODEX:
+    # present but of the wrong type (`maxTurns: true`, `1.5`) is SA108's finding, not "no maxTurns"
+    if (defn.max_turns is None and defn.dialect is not D.CODEX
+            and defn.location_of("max_turns") is None and ctx.node(defn, "max_turns") is None):
         yield ctx.diag(
             "SA302",
             ctx.fallback_pos(defn),

@@ -1,0 +1,43 @@
+"""Findings of the round-2 audit of the rules, each pinned by a test.
+
+* A `maxTurns` that is present but of the wrong type is SA108's finding; SA302 ("no maxTurns")
+  must not also claim it is missing.
+* In agents.json, a model that is not a valid alias or id at all is SA105's error; SA505 (the
+  seed's alias-only rule) warns only about a valid full id, instead of repeating the error.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from subagents.definition import Dialect
+from subagents.validate import validate_text
+from validate_helpers import agent, diags, only
+
+
+@pytest.mark.parametrize("value", ["true", "1.5", "ten", "0", "-3"])
+def test_a_bad_max_turns_is_not_also_missing(value: str) -> None:
+    ds = diags(agent(f"name: a-agent\ndescription: Checks release notes for the team\n"
+                     f"maxTurns: {value}\n"))
+    assert [d.rule for d in only(ds, "SA108")] == ["SA108"]
+    assert only(ds, "SA302") == []
+
+
+def test_a_missing_max_turns_is_still_reported() -> None:
+    ds = diags(agent("name: a-agent\ndescription: Checks release notes for the team\n"))
+    assert [d.rule for d in only(ds, "SA302")] == ["SA302"]
+
+
+def _json(model: str) -> list[str]:
+    text = json.dumps({"summariser": {"description": "Summarises diffs for release notes",
+                                    "prompt": "You review code. " * 10, "model": model,
+                                    "maxTurns": 5}}, indent=2)
+    return sorted(d.rule for d in validate_text(text, path="agents.json", dialect=Dialect.JSON))
+
+
+def test_json_model_is_one_finding_not_two() -> None:
+    assert _json("sonet") == ["SA105"]
+    assert _json("claude-sonnet-4-5") == ["SA505"]
+    assert _json("sonnet") == []
