@@ -19,7 +19,10 @@ Design decisions
   request finds ``react-native-expert``.  A small suffix stemmer (no dependency; PyStemmer is
   not installed) folds ``tests``/``testing``/``tester`` onto ``test``; it only has to be
   consistent between index and query, not linguistically right.  Words that appear in almost
-  every agent file (``agent``, ``expert``, ``use``, ``proactively``...) are stop words.
+  every agent file (``agent``, ``expert``, ``use``, ``proactively``...) are stop words, and so
+  are everyday verbs and pronouns that carry no domain (``may``, ``keep``, ``get``, ``show``,
+  ``someone``): in a request phrased as a user talks they otherwise decide between agents
+  whose long prompts happen to use them.
 * **Generic role words.**  Names are short, so a name word gets a high BM25 score however
   ordinary it is: "manage" picked context-manager for "manage ten thousand sensors", "check"
   picked deploy-checker for "check this PR".  A word used by more than 5% of the collection's
@@ -94,6 +97,10 @@ _STOPWORDS: frozenset[str] = frozenset(
     agent agents subagent use used using uses expert experts specialist specialists proactively
     proactive help helps please want need needs task tasks assistant user example examples
     commentary context e g eg ie invoke invoked launch call must should whenever s t m ll d
+    may might say says said get gets got getting keep keeps kept make makes made go goes going
+    went gone take takes took taking show shows showing shown thing things someone something
+    anything everything nobody anybody everybody anyone everyone really still even much many
+    lot lots sure ok okay know think seem seems tell give gives put come comes
     """.split()  # noqa: SIM905 - a word list reads better as text
 )
 
@@ -372,7 +379,8 @@ class Router:
         chosen = [i for i in order if all_scores[i] > 0][: max(top, 0)]
         if not explain:
             return [RouteMatch(self.agents[i], all_scores[i]) for i in chosen]
-        return [self._explain(text, i, all_scores[i]) for i in chosen]
+        cache: dict[tuple[str, str], Any] = {}  # one lookup per (field, word) for all agents
+        return [self._explain(text, i, all_scores[i], cache) for i in chosen]
 
     def explain(self, text: str, agent_name: str) -> RouteMatch | None:
         """Score and reasons for one named agent (``subagents test`` compares two)."""
@@ -381,7 +389,9 @@ class Router:
                 return self._explain(text, i, self.scores(text)[i])
         return None
 
-    def _explain(self, text: str, i: int, score: float) -> RouteMatch:
+    def _explain(
+        self, text: str, i: int, score: float, cache: dict[tuple[str, str], Any] | None = None
+    ) -> RouteMatch:
         tokens = _query_tokens(text, self.vocabulary)
         # Reasons name the user's own words ("merge"), not their stems ("merg").
         shown = _surface_words(text)
@@ -390,7 +400,16 @@ class Router:
         for f, index in self._indices.items():
             for t, qw in self._weighted_tokens(tokens):
                 # The same weights as ``scores``, so the reasons add up to the score.
-                s = qw * self._field_weight(f, t) * float(index.get_scores([t])[i])
+                fw = qw * self._field_weight(f, t)
+                if not fw:
+                    continue
+                if cache is None or (f, t) not in cache:
+                    per_word = index.get_scores([t])
+                    if cache is not None:
+                        cache[(f, t)] = per_word
+                else:
+                    per_word = cache[(f, t)]
+                s = fw * float(per_word[i])
                 if s > 0:
                     word = shown.get(t, t)
                     terms[word] = terms.get(word, 0.0) + s
