@@ -115,3 +115,25 @@ def test_pre_commit_hook_declares_validate() -> None:
     hooks = yaml.safe_load((Path(__file__).parents[1] / ".pre-commit-hooks.yaml").read_text())
     (hook,) = [h for h in hooks if h["id"] == "subagents-validate"]
     assert hook["entry"].startswith("subagents validate") and hook["language"] == "python"
+
+
+def test_pre_commit_hooks_pick_agent_files_only() -> None:
+    import re
+
+    import yaml
+
+    hooks = {h["id"]: h for h in yaml.safe_load(
+        (Path(__file__).parents[1] / ".pre-commit-hooks.yaml").read_text())}
+    assert hooks["subagents-fix"]["entry"] == "subagents fix"
+
+    def picks(hook: dict[str, str], path: str) -> bool:  # as pre-commit does: re.search
+        return bool(re.search(hook["files"], path)) and not re.search(hook["exclude"], path)
+
+    val = hooks["subagents-validate"]
+    for path in (".claude/agents/a.md", "pkg/.claude/agents/sub/b.md", ".codex/agents/c.md",
+                 "agents.json", "conf/team.agents.json"):
+        assert picks(val, path), path
+    for path in ("README.md", ".claude/agents/README.md", "docs/agents.md", "package.json",
+                 ".claude/commands/x.md"):
+        assert not picks(val, path), path
+    assert not picks(hooks["subagents-fix"], "agents.json")
