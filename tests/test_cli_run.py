@@ -490,3 +490,35 @@ def _has_mcp() -> bool:
     except ImportError:
         return False
     return True
+
+
+def test_no_live_tree_while_questions_may_be_asked(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A live redraw would overwrite the "Allow? [y/N]" prompt: plain progress lines then;
+    the live tree (rooted at the --agent's name) only when nothing will be asked."""
+    import contextlib
+
+    from subagents.cli import run_cmd
+    from subagents.dispatch import display
+    from subagents.runtime.permissions import PermissionRequest
+
+    roots: list[str] = []
+
+    @contextlib.contextmanager
+    def fake_live_tree(*args: Any, root_agent: str = "main", **kw: Any) -> Any:
+        roots.append(root_agent)
+        yield None
+
+    async def ask(req: PermissionRequest) -> bool:
+        return False
+
+    monkeypatch.setattr(display, "live_tree", fake_live_tree)
+    monkeypatch.setattr(run_cmd, "_ask_callback",
+                        lambda assume_yes: None if assume_yes else ask)
+    r = invoke("--agent", "reader", "--provider", "scripted", "--script",
+               script(tmp_path, ["ok"]), "q")
+    assert r.exit_code == 0 and roots == []  # someone may be asked: no live display
+    r = invoke("--agent", "reader", "--yes", "--provider", "scripted", "--script",
+               script(tmp_path, ["ok"]), "q")
+    assert r.exit_code == 0 and roots == ["reader"]

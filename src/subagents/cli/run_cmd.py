@@ -274,7 +274,8 @@ def run(
             # others through the Task tool (Claude Code's `claude --agent`, seed 000 §4.2),
             # within its own `tools` allowlist.
             result = _main_thread(
-                text, runner, registry, model_id, max_turns, workdir, progress, agent
+                text, runner, registry, model_id, max_turns, workdir, progress, agent,
+                live=not _asks(ask, assume_yes),
             )
     except RunInterrupted as exc:
         _print(exc.result, output_format)
@@ -358,6 +359,8 @@ def _main_thread(
     workdir: Path,
     progress: Any,
     main_agent: AgentDefinition | None = None,
+    *,
+    live: bool = True,
 ) -> AgentResult:
     try:
         from subagents.runtime.orchestrator import run_main_thread
@@ -369,8 +372,12 @@ def _main_thread(
     from subagents.dispatch.display import live_tree
 
     # The delegation tree is drawn live on stderr when it is a terminal (else tree_sink is
-    # None and the plain progress sink, if any, is used).
-    with live_tree() as tree_sink:
+    # None and the plain progress sink, if any, is used).  Not when permission questions may
+    # be asked: the live redraw would overwrite the "Allow? [y/N]" prompt (rich buffers a
+    # line without its newline), so plain progress lines are used then.
+    root = main_agent.name if main_agent is not None else "main"
+    display = live_tree(root_agent=root) if live else contextlib.nullcontext(None)
+    with display as tree_sink:
         result: AgentResult = run_main_thread(
             text,
             registry=registry,
@@ -410,6 +417,11 @@ def _pipeline(
         if last is not None and last.stop_reason == "interrupted":
             raise RunInterrupted(last) from None
         raise
+
+
+def _asks(ask: PermissionAsk | None, assume_yes: bool) -> bool:
+    """Will the run ask questions on the terminal?"""
+    return ask is not None and not assume_yes
 
 
 def _stderr_tty() -> bool:
