@@ -627,7 +627,9 @@ class AgentRunner:
             stop_reason=state.stop, turns=state.turns, tool_calls=tuple(state.calls),
             usage=state.usage, duration=time.perf_counter() - state.started,
             transcript_path=state.transcript.path, run_id=ctx.run_id, error=state.error,
-            warnings=(*state.warnings, *(w for ws in state.late_warnings for w in ws)),
+            # once each: a hook type that is skipped would otherwise warn on every call
+            warnings=tuple(dict.fromkeys(
+                (*state.warnings, *(w for ws in state.late_warnings for w in ws)))),
             children=tuple(ctx.children),
         )
         state.transcript.event("stop", {
