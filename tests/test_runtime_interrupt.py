@@ -91,3 +91,33 @@ async def test_a_call_cut_by_the_interruption_is_recorded(tmp_path: Path) -> Non
     assert cut.refusal == "interrupted" and not cut.executed and cut.is_error
     tool_events = [e for e in _events(result.transcript_path) if e["type"] == "tool"]
     assert any(e["id"] == cut.id and e.get("refusal") == "interrupted" for e in tool_events)
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
+async def test_cancel_during_a_model_request_through_the_real_sdk(
+    tmp_path: Path, stream: bool
+) -> None:
+    """Ctrl-C while the model is thinking (a request hanging on the wire): the run stops at
+    once, says "interrupted", keeps the finished turn and flushes the transcript."""
+    pytest.importorskip("anthropic")
+    from subagents.providers.anthropic import AnthropicModel
+    from subagents.testing_server import FakeLLMServer, Fault
+
+    with FakeLLMServer() as server:
+        server.add(tool_call("LS", {}), Fault.hang(60))
+        model = AnthropicModel(api_key="sk-test", base_url=server.anthropic_base_url,
+                               stream=stream)
+        r = AgentRunner(model, cwd=tmp_path, transcript_dir=tmp_path / "t", parent_model="m")
+        agent = AgentDefinition(name="lister", system_prompt="x", tools=("LS",))
+        task = asyncio.create_task(r.run(agent, "list"))
+        while len(server.requests) < 2:  # the second request is on the wire, unanswered
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0.1)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(task, 10)  # not the 60 s the server would hang
+    result = r.last_result
+    assert result is not None and result.stop_reason == "interrupted" and result.turns == 2
+    assert [c.name for c in result.tool_calls] == ["LS"] and result.tool_calls[0].executed
+    events = _events(result.transcript_path)
+    assert events[-1]["type"] == "stop" and events[-1]["stop_reason"] == "interrupted"
