@@ -31,6 +31,7 @@ Design notes
 
 from __future__ import annotations
 
+import bisect
 import math
 import os
 import re
@@ -49,7 +50,6 @@ from subagents.rules.base import (
     FileRule,
     RuleContext,
     make_diagnostic,
-    text_pos,
 )
 
 __all__ = ["DEFINITION_RULES", "FILE_RULES", "find_secrets", "mask", "path_escapes"]
@@ -225,11 +225,17 @@ def check_secrets(ctx: FileContext) -> Iterator[Diagnostic]:
     text = ctx.text
     if not text:
         return
-    for offset, kind, masked in find_secrets(text):
+    # positions are computed walking forward through the sorted offsets: a file stuffed with
+    # thousands of tokens must not cost one scan from the top of the file per finding
+    line, line_start, counted = 1, 0, 0
+    for offset, kind, masked in sorted(find_secrets(text)):
+        line += text.count("\n", counted, offset)
+        line_start = text.rfind("\n", line_start, offset) + 1 or line_start
+        counted = offset
         yield make_diagnostic(
             "SA404",
             ctx.path,
-            text_pos(text, offset),
+            (line, offset - line_start + 1),
             f"hard-coded {kind} ({masked})",
             "revoke it now, then reference it from the environment, e.g. "
             '`GITHUB_TOKEN: "${GITHUB_TOKEN}"` in mcpServers env',
@@ -375,13 +381,17 @@ def check_injection(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnos
         if not text:
             continue
         low = ctx.prompt_lower(defn) if key == "system_prompt" else text.lower()
-        overrides = _override_positions(text, low)
+        overrides = sorted(_override_positions(text, low))
         if not overrides:
             continue
         for ex in _EXFIL_RE.get().finditer(text):
             if _negated(text, ex.start()):
                 continue
-            if any(abs(ex.start() - o) <= _WINDOW for o in overrides):
+            # the nearest override on either side (bisect: a hostile file with thousands of
+            # both, far apart, must not cost thousands x thousands comparisons)
+            i = bisect.bisect_left(overrides, ex.start())
+            near = overrides[max(0, i - 1):i + 1]
+            if any(abs(ex.start() - o) <= _WINDOW for o in near):
                 if key == "system_prompt" and defn.dialect is not D.JSON:
                     pos = ctx.body_pos(defn, ex.start())
                 else:
