@@ -208,6 +208,8 @@ def test_standalone_server_serves_a_script_file(tmp_path: Path, clean_env: None)
         script_replies([{"fault": "meteor"}])
     faults = script_replies([{"error": "connection"}, {"fault": "rate_limit", "retry_after": 3}])
     assert [f.kind for f in faults] == ["drop", "status"]  # type: ignore[union-attr]
+    (hang,) = script_replies([{"fault": "hang", "seconds": 2.5}])
+    assert isinstance(hang, Fault) and hang.kind == "hang" and hang.message == "2.5"
     calls = script_replies([{"tool": "LS"}, {"fault": 500}, {"tool": "LS"}])
     ids = [r.content[0].id for r in calls if not isinstance(r, Fault)]  # type: ignore[union-attr]
     assert ids == ["toolu_script_1_1", "toolu_script_3_1"]  # distinct, by position

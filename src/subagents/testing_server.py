@@ -558,6 +558,8 @@ _FAULTS: dict[str, Callable[[Mapping[str, Any]], Fault]] = {
     "malformed": lambda e: Fault.malformed(),
     "rate_limit": lambda e: Fault.rate_limit(float(e.get("retry_after", 1))),
     "stream_error": lambda e: Fault.stream_error(str(e.get("type", "overloaded_error"))),
+    # no answer for a while: for trying Ctrl-C and client timeouts from a shell
+    "hang": lambda e: Fault.hang(float(e.get("seconds", 30))),
 }
 
 
@@ -566,9 +568,9 @@ def script_replies(data: Any, *, source: str = "script") -> list[ServerReply]:
 
     Besides model replies, an entry may be a fault: ``{"fault": 500}`` (any status, optional
     ``"message"``), ``{"fault": "rate_limit", "retry_after": 2}``, ``{"fault": "drop"}``,
-    ``"cut"``, ``"malformed"`` or ``"stream_error"``.  The scripted provider's ``error`` entries
-    become the matching fault (``connection`` -> drop, ``response`` -> 500,
-    ``credentials`` -> 401).
+    ``"cut"``, ``"malformed"``, ``"stream_error"`` or ``{"fault": "hang", "seconds": 30}``.
+    The scripted provider's ``error`` entries become the matching fault (``connection`` ->
+    drop, ``response`` -> 500, ``credentials`` -> 401).
     """
     from subagents.errors import MissingCredentialsError, ProviderConnectionError
     from subagents.providers.scripted import parse_script
