@@ -499,3 +499,14 @@ async def test_parallel_edits_of_one_file_keep_every_edit(tmp_path: Path) -> Non
     assert [c.is_error for c in result.tool_calls] == [False] * 5, result.tool_calls
     assert (tmp_path / "a.txt").read_text() == "1 2 THREE\n"
     assert (tmp_path / "b.txt").read_text() == "y\n"
+
+
+async def test_a_failed_summary_request_is_explained(tmp_path: Path) -> None:
+    agent = READER.evolve(max_turns=1)
+    model = ScriptedModel([tool_call("Glob", {"pattern": "*"}),
+                           ProviderConnectionError("server went away")])
+    result = await runner(model, tmp_path).run(agent, "go")
+    assert result.stop_reason == "max_turns" and result.final_text == ""
+    assert result.error is not None and "server went away" in result.error
+    assert any("summary request at the turn limit failed" in w and "server went away" in w
+               for w in result.warnings)

@@ -466,6 +466,8 @@ class AgentRunner:
             state.final_text = response.text
             if response.tool_uses:
                 state.warnings.append("the summary reply asked for tools; they were not run")
+        else:  # the limit was reached all the same; say why there is no summary
+            state.warnings.append(f"the summary request at the turn limit failed: {state.error}")
 
     async def _request(
         self,
