@@ -113,11 +113,154 @@ def test_list_include_builtin(layout: dict[str, Path]) -> None:
     ],
 )
 def test_bad_agents_value_is_exit_2(layout: dict[str, Path], value: str, fragment: str) -> None:
-    for command in ("list", "doctor", "watch"):
-        result = CliRunner().invoke(cli, [command, "--agents", value])
+    for command in REGISTRY_COMMANDS:
+        result = CliRunner().invoke(cli, [*command, "--agents", value])
         assert result.exit_code == 2, (command, result.output)
         assert fragment in result.output
         assert "Traceback" not in result.output
+
+
+# Every command that reads the registry, with the arguments it needs.
+REGISTRY_COMMANDS = (
+    ("list",),
+    ("show", "x"),
+    ("doctor",),
+    ("watch", "--timeout", "0.1"),
+    ("route", "review my code"),
+    ("test",),
+    ("run", "hello"),
+)
+
+
+def test_every_registry_command_sees_agents_from_the_agents_option(
+    layout: dict[str, Path], tmp_path: Path
+) -> None:
+    value = json.dumps(
+        {"cli-only": {"description": "Reviews invoices for fraud.", "prompt": "Say done."}}
+    )
+    seen = {
+        "list": run("list", "--agents", value).output,
+        "show": run("show", "cli-only", "--agents", value).output,
+        "doctor": run("doctor", "cli-only", "--agents", value).output,
+        "route": run("route", "review invoices for fraud", "--agents", value).output,
+        "test": run("test", "--agents", value).output,
+    }
+    for command, output in seen.items():
+        assert "cli-only" in output, (command, output)
+    script = tmp_path / "script.json"
+    script.write_text('["done."]')
+    ran = CliRunner().invoke(
+        cli,
+        [
+            "run",
+            "--agent",
+            "cli-only",
+            "--provider",
+            "scripted",
+            "--script",
+            str(script),
+            "--no-transcript",
+            "--agents",
+            value,
+            "hi",
+        ],
+    )
+    assert ran.exit_code == 0, ran.output
+    assert ran.output.strip() == "done."
+
+
+def test_agents_json_group_and_global_dirs_and_env(
+    layout: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    group, glob = tmp_path / "group", tmp_path / "global"
+    group.mkdir()
+    glob.mkdir()
+    (group / "agents.json").write_text(
+        json.dumps({"shared": {"description": "group wins", "prompt": "p"}})
+    )
+    (glob / "agents.json").write_text(
+        json.dumps(
+            {
+                "shared": {"description": "global", "prompt": "p"},
+                "only-global": {"description": "g", "prompt": "p"},
+            }
+        )
+    )
+    data = _json(
+        run("list", "--format", "json", "--group-dir", str(group), "--global-dir", str(glob))
+    )
+    got = {a["name"]: (a["description"], a["source"], a["path"]) for a in data["agents"]}
+    assert got == {
+        "shared": ("group wins", "cli", str(group / "agents.json")),
+        "only-global": ("g", "cli", str(glob / "agents.json")),
+    }
+    assert [(s["name"], s["path"]) for s in data["shadowed"]] == [
+        ("shared", str(glob / "agents.json"))
+    ]
+    # the same variables as `subagents define/remove/export`
+    monkeypatch.setenv("SUBAGENTS_GROUP_DIR", str(group))
+    assert [a["name"] for a in _json(run("list", "--format", "json"))["agents"]] == ["shared"]
+    assert "group wins" in run("show", "shared").output
+    assert "shared" in run("route", "group wins").output
+
+
+def test_plugin_dirs_and_managed_dir_from_the_environment(
+    layout: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    p1, p2, managed = tmp_path / "p1", tmp_path / "p2", tmp_path / "managed"
+    write_agent(p1 / "agents", "one")
+    write_agent(p2 / "agents" / "sub", "two")
+    write_agent(managed, "boss")
+    monkeypatch.setenv("SUBAGENTS_PLUGIN_DIRS", os.pathsep.join([str(p1), str(p2)]))
+    monkeypatch.setenv("SUBAGENTS_MANAGED_DIR", str(managed))
+    data = _json(run("list", "--format", "json"))
+    assert [(a["name"], a["source"]) for a in data["agents"]] == [
+        ("boss", "managed"),
+        ("p1:one", "plugin"),
+        ("p2:sub:two", "plugin"),
+    ]
+    # build_registry() reads the same environment for commands without the options
+    from subagents.cli.options import build_registry
+
+    names = [e.name for e in build_registry().load_all().list(include_builtin=False)]
+    assert names == ["boss", "p1:one", "p2:sub:two"]
+
+
+def test_registry_scope_options_reach_build_registry(
+    layout: dict[str, Path], tmp_path: Path
+) -> None:
+    """What `subagents run` gets by adding one decorator (it keeps its own --agents/--cwd)."""
+    import click
+
+    from subagents.cli.options import build_registry, registry_scope_options
+
+    @click.command()
+    @registry_scope_options
+    def probe() -> None:
+        reg = build_registry().load_all()
+        click.echo(reg.dialect.value)
+        click.echo(" ".join(e.name for e in reg.list(include_builtin=False)))
+
+    write_agent(tmp_path / "plug" / "agents", "helper")
+    write_agent(tmp_path / "boss", "chief")
+    (tmp_path / "grp").mkdir()
+    (tmp_path / "grp" / "agents.json").write_text('{"j": {"description": "d", "prompt": "p"}}')
+    write_agent(layout["sub"] / ".codex" / "agents", "codexer")
+    out = CliRunner().invoke(
+        probe,
+        [
+            "--plugin-dir",
+            str(tmp_path / "plug"),
+            "--managed-dir",
+            str(tmp_path / "boss"),
+            "--group-dir",
+            str(tmp_path / "grp"),
+            "--dialect",
+            "codex",
+        ],
+    )
+    assert out.exit_code == 0, out.output
+    assert out.output.splitlines() == ["codex", "chief j codexer plug:helper"]
 
 
 def test_agents_from_file(layout: dict[str, Path], tmp_path: Path) -> None:
@@ -182,8 +325,33 @@ def test_show_unknown_name_exit_1_with_suggestions_and_fallback(layout: dict[str
     result = CliRunner().invoke(cli, ["show", "code-reveiwer"])
     assert result.exit_code == 1
     assert "no agent named 'code-reveiwer'" in result.output
-    assert "closest: code-reviewer" in result.output
-    assert "general-purpose" in result.output
+    assert "did you mean: code-reviewer" in result.output
+    # REQ-SUB-029: say so, and offer the main agent instead
+    assert "instead: the built-in general-purpose agent can do the task" in result.output
+    assert "`subagents run PROMPT` without --agent" in result.output
+
+
+def test_show_a_name_whose_file_failed_says_why_not_just_unknown(
+    layout: dict[str, Path],
+) -> None:
+    (layout["sub_agents"]).mkdir(parents=True)
+    (layout["sub_agents"] / "rev.md").write_text("---\nname: rev\ndescription: a: b\n---\nx\n")
+    result = CliRunner().invoke(cli, ["show", "rev"])
+    assert result.exit_code == 1
+    lines = result.output.splitlines()
+    assert lines[0] == "error: agent 'rev' is not loaded:"
+    assert lines[1].startswith("  .claude/agents/rev.md:3: SA010 ")
+    assert lines[2].startswith("    fix: ")
+    assert "general-purpose" in lines[3]
+    # the library says it too (what `run --agent rev` prints)
+    from subagents.errors import AgentNotFoundError
+
+    with pytest.raises(AgentNotFoundError) as info:
+        AgentRegistry().entry("rev")
+    assert (
+        info.value.hint is not None and ".claude/agents/rev.md would define it" in info.value.hint
+    )
+    assert "SA010 at line 3" in info.value.hint
 
 
 def test_show_clash_exit_1(layout: dict[str, Path]) -> None:
@@ -202,26 +370,98 @@ def test_doctor_explains_everything_on_one_screen(layout: dict[str, Path]) -> No
     write_agent(layout["user_agents"], "ok")
     (layout["sub_agents"] / "bad.md").write_text("---\nname: bad\ndescription: x: y\n---\nb\n")
     write_agent(layout["sub_agents"], "twin", filename="t1.md")
-    write_agent(layout["sub_agents"], "twin", filename="t2.md")
-    result = CliRunner().invoke(cli, ["doctor"])
+    write_agent(layout["sub_agents"] / "deep", "twin", filename="t2.md")
+    write_agent(layout["root_agents"], "skipped", extra="name: again")  # SA007 duplicate key
+    result = CliRunner().invoke(cli, ["doctor"], env={"COLUMNS": "100"})
     assert result.exit_code == 1
+    lines = result.output.splitlines()
+    root = str(layout["root_agents"])
+    assert lines[2:8] == [
+        "Scope folders, highest precedence first:",
+        "  managed  (none: --managed-dir or SUBAGENTS_MANAGED_DIR)",
+        f"  project  {'.claude/agents':<{len(root)}}  4 files",
+        f"  project  {'../.claude/agents':<{len(root)}}  missing",
+        f"  project  {root}  1 file  (git root)",
+        f"  user     {'~/.claude/agents':<{len(root)}}  1 file",
+    ]
     out = result.output
-    assert "scope folders" in out
-    assert f"{layout['root_agents']}  [missing]" in out
-    assert "not loaded (1 file)" in out and "bad.md:3:1: SA010" in out and "fix:" in out
-    assert "twin: project: .claude/agents/t1.md, .claude/agents/t2.md" in out
-    assert "ok: project .claude/agents/ok.md wins; hidden: user" in out
-    assert len(out.splitlines()) < 40
+    assert "Loaded: 1 agent (1 project); built-in: Explore, general-purpose, Plan" in out
+    i = lines.index("Not loaded (2 files):")
+    assert lines[i + 1] == "  .claude/agents/  (project)"
+    assert lines[i + 2] == "    bad.md:3"
+    assert lines[i + 3].startswith("      SA010 the `description` value")
+    assert any(ln.startswith("      fix: quote the value") for ln in lines[i + 3 : i + 8])
+    assert f"  {root}/  (project)" in lines
+    assert "Defined twice in one folder (neither is loaded, REQ-SUB-019):" in lines
+    assert "  twin: .claude/agents/ t1.md, deep/t2.md" in lines
+    j = lines.index("Shadowed (the first scope that defines a name wins):")
+    assert lines[j + 1 : j + 3] == [
+        "  ok  uses project .claude/agents/ok.md",
+        "      hides user ~/.claude/agents/ok.md",
+    ]
+    assert lines[-1] == "3 problems keep agents from loading."
+    assert len(lines) < 40
+    # (the scope table is as wide as the longest folder path; the rest fits 100 columns)
+    assert max(len(ln) for ln in lines[8:] if str(layout["project"]) not in ln) <= 100
+
+
+def test_doctor_json_has_the_list_and_validate_shapes(layout: dict[str, Path]) -> None:
+    write_agent(layout["sub_agents"], "ok")
+    write_agent(layout["user_agents"], "ok")
+    (layout["sub_agents"] / "bad.md").write_text("---\nname: bad\ndescription: x: y\n---\nb\n")
+    write_agent(layout["sub_agents"], "twin", filename="t1.md")
+    write_agent(layout["sub_agents"], "twin", filename="t2.md")
+    result = CliRunner().invoke(cli, ["doctor", "--format", "json"])
+    assert result.exit_code == 1
+    data = json.loads(result.output)
+    listed = json.loads(CliRunner().invoke(cli, ["list", "--format", "json"]).output)
+    assert data["agents"] == listed["agents"]
+    assert data["shadowed"] == listed["shadowed"]
+    assert data["diagnostics"] == listed["diagnostics"]
+    assert data["summary"] == {
+        "agents": 1,
+        "not_loaded": 1,
+        "clashes": 1,
+        "shadowed": 1,
+        "problems": 2,
+        "errors": 3,
+        "warnings": 0,
+    }
+    assert data["clashes"] == [
+        {
+            "name": "twin",
+            "source": "project",
+            "paths": [".claude/agents/t1.md", ".claude/agents/t2.md"],
+        }
+    ]
+    (bad,) = data["not_loaded"]
+    assert (bad["path"], bad["name"], bad["source"]) == (".claude/agents/bad.md", "bad", "project")
+    assert [d["rule"] for d in bad["diagnostics"]] == ["SA010"]
+    assert [(s["scope"], s["path"], s["state"], s["files"]) for s in data["scopes"]] == [
+        ("project", ".claude/agents", "ok", 4),
+        ("project", os.path.join("..", ".claude", "agents"), "missing", 0),
+        ("project", str(layout["root_agents"]), "missing", 0),
+        ("user", str(layout["user_agents"]), "ok", 1),
+    ]
+    for d in data["diagnostics"]:
+        assert list(d) == ["path", "line", "column", "rule", "severity", "message", "hint"]
+    one = json.loads(CliRunner().invoke(cli, ["doctor", "bad", "--format", "json"]).output)
+    assert one["loaded"] is False and one["not_loaded"][0]["path"] == ".claude/agents/bad.md"
+    ok = CliRunner().invoke(cli, ["doctor", "ok", "--format", "json"])
+    assert ok.exit_code == 0 and json.loads(ok.output)["winner"]["source"] == "project"
 
 
 def test_doctor_clean_directory_exit_0(layout: dict[str, Path]) -> None:
     write_agent(layout["sub_agents"], "fine")
     result = CliRunner().invoke(cli, ["doctor"])
     assert result.exit_code == 0, result.output
-    assert "no problems" in result.output
-    assert "[empty]" not in result.output
+    assert result.output.splitlines()[-1] == "No problems: every agent file in scope is loaded."
+    assert " empty" not in result.output
     layout["user_agents"].mkdir(parents=True)
-    assert "[empty]" in CliRunner().invoke(cli, ["doctor"]).output
+    assert "~/.claude/agents" in CliRunner().invoke(cli, ["doctor"]).output
+    assert "  empty" in CliRunner().invoke(cli, ["doctor"]).output
+    clean = CliRunner().invoke(cli, ["doctor", "--format", "json"])
+    assert clean.exit_code == 0 and json.loads(clean.output)["summary"]["problems"] == 0
 
 
 # --------------------------------------------------------------------------- new
@@ -405,5 +645,8 @@ def test_doctor_reports_skipped_entries_of_agents_json(layout: dict[str, Path]) 
     value = json.dumps({"good": {"description": "d", "prompt": "p"}, "bad": {"prompt": "p"}})
     result = CliRunner().invoke(cli, ["doctor", "--agents", value])
     assert result.exit_code == 1
-    assert "loaded with errors (1)" in result.output
-    assert "--agents" in result.output and "SA103" in result.output
+    lines = result.output.splitlines()
+    i = lines.index("Loaded with errors (1 source; entries skipped):")
+    assert lines[i + 1 : i + 3] == ["  --agents  (cli)", "    --agents:1"]
+    assert lines[i + 3].startswith("      SA103 `description` of 'bad' is missing")
+    assert "  cli      --agents" in result.output and "1 agent" in result.output

@@ -49,13 +49,14 @@ from collections import defaultdict
 from collections.abc import AsyncGenerator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from subagents.definition import AgentDefinition, Dialect, Scope
 from subagents.diagnostics import Diagnostic, Severity, sort_diagnostics
 from subagents.discovery import (
     BUILTIN_AGENTS,
     DirListingCache,
+    FolderScan,
     Source,
     SourceKind,
     Stamp,
@@ -73,6 +74,7 @@ __all__ = [
     "AgentRegistry",
     "Explanation",
     "FileRecord",
+    "FolderState",
     "normalize_name",
     "usage_examples",
 ]
@@ -192,6 +194,29 @@ class AgentEntry:
             )
         return full.evolve(source=self.origin.scope, path=path, plugin=self.header.plugin)
 
+    def to_dict(self) -> dict[str, Any]:
+        """One item of ``subagents list --format json``'s ``agents`` (DESIGN.md)."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "source": self.source.value,
+            "path": self.display_path,
+            "model": self.model,
+            "tools": builtins.list(self.tools) if self.tools is not None else None,
+        }
+
+    def to_shadow_dict(self) -> dict[str, Any]:
+        """One item of ``shadowed``: name, source, path, and who wins (null under a clash)."""
+        by = self.shadowed_by
+        return {
+            "name": self.name,
+            "source": self.source.value,
+            "path": self.display_path,
+            "shadowed_by": None
+            if by is None
+            else {"source": by.source.value, "path": by.display_path},
+        }
+
     def describe_origin(self) -> str:
         """``project .claude/agents/x.md`` -- for messages."""
         where = self.display_path or self.origin.label
@@ -208,10 +233,33 @@ class FileRecord:
     display_path: str
     guessed_name: str | None = None  # the `name` a broken file seems to declare
     trusted: bool = True  # False: re-read on the next reload even if the stamp is equal
+    origin: Source | None = None  # the scope folder / JSON source it was read from
 
     @property
     def failed(self) -> bool:
         return not self.entries and any(d.severity is Severity.ERROR for d in self.diagnostics)
+
+
+class FolderState(NamedTuple):
+    """What a scan found at a source: ``state`` is ``missing``, ``empty``, ``ok``,
+    ``unreadable`` (SA603/SA604/SA605: nothing read), ``file`` (a JSON file) or ``given``
+    (``--agents``); ``files`` counts the ``*.md`` files found (1 for a JSON file)."""
+
+    state: str
+    files: int
+
+    def __str__(self) -> str:
+        if self.state == "ok":
+            return f"{self.files} file" + ("" if self.files == 1 else "s")
+        return self.state
+
+
+def _state_of(scan: FolderScan) -> FolderState:
+    if not scan.exists:
+        return FolderState("missing", 0)
+    if scan.diagnostics and not scan.folders:
+        return FolderState("unreadable", 0)
+    return FolderState("ok" if scan.files else "empty", len(scan.files))
 
 
 @dataclass(slots=True)
@@ -346,7 +394,7 @@ class AgentRegistry:
         self._shadowed: list[AgentEntry] = []
         self._resolve_diags: list[Diagnostic] = []
         self._by_norm: dict[str, list[str]] = {}
-        self._folder_state: dict[Source, str] = {}
+        self._folder_state: dict[Source, FolderState] = {}
         self._loaded = False
 
     # ------------------------------------------------------------------ construction helpers
@@ -425,15 +473,7 @@ class AgentRegistry:
                 assert src.root is not None
                 scan = scan_folder(src.root, display=self.display, cache=self._dir_cache)
                 scan_diags.extend(scan.diagnostics)
-                self._folder_state[src] = (
-                    "missing"
-                    if not scan.exists
-                    else "broken"
-                    if scan.diagnostics and not scan.folders
-                    else "empty"
-                    if not scan.files
-                    else f"{len(scan.files)} files"
-                )
+                self._folder_state[src] = _state_of(scan)
                 stat = os.stat
                 for path, segments in scan.files:
                     key = (index, path)
@@ -460,7 +500,7 @@ class AgentRegistry:
                 assert src.root is not None
                 key = (index, src.root)
                 rec = self._read_file(src, src.root, (), old.get(key))
-                self._folder_state[src] = "missing" if rec is None else "file"
+                self._folder_state[src] = FolderState("missing" if rec is None else "file", 1)
                 if rec is not None:
                     new[key] = rec
                     changed = changed or rec is not old.get(key)
@@ -570,7 +610,7 @@ class AgentRegistry:
             guessed = value if isinstance(value, str) and value else None
         if not entries and guessed is None and path is not None and not is_json:
             guessed = path.stem
-        return FileRecord(stamp, tuple(entries), tuple(diags), display, guessed, trusted)
+        return FileRecord(stamp, tuple(entries), tuple(diags), display, guessed, trusted, src)
 
     def register(self, defn: AgentDefinition) -> AgentEntry:
         """Add a definition at ``cli`` scope (like ``--agents``); a later call replaces it."""
@@ -695,10 +735,11 @@ class AgentRegistry:
             if rec.entries and any(d.severity is Severity.ERROR for d in rec.diagnostics)
         ]
 
-    def folder_states(self) -> builtins.list[tuple[Source, str]]:
-        """Each source with ``missing``, ``empty``, ``broken``, ``N files`` or ``file``."""
+    def folder_states(self) -> builtins.list[tuple[Source, FolderState]]:
+        """Each source in precedence order with its :class:`FolderState`."""
         self._ensure_loaded()
-        return [(s, self._folder_state.get(s, "")) for s in self._sources]
+        given = FolderState("given", 0)
+        return [(s, self._folder_state.get(s, given)) for s in self._sources]
 
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and self._resolve_name(name) is not None

@@ -16,9 +16,11 @@ same way, so they live here once::
         registry.load_all()
 
 The options can also be used one by one (``@agents_option``, ``@dialect_option()``,
-``@cwd_option``, ``@plugin_dir_option``, ``@managed_dir_option``, ``@format_option(...)``);
-the parameter names are ``agents``, ``dialect``, ``cwd``, ``plugin_dirs``, ``managed_dir`` and
-``output_format``.
+``@cwd_option``, ``@plugin_dir_option``, ``@managed_dir_option``, ``@group_dir_option``,
+``@global_dir_option``, ``@format_option(...)``); the parameter names are ``agents``,
+``dialect``, ``cwd``, ``plugin_dirs``, ``managed_dir`` and ``output_format``.  A command with
+its own ``--agents``/``--cwd`` (``subagents run``) adds ``@registry_scope_options`` and keeps
+calling ``build_registry(agents=..., cwd=...)``.
 
 Design notes
 ------------
@@ -29,6 +31,16 @@ Design notes
   reader's JSON dialect, whose diagnostics then carry the line numbers of what the user typed.
 * ``--agents @file.json`` reads the JSON from a file (handy for long definitions in scripts);
   a plain value is the JSON itself, as in Claude Code's ``claude --agents '<json>'``.
+* Scope folders beyond the working tree come from flags or the environment, the same for
+  every command: ``--managed-dir`` / ``SUBAGENTS_MANAGED_DIR``, ``--plugin-dir`` (repeatable)
+  / ``SUBAGENTS_PLUGIN_DIRS`` (``os.pathsep``-separated), and NanoClaw's ``agents.json`` by
+  ``--group-dir`` / ``SUBAGENTS_GROUP_DIR`` and ``--global-dir`` / ``SUBAGENTS_GLOBAL_DIR``
+  (the variables ``subagents define/remove/export`` use, so a stored agent is listed).
+* ``--group-dir``/``--global-dir`` (and everything in :func:`registry_scope_options`) are
+  declared ``expose_value=False`` and reach :func:`build_registry` through ``ctx.meta``: adding
+  an option here never breaks the signature of a command that uses ``registry_options``.
+  ``build_registry`` falls back to the environment for whatever it is not given, so even a
+  command that forgot the flags sees the same agents as ``list`` under the same environment.
 * ``--dialect`` picks the discovery layout (``claude``: ``.claude/agents``; ``codex``:
   ``.codex/agents``); commands that need more dialects pass their own choices.
 * Nothing here imports the registry at module import time: ``build_registry`` imports it when
@@ -38,6 +50,7 @@ Design notes
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -56,12 +69,22 @@ __all__ = [
     "cwd_option",
     "dialect_option",
     "format_option",
+    "global_dir_option",
+    "group_dir_option",
     "managed_dir_option",
     "plugin_dir_option",
     "registry_options",
+    "registry_scope_options",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+MANAGED_DIR_ENV = "SUBAGENTS_MANAGED_DIR"
+PLUGIN_DIRS_ENV = "SUBAGENTS_PLUGIN_DIRS"
+GROUP_DIR_ENV = "SUBAGENTS_GROUP_DIR"  # the same variables as `subagents define/remove/export`
+GLOBAL_DIR_ENV = "SUBAGENTS_GLOBAL_DIR"
+STORE_FILENAME = "agents.json"  # = subagents.store_file.STORE_FILENAME (not imported here)
+_META = "subagents.registry"
 
 _STRING_FIELDS = ("name", "description", "prompt", "model")
 
@@ -168,13 +191,29 @@ cwd_option = click.option(
     help="Act as if run from this folder (default: the current directory).",
 )
 
+_PLUGIN_HELP = (
+    "A plugin folder whose agents/ subfolder holds plugin agents (ids plugin:name, subfolders "
+    "add :sub segments). Repeatable. Env: SUBAGENTS_PLUGIN_DIRS (os.pathsep-separated)."
+)
+_MANAGED_HELP = (
+    "Folder of organisation-managed agents (highest precedence). Env: SUBAGENTS_MANAGED_DIR."
+)
+_GROUP_HELP = (
+    "NanoClaw group folder: its agents.json is read at cli scope and wins over the global "
+    "one (seed 003). Env: SUBAGENTS_GROUP_DIR."
+)
+_GLOBAL_HELP = (
+    "NanoClaw global folder: its agents.json is read at cli scope, below the group's. "
+    "Env: SUBAGENTS_GLOBAL_DIR."
+)
+
 plugin_dir_option = click.option(
     "--plugin-dir",
     "plugin_dirs",
     type=click.Path(file_okay=False, path_type=Path),
     multiple=True,
-    help="A plugin folder whose agents/ subfolder holds plugin agents (ids plugin:name). "
-    "Repeatable.",
+    envvar=PLUGIN_DIRS_ENV,
+    help=_PLUGIN_HELP,
 )
 
 managed_dir_option = click.option(
@@ -182,8 +221,44 @@ managed_dir_option = click.option(
     "managed_dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    envvar="SUBAGENTS_MANAGED_DIR",
-    help="Folder of organisation-managed agents (highest precedence). Env: SUBAGENTS_MANAGED_DIR.",
+    envvar=MANAGED_DIR_ENV,
+    help=_MANAGED_HELP,
+)
+
+
+def _remember(key: str) -> Callable[[click.Context, click.Parameter, Any], Any]:
+    """A callback that keeps the value in ``ctx.meta`` for :func:`build_registry`.
+
+    Options declared with ``expose_value=False`` reach ``build_registry`` this way, so adding
+    one to :func:`registry_options` never changes the signature of a command that uses it.
+    """
+
+    def _cb(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+        if value is not None and value != ():
+            ctx.meta.setdefault(_META, {})[key] = value
+        return value
+
+    return _cb
+
+
+group_dir_option = click.option(
+    "--group-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    envvar=GROUP_DIR_ENV,
+    expose_value=False,
+    callback=_remember("group_dir"),
+    help=_GROUP_HELP,
+)
+
+global_dir_option = click.option(
+    "--global-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    envvar=GLOBAL_DIR_ENV,
+    expose_value=False,
+    callback=_remember("global_dir"),
+    help=_GLOBAL_HELP,
 )
 
 
@@ -201,8 +276,11 @@ def format_option(*choices: str, default: str | None = None) -> Callable[[F], F]
 
 
 def registry_options(func: F) -> F:
-    """All registry options at once: --agents, --dialect, --cwd, --plugin-dir, --managed-dir."""
+    """All registry options at once: --agents, --dialect, --cwd, --plugin-dir, --managed-dir
+    (passed to the command), and --group-dir, --global-dir (kept for ``build_registry``)."""
     for deco in (
+        global_dir_option,
+        group_dir_option,
         managed_dir_option,
         plugin_dir_option,
         cwd_option,
@@ -213,21 +291,114 @@ def registry_options(func: F) -> F:
     return func
 
 
+def registry_scope_options(func: F) -> F:
+    """The scope options for a command that has its own ``--agents``/``--cwd`` handling
+    (``subagents run``): --dialect, --plugin-dir, --managed-dir, --group-dir, --global-dir.
+
+    None of them is passed to the command: ``build_registry`` reads them from the click
+    context, so the command only adds this decorator and keeps calling
+    ``build_registry(agents=..., cwd=...)``.
+    """
+    for deco in (
+        click.option(
+            "--global-dir",
+            type=click.Path(file_okay=False, path_type=Path),
+            default=None,
+            envvar=GLOBAL_DIR_ENV,
+            expose_value=False,
+            callback=_remember("global_dir"),
+            help=_GLOBAL_HELP,
+        ),
+        click.option(
+            "--group-dir",
+            type=click.Path(file_okay=False, path_type=Path),
+            default=None,
+            envvar=GROUP_DIR_ENV,
+            expose_value=False,
+            callback=_remember("group_dir"),
+            help=_GROUP_HELP,
+        ),
+        click.option(
+            "--managed-dir",
+            type=click.Path(file_okay=False, path_type=Path),
+            default=None,
+            envvar=MANAGED_DIR_ENV,
+            expose_value=False,
+            callback=_remember("managed_dir"),
+            help=_MANAGED_HELP,
+        ),
+        click.option(
+            "--plugin-dir",
+            type=click.Path(file_okay=False, path_type=Path),
+            multiple=True,
+            envvar=PLUGIN_DIRS_ENV,
+            expose_value=False,
+            callback=_remember("plugin_dirs"),
+            help=_PLUGIN_HELP,
+        ),
+        click.option(
+            "--dialect",
+            type=click.Choice(["claude", "codex"], case_sensitive=False),
+            default=None,
+            expose_value=False,
+            callback=_remember("dialect"),
+            help="Which harness layout to discover: claude (.claude/agents, the default) or "
+            "codex (.codex/agents).",
+        ),
+    ):
+        func = deco(func)
+    return func
+
+
+def _env_path(name: str) -> Path | None:
+    value = os.environ.get(name, "").strip()
+    return Path(value) if value else None
+
+
+def _env_paths(name: str) -> tuple[Path, ...]:
+    return tuple(Path(p) for p in os.environ.get(name, "").split(os.pathsep) if p.strip())
+
+
 def build_registry(
     *,
     agents: str | None = None,
-    dialect: Dialect = Dialect.CLAUDE,
+    dialect: Dialect | None = None,
     cwd: Path | None = None,
     plugin_dirs: tuple[Path, ...] = (),
     managed_dir: Path | None = None,
+    agents_json: tuple[Path | None, Path | None] | None = None,
 ) -> AgentRegistry:
-    """An :class:`~subagents.registry.AgentRegistry` for the options above (not loaded yet)."""
+    """An :class:`~subagents.registry.AgentRegistry` for the options above (not loaded yet).
+
+    What the arguments leave unset comes from the current click context (options declared
+    with ``expose_value=False``: --group-dir, --global-dir, and the options of
+    :func:`registry_scope_options`), then from the environment (SUBAGENTS_MANAGED_DIR,
+    SUBAGENTS_PLUGIN_DIRS, SUBAGENTS_GROUP_DIR, SUBAGENTS_GLOBAL_DIR) -- so every command that
+    reads the registry sees the same agents for the same flags and environment.
+    """
     from subagents.registry import AgentRegistry
 
+    ctx = click.get_current_context(silent=True)
+    meta: dict[str, Any] = dict(ctx.meta.get(_META, {})) if ctx is not None else {}
+    if dialect is None:
+        dialect = Dialect(meta.get("dialect") or "claude")
+    if managed_dir is None:
+        managed_dir = meta.get("managed_dir") or _env_path(MANAGED_DIR_ENV)
+    if not plugin_dirs:
+        plugin_dirs = tuple(meta.get("plugin_dirs") or _env_paths(PLUGIN_DIRS_ENV))
+    if agents_json is None:
+        group = meta.get("group_dir") or _env_path(GROUP_DIR_ENV)
+        glob = meta.get("global_dir") or _env_path(GLOBAL_DIR_ENV)
+        if group is not None or glob is not None:
+            agents_json = (
+                Path(glob) / STORE_FILENAME if glob is not None else None,
+                Path(group) / STORE_FILENAME if group is not None else None,
+            )
     return AgentRegistry(
         cwd,
         cli_agents=agents,
         managed_dir=managed_dir,
         plugin_dirs=tuple(plugin_dirs),
         dialect=dialect,
+        agents_json=agents_json,
     )

@@ -32,6 +32,7 @@ from typing import Any
 
 import click
 
+from subagents.cli.doctor_cmd import doctor
 from subagents.cli.options import (
     build_registry,
     cwd_option,
@@ -41,11 +42,11 @@ from subagents.cli.options import (
 )
 from subagents.definition import AgentDefinition, Dialect, Scope
 from subagents.diagnostics import Severity
-from subagents.discovery import SourceKind, find_git_root
+from subagents.discovery import find_git_root
 from subagents.errors import AgentNotFoundError, DefinitionError
-from subagents.registry import AgentEntry, AgentRegistry, usage_examples
+from subagents.registry import AgentRegistry, usage_examples
 
-__all__ = ["doctor", "list_agents", "new", "show"]
+__all__ = ["FALLBACK", "doctor", "list_agents", "new", "not_found_lines", "show"]
 
 TEMPLATES = (
     "code-reviewer",
@@ -80,27 +81,6 @@ def _load(
 
 def _tools_text(tools: tuple[str, ...] | None) -> str:
     return "(all)" if tools is None else (", ".join(tools) or "(none)")
-
-
-def _agent_json(e: AgentEntry) -> dict[str, Any]:
-    return {
-        "name": e.name,
-        "description": e.description,
-        "source": e.source.value,
-        "path": e.display_path,
-        "model": e.model,
-        "tools": list(e.tools) if e.tools is not None else None,
-    }
-
-
-def _shadow_json(e: AgentEntry) -> dict[str, Any]:
-    by = e.shadowed_by
-    return {
-        "name": e.name,
-        "source": e.source.value,
-        "path": e.display_path,
-        "shadowed_by": None if by is None else {"source": by.source.value, "path": by.display_path},
-    }
 
 
 def _table(headers: list[str], rows: list[list[str]]) -> str:
@@ -150,8 +130,8 @@ def list_agents(
         click.echo(
             json.dumps(
                 {
-                    "agents": [_agent_json(e) for e in listed],
-                    "shadowed": [_shadow_json(e) for e in shadowed],
+                    "agents": [e.to_dict() for e in listed],
+                    "shadowed": [e.to_shadow_dict() for e in shadowed],
                     "diagnostics": [d.to_dict() for d in diags],
                 },
                 indent=2,
@@ -202,18 +182,41 @@ def _rich_table(headers: list[str], rows: list[list[str]]) -> None:  # pragma: n
     Console().print(table)
 
 
+FALLBACK = (
+    "instead: the built-in general-purpose agent can do the task -- `subagents run PROMPT` "
+    "without --agent lets the main thread handle it (or use subagent_type "
+    '"general-purpose" in the Task tool).'
+)
+
+
+def not_found_lines(reg: AgentRegistry, name: str) -> list[str]:
+    """What to tell a user who asked for an agent the directory does not have (REQ-SUB-029):
+    why (a file that tried and failed, or the closest names) and the general-purpose option."""
+    expl = reg.explain(name)
+    lines: list[str] = []
+    if expl.failed_files:
+        lines.append(f"error: agent {name!r} is not loaded:")
+        for path, diags in expl.failed_files:
+            first = next((d for d in diags if d.severity is Severity.ERROR), None)
+            if first is None:
+                continue
+            at = f":{first.line}" if first.line else ""
+            lines.append(f"  {path}{at}: {first.rule} {first.message}")
+            if first.hint:
+                lines.append(f"    fix: {first.hint}")
+    else:
+        lines.append(f"error: no agent named {name!r} in this directory")
+        suggestions = reg.suggest(name)
+        if suggestions:
+            lines.append("  did you mean: " + ", ".join(suggestions))
+    lines.append("  " + FALLBACK)
+    lines.append(f"  `subagents list` shows every agent here; `subagents doctor {name}` explains.")
+    return lines
+
+
 def _not_found(reg: AgentRegistry, name: str) -> None:
-    suggestions = reg.suggest(name)
-    msg = f"error: no agent named {name!r} in this directory"
-    if suggestions:
-        msg += "; closest: " + ", ".join(suggestions)
-    click.echo(msg, err=True)
-    click.echo(
-        "  fallback: the built-in general-purpose agent can handle any task "
-        "(`subagents run PROMPT` without --agent, or subagent_type general-purpose); "
-        "`subagents list` shows every agent, `subagents doctor` why one is missing.",
-        err=True,
-    )
+    for line in not_found_lines(reg, name):
+        click.echo(line, err=True)
     sys.exit(1)
 
 
@@ -280,10 +283,10 @@ def show(
     shadowed = reg.explain(entry.name).shadowed
     examples = usage_examples(defn)
     if output_format == "json":
-        data = _agent_json(entry)
+        data = entry.to_dict()
         data.update({k: v for k, v in _field_lines(defn) if k not in ("model", "tools")})
         data["system_prompt"] = defn.system_prompt
-        data["shadowed"] = [_shadow_json(e) for e in shadowed]
+        data["shadowed"] = [e.to_shadow_dict() for e in shadowed]
         data["examples"] = examples
         click.echo(json.dumps(data, indent=2))
         return
@@ -315,122 +318,6 @@ def _wrap_field(key: str, value: str) -> list[str]:
     out = [f"  {key + ':':<16}{lines[0]}"]
     out += [f"  {'':<16}{ln}" for ln in lines[1:]]
     return out
-
-
-@click.command()
-@click.argument("name", required=False)
-@registry_options
-def doctor(
-    name: str | None,
-    agents: str | None,
-    dialect: Dialect,
-    cwd: Path | None,
-    plugin_dirs: tuple[Path, ...],
-    managed_dir: Path | None,
-) -> None:
-    """Explain, for this directory, every agent file that is not loaded and every hidden name.
-
-    Lists each scope folder (missing, empty, unreadable), each file that failed with the
-    reason and line, names defined twice in one scope, and names shadowed by a higher scope.
-    With NAME, explains only that agent: where it is loaded from, what it hides, and which
-    files tried to define it and failed.  Exits 1 when a file is not loaded, a name clashes or
-    a folder cannot be read (with NAME: when that agent is not loaded).
-    """
-    reg = _load(agents, dialect, cwd, plugin_dirs, managed_dir)
-    if name is not None:
-        explanation = reg.explain(name)
-        for line in explanation.lines():
-            click.echo(line)
-        if explanation.winner is None:
-            if not explanation.clash and not explanation.failed_files:
-                suggestions = reg.suggest(name)
-                if suggestions:
-                    click.echo("  closest names: " + ", ".join(suggestions))
-                click.echo("  no file in scope defines it; `subagents doctor` lists the folders")
-            sys.exit(1)
-        return
-    echo = click.echo
-    echo(f"subagents doctor: {reg.cwd}  (dialect {reg.dialect.value})")
-    echo("\nscope folders, highest precedence first:")
-    if reg.managed_dir is None:
-        echo("  managed   (none configured: --managed-dir or SUBAGENTS_MANAGED_DIR)")
-    for src, state in reg.folder_states():
-        where = reg.display(src.root) if src.root is not None else src.label
-        shown = state
-        if src.kind is SourceKind.JSON_TEXT:
-            where, shown = "--agents", "given"
-        label = "" if src.label == src.scope.value else f"  {src.label}"
-        echo(f"  {src.scope.value:<9} {where}  [{shown}]{label}")
-    listed = reg.list(include_builtin=False)
-    counts: dict[str, int] = {}
-    for e in listed:
-        counts[e.source.value] = counts.get(e.source.value, 0) + 1
-    summary = ", ".join(f"{n} {s}" for s, n in counts.items()) or "none"
-    echo(f"\nloaded: {len(listed)} agents ({summary}) + built-in agents not overridden")
-
-    failed = reg.failed_files()
-    problems = 0
-    if failed:
-        echo(f"\nnot loaded ({_plural(len(failed), 'file')}):")
-        for rec in failed:
-            errors = [d for d in rec.diagnostics if d.severity is Severity.ERROR]
-            first = errors[0]
-            guess = f" (would be {rec.guessed_name!r})" if rec.guessed_name else ""
-            echo(f"  {first.format_text().splitlines()[0]}{guess}")
-            if first.hint:
-                echo(f"      fix: {first.hint}")
-            if len(errors) > 1:
-                echo(
-                    f"      and {len(errors) - 1} more error(s): "
-                    f"`subagents validate {rec.display_path}`"
-                )
-        problems += len(failed)
-    partial = reg.partial_files()
-    if partial:
-        echo(f"\nloaded with errors ({len(partial)}): the entries below were skipped")
-        for rec in partial:
-            for d in rec.diagnostics:
-                if d.severity is Severity.ERROR:
-                    echo(f"  {d.format_text().splitlines()[0]}")
-        problems += len(partial)
-    clashes = reg.clashes()
-    if clashes:
-        echo(f"\ndefined twice in one scope (neither is loaded, REQ-SUB-019): {len(clashes)}")
-        for clash_name, group in clashes.items():
-            files = ", ".join(e.display_path or e.origin.label for e in group)
-            echo(f"  {clash_name}: {group[0].source.value}: {files}")
-        problems += len(clashes)
-    folder_diags = [d for d in reg.diagnostics() if d.rule in ("SA603", "SA604", "SA605")]
-    if folder_diags:
-        echo("\nfolder problems:")
-        for d in folder_diags:
-            echo("  " + d.format_text().splitlines()[0])
-        problems += sum(d.severity is Severity.ERROR for d in folder_diags)
-    shadowed = reg.shadowed()
-    if shadowed:
-        echo(f"\nshadowed ({len(shadowed)}):")
-        by_name: dict[str, list[AgentEntry]] = {}
-        for e in shadowed:
-            by_name.setdefault(e.name, []).append(e)
-        for hidden_name, hidden in by_name.items():
-            winner = hidden[0].shadowed_by
-            head = (
-                f"{winner.describe_origin()} wins"
-                if winner is not None
-                else "blocked by a clash above"
-            )
-            echo(
-                f"  {hidden_name}: {head}; hidden: "
-                + "; ".join(e.describe_origin() for e in hidden)
-            )
-    warnings = sum(d.severity is Severity.WARNING for d in reg.diagnostics())
-    if warnings:
-        echo(f"\n{warnings} warning(s) in loaded files: `subagents validate` lists them")
-    if problems:
-        verb = "keeps" if problems == 1 else "keep"
-        echo(f"\n{_plural(problems, 'problem')} {verb} agents from loading.")
-        sys.exit(1)
-    echo("\nno problems: every agent file in scope is loaded.")
 
 
 # --------------------------------------------------------------------------- new
