@@ -124,7 +124,8 @@ async def test_non_main_client_cannot_touch_global(tmp_path: Path) -> None:
         err, text = await call(session, "remove_agent", name="shared", scope="global")
         assert err and "read-only" in text
         err, text = await call(session, "remove_agent", name="shared")
-        assert err and "global" in text  # the hint says where it lives
+        assert err and "use scope 'global'" in text  # the hint says where it lives
+        assert "StoreScope" not in text
         # Reading global is allowed.
         err, listing = await call(session, "list_agents", scope="global")
         assert not err and [a["name"] for a in listing["agents"]] == ["shared"]
@@ -299,3 +300,22 @@ def test_client_disconnecting_mid_call_leaves_server_and_store_clean(tmp_path: P
     print("definitions written before the disconnect:", len(data) - 1)
     assert set(data) <= {"keep"} | {f"a{i}" for i in range(20)}
     assert not [p for p in group.iterdir() if p.name.endswith(".tmp")]
+
+
+async def test_arguments_the_schema_refuses_read_clearly(tmp_path: Path) -> None:
+    """Schema refusals name the argument and what it needs, not pydantic's internals."""
+    group = tmp_path / "group"
+    async with mcp_session(group) as session:
+        err, text = await call(
+            session, "define_agent", name="x", description="d", prompt="p", tools="Read, Grep"
+        )
+        assert err
+        assert text.startswith("Error executing tool define_agent: bad arguments")
+        assert "tools must be a list of tool names" in text and "not str" in text
+        assert "pydantic" not in text and "Arguments" not in text
+        err, text = await call(session, "define_agent", name="x", prompt="p")
+        assert err and "description is required" in text
+        err, text = await call(session, "list_agents", scope="everything")
+        assert err and "scope is invalid" in text and "'all', 'group' or 'global'" in text
+        assert "nothing was written" not in text  # list_agents writes nothing anyway
+    assert not (group / "agents.json").exists()

@@ -133,3 +133,73 @@ def test_any_sequence_of_changes_matches_a_plain_dict(
         on_disk = json.loads(store.path("group").read_text(encoding="utf-8"))
         assert on_disk == model
         assert list(on_disk) == list(model)
+
+
+# quick_doc (what a writer parses under the lock) must refuse exactly what parse_doc refuses,
+# with the same message, and an append through it must keep every old byte.
+_TEXTS = [
+    "{}",
+    "  {}  \n",
+    "\n\t{ }\n",
+    '{"a": {"description": "d", "prompt": "p"}}',
+    '{"a": 1, "b": [1, {"c": null}]}\n\n',
+    '{"a": 1, "a": 2}',
+    '{"a": {"k": 1, "k": 2}}',
+    '{"a": NaN}',
+    '{"a": 1',
+    '{"a": 1,}',
+    "[1, 2]",
+    '"text"',
+    "null",
+    '{"a": 1} {"b": 2}',
+    '{"a": 1} x',
+    "{'a': 1}",
+    '{"a": "\\ud800"}',
+    "",
+    "   \n",
+]
+
+
+@pytest.mark.parametrize("text", _TEXTS)
+def test_quick_doc_refuses_what_parse_doc_refuses(text: str) -> None:
+    from subagents.errors import StoreCorruptError
+    from subagents.store_file import parse_doc, quick_doc
+
+    try:
+        full = parse_doc(text, "agents.json")
+    except StoreCorruptError as exc:
+        with pytest.raises(StoreCorruptError) as quick_exc:
+            quick_doc(text, "agents.json")
+        assert str(quick_exc.value) == str(exc)
+        return
+    quick = quick_doc(text, "agents.json")
+    assert quick.entries == full.entries
+    assert (quick.open_pos, quick.close_pos) == (full.open_pos, full.close_pos)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{}",
+        "  {}  \n",
+        "\n\t{ }\n",
+        '{"a": {"description": "d", "prompt": "p"}}',
+        '{"a": 1, "b": [1, {"c": null}]}\n\n',
+        '{\n\t"a": {\n\t\t"description": "d",\n\t\t"prompt": "p"\n\t}  \n}\n',
+    ],
+)
+def test_append_keeps_every_old_byte(store: AgentStore, text: str) -> None:
+    path = _put(store, text)
+    store.define("new-one", "d", "p", tools=["Read"])
+    after = path.read_text(encoding="utf-8")
+    data = json.loads(after)
+    assert list(data)[-1] == "new-one"
+    assert data["new-one"] == {"description": "d", "prompt": "p", "tools": ["Read"]}
+    old = json.loads(text)
+    assert {k: v for k, v in data.items() if k != "new-one"} == old
+    # Old bytes kept: the text before the insertion point and after it are unchanged.
+    insert_at = after.index('"new-one"')
+    head = after[:insert_at].rstrip(" \t\n,")
+    assert text.startswith(head) and after.endswith(text[len(text.rstrip(" \t\n}")) :].lstrip())
+    if "\t\"a\"" in text:
+        assert '\n\t"new-one": {\n\t\t"description"' in after  # the file's indentation

@@ -15,6 +15,11 @@ Design decisions
   name) becomes the SDK's ``ToolError``: the client receives ``isError: true`` and a message
   that says what, where and how to fix.  Anything else is a bug and the SDK reports it
   generically.
+* Arguments the input schema refuses (``tools`` given as a string, a missing ``prompt``, an
+  unknown ``scope``) are refused by the SDK before a tool runs, with pydantic's raw text
+  (internal class names, documentation URLs).  A small ``MCPServer`` subclass rewrites those
+  refusals only, into "tools must be a list of tool names such as [...], not str"; every
+  other error passes through untouched.
 * ``scope`` defaults to ``group`` for writes and ``all`` for ``list_agents``; ``global`` writes
   are refused unless the server was started with ``--main`` (seed 003: global is read-only
   for non-main groups).  Reading global is always allowed.
@@ -63,7 +68,10 @@ ToolsArg = Annotated[
 ]
 ModelArg = Annotated[
     str | None,
-    Field(description="sonnet | opus | haiku | inherit, or a full model id; omit to inherit"),
+    Field(
+        description="sonnet | opus | haiku | inherit, or a full Claude model id such as "
+        "claude-sonnet-4-5; omit to inherit"
+    ),
 ]
 WriteScopeArg = Annotated[
     Literal["group", "global"],
@@ -84,6 +92,42 @@ def _tool_error(exc: SubagentError) -> Exception:
     return ToolError(str(exc))
 
 
+# What each argument should look like, for refusals of arguments the schema rejects.
+_ARG_SHAPES = {
+    "name": 'a string such as "fact-checker" (a-z, 0-9, _ and - only)',
+    "description": "a non-empty string saying when the orchestrator should use the agent",
+    "prompt": "a non-empty string: the agent's system prompt",
+    "tools": 'a list of tool names such as ["WebSearch", "WebFetch"] (omit it to inherit all)',
+    "model": "a string: sonnet, opus, haiku, inherit or a full model id (omit it to inherit)",
+    "scope": None,  # the schema's own message lists the allowed values
+}
+
+
+def _argument_problems(tool: str, errors: list[Any]) -> str:
+    """Pydantic's argument errors as one short paragraph a model can act on.
+
+    The SDK's default text names pydantic's internal model class and ends every line with
+    a documentation URL; this keeps the field, what was wrong and what is expected.
+    """
+    parts: list[str] = []
+    for err in errors:
+        field = ".".join(str(p) for p in err.get("loc", ())) or "arguments"
+        top = field.split(".", 1)[0]
+        kind = str(err.get("type", ""))
+        if kind == "missing":
+            what = "is required"
+        elif kind == "literal_error" or top not in _ARG_SHAPES or _ARG_SHAPES[top] is None:
+            what = f"is invalid: {err.get('msg', 'bad value')}"
+        else:
+            given = type(err.get("input")).__name__
+            what = f"must be {_ARG_SHAPES[top]}, not {'null' if given == 'NoneType' else given}"
+        line = f"{field} {what}"
+        if line not in parts:
+            parts.append(line)
+    done = ", nothing was written" if tool in ("define_agent", "remove_agent") else ""
+    return f"Error executing tool {tool}: bad arguments{done}: " + "; ".join(parts)
+
+
 def _reader_diagnostics(name: str, entry: dict[str, Any], path: str) -> list[Diagnostic]:
     """The reader's and rules' view of one entry, when the loader is available."""
     try:
@@ -95,12 +139,30 @@ def _reader_diagnostics(name: str, entry: dict[str, Any], path: str) -> list[Dia
     return list(result.diagnostics)
 
 
+def _server_class() -> type[MCPServer]:
+    """``MCPServer`` whose argument-validation refusals read well (see the module notes)."""
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+    from pydantic import ValidationError
+
+    class _Server(MCPServer):
+        async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+            try:
+                return await super().call_tool(name, arguments, context)
+            except ToolError as exc:
+                cause = exc.__cause__
+                if isinstance(exc, UnexpectedToolError) or not isinstance(cause, ValidationError):
+                    raise
+                # ``from cause``: the SDK logs only the field names of a ValidationError.
+                raise ToolError(_argument_problems(name, list(cause.errors()))) from cause
+
+    return _Server
+
+
 def build_server(store: AgentStore, *, log_level: _LogLevel = "WARNING") -> MCPServer:
     """An ``MCPServer`` with the four tools bound to ``store``."""
-    from mcp.server.mcpserver import MCPServer
-
     # WARNING: stderr is the host's log; a refused call is not worth a line in it.
-    server: MCPServer = MCPServer(SERVER_NAME, instructions=_INSTRUCTIONS, log_level=log_level)
+    server = _server_class()(SERVER_NAME, instructions=_INSTRUCTIONS, log_level=log_level)
 
     @server.tool()
     def define_agent(
@@ -117,7 +179,7 @@ def build_server(store: AgentStore, *, log_level: _LogLevel = "WARNING") -> MCPS
         description: when the orchestrator should use this agent.
         prompt: the agent's system prompt.
         tools: allowed tool names, e.g. ["WebSearch", "WebFetch"]; omit to inherit all tools.
-        model: sonnet | opus | haiku | inherit, or a full model id; omit to inherit.
+        model: sonnet | opus | haiku | inherit, or a full Claude model id; omit to inherit.
         scope: "group" (default, this group only) or "global" (every group; main group only).
         """
         try:

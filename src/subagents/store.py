@@ -38,8 +38,12 @@ Design decisions
   (2 spaces for a new file) and plain UTF-8, not ``\\u`` escapes.
 * **Validation at write time** (seed 003, extended): name ``[a-z0-9_-]+`` of at most
   :data:`MAX_NAME_LENGTH` characters; non-empty string description and prompt; model one of
-  the aliases (``sonnet opus haiku fable inherit``) or something shaped like a full model id;
-  tools a list of known tool names (:mod:`subagents.known_tools`).  Size limits keep every
+  the aliases (``sonnet opus haiku fable inherit``) or a full Claude model id, by the
+  reader's own test (rule SA105), so the store never writes what ``subagents validate``
+  calls an error; tools a list of known tool names (:mod:`subagents.known_tools`).
+  Deliberately stricter than the reader (see ``tests/test_store_agreement.py`` and
+  docs/mcp.md): names of at most 64 characters, tools only as a list (the reader also takes
+  ``"Read, Grep"``), size limits, no padded model, no project model aliases.  Size limits keep every
   store readable by the loader, whose file limit is 1 MiB (REQ-SUB-033): a prompt may hold
   :data:`MAX_PROMPT_BYTES`, a description :data:`MAX_DESCRIPTION_BYTES`, and a write that
   would make the file exceed :data:`MAX_STORE_BYTES` is refused.  Store-level codes are
@@ -80,8 +84,8 @@ from subagents.store_file import (
     dump_store,
     fsync_dir,
     os_error,
-    parse_doc,
     parse_store_text,
+    quick_doc,
     render_change,
 )
 
@@ -109,8 +113,6 @@ MAX_STORE_BYTES = 1 << 20  # the loader's file limit (REQ-SUB-033)
 DEFAULT_LOCK_TIMEOUT = 10.0
 
 NAME_RE = re.compile(r"[a-z0-9_-]+")
-# A full model id: "claude-sonnet-4-5-20250929", "us.anthropic.claude-...:0", "gpt-4o".
-_MODEL_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@/\[\]-]{0,127}")
 
 _T = TypeVar("_T")
 
@@ -140,20 +142,25 @@ def _validate_model(model: Any, path: str) -> list[Diagnostic]:
         return []
     if not isinstance(model, str):
         return [_diag(path, "ST010", f"model must be a string, not {type(model).__name__}")]
-    if model in MODEL_ALIASES:
+    from subagents.rules.fields import is_valid_model
+
+    # The reader's own test (rule SA105), so that the store never writes a model that
+    # `subagents validate` calls an error: aliases, claude-* ids, Bedrock/Vertex forms.
+    # Padding is refused here (the reader tolerates it) because the SDK would get it as is.
+    if model == model.strip() and is_valid_model(model):
         return []
     aliases = ", ".join(MODEL_ALIASES)
-    close = difflib.get_close_matches(model.lower(), MODEL_ALIASES, n=1, cutoff=0.6)
-    # A full id carries a digit or a separator; a bare word that is not an alias is a typo.
-    looks_like_id = bool(_MODEL_ID_RE.fullmatch(model)) and bool(re.search(r"[0-9\-.:/]", model))
-    if looks_like_id and not close:
-        return []
-    hint = f"did you mean {close[0]!r}?" if close else f"use one of {aliases} or a full model id"
+    close = difflib.get_close_matches(model.strip().lower(), MODEL_ALIASES, n=1, cutoff=0.6)
+    hint = (
+        f"did you mean {close[0]!r}?"
+        if close
+        else f"use one of {aliases} or a full Claude model id such as claude-sonnet-4-5"
+    )
     return [
         _diag(
             path,
             "ST005",
-            f"model {model!r} is neither an alias ({aliases}) nor a full model id",
+            f"model {model!r} is neither an alias ({aliases}) nor a full Claude model id",
             hint,
         )
     ]
@@ -485,7 +492,7 @@ class AgentStore:
             raise StoreScopeError(
                 "the global agents.json is read-only for this group; only the main group may "
                 "change it",
-                hint="use scope 'group' (the default) to define the agent for this group only",
+                hint="use scope 'group' (the default) to change this group's agents only",
             )
 
     def _clean_stray_temps(self, path: Path) -> None:
@@ -539,15 +546,15 @@ class AgentStore:
                 raise os_error(exc, path, "read") from None
             try:
                 doc = (
-                    parse_doc(decode_store(old_bytes, str(path)), str(path))
+                    quick_doc(decode_store(old_bytes, str(path)), str(path))
                     if old_bytes is not None
-                    else StoreDoc("")
+                    else StoreDoc("", path=str(path))
                 )
             except StoreCorruptError:
                 if not force:
                     raise
                 backup = self._backup(target)
-                doc = StoreDoc("")
+                doc = StoreDoc("", path=str(path))
             entries, value = change(dict(doc.entries))
             data = render_change(doc, entries).encode("utf-8")
             if len(data) > MAX_STORE_BYTES and len(data) > len(old_bytes or b""):
@@ -628,7 +635,7 @@ class AgentStore:
         if other in self.scopes:
             with contextlib.suppress(StoreError):
                 if name in self.read(other):
-                    hint = f"{name!r} is defined in the {other} agents.json; use scope {other!r}"
+                    hint = f"{name!r} is defined in the {other} agents.json; use scope '{other}'"
                     if other is StoreScope.GLOBAL and not self.main:
                         hint += " (only the main group may change global agents)"
         suggestions = difflib.get_close_matches(str(name), list(entries), n=3)

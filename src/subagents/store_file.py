@@ -19,13 +19,16 @@ without ever exposing or leaving a broken file.  Design decisions:
   the lock, and we still sync before reporting success.
 * **Locking** (:class:`StoreLock`): an exclusive ``flock`` on ``agents.json.lock`` (the same
   lock ``filelock`` takes, so the two interoperate).  A waiter *blocks* in the kernel instead
-  of polling: it is woken the moment the lock is free, and the scheduler favours the waiter
-  that slept longest, which keeps the worst wait short under many writers (polling let
-  unlucky writers starve for seconds in ``bench/bench_store.py``).  The wait is bounded by
+  of polling: it is woken the moment the lock is free.  ``flock`` wakes every waiter and
+  lets them race, though, so writers queue first (below).  The wait is bounded by
   running the blocking call in a helper thread; on timeout the caller gets
   :class:`StoreLockTimeout` and the helper drops the lock as soon as it gets it.  The lock
   file is never deleted (deleting it would let two writers lock different inodes).  Without
   ``fcntl`` (Windows) ``filelock`` is used.
+* **Fair order**: writers queue on ticket files before taking the ``flock`` (a file-based
+  CLH queue; see :class:`StoreLock`), so they get the lock first come, first served; the
+  ``flock`` alone let a writer lose the race several times in a row (a 923 ms wait once in
+  ``bench/bench_store.py``).
 """
 
 from __future__ import annotations
@@ -55,6 +58,7 @@ __all__ = [
     "os_error",
     "parse_doc",
     "parse_store_text",
+    "quick_doc",
     "render_change",
 ]
 
@@ -95,6 +99,12 @@ def _line_col(text: str, pos: int) -> tuple[int, int]:
     return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
 
 
+def _json_msg(exc: json.JSONDecodeError) -> str:
+    # json says "Unterminated string starting at" and puts the position after it; ours is
+    # in front (path:line:col), so the dangling "at" goes.
+    return exc.msg.removesuffix(" at").removesuffix(" starting")
+
+
 def _corrupt(path: str, text: str, pos: int, what: str) -> StoreCorruptError:
     line, col = _line_col(text, pos)
     err = StoreCorruptError(
@@ -117,6 +127,35 @@ class StoreDoc:
     spans: dict[str, tuple[int, int, int]] = field(default_factory=dict)
     open_pos: int = -1  # the top-level "{" (-1: whitespace-only file)
     close_pos: int = -1  # the top-level "}"
+    path: str = STORE_FILENAME
+    spans_known: bool = True  # False: from :func:`quick_doc`; spans are found on demand
+
+
+def quick_doc(text: str, path: str) -> StoreDoc:
+    """Like :func:`parse_doc`, but one C-speed decode and no per-entry spans.
+
+    This is what a writer parses under the lock: appending a new agent (the common write)
+    needs only where the top-level object opens and closes, which whitespace trimming
+    finds once the whole text is known to be a valid object without duplicate keys.  Any
+    failure is re-diagnosed by :func:`parse_doc`, so the error (line, column, wording) is
+    exactly the one a reader gets; updates and removals ask :func:`parse_doc` for spans.
+    """
+    stripped = text.strip(" \t\n\r")
+    if not stripped:
+        return StoreDoc(text, path=path)
+    try:
+        entries = _DECODER.decode(text)
+        ok = isinstance(entries, dict)
+    except (ValueError, RecursionError, _DuplicateKey):  # JSONDecodeError is a ValueError
+        ok = False
+    if not ok:
+        parse_doc(text, path)  # raises StoreCorruptError at the exact line and column
+        raise _corrupt(path, text, 0, "invalid JSON")  # pragma: no cover - parse_doc raised
+    open_pos = len(text) - len(text.lstrip(" \t\n\r"))
+    close_pos = open_pos + len(stripped) - 1
+    return StoreDoc(
+        text, entries, open_pos=open_pos, close_pos=close_pos, path=path, spans_known=False
+    )
 
 
 def parse_doc(text: str, path: str) -> StoreDoc:
@@ -126,7 +165,7 @@ def parse_doc(text: str, path: str) -> StoreDoc:
     are known and a duplicate name is caught where it stands.
     """
     n = len(text)
-    doc = StoreDoc(text)
+    doc = StoreDoc(text, path=path)
 
     def skip(i: int) -> int:
         match = _WS_RE.match(text, i)
@@ -137,7 +176,7 @@ def parse_doc(text: str, path: str) -> StoreDoc:
             return _DECODER.raw_decode(text, i)
         except json.JSONDecodeError as exc:
             end = " (the file ends early: truncated?)" if exc.pos >= n else ""
-            raise _corrupt(path, text, exc.pos, f"invalid JSON: {exc.msg}{end}") from None
+            raise _corrupt(path, text, exc.pos, f"invalid JSON: {_json_msg(exc)}{end}") from None
         except _DuplicateKey as exc:
             raise _corrupt(
                 path,
@@ -185,7 +224,7 @@ def parse_doc(text: str, path: str) -> StoreDoc:
             try:
                 key, i = _scanstring(text, i + 1)
             except json.JSONDecodeError as exc:
-                raise _corrupt(path, text, exc.pos, f"invalid JSON: {exc.msg}") from None
+                raise _corrupt(path, text, exc.pos, f"invalid JSON: {_json_msg(exc)}") from None
             m = colon(text, i)
             if m is None:
                 raise _corrupt(path, text, skip(i), "invalid JSON: expecting ':' after the name")
@@ -235,7 +274,12 @@ def parse_store_text(
 
 def _indent_of(doc: StoreDoc) -> str:
     """The indentation the file uses for its entries (two spaces if it cannot tell)."""
-    for key_pos, _, _ in doc.spans.values():
+    if not doc.spans_known and doc.entries:
+        first_key = _WS_RE.match(doc.text, doc.open_pos + 1)
+        starts = [first_key.end()] if first_key else []
+    else:
+        starts = [key_pos for key_pos, _, _ in doc.spans.values()]
+    for key_pos in starts:
         start = doc.text.rfind("\n", 0, key_pos) + 1
         prefix = doc.text[start:key_pos]
         if prefix and not prefix.strip(" \t"):
@@ -263,6 +307,25 @@ def _splice_set(doc: StoreDoc, name: str, entry: Any) -> str:
         return text[: doc.open_pos + 1] + "\n" + indent + member + "\n" + text[doc.close_pos :]
     last_end = next(reversed(doc.spans.values()))[2]
     return text[:last_end] + ",\n" + indent + member + text[last_end:]
+
+
+def _splice_append(doc: StoreDoc, name: str, entry: Any) -> tuple[str, str]:
+    """``(file text with a new member appended, the member's text)``; needs no spans.
+
+    In a valid object the last value ends where the whitespace before the closing brace
+    begins, so the member goes there and every existing byte is kept.
+    """
+    text, indent = doc.text, _indent_of(doc)
+    member = f"{json.dumps(name, ensure_ascii=False)}: {_render_entry(entry, indent)}"
+    if doc.open_pos < 0:
+        return "{\n" + indent + member + "\n}\n", member
+    if not doc.entries:
+        new = text[: doc.open_pos + 1] + "\n" + indent + member + "\n" + text[doc.close_pos :]
+        return new, member
+    last_end = doc.close_pos
+    while text[last_end - 1] in " \t\n\r":  # no slice: the text may be a megabyte
+        last_end -= 1
+    return text[:last_end] + ",\n" + indent + member + text[last_end:], member
 
 
 def _splice_delete(doc: StoreDoc, name: str) -> str:
@@ -309,6 +372,20 @@ def render_change(doc: StoreDoc, entries: dict[str, Any]) -> str:
     changed = [k for k in entries if k not in old or entries[k] is not old[k]]
     if not removed and not changed and doc.text.strip():
         return doc.text
+    if not removed and len(changed) == 1 and changed[0] not in old:
+        # Appending: the old text is a valid object (it was just decoded), so checking the
+        # new member on its own proves the result; no second decode of the whole file.
+        name = changed[0]
+        appended, member = _splice_append(doc, name, entries[name])
+        try:
+            check = _DECODER.decode("{" + member + "}")
+        except (ValueError, _DuplicateKey):  # pragma: no cover - json.dumps output
+            check = None
+        if check == {name: entries[name]}:
+            return appended
+        return dump_store(entries).decode("utf-8")  # pragma: no cover - defensive
+    if not doc.spans_known:
+        doc = parse_doc(doc.text, doc.path)  # spans for an update or a removal
     text: str | None = None
     if not removed and len(changed) == 1:
         text = _splice_set(doc, changed[0], entries[changed[0]])
@@ -391,16 +468,31 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int, *, sync_dir: bool = T
 
 
 class StoreLock:
-    """An exclusive, cross-process lock on ``<store>.lock`` with a bounded, fair-ish wait.
+    """An exclusive, cross-process lock on ``<store>.lock`` with a bounded, first-come wait.
 
     ``acquire()`` returns the seconds it waited; raises :class:`StoreLockTimeout` after
     ``timeout`` seconds, or :class:`StoreError` if the lock file cannot be opened.
+
+    Fairness: ``flock`` wakes every waiter when the lock is freed and lets them race, so an
+    unlucky writer can lose several rounds in a row.  Writers therefore queue first, like a
+    CLH queue lock built from files: under a tiny mutex (``flock`` on ``<queue>/tail``) a
+    writer creates and locks its own ticket file, reads the name of the ticket before it and
+    writes its own name as the new tail; it then blocks on its predecessor's ticket, which
+    is unlocked exactly when the predecessor lets go of the store lock (or dies: the kernel
+    drops a dead process's locks), and only then takes the ``flock`` on ``<store>.lock``.
+    The queue only orders writers; mutual exclusion is still the one ``flock`` on
+    ``<store>.lock`` (so ``filelock`` users and writers of older versions stay safe), and a
+    writer that times out or dies merely lets its successor go early.  Each writer removes
+    its predecessor's ticket, so one ticket stays behind at rest.
     """
 
     def __init__(self, lock_path: Path, timeout: float) -> None:
         self.lock_path = lock_path
         self.timeout = timeout
+        self.queue_dir = lock_path.with_name(f".{lock_path.name}.queue")
         self._fd: int | None = None
+        self._ticket_fd: int | None = None
+        self._ticket = ""
         self._fallback: Any = None
 
     def acquire(self) -> float:
@@ -409,22 +501,97 @@ class StoreLock:
             import fcntl
         except ImportError:  # pragma: no cover - Windows
             return self._acquire_filelock(started)
+        self._queue_up(fcntl.flock, fcntl.LOCK_EX, started)
         try:
-            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError as exc:
-            raise os_error(exc, self.lock_path.parent, "lock the store in") from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            self._wait_blocking(fd, fcntl.flock, fcntl.LOCK_EX, started)
-        except OSError as exc:
-            os.close(fd)
-            raise os_error(exc, self.lock_path, "lock") from None
+            try:
+                fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError as exc:
+                raise os_error(exc, self.lock_path.parent, "lock the store in") from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                self._wait_blocking(fd, fcntl.flock, fcntl.LOCK_EX, started)
+            except OSError as exc:
+                os.close(fd)
+                raise os_error(exc, self.lock_path, "lock") from None
+        except BaseException:
+            self._leave_queue(unlink=True)
+            raise
         self._fd = fd
         return time.monotonic() - started
 
+    def _queue_up(self, flock: Callable[[int, int], None], op: int, started: float) -> None:
+        """Take a place in the queue and wait for the writer before us (see the class notes)."""
+        try:
+            self.queue_dir.mkdir(exist_ok=True)
+            tail_fd = os.open(self.queue_dir / "tail", os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise os_error(exc, self.lock_path.parent, "lock the store in") from None
+        try:
+            try:
+                flock(tail_fd, op | _LOCK_NB)
+            except BlockingIOError:  # held for microseconds by another writer joining
+                try:
+                    self._wait_blocking(tail_fd, flock, op, started, close_on_error=False)
+                except StoreLockTimeout:
+                    tail_fd = -1  # the helper thread owns it now and closes it
+                    raise
+            predecessor = os.pread(tail_fd, 256, 0).decode("ascii", "replace").strip()
+            ticket = f"{os.getpid()}-{os.urandom(6).hex()}.ticket"
+            ticket_fd = os.open(
+                self.queue_dir / ticket, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644
+            )
+            flock(ticket_fd, op)  # a new file: nobody else can hold it
+            self._ticket_fd, self._ticket = ticket_fd, ticket
+            os.ftruncate(tail_fd, 0)
+            os.pwrite(tail_fd, ticket.encode("ascii"), 0)
+        except OSError as exc:
+            self._leave_queue(unlink=True)
+            raise os_error(exc, self.queue_dir, "join the writers' queue in") from None
+        finally:
+            if tail_fd >= 0:
+                os.close(tail_fd)  # also drops the tail mutex
+        if not predecessor or "/" in predecessor or predecessor.startswith("."):
+            return
+        pred_path = self.queue_dir / predecessor
+        try:
+            pred_fd = os.open(pred_path, os.O_RDWR)
+        except OSError:
+            return  # already gone: that writer finished, timed out or was cleaned up
+        try:
+            try:
+                flock(pred_fd, op | _LOCK_NB)
+            except BlockingIOError:
+                self._wait_blocking(
+                    pred_fd, flock, op, started, on_abandon=lambda: _unlink_quietly(pred_path)
+                )
+            except OSError:
+                pass  # cannot wait on it: the store lock still keeps us safe
+        except BaseException:
+            self._leave_queue(unlink=True)
+            raise
+        _unlink_quietly(pred_path)  # we are its only successor
+        with contextlib.suppress(OSError):
+            os.close(pred_fd)
+
+    def _leave_queue(self, *, unlink: bool) -> None:
+        if self._ticket_fd is None:
+            return
+        fd, self._ticket_fd = self._ticket_fd, None
+        if unlink:  # giving up: no successor should wait on a ticket nobody will release
+            _unlink_quietly(self.queue_dir / self._ticket)
+        with contextlib.suppress(OSError):
+            os.close(fd)  # our successor may go
+
     def _wait_blocking(
-        self, fd: int, flock: Callable[[int, int], None], op: int, started: float
+        self,
+        fd: int,
+        flock: Callable[[int, int], None],
+        op: int,
+        started: float,
+        *,
+        close_on_error: bool = True,
+        on_abandon: Callable[[], None] | None = None,
     ) -> None:
         # The kernel wakes a blocked waiter the moment the lock is free; a helper thread
         # does the blocking call so that the wait can be bounded.
@@ -439,7 +606,10 @@ class StoreLock:
                 state["error"] = exc
             with guard:
                 if state["abandoned"]:
-                    os.close(fd)  # closing drops the lock we got too late
+                    with contextlib.suppress(OSError):
+                        os.close(fd)  # closing drops the lock we got too late
+                    if on_abandon is not None:
+                        on_abandon()
                     return
                 got.set()
 
@@ -456,7 +626,8 @@ class StoreLock:
                         f"(e.g. `fuser {self.lock_path}`)",
                     )
         if state["error"] is not None:
-            os.close(fd)
+            if close_on_error:
+                os.close(fd)
             raise os_error(state["error"], self.lock_path, "lock") from None
 
     def _acquire_filelock(self, started: float) -> float:  # pragma: no cover - Windows
@@ -480,3 +651,17 @@ class StoreLock:
         if self._fd is not None:
             fd, self._fd = self._fd, None
             os.close(fd)  # closing the only descriptor releases the flock
+        self._leave_queue(unlink=False)  # our successor (if any) removes our ticket
+
+
+def _unlink_quietly(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(path)
+
+
+try:
+    import fcntl as _fcntl
+
+    _LOCK_NB: int = _fcntl.LOCK_NB
+except ImportError:  # pragma: no cover - Windows
+    _LOCK_NB = 0
