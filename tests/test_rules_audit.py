@@ -41,3 +41,20 @@ def test_json_model_is_one_finding_not_two() -> None:
     assert _json("sonet") == ["SA105"]
     assert _json("claude-sonnet-4-5") == ["SA505"]
     assert _json("sonnet") == []
+
+
+@pytest.mark.timeout(60)
+def test_a_tools_line_with_thousands_of_unknown_entries_stays_linear() -> None:
+    # before: each entry's column was found by re-scanning the whole line and each got a fuzzy
+    # "did you mean" match (an 87 KB file took 65 s); the positions must still be exact
+    n = 20_000
+    value = ", ".join(f"Tool{i}x" for i in range(n))
+    text = agent(f"name: a-agent\ndescription: Checks release notes for the team\n"
+                 f"maxTurns: 3\ntools: Read, {value}, Grep\n")
+    found = only(diags(text), "SA104")
+    assert len(found) == n
+    line = text.split("\n")[4]
+    assert [d.column for d in found[:3]] == [line.index(f" Tool{i}x,") + 2 for i in range(3)]
+    assert found[-1].column == line.index(f" Tool{n - 1}x,") + 2
+    assert all(d.line == 5 for d in found)
+    assert sum("did you mean" in (d.hint or "") for d in found) <= 20

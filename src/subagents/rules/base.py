@@ -87,6 +87,9 @@ class RuleContext:
     #: already explained the problem (a list where a string belongs is not also "empty").
     reader_findings: frozenset[tuple[str, int | None]] = field(default_factory=frozenset)
     _prompt_lower: str | None = None
+    #: Entry start offsets of one-line comma strings, per node: computed once, not once per
+    #: entry (a `tools:` line with thousands of unknown entries was quadratic).
+    _starts: dict[int, list[int]] = field(default_factory=dict)
 
     def prompt_lower(self, defn: AgentDefinition) -> str:
         """The system prompt lower-cased, computed once for all the rules that search it."""
@@ -141,7 +144,10 @@ class RuleContext:
                 return it.line, it.column
             return node.line, node.column
         if isinstance(node, YScalar):
-            return _pos_in_scalar(node, item, index)
+            starts = self._starts.get(id(node))
+            if starts is None:
+                starts = self._starts[id(node)] = _entry_starts(node.value)
+            return _pos_in_scalar(node, item, index, starts)
         return self.value_pos(defn, key)
 
     def body_pos(self, defn: AgentDefinition, offset: int | None = None) -> tuple[int, int]:
@@ -164,14 +170,11 @@ class RuleContext:
         return self.value_pos(defn, key)
 
 
-def _pos_in_scalar(node: YScalar, item: str, index: int) -> tuple[int, int]:
-    """Where the ``index``-th top-level comma-separated entry of a one-line scalar starts."""
-    if (node.end_line and node.end_line != node.line) or node.style in ("|", ">"):
-        return node.line, node.column
-    quote = 1 if node.style in ("'", '"') else 0
+def _entry_starts(value: str) -> list[int]:
+    """Offsets where each top-level comma-separated entry of ``value`` starts."""
     starts: list[int] = []
     depth, fresh = 0, True
-    for i, ch in enumerate(node.value):
+    for i, ch in enumerate(value):
         if fresh and not ch.isspace() and ch != ",":
             starts.append(i)
             fresh = False
@@ -181,6 +184,17 @@ def _pos_in_scalar(node: YScalar, item: str, index: int) -> tuple[int, int]:
             depth -= 1
         elif ch == "," and depth == 0:
             fresh = True
+    return starts
+
+
+def _pos_in_scalar(node: YScalar, item: str, index: int,
+                   starts: list[int] | None = None) -> tuple[int, int]:
+    """Where the ``index``-th top-level comma-separated entry of a one-line scalar starts."""
+    if (node.end_line and node.end_line != node.line) or node.style in ("|", ">"):
+        return node.line, node.column
+    quote = 1 if node.style in ("'", '"') else 0
+    if starts is None:
+        starts = _entry_starts(node.value)
     if 0 <= index < len(starts) and node.value.startswith(item[:1], starts[index]):
         return node.line, node.column + quote + starts[index]
     found = node.value.find(item) if item else -1

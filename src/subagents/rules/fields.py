@@ -105,10 +105,14 @@ def check_description(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagn
         )
 
 
+_MAX_SUGGESTIONS = 20
+
+
 def check_tools(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     if defn.dialect is D.CODEX:
         return
     extra = ctx.config.extra_tools
+    unknown = 0
     for key in ("tools", "disallowed_tools"):
         entries = getattr(defn, key)
         if not entries:
@@ -136,7 +140,12 @@ def check_tools(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]
                 hint = (f"if {n!r} is an agent, allow spawning it with `Agent({n})`; if it is "
                         f"an MCP server, write `mcp__{n}`")
             else:
-                close = _close_tool(entry.name if entry is not None else raw.strip(), extra)
+                # a suggestion costs a fuzzy match against every tool name: the first few
+                # unknown entries get one, a list of thousands does not make validate crawl
+                suggest = unknown < _MAX_SUGGESTIONS
+                unknown += 1
+                close = _close_tool(entry.name if entry is not None else raw.strip(),
+                                    extra) if suggest else None
                 hint = (f"did you mean {close!r}? " if close else "") + (
                     "`subagents rules` lists the known tools; `extra-tools` in "
                     "[tool.subagents] adds your own")
