@@ -122,6 +122,22 @@ async def test_multiedit_is_all_or_nothing(tmp_path: Path) -> None:
     assert f.read_text() == "1 2 three\n"
 
 
+async def test_multiedit_creates_a_file_from_an_empty_first_old_string(tmp_path: Path) -> None:
+    ctx = ctx_for(tmp_path)
+    made = await MultiEditTool().run({"file_path": "new/n.txt", "edits": [
+        {"old_string": "", "new_string": "alpha beta\n"},
+        {"old_string": "beta", "new_string": "gamma"},
+    ]}, ctx)
+    assert not made.is_error, made.content
+    assert (tmp_path / "new" / "n.txt").read_text() == "alpha gamma\n"
+    missing = await MultiEditTool().run({"file_path": "nope.txt", "edits": [
+        {"old_string": "a", "new_string": "b"}]}, ctx)
+    assert missing.is_error and "not found" in missing.content
+    bad = await MultiEditTool().run({"file_path": "other.txt", "edits": [
+        {"old_string": "", "new_string": "x"}, {"old_string": "zzz", "new_string": "y"}]}, ctx)
+    assert bad.is_error and "edit 2" in bad.content and not (tmp_path / "other.txt").exists()
+
+
 @pytest.mark.parametrize(
     ("tool", "args", "fragment"),
     [

@@ -12,8 +12,9 @@ Design notes
 * Writes are atomic: a temporary file in the same folder, ``fsync``, ``os.replace``; an existing
   file keeps its mode.  Parent folders are created.
 * ``Edit`` needs ``old_string`` to occur exactly once unless ``replace_all``; an empty
-  ``old_string`` on a missing file creates it (Claude Code does the same).  ``MultiEdit`` applies
-  its edits in order to an in-memory copy and writes once: all or nothing.
+  ``old_string`` on a missing file creates it (Claude Code does the same; so does a first
+  ``MultiEdit`` edit with an empty ``old_string``).  ``MultiEdit`` applies its edits in order to
+  an in-memory copy and writes once: all or nothing.
 * Where a write may land (inside the working folder) is the permission policy's job; these tools
   report their targets through ``write_paths``.
 """
@@ -298,10 +299,17 @@ class MultiEditTool(BlockingTool):
 
     def call(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
         path = ctx.resolve(input["file_path"])
-        text = _read_text(path)
+        edits = list(input["edits"])
+        if not path.exists() and edits[0]["old_string"] == "":
+            # Claude Code: a first edit with an empty old_string creates the file.
+            text: str | ToolOutput = edits.pop(0)["new_string"]
+            first = 2
+        else:
+            text = _read_text(path)
+            first = 1
         if isinstance(text, ToolOutput):
             return text
-        for i, edit in enumerate(input["edits"], start=1):
+        for i, edit in enumerate(edits, start=first):
             result = _apply_edit(
                 text, edit["old_string"], edit["new_string"], bool(edit.get("replace_all")),
                 f"edit {i}",

@@ -15,6 +15,8 @@ Design notes
   with ``Found N files`` and ``count`` ends with ``Found N total occurrences across M files.``
   as Claude Code's do, so prompts that parse them keep working.
 * Every listing is capped (``head_limit`` or 1,000 entries) and says when it was cut.
+* Paths are shown relative to the working folder (Claude Code shows absolute ones): shorter,
+  and every file tool accepts them as ``file_path`` all the same.
 """
 
 from __future__ import annotations
