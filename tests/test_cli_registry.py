@@ -82,6 +82,29 @@ def test_list_paths_under_cwd_are_relative(layout: dict[str, Path]) -> None:
     assert data["agents"][0]["path"] == os.path.join(".claude", "agents", "here.md")
 
 
+def test_list_spells_paths_like_validate(layout: dict[str, Path]) -> None:
+    """One file, one spelling: relative to the cwd (``../`` allowed once), else absolute."""
+    pkg_agents = layout["sub"].parent / ".claude" / "agents"
+    for folder in (layout["sub_agents"], pkg_agents, layout["root_agents"]):
+        folder.mkdir(parents=True)
+        (folder / "broken.md").write_text("---\nname: b\ndescription: x: y\n---\nb\n")
+    listed = _json(run("list", "--format", "json"))["diagnostics"]
+    validated = run("validate", "--format", "json")
+    assert validated.exit_code == 1
+    checked = json.loads(validated.stdout)["diagnostics"]
+    paths = sorted({d["path"] for d in listed})
+    assert paths == sorted(
+        [
+            os.path.join(".claude", "agents", "broken.md"),
+            os.path.join("..", ".claude", "agents", "broken.md"),
+            str(layout["root_agents"] / "broken.md"),
+        ]
+    )
+    assert paths == sorted({d["path"] for d in checked})
+    sa010 = [d for d in listed if d["rule"] == "SA010"]
+    assert sa010 == [d for d in checked if d["rule"] == "SA010"]
+
+
 def test_list_with_agents_json_and_dialect(layout: dict[str, Path]) -> None:
     write_agent(layout["sub"] / ".codex" / "agents", "codexy", extra="keywords: [x]")
     agents = json.dumps({"from-cli": {"description": "d", "prompt": "p", "tools": ["Read"]}})
@@ -516,6 +539,79 @@ def test_new_user_scope_and_codex_dialect(layout: dict[str, Path]) -> None:
     assert loaded.definition.model is None
     reg = AgentRegistry(dialect=Dialect.CODEX).load_all()
     assert reg.get("cx-review").system_prompt.lstrip().startswith("## Role")
+
+
+@pytest.mark.parametrize("dialect", ["claude", "codex"])
+@pytest.mark.parametrize("scope", ["project", "user"])
+def test_new_every_template_scope_and_dialect_from_a_subfolder(
+    layout: dict[str, Path], scope: str, dialect: str
+) -> None:
+    old_umask = os.umask(0o077)  # 755 folders and a 644 file whatever the umask (REQ-SUB-017)
+    try:
+        for template in TEMPLATES:
+            name = f"n-{template}"
+            args = ["new", name, "--template", template, "--scope", scope, "--dialect", dialect]
+            result = CliRunner().invoke(cli, args)
+            assert result.exit_code == 0, result.output
+            again = CliRunner().invoke(cli, args)
+            assert again.exit_code == 1 and "already exists" in again.output
+    finally:
+        os.umask(old_umask)
+    base = layout["home"] if scope == "user" else layout["project"]  # the git root, not cwd
+    folder = base / f".{dialect}" / "agents"
+    assert sorted(p.name for p in folder.iterdir()) == sorted(f"n-{t}.md" for t in TEMPLATES)
+    for d in (folder, folder.parent):
+        assert stat.S_IMODE(d.stat().st_mode) == 0o755
+    for p in folder.iterdir():
+        assert stat.S_IMODE(p.stat().st_mode) == 0o644
+    from subagents.validate import validate_paths
+
+    report = validate_paths([folder])
+    assert [d for d in report.diagnostics if d.severity.value == "error"] == []
+    reg = AgentRegistry(dialect=Dialect(dialect)).load_all()
+    for template in TEMPLATES:
+        entry = reg.entry(f"n-{template}")
+        assert entry.source.value == scope
+        assert entry.definition.system_prompt.strip()  # the body loads too
+
+
+def test_new_without_hard_links_still_refuses_to_overwrite(
+    layout: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    def no_links(src: object, dst: object) -> None:
+        raise OSError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", no_links)
+    assert run("new", "linkless").exit_code == 0
+    path = layout["root_agents"] / "linkless.md"
+    assert read_agent_file(path).ok
+    assert [p.name for p in layout["root_agents"].iterdir()] == ["linkless.md"]  # no temp
+    path.write_text("mine")
+    from subagents.cli.registry_cmd import write_new_file
+
+    with pytest.raises(FileExistsError):
+        write_new_file(path, "theirs")
+    assert path.read_text() == "mine"
+    assert [p.name for p in layout["root_agents"].iterdir()] == ["linkless.md"]
+
+
+def test_new_unwritable_folder_is_a_message_not_a_traceback(
+    layout: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    import subagents.cli.registry_cmd as cmd
+
+    def denied(folder: Path) -> None:
+        raise PermissionError(errno.EACCES, "Permission denied", str(folder))
+
+    monkeypatch.setattr(cmd, "_make_dirs", denied)
+    result = CliRunner().invoke(cli, ["new", "nope"])
+    assert result.exit_code == 1
+    assert "error: cannot write" in result.output and "Permission denied" in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
 
 
 @pytest.mark.parametrize("bad", ["Bad", "-x", "a:b", "has space", "x" * 51, "../up"])

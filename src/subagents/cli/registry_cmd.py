@@ -21,6 +21,7 @@ Design notes
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -366,14 +367,23 @@ def write_new_file(path: Path, text: str) -> None:
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, 0o644)
-        os.link(tmp, path)  # FileExistsError if someone else got there first
+        try:
+            os.link(tmp, path)  # FileExistsError if someone else got there first
+        except FileExistsError:
+            raise
+        except OSError:
+            # No hard links here (some network/FUSE filesystems): claim the name with
+            # O_EXCL, then rename the complete file over the empty claim.
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+            os.replace(tmp, path)
         dir_fd = os.open(path.parent, os.O_RDONLY)
         try:
             os.fsync(dir_fd)
         finally:
             os.close(dir_fd)
     finally:
-        os.unlink(tmp)
+        with contextlib.suppress(FileNotFoundError):  # gone after the os.replace fallback
+            os.unlink(tmp)
 
 
 @click.command()
@@ -450,11 +460,16 @@ def new(name: str, template: str, scope: str, dialect: Dialect, cwd: Path | None
     if folder.exists() and not folder.is_dir():
         click.echo(f"error: {folder} exists and is not a folder", err=True)
         sys.exit(1)
-    _make_dirs(folder)
     try:
+        _make_dirs(folder)
         write_new_file(target, text)
     except FileExistsError:
         click.echo(f"error: {target} already exists; not overwriting it", err=True)
+        sys.exit(1)
+    except OSError as exc:
+        where = exc.filename or target
+        click.echo(f"error: cannot write {where}: {exc.strerror or exc}", err=True)
+        click.echo("  hint: check that the folder is writable by you", err=True)
         sys.exit(1)
     click.echo(f"wrote {target} (template {template}, {dialect.value} dialect)")
     click.echo(
