@@ -717,7 +717,7 @@ def test_watch_text_form_and_timeout(layout: dict[str, Path]) -> None:
         timeout=30,
         check=False,
     )
-    assert proc.stdout.splitlines()[1] == "! 1 file(s) not loaded; `subagents doctor` says why"
+    assert proc.stdout.splitlines()[1] == "! 1 file not loaded; `subagents doctor` says why"
 
 
 def test_doctor_name_explains_one_agent(layout: dict[str, Path]) -> None:

@@ -204,6 +204,10 @@ def test_winner_rename_and_takeover_are_modified_with_previous_path(
     (ev,) = reg.reload()
     assert ev.to_dict()["path"] == ".claude/agents/near.md"
     assert (ev.event, ev.reason, ev.previous_source) == ("modified", "overridden", "project")
+    assert ev.format_text() == (
+        f"~ modified  twin  (project .claude/agents/near.md)  "
+        f"[overridden; was project {layout['root_agents'] / 'moved.md'}]"
+    )
     # a project agent named like a built-in overrides it: `modified`, the built-in stays below
     write_agent(layout["user_agents"], "Explore")
     (ev,) = reg.reload()

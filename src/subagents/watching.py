@@ -82,7 +82,11 @@ class ChangeEvent:
         mark = {"added": "+", "modified": "~", "removed": "-", "error": "!"}.get(self.event, "?")
         where = f"{self.source} {self.path}" if self.source else (self.path or "")
         if self.event == "error":
-            lines = [f"{mark} error     {where}"]
+            lines = [
+                f"{mark} error     {self.name}  ({where})"
+                if self.name
+                else f"{mark} error     {where}"
+            ]
             lines += [
                 "    " + d.format_text().replace("\n", "\n    ")
                 for d in self.diagnostics
@@ -90,10 +94,11 @@ class ChangeEvent:
             ]
             return "\n".join(lines)
         text = f"{mark} {self.event:<9} {self.name}  ({where})"
+        notes = [self.reason] if self.reason else []
         if self.previous_path is not None:
-            text += f"  [was {self.previous_source} {self.previous_path}]"
-        if self.reason:
-            text += f"  [{self.reason}]"
+            notes.append(f"was {self.previous_source} {self.previous_path}")
+        if notes:
+            text += f"  [{'; '.join(notes)}]"
         return text
 
 

@@ -96,9 +96,8 @@ async def _run(
             if event.event == "ready" and output_format == "text":
                 failed = reg.failed_files()
                 if failed:  # the JSON stream keeps the contract: `ready`, then changes only
-                    sys.stdout.write(
-                        f"! {len(failed)} file(s) not loaded; `subagents doctor` says why\n"
-                    )
+                    files = "1 file" if len(failed) == 1 else f"{len(failed)} files"
+                    sys.stdout.write(f"! {files} not loaded; `subagents doctor` says why\n")
                     sys.stdout.flush()
 
     task = asyncio.ensure_future(consume())
