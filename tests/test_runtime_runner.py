@@ -510,3 +510,19 @@ async def test_a_failed_summary_request_is_explained(tmp_path: Path) -> None:
     assert result.error is not None and "server went away" in result.error
     assert any("summary request at the turn limit failed" in w and "server went away" in w
                for w in result.warnings)
+
+
+async def test_listed_tools_this_run_lacks_are_warned_about(tmp_path: Path) -> None:
+    agent = AgentDefinition(name="nb", system_prompt="x",
+                            tools=("Read", "NotebookEdit", "WebFetch", "Task(helper)",
+                                   "mcp__gh__*", "Bash(git diff:*)"))
+    model = ScriptedModel([text("ok")])
+    result = await runner(model, tmp_path).run(agent, "go")
+    lacking = [w for w in result.warnings if "this run does not provide it" in w]
+    assert len(lacking) == 3, lacking
+    assert "tool NotebookEdit" in lacking[0]
+    assert "tool WebFetch" in lacking[1] and "--web" in lacking[1]
+    assert "tool Task" in lacking[2] and "delegation" in lacking[2]
+    assert [t.name for t in model.requests[0].tools] == ["Read", "Bash"]
+    plain = await runner(ScriptedModel([text("ok")]), tmp_path).run(READER, "go")
+    assert not plain.warnings

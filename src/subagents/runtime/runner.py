@@ -327,6 +327,7 @@ class AgentRunner:
                     state.warnings.extend(pool.warnings)
                 offered = self.offered_tools(run_policy, extra)
                 everything = {**self.tools, **{t.name: t for t in extra}}
+                state.warnings.extend(_unavailable_tools(agent, everything))
                 transcript.event("start", {
                     "agent": agent.name, "model": model_id, "cwd": str(workdir),
                     "prompt": prompt, "system": system, "tools": list(offered),
@@ -688,6 +689,40 @@ def _write_locks(
         for use_id in by_path[path]:
             locks[use_id] = (*locks.get(use_id, ()), shared[path])
     return locks
+
+
+_TOOL_HINTS = {
+    "WebFetch": "off unless configured (subagents run --web)",
+    "WebSearch": "needs a search backend (builtin_tools(search_backend=...))",
+    "Agent": "delegation is not offered to this run",
+}
+
+
+def _unavailable_tools(agent: AgentDefinition, available: Mapping[str, Tool]) -> list[str]:
+    """A warning per tool the agent's ``tools`` names that this run does not provide.
+
+    Claude Code tools we do not implement (``NotebookEdit``, ``KillShell``...) and tools that
+    are off (``WebFetch``) are simply not offered; without a word, an agent written for them
+    fails in ways that are hard to trace back.  MCP entries are the MCP pool's business.
+    """
+    from subagents.known_tools import parse_tool_entry
+
+    have = set(available)
+    if have & {"Task", "Agent"}:
+        have |= {"Task", "Agent"}
+    missing: list[str] = []
+    for raw in agent.tools or ():
+        entry = parse_tool_entry(raw)
+        if entry is None or entry.is_mcp or raw.strip() == "*" or entry.name in have:
+            continue
+        if entry.name not in missing:
+            missing.append(entry.name)
+    out = []
+    for name in missing:
+        hint = _TOOL_HINTS.get("Agent" if name == "Task" else name)
+        out.append(f"tool {name} is in the tools of {agent.name!r} but this run does not "
+                   f"provide it{f' ({hint})' if hint else ''}; it is not offered")
+    return out
 
 
 def _usage_json(usage: Usage) -> dict[str, int]:
