@@ -60,6 +60,12 @@ Examples:
   echo "What does main.py do?" | subagents run --agent reader -
 
 \b
+Permissions: Write, Edit and Bash are asked about on a terminal; without one
+they are refused (and stderr says so) unless --yes, --allow RULE, or
+allow = ["Bash(git diff:*)", "Edit"] in .subagents.toml approves them.
+Writes outside the working folder need writable-dirs in .subagents.toml.
+
+\b
 Keys: ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL) for --provider anthropic;
 OPENAI_API_KEY (and OPENAI_BASE_URL) for --provider openai.
 Exit codes: 0 done, 1 the run failed, 2 usage error, 130 interrupted.""",
