@@ -250,3 +250,23 @@ async def test_only_a_missing_callback_counts_as_unasked(tmp_path: Path) -> None
     outside = await PermissionPolicy().decide(
         TOOLS["Write"], {"file_path": "../x.txt", "content": ""}, ctx_for(tmp_path))
     assert not outside.allowed and not outside.unasked
+
+
+async def test_an_agents_own_mode_that_cannot_apply_is_warned_about(tmp_path: Path) -> None:
+    from subagents.runtime.runner import AgentRunner
+    from subagents.testing import ScriptedModel, text, tool_call
+
+    agent = AgentDefinition(name="yolo", system_prompt="x", tools=("Write",),
+                            permission_mode="bypassPermissions")
+    model = ScriptedModel([tool_call("Write", {"file_path": "a.txt", "content": "x"}),
+                           text("ok")])
+    result = await AgentRunner(model, cwd=tmp_path, transcripts=False, parent_model="m").run(
+        agent, "go")
+    assert any("bypassPermissions" in w and "allow-bypass-permissions" in w
+               for w in result.warnings)
+    assert not (tmp_path / "a.txt").exists()  # default mode, nobody to ask: refused
+    allowed = PermissionPolicy(allow_bypass=True)
+    assert allowed.warnings_for(agent) == ()
+    odd = AgentDefinition(name="odd", system_prompt="x", permission_mode="yolo")
+    assert "unknown permissionMode 'yolo'" in PermissionPolicy().warnings_for(odd)[0]
+    assert PermissionPolicy().warnings_for(AgentDefinition(name="n", system_prompt="x")) == ()

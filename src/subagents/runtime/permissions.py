@@ -351,6 +351,20 @@ class PermissionPolicy:
             out.append(f"unknown permissionMode {self.mode!r}; running in default mode")
         return tuple(out)
 
+    def warnings_for(self, agent: AgentDefinition) -> tuple[str, ...]:
+        """What a run of ``agent`` under this policy should be told about its own mode."""
+        mode = agent.permission_mode
+        if mode is None:
+            return ()
+        if normalize_mode(mode) is PermissionMode.BYPASS and not self.allow_bypass:
+            return (f"agent {agent.name!r} asks for permissionMode bypassPermissions, which "
+                    "configuration does not allow (allow-bypass-permissions = true in "
+                    ".subagents.toml); it runs in default mode",)
+        if mode not in (*PermissionMode, *_MODE_ALIASES):
+            return (f"agent {agent.name!r} has an unknown permissionMode {mode!r}; it runs in "
+                    "default mode",)
+        return ()
+
     def restrict(self, child: PermissionPolicy | AgentDefinition) -> PermissionPolicy:
         """The policy of a run started from this one: never looser than either side."""
         if isinstance(child, PermissionPolicy):

@@ -296,7 +296,8 @@ class AgentRunner:
             runner=self,
         )
         state = _RunState(agent=agent, model=model_id, transcript=transcript,
-                          warnings=list(run_policy.warnings), started=time.perf_counter())
+                          warnings=[*run_policy.warnings, *outer.warnings_for(agent)],
+                          started=time.perf_counter())
         # Seed 000 §7.4 steps 5-7: skills into the prompt, agent-scoped hooks, memory + body.
         system = build_system_prompt(agent, workdir, include_env=self.include_env)
         if agent.skills:
