@@ -203,3 +203,65 @@ def test_append_keeps_every_old_byte(store: AgentStore, text: str) -> None:
     assert text.startswith(head) and after.endswith(text[len(text.rstrip(" \t\n}")) :].lstrip())
     if "\t\"a\"" in text:
         assert '\n\t"new-one": {\n\t\t"description"' in after  # the file's indentation
+
+
+# quick_doc(text, previous=...) checks only what others appended since this process's last
+# write; it must give exactly what the full decode gives, for appends and for anything else.
+_WS = st.sampled_from(["", " ", "\n", "\n  ", "\t", "\r\n"])
+_NAMES = st.text(alphabet="abcx-", min_size=1, max_size=3)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    base=st.dictionaries(_NAMES, st.integers(0, 9), min_size=1, max_size=4),
+    added=st.lists(st.tuples(_NAMES, st.integers(0, 9)), max_size=3),
+    ws=st.lists(_WS, min_size=4, max_size=4),
+    damage=st.sampled_from(["none", "trailing-comma", "no-comma", "truncate", "edit-old", "bom"]),
+)
+def test_incremental_check_equals_full_decode(
+    base: dict[str, int], added: list[tuple[str, int]], ws: list[str], damage: str
+) -> None:
+    from subagents.errors import StoreCorruptError
+    from subagents.store_file import dump_store, quick_doc, written_doc
+
+    old_text = dump_store(base).decode()
+    previous = written_doc(old_text, dict(base), "agents.json")
+    cut = old_text.rstrip().rstrip("}").rstrip()
+    members = "".join(f",{ws[0]}{json.dumps(k)}{ws[1]}:{ws[2]}{v}" for k, v in added)
+    text = cut + members + ws[3] + old_text[len(cut) :]
+    if damage == "trailing-comma":
+        text = cut + members + "," + old_text[len(cut) :]
+    elif damage == "no-comma" and added:
+        text = cut + members[1:] + old_text[len(cut) :]
+    elif damage == "truncate":
+        text = text[: len(text) - 2]
+    elif damage == "edit-old":
+        text = text.replace(":", ": ", 1)
+    elif damage == "bom":
+        text = "\ufeff" + text
+    try:
+        full = quick_doc(text, "agents.json")
+    except StoreCorruptError as exc:
+        with pytest.raises(StoreCorruptError) as info:
+            quick_doc(text, "agents.json", previous)
+        assert str(info.value) == str(exc)
+        return
+    fast = quick_doc(text, "agents.json", previous)
+    assert list(fast.entries.items()) == list(full.entries.items())
+    assert (fast.open_pos, fast.close_pos) == (full.open_pos, full.close_pos)
+
+
+def test_other_writers_appends_are_kept_by_a_cached_writer(tmp_path: Path) -> None:
+    """Two store objects (two processes' worth) alternate; the cache never loses an entry."""
+    a, b = AgentStore(None, tmp_path), AgentStore(None, tmp_path)
+    for i in range(30):
+        (a if i % 3 else b).define(f"n{i}", "d", "p")
+        if i % 7 == 0:
+            b.define(f"n{i}", "changed", "p")  # an update, not an append, in between
+        if i % 11 == 0:
+            a.remove(f"n{i}")
+    data = json.loads((tmp_path / "agents.json").read_text(encoding="utf-8"))
+    assert list(data) == [f"n{i}" for i in range(30) if i % 11]
+    assert [k for k, v in data.items() if v["description"] == "changed"] == [
+        f"n{i}" for i in range(30) if i % 7 == 0 and i % 11
+    ]

@@ -87,6 +87,7 @@ from subagents.store_file import (
     parse_store_text,
     quick_doc,
     render_change,
+    written_doc,
 )
 
 __all__ = [
@@ -387,6 +388,9 @@ class AgentStore:
         self.main = main
         self.lock_timeout = lock_timeout
         self.filename = filename
+        # The last text this object wrote per file, already validated: under the lock, a
+        # file that others have only appended to since is checked by its new part alone.
+        self._written: dict[Path, StoreDoc] = {}
 
     # -- paths and reading ------------------------------------------------------------------
 
@@ -546,7 +550,9 @@ class AgentStore:
                 raise os_error(exc, path, "read") from None
             try:
                 doc = (
-                    quick_doc(decode_store(old_bytes, str(path)), str(path))
+                    quick_doc(
+                        decode_store(old_bytes, str(path)), str(path), self._written.get(target)
+                    )
                     if old_bytes is not None
                     else StoreDoc("", path=str(path))
                 )
@@ -556,7 +562,8 @@ class AgentStore:
                 backup = self._backup(target)
                 doc = StoreDoc("", path=str(path))
             entries, value = change(dict(doc.entries))
-            data = render_change(doc, entries).encode("utf-8")
+            new_text = render_change(doc, entries)
+            data = new_text.encode("utf-8")
             if len(data) > MAX_STORE_BYTES and len(data) > len(old_bytes or b""):
                 raise StoreError(
                     f"{path} would grow to {len(data):,} bytes, over the {MAX_STORE_BYTES:,}-byte "
@@ -566,7 +573,9 @@ class AgentStore:
             try:
                 atomic_write_bytes(target, data, mode, sync_dir=False)
             except OSError as exc:
+                self._written.pop(target, None)
                 raise os_error(exc, path, "write") from None
+            self._written[target] = written_doc(new_text, entries, str(path))
         finally:
             lock.release()
             held = time.monotonic() - acquired

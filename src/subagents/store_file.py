@@ -60,6 +60,7 @@ __all__ = [
     "parse_store_text",
     "quick_doc",
     "render_change",
+    "written_doc",
 ]
 
 STORE_FILENAME = "agents.json"
@@ -131,7 +132,7 @@ class StoreDoc:
     spans_known: bool = True  # False: from :func:`quick_doc`; spans are found on demand
 
 
-def quick_doc(text: str, path: str) -> StoreDoc:
+def quick_doc(text: str, path: str, previous: StoreDoc | None = None) -> StoreDoc:
     """Like :func:`parse_doc`, but one C-speed decode and no per-entry spans.
 
     This is what a writer parses under the lock: appending a new agent (the common write)
@@ -139,7 +140,17 @@ def quick_doc(text: str, path: str) -> StoreDoc:
     finds once the whole text is known to be a valid object without duplicate keys.  Any
     failure is re-diagnosed by :func:`parse_doc`, so the error (line, column, wording) is
     exactly the one a reader gets; updates and removals ask :func:`parse_doc` for spans.
+
+    ``previous``, a document this process validated earlier (its last write), makes the
+    common case cheaper still: when other writers have only *appended* since, the text is
+    ``previous`` up to its last value, new members, then ``previous``'s closing bytes.  The
+    two unchanged parts are compared (memcmp) and only the new members are decoded; any
+    other difference falls back to the full decode.
     """
+    if previous is not None and previous.entries and not previous.spans_known:
+        grown = _appended_since(previous, text)
+        if grown is not None:
+            return grown
     stripped = text.strip(" \t\n\r")
     if not stripped:
         return StoreDoc(text, path=path)
@@ -155,6 +166,57 @@ def quick_doc(text: str, path: str) -> StoreDoc:
     close_pos = open_pos + len(stripped) - 1
     return StoreDoc(
         text, entries, open_pos=open_pos, close_pos=close_pos, path=path, spans_known=False
+    )
+
+
+def written_doc(text: str, entries: dict[str, Any], path: str) -> StoreDoc:
+    """The document for a text this process has just produced from ``entries`` (no parse)."""
+    n = len(text)
+    first = 0
+    while first < n and text[first] in " \t\n\r":
+        first += 1
+    last = n - 1
+    while last >= first and text[last] in " \t\n\r":
+        last -= 1
+    if first >= n:
+        return StoreDoc(text, path=path)
+    return StoreDoc(text, entries, open_pos=first, close_pos=last, path=path, spans_known=False)
+
+
+def _last_end(doc: StoreDoc) -> int:
+    """Where the last value of a non-empty object ends (the whitespace before ``}`` begins)."""
+    end = doc.close_pos
+    while doc.text[end - 1] in " \t\n\r":  # no slice: the text may be a megabyte
+        end -= 1
+    return end
+
+
+def _appended_since(previous: StoreDoc, text: str) -> StoreDoc | None:
+    """``text`` as ``previous`` plus appended members, or ``None`` if it is anything else."""
+    old = previous.text
+    if text == old:
+        return previous
+    cut = _last_end(previous)
+    tail = old[cut:]  # whitespace, the closing brace, whitespace
+    if len(text) <= len(old) or not (text.startswith(old[:cut]) and text.endswith(tail)):
+        return None
+    middle = text[cut : len(text) - len(tail)].lstrip(" \t\n\r")
+    if not middle.startswith(","):
+        return None
+    try:
+        added = _DECODER.decode("{" + middle[1:] + "}")
+    except (ValueError, RecursionError, _DuplicateKey):
+        return None  # the full decode says what and where
+    if not isinstance(added, dict) or not added or any(k in previous.entries for k in added):
+        return None
+    # "{" old members "," new members ws "}" ws: valid exactly when the new members are.
+    return StoreDoc(
+        text,
+        {**previous.entries, **added},
+        open_pos=previous.open_pos,
+        close_pos=len(text) - len(tail) + (previous.close_pos - cut),
+        path=previous.path,
+        spans_known=False,
     )
 
 
@@ -322,9 +384,7 @@ def _splice_append(doc: StoreDoc, name: str, entry: Any) -> tuple[str, str]:
     if not doc.entries:
         new = text[: doc.open_pos + 1] + "\n" + indent + member + "\n" + text[doc.close_pos :]
         return new, member
-    last_end = doc.close_pos
-    while text[last_end - 1] in " \t\n\r":  # no slice: the text may be a megabyte
-        last_end -= 1
+    last_end = _last_end(doc)
     return text[:last_end] + ",\n" + indent + member + text[last_end:], member
 
 
