@@ -526,3 +526,19 @@ async def test_listed_tools_this_run_lacks_are_warned_about(tmp_path: Path) -> N
     assert [t.name for t in model.requests[0].tools] == ["Read", "Bash"]
     plain = await runner(ScriptedModel([text("ok")]), tmp_path).run(READER, "go")
     assert not plain.warnings
+
+
+async def test_a_read_next_to_an_edit_of_the_same_file_keeps_its_place(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("before\n")
+    (tmp_path / "b.txt").write_text("other\n")
+    agent = AgentDefinition(name="e", system_prompt="x", tools=("Read", "Edit"))
+    edit = ("Edit", {"file_path": "a.txt", "old_string": "before", "new_string": "after"})
+    model = ScriptedModel([
+        tool_calls([("Read", {"file_path": "a.txt"}), edit,
+                    ("Read", {"file_path": "./a.txt"}), ("Read", {"file_path": "b.txt"})]),
+        text("done"),
+    ])
+    result = await runner(model, tmp_path, policy=PermissionPolicy(mode="acceptEdits")).run(
+        agent, "go")
+    first, _, second, other = [c.output for c in result.tool_calls]
+    assert "before" in first and "after" in second and "other" in other

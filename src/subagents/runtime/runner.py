@@ -665,13 +665,15 @@ class AgentRunner:
 def _write_locks(
     ctx: ToolContext, uses: Sequence[ToolUseBlock], offered: Mapping[str, Tool]
 ) -> dict[str, tuple[asyncio.Lock, ...]]:
-    """Locks that make calls of one message writing the *same file* run one after another.
+    """Locks that make calls of one message touching a file *being written* keep their order.
 
     Independent calls run concurrently; two edits of one file would race (both read the old
-    text, the last write wins and the other edit is lost), so those keep the model's order.
-    Only the conflicting calls get locks: the common case costs nothing.
+    text, the last write wins and the other edit is lost), and a ``Read`` next to an ``Edit``
+    of the same file would see either version.  So calls sharing a written path run one after
+    another in the model's order (as Claude Code runs such calls).  Only those calls get
+    locks: a message without writes costs nothing.
     """
-    by_path: dict[str, list[str]] = {}
+    writers: dict[str, list[str]] = {}
     for use in uses:
         tool = offered.get(use.name)
         if tool is None or tool.read_only or not isinstance(use.input, Mapping):
@@ -683,7 +685,25 @@ def _write_locks(
         except Exception:  # the call itself will report its problem
             continue
         for path in paths:
-            by_path.setdefault(path, []).append(use.id)
+            writers.setdefault(path, []).append(use.id)
+    if not writers:
+        return {}
+    by_path: dict[str, list[str]] = {}
+    for use in uses:  # again, in order, now with the readers of those paths
+        if any(use.id in ids for ids in writers.values()):
+            for path, ids in writers.items():
+                if use.id in ids:
+                    by_path.setdefault(path, []).append(use.id)
+            continue
+        tool = offered.get(use.name)
+        target = use.input.get("file_path") if isinstance(use.input, Mapping) else None
+        if tool is not None and tool.read_only and isinstance(target, str) and target:
+            try:
+                path = str(ctx.resolve(target))
+            except (OSError, RuntimeError, ValueError):
+                continue
+            if path in writers:
+                by_path.setdefault(path, []).append(use.id)
     shared = {path: asyncio.Lock() for path, ids in by_path.items() if len(ids) > 1}
     locks: dict[str, tuple[asyncio.Lock, ...]] = {}
     for path in sorted(shared):  # one global order of acquisition: no deadlock
