@@ -40,8 +40,9 @@ Design notes
   (with the reason), so a transcript answers "why did my agent not write the file?".
 * **Parallel tool calls** of one assistant message run concurrently (``asyncio.gather``;
   blocking tools in worker threads) and their results go back in the original order.  Calls
-  that are not independent — file tools writing the same file — run one after another in the
-  model's order (:func:`_write_locks`), so no edit is lost to a race.
+  that are not independent — touching a file that another call of the message writes — run
+  one after another in the model's order (:func:`_write_locks`), so no edit is lost to a race
+  and a ``Read`` sees the file as the model expects.
 * **Turns**: one turn = one model request with tools.  ``max_turns`` (call > frontmatter >
   runner default 50) bounds them; when the last turn still asked for tools, one more request
   *without tools* asks for a summary, and the result says ``stop_reason="max_turns"`` (the
