@@ -10,13 +10,8 @@ Design notes
 ------------
 * **Isolation.** Every run starts a fresh message history with the prompt as its only user
   message; nothing of a caller's conversation leaks in (seed 000 §7.5).
-* **System prompt** = ``agent.system_prompt`` + memory.  ``memory`` is free text (the seed)
-  appended under ``# Memory``, or one of Claude Code's scopes ``user`` / ``project`` /
-  ``local``, in which case the first 200 lines (25,000 characters at most) of
-  ``~/.claude/agent-memory/<name>/MEMORY.md``, ``<cwd>/.claude/agent-memory/<name>/MEMORY.md``
-  or ``<cwd>/.claude/agent-memory-local/<name>/MEMORY.md`` are included when the file exists,
-  with its path so the agent can keep it up to date.  ``include_env=True`` appends the working
-  folder, platform and date (the CLI turns it on: relative paths mean something then).
+* **System prompt** = ``agent.system_prompt`` + memory (+ the environment with
+  ``include_env=True``, which the CLI turns on): :mod:`subagents.runtime.prompt`.
 * **Skills, hooks, MCP servers** (seed 000 §7.4 steps 4-6, 9-10): an agent's ``skills`` are
   appended to the system prompt (:mod:`subagents.runtime.skills`; a missing one is a warning);
   its ``hooks`` become a :class:`~subagents.runtime.command_hooks.CommandHooks` active only for
@@ -69,12 +64,10 @@ import asyncio
 import contextlib
 import json
 import os
-import platform
 import re
 import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -94,16 +87,14 @@ from subagents.providers.base import (
 )
 from subagents.runtime.hooks import CompositeHooks, RunHooks, ToolCall
 from subagents.runtime.permissions import PermissionPolicy
+from subagents.runtime.prompt import build_system_prompt, memory_path
 from subagents.runtime.result import AgentResult, RunInterrupted, RunStopReason, ToolCallRecord
 from subagents.runtime.tools import Tool, ToolContext, ToolOutput, builtin_tools
 from subagents.runtime.transcript import Transcript, default_transcript_dir
 
-__all__ = ["DEFAULT_MAX_TURNS", "AgentRunner", "RunEvent", "build_system_prompt"]
+__all__ = ["DEFAULT_MAX_TURNS", "AgentRunner", "RunEvent", "build_system_prompt", "memory_path"]
 
 DEFAULT_MAX_TURNS = 50
-MEMORY_SCOPES = ("user", "project", "local")
-MEMORY_MAX_LINES = 200
-MEMORY_MAX_CHARS = 25_000
 
 SUMMARY_PROMPT = (
     "You have reached the maximum number of turns ({n}) for this task and cannot call tools "
@@ -115,47 +106,6 @@ EMPTY_NUDGE = "Your last reply was empty. Continue the task, or give your final 
 # (kind, data): "start", "turn", "tool", "stop" — for progress displays.
 RunEvent = tuple[str, Mapping[str, Any]]
 EventSink = Callable[[str, Mapping[str, Any]], None]
-
-
-def memory_path(agent: AgentDefinition, scope: str, cwd: Path) -> Path:
-    """Where Claude Code keeps an agent's memory for ``scope`` (user/project/local)."""
-    name = agent.name or "agent"
-    if scope == "user":
-        return Path.home() / ".claude" / "agent-memory" / name / "MEMORY.md"
-    if scope == "project":
-        return cwd / ".claude" / "agent-memory" / name / "MEMORY.md"
-    return cwd / ".claude" / "agent-memory-local" / name / "MEMORY.md"
-
-
-def _memory_section(agent: AgentDefinition, cwd: Path) -> str:
-    memory = (agent.memory or "").strip()
-    if not memory:
-        return ""
-    if memory not in MEMORY_SCOPES:
-        return f"# Memory\n\n{memory}"
-    path = memory_path(agent, memory, cwd)
-    try:
-        with path.open(encoding="utf-8", errors="replace") as fh:
-            lines = [line for _, line in zip(range(MEMORY_MAX_LINES), fh, strict=False)]
-    except OSError:
-        return (f"# Memory\n\nYour persistent memory file ({memory} scope) is {path}; it does "
-                "not exist yet. Create it to remember things for next time.")
-    text = "".join(lines)[:MEMORY_MAX_CHARS].rstrip()
-    return (f"# Memory\n\nYour persistent memory ({memory} scope, {path}); keep it up to date:"
-            f"\n\n{text}")
-
-
-def build_system_prompt(agent: AgentDefinition, cwd: Path, *, include_env: bool = False) -> str:
-    """The system prompt of a run: body, memory, and optionally the environment."""
-    parts = [agent.system_prompt.strip()]
-    parts.append(_memory_section(agent, cwd))
-    if include_env:
-        parts.append(
-            "# Environment\n\n"
-            f"Working directory: {cwd}\nPlatform: {platform.system().lower()}\n"
-            f"Today's date: {date.today().isoformat()}"
-        )
-    return "\n\n".join(p for p in parts if p)
 
 
 def flatten_tool_blocks(messages: Sequence[Message]) -> list[Message]:
