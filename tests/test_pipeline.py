@@ -39,6 +39,25 @@ async def test_each_stage_gets_the_task_and_only_the_previous_answer(tmp_path: P
     assert any("READY_FOR_ARCH" in w for w in result.warnings)
 
 
+async def test_handoff_files_get_the_usual_mode_and_keep_an_existing_one(tmp_path: Path) -> None:
+    import os
+    import stat
+
+    folder = tmp_path / "handoff"
+    folder.mkdir()
+    kept = folder / "02-architect-review.md"
+    kept.write_text("old")
+    kept.chmod(0o640)
+    model = PerAgentModel({"pm-spec": [text("a")], "architect-review": [text("b")]})
+    old_umask = os.umask(0o022)
+    try:
+        await run_pipeline([SPEC, ARCH], "t", runner=runner(model, tmp_path), handoff_dir=folder)
+    finally:
+        os.umask(old_umask)
+    assert stat.S_IMODE((folder / "01-pm-spec.md").stat().st_mode) == 0o644  # not mkstemp's 0600
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o640 and kept.read_text() == "b"
+
+
 async def test_a_failing_stage_stops_the_pipeline(tmp_path: Path) -> None:
     model = PerAgentModel({
         "pm-spec": [text("spec")],

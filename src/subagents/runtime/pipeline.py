@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -38,6 +37,7 @@ from subagents.errors import UsageError
 from subagents.providers.base import Usage
 from subagents.runtime.result import AgentResult
 from subagents.runtime.tools.base import ToolContext
+from subagents.runtime.tools.files import atomic_write_text
 
 if TYPE_CHECKING:
     from subagents.definition import AgentDefinition
@@ -94,7 +94,8 @@ async def run_pipeline(
         )
         results.append(result)
         if folder is not None:
-            _write_atomic(folder / f"{index:02d}-{agent.name}.md", result.final_text)
+            # temp + fsync + rename; a new file gets the umask's mode, an old one keeps its own
+            atomic_write_text(folder / f"{index:02d}-{agent.name}.md", result.final_text)
         markers = READY_MARKER.findall(result.final_text)
         if markers:
             warnings.append(f"stage {index} ({agent.name}) signalled {', '.join(markers)}")
@@ -127,17 +128,3 @@ async def run_pipeline(
         warnings=tuple(warnings),
         children=tuple(results),
     )
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
