@@ -139,3 +139,16 @@ def test_a_garbled_tail_file_is_harmless(tmp_path: Path) -> None:
         (queue / "tail").write_bytes(junk)
         assert store.define("b", "d", str(junk)).action in ("created", "updated")
     assert (tmp_path / "etc").exists() is False
+
+
+def test_an_unusable_queue_falls_back_to_the_store_lock(tmp_path: Path) -> None:
+    """A queue folder nobody can write (another user's, say) costs fairness, not safety."""
+    store = AgentStore(None, tmp_path / "group")
+    store.define("a", "d", "p")
+    queue = tmp_path / "group" / ".agents.json.lock.queue"
+    for child in queue.iterdir():
+        child.unlink()
+    queue.rmdir()
+    queue.write_text("not a folder")  # mkdir and open(queue/tail) now fail
+    assert store.define("b", "d", "p").action == "created"
+    assert list(store.read("group")) == ["a", "b"]

@@ -543,7 +543,8 @@ class StoreLock:
     The queue only orders writers; mutual exclusion is still the one ``flock`` on
     ``<store>.lock`` (so ``filelock`` users and writers of older versions stay safe), and a
     writer that times out or dies merely lets its successor go early.  Each writer removes
-    its predecessor's ticket, so one ticket stays behind at rest.
+    its predecessor's ticket, so one ticket stays behind at rest.  A writer that cannot use
+    the queue (no write access to it) skips it and relies on the ``flock`` alone.
     """
 
     def __init__(self, lock_path: Path, timeout: float) -> None:
@@ -585,8 +586,11 @@ class StoreLock:
         try:
             self.queue_dir.mkdir(exist_ok=True)
             tail_fd = os.open(self.queue_dir / "tail", os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError as exc:
-            raise os_error(exc, self.lock_path.parent, "lock the store in") from None
+        except OSError:
+            # No queue (a read-only folder, another user's queue files): the flock on the
+            # store lock alone still keeps writers apart, only less fairly; if that fails
+            # too, its error says why.
+            return
         try:
             try:
                 flock(tail_fd, op | _LOCK_NB)
@@ -605,9 +609,9 @@ class StoreLock:
             self._ticket_fd, self._ticket = ticket_fd, ticket
             os.ftruncate(tail_fd, 0)
             os.pwrite(tail_fd, ticket.encode("ascii"), 0)
-        except OSError as exc:
+        except OSError:
             self._leave_queue(unlink=True)
-            raise os_error(exc, self.queue_dir, "join the writers' queue in") from None
+            return  # as above: the store lock alone
         finally:
             if tail_fd >= 0:
                 os.close(tail_fd)  # also drops the tail mutex
@@ -615,7 +619,7 @@ class StoreLock:
             return
         pred_path = self.queue_dir / predecessor
         try:
-            pred_fd = os.open(pred_path, os.O_RDWR)
+            pred_fd = os.open(pred_path, os.O_RDONLY)  # flock needs no write access
         except OSError:
             return  # already gone: that writer finished, timed out or was cleaned up
         try:
