@@ -349,7 +349,7 @@ _EXFIL_RE = _Lazy(
 # "Never send secrets to external services", "do not ignore the rules": an instruction that
 # is negated right before its verb is the opposite of an attack (security agents say this).
 _NEGATED_RE = _Lazy(
-    r"\b(?:not|never|no|don'?t|doesn'?t|mustn'?t|shouldn'?t|can'?t|cannot|won'?t)"
+    r"\b(?:not|never|don'?t|doesn'?t|mustn'?t|shouldn'?t|can'?t|cannot|won'?t)"
     r"(?:\s+ever)?[\s,]+$",
     re.I,
 )
