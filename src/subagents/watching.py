@@ -213,11 +213,12 @@ def diff_state(
             )
         events.append(_entry_event("modified", after, reason, previous=before))
     # Errors: a file whose error diagnostics are new or different, and a new clash.
-    for key in sorted(new_records, key=lambda k: (k[0], str(k[1]))):
+    # (Unchanged files keep their record object: only the re-read ones need sorting.)
+    get = old_records.get
+    touched = [k for k, rec in new_records.items() if get(k) is not rec]
+    for key in sorted(touched, key=lambda k: (k[0], str(k[1]))):
         after_rec = new_records[key]
         before_rec = old_records.get(key)
-        if after_rec is before_rec:
-            continue
         errors = _errors(after_rec)
         if errors and errors != _errors(before_rec):
             events.append(_error_event(after_rec, errors))
