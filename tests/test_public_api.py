@@ -50,3 +50,13 @@ def test_import_and_reader_do_not_pull_heavy_dependencies() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_scripted_model_names_unused_replies() -> None:
+    import pytest
+
+    from subagents.testing import ScriptedModel, text, tool_call
+
+    model = ScriptedModel([tool_call("Read", {"file_path": "x"}), text("the end")])
+    with pytest.raises(AssertionError, match=r"2 scripted replies were not used: tool Read, 'the end'"):
+        model.assert_complete()

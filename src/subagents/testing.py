@@ -73,10 +73,19 @@ class ScriptedModel:
 
     name = "scripted"
 
-    def __init__(self, replies: Iterable[ScriptedReply] = (), *, delay: float = 0.0) -> None:
+    def __init__(
+        self,
+        replies: Iterable[ScriptedReply] = (),
+        *,
+        delay: float = 0.0,
+        default_model: str | None = None,
+    ) -> None:
         self._replies: deque[ScriptedReply] = deque(replies)
         self.requests: list[ModelRequest] = []
         self.delay = delay
+        # What `inherit` resolves to when nothing above sets a model (as a real provider's
+        # configured model would); None lets the runner's own default apply.
+        self.default_model = default_model
 
     def add(self, *replies: ScriptedReply) -> None:
         self._replies.extend(replies)
@@ -110,4 +119,16 @@ class ScriptedModel:
     def assert_complete(self) -> None:
         """Fail if some scripted replies were never asked for."""
         if self._replies:
-            raise AssertionError(f"{len(self._replies)} scripted replies were not used")
+            unused = ", ".join(_summary(r) for r in self._replies)
+            raise AssertionError(f"{len(self._replies)} scripted replies were not used: {unused}")
+
+
+def _summary(reply: ScriptedReply) -> str:
+    if isinstance(reply, BaseException):
+        return f"raise {type(reply).__name__}"
+    if isinstance(reply, ModelResponse):
+        calls = [b.name for b in reply.content if isinstance(b, ToolUseBlock)]
+        if calls:
+            return "tool " + "+".join(calls)
+        return repr(reply.text[:40])
+    return "a callable reply"
