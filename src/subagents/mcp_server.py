@@ -266,6 +266,9 @@ def serve_stdio(store: AgentStore, *, log_level: _LogLevel = "WARNING") -> None:
     """Serve ``store`` over stdin/stdout until the client disconnects."""
     import anyio
 
+    # Pay the validators' imports before answering `initialize`, not in the first call.
+    import subagents.rules.fields  # noqa: F401
+
     server = build_server(store, log_level=log_level)
     try:
         anyio.run(server.run_stdio_async)
