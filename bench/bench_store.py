@@ -9,9 +9,9 @@ file in a tight loop.  Checks and prints:
 * the worst time any write waited for the store lock (must be <= 1 s), as the server reports
   it in each result (``lock_wait_ms``);
 * throughput (calls/s) and call latency (also without each writer's first call, which
-  carries the client's own start-up: all 8 start together after a barrier), with the ratio to a baseline measured in the same
-  run: the same 800 defines made in-process by one ``AgentStore`` with no MCP and no
-  contention.
+  carries the client's own start-up: all 8 start together after a barrier), with the
+  ratio to a baseline measured in the same run: the same 800 defines made in-process by
+  one ``AgentStore`` with no MCP and no contention.
 
 Usage:  .venv/bin/python bench/bench_store.py [--procs 8] [--calls 100] [--prompt-bytes 400]
 Exit status 1 if an invariant fails.
