@@ -32,8 +32,10 @@ Design notes
 * ``get`` matches like the Task tool's ``subagent_type``: exact id, then ignoring case and the
   separators ``-``, ``_`` and space, then a unique plugin agent by its bare name.
 * Watching lives in :mod:`subagents.watching`; it drives :meth:`reload`, so the events it yields
-  are computed from the registry's own before/after state and a missed filesystem event can
-  delay a change but never lose it.
+  are computed from the registry's own before/after state (the visible winner of each name)
+  and a missed filesystem event can delay a change but never lose it.
+* Paths are shown as ``validate`` shows them (:meth:`display`): relative to the cwd, ``../``
+  at most once, else absolute -- one file, one spelling across ``validate``/``list``/``watch``.
 """
 
 from __future__ import annotations

@@ -6,17 +6,20 @@ Design notes
   path, model, tools), ``shadowed`` (name, source, path — plus ``shadowed_by``) and
   ``diagnostics`` (the ``validate`` shape).  ``source`` is managed|cli|project|user|plugin, so
   the built-in agents are left out unless ``--include-builtin`` asks for them.  ``path`` is
-  relative to the current folder when under it, absolute otherwise, ``null`` for ``--agents``.
+  spelled as ``validate`` spells it (relative to the current folder, ``../`` at most once,
+  else absolute), ``null`` for ``--agents``; diagnostics use the same spelling.
 * Text output is a plain aligned table (stable for scripts and pipes); ``rich`` is imported only
   when stdout is a terminal.
-* ``show`` and ``doctor`` explain instead of failing quietly: an unknown name exits 1 with the
-  closest names and the general-purpose fallback (REQ-SUB-029); ``doctor`` exits 1 when some
-  file is not loaded, a name clashes, or a scope folder cannot be read — so CI can use it.
+* ``show`` explains instead of failing quietly: an unknown name exits 1 with the file that
+  tried to define it and why it is not loaded, or the closest names, and always the
+  general-purpose fallback (REQ-SUB-029, :func:`not_found_lines`).  ``doctor`` lives in
+  :mod:`subagents.cli.doctor_cmd` (re-exported here for the command table).
 * ``new`` writes from the packaged templates (seed 000 §6): Claude files keep the template's
   comments and layout with only the ``name:`` line replaced; Codex files go through the Codex
   writer.  Folders are created with mode 755 (REQ-SUB-017).  The write is atomic *and* refuses
   to overwrite: temp file + fsync, then ``os.link`` to the final name (fails if it exists, so
-  two concurrent ``new`` calls cannot both win), then the temp name is removed.
+  two concurrent ``new`` calls cannot both win), then the temp name is removed.  Where hard
+  links are not supported the name is claimed with ``O_EXCL`` and the file renamed over it.
 """
 
 from __future__ import annotations
