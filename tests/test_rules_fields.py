@@ -195,4 +195,5 @@ def test_json_dialect_fields() -> None:
 def test_wrong_type_findings_carry_the_fields_rule(line: str, code: str) -> None:
     ds = diags(agent(f"name: x-agent\ndescription: Reviews diffs for problems\n{line}"))
     (d,) = [d for d in ds if d.rule in (code, "SA014")]
-    assert (d.rule, d.line, d.column) == (code, 4, 1)
+    # the finding points at the value, which is what is wrong
+    assert (d.rule, d.line, d.column) == (code, 4, line.index(":") + 3)

@@ -37,6 +37,7 @@ class RawField:
     value: Any
     location: SourceLocation | None
     source_text: str | None = None  # the scalar as written, when the dialect has one
+    value_location: SourceLocation | None = None  # where the value starts, when known
 
 
 _TEXT_AS_WRITTEN = frozenset({"version", "created", "modified", "author"})
@@ -59,7 +60,8 @@ def build_definition(
     extra: dict[str, Any] = {}
 
     def bad(f: RawField, expected: str) -> None:
-        loc = f.location or default_location or SourceLocation(1, 1)
+        # Point at the value (what is wrong), falling back to the key.
+        loc = f.value_location or f.location or default_location or SourceLocation(1, 1)
         issues.append(
             YamlIssue(
                 "SA014",
@@ -125,6 +127,9 @@ def _describe(value: Any) -> str:
     if isinstance(value, str):
         return f"the text {value[:40]!r}"
     if isinstance(value, list):
+        for i, item in enumerate(value, 1):
+            if not isinstance(item, str):
+                return f"a list whose item {i} is {_describe(item)}"
         return "a list"
     if isinstance(value, dict):
         return "a mapping"

@@ -36,6 +36,7 @@ def read_markdown_text(
             f.node.to_python(),
             SourceLocation(f.key_line, f.key_column),
             f.node.value if isinstance(f.node, YScalar) else None,
+            SourceLocation(f.node.line, f.node.column),
         )
         for f in doc.fields.values()
     ]
