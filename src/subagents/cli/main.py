@@ -27,7 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "rules": ("subagents.cli.validate_cmd:rules", "List every rule with its code and doc."),
     "list": ("subagents.cli.registry_cmd:list_agents", "List the agents this directory sees."),
     "show": ("subagents.cli.registry_cmd:show", "Show one agent and its usage examples."),
-    "doctor": ("subagents.cli.registry_cmd:doctor", "Explain unloaded files and shadowed names."),
+    "doctor": ("subagents.cli.doctor_cmd:doctor", "Explain unloaded files and shadowed names."),
     "new": ("subagents.cli.registry_cmd:new", "Write a new agent file from a template."),
     "watch": ("subagents.cli.watch_cmd:watch", "Report agent changes as they happen."),
     "run": ("subagents.cli.run_cmd:run", "Run an agent (or the main thread) against a model."),

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from subagents.cli.options import agents_option
+from subagents.cli.options import agents_option, registry_scope_options
 from subagents.errors import RunError
 
 if TYPE_CHECKING:
@@ -158,6 +158,7 @@ Exit codes: 0 done, 1 the run failed, 2 usage error, 130 interrupted.""",
     help="Mode of the run; an agent's own permissionMode can only make it stricter.",
 )
 @agents_option
+@registry_scope_options
 @click.option(
     "--transcript-dir",
     type=click.Path(file_okay=False, path_type=Path),
