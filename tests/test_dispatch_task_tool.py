@@ -47,9 +47,15 @@ def test_task_tool_lists_every_agent_with_tools() -> None:
 def test_project_agent_overrides_builtin_general_purpose() -> None:
     mine = agent("General_Purpose", "My own general agent.", tools=("Read",))
     agents = with_builtins([mine])
-    assert agents == [mine]
+    assert [a.name for a in agents] == ["General_Purpose", "Explore", "Plan"]
+    assert agents[0] is mine
     assert GENERAL_PURPOSE in with_builtins([REVIEWER])
     assert GENERAL_PURPOSE.source is Scope.BUILTIN and GENERAL_PURPOSE.tools is None
+    # Explore and Plan are read-only built-ins (REFERENCE.md), overridable the same way
+    explore = next(a for a in with_builtins([]) if a.name == "Explore")
+    assert "Write" in (explore.disallowed_tools or ()) and "Edit" in (explore.disallowed_tools or ())
+    assert [a.name for a in with_builtins([agent("explore", "Mine.")])] == [
+        "explore", "general-purpose", "Plan"]
 
 
 @pytest.mark.parametrize("typed", ["code-reviewer", "Code Reviewer", "CODE_REVIEWER", "codereviewer"])
@@ -73,7 +79,7 @@ def test_budget_shortlists_by_request_and_says_so() -> None:
     assert "- kafka-expert:" in d  # the relevant one made the shortlist
     assert "- general-purpose:" in d  # always listed
     m = re.search(r"Only (\d+) of (\d+) agents are listed", d)
-    assert m and int(m.group(2)) == 102 and int(m.group(1)) < 102
+    assert m and int(m.group(2)) == 104 and int(m.group(1)) < 104
     assert "most relevant to the current request" in d
     # Everything fits: no note.
     assert "Only" not in build_task_tool([REVIEWER]).description
@@ -157,10 +163,10 @@ def test_description_stays_within_budget_on_a_real_collection(corpus: object, bu
                         budget_chars=budget).description
     assert len(d) <= budget
     assert "- kafka-expert:" in d and "- general-purpose:" in d
-    assert re.search(r"Only \d+ of 138 agents are listed", d)
+    assert re.search(r"Only \d+ of 140 agents are listed", d)
     full = build_task_tool(defs, budget_chars=10**6).description
     assert "Only" not in full
-    assert sum(1 for line in full.splitlines() if line.endswith(")") and "(Tools: " in line) == 138
+    assert sum(1 for line in full.splitlines() if line.endswith(")") and "(Tools: " in line) == 140
 
 
 @functools.cache
@@ -199,5 +205,5 @@ def test_two_hundred_agents_stay_within_the_budget_and_name_the_rest() -> None:
     assert len(d) <= 12_000
     listed = [x for x in d.splitlines() if x.startswith("- ") and "(Tools: " in x]
     assert 1 < len(listed) < 201 and any(x.startswith("- general-purpose: ") for x in listed)
-    m = re.search(r"Only (\d+) of 201 agents are listed", d)
+    m = re.search(r"Only (\d+) of 203 agents are listed", d)
     assert m and int(m.group(1)) == len(listed)

@@ -247,8 +247,10 @@ BUILTIN_AGENTS: tuple[AgentDefinition, ...] = (
         name="general-purpose",
         description="General-purpose agent for researching complex questions, searching for "
         "code, and executing multi-step tasks. Use it when no specialised agent fits.",
-        system_prompt="You are a general-purpose agent. Complete the task you are given fully, "
-        "using the tools available, and finish with a concise report of what you found or did.",
+        system_prompt="You are an agent working on a task delegated to you by another agent. "
+        "Use the tools available to complete it fully, then reply with a concise final report: "
+        "what you did, what you found, and anything the caller must know. Your final message is "
+        "the only thing the caller sees.",
         source=Scope.BUILTIN,
     ),
     AgentDefinition(

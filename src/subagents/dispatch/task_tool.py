@@ -32,7 +32,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from subagents.definition import AgentDefinition, Scope
+from subagents.definition import AgentDefinition
+from subagents.discovery import BUILTIN_AGENTS
 from subagents.errors import SubagentError
 from subagents.providers.base import ToolSpec
 
@@ -65,22 +66,9 @@ DEFAULT_BUDGET_CHARS = 12_000
 _SHORT_DESCRIPTION = 300
 _NOTE_RESERVE = 450  # room kept for the "only N of M agents are listed" sentence
 
-GENERAL_PURPOSE = AgentDefinition(
-    name="general-purpose",
-    description=(
-        "General-purpose agent for researching complex questions, searching for code, and "
-        "executing multi-step tasks. Use it when no specialist fits, or when a search may "
-        "need several rounds to find the right match."
-    ),
-    system_prompt=(
-        "You are an agent working on a task delegated to you by another agent. Use the tools "
-        "available to complete it fully, then reply with a concise final report: what you "
-        "did, what you found, and anything the caller must know. Your final message is the "
-        "only thing the caller sees."
-    ),
-    tools=None,
-    source=Scope.BUILTIN,
-)
+# Claude Code's built-in agents (general-purpose, Explore, Plan; REFERENCE.md): one definition,
+# in subagents.discovery, shared by the registry and the Task tool.
+GENERAL_PURPOSE = BUILTIN_AGENTS[0]
 
 _SEPARATORS = re.compile(r"[\s_.\-]+")
 
@@ -91,11 +79,11 @@ def normalize_agent_name(name: str) -> str:
 
 
 def with_builtins(definitions: Iterable[AgentDefinition]) -> list[AgentDefinition]:
-    """``definitions`` plus ``general-purpose`` unless one of them already has that name."""
+    """``definitions`` plus the built-in agents (general-purpose, Explore, Plan) that none of
+    them overrides by name (REFERENCE.md: a user or project agent of the same name wins)."""
     out = list(definitions)
     names = {normalize_agent_name(d.name) for d in out}
-    if normalize_agent_name(GENERAL_PURPOSE.name) not in names:
-        out.append(GENERAL_PURPOSE)
+    out.extend(b for b in BUILTIN_AGENTS if normalize_agent_name(b.name) not in names)
     return out
 
 
