@@ -300,24 +300,8 @@ def registry_scope_options(func: F) -> F:
     ``build_registry(agents=..., cwd=...)``.
     """
     for deco in (
-        click.option(
-            "--global-dir",
-            type=click.Path(file_okay=False, path_type=Path),
-            default=None,
-            envvar=GLOBAL_DIR_ENV,
-            expose_value=False,
-            callback=_remember("global_dir"),
-            help=_GLOBAL_HELP,
-        ),
-        click.option(
-            "--group-dir",
-            type=click.Path(file_okay=False, path_type=Path),
-            default=None,
-            envvar=GROUP_DIR_ENV,
-            expose_value=False,
-            callback=_remember("group_dir"),
-            help=_GROUP_HELP,
-        ),
+        global_dir_option,
+        group_dir_option,
         click.option(
             "--managed-dir",
             type=click.Path(file_okay=False, path_type=Path),
