@@ -227,16 +227,14 @@ def default_paths(
 
     ``.claude/agents`` by default; ``.codex/agents`` for the Codex dialect (seed 002).
     """
+    # The same folders the registry reads (one definition of "what this project sees"):
+    # outside a git repository only the current folder's agents folder is a project folder.
+    from subagents.discovery import project_folders, user_folder
+
     here = (cwd or Path.cwd()).absolute()
-    dot = ".codex" if dialect is Dialect.CODEX else ".claude"
-    found: list[Path] = []
-    for folder in (here, *here.parents):
-        candidate = folder / dot / "agents"
-        if candidate.is_dir():
-            found.append(candidate)
-        if (folder / ".git").exists():
-            break
-    user = (home or Path.home()) / dot / "agents"
+    chosen = Dialect.CODEX if dialect is Dialect.CODEX else Dialect.CLAUDE
+    found = [f for f in project_folders(here, chosen) if f.is_dir()]
+    user = user_folder(home or Path.home(), chosen)
     if user.is_dir() and user not in found:
         found.append(user)
     return found
