@@ -60,3 +60,9 @@ def test_scripted_model_names_unused_replies() -> None:
     model = ScriptedModel([tool_call("Read", {"file_path": "x"}), text("the end")])
     with pytest.raises(AssertionError, match=r"2 scripted replies were not used: tool Read, 'the end'"):
         model.assert_complete()
+
+
+def test_python_dash_m_runs_the_cli() -> None:
+    out = subprocess.run([sys.executable, "-m", "subagents", "--version"], capture_output=True,
+                         text=True, check=True)
+    assert "subagents" in out.stdout and "0.1.0" in out.stdout
