@@ -37,3 +37,16 @@ def test_default_paths_match_the_registry(tmp_path: Path, home: Path, git: bool)
     assert files == seen
     expected = {"in-the-subfolder", "from-home"} | ({"at-the-root"} if git else set())
     assert seen == expected
+
+
+def test_validate_in_a_folder_without_agents_says_where_it_looked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from subagents.cli.main import cli
+
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(cli, ["validate"])
+    assert r.exit_code == 0
+    assert "0 files" in r.stdout and "no agent files found" in r.stderr

@@ -126,6 +126,13 @@ def validate(
     if color is None:
         color = output_format == "text" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     click.echo(render(report, output_format, color=bool(color)), nl=False)
+    if not paths and report.files == 0 and output_format == "text":
+        # An empty result is most often a command run in the wrong folder: say where we looked.
+        click.echo(
+            "no agent files found: looked for .claude/agents here and in each parent folder up "
+            "to the git root, and in ~/.claude/agents (give a PATH to check other files)",
+            err=True,
+        )
     ctx = click.get_current_context()
     ctx.exit(report.exit_code)
 
