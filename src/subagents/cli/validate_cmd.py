@@ -128,9 +128,10 @@ def validate(
     click.echo(render(report, output_format, color=bool(color)), nl=False)
     if not paths and report.files == 0 and output_format == "text":
         # An empty result is most often a command run in the wrong folder: say where we looked.
+        dot = ".codex" if dialect == "codex" else ".claude"
         click.echo(
-            "no agent files found: looked for .claude/agents here and in each parent folder up "
-            "to the git root, and in ~/.claude/agents (give a PATH to check other files)",
+            f"no agent files found: looked for {dot}/agents here and in each parent folder up "
+            f"to the git root, and in ~/{dot}/agents (give a PATH to check other files)",
             err=True,
         )
     ctx = click.get_current_context()
