@@ -262,8 +262,12 @@ global_dir_option = click.option(
 )
 
 
-def format_option(*choices: str, default: str | None = None) -> Callable[[F], F]:
-    """``--format`` with the given choices (default: the first); parameter ``output_format``."""
+def format_option(
+    *choices: str, default: str | None = None, help: str | None = None
+) -> Callable[[F], F]:
+    """``--format`` with the given choices (default: the first); parameter ``output_format``.
+
+    Every command's ``--format`` comes from here, so they all parse the same way."""
     names = choices or ("text", "json")
     return click.option(
         "--format",
@@ -271,7 +275,7 @@ def format_option(*choices: str, default: str | None = None) -> Callable[[F], F]
         type=click.Choice(names, case_sensitive=False),
         default=default or names[0],
         show_default=True,
-        help="Output format: " + ", ".join(names) + ".",
+        help=help or "Output format: " + ", ".join(names) + ".",
     )
 
 

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from subagents.cli.options import agents_option, registry_scope_options
+from subagents.cli.options import agents_option, format_option, registry_scope_options
 from subagents.errors import RunError
 
 if TYPE_CHECKING:
@@ -126,12 +126,8 @@ Exit codes: 0 done, 1 the run failed, 2 usage error, 130 interrupted.""",
     default=None,
     help="Working folder for the agent's tools (default: here).",
 )
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
+@format_option(
+    "text", "json",
     help="text: the final answer; json: the whole result object.",
 )
 @click.option(

@@ -25,6 +25,7 @@ from typing import Any
 
 import click
 
+from subagents.cli.options import format_option
 from subagents.diagnostics import Severity
 from subagents.known_tools import split_tool_list
 
@@ -100,14 +101,7 @@ def _report(result: Any, output_format: str) -> None:
 @_SCOPE
 @_store_dirs
 @_FORCE
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="Output format.",
-)
+@format_option("text", "json")
 def define(
     name: str,
     description: str,
@@ -146,14 +140,7 @@ def define(
 @_SCOPE
 @_store_dirs
 @_FORCE
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="Output format.",
-)
+@format_option("text", "json")
 def remove(
     name: str,
     scope: str,
@@ -168,12 +155,9 @@ def remove(
 
 
 @click.command()
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["sdk", "json"]),
-    default="sdk",
-    show_default=True,
+@format_option(
+    "sdk",
+    "json",
     help="sdk: the Claude Agent SDK agents= wire form (camelCase); "
     "json: the merged agents.json as written.",
 )

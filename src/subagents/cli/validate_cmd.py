@@ -18,6 +18,7 @@ import sys
 
 import click
 
+from subagents.cli.options import format_option
 from subagents.definition import Dialect
 from subagents.errors import ConfigError, UsageError
 
@@ -70,14 +71,7 @@ def _check_selectors(values: tuple[str, ...], option: str) -> None:
     default=None,
     help="Read every file as this dialect (default: inferred from the location).",
 )
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["text", "json", "sarif"]),
-    default="text",
-    show_default=True,
-    help="Output format.",
-)
+@format_option("text", "json", "sarif")
 @click.option(
     "--select",
     multiple=True,
@@ -152,14 +146,7 @@ def schema(indent: int) -> None:
 
 
 @click.command("rules")
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="Output format.",
-)
+@format_option("text", "json")
 def rules(output_format: str) -> None:
     """List every rule: code, name, severity by default and under --strict, and its doc."""
     from subagents.known_tools import BUILTIN_TOOLS
