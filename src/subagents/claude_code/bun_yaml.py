@@ -1,0 +1,229 @@
+"""YAML as Claude Code reads frontmatter: ``Bun.YAML.parse`` emulated on libyaml.
+
+Claude Code 2.1.330 parses agent frontmatter with Bun's YAML parser, which differs from the
+strict reader in :mod:`subagents.formats.yamltree` (and from PyYAML's ``safe_load``) in ways that
+decide whether an agent loads and what it says:
+
+* duplicate keys are accepted and the **last** one wins;
+* anchors and aliases are resolved;
+* a tag on a value is accepted and dropped (``!important reviewer`` reads ``reviewer``);
+* plain scalars resolve with the YAML 1.2 core schema: ``yes``/``no``/``on``/``off`` stay
+  strings and there are no timestamps (``created: 2024-01-01`` is a string), while ``true``,
+  ``false``, ``null``, ``~``, integers and floats are typed.
+
+Safety comes first, before any of that: the nesting depth is bounded by a plain scan of the
+text before libyaml's C composer sees it (deeply nested input can crash a recursive C parser),
+and aliases are expanded against a budget of constructed nodes, so an alias bomb or a recursive
+alias is refused (:class:`AliasBombError`) instead of eating memory. Claude Code itself expands
+such a document; we refuse it deliberately and report it as a security finding.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+import yaml
+
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_NODES",
+    "AliasBombError",
+    "BunYamlError",
+    "TooDeepError",
+    "nesting_depth",
+    "parse",
+]
+
+_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+MAX_DEPTH = 64  # agent frontmatter is a flat mapping with a few nested lists
+MAX_NODES = 100_000  # constructed values, aliases counted each time they are expanded
+
+
+class BunYamlError(ValueError):
+    """The text is not YAML that Bun's parser would accept (as far as libyaml can tell)."""
+
+    def __init__(self, message: str, line: int | None = None, column: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
+        self.column = column
+
+
+class TooDeepError(BunYamlError):
+    """Nested deeper than :data:`MAX_DEPTH`: refused before parsing (a hostile file)."""
+
+
+class AliasBombError(BunYamlError):
+    """Aliases that expand beyond :data:`MAX_NODES` values, or refer to themselves."""
+
+
+_FLOW_OPEN = frozenset("[{")
+_FLOW_CLOSE = frozenset("]}")
+
+
+def nesting_depth(text: str, limit: int = MAX_DEPTH) -> int:
+    """An upper bound of the nesting depth of ``text``, stopping early past ``limit``.
+
+    Counts flow brackets (outside quotes and comments, roughly) plus block nesting estimated
+    from indentation steps and ``- `` / ``? `` indicators at the start of a line. It may
+    over-estimate (a ``[`` inside a plain scalar counts), never under-estimate by much, and runs
+    in one pass: it exists so that no C parser ever sees a 30,000-level document.
+    """
+    flow = 0
+    worst = 0
+    indents: list[int] = [-1]
+    for line in text.split("\n"):
+        stripped = line.lstrip(" ")
+        if not stripped or stripped.startswith("#"):
+            continue
+        indent = len(line) - len(stripped)
+        if flow == 0:
+            while indents and indent <= indents[-1]:
+                indents.pop()
+            indents.append(indent)
+            block = len(indents) - 1
+            # "- - - x" nests one sequence per indicator on a single line
+            rest = stripped
+            while len(rest) >= 2 and rest[0] in "-?" and rest[1] in " \t":
+                block += 1
+                rest = rest[2:].lstrip(" \t")
+        else:
+            block = len(indents) - 1
+        quote = ""
+        for ch in line:
+            if quote:
+                if ch == quote:
+                    quote = ""
+            elif ch in "\"'" and flow > 0:
+                quote = ch
+            elif ch == "#" and flow == 0:
+                break
+            elif ch in _FLOW_OPEN:
+                flow += 1
+                worst = max(worst, block + flow)
+                if worst > limit:
+                    return worst
+            elif ch in _FLOW_CLOSE and flow > 0:
+                flow -= 1
+        worst = max(worst, block + flow)
+        if worst > limit:
+            return worst
+    return worst
+
+
+# --------------------------------------------------------------------------- YAML 1.2 core
+
+_NULL = frozenset({"", "~", "null", "Null", "NULL"})
+_TRUE = frozenset({"true", "True", "TRUE"})
+_FALSE = frozenset({"false", "False", "FALSE"})
+_INT10 = re.compile(r"[-+]?[0-9]+\Z")
+_INT8 = re.compile(r"0o[0-7]+\Z")
+_INT16 = re.compile(r"0x[0-9a-fA-F]+\Z")
+_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?\Z")
+_INF = re.compile(r"[-+]?\.(?:inf|Inf|INF)\Z")
+_NAN = re.compile(r"\.(?:nan|NaN|NAN)\Z")
+
+
+def resolve_plain(value: str) -> Any:
+    """A plain (unquoted) scalar resolved with the YAML 1.2 core schema."""
+    if value in _NULL:
+        return None
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    if _INT10.match(value):
+        return int(value)
+    if _INT8.match(value):
+        return int(value[2:], 8)
+    if _INT16.match(value):
+        return int(value[2:], 16)
+    if _FLOAT.match(value):
+        return float(value)
+    if _INF.match(value):
+        return -math.inf if value.startswith("-") else math.inf
+    if _NAN.match(value):
+        return math.nan
+    return value
+
+
+_STANDARD = "tag:yaml.org,2002:"
+
+
+class _Builder:
+    __slots__ = ("active", "budget")
+
+    def __init__(self) -> None:
+        self.budget = MAX_NODES
+        self.active: set[int] = set()
+
+    def build(self, node: yaml.Node) -> Any:
+        self.budget -= 1
+        if self.budget < 0:
+            raise AliasBombError(
+                f"the YAML expands to more than {MAX_NODES:,} values (an alias bomb?)",
+                node.start_mark.line + 1,
+                node.start_mark.column + 1,
+            )
+        if isinstance(node, yaml.ScalarNode):
+            return self._scalar(node)
+        key = id(node)
+        if key in self.active:
+            raise AliasBombError(
+                "a YAML alias refers to the value that contains it",
+                node.start_mark.line + 1,
+                node.start_mark.column + 1,
+            )
+        self.active.add(key)
+        try:
+            if isinstance(node, yaml.SequenceNode):
+                return [self.build(item) for item in node.value]
+            out: dict[Any, Any] = {}
+            for key_node, value_node in node.value:
+                if key_node.tag == _STANDARD + "merge":
+                    merged = self.build(value_node)
+                    for part in merged if isinstance(merged, list) else [merged]:
+                        if isinstance(part, dict):
+                            for k, v in part.items():
+                                out.setdefault(k, v)
+                    continue
+                k = self.build(key_node)
+                if isinstance(k, (list, dict)):
+                    k = str(k)
+                out.pop(k, None)  # last wins, and in the position of the last
+                out[k] = self.build(value_node)
+            return out
+        finally:
+            self.active.discard(key)
+
+    @staticmethod
+    def _scalar(node: yaml.ScalarNode) -> Any:
+        if node.style:
+            return node.value  # quoted or block: always a string
+        # Plain: re-resolved with the 1.2 core schema whatever libyaml's 1.1 resolver or a tag
+        # said (Bun drops tags; an explicit `!!str 12` reading as 12 is the one known miss).
+        return resolve_plain(node.value)
+
+
+def parse(text: str) -> Any:
+    """Parse one YAML document as Bun would; raise :class:`BunYamlError` if it is not YAML."""
+    if nesting_depth(text) > MAX_DEPTH:
+        raise TooDeepError(f"the YAML is nested more than {MAX_DEPTH} levels deep")
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        problem = exc.problem or str(exc)
+        raise BunYamlError(
+            problem, mark.line + 1 if mark else None, mark.column + 1 if mark else None
+        ) from None
+    except yaml.YAMLError as exc:
+        raise BunYamlError(str(exc)) from None
+    finally:
+        loader.dispose()
+    if node is None:
+        return None
+    return _Builder().build(node)

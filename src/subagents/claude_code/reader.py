@@ -1,0 +1,515 @@
+"""One agent file as Claude Code reads it: loaded or skipped (and why), and with which values.
+
+This is an emulation of Claude Code's own agent loader, written from its behaviour as measured
+(``subagents.conformance`` records it from the real CLI; ``docs/conformance.md``) and from
+reading its bundled source. It answers "does Claude Code load this file, and what does it make
+of it?" so that the registry lists exactly the agents Claude Code lists and ``validate`` can say
+where the two disagree. The strict reader (:mod:`subagents.formats`) stays the judge of
+positions and portability; this module is the judge of what Claude Code does.
+
+The steps, in Claude Code's order:
+
+1. **Bytes.** Over the profile's size limit (1 MiB in 2.1.330): skipped, with a debug line.
+   Invalid UTF-8 becomes U+FFFD and the file still loads. One leading BOM is dropped; CRLF
+   stays (the body keeps its ``\\r\\n``).
+2. **The block.** The file must start with ``---`` at byte 0 and the block ends at the *first*
+   ``---`` anywhere after the opening line, even mid-line (Claude Code's pattern is
+   ``^---\\s*\\n([\\s\\S]*?)---\\s*\\n?``). No block: the file is skipped without a word.
+3. **YAML**, twice: Bun's parser (:mod:`.bun_yaml`); if that throws, the *lenient second pass*
+   quotes each ``key: value`` line at column 0 whose key is letters, ``_`` and ``-`` only and
+   whose value holds one of ``{}[]*&#!|>%@``, a backtick or ``": "`` (unless already quoted or a
+   flow list), turns leading tabs into two spaces each, and parses again. Failing both, the
+   frontmatter is ``{}`` and the file is skipped (logged).
+4. **Name and description.** ``name`` a non-empty string (a missing or empty one is skipped
+   silently; a number is logged), not starting with ``-``, at most 256 characters, no ``:``
+   after NFKC folding; ``description`` a non-empty string. Each literal ``\\n`` in the
+   description becomes a newline. Neither is trimmed.
+5. **Other fields** are ignored when invalid, never fatal (``maxTurns``, ``background``,
+   ``permissionMode``, ``effort``, ``isolation``, ``memory``, ``color``, a non-string
+   ``model``, a ``mcpServers`` that is not a list), except malformed hooks that guard tool use
+   (``PreToolUse``/``PermissionRequest``), which make the agent unloadable.
+6. **Tools.** A string or the strings of a list, split on commas and spaces outside
+   parentheses; ``*`` anywhere means all tools. Missing means all tools; present but empty
+   (null, ``""``, ``[]``, a map, a number) means **no tools**, although the listing says "All
+   tools". Unknown names are listed as written and dropped when the agent is spawned.
+7. **Body:** the text after the block, trimmed.
+
+Deliberate difference: an alias bomb (or a recursive alias) is refused here as a security
+finding; Claude Code would expand it.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from typing import Any
+
+from subagents.claude_code import bun_yaml
+from subagents.claude_code.profile import ClaudeCodeProfile, get_profile
+
+__all__ = [
+    "ClaudeCodeView",
+    "Note",
+    "ParseMode",
+    "Skip",
+    "SkipKind",
+    "lenient_rewrite",
+    "listing_tools",
+    "read_claude_code",
+    "split_block",
+    "split_tools",
+]
+
+
+class ParseMode(StrEnum):
+    NONE = "none"  # no frontmatter block
+    YAML = "yaml"  # Bun's parser read it
+    LENIENT = "lenient"  # only the second, lenient pass read it
+    FAILED = "failed"  # neither pass read it
+    REFUSED = "refused"  # we refused it for safety (nesting, alias bomb)
+
+
+class SkipKind(StrEnum):
+    TOO_LARGE = "too-large"
+    NO_FRONTMATTER = "no-frontmatter"
+    YAML = "yaml"
+    REFUSED = "refused"
+    NO_NAME = "no-name"
+    BAD_NAME = "bad-name"
+    NO_DESCRIPTION = "no-description"
+    HOOKS = "hooks"
+
+
+@dataclass(frozen=True, slots=True)
+class Skip:
+    """Why Claude Code does not load a file, and whether it says so in its debug log."""
+
+    kind: SkipKind
+    message: str
+    logged: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """A field Claude Code ignores, or another silent change, with the key it concerns."""
+
+    key: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class ClaudeCodeView:
+    """What one Claude Code version makes of one file."""
+
+    profile: ClaudeCodeProfile
+    loaded: bool
+    skip: Skip | None
+    parse: ParseMode
+    frontmatter: Mapping[str, Any] = field(default_factory=dict)
+    name: str | None = None
+    description: str | None = None
+    model: str | None = None  # trimmed; "inherit" normalised; None = the parent's
+    # None = every tool; () = no tool at all; else the entries as split
+    tools: tuple[str, ...] | None = None
+    disallowed_tools: tuple[str, ...] | None = None
+    body: str = ""
+    notes: tuple[Note, ...] = ()
+    unknown_keys: tuple[str, ...] = ()
+    quoted_keys: tuple[str, ...] = ()  # keys the lenient pass quoted
+    block_text: str = ""  # the frontmatter text Claude Code parsed
+    block_cut_inline: bool = False  # the block ended at a `---` that is not a line of its own
+    replaced_bytes: bool = False  # invalid UTF-8 was replaced with U+FFFD
+
+    @property
+    def tools_listing(self) -> str:
+        """The ``(Tools: ...)`` text of Claude Code's agent listing."""
+        return listing_tools(self.tools, self.disallowed_tools)
+
+    @property
+    def spawn_model(self) -> str | None:
+        """The model id a spawned subagent gets (None: the parent's)."""
+        return self.profile.resolve_model(self.model)
+
+
+# --------------------------------------------------------------------------- the block
+
+_BLOCK = re.compile(r"---\s*\n([\s\S]*?)---\s*\n?")
+
+
+def split_block(text: str) -> tuple[str, str, int] | None:
+    """``(frontmatter text, rest, end offset)`` as Claude Code splits a file, or None.
+
+    ``text`` has its BOM already removed. The rest is *not* trimmed here.
+    """
+    if text.find("---", 3) < 0:
+        return None
+    m = _BLOCK.match(text)
+    if m is None:
+        return None
+    return m.group(1), text[m.end() :], m.end()
+
+
+# --------------------------------------------------------------------------- lenient pass
+
+# JavaScript's `.` stops at \r, \u2028 and \u2029 as well as \n, and `$` (no m flag) is the
+# end of the line string: a CRLF line therefore never matches and is never quoted.
+_QUOTABLE_LINE = re.compile(r"([a-zA-Z_-]+):\s+(\S[^\n\r\u2028\u2029]*)\Z")
+_NEEDS_QUOTES = re.compile(r"[{}\[\]*&#!|>%@`]|: ")
+_LEADING_TABS = re.compile(r"(?m)^\t+")
+
+
+def lenient_rewrite(text: str) -> tuple[str, tuple[str, ...]]:
+    """The text of Claude Code's second YAML pass, and the keys whose values it quoted."""
+    out: list[str] = []
+    quoted: list[str] = []
+    for line in text.split("\n"):
+        m = _QUOTABLE_LINE.match(line)
+        if m:
+            key, value = m.group(1), m.group(2)
+            if (value.startswith('"') and value.endswith('"')) or (
+                value.startswith("'") and value.endswith("'")
+            ):
+                out.append(line)
+                continue
+            if value.startswith("[") and value.endswith("]"):
+                try:
+                    if isinstance(bun_yaml.parse(value), list):
+                        out.append(line)
+                        continue
+                except bun_yaml.BunYamlError:
+                    pass
+            if _NEEDS_QUOTES.search(value):
+                escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+                out.append(f'{key}: "{escaped}"')
+                quoted.append(key)
+                continue
+        out.append(line)
+    rewritten = "\n".join(out)
+    rewritten = _LEADING_TABS.sub(lambda t: "  " * len(t.group(0)), rewritten)
+    return rewritten, tuple(quoted)
+
+
+# --------------------------------------------------------------------------- tools
+
+
+def split_tools(value: Any) -> tuple[str, ...] | None:
+    """``tools``/``disallowedTools`` as Claude Code reads them (None = every tool)."""
+    if value is None:
+        return ()
+    if not value and not isinstance(value, (list, dict)):
+        return ()  # "", 0, false
+    if isinstance(value, str):
+        items = [value]
+    elif isinstance(value, list):
+        items = [v for v in value if isinstance(v, str)]
+    else:
+        return ()  # a map, a number, true
+    if not items:
+        return ()
+    out: list[str] = []
+    for item in items:
+        if not item:
+            continue
+        current = ""
+        inside = False
+        for ch in item:
+            if ch == "(":
+                inside = True
+                current += ch
+            elif ch == ")":
+                inside = False
+                current += ch
+            elif ch == "," and not inside:
+                if current.strip():
+                    out.append(current.strip())
+                current = ""
+            elif ch == " " and not inside:
+                if current.strip():
+                    out.append(current.strip())
+                    current = ""
+            elif current or ch.strip():
+                current += ch
+        if current.strip():
+            out.append(current.strip())
+    if "*" in out:
+        return None
+    return tuple(out)
+
+
+def listing_tools(tools: tuple[str, ...] | None, disallowed: tuple[str, ...] | None) -> str:
+    """The ``(Tools: ...)`` text Claude Code shows for an agent."""
+    if tools and disallowed:
+        left = [t for t in tools if t not in set(disallowed)]
+        return ", ".join(left) if left else "None"
+    if tools:
+        return ", ".join(tools)
+    if disallowed:
+        return "All tools except " + ", ".join(disallowed)
+    return "All tools"
+
+
+# --------------------------------------------------------------------------- fields
+
+
+def _name_problem(name: str, profile: ClaudeCodeProfile) -> str | None:
+    if name.startswith("-"):
+        return 'Invalid "name": names must not start with "-"'
+    if len(name) > profile.max_name_length:
+        return f'Invalid "name": names must be at most {profile.max_name_length} characters'
+    if ":" in unicodedata.normalize("NFKC", name):
+        return 'Invalid "name": names must not contain ":" (reserved for plugin namespacing)'
+    return None
+
+
+def _positive_int(value: Any) -> int | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int):
+        return value if value > 0 else None
+    if isinstance(value, float):
+        return int(value) if value.is_integer() and value > 0 else None
+    try:
+        number = float(str(value).strip())
+    except ValueError:
+        return None
+    return int(number) if number.is_integer() and number > 0 else None
+
+
+def _effort_ok(value: Any, profile: ClaudeCodeProfile) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return value > 0
+    text = str(value).lower()
+    if text in profile.efforts:
+        return True
+    try:
+        return int(text) > 0
+    except ValueError:
+        return False
+
+
+def _field_notes(fm: Mapping[str, Any], profile: ClaudeCodeProfile) -> list[Note]:
+    """Values Claude Code ignores (it logs a debug line and loads the agent without them)."""
+    notes: list[Note] = []
+
+    def ignored(key: str, why: str) -> None:
+        notes.append(Note(key, f"`{key}: {_show(fm[key])}` is ignored: {why}"))
+
+    if "model" in fm and not (isinstance(fm["model"], str) and fm["model"].strip()):
+        ignored("model", "it is not a model name, so the agent runs on the parent's model")
+    bg = fm.get("background")
+    if "background" in fm and bg not in (True, False, "true", "false"):
+        ignored("background", "it must be true or false")
+    for key, allowed in (("memory", profile.memories), ("isolation", profile.isolations)):
+        if key in fm and fm[key] not in allowed:
+            ignored(key, "valid values are " + ", ".join(allowed))
+    if "effort" in fm and fm["effort"] is not None and not _effort_ok(fm["effort"], profile):
+        ignored("effort", "valid values are " + ", ".join(profile.efforts) + " or an integer")
+    mode = fm.get("permissionMode")
+    if mode and mode not in profile.permission_modes:
+        ignored("permissionMode", "valid values are " + ", ".join(profile.permission_modes))
+    if "maxTurns" in fm and fm["maxTurns"] is not None and _positive_int(fm["maxTurns"]) is None:
+        ignored("maxTurns", "it must be a positive integer")
+    color = fm.get("color")
+    if "color" in fm and not (isinstance(color, str) and color in profile.colors):
+        ignored("color", "valid colours are " + ", ".join(profile.colors))
+    servers = fm.get("mcpServers")
+    if "mcpServers" in fm and servers is not None and not isinstance(servers, list):
+        ignored("mcpServers", "it must be a list (of server names or `name: {config}` items)")
+    return notes
+
+
+def _show(value: Any) -> str:
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _hooks_problems(
+    fm: Mapping[str, Any], profile: ClaudeCodeProfile
+) -> tuple[list[str], list[Note]]:
+    """(reasons the agent cannot load, hook entries ignored)."""
+    fatal: list[str] = []
+    notes: list[Note] = []
+    guards = set(profile.guard_events)
+    for key in guards:
+        if fm.get(key) not in (None, [], {}):
+            fatal.append(f"{key} is declared at the frontmatter top level, outside `hooks`")
+    hooks = fm.get("hooks")
+    if hooks is None:
+        return fatal, notes
+    looks_like_matcher = isinstance(hooks, dict) and ("hooks" in hooks or "matcher" in hooks)
+    if isinstance(hooks, list) or looks_like_matcher:
+        fatal.append("`hooks` must map event names to lists of matchers")
+        return fatal, notes
+    if not isinstance(hooks, dict):
+        notes.append(Note("hooks", "`hooks` is not a mapping of events; it is ignored"))
+        return fatal, notes
+    events = set(profile.hook_events)
+    for event, entry in hooks.items():
+        if event not in events:
+            notes.append(Note("hooks", f"hooks.{event}: unknown hook event; entry ignored"))
+        elif not isinstance(entry, list):
+            if event in guards and entry is not None:
+                fatal.append(f"hooks.{event} must be a list of matchers")
+            else:
+                notes.append(Note("hooks", f"hooks.{event} must be a list; entry ignored"))
+    return fatal, notes
+
+
+# --------------------------------------------------------------------------- the reader
+
+
+def _decode(data: bytes | str) -> tuple[str, bool]:
+    if isinstance(data, str):
+        return data, False
+    try:
+        return data.decode("utf-8"), False
+    except UnicodeDecodeError:
+        return data.decode("utf-8", errors="replace"), True
+
+
+def read_claude_code(
+    data: bytes | str,
+    *,
+    profile: ClaudeCodeProfile | None = None,
+    size: int | None = None,
+) -> ClaudeCodeView:
+    """What Claude Code does with these file contents (``size``: the file's size on disk)."""
+    profile = profile or get_profile()
+    nbytes = size if size is not None else (len(data) if isinstance(data, bytes) else None)
+    if nbytes is not None and nbytes > profile.max_file_bytes:
+        return ClaudeCodeView(
+            profile,
+            False,
+            Skip(
+                SkipKind.TOO_LARGE,
+                f"the file is {nbytes:,} bytes; {profile.label} skips files over "
+                f"{profile.max_file_bytes:,} bytes",
+                True,
+            ),
+            ParseMode.NONE,
+        )
+    text, replaced = _decode(data)
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    block = split_block(text)
+    if block is None:
+        why = (
+            "the file does not start with `---` at its very first byte"
+            if not text.startswith("---")
+            else "its frontmatter block is never closed with `---`"
+        )
+        return ClaudeCodeView(
+            profile,
+            False,
+            Skip(SkipKind.NO_FRONTMATTER, why, False),
+            ParseMode.NONE,
+            body=text.strip(),
+            replaced_bytes=replaced,
+        )
+    block_text, rest, _end = block
+    cut_inline = not (block_text == "" or block_text.endswith("\n"))
+    quoted: tuple[str, ...] = ()
+    try:
+        parsed = bun_yaml.parse(block_text)
+        mode = ParseMode.YAML
+    except (bun_yaml.TooDeepError, bun_yaml.AliasBombError) as exc:
+        return ClaudeCodeView(
+            profile,
+            False,
+            Skip(SkipKind.REFUSED, f"refused for safety: {exc}", True),
+            ParseMode.REFUSED,
+            block_text=block_text,
+            replaced_bytes=replaced,
+        )
+    except bun_yaml.BunYamlError as first:
+        rewritten, quoted = lenient_rewrite(block_text)
+        try:
+            parsed = bun_yaml.parse(rewritten)
+            mode = ParseMode.LENIENT
+        except (bun_yaml.TooDeepError, bun_yaml.AliasBombError) as exc:
+            return ClaudeCodeView(
+                profile,
+                False,
+                Skip(SkipKind.REFUSED, f"refused for safety: {exc}", True),
+                ParseMode.REFUSED,
+                block_text=block_text,
+                replaced_bytes=replaced,
+            )
+        except bun_yaml.BunYamlError:
+            where = f" (line {first.line} of the frontmatter)" if first.line else ""
+            return ClaudeCodeView(
+                profile,
+                False,
+                Skip(
+                    SkipKind.YAML,
+                    f"its frontmatter fails to parse as YAML even after {profile.label}'s "
+                    f"lenient second pass: {first}{where}",
+                    True,
+                ),
+                ParseMode.FAILED,
+                block_text=block_text,
+                quoted_keys=quoted,
+                block_cut_inline=cut_inline,
+                replaced_bytes=replaced,
+            )
+    fm: dict[str, Any] = parsed if isinstance(parsed, dict) else {}
+    fm = {str(k): v for k, v in fm.items()}
+    base = ClaudeCodeView(
+        profile,
+        False,
+        None,
+        mode,
+        frontmatter=fm,
+        block_text=block_text,
+        quoted_keys=quoted,
+        block_cut_inline=cut_inline,
+        replaced_bytes=replaced,
+        body=rest.strip(),
+    )
+    name = fm.get("name")
+    if not name or not isinstance(name, str):
+        logged = bool(name)  # a number or `true`: a debug line; missing/empty: nothing
+        why = (
+            "it has no `name`" if not name else f"`name` is not a string ({_show(name)})"
+        )
+        if not fm and block_text.strip():
+            why = "its frontmatter is not a mapping of `key: value` fields"
+        return replace(base, skip=Skip(SkipKind.NO_NAME, why, logged))
+    problem = _name_problem(name, profile)
+    if problem is not None:
+        return replace(base, skip=Skip(SkipKind.BAD_NAME, problem, True), name=name)
+    description = fm.get("description")
+    if not description or not isinstance(description, str):
+        why = "`description` is missing" if "description" not in fm else (
+            f"`description` is not a non-empty string ({_show(description)})"
+        )
+        return replace(base, skip=Skip(SkipKind.NO_DESCRIPTION, why, True), name=name)
+    fatal, hook_notes = _hooks_problems(fm, profile)
+    if fatal:
+        return replace(base, skip=Skip(SkipKind.HOOKS, "; ".join(fatal), True), name=name)
+    model_value = fm.get("model")
+    model: str | None = None
+    if isinstance(model_value, str) and model_value.strip():
+        model = model_value.strip()
+        if model.lower() == "inherit":
+            model = "inherit"
+    tools = split_tools(fm["tools"]) if "tools" in fm else None
+    disallowed = split_tools(fm["disallowedTools"]) if "disallowedTools" in fm else None
+    notes = _field_notes(fm, profile) + hook_notes
+    unknown = tuple(k for k in fm if k not in profile.known_keys)
+    return replace(
+        base,
+        loaded=True,
+        name=name,
+        description=description.replace("\\n", "\n"),
+        model=model,
+        tools=tools,
+        disallowed_tools=disallowed or None,
+        notes=tuple(notes),
+        unknown_keys=unknown,
+    )
