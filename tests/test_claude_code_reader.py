@@ -335,12 +335,18 @@ _line = st.text(
 )
 
 
+JS_WHITESPACE = frozenset(
+    "\t\n\v\f\r \u00a0\u1680\u2028\u2029\u202f\u205f\u3000\ufeff"
+    + "".join(chr(c) for c in range(0x2000, 0x200B))
+)
+
+
 def _reference_block(text: str) -> str | None:
     """Reference model of the block split, written without the production regex."""
     if not text.startswith("---") or text.find("---", 3) < 0:
         return None
     i = 3
-    while i < len(text) and text[i] in " \t\r\f\v\n":
+    while i < len(text) and text[i] in JS_WHITESPACE:
         i += 1
     # the opening run of whitespace must contain a newline (backtracking: the last one)
     opening = text[3:i]

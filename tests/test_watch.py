@@ -95,11 +95,11 @@ async def test_broken_file_reports_error_and_removal(layout: dict[str, Path]) ->
     stream = reg.watch()
     try:
         await asyncio.wait_for(stream.__anext__(), BOUND)
-        path.write_text("---\nname: fragile\ndescription: a: b\n---\nx\n")
+        path.write_text("---\nname: fragile\ndescription: a: b\n<example>x\n---\nx\n")
         got = await _until(stream, _has("error", "fragile"))
         assert any(e.event == "removed" and e.name == "fragile" for e in got)
         err = next(e for e in got if e.event == "error")
-        assert err.to_dict()["diagnostics"][0]["rule"] == "SA010"
+        assert err.to_dict()["diagnostics"][0]["rule"] == "SA005"
     finally:
         await stream.aclose()
 

@@ -48,7 +48,8 @@ DEFAULT_MAX_FILE_SIZE = 1 << 20  # REQ-SUB-033 (1 MiB)
 
 _KNOWN_KEYS = frozenset(
     {"select", "ignore", "extra-tools", "model-aliases", "max-file-size", "per-file-ignores",
-     "strict", "allow", "allow-bypass-permissions", "writable-dirs", "transcript-dir"}
+     "strict", "allow", "allow-bypass-permissions", "writable-dirs", "transcript-dir",
+     "claude-code", "claude_code"}
 )
 
 
@@ -68,6 +69,8 @@ class Config:
     allow_bypass_permissions: bool = False
     writable_dirs: tuple[Path, ...] = ()
     transcript_dir: Path | None = None
+    #: The Claude Code version whose recorded behaviour the rules follow (None: the newest).
+    claude_code: str | None = None
     #: The file this came from (``None``: defaults) and the folder globs are relative to.
     path: Path | None = None
 
@@ -204,7 +207,17 @@ def _parse(table: Mapping[str, Any], p: Path) -> Config:
     tdir = table.get("transcript-dir")
     if tdir is not None and not (isinstance(tdir, str) and tdir.strip()):
         raise ConfigError(f"{_where(p, 'transcript-dir')} must be a folder path")
+    cc = table.get("claude-code", table.get("claude_code"))
+    if cc is not None:
+        from subagents.claude_code.profile import PROFILES
+
+        if str(cc) not in PROFILES:
+            raise ConfigError(
+                f"{_where(p, 'claude-code')}: no recorded behaviour for Claude Code {cc}",
+                hint="recorded versions: " + ", ".join(sorted(PROFILES)),
+            )
     return Config(select=select, ignore=ignore, extra_tools=extra,
+                  claude_code=str(cc) if cc is not None else None,
                   model_aliases=dict(aliases_raw), max_file_size=size, per_file_ignores=pfi,
                   strict=strict, path=p, allow_rules=allow, allow_bypass_permissions=bypass,
                   writable_dirs=writable,

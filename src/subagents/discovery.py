@@ -302,13 +302,16 @@ class DirListingCache:
     """Folder listings keyed by path, reused while the folder's stamp is unchanged."""
 
     def __init__(self) -> None:
-        self._listings: dict[Path, _Listing] = {}
+        self._listings: dict[tuple[Path, bool], _Listing] = {}
 
-    def list(self, folder: Path, st: os.stat_result) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+    def list(
+        self, folder: Path, st: os.stat_result, *, hidden: bool = False
+    ) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
         """(files, folders) in ``folder``; the same Path objects while it is unchanged (their
-        cached hashes make the registry's per-file dict lookups cheap on reload)."""
+        cached hashes make the registry's per-file dict lookups cheap on reload).  ``hidden``:
+        include dot-files and dot-folders (Claude Code's scan does; Codex's does not)."""
         stamp = Stamp.of(st)
-        cached = self._listings.get(folder)
+        cached = self._listings.get((folder, hidden))
         if cached is not None and cached.stamp == stamp:
             return cached.files, cached.dirs
         now = time.time_ns()
@@ -317,7 +320,7 @@ class DirListingCache:
         with os.scandir(folder) as it:
             for entry in it:
                 name = entry.name
-                if name.startswith("."):
+                if name.startswith(".") and not hidden:
                     continue
                 try:
                     is_dir = entry.is_dir()  # follows symlinks
@@ -333,13 +336,14 @@ class DirListingCache:
             tuple(folder / name for name in sorted(dirs)),
         )
         if not stamp.racy(now):
-            self._listings[folder] = listing
+            self._listings[(folder, hidden)] = listing
         else:
-            self._listings.pop(folder, None)
+            self._listings.pop((folder, hidden), None)
         return listing.files, listing.dirs
 
     def forget(self, folder: Path) -> None:
-        self._listings.pop(folder, None)
+        self._listings.pop((folder, False), None)
+        self._listings.pop((folder, True), None)
 
 
 def _diag(path: str, rule: str, severity: Severity, message: str, hint: str) -> Diagnostic:
@@ -353,8 +357,12 @@ def scan_folder(
     *,
     display: Callable[[Path], str],
     cache: DirListingCache | None = None,
+    hidden: bool = False,
 ) -> FolderScan:
-    """Every ``*.md`` file under ``root``, recursively, with folder problems as diagnostics."""
+    """Every ``*.md`` file under ``root``, recursively, with folder problems as diagnostics.
+
+    ``hidden``: dot-files and dot-folders too (as Claude Code's ripgrep scan with ``--hidden``).
+    """
     result = FolderScan()
     cache = cache or DirListingCache()
     try:
@@ -380,7 +388,7 @@ def scan_folder(
             )
         )
         return result
-    _walk(root, st, (), frozenset(), result, display, cache)
+    _walk(root, st, (), frozenset(), result, display, cache, hidden)
     return result
 
 
@@ -418,6 +426,7 @@ def _walk(
     result: FolderScan,
     display: Callable[[Path], str],
     cache: DirListingCache,
+    hidden: bool = False,
 ) -> None:
     key = (st.st_dev, st.st_ino)
     if key in ancestors:
@@ -426,7 +435,7 @@ def _walk(
     ancestors = ancestors | {key}
     result.folders.append(folder)
     try:
-        files, dirs = cache.list(folder, st)
+        files, dirs = cache.list(folder, st, hidden=hidden)
     except FileNotFoundError:
         return  # removed while we were scanning: it simply has no agents now
     except OSError as exc:
@@ -449,7 +458,7 @@ def _walk(
                 result.diagnostics.append(_unreadable_diag(sub, exc, display))
             continue
         if stat_mod.S_ISDIR(sub_st.st_mode):
-            _walk(sub, sub_st, (*segments, sub.name), ancestors, result, display, cache)
+            _walk(sub, sub_st, (*segments, sub.name), ancestors, result, display, cache, hidden)
 
 
 # --------------------------------------------------------------------------- what harnesses skip

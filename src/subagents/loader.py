@@ -22,6 +22,8 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from subagents.claude_code.profile import get_profile
+from subagents.claude_code.reader import ClaudeCodeView, read_claude_code
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic, Severity
 from subagents.errors import DefinitionError
@@ -52,6 +54,9 @@ class LoadResult:
     definitions: tuple[AgentDefinition, ...]
     diagnostics: tuple[Diagnostic, ...]
     document: FrontmatterDocument | None = None
+    # What Claude Code makes of the file (Claude dialect Markdown only): the registry loads
+    # exactly what this says Claude Code loads, and validate compares it with the strict reading.
+    claude_code: ClaudeCodeView | None = None
 
     @property
     def definition(self) -> AgentDefinition | None:
@@ -80,6 +85,8 @@ def detect_dialect(path: str | os.PathLike[str]) -> Dialect | None:
     if not text.endswith(".md"):
         return None
     folder = text[: text.rfind("/") + 1]
+    if "/.claude/agents/" in folder:
+        return Dialect.CLAUDE  # Claude Code reads every *.md there, *.agent.md included
     if text.endswith(".agent.md") or "/.github/agents/" in folder:
         return Dialect.COPILOT
     if "/.opencode/agent/" in folder or "/.opencode/agents/" in folder:
@@ -108,15 +115,26 @@ def parse_agent_text(
     dialect: Dialect = Dialect.CLAUDE,
     include_body: bool = True,
     file_path: Path | None = None,
+    claude_code: str | None = None,
 ) -> LoadResult:
-    """Read a definition from text or bytes already in memory."""
+    """Read a definition from text or bytes already in memory.
+
+    ``claude_code``: the Claude Code version whose reading is attached (default: the newest
+    recorded)."""
     display = str(path)
     raw = data if isinstance(data, bytes) else None
+    view = (
+        read_claude_code(data, profile=get_profile(claude_code))
+        if dialect is Dialect.CLAUDE
+        else None
+    )
     if raw is not None:
         decoded = decode_bytes(raw)
         if decoded.issue is not None or decoded.text is None:
             assert decoded.issue is not None
-            return LoadResult(display, dialect, (), (_diag(decoded.issue, display),))
+            return LoadResult(
+                display, dialect, (), (_diag(decoded.issue, display),), claude_code=view
+            )
         text, bom, crlf = decoded.text, decoded.bom, decoded.crlf
     else:
         assert isinstance(data, str)
@@ -143,7 +161,12 @@ def parse_agent_text(
     )
     diagnostics = tuple(_diag(i, display) for i in issues)
     return LoadResult(
-        display, dialect, (definition,) if definition is not None else (), diagnostics, doc
+        display,
+        dialect,
+        (definition,) if definition is not None else (),
+        diagnostics,
+        doc,
+        claude_code=view,
     )
 
 
@@ -154,6 +177,7 @@ def read_agent_file(
     include_body: bool = True,
     display_path: str | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
+    claude_code: str | None = None,
 ) -> LoadResult:
     """Read one agent file (Markdown or JSON).  Never raises for bad input."""
     p = Path(path)
@@ -165,17 +189,23 @@ def read_agent_file(
         return LoadResult(display, chosen, (), (_diag(issue, display),))
 
     try:
-        with open(p, "rb") as fh:
+        # O_NONBLOCK: a FIFO named *.md must never hang a scan (it is refused just below).
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as fh:
             st = os.fstat(fh.fileno())
             if not stat.S_ISREG(st.st_mode):
                 return fail("SA015", "not a regular file")
             if st.st_size > max_bytes:
-                return fail(
+                big = fail(
                     "SA002",
-                    f"file is {st.st_size:,} bytes; the limit is {max_bytes:,} (REQ-SUB-033)",
+                    f"file is {st.st_size:,} bytes; the limit is {max_bytes:,}",
                     "agent definitions are small text files; move reference material into "
                     "skills or separate documents",
                 )
+                if chosen is not Dialect.CLAUDE:
+                    return big
+                profile = get_profile(claude_code)
+                return _with_view(big, read_claude_code(b"", profile=profile, size=st.st_size))
             # Ask for what stat says (+1 to notice growth), not max_bytes: a 1 MiB buffer per
             # small file is measurable when scanning thousands of agents.
             data = fh.read(min(st.st_size, max_bytes) + 1)
@@ -190,7 +220,18 @@ def read_agent_file(
     if len(data) > max_bytes:  # grew between stat and read
         return fail("SA002", f"file is larger than the limit of {max_bytes:,} bytes")
     return parse_agent_text(
-        data, path=display, dialect=chosen, include_body=include_body, file_path=p
+        data,
+        path=display,
+        dialect=chosen,
+        include_body=include_body,
+        file_path=p,
+        claude_code=claude_code,
+    )
+
+
+def _with_view(result: LoadResult, view: ClaudeCodeView) -> LoadResult:
+    return LoadResult(
+        result.path, result.dialect, result.definitions, result.diagnostics, claude_code=view
     )
 
 

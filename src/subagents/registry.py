@@ -53,6 +53,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from subagents.claude_code.definition import definition_from_view
+from subagents.claude_code.profile import get_profile
+from subagents.claude_code.scan import code_unit_key
 from subagents.definition import AgentDefinition, Dialect, Scope
 from subagents.diagnostics import Diagnostic, Severity, sort_diagnostics
 from subagents.discovery import (
@@ -68,6 +71,7 @@ from subagents.discovery import (
 )
 from subagents.errors import AgentNotFoundError, DefinitionError, UsageError
 from subagents.loader import LoadResult, parse_agent_text, read_agent_file
+from subagents.rules.claude_code import duplicate_diagnostic, skip_diagnostic
 from subagents.watching import ChangeEvent, diff_state
 
 __all__ = [
@@ -88,6 +92,11 @@ _SEPARATORS = re.compile(r"[-_ ]+")
 def normalize_name(name: str) -> str:
     """The Task tool's matching key: case and ``-``/``_``/space ignored."""
     return _SEPARATORS.sub("", name).casefold()
+
+
+def follows_claude_code(src: Source) -> bool:
+    """Claude Code's own folders (managed, project, user): read exactly as Claude Code reads."""
+    return src.kind is SourceKind.FOLDER and src.dialect is Dialect.CLAUDE and src.plugin is None
 
 
 _BUILTIN_SOURCE = Source(Scope.BUILTIN, SourceKind.BUILTIN, 0, "built-in")
@@ -181,6 +190,23 @@ class AgentEntry:
             return self.header
         display = self.display_path or str(path)
         result = read_agent_file(path, dialect=self.origin.dialect, display_path=display)
+        if follows_claude_code(self.origin):
+            view = result.claude_code
+            if view is None or not view.loaded or view.name != self.header.name:
+                raise DefinitionError(
+                    f"{display} changed after it was listed and no longer defines agent "
+                    f"{self.name!r}",
+                    result.diagnostics,
+                    hint="run `subagents doctor` to see what is wrong with the file",
+                )
+            strict = result.definition
+            cc_full = definition_from_view(
+                view,
+                path=path,
+                locations=strict.locations if strict is not None else None,
+                body_line=strict.body_line if strict is not None else None,
+            )
+            return cc_full.evolve(source=self.origin.scope, path=path)
         full = result.definition
         if not result.ok or full is None or full.name != self.header.name:
             raise DefinitionError(
@@ -393,6 +419,7 @@ class AgentRegistry:
         self._dir_cache = DirListingCache()
         self._winners: dict[str, AgentEntry] = {}
         self._clashes: dict[str, tuple[AgentEntry, ...]] = {}
+        self._dropped: dict[str, tuple[AgentEntry, ...]] = {}
         self._shadowed: list[AgentEntry] = []
         self._resolve_diags: list[Diagnostic] = []
         self._by_norm: dict[str, list[str]] = {}
@@ -473,7 +500,12 @@ class AgentRegistry:
         for index, src in enumerate(self._sources):
             if src.kind is SourceKind.FOLDER:
                 assert src.root is not None
-                scan = scan_folder(src.root, display=self.display, cache=self._dir_cache)
+                scan = scan_folder(
+                    src.root,
+                    display=self.display,
+                    cache=self._dir_cache,
+                    hidden=follows_claude_code(src),
+                )
                 scan_diags.extend(scan.diagnostics)
                 self._folder_state[src] = _state_of(scan)
                 stat = os.stat
@@ -590,6 +622,8 @@ class AgentRegistry:
         trusted: bool,
         extra: tuple[Diagnostic, ...] = (),
     ) -> FileRecord:
+        if follows_claude_code(src) and result.claude_code is not None:
+            return self._record_as_claude_code(src, result, stamp, path, display, trusted, extra)
         diags = list(result.diagnostics) + list(extra)
         entries: list[AgentEntry] = []
         is_json = src.dialect is Dialect.JSON
@@ -613,6 +647,37 @@ class AgentRegistry:
         if not entries and guessed is None and path is not None and not is_json:
             guessed = path.stem
         return FileRecord(stamp, tuple(entries), tuple(diags), display, guessed, trusted, src)
+
+    def _record_as_claude_code(
+        self,
+        src: Source,
+        result: LoadResult,
+        stamp: Stamp | None,
+        path: Path | None,
+        display: str,
+        trusted: bool,
+        extra: tuple[Diagnostic, ...],
+    ) -> FileRecord:
+        """A file of Claude Code's own folders: loaded exactly when Claude Code loads it."""
+        view = result.claude_code
+        assert view is not None
+        if not view.loaded:
+            text = result.document.text if result.document is not None else None
+            skip = skip_diagnostic(view, display, text)
+            guessed = view.name if isinstance(view.name, str) and view.name else None
+            if guessed is None and path is not None:
+                guessed = path.stem
+            return FileRecord(stamp, (), (skip, *extra), display, guessed, trusted, src)
+        strict = result.definition
+        header = definition_from_view(
+            view,
+            path=path,
+            locations=strict.locations if strict is not None else None,
+            body_line=strict.body_line if strict is not None else None,
+            include_body=False,
+        ).evolve(source=src.scope)
+        entry = AgentEntry(header, src, display if path else None, stamp)
+        return FileRecord(stamp, (entry,), tuple(extra), display, None, trusted, src)
 
     def register(self, defn: AgentDefinition) -> AgentEntry:
         """Add a definition at ``cli`` scope (like ``--agents``); a later call replaces it."""
@@ -650,6 +715,7 @@ class AgentRegistry:
     def _resolve(self) -> None:
         winners: dict[str, AgentEntry] = {}
         clashes: dict[str, tuple[AgentEntry, ...]] = {}
+        dropped: dict[str, tuple[AgentEntry, ...]] = {}
         shadowed: list[AgentEntry] = []
         diags: list[Diagnostic] = []
         for _src, entries in sorted(self._groups(), key=lambda g: g[0].order):
@@ -657,7 +723,19 @@ class AgentRegistry:
             for entry in entries:
                 entry.shadowed_by = None
                 by_name[entry.name].append(entry)
-            for name, group in by_name.items():
+            for name, found in by_name.items():
+                group = found
+                if len(group) > 1 and follows_claude_code(_src):
+                    # Claude Code keeps the last path in code-unit order; the others are
+                    # dropped (reported), not blocking the name.
+                    group.sort(key=lambda e: code_unit_key(str(e.path or "")))
+                    last = group[-1]
+                    dropped[name] = (last, *group[:-1])
+                    for loser in group[:-1]:
+                        loser.shadowed_by = last
+                        shadowed.append(loser)
+                        diags.append(self._dropped_duplicate(loser, last))
+                    group = [last]
                 if name in winners or name in clashes:
                     for entry in group:
                         entry.shadowed_by = winners.get(name)
@@ -668,11 +746,24 @@ class AgentRegistry:
                 else:
                     winners[name] = group[0]
         self._winners, self._clashes, self._shadowed = winners, clashes, shadowed
+        self._dropped = dropped
         self._resolve_diags = diags
         by_norm: dict[str, list[str]] = defaultdict(list)
         for name in (*winners, *clashes):
             by_norm[normalize_name(name)].append(name)
         self._by_norm = dict(by_norm)
+
+    @staticmethod
+    def _dropped_duplicate(loser: AgentEntry, winner: AgentEntry) -> Diagnostic:
+        loc = loser.header.location_of("name")
+        return duplicate_diagnostic(
+            loser.display_path or loser.origin.label,
+            loser.name,
+            winner.display_path or winner.origin.label,
+            loser.source.value,
+            get_profile().label,
+            loc.line if loc else None,
+        )
 
     @staticmethod
     def _clash_diags(name: str, group: list[AgentEntry]) -> list[Diagnostic]:
@@ -714,6 +805,14 @@ class AgentRegistry:
         """Names defined more than once in one source: blocked, with every definition."""
         self._ensure_loaded()
         return dict(self._clashes)
+
+    def duplicates(self) -> dict[str, tuple[AgentEntry, ...]]:
+        """Names one Claude Code folder defines more than once: ``(used, *ignored)``.
+
+        Claude Code keeps the last path in code-unit order and ignores the others (each one
+        is also in :meth:`shadowed` and has an ``SA601`` diagnostic)."""
+        self._ensure_loaded()
+        return dict(self._dropped)
 
     def diagnostics(self) -> builtins.list[Diagnostic]:
         """Folder problems, reader diagnostics of every file, skips and clashes, sorted."""

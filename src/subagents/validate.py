@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from subagents.claude_code.definition import definition_from_view
 from subagents.config import Config, find_config, inline_ignores, load_config
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic, Severity, count_by_severity, sort_diagnostics
@@ -42,6 +43,7 @@ from subagents.errors import UsageError
 from subagents.loader import LoadResult, detect_dialect, read_agent_file
 from subagents.rules.base import FileContext, RuleContext
 from subagents.rules.catalog import RULES, Profile, get_rule, matches
+from subagents.rules.claude_code import claude_code_findings
 from subagents.rules.engine import check_definition, check_file
 from subagents.rules.scope import ScopedAgent, check_scope
 from subagents.rules.security import path_escapes
@@ -193,9 +195,12 @@ def iter_agent_files(
     """
     real_root = os.path.realpath(folder)
     for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
+        # Inside a .claude/agents folder Claude Code reads hidden folders too.
+        in_claude = "/.claude/agents" in dirpath.replace(os.sep, "/")
         dirnames[:] = sorted(
             d for d in dirnames
-            if d not in _SKIP_DIRS and (not d.startswith(".") or d in _AGENT_DOT_DIRS)
+            if d not in _SKIP_DIRS
+            and (not d.startswith(".") or d in _AGENT_DOT_DIRS or in_claude)
         )
         rel = os.path.relpath(dirpath, folder)
         for d in dirnames if report_links else ():
@@ -296,15 +301,17 @@ def _validate_file(
         return list(filt.apply(check_path_escape(fctx), (), ())), 0
     try:
         result = read_agent_file(target.path, dialect=target.dialect,
-                                 display_path=target.display, max_bytes=config.max_file_size)
+                                 display_path=target.display, max_bytes=config.max_file_size,
+                                 claude_code=config.claude_code)
     except Exception as exc:  # a reader bug must not stop the other files
         return list(filt.apply((_reader_crash(target.display, exc),), (), ())), 0
-    diags: list[Diagnostic] = [_recode(d) for d in result.diagnostics]
     fctx.text = _file_text(result, target.path, config.max_file_size)
     fctx.document = result.document
+    reader_diags, definitions = _claude_code_reading(result, target, fctx.text)
+    diags: list[Diagnostic] = [_recode(d) for d in reader_diags]
     diags.extend(check_file(fctx))
-    reader_findings = frozenset((d.rule, d.line) for d in result.diagnostics)
-    for defn in result.definitions:
+    reader_findings = frozenset((d.rule, d.line) for d in reader_diags)
+    for defn in definitions:
         ctx = RuleContext(path=target.display, config=config, dialect=defn.dialect,
                           document=result.document, text=fctx.text,
                           reader_findings=reader_findings)
@@ -319,9 +326,54 @@ def _validate_file(
         end = result.document.end_line if result.document is not None else 0
         inline = inline_ignores(fctx.text, frontmatter_end=end)
     extra = config.ignores_for(target.path)
-    if result.definitions:  # scope rules report on this file later: same silencers apply
+    if definitions:  # scope rules report on this file later: same silencers apply
         silencers[target.display] = (filt, extra, inline)
-    return list(filt.apply(diags, extra, inline)), len(result.definitions)
+    return list(filt.apply(diags, extra, inline)), len(definitions)
+
+
+# Reader findings that say "this is not strict YAML / not readable" -- superseded, for a file
+# Claude Code loads, by what Claude Code makes of it (rules/claude_code.py).
+_SUPERSEDED_WHEN_LOADED = frozenset(
+    {"SA001", "SA003", "SA004", "SA005", "SA006", "SA010", "SA012", "SA013", "SA014",
+     "SA018", "SA101", "SA102", "SA103"}
+)
+
+
+_PARSE_FINDINGS = frozenset({"SA003", "SA004", "SA005", "SA010", "SA012", "SA013", "SA018"})
+
+
+def _claude_code_reading(
+    result: LoadResult, target: _Target, text: str | None
+) -> tuple[list[Diagnostic], tuple[AgentDefinition, ...]]:
+    """Reader findings and the definitions the rules judge, as Claude Code reads the file.
+
+    For a Claude agent file the rules judge the definition Claude Code runs (its tools split,
+    its model, the last of duplicate keys); the strict reader keeps the positions and its
+    portability findings. A file Claude Code skips keeps the strict reader's findings and gets
+    one error saying why Claude Code skips it.
+    """
+    view = result.claude_code
+    if view is None:
+        return list(result.diagnostics), result.definitions
+    strict = result.definition
+    findings = list(
+        claude_code_findings(view, target.display, text, strict_ok=strict is not None,
+                             file_path=target.path)
+    )
+    if view.loaded:
+        kept = [d for d in result.diagnostics if d.rule not in _SUPERSEDED_WHEN_LOADED]
+        defn = definition_from_view(
+            view,
+            path=target.path,
+            locations=strict.locations if strict is not None else None,
+            body_line=strict.body_line if strict is not None else None,
+        )
+        return kept + findings, (defn,)
+    # The skip finding explains what the strict reader's parse errors would: one message, the
+    # same one `list` and `doctor` show.
+    dropped = {d.rule for d in findings} | _PARSE_FINDINGS
+    kept = [d for d in result.diagnostics if d.rule not in dropped]
+    return kept + findings, result.definitions
 
 
 # A value of the wrong *type* is the reader's SA014; for these fields the catalogue has a

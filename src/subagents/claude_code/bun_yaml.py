@@ -215,7 +215,10 @@ def parse(text: str) -> Any:
     try:
         node = loader.get_single_node()
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
+        # "could not find expected ':'" is marked where the scanner gave up (the next line);
+        # the line at fault is where the would-be key started.
+        simple_key = (exc.context or "").startswith("while scanning a simple key")
+        mark = (exc.context_mark if simple_key else None) or exc.problem_mark or exc.context_mark
         problem = exc.problem or str(exc)
         raise BunYamlError(
             problem, mark.line + 1 if mark else None, mark.column + 1 if mark else None

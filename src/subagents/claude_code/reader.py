@@ -64,6 +64,19 @@ __all__ = [
 ]
 
 
+# JavaScript's \s (and what String.prototype.trim removes), which is not Python's: no
+# \x1c-\x1f or \x85, but U+FEFF. Claude Code's patterns and trims use this set.
+JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_JS_SPACE_CHARS = "\t\n\v\f\r \u00a0\u1680\u2028\u2029\u202f\u205f\u3000\ufeff" + "".join(
+    chr(c) for c in range(0x2000, 0x200B)
+)
+
+
+def js_trim(text: str) -> str:
+    """``String.prototype.trim``."""
+    return text.strip(_JS_SPACE_CHARS)
+
+
 class ParseMode(StrEnum):
     NONE = "none"  # no frontmatter block
     YAML = "yaml"  # Bun's parser read it
@@ -120,6 +133,8 @@ class ClaudeCodeView:
     unknown_keys: tuple[str, ...] = ()
     quoted_keys: tuple[str, ...] = ()  # keys the lenient pass quoted
     block_text: str = ""  # the frontmatter text Claude Code parsed
+    block_line: int = 2  # the file line (1-based) where that text starts
+    error_line: int | None = None  # the file line of the YAML error that made it skip
     block_cut_inline: bool = False  # the block ended at a `---` that is not a line of its own
     replaced_bytes: bool = False  # invalid UTF-8 was replaced with U+FFFD
 
@@ -136,11 +151,11 @@ class ClaudeCodeView:
 
 # --------------------------------------------------------------------------- the block
 
-_BLOCK = re.compile(r"---\s*\n([\s\S]*?)---\s*\n?")
+_BLOCK = re.compile(f"---[{JS_SPACE}]*\n([\\s\\S]*?)---[{JS_SPACE}]*\n?")
 
 
 def split_block(text: str) -> tuple[str, str, int] | None:
-    """``(frontmatter text, rest, end offset)`` as Claude Code splits a file, or None.
+    """``(frontmatter text, rest, start offset of the text)`` as Claude Code splits a file.
 
     ``text`` has its BOM already removed. The rest is *not* trimmed here.
     """
@@ -149,14 +164,16 @@ def split_block(text: str) -> tuple[str, str, int] | None:
     m = _BLOCK.match(text)
     if m is None:
         return None
-    return m.group(1), text[m.end() :], m.end()
+    return m.group(1), text[m.end() :], m.start(1)
 
 
 # --------------------------------------------------------------------------- lenient pass
 
 # JavaScript's `.` stops at \r, \u2028 and \u2029 as well as \n, and `$` (no m flag) is the
 # end of the line string: a CRLF line therefore never matches and is never quoted.
-_QUOTABLE_LINE = re.compile(r"([a-zA-Z_-]+):\s+(\S[^\n\r\u2028\u2029]*)\Z")
+_QUOTABLE_LINE = re.compile(
+    f"([a-zA-Z_-]+):[{JS_SPACE}]+([^{JS_SPACE}][^\n\r\u2028\u2029]*)\\Z"
+)
 _NEEDS_QUOTES = re.compile(r"[{}\[\]*&#!|>%@`]|: ")
 _LEADING_TABS = re.compile(r"(?m)^\t+")
 
@@ -223,17 +240,17 @@ def split_tools(value: Any) -> tuple[str, ...] | None:
                 inside = False
                 current += ch
             elif ch == "," and not inside:
-                if current.strip():
-                    out.append(current.strip())
+                if js_trim(current):
+                    out.append(js_trim(current))
                 current = ""
             elif ch == " " and not inside:
-                if current.strip():
-                    out.append(current.strip())
+                if js_trim(current):
+                    out.append(js_trim(current))
                     current = ""
-            elif current or ch.strip():
+            elif current or js_trim(ch):
                 current += ch
-        if current.strip():
-            out.append(current.strip())
+        if js_trim(current):
+            out.append(js_trim(current))
     if "*" in out:
         return None
     return tuple(out)
@@ -408,10 +425,11 @@ def read_claude_code(
             False,
             Skip(SkipKind.NO_FRONTMATTER, why, False),
             ParseMode.NONE,
-            body=text.strip(),
+            body=js_trim(text),
             replaced_bytes=replaced,
         )
-    block_text, rest, _end = block
+    block_text, rest, start = block
+    block_line = text.count("\n", 0, start) + 1
     cut_inline = not (block_text == "" or block_text.endswith("\n"))
     quoted: tuple[str, ...] = ()
     try:
@@ -440,19 +458,23 @@ def read_claude_code(
                 block_text=block_text,
                 replaced_bytes=replaced,
             )
-        except bun_yaml.BunYamlError:
-            where = f" (line {first.line} of the frontmatter)" if first.line else ""
+        except bun_yaml.BunYamlError as second:
+            failed = second if second.line else first
+            line = block_line + failed.line - 1 if failed.line else None
+            where = f" at line {line}" if line else ""
             return ClaudeCodeView(
                 profile,
                 False,
                 Skip(
                     SkipKind.YAML,
-                    f"its frontmatter fails to parse as YAML even after {profile.label}'s "
-                    f"lenient second pass: {first}{where}",
+                    "its frontmatter is not YAML, even for the lenient second "
+                    f"pass: {failed}{where}",
                     True,
                 ),
                 ParseMode.FAILED,
                 block_text=block_text,
+                block_line=block_line,
+                error_line=line,
                 quoted_keys=quoted,
                 block_cut_inline=cut_inline,
                 replaced_bytes=replaced,
@@ -466,10 +488,11 @@ def read_claude_code(
         mode,
         frontmatter=fm,
         block_text=block_text,
+        block_line=block_line,
         quoted_keys=quoted,
         block_cut_inline=cut_inline,
         replaced_bytes=replaced,
-        body=rest.strip(),
+        body=js_trim(rest),
     )
     name = fm.get("name")
     if not name or not isinstance(name, str):
@@ -494,8 +517,8 @@ def read_claude_code(
         return replace(base, skip=Skip(SkipKind.HOOKS, "; ".join(fatal), True), name=name)
     model_value = fm.get("model")
     model: str | None = None
-    if isinstance(model_value, str) and model_value.strip():
-        model = model_value.strip()
+    if isinstance(model_value, str) and js_trim(model_value):
+        model = js_trim(model_value)
         if model.lower() == "inherit":
             model = "inherit"
     tools = split_tools(fm["tools"]) if "tools" in fm else None

@@ -28,6 +28,7 @@ from typing import Any
 
 import click
 
+from subagents.claude_code.profile import get_profile
 from subagents.cli.options import build_registry, format_option, registry_options
 from subagents.definition import Dialect
 from subagents.diagnostics import Diagnostic, Severity
@@ -55,7 +56,13 @@ def _problem_count(reg: AgentRegistry) -> int:
     folder_errors = sum(
         d.rule in _FOLDER_RULES and d.severity is Severity.ERROR for d in reg.diagnostics()
     )
-    return len(reg.failed_files()) + len(reg.partial_files()) + len(reg.clashes()) + folder_errors
+    return (
+        len(reg.failed_files())
+        + len(reg.partial_files())
+        + len(reg.clashes())
+        + len(reg.duplicates())
+        + folder_errors
+    )
 
 
 # --------------------------------------------------------------------------- JSON
@@ -83,6 +90,7 @@ def doctor_report(reg: AgentRegistry) -> dict[str, Any]:
             "agents": len(listed),
             "not_loaded": len(not_loaded),
             "clashes": len(reg.clashes()),
+            "duplicates": len(reg.duplicates()),
             "shadowed": len(reg.shadowed(include_builtin=False)),
             "problems": _problem_count(reg),
             "errors": sum(d.severity is Severity.ERROR for d in diags),
@@ -103,6 +111,15 @@ def doctor_report(reg: AgentRegistry) -> dict[str, Any]:
         "clashes": [
             {"name": name, "source": group[0].source.value, "paths": [_where(e) for e in group]}
             for name, group in reg.clashes().items()
+        ],
+        "duplicates": [
+            {
+                "name": name,
+                "source": group[0].source.value,
+                "used": _where(group[0]),
+                "ignored": [_where(e) for e in group[1:]],
+            }
+            for name, group in reg.duplicates().items()
         ],
         "not_loaded": not_loaded,
         "diagnostics": [d.to_dict() for d in diags],
@@ -245,11 +262,21 @@ def _text(reg: AgentRegistry) -> tuple[list[str], int]:
 
     clashes = reg.clashes()
     if clashes:
-        out += ["", "Defined twice in one folder (neither is loaded, REQ-SUB-019):"]
+        out += ["", "Defined twice in one folder (neither is loaded):"]
         for name, group in clashes.items():
             folder = _source_folder(reg, group[0].origin)
             files = ", ".join(_short(_where(e), folder) for e in group)
             out += scr.wrap(f"{name}: {scr.path(folder)} {files}", 2)
+
+    duplicates = reg.duplicates()
+    if duplicates:
+        label = get_profile().label
+        out += ["", f"Defined twice in one folder ({label} keeps the last path, ignores the rest):"]
+        for name, group in duplicates.items():
+            folder = _source_folder(reg, group[0].origin)
+            used = _short(_where(group[0]), folder)
+            ignored = ", ".join(_short(_where(e), folder) for e in group[1:])
+            out += scr.wrap(f"{name}: {scr.path(folder)} uses {used}; ignores {ignored}", 2)
 
     folder_diags = [d for d in reg.diagnostics() if d.rule in _FOLDER_RULES]
     if folder_diags:
@@ -257,7 +284,12 @@ def _text(reg: AgentRegistry) -> tuple[list[str], int]:
         for d in folder_diags:
             out += scr.wrap(f"{scr.path(d.path)}: {d.rule} {d.message}", 2)
 
-    shadowed = reg.shadowed(include_builtin=False)
+    # (a same-folder duplicate is listed above, under "Defined twice")
+    shadowed = [
+        e
+        for e in reg.shadowed(include_builtin=False)
+        if e.shadowed_by is None or e.shadowed_by.origin != e.origin
+    ]
     if shadowed:
         out += ["", "Shadowed (the first scope that defines a name wins):"]
         by_name: dict[str, list[AgentEntry]] = {}

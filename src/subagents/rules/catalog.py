@@ -2,12 +2,14 @@
 
 Design notes
 ------------
-* Codes are stable and grouped by hundreds: ``SA0xx`` the reader (file could not be read or
-  parsed), ``SA1xx`` required fields and values (an error wherever Claude Code would skip the
-  file or a value is outside its definition), ``SA2xx`` the seed's spec (REQ-SUB) rules that
-  real files commonly break (warnings by default, errors under ``--strict``), ``SA3xx`` the
-  anti-patterns of seed 000 §8.4, ``SA4xx`` security (errors in every profile), ``SA5xx``
+* Codes are stable and grouped by hundreds: ``SA0xx`` the reader (what Claude Code cannot
+  read, or reads differently), ``SA1xx`` field values, ``SA2xx`` the subagent format
+  specification (``docs/spec.md``; style and portability, mostly on only under ``--strict``),
+  ``SA3xx`` anti-patterns, ``SA4xx`` security (errors in every profile), ``SA5xx``
   dialect-specific rules (Codex, agents.json), ``SA6xx`` rules about a whole scope.
+* The severity rule: **error** = Claude Code skips the file or silently does something other
+  than what is written; **warning** = Claude Code reads it as meant but strict parsers or other
+  harnesses do not, or style; ``--strict`` turns portability and the specification into errors.
 * A rule has one severity per profile (``default`` and ``strict``); ``None`` means the rule is
   off in that profile.  Reader diagnostics arrive with whatever severity the reader chose;
   :func:`severity_for` re-maps every diagnostic through this table so that the profile, not
@@ -78,28 +80,37 @@ _TABLE: tuple[Rule, ...] = (
     Rule("SA000", "internal-error", "A rule crashed on this file (a bug in subagents).",
          _R, _E, _E, silenceable=False),
     # --- reader (loader.py / formats/) -------------------------------------------------------
-    Rule("SA001", "not-utf8", "The file is not valid UTF-8 (REQ-SUB-001).", _R, _E, _E),
-    Rule("SA002", "file-too-large", "The file is larger than the size limit (REQ-SUB-033).",
+    Rule("SA001", "not-utf8",
+         "The file is not valid UTF-8 (Claude Code reads it with U+FFFD for each bad byte).",
          _R, _E, _E),
-    Rule("SA003", "no-frontmatter", "The file does not start with a `---` frontmatter block.",
+    Rule("SA002", "file-too-large", "The file is over 1 MiB; Claude Code skips it.",
          _R, _E, _E),
-    Rule("SA004", "unclosed-frontmatter", "The frontmatter has no closing `---` line.",
+    Rule("SA003", "no-frontmatter",
+         "The file has no `---` frontmatter block; Claude Code skips it without a word.",
          _R, _E, _E),
-    Rule("SA005", "yaml-syntax", "The frontmatter is not valid YAML.", _R, _E, _E),
+    Rule("SA004", "unclosed-frontmatter",
+         "The frontmatter is never closed; Claude Code skips the file without a word.",
+         _R, _E, _E),
+    Rule("SA005", "yaml-syntax",
+         "The frontmatter is not YAML even for Claude Code's lenient second pass; it skips the "
+         "file.", _R, _E, _E),
     Rule("SA006", "frontmatter-not-mapping", "The frontmatter is not a mapping of keys.",
          _R, _E, _E),
-    Rule("SA007", "duplicate-key", "A frontmatter key appears twice (YAML keeps the last).",
+    Rule("SA007", "duplicate-key",
+         "A frontmatter key appears twice; Claude Code silently keeps the last value.",
          _R, _E, _E),
-    Rule("SA008", "yaml-alias", "YAML anchors and aliases are refused (alias bombs).",
+    Rule("SA008", "yaml-alias",
+         "YAML anchors and aliases: Claude Code resolves them, many tools refuse them; an alias "
+         "bomb is refused.", _R, _W, _E),
+    Rule("SA009", "yaml-custom-tag",
+         "A YAML tag on a value; Claude Code silently drops it and reads the rest.",
          _R, _E, _E),
-    Rule("SA009", "yaml-custom-tag", "YAML tags such as `!!python/object` are refused.",
-         _R, _E, _E),
-    Rule("SA010", "unquoted-description",
-         "A plain description holds `: ` or `<example>` blocks; Claude Code skips the file.",
-         _R, _E, _E),
+    Rule("SA010", "lenient-yaml",
+         "Only Claude Code's lenient YAML pass reads this; strict parsers reject it.",
+         _R, _W, _E),
     Rule("SA011", "binary-content", "The file holds binary content (NUL bytes).", _R, _E, _E),
     Rule("SA012", "empty-file", "The file is empty.", _R, _E, _E),
-    Rule("SA013", "tab-indentation", "The frontmatter is indented with tabs.", _R, _E, _E),
+    Rule("SA013", "tab-indentation", "The frontmatter is indented with tabs.", _R, _W, _E),
     Rule("SA014", "wrong-type", "A field has a value of the wrong type.", _R, _E, _E),
     Rule("SA015", "unreadable-file", "The file cannot be read (operating-system error).",
          _R, _E, _E),
@@ -109,72 +120,89 @@ _TABLE: tuple[Rule, ...] = (
          "The file is in a dialect (OpenCode, Copilot) this version does not judge yet.",
          _R, _I, _I),
     Rule("SA018", "frontmatter-not-at-start",
-         "Blank lines or indentation come before the opening `---`.", _R, _W, _E),
+         "Something comes before the opening `---`; Claude Code skips the file without a "
+         "word.", _R, _E, _E),
+    Rule("SA019", "frontmatter-cut-by-dashes",
+         "A `---` inside a value ends Claude Code's frontmatter there; the rest becomes prompt.",
+         _R, _E, _E),
+    Rule("SA020", "tools-empty",
+         "`tools` is present but empty; Claude Code lists \"All tools\" and runs with none.",
+         _F, _E, _E),
+    Rule("SA021", "ignored-by-claude-code",
+         "A field value Claude Code ignores (the agent runs without it).", _F, _E, _E),
     # --- required fields and values ---------------------------------------------------------
     Rule("SA101", "invalid-name",
-         "`name` contains `:` or starts with `-` (Claude Code skips the file).", _F, _E, _E),
-    Rule("SA102", "missing-name", "`name` is missing or empty (REQ-SUB-003).", _F, _E, _E),
-    Rule("SA103", "missing-description", "`description` is missing or empty (REQ-SUB-003).",
+         "`name` starts with `-`, holds `:` (after NFKC folding) or is over 256 characters; "
+         "Claude Code skips the file.", _F, _E, _E),
+    Rule("SA102", "missing-name",
+         "`name` is missing or empty; Claude Code skips the file without a word.", _F, _E, _E),
+    Rule("SA103", "missing-description",
+         "`description` is missing or empty; Claude Code skips the file.",
          _F, _E, _E),
     Rule("SA104", "unknown-tool",
-         "A `tools`/`disallowedTools` entry is not a known tool (REQ-SUB-008).", _F, _E, _E),
-    Rule("SA105", "unknown-model", "`model` is not a known alias or a well-formed model id.",
+         "A `tools` entry is not a tool; Claude Code lists it but drops it when spawning.",
+         _F, _E, _E),
+    Rule("SA105", "unknown-model",
+         "`model` is not an alias or a model id; Claude Code sends it to the API as written.",
          _F, _E, _E),
     Rule("SA106", "invalid-permission-mode", "`permissionMode` is not one of its values.",
          _F, _E, _E),
     Rule("SA107", "tools-and-disallowed-tools",
-         "`tools` and `disallowedTools` are both set; use one of them (seed 000 §2).",
-         _F, _E, _E),
+         "`tools` and `disallowedTools` are both set (Claude Code subtracts; others differ).",
+         _F, None, _W),
     Rule("SA108", "invalid-max-turns", "`maxTurns` is not a positive integer.", _F, _E, _E),
     Rule("SA109", "unknown-hook-event", "A `hooks` key is not a hook event.", _F, _E, _E),
     Rule("SA110", "malformed-hook", "A hook entry is not `{matcher?, hooks: [{type, command}]}`.",
          _F, _E, _E),
     Rule("SA111", "mcp-server-without-command",
          "An MCP server has neither `command` nor `url`.", _F, _E, _E),
-    Rule("SA112", "invalid-version", "`version` is not MAJOR.MINOR.PATCH (REQ-SUB-022).",
-         _F, _E, _E),
-    Rule("SA113", "invalid-tags", "`tags` is not a list of strings (REQ-SUB-023).", _F, _E, _E),
-    Rule("SA114", "empty-system-prompt", "The system prompt (body) is empty (REQ-SUB-010).",
-         _F, _E, _E),
+    Rule("SA112", "invalid-version", "`version` is not MAJOR.MINOR.PATCH (format specification).",
+         _F, None, _E),
+    Rule("SA113", "invalid-tags", "`tags` is not a list of strings (format specification).",
+         _F, None, _E),
+    Rule("SA114", "empty-system-prompt",
+         "The system prompt (body) is empty; the agent gets only Claude Code's fixed text.",
+         _F, _W, _E),
     Rule("SA115", "invalid-effort", "`effort` is not one of low, medium, high, xhigh, max.",
          _F, _E, _E),
-    Rule("SA116", "invalid-isolation", "`isolation` is not `worktree`.", _F, _E, _E),
-    # --- the seed's spec rules (REQ-SUB) ----------------------------------------------------
+    Rule("SA116", "invalid-isolation", "`isolation` is not `worktree` or `remote`.", _F, _E, _E),
+    # --- the format specification (docs/spec.md): style, on under --strict -----------------
     Rule("SA201", "description-length",
-         "`description` is outside 10-200 characters (REQ-SUB-005).", _S, _W, _E),
+         "`description` is outside 10-200 characters (format specification).", _S, None, _E),
     Rule("SA202", "prompt-length",
-         "The system prompt is outside 100-10,000 characters (REQ-SUB-012).", _S, _W, _E),
+         "The system prompt is outside 100-10,000 characters (format specification).", _S, None,
+         _E),
     Rule("SA203", "missing-prompt-sections",
          "The prompt lacks Role/Capabilities/Methodology/Communication Style/Constraints "
-         "sections (REQ-SUB-011).", _S, _W, _E),
+         "sections (format specification).", _S, None, _E),
     Rule("SA204", "unknown-key", "A frontmatter key is not a known field (Claude ignores it).",
          _S, _W, _E),
     Rule("SA205", "unlisted-color", "`color` is not one of the documented colours.", _S, _W, _E),
     Rule("SA206", "name-not-kebab-case",
-         "`name` does not match `^[a-z][a-z0-9-]{0,49}$` (REQ-SUB-004).", _S, _W, _E),
-    # An info, not a warning: lists are documented and work in the SDK, and 4 in 10 real files
-    # use them; but a list has been reported to load as *no tools* (anthropics/claude-code
-    # #13331), and the seed's own form is the comma string.  `fix --tools-style comma` rewrites.
+         "`name` is not kebab-case (`^[a-z][a-z0-9-]{0,49}$`); other harnesses refuse it.",
+         _S, _W, _E),
+    # Off by default: Claude Code 2.1.330 reads lists exactly like comma strings (measured).
+    # Under --strict an info, for older versions that were reported to read a list as no tools.
     Rule("SA207", "tools-as-list",
-         "`tools`/`disallowedTools` is a YAML list; the documented form is a comma string "
-         "(#13331).", _S, _I, _I),
-    # --- anti-patterns (seed 000 §8.4) -------------------------------------------------------
+         "`tools`/`disallowedTools` is a YAML list; the documented form is a comma string.",
+         _S, None, _I),
+    # --- anti-patterns ------------------------------------------------------------------------
     Rule("SA301", "read-only-role-with-write-tools",
          "A reviewer/auditor/researcher can write files or run commands.", _A, _W, _W),
     Rule("SA302", "missing-max-turns",
-         "No `maxTurns`: a confused agent can loop without limit.", _A, _W, _W),
+         "No `maxTurns`: a confused agent can loop without limit.", _A, None, _W),
     Rule("SA303", "too-many-skills", "More than 3 skills are loaded into the context.",
          _A, _W, _W),
     Rule("SA304", "vague-description",
          "The description is too generic to route on (\"development tasks\").", _A, _W, _W),
     # --- security (errors in every profile) --------------------------------------------------
-    Rule("SA401", "world-writable", "The file is world-writable (REQ-SUB-034).", _X, _E, _E,
+    Rule("SA401", "world-writable", "The file is world-writable.", _X, _E, _E,
          silenceable=False),
     Rule("SA402", "path-escapes-agents-folder",
-         "The file or a symlink leads outside the agents folder (REQ-SUB-035).", _X, _E, _E,
+         "The file or a symlink leads outside the agents folder.", _X, _E, _E,
          silenceable=False),
     Rule("SA403", "name-path-traversal",
-         "`name` or a skill holds a path separator or `..` and could traverse (REQ-SUB-035).",
+         "`name` or a skill holds a path separator or `..` and could traverse.",
          _X, _E, _E,
          silenceable=False),
     Rule("SA404", "hardcoded-credential",
@@ -182,7 +210,7 @@ _TABLE: tuple[Rule, ...] = (
          silenceable=False),
     Rule("SA405", "prompt-injection",
          "The prompt tries to override its instructions and send secrets or files elsewhere "
-         "(REQ-SUB-020/036).", _X, _E, _E, silenceable=False),
+         "(prompt injection).", _X, _E, _E, silenceable=False),
     # --- dialects ----------------------------------------------------------------------------
     Rule("SA501", "codex-name-format", "Codex: `name` must match `[a-z][a-z0-9_-]{2,63}`.",
          _D, _E, _E),
@@ -193,10 +221,11 @@ _TABLE: tuple[Rule, ...] = (
     Rule("SA504", "json-name-format", "agents.json: a name must match `[a-z0-9_-]+`.",
          _D, _E, _E),
     Rule("SA505", "json-model-not-alias",
-         "agents.json: `model` is not one of sonnet, opus, haiku, inherit (seed 003).",
+         "agents.json: `model` is not one of sonnet, opus, haiku, inherit.",
          _D, _W, _E),
     # --- scope --------------------------------------------------------------------------------
-    Rule("SA601", "duplicate-name", "Two files of one scope define the same name (REQ-SUB-019).",
+    Rule("SA601", "duplicate-name",
+         "Two files of one scope folder define one name; Claude Code keeps only the last path.",
          _O, _E, _E),
     Rule("SA602", "similar-descriptions",
          "Two agents have descriptions so alike that routing cannot tell them apart.",

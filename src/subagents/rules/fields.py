@@ -52,7 +52,8 @@ _PERMISSION_HINT = ", ".join(PERMISSION_MODES)
 def is_valid_model(model: str, aliases: frozenset[str] | set[str] = frozenset()) -> bool:
     m = model.strip()
     base = m.removesuffix("[1m]")
-    return base in MODEL_ALIASES or m in aliases or _MODEL_ID_RE.match(m) is not None
+    # Claude Code matches aliases case-insensitively (`model: Sonnet` runs on Sonnet).
+    return base.lower() in MODEL_ALIASES or m in aliases or _MODEL_ID_RE.match(m) is not None
 
 
 def _md(defn: AgentDefinition) -> bool:
@@ -149,6 +150,15 @@ def check_tools(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]
                 hint = (f"did you mean {close!r}? " if close else "") + (
                     "`subagents rules` lists the known tools; `extra-tools` in "
                     "[tool.subagents] adds your own")
+            if defn.dialect is D.CLAUDE:
+                from subagents.claude_code.profile import get_profile
+
+                label = get_profile(ctx.config.claude_code).label
+                what += (
+                    f"; {label} lists it but drops it when spawning the agent"
+                    if key == "tools"
+                    else f"; {label} disallows nothing by it"
+                )
             yield ctx.diag("SA104", ctx.item_pos(defn, key, i, raw), f"`{spelled}`: {what}", hint)
 
 
@@ -187,7 +197,12 @@ def check_model(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]
     yield ctx.diag(
         "SA105",
         ctx.value_pos(defn, "model"),
-        f"`model` {defn.model!r} is neither a known alias nor a well-formed model id",
+        f"`model` {defn.model!r} is neither a known alias nor a well-formed model id"
+        + (
+            "; Claude Code sends it to the API as written, which refuses unknown models"
+            if defn.dialect is D.CLAUDE
+            else ""
+        ),
         "use sonnet, opus, haiku, fable or inherit, a full id such as "
         "`claude-sonnet-4-5`, or define the alias under [tool.subagents.model-aliases]",
     )

@@ -1,0 +1,110 @@
+"""The :class:`~subagents.definition.AgentDefinition` Claude Code would run from one file.
+
+The registry (and with it ``list``, ``show``, ``run``, ``route`` and the Task tool) builds its
+Claude agents here, from :class:`~subagents.claude_code.reader.ClaudeCodeView`, so every value is
+the one Claude Code uses: the last of two duplicate keys, the description with ``\\n`` turned into
+newlines, ``tools`` split as Claude Code splits them (``()`` when it runs the agent with no tools
+at all), the model trimmed, and every field Claude Code ignores left out (a ``maxTurns: ten`` is
+no limit, a ``permissionMode: banana`` is the default mode, a ``mcpServers`` mapping is no
+server). Positions come from the strict reader when it could read the file, so diagnostics
+still point at lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from subagents.claude_code.reader import ClaudeCodeView, _positive_int
+from subagents.definition import AgentDefinition, Dialect, SourceLocation
+from subagents.formats.fields import RawField, build_definition
+
+__all__ = ["definition_from_view"]
+
+
+def definition_from_view(
+    view: ClaudeCodeView,
+    *,
+    path: Path | None,
+    locations: Mapping[str, SourceLocation] | None = None,
+    body_line: int | None = None,
+    include_body: bool = True,
+) -> AgentDefinition:
+    """The definition Claude Code runs; ``view`` must be ``loaded``."""
+    if not view.loaded or view.name is None or view.description is None:
+        raise ValueError("definition_from_view() needs a view of a file Claude Code loads")
+    fm = view.frontmatter
+    profile = view.profile
+    locs = dict(locations or {})
+    raw = [
+        RawField(key, value, locs.get(key))
+        for key, value in fm.items()
+        if (key in profile.known_keys or key in _OUR_METADATA) and key not in _TAKEN_FROM_VIEW
+    ]
+    extra = {
+        key: value
+        for key, value in fm.items()
+        if key not in profile.known_keys and key not in _OUR_METADATA
+    }
+    defn, _issues = build_definition(
+        raw,
+        dialect=Dialect.CLAUDE,
+        path=path,
+        system_prompt=view.body if include_body else "",
+        body_line=body_line,
+    )
+    hooks = {k: v for k, v in defn.hooks.items() if k in profile.hook_events}
+    servers = defn.mcp_servers if isinstance(fm.get("mcpServers"), list) else ()
+    return defn.evolve(
+        name=view.name,
+        description=view.description,
+        model=view.model,
+        tools=view.tools,
+        disallowed_tools=view.disallowed_tools,
+        max_turns=_positive_int(fm.get("maxTurns")),
+        permission_mode=_valid(fm.get("permissionMode"), profile.permission_modes),
+        background=True if fm.get("background") in (True, "true") else None,
+        memory=_valid(fm.get("memory"), profile.memories),
+        isolation=_valid(fm.get("isolation"), profile.isolations),
+        effort=_effort(fm.get("effort"), profile.efforts),
+        color=_valid(fm.get("color"), profile.colors),
+        hooks=hooks,
+        mcp_servers=servers,
+        locations=locs,
+        extra=extra,
+    )
+
+
+# Fields whose value comes from the view (Claude Code's own reading), not from build_definition.
+_TAKEN_FROM_VIEW = frozenset(
+    {
+        "name",
+        "description",
+        "model",
+        "tools",
+        "disallowedTools",
+        "maxTurns",
+        "permissionMode",
+        "background",
+        "memory",
+        "isolation",
+        "effort",
+        "color",
+    }
+)
+
+
+# Keys Claude Code ignores but subagents uses (routing keywords, catalogue metadata); reading
+# them changes nothing Claude Code does.
+_OUR_METADATA = frozenset({"keywords", "version", "author", "tags", "created", "modified"})
+
+
+def _valid(value: Any, allowed: tuple[str, ...]) -> str | None:
+    return value if isinstance(value, str) and value in allowed else None
+
+
+def _effort(value: Any, allowed: tuple[str, ...]) -> str | None:
+    if isinstance(value, str) and value.lower() in allowed:
+        return value.lower()
+    return None
