@@ -104,7 +104,7 @@ def test_good_file_that_breaks_drops_its_agent_and_says_why(layout: dict[str, Pa
     write_agent(layout["user_agents"], "flaky", body="user\n")
     reg = AgentRegistry().load_all()
     assert reg.entry("flaky").source.value == "project"
-    p.write_text("---\nname: flaky\ndescription: broken: yaml\n---\nbody\n")
+    p.write_text("---\nname: flaky\ndescription: broken: yaml\n<example>\n---\nbody\n")
     events = reg.reload()
     # Events describe what the directory sees: the user definition takes over the name.
     mod = next(e for e in events if e.event != "error")
@@ -120,13 +120,13 @@ def test_good_file_that_breaks_drops_its_agent_and_says_why(layout: dict[str, Pa
     assert [e.event for e in events] == ["modified", "error"]
     err = next(e for e in events if e.event == "error")
     assert err.path == ".claude/agents/flaky.md" and err.name == "flaky"
-    assert err.diagnostics and err.diagnostics[0].rule == "SA010"
+    assert err.diagnostics and err.diagnostics[0].rule == "SA005"
     # the last good definition is *not* kept: the user one is what the directory sees now
     assert reg.entry("flaky").source.value == "user"
-    assert any(d.rule == "SA010" for d in reg.diagnostics())
+    assert any(d.rule == "SA005" for d in reg.diagnostics())
     write_agent(layout["sub_agents"], "flaky", body="fixed\n")
     assert _events(reg) == [("modified", "flaky")]  # the project file is back on top
-    assert reg.get("flaky").system_prompt == "fixed\n"
+    assert reg.get("flaky").system_prompt == "fixed"
     assert not reg.diagnostics()
 
 
@@ -148,16 +148,16 @@ def test_reload_before_load_all_loads(layout: dict[str, Path]) -> None:
     assert "x" in reg
 
 
-def test_clash_appears_and_resolves_on_reload(layout: dict[str, Path]) -> None:
-    write_agent(layout["sub_agents"], "dup", filename="one.md")
+def test_duplicate_appears_and_resolves_on_reload(layout: dict[str, Path]) -> None:
+    write_agent(layout["sub_agents"], "dup", filename="one.md", body="one")
     reg = AgentRegistry().load_all()
-    two = write_agent(layout["sub_agents"], "dup", filename="two.md")
+    two = write_agent(layout["sub_agents"], "dup", filename="two.md", body="two")
     reg.reload()
-    assert "dup" not in {e.name for e in reg.list()}
-    assert any(d.rule == "SA601" for d in reg.diagnostics())
+    assert reg.get("dup").system_prompt == "two"  # the last path in code-unit order
+    assert [d.path for d in reg.diagnostics() if d.rule == "SA601"] == [".claude/agents/one.md"]
     two.unlink()
     reg.reload()
-    assert "dup" in {e.name for e in reg.list()}
+    assert reg.get("dup").system_prompt == "one"
     assert not any(d.rule == "SA601" for d in reg.diagnostics())
 
 
@@ -219,20 +219,21 @@ def test_winner_rename_and_takeover_are_modified_with_previous_path(
     )
 
 
-def test_new_clash_is_removed_plus_error_naming_both_files(layout: dict[str, Path]) -> None:
+def test_new_duplicate_is_modified_plus_error_naming_the_ignored_file(
+    layout: dict[str, Path],
+) -> None:
     write_agent(layout["sub_agents"], "dup", filename="one.md")
     reg = AgentRegistry().load_all()
     write_agent(layout["sub_agents"], "dup", filename="two.md")
     events = reg.reload()
     assert [(e.event, e.name, e.reason) for e in events] == [
-        ("removed", "dup", "clash"),
+        ("modified", "dup", "overridden"),
         ("error", "dup", None),
     ]
-    assert sorted(d.path for d in events[1].diagnostics) == [
-        ".claude/agents/one.md",
-        ".claude/agents/two.md",
-    ]
-    assert all(d.rule == "SA601" and d.line == 2 for d in events[1].diagnostics)
+    assert events[0].path == ".claude/agents/two.md"
+    (diag,) = events[1].diagnostics
+    assert (diag.path, diag.rule, diag.line) == (".claude/agents/one.md", "SA601", 2)
+    assert "two.md" in diag.message
 
 
 def test_random_changes_applied_as_events_always_equal_list(layout: dict[str, Path]) -> None:

@@ -27,6 +27,9 @@ def test_a_bad_max_turns_is_not_also_missing(value: str) -> None:
 
 def test_a_missing_max_turns_is_still_reported() -> None:
     ds = diags(agent("name: a-agent\ndescription: Checks release notes for the team\n"))
+    assert only(ds, "SA302") == []  # advice: only under --strict or when selected
+    ds = diags(agent("name: a-agent\ndescription: Checks release notes for the team\n"),
+               strict=True)
     assert [d.rule for d in only(ds, "SA302")] == ["SA302"]
 
 

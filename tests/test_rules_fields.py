@@ -16,7 +16,7 @@ def test_good_file_has_no_errors() -> None:
 
 
 @pytest.mark.parametrize(
-    ("name", "why"), [("team:reviewer", "contains `:`"), ("-reviewer", "starts with `-`")]
+    ("name", "why"), [("team:reviewer", 'must not contain ":"'), ("-reviewer", 'start with "-"')]
 )
 def test_invalid_name_points_at_value(name: str, why: str) -> None:
     ds = diags(agent(f"description: Reviews recent diffs carefully\nname: '{name}'"))
@@ -27,22 +27,25 @@ def test_invalid_name_points_at_value(name: str, why: str) -> None:
 
 def test_missing_name_and_description() -> None:
     ds = diags(agent("model: sonnet"))
-    (n,) = only(ds, "SA102")
-    (de,) = only(ds, "SA103")
-    assert n.line == 1 and de.line == 1  # nothing to point at: the opening ---
-    assert "missing" in n.message and "skips" in n.message
+    (n,) = only(ds, "SA102")  # Claude Code stops at the first reason: one finding
+    assert n.line == 1  # nothing to point at: the opening ---
+    assert "missing" in n.message and "skips this file without a word" in n.message
+    (de,) = only(diags(agent("name: x-agent\nmodel: sonnet")), "SA103")
+    assert de.line == 1 and "`description` is missing" in de.message
 
 
 def test_wrong_type_name_is_not_also_missing() -> None:
     ds = diags(agent("name: [a]\ndescription: [x, y]\nmaxTurns: 3"))
     assert [(d.rule, d.line) for d in ds if d.severity is Severity.ERROR] == [
         ("SA014", 2), ("SA014", 3)]
+    (skip,) = [d for d in ds if d.line == 2]
+    assert "Claude Code 2.1.330 skips this file" in skip.message
 
 
 def test_empty_description_points_at_key() -> None:
     ds = diags(agent("name: x-agent\ndescription: ''"))
     (d,) = only(ds, "SA103")
-    assert (d.line, d.column) == (3, 1) and "empty" in d.message
+    assert (d.line, d.column) == (3, 14) and "empty" in d.message
 
 
 def test_unknown_tools_point_at_each_item_in_comma_string() -> None:
@@ -113,9 +116,9 @@ def test_permission_mode_effort_isolation() -> None:
 
 def test_tools_and_disallowed_tools_together() -> None:
     ds = diags(agent("name: x-agent\ndescription: Reviews diffs for problems\n"
-                     "tools: Read\ndisallowedTools: Write"))
-    (d,) = only(ds, "SA107")
-    assert (d.line, d.column) == (5, 1)
+                     "tools: Read\ndisallowedTools: Write"), strict=True)
+    (d,) = only(ds, "SA107")  # Claude Code subtracts them: portability, so --strict only
+    assert (d.line, d.column, d.severity) == (5, 1, Severity.WARNING)
 
 
 @pytest.mark.parametrize(("value", "code"), [("0", "SA108"), ("-3", "SA108"), ("ten", "SA108"),
@@ -143,11 +146,19 @@ def test_hooks_unknown_event_and_malformed_entries() -> None:
 
 def test_mcp_server_without_command_or_url() -> None:
     front = ("name: x-agent\ndescription: Reviews diffs for problems\nmcpServers:\n"
-             "  github:\n    command: npx\n  broken:\n    env:\n      A: b\n"
-             "  remote:\n    url: https://example.invalid/mcp\n")
+             "  - github:\n      command: npx\n  - broken:\n      env:\n        A: b\n"
+             "  - remote:\n      url: https://example.invalid/mcp\n")
     ds = diags(agent(front))
     (d,) = only(ds, "SA111")
-    assert (d.line, d.column) == (7, 3) and "broken" in d.message
+    assert d.line is not None and "broken" in d.message
+
+
+def test_mcp_servers_as_a_mapping_are_ignored_by_claude_code() -> None:
+    front = ("name: x-agent\ndescription: Reviews diffs for problems\nmcpServers:\n"
+             "  github:\n    command: npx\n")
+    (d,) = only(diags(agent(front)), "SA021")
+    assert d.line == 4 and d.severity is Severity.ERROR
+    assert "Claude Code 2.1.330 ignores" in d.message and "must be a list" in d.message
 
 
 def test_mcp_server_names_only_is_fine() -> None:
@@ -159,15 +170,17 @@ def test_mcp_server_names_only_is_fine() -> None:
 @pytest.mark.parametrize(("value", "bad"), [('"1.0.0"', False), ('"2.10.3-rc.1"', False),
                                             ("1.0", True), ('"v1.0.0"', True)])
 def test_version_semver(value: str, bad: bool) -> None:
-    ds = diags(agent(f"name: x-agent\ndescription: Reviews diffs for problems\nversion: {value}"))
+    ds = diags(agent(f"name: x-agent\ndescription: Reviews diffs for problems\nversion: {value}"),
+               strict=True)
     assert [d.line for d in only(ds, "SA112")] == ([4] if bad else [])
 
 
 def test_tags_must_be_list_of_strings() -> None:
-    ds = diags(agent("name: x-agent\ndescription: Reviews diffs for problems\ntags: a, b"))
+    ds = diags(agent("name: x-agent\ndescription: Reviews diffs for problems\ntags: a, b"),
+               strict=True)
     assert [d.line for d in only(ds, "SA113")] == [4] and not only(ds, "SA014")
     ds = diags(agent("name: x-agent\ndescription: Reviews diffs for problems\n"
-                     "tags: [ok, '']"))
+                     "tags: [ok, '']"), strict=True)
     (d,) = only(ds, "SA113")
     assert (d.line, d.column) == (4, 12)
 
@@ -175,7 +188,8 @@ def test_tags_must_be_list_of_strings() -> None:
 def test_empty_system_prompt_points_at_body() -> None:
     ds = diags(agent(GOOD_FRONT, body="\n   \n"))
     (d,) = only(ds, "SA114")
-    assert d.line == 7 and d.severity is Severity.ERROR  # line after the closing ---
+    # Claude Code loads it (the agent gets only its fixed text): a warning
+    assert d.line == 7 and d.severity is Severity.WARNING  # line after the closing ---
 
 
 def test_json_dialect_fields() -> None:
@@ -193,7 +207,8 @@ def test_json_dialect_fields() -> None:
                                             ("hooks: not-a-map", "SA110"),
                                             ("background: maybe", "SA014")])
 def test_wrong_type_findings_carry_the_fields_rule(line: str, code: str) -> None:
-    ds = diags(agent(f"name: x-agent\ndescription: Reviews diffs for problems\n{line}"))
+    ds = diags(agent(f"name: x-agent\ndescription: Reviews diffs for problems\n{line}"),
+               strict=True)
     (d,) = [d for d in ds if d.rule in (code, "SA014")]
     # the finding points at the value, which is what is wrong
     assert (d.rule, d.line, d.column) == (code, 4, line.index(":") + 3)

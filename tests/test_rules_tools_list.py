@@ -18,10 +18,12 @@ LISTED = ("name: lister\ndescription: Reviews Python code for style issues when 
           "maxTurns: 5\ntools:\n  - Read\n  - Grep\n")
 
 
-def test_a_list_is_an_info_at_the_key() -> None:
-    (d,) = only(diags(agent(LISTED)), "SA207")
+def test_a_list_is_quiet_by_default_and_an_info_at_the_key_when_strict() -> None:
+    # Claude Code 2.1.330 reads a list exactly like a comma string (measured)
+    assert only(diags(agent(LISTED)), "SA207") == []
+    (d,) = only(diags(agent(LISTED), strict=True), "SA207")
     assert (d.line, d.column, d.severity) == (5, 1, Severity.INFO)
-    assert "#13331" in d.message and d.hint is not None and "`tools: Read, Grep`" in d.hint
+    assert d.hint is not None and "`tools: Read, Grep`" in d.hint
 
 
 def test_strict_does_not_make_it_fail() -> None:
@@ -30,7 +32,7 @@ def test_strict_does_not_make_it_fail() -> None:
 
 
 def test_flow_list_and_disallowed_tools() -> None:
-    ds = diags(agent(GOOD_FRONT + "disallowedTools: [Write, Edit]\n"))
+    ds = diags(agent(GOOD_FRONT + "disallowedTools: [Write, Edit]\n"), strict=True)
     (d,) = only(ds, "SA207")
     assert "`disallowedTools: Write, Edit`" in (d.hint or "")
 

@@ -547,6 +547,7 @@ class AgentRegistry:
         if not changed and len(new) == len(old):
             return []  # nothing re-read or gone: the resolution stands (the stat-only case)
         old_winners, old_clashes = self._winners, self._clashes
+        old_dropped = {(n, e.path) for n, g in self._dropped.items() for e in g[1:]}
         self._records = new
         self._resolve()
         if force:
@@ -560,7 +561,16 @@ class AgentRegistry:
             for name, group in self._clashes.items()
             if name not in old_clashes
         }
-        return diff_state(old, new, old_winners, self._winners, old_clashes, clash_diags)
+        events = diff_state(old, new, old_winners, self._winners, old_clashes, clash_diags)
+        # A file Claude Code now ignores for a same-name file later in its folder: an error.
+        for name, group in self._dropped.items():
+            for loser in group[1:]:
+                if (name, loser.path) not in old_dropped:
+                    diag = self._dropped_duplicate(loser, group[0])
+                    events.append(
+                        ChangeEvent("error", name, loser.display_path, None, diagnostics=(diag,))
+                    )
+        return events
 
     def _parse_text(self, src: Source) -> FileRecord:
         assert src.text is not None
@@ -667,7 +677,11 @@ class AgentRegistry:
             guessed = view.name if isinstance(view.name, str) and view.name else None
             if guessed is None and path is not None:
                 guessed = path.stem
-            return FileRecord(stamp, (), (skip, *extra), display, guessed, trusted, src)
+            # An empty or binary file: the strict reader's finding says more than "no
+            # frontmatter" (Claude Code skips both without a word).
+            plain = tuple(d for d in result.diagnostics if d.rule in ("SA011", "SA012"))
+            first = plain or (skip,)
+            return FileRecord(stamp, (), (*first, *extra), display, guessed, trusted, src)
         strict = result.definition
         header = definition_from_view(
             view,

@@ -307,14 +307,17 @@ def _validate_file(
         return list(filt.apply((_reader_crash(target.display, exc),), (), ())), 0
     fctx.text = _file_text(result, target.path, config.max_file_size)
     fctx.document = result.document
-    reader_diags, definitions = _claude_code_reading(result, target, fctx.text)
+    reader_diags, definitions = _claude_code_reading(
+        result, target.display, target.path, fctx.text
+    )
     diags: list[Diagnostic] = [_recode(d) for d in reader_diags]
     diags.extend(check_file(fctx))
     reader_findings = frozenset((d.rule, d.line) for d in reader_diags)
     for defn in definitions:
         ctx = RuleContext(path=target.display, config=config, dialect=defn.dialect,
                           document=result.document, text=fctx.text,
-                          reader_findings=reader_findings)
+                          reader_findings=reader_findings,
+                          claude_code=result.claude_code is not None)
         diags.extend(check_definition(defn, ctx))
         loc = defn.location_of("name") or (
             next(iter(defn.locations.values())) if defn.locations else None
@@ -334,16 +337,29 @@ def _validate_file(
 # Reader findings that say "this is not strict YAML / not readable" -- superseded, for a file
 # Claude Code loads, by what Claude Code makes of it (rules/claude_code.py).
 _SUPERSEDED_WHEN_LOADED = frozenset(
-    {"SA001", "SA003", "SA004", "SA005", "SA006", "SA010", "SA012", "SA013", "SA014",
+    {"SA001", "SA003", "SA004", "SA005", "SA006", "SA010", "SA012", "SA013",
      "SA018", "SA101", "SA102", "SA103"}
 )
+# Fields whose value Claude Code itself judges: a wrong type there is reported as what Claude
+# Code does with it (rules/claude_code.py), not as the strict reader's SA014.
+_CLAUDE_CODE_JUDGES = frozenset(
+    {"name", "description", "model", "tools", "disallowedTools", "maxTurns", "permissionMode",
+     "background", "effort", "isolation", "memory", "color", "mcpServers"}
+)
+
+
+def _finding_key(d: Diagnostic) -> str | None:
+    """The key a reader finding names (its message starts with it in backticks)."""
+    if not d.message.startswith("`"):
+        return None
+    return d.message[1:].split("`", 1)[0]
 
 
 _PARSE_FINDINGS = frozenset({"SA003", "SA004", "SA005", "SA010", "SA012", "SA013", "SA018"})
 
 
 def _claude_code_reading(
-    result: LoadResult, target: _Target, text: str | None
+    result: LoadResult, display: str, file_path: Path | None, text: str | None
 ) -> tuple[list[Diagnostic], tuple[AgentDefinition, ...]]:
     """Reader findings and the definitions the rules judge, as Claude Code reads the file.
 
@@ -357,22 +373,31 @@ def _claude_code_reading(
         return list(result.diagnostics), result.definitions
     strict = result.definition
     findings = list(
-        claude_code_findings(view, target.display, text, strict_ok=strict is not None,
-                             file_path=target.path)
+        claude_code_findings(view, display, text, strict_ok=strict is not None,
+                             file_path=file_path)
     )
     if view.loaded:
-        kept = [d for d in result.diagnostics if d.rule not in _SUPERSEDED_WHEN_LOADED]
+        kept = [
+            d
+            for d in result.diagnostics
+            if d.rule not in _SUPERSEDED_WHEN_LOADED
+            and not (d.rule == "SA014" and _finding_key(d) in _CLAUDE_CODE_JUDGES)
+        ]
         defn = definition_from_view(
             view,
-            path=target.path,
+            path=file_path,
             locations=strict.locations if strict is not None else None,
             body_line=strict.body_line if strict is not None else None,
         )
         return kept + findings, (defn,)
-    # The skip finding explains what the strict reader's parse errors would: one message, the
-    # same one `list` and `doctor` show.
-    dropped = {d.rule for d in findings} | _PARSE_FINDINGS
-    kept = [d for d in result.diagnostics if d.rule not in dropped]
+    # The skip finding replaces the strict reader's finding at the same place, and explains
+    # what its parse errors would: one message, the same one `list` and `doctor` show.
+    places = {(d.rule, d.line) for d in findings}
+    kept = [
+        d
+        for d in result.diagnostics
+        if (d.rule, d.line) not in places and d.rule not in _PARSE_FINDINGS
+    ]
     return kept + findings, result.definitions
 
 
@@ -502,8 +527,7 @@ def validate_text(
 
     cfg = config or Config()
     filt = _Filter(Profile.STRICT if strict else Profile.DEFAULT, cfg.select, cfg.ignore)
-    result = parse_agent_text(text, path=path, dialect=dialect)
-    diags: list[Diagnostic] = [_recode(d) for d in result.diagnostics]
+    result = parse_agent_text(text, path=path, dialect=dialect, claude_code=cfg.claude_code)
     doc_text: str | None
     if result.document is not None:
         doc_text = result.document.text
@@ -514,12 +538,17 @@ def validate_text(
             doc_text = text.decode("utf-8-sig")
         except UnicodeDecodeError:
             doc_text = None
+    if doc_text is not None and "\r" in doc_text:
+        doc_text = doc_text.replace("\r\n", "\n")
+    reader_diags, definitions = _claude_code_reading(result, path, None, doc_text)
+    diags: list[Diagnostic] = [_recode(d) for d in reader_diags]
     diags.extend(check_file(FileContext(path=path, file_path=None, dialect=dialect, config=cfg,
                                         text=doc_text, document=result.document)))
-    for defn in result.definitions:
+    for defn in definitions:
         ctx = RuleContext(path=path, config=cfg, dialect=defn.dialect, document=result.document,
                           text=doc_text,
-                          reader_findings=frozenset((d.rule, d.line) for d in result.diagnostics))
+                          reader_findings=frozenset((d.rule, d.line) for d in reader_diags),
+                          claude_code=result.claude_code is not None)
         diags.extend(check_definition(defn, ctx))
     end = result.document.end_line if result.document is not None else 0
     inline = inline_ignores(doc_text, frontmatter_end=end) if doc_text else ()

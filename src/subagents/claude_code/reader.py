@@ -314,7 +314,7 @@ def _field_notes(fm: Mapping[str, Any], profile: ClaudeCodeProfile) -> list[Note
     notes: list[Note] = []
 
     def ignored(key: str, why: str) -> None:
-        notes.append(Note(key, f"`{key}: {_show(fm[key])}` is ignored: {why}"))
+        notes.append(Note(key, f"`{key}: {_show(fm[key])}`: {why}"))
 
     if "model" in fm and not (isinstance(fm["model"], str) and fm["model"].strip()):
         ignored("model", "it is not a model name, so the agent runs on the parent's model")
@@ -363,17 +363,17 @@ def _hooks_problems(
         fatal.append("`hooks` must map event names to lists of matchers")
         return fatal, notes
     if not isinstance(hooks, dict):
-        notes.append(Note("hooks", "`hooks` is not a mapping of events; it is ignored"))
+        notes.append(Note("hooks", "`hooks`: it is not a mapping of events"))
         return fatal, notes
     events = set(profile.hook_events)
     for event, entry in hooks.items():
         if event not in events:
-            notes.append(Note("hooks", f"hooks.{event}: unknown hook event; entry ignored"))
+            notes.append(Note("hooks", f"`hooks.{event}`: it is not a hook event"))
         elif not isinstance(entry, list):
             if event in guards and entry is not None:
                 fatal.append(f"hooks.{event} must be a list of matchers")
             else:
-                notes.append(Note("hooks", f"hooks.{event} must be a list; entry ignored"))
+                notes.append(Note("hooks", f"`hooks.{event}`: it must be a list of matchers"))
     return fatal, notes
 
 
@@ -497,9 +497,12 @@ def read_claude_code(
     name = fm.get("name")
     if not name or not isinstance(name, str):
         logged = bool(name)  # a number or `true`: a debug line; missing/empty: nothing
-        why = (
-            "it has no `name`" if not name else f"`name` is not a string ({_show(name)})"
-        )
+        if "name" not in fm:
+            why = "`name` is missing"
+        elif not name:
+            why = "`name` is empty"
+        else:
+            why = f"`name` is not a string ({_show(name)})"
         if not fm and block_text.strip():
             why = "its frontmatter is not a mapping of `key: value` fields"
         return replace(base, skip=Skip(SkipKind.NO_NAME, why, logged))
@@ -508,9 +511,12 @@ def read_claude_code(
         return replace(base, skip=Skip(SkipKind.BAD_NAME, problem, True), name=name)
     description = fm.get("description")
     if not description or not isinstance(description, str):
-        why = "`description` is missing" if "description" not in fm else (
-            f"`description` is not a non-empty string ({_show(description)})"
-        )
+        if "description" not in fm:
+            why = "`description` is missing"
+        elif description == "" or description is None:
+            why = "`description` is empty"
+        else:
+            why = f"`description` is not text ({_show(description)})"
         return replace(base, skip=Skip(SkipKind.NO_DESCRIPTION, why, True), name=name)
     fatal, hook_notes = _hooks_problems(fm, profile)
     if fatal:

@@ -86,6 +86,9 @@ class RuleContext:
     #: ``(code, line)`` of the reader's findings, so a rule can stay quiet where the reader
     #: already explained the problem (a list where a string belongs is not also "empty").
     reader_findings: frozenset[tuple[str, int | None]] = field(default_factory=frozenset)
+    #: True when Claude Code's own reading was judged for this file (rules/claude_code.py):
+    #: rules that restate Claude Code's load rules then stay quiet.
+    claude_code: bool = False
     _prompt_lower: str | None = None
     #: Entry start offsets of one-line comma strings, per node: computed once, not once per
     #: entry (a `tools:` line with thousands of unknown entries was quadratic).

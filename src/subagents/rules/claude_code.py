@@ -26,10 +26,21 @@ __all__ = ["claude_code_findings", "duplicate_diagnostic", "key_line", "skip_dia
 
 def key_line(text: str | None, key: str) -> int | None:
     """The 1-based line of the first column-0 ``key:`` in ``text`` (None if absent)."""
+    return key_pos(text, key)[0]
+
+
+def key_pos(text: str | None, key: str) -> tuple[int | None, int | None]:
+    """(line, column of the value) of the first column-0 ``key:`` in ``text``."""
     if not text:
-        return None
-    m = re.search(rf"(?m)^{re.escape(key)}[ \t]*:", text)
-    return text.count("\n", 0, m.start()) + 1 if m else None
+        return None, None
+    m = re.search(rf"(?m)^{re.escape(key)}[ \t]*:[ \t]*", text)
+    if m is None:
+        return None, None
+    line = text.count("\n", 0, m.start()) + 1
+    end = text.find("\n", m.end())
+    rest = text[m.end() : end if end >= 0 else len(text)]
+    column = m.end() - m.start() + 1 if rest.strip() else 1
+    return line, column
 
 
 def _skip_code(view: ClaudeCodeView, text: str | None) -> tuple[str, int | None]:
@@ -68,10 +79,24 @@ def skip_diagnostic(view: ClaudeCodeView, path: str, text: str | None = None) ->
     """One error saying why Claude Code skips this file, and whether it would say so."""
     assert view.skip is not None
     code, line = _skip_code(view, text)
+    line = line or 1  # nothing to point at: the opening ---
     label = view.profile.label
     how = "skips this file" if view.skip.logged else "skips this file without a word"
     message = f"{label} {how}: {view.skip.message}"
-    return make_diagnostic(code, path, (line, 1 if line else None), message, _SKIP_HINTS.get(code))
+    column: int | None = 1 if line else None
+    key = _VALUE_KEYS.get(view.skip.kind)
+    if key is not None and line is not None:
+        found_line, found_col = key_pos(text, key)
+        if found_line == line:
+            column = found_col
+    return make_diagnostic(code, path, (line, column), message, _SKIP_HINTS.get(code))
+
+
+_VALUE_KEYS = {
+    SkipKind.NO_NAME: "name",
+    SkipKind.BAD_NAME: "name",
+    SkipKind.NO_DESCRIPTION: "description",
+}
 
 
 _SKIP_HINTS = {
@@ -169,13 +194,40 @@ def claude_code_findings(
             "re-save the file as UTF-8, e.g. `iconv -f latin1 -t utf-8 in.md > out.md`",
         )
     for note in view.notes:
+        if note.key == "hooks":
+            continue  # the hooks rules (SA109/SA110) point at the entry itself
+        code = _NOTE_CODES.get(note.key, "SA021")
+        line, column = key_pos(text, note.key)
         yield make_diagnostic(
-            "SA021",
+            code,
             path,
-            (line_of(note.key), 1),
-            f"{label} ignores this: {note.message}",
-            "use one of the values Claude Code accepts, or remove the field",
+            (line, column),
+            f"{label} ignores {note.message}",
+            _NOTE_HINTS.get(code, "use a value Claude Code accepts, or remove the field"),
         )
+
+
+# A field Claude Code ignores keeps the code of its own rule (so `ignore = ["SA108"]` in a
+# config still covers it); the rest share SA021.
+_NOTE_CODES = {
+    "permissionMode": "SA106",
+    "maxTurns": "SA108",
+    "effort": "SA115",
+    "isolation": "SA116",
+    "model": "SA105",
+    "color": "SA205",
+    "hooks": "SA109",
+    "background": "SA014",
+}
+_NOTE_HINTS = {
+    "SA106": "use one of default, acceptEdits, auto, dontAsk, bypassPermissions, plan",
+    "SA108": "write a positive whole number, e.g. `maxTurns: 20`",
+    "SA115": "use low, medium, high, xhigh or max",
+    "SA116": "use `worktree` or `remote`",
+    "SA105": "write one model: an alias (sonnet, opus, haiku, inherit) or a full model id",
+    "SA205": "use red, blue, green, yellow, purple, orange, pink or cyan",
+    "SA109": "hooks map event names (PreToolUse, PostToolUse, Stop, ...) to matcher lists",
+}
 
 
 _CONTINUATION_KEYS = frozenset({"user", "assistant", "Context", "Examples", "context", "Example"})

@@ -67,6 +67,8 @@ def _has_field(defn: AgentDefinition, ctx: RuleContext, key: str) -> bool:
 
 
 def check_name(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
+    if defn.dialect is D.CLAUDE and ctx.claude_code:
+        return  # Claude Code's own name rules decide (rules/claude_code.py)
     if ctx.type_error_at(defn, "name"):
         return  # the reader's SA014 says it is not a string
     if not defn.name.strip():
@@ -93,6 +95,8 @@ def check_name(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
 
 
 def check_description(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
+    if defn.dialect is D.CLAUDE and ctx.claude_code:
+        return  # Claude Code's own description rule decides (rules/claude_code.py)
     if defn.dialect is D.CODEX or ctx.type_error_at(defn, "description"):
         return  # optional in Codex (seed 002); a wrong type is the reader's SA014
     if not defn.description.strip():

@@ -30,7 +30,8 @@ from subagents.rules.base import DefinitionRule, RuleContext
 __all__ = ["DOCUMENTED_COLORS", "KNOWN_KEYS", "RULES", "SECTION_NAMES"]
 
 DOCUMENTED_COLORS = frozenset(
-    {"red", "blue", "green", "yellow", "purple", "orange", "pink", "cyan", "magenta"}
+    # Claude Code 2.1.330's subagent colours (from its source; any other is dropped)
+    {"red", "blue", "green", "yellow", "purple", "orange", "pink", "cyan"}
 )
 # Keys the Codex and JSON dialects define besides Claude's (FIELD_ALIASES covers Claude's).
 KNOWN_KEYS = frozenset({"keywords", "prompt"})
