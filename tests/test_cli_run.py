@@ -424,8 +424,9 @@ def test_agent_hooks_skills_and_mcp_are_wired_into_a_real_cli_run(
     pidfile = project / "mcp.pid"
     extra = ""
     if mcp:
-        extra = (f"mcpServers:\n  echo:\n    command: {json.dumps(sys.executable)}\n"
-                 f"    args: [{json.dumps(str(ECHO_SERVER))}, {json.dumps(str(pidfile))}]\n")
+        # a list of `name: {config}` items: Claude Code ignores a mapping here (measured)
+        extra = (f"mcpServers:\n  - echo:\n      command: {json.dumps(sys.executable)}\n"
+                 f"      args: [{json.dumps(str(ECHO_SERVER))}, {json.dumps(str(pidfile))}]\n")
     agent = GUARDED.format(mcp_tool=", mcp__echo__echo" if mcp else "", mcp=extra)
     (project / ".claude" / "agents" / "guarded.md").write_text(agent)
     calls: list[tuple[str, dict[str, Any]]] = [

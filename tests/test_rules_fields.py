@@ -16,7 +16,7 @@ def test_good_file_has_no_errors() -> None:
 
 
 @pytest.mark.parametrize(
-    ("name", "why"), [("team:reviewer", 'must not contain ":"'), ("-reviewer", 'start with "-"')]
+    ("name", "why"), [("team:reviewer", "contains `:`"), ("-reviewer", "starts with `-`")]
 )
 def test_invalid_name_points_at_value(name: str, why: str) -> None:
     ds = diags(agent(f"description: Reviews recent diffs carefully\nname: '{name}'"))

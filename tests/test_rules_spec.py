@@ -14,7 +14,6 @@ from subagents.diagnostics import Severity
 from subagents.rules.catalog import RULES, Category, Profile
 from validate_helpers import BODY, GOOD_FRONT, agent, diags, only
 
-
 SPEC_ONLY = ("SA112", "SA113", "SA201", "SA202", "SA203")
 PORTABILITY = ("SA204", "SA205", "SA206")
 

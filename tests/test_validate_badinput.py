@@ -12,36 +12,41 @@ from subagents.diagnostics import Severity
 from subagents.validate import validate_paths
 from validate_helpers import GOOD_FRONT, agent, codes, only, write
 
-CASES: list[tuple[str, bytes, str, int]] = [
-    # name, content, code, line
-    ("no-frontmatter.md", b"# Just a heading\n\nSome text.\n", "SA003", 1),
-    ("blank-then-text.md", b"\n\nplain text\n", "SA003", 3),
-    ("unclosed.md", b"---\nname: a\ndescription: b\n\nbody\n", "SA004", 1),
-    ("list.md", b"---\n- name\n- description\n---\nbody\n", "SA006", 2),
-    ("scalar.md", b"---\njust words\n---\nbody\n", "SA006", 2),
-    ("tabs.md", b"---\nname: a\nhooks:\n\tStop: []\n---\nbody\n", "SA013", 4),
-    ("binary.md", b"---\nname: a\n---\n\x00\x01\x02binary", "SA011", 4),
-    ("latin1.md", "---\nname: caf\u00e9\n---\nbody\n".encode("latin-1"), "SA001", 2),
-    ("empty.md", b"", "SA012", 1),
-    ("whitespace.md", b"  \n\n", "SA012", 1),
-    ("dupkey.md", b"---\nname: a\ndescription: b\nname: c\n---\nbody\n", "SA007", 4),
-    ("tag.md", b"---\nname: !!python/object:os.system a\n---\nbody\n", "SA009", 2),
-    ("yaml.md", b"---\nname: [unclosed\ndescription: b\n---\nbody\n", "SA005", 3),
+E, W = Severity.ERROR, Severity.WARNING
+CASES: list[tuple[str, bytes, str, int, Severity]] = [
+    # name, content, code, line, severity (error: Claude Code 2.1.330 skips or misreads it;
+    # warning: it reads it, strict YAML parsers do not)
+    ("no-frontmatter.md", b"# Just a heading\n\nSome text.\n", "SA003", 1, E),
+    ("blank-then-text.md", b"\n\nplain text\n", "SA003", 1, E),
+    ("blank-then-dashes.md", b"\n---\nname: a\ndescription: b\n---\nbody\n", "SA018", 1, E),
+    ("unclosed.md", b"---\nname: a\ndescription: b\n\nbody\n", "SA004", 1, E),
+    ("list.md", b"---\n- name\n- description\n---\nbody\n", "SA006", 2, E),
+    ("scalar.md", b"---\njust words\n---\nbody\n", "SA006", 2, E),
+    ("tabs.md", b"---\nname: a\ndescription: b\nhooks:\n\tStop: []\n---\nbody\n", "SA013", 5, W),
+    ("binary.md", b"---\nname: a\n---\n\x00\x01\x02binary", "SA011", 4, E),
+    ("latin1.md", "---\nname: caf\u00e9\n---\nbody\n".encode("latin-1"), "SA001", 2, E),
+    ("empty.md", b"", "SA012", 1, E),
+    ("whitespace.md", b"  \n\n", "SA012", 1, E),
+    ("dupkey.md", b"---\nname: a\ndescription: b\nname: c\n---\nbody\n", "SA007", 4, E),
+    ("tag.md", b"---\nname: !!python/object:os.system a\n---\nbody\n", "SA009", 2, E),
+    ("yaml.md", b"---\nname: [unclosed\ndescription: b\n---\nbody\n", "SA010", 2, W),
+    ("broken.md", b"---\nname: a\ndescription: b: c\n<example>\n---\nbody\n", "SA005", 4, E),
     ("colon.md", b"---\nname: a\ndescription: Use this: for <example>x</example>\n---\nbody\n",
-     "SA010", 3),
+     "SA010", 3, W),
 ]
 
 
-@pytest.mark.parametrize(("name", "content", "code", "line"), CASES,
+@pytest.mark.parametrize(("name", "content", "code", "line", "severity"), CASES,
                          ids=[c[0] for c in CASES])
 def test_bad_input_gets_code_and_line(tmp_path: Path, name: str, content: bytes, code: str,
-                                      line: int) -> None:
+                                      line: int, severity: Severity) -> None:
     p = write(tmp_path, name, content)
     report = validate_paths([p])
     found = only(report, code)
     assert found, report.diagnostics
     assert found[0].line == line
-    assert found[0].severity is Severity.ERROR and report.exit_code == 1
+    assert found[0].severity is severity
+    assert report.exit_code == (1 if report.errors else 0)
     assert report.files == 1
 
 

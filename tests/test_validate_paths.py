@@ -86,10 +86,11 @@ def test_no_paths_means_project_and_user_agents(
 
 def test_select_and_ignore(tmp_path: Path) -> None:
     p = write(tmp_path, "a.md", agent("name: Bad_Name\ndescription: short\ntools: Nope"))
-    full = codes(validate_paths([p]))
+    full = codes(validate_paths([p], strict=True))
     assert {"SA104", "SA201", "SA206", "SA302"} <= set(full)
+    assert {"SA201", "SA302"}.isdisjoint(codes(validate_paths([p])))  # style: --strict only
     assert set(codes(validate_paths([p], select=["SA2"]))) == {"SA201", "SA206"}
-    ignored = codes(validate_paths([p], ignore=["SA2", "missing-max-turns"]))
+    ignored = codes(validate_paths([p], ignore=["SA2", "missing-max-turns"], strict=True))
     assert "SA201" not in ignored and "SA302" not in ignored and "SA104" in ignored
 
 
@@ -101,10 +102,10 @@ def test_config_file_found_by_walking_up(tmp_path: Path) -> None:
     write(tmp_path, "agents/legacy/old.md", agent("name: Old\ndescription: x\nmodel: fast"))
     p = write(tmp_path, "agents/a.md", agent("name: a\ndescription: short\ntools: Nope\n"
                                              "model: fast"))
-    got = codes(validate_paths([tmp_path / "agents"]))
+    got = codes(validate_paths([tmp_path / "agents"], strict=True))
     assert "SA302" not in got and "SA104" not in got and "SA105" not in got
     assert got["SA201"] == 1  # only a.md: legacy/ ignores SA2
-    assert only(validate_paths([p]), "SA201")[0].path == str(p)
+    assert only(validate_paths([p], strict=True), "SA201")[0].path == str(p)
 
 
 def test_subagents_toml_wins_and_strict_from_config(tmp_path: Path) -> None:
@@ -127,16 +128,16 @@ def test_broken_config_raises_with_path_and_line(tmp_path: Path) -> None:
 def test_in_file_silencers(tmp_path: Path) -> None:
     front = "name: a\ndescription: short\n# subagents: ignore[SA201, missing-max-turns]"
     p = write(tmp_path, "a.md", agent(front, body="<!-- subagents: ignore[SA203] -->\nHi.\n"))
-    got = codes(validate_paths([p]))
+    got = codes(validate_paths([p], strict=True))
     assert not {"SA201", "SA302", "SA203"} & set(got) and "SA202" in got
     # a `#` heading in the body is not a YAML comment
     q = write(tmp_path, "b.md", agent("name: b\ndescription: short",
                                       body="# subagents: ignore[SA201]\n"))
-    assert only(validate_paths([q]), "SA201")
+    assert only(validate_paths([q], strict=True), "SA201")
 
 
 def test_explicit_config_object_overrides_files(tmp_path: Path) -> None:
     write(tmp_path, ".subagents.toml", 'ignore = ["SA201"]\n')
     p = write(tmp_path, "a.md", agent("name: a\ndescription: short\nmaxTurns: 3"))
-    assert not only(validate_paths([p]), "SA201")
-    assert only(validate_paths([p], config=Config()), "SA201")
+    assert not only(validate_paths([p], strict=True), "SA201")
+    assert only(validate_paths([p], config=Config(), strict=True), "SA201")

@@ -202,9 +202,9 @@ def read_agent_file(
                     "agent definitions are small text files; move reference material into "
                     "skills or separate documents",
                 )
-                if chosen is not Dialect.CLAUDE:
-                    return big
                 profile = get_profile(claude_code)
+                if chosen is not Dialect.CLAUDE or st.st_size <= profile.max_file_bytes:
+                    return big  # over our configured cap only: not read, so no reading
                 return _with_view(big, read_claude_code(b"", profile=profile, size=st.st_size))
             # Ask for what stat says (+1 to notice growth), not max_bytes: a 1 MiB buffer per
             # small file is measurable when scanning thousands of agents.

@@ -20,7 +20,8 @@ Design notes
   (``strict`` flag or ``strict = true`` in config).  Filtering, in order: ``select`` (command
   line replaces config), then ``ignore`` (config + command line + ``per-file-ignores`` + the
   in-file ``# subagents: ignore[...]`` comment, which cannot silence security rules).  A rule
-  that is off in the profile is turned on when selected by its exact code or name.
+  that is off in the profile is turned on when selected by its code, a code prefix narrower
+  than ``SA`` (``SA2``) or its name -- as a warning, or its strict severity under --strict.
 * With no paths: the agents the current project sees - ``.claude/agents`` in the current
   folder and each parent up to the git root, then ``~/.claude/agents`` (``.codex/agents``
   with ``dialect="codex"``).  The full precedence logic lives in the registry; this is the
@@ -29,6 +30,7 @@ Design notes
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -36,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from subagents.claude_code.definition import definition_from_view
+from subagents.claude_code.reader import SkipKind
 from subagents.config import Config, find_config, inline_ignores, load_config
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic, Severity, count_by_severity, sort_diagnostics
@@ -154,14 +157,24 @@ class _Filter:
             if severity is None:
                 if not _explicit(d.rule, self.select):
                     continue
-                severity = rule.default or rule.strict or Severity.WARNING
+                # selected although off in this profile: advice by default, the strict
+                # severity under --strict
+                severity = (
+                    Severity.WARNING
+                    if self.profile is Profile.DEFAULT
+                    else rule.strict or Severity.WARNING
+                )
             yield d if severity is d.severity else d.with_severity(severity)
 
 
 def _explicit(code: str, selectors: Sequence[str]) -> bool:
+    """Selected by its code, a code prefix narrower than ``SA`` (``SA2``), or its name."""
     for s in selectors:
         rule = get_rule(s)
         if rule is not None and rule.code == code:
+            return True
+        up = s.strip().upper()
+        if len(up) > 2 and up.startswith("SA") and up[2:].isdigit() and code.startswith(up):
             return True
     return False
 
@@ -337,7 +350,7 @@ def _validate_file(
 # Reader findings that say "this is not strict YAML / not readable" -- superseded, for a file
 # Claude Code loads, by what Claude Code makes of it (rules/claude_code.py).
 _SUPERSEDED_WHEN_LOADED = frozenset(
-    {"SA001", "SA003", "SA004", "SA005", "SA006", "SA010", "SA012", "SA013",
+    {"SA001", "SA003", "SA004", "SA005", "SA006", "SA010", "SA012",
      "SA018", "SA101", "SA102", "SA103"}
 )
 # Fields whose value Claude Code itself judges: a wrong type there is reported as what Claude
@@ -355,7 +368,8 @@ def _finding_key(d: Diagnostic) -> str | None:
     return d.message[1:].split("`", 1)[0]
 
 
-_PARSE_FINDINGS = frozenset({"SA003", "SA004", "SA005", "SA010", "SA012", "SA013", "SA018"})
+_PARSE_FINDINGS = frozenset({"SA003", "SA004", "SA005", "SA010", "SA013", "SA018"})
+_UNREADABLE_SKIPS = frozenset({SkipKind.YAML, SkipKind.NO_FRONTMATTER, SkipKind.REFUSED})
 
 
 def _claude_code_reading(
@@ -392,11 +406,22 @@ def _claude_code_reading(
         return kept + findings, (defn,)
     # The skip finding replaces the strict reader's finding at the same place, and explains
     # what its parse errors would: one message, the same one `list` and `doctor` show.
+    if any(d.rule in ("SA011", "SA012") for d in result.diagnostics):
+        findings = []  # empty or binary: the reader's finding says more than "no frontmatter"
+    for i, f in enumerate(findings):
+        # an alias refused: the strict reader knows the exact column of the anchor
+        same = next((d for d in result.diagnostics if d.rule == f.rule == "SA008"), None)
+        if same is not None:
+            findings[i] = dataclasses.replace(f, line=same.line, column=same.column)
+    codes = {d.rule for d in findings if d.rule != "SA014"}
     places = {(d.rule, d.line) for d in findings}
+    unreadable = view.skip is not None and view.skip.kind in _UNREADABLE_SKIPS
     kept = [
         d
         for d in result.diagnostics
-        if (d.rule, d.line) not in places and d.rule not in _PARSE_FINDINGS
+        if (d.rule, d.line) not in places
+        and d.rule not in codes
+        and not (unreadable and d.rule in _PARSE_FINDINGS)
     ]
     return kept + findings, result.definitions
 

@@ -33,6 +33,7 @@ __all__ = [
     "BunYamlError",
     "TooDeepError",
     "nesting_depth",
+    "nesting_scan",
     "parse",
 ]
 
@@ -64,6 +65,11 @@ _FLOW_CLOSE = frozenset("]}")
 
 
 def nesting_depth(text: str, limit: int = MAX_DEPTH) -> int:
+    """An upper bound of the nesting depth (see :func:`nesting_scan`)."""
+    return nesting_scan(text, limit)[0]
+
+
+def nesting_scan(text: str, limit: int = MAX_DEPTH) -> tuple[int, int]:
     """An upper bound of the nesting depth of ``text``, stopping early past ``limit``.
 
     Counts flow brackets (outside quotes and comments, roughly) plus block nesting estimated
@@ -74,7 +80,7 @@ def nesting_depth(text: str, limit: int = MAX_DEPTH) -> int:
     flow = 0
     worst = 0
     indents: list[int] = [-1]
-    for line in text.split("\n"):
+    for number, line in enumerate(text.split("\n"), 1):
         stripped = line.lstrip(" ")
         if not stripped or stripped.startswith("#"):
             continue
@@ -104,13 +110,13 @@ def nesting_depth(text: str, limit: int = MAX_DEPTH) -> int:
                 flow += 1
                 worst = max(worst, block + flow)
                 if worst > limit:
-                    return worst
+                    return worst, number
             elif ch in _FLOW_CLOSE and flow > 0:
                 flow -= 1
         worst = max(worst, block + flow)
         if worst > limit:
-            return worst
-    return worst
+            return worst, number
+    return worst, 0
 
 
 # --------------------------------------------------------------------------- YAML 1.2 core
@@ -209,8 +215,9 @@ class _Builder:
 
 def parse(text: str) -> Any:
     """Parse one YAML document as Bun would; raise :class:`BunYamlError` if it is not YAML."""
-    if nesting_depth(text) > MAX_DEPTH:
-        raise TooDeepError(f"the YAML is nested more than {MAX_DEPTH} levels deep")
+    depth, line = nesting_scan(text)
+    if depth > MAX_DEPTH:
+        raise TooDeepError(f"the YAML is nested more than {MAX_DEPTH} levels deep", line, 1)
     loader = _Loader(text)
     try:
         node = loader.get_single_node()

@@ -272,12 +272,20 @@ def listing_tools(tools: tuple[str, ...] | None, disallowed: tuple[str, ...] | N
 
 
 def _name_problem(name: str, profile: ClaudeCodeProfile) -> str | None:
+    shown = _show(name)
     if name.startswith("-"):
-        return 'Invalid "name": names must not start with "-"'
+        return f"`name` {shown!r} starts with `-`"
     if len(name) > profile.max_name_length:
-        return f'Invalid "name": names must be at most {profile.max_name_length} characters'
+        return (
+            f"`name` is {len(name)} characters long; the limit is {profile.max_name_length}"
+        )
+    if ":" in name:
+        return f"`name` {shown!r} contains `:` (kept for plugin namespaces)"
     if ":" in unicodedata.normalize("NFKC", name):
-        return 'Invalid "name": names must not contain ":" (reserved for plugin namespacing)'
+        return (
+            f"`name` {shown!r} contains a character that Unicode folds to `:` "
+            "(kept for plugin namespaces)"
+        )
     return None
 
 
@@ -442,6 +450,8 @@ def read_claude_code(
             Skip(SkipKind.REFUSED, f"refused for safety: {exc}", True),
             ParseMode.REFUSED,
             block_text=block_text,
+            block_line=block_line,
+            error_line=block_line + exc.line - 1 if exc.line else None,
             replaced_bytes=replaced,
         )
     except bun_yaml.BunYamlError as first:

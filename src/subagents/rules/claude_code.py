@@ -59,7 +59,7 @@ def _skip_code(view: ClaudeCodeView, text: str | None) -> tuple[str, int | None]
     if kind is SkipKind.YAML:
         return "SA005", view.error_line or 1
     if kind is SkipKind.REFUSED:
-        return ("SA008" if "alias" in skip.message else "SA005"), 1
+        return ("SA008" if "alias" in skip.message else "SA005"), view.error_line or 1
     if kind is SkipKind.NO_NAME:
         not_mapping = view.frontmatter == {} and view.block_text.strip()
         if not_mapping and view.parse is not ParseMode.FAILED:
@@ -155,8 +155,8 @@ def claude_code_findings(
                 "into keys of their own; PyYAML, js-yaml and other harnesses reject the file",
                 "`subagents fix` makes the whole text one valid YAML value",
             )
-        else:
-            first = view.quoted_keys[0] if view.quoted_keys else "description"
+        elif view.quoted_keys:  # (tabs alone: the reader's SA013 points at the line)
+            first = view.quoted_keys[0]
             yield make_diagnostic(
                 "SA010",
                 path,
