@@ -1,8 +1,8 @@
 """The validator over every real file in ../shared/corpus: no crash, and the exact errors.
 
 Every error on a Claude-dialect file was inspected by hand and is true; the reason for each
-kind is written next to its count.  Warnings (spec lengths, sections, maxTurns) are expected
-in bulk on real files (REFERENCE.md) and are not pinned here.
+kind is written next to its count.  Warnings are pinned too: the default profile must stay
+worth reading (specification style is --strict only).
 """
 
 from __future__ import annotations
@@ -21,44 +21,55 @@ pytestmark = [
     pytest.mark.skipif(not CORPUS.is_dir(), reason="corpus not available"),
 ]
 
-# collection -> (files, agents, {rule: error count}, infos)
-EXPECTED: dict[str, tuple[int, int, dict[str, int], int]] = {
-    # Simple, valid frontmatter throughout; sqs-expert.md starts with a blank line and an
-    # indented `---` (SA018, a warning: recovered and read).
-    "0xfurai__claude-code-subagents": (137, 137, {}, 0),
+# collection -> (files, agents, {rule: error count}, infos, {rule: warning count})
+# Errors follow one rule: Claude Code 2.1.330 skips the file or silently does something other
+# than what is written. Warnings are what a user should still act on; the default profile keeps
+# them under one per five files on these sound collections.
+EXPECTED: dict[str, tuple[int, int, dict[str, int], int, dict[str, int]]] = {
+    # sqs-expert.md starts with a blank line and an indented `---`: Claude Code skips it
+    # without a word (measured). Two pairs of near-identical descriptions.
+    "0xfurai__claude-code-subagents": (137, 137, {"SA018": 1}, 0, {"SA602": 2}),
     "VoltAgent__awesome-claude-code-subagents": (
         158,
         158,
         {
-            # 8 frontmatters whose plain `description:` holds an unquoted `: ` - invalid YAML
-            # that Claude Code skips (gdpr-ccpa-compliance, hipaa-compliance,
-            # assumption-mapping, backlog-grooming, growth-loops, ab-test-analysis,
-            # cohort-analysis, first-principles-thinking).
-            "SA010": 8,
             # `tools:` entries that are not tools: ui-ux-tester lists `chrome-mcp` and
             # `computer-use`; codebase-orchestrator lists agents/servers (`airis-mcp-gateway`,
             # `context-manager`, `error-coordinator`, `pied-piper`) and
-            # `subagent-catalog:search`/`:fetch` (MCP tools are `mcp__server__tool`).
+            # `subagent-catalog:search`/`:fetch`. Claude Code drops them when it spawns.
             "SA104": 8,
         },
         0,
+        {
+            # 8 one-line descriptions holding an unquoted `: ` (gdpr-ccpa-compliance,
+            # hipaa-compliance, assumption-mapping, backlog-grooming, growth-loops,
+            # ab-test-analysis, cohort-analysis, first-principles-thinking): Claude Code's
+            # lenient second YAML pass reads them, strict parsers do not.
+            "SA010": 8,
+            "SA206": 2,
+            "SA301": 4,
+            "SA602": 14,
+        },
     ),
     # The same 20 agents in .claude/agents and .codex/agents (separate scopes, no clash),
-    # plus 4 more Claude ones; all valid.
-    "catlog22__Claude-Code-Workflow": (44, 44, {}, 0),
+    # plus 4 more Claude ones; all load.
+    "catlog22__Claude-Code-Workflow": (44, 44, {}, 0, {"SA204": 6, "SA205": 2}),
     # OpenCode and Copilot: recognised by location, one SA017 info each, nothing else.
-    "darrenhinde__OpenAgents": (28, 0, {}, 28),
-    "github__awesome-copilot": (225, 0, {}, 225),
+    "darrenhinde__OpenAgents": (28, 0, {}, 28, {}),
+    "github__awesome-copilot": (225, 0, {}, 225, {}),
 }
 
 
 @pytest.mark.parametrize("collection", sorted(EXPECTED))
 def test_collection(collection: str) -> None:
-    files, agents, errors, infos = EXPECTED[collection]
+    files, agents, errors, infos, warnings = EXPECTED[collection]
     report = validate_paths([CORPUS / collection])
     assert (report.files, report.agents) == (files, agents)
     got_errors = Counter(d.rule for d in report.diagnostics if d.severity is Severity.ERROR)
     assert dict(got_errors) == errors
+    got_warnings = Counter(d.rule for d in report.diagnostics if d.severity is Severity.WARNING)
+    assert dict(got_warnings) == warnings
+    assert sum(got_warnings.values()) * 5 <= files  # at most one warning per five files
     got_infos = [d for d in report.diagnostics if d.severity is Severity.INFO]
     assert len(got_infos) == infos and all(d.rule == "SA017" for d in got_infos)
     if infos:
