@@ -43,16 +43,23 @@ def test_json_name_and_model_rules() -> None:
     assert ms.severity is Severity.ERROR
 
 
-def test_duplicate_names_in_one_scope_name_both_files(tmp_path: Path) -> None:
+def test_duplicate_names_in_one_scope_report_the_file_claude_code_ignores(
+    tmp_path: Path,
+) -> None:
     write(tmp_path, ".claude/agents/a.md", agent(GOOD_FRONT))
     write(tmp_path, ".claude/agents/sub/b.md", agent(GOOD_FRONT))
     # the same name in another scope/dialect is not a clash
     write(tmp_path, ".codex/agents/c.md", agent("name: code-reviewer\ndescription: Reviews"))
+    write(tmp_path, ".codex/agents/d.md", agent("name: code-reviewer\ndescription: Reviews"))
     report = validate_paths([tmp_path])
     dup = only(report, "SA601")
-    assert sorted(d.path.rsplit("/", 1)[-1] for d in dup) == ["a.md", "b.md"]
-    by_file = {d.path.rsplit("/", 1)[-1]: d for d in dup}
-    assert "b.md:2" in by_file["a.md"].message and "a.md:2" in by_file["b.md"].message
+    # Claude Code 2.1.330 keeps the last path in code-unit order (sub/b.md) and ignores a.md
+    claude = [d for d in dup if "/.claude/" in d.path]
+    assert [d.path.rsplit("/", 1)[-1] for d in claude] == ["a.md"]
+    assert "sub/b.md" in claude[0].message and "Claude Code 2.1.330" in claude[0].message
+    # Codex-style Markdown: both files are reported, each naming the other
+    codex = {d.path.rsplit("/", 1)[-1]: d for d in dup if "/.codex/" in d.path}
+    assert "d.md:2" in codex["c.md"].message and "c.md:2" in codex["d.md"].message
     assert all(d.line == 2 and d.severity is Severity.ERROR for d in dup)
 
 
@@ -66,6 +73,8 @@ def test_each_agents_json_is_its_own_scope(tmp_path: Path) -> None:
 def test_scope_findings_obey_the_files_silencers(tmp_path: Path) -> None:
     write(tmp_path, "agents/a.md", agent(GOOD_FRONT + "# subagents: ignore[SA601]\n"))
     write(tmp_path, "agents/b.md", agent(GOOD_FRONT))
+    write(tmp_path, "agents/c.md", agent(GOOD_FRONT))
+    # c.md is the one Claude Code keeps; a.md and b.md are ignored, and a.md says "quiet"
     dup = only(validate_paths([tmp_path / "agents"]), "SA601")
     assert [d.path.rsplit("/", 1)[-1] for d in dup] == ["b.md"]
 

@@ -218,7 +218,7 @@ class AgentEntry:
             raise DefinitionError(
                 f"{display}: Codex agent {self.name!r} has no instructions (empty body)",
                 result.diagnostics,
-                hint="write the agent's instructions below the front matter (seed 002)",
+                hint="write the agent's instructions below the front matter",
             )
         return full.evolve(source=self.origin.scope, path=path, plugin=self.header.plugin)
 
@@ -912,7 +912,7 @@ class AgentRegistry:
                     if d.rule == "SA601"
                     and any(d.path == (e.display_path or e.origin.label) for e in group)
                 ],
-                hint="rename or delete one of them (REQ-SUB-019)",
+                hint="rename or delete one of them",
             )
         return self._winners[resolved]
 

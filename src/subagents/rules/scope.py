@@ -2,8 +2,9 @@
 
 Design notes
 ------------
-* ``SA601`` duplicate names (REQ-SUB-019): Claude Code keeps one by read order and says so only
-  in ``/doctor`` (REFERENCE.md); we report *both* files, each naming the other.  Names are
+* ``SA601`` duplicate names: Claude Code (2.1.330, measured) keeps the last path in code-unit
+  order and says so only in its debug log; we report each file it ignores, naming the one it
+  uses (the registry's message).  In other dialects both files are reported.  Names are
   compared exactly: the harness keeps two agents that differ in case.
 * ``SA602`` similar descriptions: the computation belongs to the router
   (``subagents.dispatch.router.find_similar_agents``); when that module is not importable the
@@ -20,7 +21,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from subagents.definition import AgentDefinition
+from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic
 from subagents.rules.base import make_diagnostic
 
@@ -72,6 +73,9 @@ def _duplicates(members: list[ScopedAgent]) -> Iterator[Diagnostic]:
     for name, same in by_name.items():
         if len(same) < 2:
             continue
+        if all(a.definition.dialect is Dialect.CLAUDE for a in same):
+            yield from _claude_code_duplicates(name, same)
+            continue
         for i, a in enumerate(same):
             rest = (o for j, o in enumerate(same) if j != i)
             others = [f"{o.path}:{o.line}" for o in itertools.islice(rest, 3)]
@@ -80,10 +84,28 @@ def _duplicates(members: list[ScopedAgent]) -> Iterator[Diagnostic]:
                 "SA601",
                 a.path,
                 (a.line, a.column),
-                f"agent name {name!r} is also defined in {', '.join(others)}{more}; Claude Code "
-                "keeps only one of them (REQ-SUB-019)",
+                f"agent name {name!r} is also defined in {', '.join(others)}{more}; "
+                "neither is loaded",
                 "rename one of the agents or delete the copy",
             )
+
+
+def _claude_code_duplicates(name: str, same: list[ScopedAgent]) -> Iterator[Diagnostic]:
+    """Claude Code keeps the last path in code-unit order: the others are reported, with the
+    message the registry gives (``list``, ``doctor``)."""
+    from subagents.claude_code.profile import get_profile
+    from subagents.claude_code.scan import code_unit_key
+    from subagents.rules.claude_code import duplicate_diagnostic
+
+    ordered = sorted(
+        same, key=lambda a: code_unit_key(str(a.definition.path or a.path))
+    )
+    winner = ordered[-1]
+    scope = winner.definition.source.value if winner.definition.source else "project"
+    for loser in ordered[:-1]:
+        yield duplicate_diagnostic(
+            loser.path, name, winner.path, scope, get_profile().label, loser.line
+        )
 
 
 def _similar(members: list[ScopedAgent]) -> Iterator[Diagnostic]:

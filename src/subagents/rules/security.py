@@ -265,7 +265,7 @@ def check_world_writable(ctx: FileContext) -> Iterator[Diagnostic]:
             ctx.path,
             (1, 1),
             f"the file is world-writable (mode {stat.S_IMODE(mode):o}): anyone on this machine "
-            "can change the agent's instructions (REQ-SUB-034)",
+            "can change the agent's instructions",
             f"chmod o-w {ctx.path}",
         )
 
@@ -289,7 +289,7 @@ def check_path_escape(ctx: FileContext) -> Iterator[Diagnostic]:
             ctx.path,
             (1, 1),
             f"this path resolves to {os.path.realpath(ctx.file_path)}, outside the agents folder "
-            f"{ctx.agents_root} (REQ-SUB-035); it was not read",
+            f"{ctx.agents_root}; it was not read",
             "keep agent files inside the agents folder; replace the symlink by the file",
         )
 
@@ -304,7 +304,7 @@ def check_name_traversal(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Di
             ctx.value_pos(defn, "name") if defn.dialect is not D.JSON
             else ctx.fallback_pos(defn),
             f"`name` {defn.name!r} contains a path separator or `..`; a tool that names files "
-            "after the agent could write outside its folder (REQ-SUB-035)",
+            "after the agent could write outside its folder",
             "use lowercase letters, digits and hyphens only",
         )
     # Skill names become paths too (`.claude/skills/<name>/SKILL.md`).
@@ -314,7 +314,7 @@ def check_name_traversal(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Di
                 "SA403",
                 ctx.item_pos(defn, "skills", i, skill),
                 f"skill name {skill!r} contains a path separator or `..`; loading it could read "
-                "outside the skills folder (REQ-SUB-035)",
+                "outside the skills folder",
                 "name the skill, not its path: `skills: security-checklist`",
             )
 
@@ -410,7 +410,7 @@ def check_injection(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnos
                     "SA405",
                     pos,
                     "the prompt tells the model to override its instructions and to send "
-                    "secrets or files elsewhere (REQ-SUB-020/036)",
+                    "secrets or files elsewhere",
                     "remove these instructions; if this file came from someone else, do not "
                     "use it",
                 )

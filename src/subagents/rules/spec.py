@@ -74,7 +74,7 @@ def check_description_length(defn: AgentDefinition, ctx: RuleContext) -> Iterato
     yield ctx.diag(
         "SA201",
         ctx.value_pos(defn, "description"),
-        f"`description` is {_chars(n)}; the spec wants 10-200 (REQ-SUB-005)",
+        f"`description` is {_chars(n)}; the format specification wants 10-200",
         "move examples into the body's `## Usage Examples` section and keep the description "
         "to one or two sentences" if n > 200 else "say what the agent does and when to use it",
     )
@@ -90,7 +90,7 @@ def check_prompt_length(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Dia
     yield ctx.diag(
         "SA202",
         ctx.body_pos(defn) if defn.dialect is not D.JSON else ctx.key_pos(defn, "system_prompt"),
-        f"the system prompt is {_chars(n)}; the spec wants 100-10,000 (REQ-SUB-012)",
+        f"the system prompt is {_chars(n)}; the format specification wants 100-10,000",
         "move reference material into skills" if n > 10_000
         else "describe the role, method and constraints in a few paragraphs",
     )
@@ -147,7 +147,7 @@ def check_sections(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnost
             "SA203",
             ctx.body_pos(defn),
             "the system prompt has no " + ", ".join(f"`## {m}`" for m in missing)
-            + " section" + ("s" if len(missing) > 1 else "") + " (REQ-SUB-011)",
+            + " section" + ("s" if len(missing) > 1 else ""),
             "add the missing headings: Role, Capabilities, Methodology, Communication Style, "
             "Constraints",
         )
@@ -211,7 +211,8 @@ def check_name_format(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagn
     yield ctx.diag(
         "SA206",
         ctx.value_pos(defn, "name"),
-        f"`name` {name!r} is not lowercase-with-hyphens of at most 50 characters (REQ-SUB-004)",
+        f"`name` {name!r} is not lowercase-with-hyphens of at most 50 characters; other "
+        "harnesses (Gemini CLI, Codex, OpenCode) refuse it",
         f"rename it, e.g. `name: {suggestion}`" if suggestion else None,
     )
 
@@ -256,7 +257,7 @@ def check_read_only_role(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Di
         "SA301",
         ctx.key_pos(defn, "tools") if defn.tools is not None else ctx.key_pos(defn, "name"),
         f"{defn.name!r} is {_article(m.group(1))} role but {how}: it can modify files "
-        "(seed 000 §8.4)",
+        "(an agent that reviews should not change what it reviews)",
         "give it `tools: Read, Grep, Glob` or add `disallowedTools: Write, Edit, MultiEdit`",
     )
 
@@ -272,7 +273,7 @@ def check_max_turns_present(defn: AgentDefinition, ctx: RuleContext) -> Iterator
         yield ctx.diag(
             "SA302",
             ctx.fallback_pos(defn),
-            "no `maxTurns`: a confused agent can loop without limit (seed 000 §8.4)",
+            "no `maxTurns`: a confused agent can loop without limit",
             "add e.g. `maxTurns: 30` sized to the task",
         )
 
@@ -283,7 +284,7 @@ def check_skills(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic
             "SA303",
             ctx.key_pos(defn, "skills"),
             f"{len(defn.skills)} skills load into the context before the agent starts "
-            "(seed 000 §8.4: keep it to 2-3)",
+            "(keep it to 2-3)",
             "split the agent, or load the rarely used skills on demand",
         )
 
@@ -298,7 +299,7 @@ def check_vague(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]
     yield ctx.diag(
         "SA304",
         ctx.value_pos(defn, "description"),
-        f"the description {text[:60]!r} is too generic to route on (seed 000 §8.4)",
+        f"the description {text[:60]!r} is too generic to route on",
         "say what it does, for which code, and when to use it: \"Use when implementing "
         "TypeScript features with Prisma in src/features\"",
     )
