@@ -13,6 +13,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from subagents.conformance import (
     CASES,
@@ -273,3 +275,65 @@ def test_rerecorded_subset_matches_the_data() -> None:
     assert fresh.parent_model == committed.parent_model
     for case_id in _SUBSET:
         assert fresh.case(case_id).to_json() == committed.case(case_id).to_json(), case_id
+
+
+# --- hostile input and environments --------------------------------------------------------------
+
+
+def test_install_without_npm_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    import shutil
+
+    from subagents.conformance import harness
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    real_which = shutil.which
+    monkeypatch.setattr(harness.shutil, "which",
+                        lambda name: None if name == "npm" else real_which(name))
+    with pytest.raises(harness.HarnessError, match="npm is not installed"):
+        harness.install("9.9.9")
+    assert conformance_main(["record", "--claude-code", "9.9.9", "--case", "baseline"]) == 2
+    assert "npm is not installed" in capsys.readouterr().err
+    assert not (tmp_path / "cache" / "subagents" / "claude-code" / "9.9.9").exists()
+
+
+def test_without_root_the_recorder_says_so(monkeypatch: pytest.MonkeyPatch,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    import argparse
+
+    from subagents.conformance import __main__ as cli
+    from subagents.conformance import harness
+
+    monkeypatch.setattr(harness.os, "geteuid", lambda: 1000)
+    assert harness.netns_available() == (False, "not running as root")
+    monkeypatch.setattr(cli, "netns_available", harness.netns_available)
+    assert cli._netns(argparse.Namespace(no_netns=False)) is False
+    assert "no network namespace (not running as root)" in capsys.readouterr().err
+
+
+def test_bad_data_file_names_the_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import subagents.conformance as conformance
+
+    (tmp_path / "claude-code-1.0.0.json").write_text("{not json", encoding="utf-8")
+    monkeypatch.setattr(conformance, "data_dir", lambda: tmp_path)
+    assert conformance.available_versions() == ["1.0.0"]
+    with pytest.raises(DataFileError, match=r"claude-code-1\.0\.0\.json"):
+        conformance.load_expectations()
+    with pytest.raises(DataFileError, match="no corpus recording"):
+        conformance.load_corpus_expectations()
+
+
+_NAME = st.text(st.sampled_from("abcXYZ-_ 09é/"), min_size=1, max_size=12).filter(
+    lambda n: n.strip() == n)
+_DESC = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r"),
+                min_size=1, max_size=40).filter(lambda d: "\n- " not in d and "\n\n" not in d)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.dictionaries(_NAME, st.tuples(_DESC, st.sampled_from(["All tools", "Read, Grep"])),
+                       min_size=1, max_size=6))
+def test_parse_listing_round_trips(agents: dict[str, tuple[str, str]]) -> None:
+    lines = [f"- {n}: {d} (Tools: {t})" for n, (d, t) in sorted(agents.items())]
+    text = "Available agent types for the Agent tool:\n" + "\n".join(lines)
+    entries = parse_listing(text, list(agents))
+    assert {n: (e.description, e.tools) for n, e in entries.items()} == agents

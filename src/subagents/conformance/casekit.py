@@ -1,9 +1,10 @@
 """The shape of a conformance case and helpers to write its files.
 
 A case is a small, self-made project: files for ``.claude/agents/`` (relative path -> exact
-bytes), optional files for ``~/.claude/agents/``, and the agents to launch so that the model id,
-tools and prompt each really gets are recorded.  Cases are written by this project; nothing in
-them comes from the corpus.
+bytes), optional files for ``~/.claude/agents/``, optional files anywhere in the project (for
+nested ``.claude/agents`` folders, with ``cwd`` naming the folder Claude Code starts in), and
+the agents to launch so that the model id, tools and prompt each really gets are recorded.
+Cases are written by this project; nothing in them comes from the corpus.
 
 Design decision: file contents are bytes, so encodings, BOMs, CRLF and size limits are exact.
 """
@@ -26,6 +27,8 @@ class Case:
     files: Mapping[str, bytes]
     user_files: Mapping[str, bytes] = field(default_factory=dict)
     spawn: tuple[str, ...] = ()
+    project_files: Mapping[str, bytes] = field(default_factory=dict)  # relative to the root
+    cwd: str = ""  # where Claude Code starts, relative to the project root
 
     def materialise(self, project: Path, home: Path | None = None) -> tuple[Path, Path | None]:
         """Write the case under ``project/.claude/agents`` (and ``home/.claude/agents``).
@@ -35,6 +38,10 @@ class Case:
         """
         agents = project / ".claude" / "agents"
         _write_tree(agents, self.files)
+        if self.project_files:
+            _write_tree(project, self.project_files)
+        if self.cwd:
+            _write_tree(project, {f"{self.cwd}/.keep": b""})
         user = None
         if home is not None:
             user = home / ".claude" / "agents"

@@ -72,6 +72,8 @@ FIELD_CASES: tuple[Case, ...] = (
          {"x.md": md("name: desc-bsn\ndescription: First\\nSecond\\n\\nThird\n")}),
     Case("desc-backslash-quote", "\\\" stays a backslash and a quote",
          {"x.md": md('name: desc-bsq\ndescription: Say \\"hi\\" politely\n')}),
+    Case("desc-backslash-t", "a literal \\t is not unescaped",
+         {"x.md": md("name: desc-bst\ndescription: Tab\\there\n")}),
     Case("desc-trailing-space-quoted", "a quoted description keeps trailing spaces",
          {"x.md": md('name: desc-trail\ndescription: "Ends with spaces   "\n')}),
     # --- tools -----------------------------------------------------------------------------------
@@ -112,6 +114,7 @@ FIELD_CASES: tuple[Case, ...] = (
     # --- fields that are ignored -----------------------------------------------------------------
     _field("field-permission-mode-bad", "permissionMode: banana", "permissionMode: banana\n"),
     _field("field-color-unknown", "an unknown colour", "color: chartreuse\n"),
+    _field("field-color-known", "a known colour", "color: blue\n"),
     _field("field-max-turns-text", 'maxTurns: "ten"', 'maxTurns: "ten"\n'),
     _field("field-max-turns-zero", "maxTurns: 0", "maxTurns: 0\n"),
     _field("field-unknown-keys", "unknown keys: one warning naming all",
@@ -166,6 +169,9 @@ EXTRA_CASES: tuple[Case, ...] = (
     Case("extra-empty-frontmatter", "an empty block", {"x.md": raw("---\n---\nBody.\n")}),
     Case("extra-desc-folded-block", "a >- folded description",
          {"x.md": md("name: extra-folded\ndescription: >-\n  One\n  two.\n")}),
+    Case("extra-tools-no-spaces", "tools: Read,Grep without spaces",
+         {"x.md": md("name: extra-no-spaces\ndescription: Tight.\ntools: Read,Grep\n")},
+         spawn=("extra-no-spaces",)),
     Case("extra-tools-repeated", "a tool named twice",
          {"x.md": md("name: extra-repeat\ndescription: Repeat.\ntools: Read, Read, Grep\n")},
          spawn=("extra-repeat",)),

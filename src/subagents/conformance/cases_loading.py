@@ -28,6 +28,17 @@ LOADING_CASES: tuple[Case, ...] = (
          spawn=("baseline",)),
     Case("discovery-subfolders", "files in sub and nested folders load",
          {"sub/one.md": agent("disc-sub-one"), "a/b/c/two.md": agent("disc-sub-two")}),
+    Case("discovery-nested-cwd",
+         "started in sub/deeper: .claude/agents of every folder up to the git root load, "
+         "one beside the path does not; same name at two levels",
+         {"root.md": agent("nest-root"), "shared.md": agent("nest-shared", "From the root.")},
+         project_files={"sub/.claude/agents/inner.md": agent("nest-inner"),
+                        "sub/.claude/agents/shared.md": agent("nest-shared", "From sub."),
+                        "other/.claude/agents/side.md": agent("nest-side")},
+         cwd="sub/deeper", spawn=("nest-shared",)),
+    Case("listing-many-agents", "60 agents in one folder: the listing holds every one",
+         {f"many-{i:02d}.md": agent(f"many-{i:02d}", f"Agent number {i} of sixty.")
+          for i in range(60)}),
     Case("discovery-hidden-folder", "a file inside a dot-folder loads (--hidden)",
          {".hidden/x.md": agent("disc-hidden-folder")}),
     Case("discovery-dotfile", "a dot-file ending in .md loads",
@@ -93,6 +104,10 @@ LOADING_CASES: tuple[Case, ...] = (
     Case("block-close-at-eof", "the closing --- is the last line (no body)",
          {"x.md": raw("---\nname: block-eof\ndescription: Closed at the end.\n---")},
          spawn=("block-eof",)),
+    Case("body-trimmed", "the body is trimmed: blank lines and spaces around it go",
+         {"x.md": md("name: body-trim\ndescription: Trimmed body.\n",
+                     "\n\n   Indented first line.\nLast line.   \n\n\n")},
+         spawn=("body-trim",)),
     Case("body-empty", "an empty body loads",
          {"x.md": raw("---\nname: body-empty\ndescription: Nothing below.\n---\n")},
          spawn=("body-empty",)),
@@ -119,6 +134,8 @@ LOADING_CASES: tuple[Case, ...] = (
                      "  user: \"check it\"\n  </example>\n")}),
     Case("yaml-double-quoted-escapes", "double-quoted value with \\n escapes",
          {"x.md": md('name: yaml-dq\ndescription: "Line one.\\n\\nLine two: quoted."\n')}),
+    Case("yaml-block-backslash-n", "a literal \\n inside a | block becomes a newline too",
+         {"x.md": md("name: yaml-block-bsn\ndescription: |\n  One\\nTwo\n  Three\n")}),
     Case("yaml-single-quoted-backslash-n", "single-quoted 'First\\nSecond' still gets a newline",
          {"x.md": md("name: yaml-sq\ndescription: 'First\\nSecond'\n")}),
     # --- second YAML pass: recovered ------------------------------------------------------------
@@ -151,6 +168,9 @@ LOADING_CASES: tuple[Case, ...] = (
     Case("fallback-tab-tools", "a tab-indented tools list (tabs become spaces)",
          {"x.md": md("name: fb-tab\ndescription: Tabbed list.\ntools:\n\t- Read\n\t- Grep\n")},
          spawn=("fb-tab",)),
+    Case("fallback-context-key-only", "': ' then a column-0 'Context: a: b' line: both quoted",
+         {"x.md": md("name: fb-context-key\ndescription: Use it: for reviews.\n"
+                     "Context: code: a parser\n")}),
     Case("fallback-examples-line", "a column-0 'Examples:' line and a list",
          {"x.md": md("name: fb-examples\ndescription: Reviews code.\nExamples:\n- one\n- two\n")}),
     # --- second YAML pass: not recovered ---------------------------------------------------------

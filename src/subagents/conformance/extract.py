@@ -17,7 +17,7 @@ tool result of the main thread's ``Agent`` call.
 
 Paths are made relative: ``<project>/.claude/agents/REL`` -> ``project/REL``,
 ``<home>/.claude/agents/REL`` -> ``user/REL``, then any other project or home path ->
-``<project>`` / ``~``.
+``<project>`` / ``~`` (so a nested folder's file is ``<project>/sub/.claude/agents/REL``).
 """
 
 from __future__ import annotations
@@ -118,16 +118,25 @@ def parse_listing(text: str, names: Iterable[str]) -> dict[str, ListingEntry]:
     return entries
 
 
-def subagent_body(system: str) -> str:
-    """The agent file's body as it sits in a subagent's system prompt."""
-    lines = system.split("\n")
+def subagent_body(system: Any) -> str:
+    """The agent file's body as it sits in a subagent's system prompt.
+
+    The system prompt is a list of text blocks: a billing header, the SDK intro line, then the
+    body followed by ``\n\nMessages from the agent that launched you...``.  Nothing else is
+    stripped, so whether Claude Code trimmed the body shows in the data.
+    """
+    blocks = [system] if isinstance(system, str) else [
+        str(b.get("text", "")) for b in system or [] if isinstance(b, dict)]
+    lines = "\n".join(blocks).split("\n")
     i = 0
     while i < len(lines) and (lines[i].startswith("x-anthropic-billing-header")
                               or lines[i].startswith("You are a Claude agent")):
         i += 1
     rest = "\n".join(lines[i:])
     end = rest.find(_BODY_END)
-    return (rest[:end] if end >= 0 else rest).strip("\n")
+    body = rest[:end] if end >= 0 else rest
+    body = body.removesuffix("\n\n")
+    return "" if not body.strip("\n") else body
 
 
 class Relativiser:
@@ -148,14 +157,15 @@ class Relativiser:
 
 def debug_lines(run: RunOutput, relative: Relativiser) -> tuple[str, ...]:
     """The agent-related debug lines as ``LEVEL message``, relative, first occurrence only."""
-    folders = (f"{run.project}/.claude/agents/", f"{run.home}/.claude/agents/")
+    roots = (str(run.project), str(run.home))
     seen: dict[str, None] = {}
     for line in run.debug_log.splitlines():
         match = _LOG_PREFIX.match(line)
         level, message = (match.group(1), line[match.end():]) if match else ("", line)
         if any(noise in message for noise in _NOISE):
             continue
-        if any(f in message for f in folders) or _AGENT_LINE.search(message):
+        in_agents = "/.claude/agents/" in message and any(r in message for r in roots)
+        if in_agents or _AGENT_LINE.search(message):
             seen.setdefault(f"{level} {relative(message)}".strip(), None)
     return tuple(seen)
 
@@ -177,7 +187,7 @@ def _spawns(run: RunOutput, spawn: tuple[str, ...], relative: Relativiser
                            if isinstance(t, dict))
             got.setdefault(name, SpawnResult(
                 name, model=str(body.get("model")) if body.get("model") else None,
-                tools=tuple(tools), body=relative(subagent_body(_text(body.get("system")))),
+                tools=tuple(tools), body=relative(subagent_body(body.get("system"))),
             ))
             continue
         for message in messages:

@@ -171,6 +171,7 @@ def run_project(
     write: Callable[[Path, Path], object],
     *,
     spawn: tuple[str, ...] = (),
+    cwd: str = "",
     netns: bool = True,
     timeout: float = 120.0,
 ) -> RunOutput:
@@ -182,7 +183,8 @@ def run_project(
             folder.mkdir()
         write(project, home)
         subprocess.run(["git", "init", "-q", str(project)], capture_output=True, check=False)
-        spec = {"claude": str(claude), "project": str(project), "home": str(home),
+        start = project / cwd if cwd else project
+        spec = {"claude": str(claude), "cwd": str(start), "home": str(home),
                 "out": str(out), "spawn": list(spawn), "timeout": timeout, "netns": False}
         command = [sys.executable, "-m", "subagents.conformance.inner"]
         use_netns = netns and netns_available()[0]

@@ -51,7 +51,7 @@ def run(spec: dict[str, Any]) -> int:
                    "stream-json", "--verbose", "--debug-file", str(out / "debug.log")]
         with open(out / "stderr.txt", "wb") as err:
             proc = subprocess.Popen(
-                command, cwd=spec["project"], env=claude_env(spec["home"], server.url),
+                command, cwd=spec["cwd"], env=claude_env(spec["home"], server.url),
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
             )
             assert proc.stdin is not None and proc.stdout is not None

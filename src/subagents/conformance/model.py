@@ -83,7 +83,8 @@ class LoadedAgent:
     ``model`` is the model as the ``initialize`` reply gave it (the file's value, not resolved;
     None when the file set none or a non-string).  ``tools`` is the ``(Tools: ...)`` text of the
     listing.  ``source`` is ``project/REL`` or ``user/REL`` (REL relative to that scope's agents
-    folder), or None when no single file could be named.
+    folder; ``<project>/PATH`` for a nested agents folder), or None when no single file could
+    be named.
     """
 
     name: str

@@ -65,6 +65,7 @@ def name_guess(data: bytes) -> str | None:
 def _case_files(case: Case) -> dict[str, bytes]:
     files = {f"project/{rel}": data for rel, data in case.files.items()}
     files.update({f"user/{rel}": data for rel, data in case.user_files.items()})
+    files.update({f"<project>/{rel}": data for rel, data in case.project_files.items()})
     return files
 
 
@@ -87,11 +88,11 @@ def match_sources(case: Case, agents: Iterable[LoadedAgent], debug: Iterable[str
         if not candidates:
             candidates = [p for p, d in readable.items() if p not in taken
                           and agent.name in d.decode("utf-8", errors="replace")]
-        for scope in ("project", "user"):
+        for scope, prefixes in (("project", ("project/", "<project>/")), ("user", ("user/",))):
             winner = active.get((agent.name, scope))
             if winner is not None:
                 candidates = [p for p in candidates
-                              if not p.startswith(f"{scope}/") or p == winner]
+                              if not p.startswith(prefixes) or p == winner]
         if len(candidates) > 1 and agent.description:
             head = agent.description[:40]
             holding = [p for p in candidates
@@ -128,7 +129,7 @@ def record_builtins(claude: Path, *, netns: bool = True
 def record_case(claude: Path, case: Case, builtins: Mapping[str, BuiltinAgent], *,
                 netns: bool = True) -> CaseResult:
     """Run one case and turn what Claude Code did into a :class:`CaseResult`."""
-    run = run_project(claude, case.materialise, spawn=case.spawn, netns=netns)
+    run = run_project(claude, case.materialise, spawn=case.spawn, cwd=case.cwd, netns=netns)
     facts = extract(run, case.spawn)
     kept = []
     for agent in facts.agents:
