@@ -32,7 +32,19 @@ off halfway (``Fault.cut()``), an error event inside a stream
 (``Fault.stream_error("overloaded_error")``), a malformed JSON body (``Fault.malformed()``), or
 any raw reply (``Fault.raw(...)``).  :func:`raw_tool_call` sends tool-call arguments verbatim
 (to test a server that emits broken JSON arguments).  A callable ``(RecordedRequest) -> reply``
-answers from what was asked.  With the queue empty the server answers 500 and says so.
+answers from what was asked.  With the queue empty the server answers ``default`` when one was
+given, else 500 and says so.  ``POST /v1/messages/count_tokens`` is answered with a fixed count.
+
+Spawn mode, for reading what a harness gives its subagents (``subagents.conformance`` runs the
+real Claude Code against it)::
+
+    FakeLLMServer(default=spawn_responder(["reviewer", "tester"]), record_to="requests.jsonl")
+
+The main thread's first request (its conversation holds :data:`SPAWN_MAIN_MARKER` and no tool
+result yet) is answered with one ``Agent`` tool call per name (``Task`` when the request offers
+only that tool), each with the prompt ``SPAWN_SUB_MARKER + " name=<name>"``; every other request
+gets plain text.  The recorded requests then show the model id, the tools and the system prompt
+each subagent really got.
 
 From a shell (for trying ``subagents run`` offline through the real SDKs)::
 
@@ -63,6 +75,8 @@ from typing import Any
 from subagents.providers.base import ModelResponse, TextBlock, ToolUseBlock, Usage
 
 __all__ = [
+    "SPAWN_MAIN_MARKER",
+    "SPAWN_SUB_MARKER",
     "FakeLLMServer",
     "Fault",
     "RawToolCall",
@@ -70,6 +84,7 @@ __all__ = [
     "main",
     "raw_tool_call",
     "script_replies",
+    "spawn_responder",
 ]
 
 
@@ -180,6 +195,8 @@ _ids = itertools.count(1)
 
 def _api_for(path: str) -> str:
     clean = path.split("?", 1)[0].rstrip("/")
+    if clean.endswith("/messages/count_tokens"):
+        return "anthropic-count"
     if clean.endswith("/messages"):
         return "anthropic"
     if clean.endswith("/chat/completions"):
@@ -339,8 +356,10 @@ class FakeLLMServer:
         *,
         model: str = "fake-model",
         record_to: str | None = None,
+        default: ServerReply | None = None,
     ) -> None:
         self.record_to = record_to  # also append each request as a JSON line to this file
+        self.default = default  # the answer once the queue is empty (None: a 500 error)
         self._queue: deque[ServerReply] = deque(replies or ())
         self._lock = threading.Lock()
         self.requests: list[RecordedRequest] = []
@@ -415,14 +434,21 @@ class FakeLLMServer:
         if self.remaining:
             raise AssertionError(f"{self.remaining} scripted replies were not used")
 
+    def _record(self, request: RecordedRequest) -> None:
+        with self._lock:
+            self._record_locked(request)
+
+    def _record_locked(self, request: RecordedRequest) -> None:
+        self.requests.append(request)
+        if self.record_to:
+            line = {"method": request.method, "path": request.path, "json": request.json}
+            with open(self.record_to, "a", encoding="utf-8") as out:
+                out.write(json.dumps(line) + "\n")
+
     def _next(self, request: RecordedRequest) -> ServerReply | None:
         with self._lock:
-            self.requests.append(request)
-            if self.record_to:
-                line = {"method": request.method, "path": request.path, "json": request.json}
-                with open(self.record_to, "a", encoding="utf-8") as out:
-                    out.write(json.dumps(line) + "\n")
-            return self._queue.popleft() if self._queue else None
+            self._record_locked(request)
+            return self._queue.popleft() if self._queue else self.default
 
 
 def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
@@ -447,6 +473,10 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                 "POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body, parsed
             )
             api = request.api
+            if api == "anthropic-count":
+                server._record(request)
+                self._send(200, b'{"input_tokens": 10}')
+                return
             if api == "unknown":
                 self._send(404, _error_body("openai", 404, f"no endpoint {self.path}"))
                 return
@@ -548,6 +578,64 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                 self._send(200, b'{"id": "broken", "content": [ {"type": "te')
 
     return Handler
+
+
+# --- spawn mode --------------------------------------------------------------------------------
+
+SPAWN_MAIN_MARKER = "SPAWN-MAIN"
+SPAWN_SUB_MARKER = "SPAWN-SUB"
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    parts: list[str] = []
+    for block in content if isinstance(content, list) else []:
+        if isinstance(block, dict) and block.get("type") == "text":
+            parts.append(str(block.get("text", "")))
+        elif isinstance(block, dict) and block.get("type") == "tool_result":
+            parts.append(_content_text(block.get("content")))
+    return "\n".join(parts)
+
+
+def _has_tool_result(messages: list[Any]) -> bool:
+    return any(
+        isinstance(m, dict) and isinstance(m.get("content"), list)
+        and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in m["content"])
+        for m in messages
+    )
+
+
+def spawn_responder(
+    names: list[str], *, reply: str = "ok"
+) -> Callable[[RecordedRequest], ModelResponse]:
+    """A reply function: spawn one subagent per name from the main thread, else say ``reply``."""
+    counter = itertools.count(1)
+    lock = threading.Lock()
+
+    def answer(request: RecordedRequest) -> ModelResponse:
+        body = request.json if isinstance(request.json, dict) else {}
+        raw_messages = body.get("messages")
+        messages: list[Any] = raw_messages if isinstance(raw_messages, list) else []
+        text = "\n".join(_content_text(m.get("content")) for m in messages if isinstance(m, dict))
+        offered = [t.get("name") for t in body.get("tools") or [] if isinstance(t, dict)]
+        if (names and SPAWN_MAIN_MARKER in text and SPAWN_SUB_MARKER not in text
+                and not _has_tool_result(messages)):
+            tool = "Task" if "Task" in offered and "Agent" not in offered else "Agent"
+            calls: list[TextBlock | ToolUseBlock] = []
+            for name in names:
+                with lock:
+                    number = next(counter)
+                calls.append(ToolUseBlock(
+                    id=f"toolu_spawn_{number:04d}", name=tool,
+                    input={"subagent_type": name, "description": "spawn probe",
+                           "prompt": f"{SPAWN_SUB_MARKER} name={name}",
+                           "run_in_background": False},
+                ))
+            return ModelResponse(content=tuple(calls), stop_reason="tool_use")
+        return ModelResponse(content=(TextBlock(reply),))
+
+    return answer
 
 
 # --- standalone: python -m subagents.testing_server --script replies.json --------------------

@@ -1,0 +1,123 @@
+"""Conformance data: what real harnesses do with agent files, recorded case by case.
+
+``python -m subagents.conformance record`` runs the real Claude Code (installed at a pinned
+version, offline, against the project's own fake API server) on every case of
+:mod:`subagents.conformance.cases` and writes what it did to
+``data/claude-code-VERSION.json``.  Tests compare the project's own emulation with that data::
+
+    from subagents.conformance import CASES, load_expectations, materialise_case
+
+    recording = load_expectations()              # the newest recorded version
+    for case in CASES:
+        expected = recording.case(case.id)       # agents, files, debug lines, spawns
+        agents_dir, user_dir = materialise_case(case, tmp_path / "project", tmp_path / "home")
+
+A Claude Code version is data: a new version is a new file beside the old ones
+(see docs/conformance.md).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from importlib import resources
+from pathlib import Path
+
+from subagents.conformance.casekit import Case
+from subagents.conformance.cases import CASES, case_by_id
+from subagents.conformance.model import (
+    BuiltinAgent,
+    CaseResult,
+    CorpusEntry,
+    CorpusRecording,
+    DataFileError,
+    FileResult,
+    LoadedAgent,
+    Recording,
+    SpawnResult,
+)
+
+__all__ = [
+    "CASES",
+    "BuiltinAgent",
+    "Case",
+    "CaseResult",
+    "CorpusEntry",
+    "CorpusRecording",
+    "DataFileError",
+    "FileResult",
+    "LoadedAgent",
+    "Recording",
+    "SpawnResult",
+    "available_versions",
+    "case_by_id",
+    "data_dir",
+    "data_path",
+    "load_corpus_expectations",
+    "load_expectations",
+    "materialise_case",
+]
+
+_FILE = re.compile(r"^claude-code-(\d+(?:\.\d+)*)\.json$")
+
+
+def data_dir() -> Path:
+    """The folder holding the recorded data files."""
+    return Path(str(resources.files("subagents.conformance") / "data"))
+
+
+def data_path(version: str, *, corpus: bool = False) -> Path:
+    suffix = "-corpus" if corpus else ""
+    return data_dir() / f"claude-code-{version}{suffix}.json"
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
+
+
+def available_versions() -> list[str]:
+    """Claude Code versions with a recorded data file, oldest first."""
+    folder = data_dir()
+    found = [m.group(1) for p in folder.glob("claude-code-*.json")
+             if (m := _FILE.match(p.name))] if folder.is_dir() else []
+    return sorted(found, key=_version_key)
+
+
+def _resolve(version: str | None) -> str:
+    versions = available_versions()
+    if not versions:
+        raise DataFileError(f"no recorded Claude Code data in {data_dir()}")
+    if version is None:
+        return versions[-1]
+    if version not in versions:
+        raise DataFileError(f"no recording for Claude Code {version} (have: "
+                            + ", ".join(versions) + ")")
+    return version
+
+
+def _read(path: Path) -> object:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise DataFileError(f"{path}: {exc}") from exc
+
+
+def load_expectations(version: str | None = None) -> Recording:
+    """The recorded cases of one Claude Code version (default: the newest recorded)."""
+    path = data_path(_resolve(version))
+    return Recording.from_json(_read(path), str(path))
+
+
+def load_corpus_expectations(version: str | None = None) -> CorpusRecording:
+    """The recorded corpus verdicts of one Claude Code version (default: the newest)."""
+    path = data_path(_resolve(version), corpus=True)
+    if not path.exists():
+        raise DataFileError(f"{path}: no corpus recording for this version")
+    return CorpusRecording.from_json(_read(path), str(path))
+
+
+def materialise_case(case: Case | str, project: Path, home: Path | None = None
+                     ) -> tuple[Path, Path | None]:
+    """Write a case's files: ``project/.claude/agents`` (and ``home/.claude/agents``)."""
+    chosen = case_by_id(case) if isinstance(case, str) else case
+    return chosen.materialise(project, home)

@@ -1,0 +1,203 @@
+"""``python -m subagents.conformance``: record, compare and list the conformance cases.
+
+    record [--claude-code VERSION] [--case ID ...] [--jobs N] [--corpus DIR] [--claude PATH]
+           [--no-netns] [--output FILE]
+    diff   [--claude-code VERSION] [--case ID ...] [--jobs N] [--claude PATH] [--no-netns]
+    list
+
+``record`` installs ``@anthropic-ai/claude-code@VERSION`` into the cache when needed, runs every
+case (or the named ones, keeping the other recorded cases) and writes
+``data/claude-code-VERSION.json``; with ``--corpus DIR`` it records the corpus instead, into
+``data/claude-code-VERSION-corpus.json``.  ``diff`` records again into memory and prints what
+differs from the committed data (the recording date is not compared); exit 1 when anything
+does.  Exit 2: bad usage or Claude Code could not be installed or run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from subagents.conformance import data_path
+from subagents.conformance.cases import CASES, case_by_id
+from subagents.conformance.harness import (
+    DEFAULT_VERSION,
+    HarnessError,
+    claude_version,
+    install,
+    netns_available,
+)
+from subagents.conformance.model import (
+    DataFileError,
+    Recording,
+    dump_json,
+    write_atomic,
+)
+
+__all__ = ["main"]
+
+
+def _say(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m subagents.conformance",
+        description="Record what the real Claude Code does with agent files, and compare.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name, helptext in (("record", "run the cases and write the data file"),
+                           ("diff", "run the cases again and show differences")):
+        p = sub.add_parser(name, help=helptext)
+        p.add_argument("--claude-code", default=DEFAULT_VERSION, metavar="VERSION",
+                       help=f"Claude Code version to install and run (default {DEFAULT_VERSION})")
+        p.add_argument("--case", action="append", default=[], metavar="ID",
+                       help="only this case (repeatable)")
+        p.add_argument("--jobs", type=int, default=2, metavar="N", help="parallel runs")
+        p.add_argument("--claude", metavar="PATH", help="use this claude binary, no install")
+        p.add_argument("--no-netns", action="store_true",
+                       help="do not run inside a loopback-only network namespace")
+        if name == "record":
+            p.add_argument("--corpus", metavar="DIR", help="record a corpus folder instead")
+            p.add_argument("--batch-size", type=int, default=25, metavar="N")
+            p.add_argument("--output", metavar="FILE", help="write here, not to the data folder")
+    sub.add_parser("list", help="list the cases")
+    return parser
+
+
+def _claude(args: argparse.Namespace) -> Path:
+    if args.claude:
+        path = Path(args.claude)
+        if not path.exists():
+            raise HarnessError(f"{path}: no such file")
+        found = claude_version(path)
+        if found and found != args.claude_code:
+            raise HarnessError(f"{path} is Claude Code {found}, not {args.claude_code}; "
+                               f"pass --claude-code {found}")
+        return path
+    return install(args.claude_code)
+
+
+def _netns(args: argparse.Namespace) -> bool:
+    if args.no_netns:
+        _say("note: --no-netns: Claude Code runs without a network namespace; only the fake "
+             "server's 127.0.0.1 address is configured")
+        return False
+    usable, why = netns_available()
+    if not usable:
+        _say(f"note: no network namespace ({why}); running without one. Claude Code is pointed "
+             "at the fake server on 127.0.0.1 and non-essential traffic is turned off, but "
+             "nothing stops other connections. Run as root for `unshare -n`.")
+    return usable
+
+
+def _selected(ids: Sequence[str]) -> list[str]:
+    for case_id in ids:
+        case_by_id(case_id)  # KeyError with the id
+    return list(ids)
+
+
+def _record_cases(args: argparse.Namespace, claude: Path, netns: bool,
+                  previous: Recording | None) -> Recording:
+    from subagents.conformance.record import record_cases
+
+    ids = _selected(args.case)
+    cases = [c for c in CASES if not ids or c.id in ids]
+    _say(f"recording {len(cases)} case(s) with Claude Code {args.claude_code}")
+    return record_cases(claude, cases, version=args.claude_code, jobs=args.jobs, netns=netns,
+                        progress=_say, previous=previous if ids else None)
+
+
+def _previous(version: str) -> Recording | None:
+    path = data_path(version)
+    if not path.exists():
+        return None
+    import json
+
+    return Recording.from_json(json.loads(path.read_text(encoding="utf-8")), str(path))
+
+
+def _cmd_record(args: argparse.Namespace) -> int:
+    claude = _claude(args)
+    netns = _netns(args)
+    if args.corpus:
+        from subagents.conformance.corpus import record_corpus
+
+        root = Path(args.corpus)
+        if not root.is_dir():
+            _say(f"error: {root}: not a folder")
+            return 2
+        corpus = record_corpus(claude, root, version=args.claude_code,
+                               batch_size=args.batch_size, jobs=args.jobs, netns=netns,
+                               progress=_say)
+        out = Path(args.output) if args.output else data_path(args.claude_code, corpus=True)
+        write_atomic(out, dump_json(corpus.to_json()))
+        loaded = sum(1 for f in corpus.files if f.loaded)
+        _say(f"wrote {out}: {loaded} of {len(corpus.files)} files load")
+        return 0
+    recording = _record_cases(args, claude, netns, _previous(args.claude_code))
+    out = Path(args.output) if args.output else data_path(args.claude_code)
+    write_atomic(out, dump_json(recording.to_json()))
+    troubled = [c.id for c in recording.cases if c.errors]
+    _say(f"wrote {out}: {len(recording.cases)} case(s)"
+         + (f"; run problems in: {', '.join(troubled)}" if troubled else ""))
+    return 0
+
+
+def _comparable(recording: Recording, ids: Sequence[str]) -> list[str]:
+    data = recording.to_json()
+    data.pop("recorded", None)
+    if ids:
+        data["cases"] = [c for c in data["cases"] if c["id"] in ids]
+    return dump_json(data).splitlines(keepends=True)
+
+
+def _cmd_diff(args: argparse.Namespace) -> int:
+    ids = _selected(args.case)
+    committed = _previous(args.claude_code)
+    if committed is None:
+        _say(f"error: no committed data for Claude Code {args.claude_code} "
+             f"({data_path(args.claude_code)})")
+        return 2
+    claude = _claude(args)
+    fresh = _record_cases(args, claude, _netns(args), None)
+    lines = list(difflib.unified_diff(_comparable(committed, ids), _comparable(fresh, ids),
+                                      "committed", "recorded now"))
+    if not lines:
+        _say("no differences")
+        return 0
+    sys.stdout.writelines(lines)
+    return 1
+
+
+def _cmd_list() -> int:
+    width = max(len(c.id) for c in CASES)
+    for case in CASES:
+        files = len(case.files) + len(case.user_files)
+        spawn = f"  spawn: {', '.join(case.spawn)}" if case.spawn else ""
+        print(f"{case.id:<{width}}  {files} file(s)  {case.about}{spawn}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "list":
+            return _cmd_list()
+        if args.command == "record":
+            return _cmd_record(args)
+        return _cmd_diff(args)
+    except KeyError as exc:
+        _say(f"error: {exc.args[0] if exc.args else exc}")
+        return 2
+    except (HarnessError, DataFileError, OSError) as exc:
+        _say(f"error: {exc}")
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
