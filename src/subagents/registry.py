@@ -350,7 +350,7 @@ def _config_mapping(config: Any) -> dict[str, Any]:
         return {}
     if isinstance(config, Mapping):
         return dict(config)
-    keys = ("managed_dir", "plugin_dirs", "agents_json")
+    keys = ("managed_dir", "plugin_dirs", "agents_json", "claude_code")
     return {k: getattr(config, k) for k in keys if getattr(config, k, None) is not None}
 
 
@@ -382,8 +382,12 @@ class AgentRegistry:
         agents_json: tuple[str | os.PathLike[str] | None, str | os.PathLike[str] | None]
         | None = None,
         config: Mapping[str, Any] | Any | None = None,
+        claude_code: str | None = None,
     ) -> None:
         cfg = _config_mapping(config)
+        # The Claude Code version whose recorded behaviour decides what loads (None: newest).
+        version = claude_code if claude_code is not None else cfg.get("claude_code")
+        self.claude_code: str | None = get_profile(version).version if version else None
         self.cwd = Path(os.path.abspath(cwd if cwd is not None else os.getcwd()))
         self.home = Path(home) if home is not None else Path(os.environ.get("HOME") or Path.home())
         self.dialect = Dialect(dialect)
@@ -593,7 +597,11 @@ class AgentRegistry:
         result: LoadResult | None = None
         for _attempt in range(3):
             result = read_agent_file(
-                path, dialect=src.dialect, include_body=False, display_path=display
+                path,
+                dialect=src.dialect,
+                include_body=False,
+                display_path=display,
+                claude_code=self.claude_code,
             )
             try:
                 after: Stamp | None = Stamp.of(os.stat(path))
