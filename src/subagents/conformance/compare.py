@@ -54,7 +54,8 @@ def _relative(
     """A file as the recording names it: ``project/REL``, ``user/REL`` or ``<project>/REL``."""
     if path is None:
         return None
-    for prefix, root in (("project", project_agents), ("user", user_agents), ("<project>", project)):
+    roots = (("project", project_agents), ("user", user_agents), ("<project>", project))
+    for prefix, root in roots:
         if root is None:
             continue
         try:
