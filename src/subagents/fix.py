@@ -43,7 +43,6 @@ import os
 import re
 import stat
 import tempfile
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -51,9 +50,20 @@ from typing import Any, Literal
 
 import yaml
 
+from subagents.claude_code import ClaudeCodeView, read_claude_code
 from subagents.definition import Dialect
 from subagents.diagnostics import Diagnostic, Severity
 from subagents.errors import SubagentError
+from subagents.fix_yaml import (
+    Unfixable,
+    content,
+    emit_quoted,
+    ending,
+    is_blank,
+    needs_repair,
+    repair_frontmatter,
+    verify,
+)
 from subagents.formats.frontmatter import FrontmatterDocument
 from subagents.formats.yamltree import YScalar, YSeq
 from subagents.loader import LoadResult, detect_dialect, parse_agent_text
@@ -145,68 +155,15 @@ def _decode_for_diff(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")
 
 
-class _Unfixable(Exception):
-    """Internal: stop and leave the file untouched."""
-
-    def __init__(self, message: str, line: int | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.line = line
-
-
-# --------------------------------------------------------------------------- lines
+_Unfixable = Unfixable
+_content = content
+_ending = ending
+_is_blank = is_blank
 
 
 def _split_lines(text: str) -> list[str]:
     """Lines with their own endings; splits exactly where the reader does (\\r\\n, \\r, \\n)."""
     return _LINE_RE.findall(text)
-
-
-def _content(line: str) -> str:
-    return line.rstrip("\r\n")
-
-
-def _ending(line: str, default: str) -> str:
-    stripped = _content(line)
-    return line[len(stripped) :] or default
-
-
-def _is_blank(line: str) -> bool:
-    return not line.strip()
-
-
-# --------------------------------------------------------------------------- emitters
-
-
-def _emit_block_scalar(key: str, value: str, nl: str) -> list[str] | None:
-    """``key: |-`` followed by the value indented two spaces; None if no block can hold it."""
-    if not value or any(ch in value for ch in "\r\x85\u2028\u2029\ufeff"):
-        return None
-    if any((ord(ch) < 32 and ch not in "\t\n") or ord(ch) == 127 for ch in value):
-        return None
-    body = value
-    if value.endswith("\n"):
-        stripped = value.rstrip("\n")
-        chomp = "" if len(value) - len(stripped) == 1 else "+"
-        body = stripped
-    else:
-        chomp = "-"
-    lines = body.split("\n")
-    # An explicit indentation indicator when the text itself starts with a space or with
-    # blank lines (YAML would otherwise guess the indentation from the first text line).
-    indicator = "2" if value[:1] in (" ", "\t", "\n") or not lines[0] else ""
-    head = f"{key}: |{indicator}{chomp}{nl}"
-    return [head] + [(f"  {line}" if line else "") + nl for line in lines]
-
-
-def _emit_quoted(key: str, value: str, nl: str) -> list[str]:
-    dumped = yaml.safe_dump(
-        value, default_style='"', width=1 << 30, allow_unicode=True, explicit_end=False
-    )
-    dumped = dumped.rstrip("\n")
-    if dumped.endswith("\n..."):
-        dumped = dumped[: -len("\n...")]
-    return [f"{key}: {dumped}{nl}"]
 
 
 def _plain_or_quoted(item: str) -> str:
@@ -217,7 +174,7 @@ def _plain_or_quoted(item: str) -> str:
                 return item
         except yaml.YAMLError:
             pass
-    return _emit_quoted("x", item, "")[0][len("x: ") :]
+    return emit_quoted("x", item, "")[0][len("x: ") :]
 
 
 # --------------------------------------------------------------------------- the fixer
@@ -277,12 +234,13 @@ def fix_text(
         _unindent_opening(state)
         _trim_delimiters(state)
         before = state.read(path)
-        if before.document is None or before.document.root is None:
+        if before.document is None:
             raise _Unfixable("no usable frontmatter")
-        repaired = _repair_broken_values(state, before, path)
-        _check_repairs(state, before, repaired, path)
+        changes_meaning = _repair_yaml(state, before)
         if tools_style is not None:
             _restyle_tools(state, path, tools_style)
+        if not changes_meaning:
+            _same_for_claude_code(original, state.text())
         after = state.read(path)
         remaining = tuple(d for d in _errors(after) if d.rule not in _VALUE_ERRORS)
         if remaining:
@@ -444,107 +402,66 @@ def _key_as_written(line: str, key: str) -> str:
     return m.group("key") if m else key
 
 
-def _emit_string_field(
-    key: str, value: str, nl: str, check: Callable[[list[str]], bool]
-) -> list[str]:
-    block = _emit_block_scalar(key, value, nl)
-    if block is not None and check(block):
-        return block
-    quoted = _emit_quoted(key, value, nl)
-    if check(quoted):
-        return quoted
-    raise _Unfixable(f"cannot write `{key}` so that it reads back unchanged")
+_SYNTAX_ERRORS = frozenset({"SA005", "SA010", "SA013"})
 
 
-def _repair_broken_values(state: _State, result: LoadResult, path: str) -> dict[str, str]:
-    """Re-emit every field the reader flagged SA010; returns key -> intended text."""
-    doc = result.document
-    assert doc is not None
-    if not doc.recovered:
-        return {}
-    broken_lines = {d.line for d in result.diagnostics if d.rule == "SA010"}
-    regions = _field_regions(doc, trim_comments=False)
-    repaired: dict[str, str] = {}
-    # bottom-up, so earlier line indexes stay valid
-    for f in sorted(doc.fields.values(), key=lambda f: -f.key_line):
-        if f.key_line not in broken_lines:
-            continue
-        if not isinstance(f.node, YScalar):
-            raise _Unfixable(f"the recovered `{f.key}` is not a text value", f.key_line)
-        intended = f.node.value
-        start, stop = regions[f.key]
-        if any(_content(line).lstrip().startswith("#") for line in state.lines[start + 1 : stop]):
-            # YAML would end a plain value at a comment line, the line-wise recovery keeps it as
-            # text: which one the author meant is a guess, so a person decides.
-            raise _Unfixable(
-                f"a `#` comment line follows the broken `{f.key}` value; it is unclear whether "
-                "it belongs to the text: quote the value by hand",
-                f.key_line,
-            )
-        key = _key_as_written(state.lines[start], f.key)
-        nl = _ending(state.lines[start], "\n")
+def _repair_yaml(state: _State, before: LoadResult) -> bool:
+    """Make a frontmatter strict YAML rejects strict YAML (:mod:`subagents.fix_yaml`).
 
-        def reads_back(candidate: list[str], key: str = key, intended: str = intended) -> bool:
-            try:
-                loaded = yaml.safe_load("".join(candidate))
-            except yaml.YAMLError:
-                return False
-            return isinstance(loaded, dict) and loaded.get(key) == intended
-
-        new = _emit_string_field(key, intended, nl, reads_back)
-        # Whitespace-only lines right after the value would read as text of a block scalar
-        # (spaces beyond its indentation are content): they become empty lines.
-        after = stop
-        while after < len(state.lines) and _is_blank(state.lines[after]):
-            content = _content(state.lines[after])
-            if content:
-                state.lines[after] = state.lines[after][len(content) :]
-            after += 1
-        style = (
-            "a block scalar (`|`)"
-            if new[0].rstrip().endswith(("|-", "|", "|+", "|2-"))
-            else "a quoted string"
-        )
-        state.changes.append(
-            Change(
-                state.orig_line(start),
-                "SA010",
-                f"re-wrote `{f.key}` as {style}; its text is unchanged "
-                f"({len(intended)} characters)",
-            )
-        )
-        state.replace(start, stop, new)
-        repaired[f.key] = intended
-    if len(repaired) != len(broken_lines):
-        raise _Unfixable("the reader flagged a value it could not tie to a field")
-    return repaired
+    Returns True when a repair deliberately changes what Claude Code reads (it cut a value, or
+    skipped the file)."""
+    lines = state.lines
+    close = _find_close(lines, 0) if lines and _content(lines[0]) == "---" else None
+    if close is None:
+        return False
+    block = "".join(_content(line).rstrip("\r") + "\n" for line in lines[1:close])
+    doc = before.document
+    flagged = (doc is not None and doc.recovered) or any(
+        d.rule in _SYNTAX_ERRORS for d in before.diagnostics
+    )
+    if not flagged and not needs_repair(block):
+        return False
+    before_text = state.text()
+    edits, expected = repair_frontmatter(lines, close)
+    changes: list[Change] = []
+    for edit in sorted(edits, key=lambda e: -e.start):
+        if edit.blank_after:
+            # Whitespace-only lines right after a block scalar would be text of it (spaces
+            # beyond its indentation are content): they become empty lines.
+            after = edit.stop
+            while after < len(lines) and _is_blank(lines[after]):
+                text = _content(lines[after])
+                if text:
+                    lines[after] = lines[after][len(text) :]
+                after += 1
+        changes.append(Change(state.orig_line(edit.start), edit.code, edit.message))
+        close += len(edit.new) - (edit.stop - edit.start)
+        state.replace(edit.start, edit.stop, list(edit.new))
+    verify(before_text, lines, close, expected)
+    state.changes.extend(reversed(changes))
+    return any(e.changes_meaning for e in edits)
 
 
-def _check_repairs(state: _State, before: LoadResult, repaired: dict[str, str], path: str) -> None:
-    """The repaired text must read cleanly, with every value and the body as before."""
-    if not repaired:
+def _view_key(view: ClaudeCodeView) -> tuple[object, ...]:
+    return (
+        view.loaded,
+        view.name,
+        view.description,
+        view.tools,
+        view.disallowed_tools,
+        view.model,
+        view.body,
+    )
+
+
+def _same_for_claude_code(original: bytes, fixed: str) -> None:
+    """A file Claude Code loads whole must read exactly the same after every change."""
+    before = read_claude_code(original)
+    if not before.loaded:
         return
-    after = state.read(path)
-    doc_before, doc_after = before.document, after.document
-    if doc_after is None or doc_after.recovered or doc_after.root is None:
-        raise _Unfixable("the repaired frontmatter still does not parse")
-    assert doc_before is not None
-    if list(doc_before.fields) != list(doc_after.fields):
-        raise _Unfixable("the repair would change which fields the frontmatter has")
-    for key, f_before in doc_before.fields.items():
-        value_after = doc_after.fields[key].node.to_python()
-        expected = repaired.get(key, f_before.node.to_python())
-        if value_after != expected:
-            raise _Unfixable(f"the repair would change the value of `{key}`", f_before.key_line)
-    if doc_before.body != doc_after.body:
-        raise _Unfixable("the repair would change the body")
-    # An independent second opinion: the plain PyYAML loader must agree on the text.
-    try:
-        loaded = yaml.safe_load(doc_after.frontmatter_text())
-    except yaml.YAMLError as exc:
-        raise _Unfixable(f"PyYAML cannot read the repaired frontmatter: {exc}") from exc
-    if not isinstance(loaded, dict) or any(loaded.get(k) != v for k, v in repaired.items()):
-        raise _Unfixable("PyYAML reads the repaired text differently")
+    after = read_claude_code(fixed)
+    if _view_key(before) != _view_key(after):
+        raise _Unfixable("the changes would alter what Claude Code reads; nothing was written")
 
 
 def _restyle_tools(state: _State, path: str, style: ToolsStyle) -> None:
