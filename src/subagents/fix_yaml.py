@@ -118,7 +118,6 @@ _AGENT_FIELDS = (
     "isolation",
     "initialPrompt",
 )
-_AGENT_FIELDS_LOWER = {f.lower(): f for f in _AGENT_FIELDS}
 # The fields PyYAML and Claude Code must read identically after a repair.
 _AGREE = ("name", "description", "tools", "model")
 
@@ -247,9 +246,15 @@ def emit_quoted(key: str, value: str, nl: str) -> list[str]:
 
 
 def emit_string_field(
-    key: str, value: str, nl: str, check: Callable[[list[str]], bool]
+    key: str, value: str, nl: str, check: Callable[[list[str]], bool], *, short: bool = False
 ) -> list[str]:
-    """The field as a literal block (readable diff) or, failing that, a double-quoted string."""
+    """The field as a literal block (readable diff) or, failing that, a double-quoted string.
+
+    ``short``: a double-quoted string first (a one-line ``name``, ``model``...)."""
+    if short and "\n" not in value:
+        quoted = emit_quoted(key, value, nl)
+        if check(quoted):
+            return quoted
     block = _emit_block_scalar(key, value, nl)
     if block is not None and check(block):
         return block
@@ -278,6 +283,7 @@ class _Field:
     tail_comments: bool = False  # comment lines follow before the next field
     decision: str = "keep"
     value: Any = _Missing  # what Claude Code must read after the repair
+    py_value: Any = None  # what PyYAML read, when it differs (``name: yes``)
 
 
 @dataclass
@@ -347,7 +353,7 @@ def _intended_text(f: _Field) -> str:
             "it is unclear which text is meant: repair it by hand",
             f.start + 1,
         )
-    rest = f.lines[1:]
+    rest = _untabbed(f.lines[1:])  # a leading tab indents like two spaces (Claude Code's rule)
     indents = [len(r) - len(r.lstrip(" ")) for r in rest if r.strip()]
     cut = min(indents) if indents else 0
     tail = [r[cut:].rstrip() if r.strip() else "" for r in rest]
@@ -378,21 +384,24 @@ def _check_continuation(f: _Field) -> None:
                 f"become text of `{f.key}`: repair it by hand",
                 where,
             )
-        k = _KEY_LINE.match(line)
-        if k and k.group(1).lower() in _AGENT_FIELDS_LOWER and k.group(1) not in _AGENT_FIELDS:
-            raise Unfixable(
-                f"line {where} looks like the `{_AGENT_FIELDS_LOWER[k.group(1).lower()]}` field "
-                f"spelt `{k.group(1)}`: it would become text of `{f.key}`; repair it by hand",
-                where,
-            )
 
 
 def _show(value: Any) -> str:
-    text = value if isinstance(value, str) else repr(value)
-    return repr(text if len(text) <= 60 else text[:57] + "...")
+    if not isinstance(value, str):
+        return repr(value)
+    return repr(value if len(value) <= 60 else value[:57] + "...")
 
 
 Reading = Literal["whole", "cut", "skipped"]
+
+
+def _agreeing(f: _Field, decision: str, parsed: tuple[Any, Any]) -> str:
+    """``rewrite-quote`` when PyYAML would read a text field differently (``name: yes``)."""
+    bun, py = parsed
+    if f.key in _AGREE and isinstance(bun, str) and py != bun:
+        f.py_value = py
+        return "rewrite-quote"
+    return decision
 
 
 def _decide(f: _Field, reading: Reading, cc_fm: Mapping[str, Any], cut_keys: set[str]) -> None:
@@ -419,7 +428,7 @@ def _decide(f: _Field, reading: Reading, cc_fm: Mapping[str, Any], cut_keys: set
                     "quote it by hand",
                     f.start + 1,
                 )
-            f.decision, f.value = decision, cc_value
+            f.decision, f.value = _agreeing(f, decision, parsed), cc_value
             return
         if not isinstance(cc_value, str):
             raise Unfixable(
@@ -430,7 +439,7 @@ def _decide(f: _Field, reading: Reading, cc_fm: Mapping[str, Any], cut_keys: set
         f.decision, f.value = "rewrite-same", cc_value
         return
     if parsed is not None:
-        f.decision, f.value = decision, parsed[0]
+        f.decision, f.value = _agreeing(f, decision, parsed), parsed[0]
         return
     _check_continuation(f)
     f.decision = "rewrite-cut" if reading == "cut" else "rewrite-skipped"
@@ -466,6 +475,13 @@ def repair_frontmatter(lines: list[str], close: int) -> tuple[list[Edit], dict[s
             raise Unfixable(
                 "Claude Code does not read these fields: "
                 + ", ".join(f"`{k}`" for k in missing)
+                + "; repair the frontmatter by hand"
+            )
+        odd = sorted(k for k in extra if k.lower() not in CONVERSATION_WORDS)
+        if odd:
+            raise Unfixable(
+                "Claude Code reads fields that are not on lines of their own here: "
+                + ", ".join(f"`{k}`" for k in odd)
                 + "; repair the frontmatter by hand"
             )
         if extra:
@@ -526,7 +542,9 @@ def _rewrite(f: _Field, nl: str, cut_keys: set[str]) -> Edit:
             raise Unfixable(f"cannot write `{key}` so that it reads back unchanged", f.start + 1)
         style = "a YAML list"
     elif isinstance(value, str):
-        new = emit_string_field(key, value, nl, reads_back)
+        new = emit_string_field(
+            key, value, nl, reads_back, short=key not in ("description", "initialPrompt")
+        )
         style = (
             "a block scalar (`|`)"
             if new[0].rstrip("\r\n").endswith(("|-", "|", "|+", "|2-", "|2", "|2+"))
@@ -536,7 +554,9 @@ def _rewrite(f: _Field, nl: str, cut_keys: set[str]) -> Edit:
         raise Unfixable(f"cannot re-write `{key}` as strict YAML", f.start + 1)
     n = len(value)
     unit = "characters" if isinstance(value, str) else "entries"
-    if f.decision == "rewrite-same":
+    if f.decision == "rewrite-quote":
+        why = f"PyYAML read it as {_show(f.py_value)}, Claude Code as text"
+    elif f.decision == "rewrite-same":
         why = f"Claude Code reads the same value as before ({n} {unit})"
     elif f.decision == "rewrite-cut":
         lines = list(
