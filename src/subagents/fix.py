@@ -50,7 +50,7 @@ from typing import Any, Literal
 
 import yaml
 
-from subagents.claude_code import ClaudeCodeView, read_claude_code
+from subagents.claude_code import ClaudeCodeView, bun_yaml, read_claude_code
 from subagents.definition import Dialect
 from subagents.diagnostics import Diagnostic, Severity
 from subagents.errors import SubagentError
@@ -222,6 +222,9 @@ def fix_text(
         return unchanged(
             FixStatus.SKIPPED, (_problem(path, None, f"{dialect} files are not rewritten by fix"),)
         )
+    too_deep = _too_deep(original)
+    if too_deep is not None:
+        return unchanged(FixStatus.UNFIXABLE, (_problem(path, too_deep, _TOO_DEEP),))
     first_read = parse_agent_text(original, path=path, dialect=dialect)
     try:
         text = original.decode("utf-8")
@@ -268,6 +271,30 @@ def fix_text(
     return FixResult(
         path, FixStatus.FIXED, original, fixed, tuple(state.changes), notes=tuple(state.notes)
     )
+
+
+_TOO_DEEP = (
+    f"the frontmatter is nested more than {bun_yaml.MAX_DEPTH} levels deep; refused before any "
+    "YAML parser sees it"
+)
+
+
+def _too_deep(data: bytes) -> int | None:
+    """The line of the opening ``---`` when the frontmatter is nested too deeply to parse.
+
+    Checked before any reader runs: a deeply nested document can crash libyaml's C parser."""
+    lines = _split_lines(data.decode("utf-8", "replace"))
+    first = 0
+    while first < len(lines) and _is_blank(lines[first]):
+        first += 1
+    if first >= len(lines) or _content(lines[first]).strip().lstrip("\ufeff") != "---":
+        return None
+    close = _find_close(lines, first)
+    stop = close if close is not None else len(lines)
+    block = "".join(_content(line) + "\n" for line in lines[first + 1 : stop])
+    if bun_yaml.nesting_depth(block) > bun_yaml.MAX_DEPTH:
+        return first + 1
+    return None
 
 
 def _problem(path: str, line: int | None, message: str) -> Diagnostic:
@@ -402,7 +429,7 @@ def _key_as_written(line: str, key: str) -> str:
     return m.group("key") if m else key
 
 
-_SYNTAX_ERRORS = frozenset({"SA005", "SA010", "SA013"})
+_SYNTAX_ERRORS = frozenset({"SA005", "SA007", "SA010", "SA013"})
 
 
 def _repair_yaml(state: _State, before: LoadResult) -> bool:
