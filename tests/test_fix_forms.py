@@ -171,8 +171,7 @@ def test_repeated_user_lines_the_strict_reader_rejects_become_text() -> None:
     _result, before, after = _fixed(text)
     assert before.description == "Use this agent for support."
     assert after.description == (
-        'Use this agent for support.\nuser: "one"\nassistant: "ok"\n'
-        'user: "two"\nassistant: "ok"'
+        'Use this agent for support.\nuser: "one"\nassistant: "ok"\nuser: "two"\nassistant: "ok"'
     )
     assert list(after.frontmatter) == ["name", "description", "tools"]
     assert not parse_agent_text(_result.fixed).diagnostics
@@ -307,6 +306,39 @@ def test_refusals_leave_the_file_untouched_and_say_why(text: str, why: str) -> N
     assert result.status is FixStatus.UNFIXABLE
     assert result.fixed == text.encode()
     assert any(why in n for n in result.notes), result.notes
+
+
+def test_a_dash_line_claude_code_ends_the_frontmatter_at_is_refused() -> None:
+    # Claude Code ends the block at the first `---` anywhere, even mid-line
+    text = "---\nname: r\ndescription: Use when: a --- b\ntools: Read\n---\nB\n"
+    result = fix_text(text.encode())
+    assert result.status is FixStatus.UNFIXABLE
+    assert result.fixed == text.encode()
+    assert any("ends the frontmatter on line 3" in n for n in result.notes), result.notes
+
+
+def test_an_indented_closing_line_moves_to_column_0_under_a_block() -> None:
+    text = "---\nname: r\ndescription: Use when: a\n  ---\nBody\n"
+    result, before, after = _fixed(text)
+    assert result.fixed.decode() == "---\nname: r\ndescription: |-\n  Use when: a\n---\nBody\n"
+    assert _view(after) == _view(before)
+
+
+def test_parsers_that_disagree_on_a_value_are_not_guessed_at() -> None:
+    # libyaml (Claude Code's reading, emulated) takes `>#` for an empty folded block,
+    # PyYAML rejects it
+    text = "---\nname: r\ndescription: >#\ntools: Read\n---\nB\n"
+    result = fix_text(text.encode())
+    assert result.status is FixStatus.UNFIXABLE
+    assert any("disagree" in n for n in result.notes), result.notes
+
+
+def test_tabs_that_would_make_a_description_a_map_are_text() -> None:
+    text = "---\nname: r\ndescription: Use it\n\tnote: this\ntools: Read\n---\nB\n"
+    _result, before, after = _fixed(text)
+    assert not before.loaded
+    assert after.description == "Use it\nnote: this"
+    assert after.tools == ("Read",)
 
 
 def test_deeply_nested_broken_frontmatter_is_refused_without_crashing() -> None:

@@ -2,15 +2,15 @@
 
 What is repaired
 ----------------
-* **A broken plain value** (the most common reason Claude Code skips an agent, REFERENCE.md,
-  anthropics/claude-code#16916, #45971): ``description: Use when... Triggers on: 'x'`` or a
-  description whose ``<example>`` blocks with ``user:``/``assistant:`` lines run on over the
-  following lines.  The reader (``formats.frontmatter``) recovers the intended text line-wise and
-  flags the field with ``SA010``; we re-emit exactly that text as a literal block scalar
-  (``description: |-`` with the text indented two spaces).  A block scalar keeps the text
-  verbatim (quotes, ``#``, ``: `` need no escaping), so the diff is readable.  When a block
-  scalar cannot hold the text exactly (leading spaces, control characters), PyYAML's emitter
-  writes a double-quoted string instead.
+* **A frontmatter strict YAML rejects** (PyYAML, or the strict reader with a YAML syntax error,
+  a tab indentation or a duplicate key): :mod:`subagents.fix_yaml` cuts it into the fields the
+  author wrote (``user:``/``assistant:``/``Context:`` lines are text, every other ``key:`` at
+  column 0 a field), and re-writes each field that does not parse on its own as a literal block
+  scalar (a double-quoted string when a block cannot hold the text).  The text is what Claude
+  Code reads when it reads the field whole, and the whole text written up to the next field
+  when Claude Code cuts it to its first line or skips the file.  A block indented with tabs gets
+  two spaces per tab instead.  A line that looks like a mangled field (``tools:`` indented,
+  ``tools Read``) is never absorbed into a text: the file is refused.
 * **Safe normalisations**: a UTF-8 BOM is removed; blank lines before the opening ``---`` are
   removed and a uniformly indented frontmatter (and body, when the whole file is indented: one
   corpus file does that) is un-indented; trailing whitespace after the ``---`` delimiters is
@@ -23,16 +23,19 @@ itself), unknown keys, comments, and every byte outside the repaired lines.
 
 Safety
 ------
-Every repair is verified before anything is written: the new text is read again with the real
-reader, must parse without recovery and without reader errors, each repaired field must read
-back as exactly the recovered text (checked with the reader *and* with ``yaml.safe_load``), and
-every other field and the body must be unchanged.  If any check fails, or a reader error remains
-that we cannot repair (duplicate keys, tabs, an unclosed frontmatter...), the file is left
-untouched and reported as unrepairable.  A value of the wrong type (``SA014``, ``maxTurns: ten``)
-does not block a repair: the file parses, and the value is ``validate``'s to report, like an
-unknown tool name.  Writes are atomic: a temporary file in the same folder,
-``fsync``, the original file mode copied, then ``os.replace`` (and the folder is fsynced).
-Symbolic links are not written through: the link target may live outside the project.
+Every repair is verified before anything is written (:func:`subagents.fix_yaml.verify`): the
+new frontmatter parses with PyYAML and with Claude Code's first YAML pass, both see exactly the
+fields written (none absorbed, none dropped), Claude Code reads each field as decided, PyYAML and
+Claude Code agree on ``name``, ``description``, ``tools`` and ``model``, and the body is
+unchanged; then the strict reader must find no error left.  On a file Claude Code loads whole,
+what it reads (name, description, tools, model, body) must be identical after all the changes.
+If any check fails, or a reader error remains that we cannot repair (anchors, an unclosed
+frontmatter...), the file is left untouched and reported as unrepairable, with the reason.  A
+value of the wrong type (``SA014``, ``maxTurns: ten``) does not block a repair: the file parses,
+and the value is ``validate``'s to report, like an unknown tool name.  A frontmatter nested too
+deeply is refused before any YAML parser sees it.  Writes are atomic: a temporary file in the
+same folder, ``fsync``, the original file mode copied, then ``os.replace`` (and the folder is
+fsynced).  Symbolic links are not written through: the link target may live outside the project.
 """
 
 from __future__ import annotations
@@ -464,6 +467,15 @@ def _repair_yaml(state: _State, before: LoadResult) -> bool:
         changes.append(Change(state.orig_line(edit.start), edit.code, edit.message))
         close += len(edit.new) - (edit.stop - edit.start)
         state.replace(edit.start, edit.stop, list(edit.new))
+    closing = _content(lines[close])
+    if closing != closing.lstrip(" \t"):
+        # An indented closing `---` (Claude Code and the strict reader both end the block
+        # there) would now look like a line of the block scalar above it: move it to column 0.
+        lines[close] = closing.lstrip(" \t") + lines[close][len(closing) :]
+        changes.insert(
+            0,
+            Change(state.orig_line(close), "delimiter", "moved the closing `---` to column 0"),
+        )
     verify(before_text, lines, close, expected)
     state.changes.extend(reversed(changes))
     return any(e.changes_meaning for e in edits)
@@ -524,8 +536,10 @@ def _restyle_tools(state: _State, path: str, style: ToolsStyle) -> None:
         else:
             new = [f"{key}:{nl}"] + [f"  - {_plain_or_quoted(i)}{nl}" for i in items]
         saved_lines, saved_origin = list(state.lines), list(state.origin)
+        cc_before = read_claude_code(state.text())
         state.replace(start, stop, new)
         check = state.read(path)
+        cc_after = read_claude_code(state.text())
         old_def, new_def = result.definition, check.definition
         if (
             new_def is None
@@ -533,6 +547,8 @@ def _restyle_tools(state: _State, path: str, style: ToolsStyle) -> None:
             or (check.document is not None and check.document.recovered)
             or new_def.tools != old_def.tools
             or new_def.disallowed_tools != old_def.disallowed_tools
+            or (cc_before.tools, cc_before.disallowed_tools)
+            != (cc_after.tools, cc_after.disallowed_tools)
         ):
             state.lines, state.origin = saved_lines, saved_origin
             state.notes.append(f"`{f.key}` could not be restyled without changing it; left as is")

@@ -118,6 +118,9 @@ _AGENT_FIELDS = (
     "isolation",
     "initialPrompt",
 )
+# Fields whose value is a text: tabs that would turn one into a list or a map are not
+# taken for indentation.
+_TEXT_FIELDS = frozenset({"name", "description", "model", "initialPrompt", "color"})
 # The fields PyYAML and Claude Code must read identically after a repair.
 _AGREE = ("name", "description", "tools", "model")
 
@@ -184,15 +187,18 @@ def pyyaml_load(text: str) -> Any:
     return yaml.safe_load(text)
 
 
-def _both(text: str) -> tuple[Any, Any] | None:
-    """(Claude Code's first-pass value, PyYAML's value) of a YAML text, or None if either fails.
-
-    Claude Code's parser runs first: it refuses alias bombs before PyYAML could build one."""
+def _both(text: str) -> tuple[Any, Any]:
+    """(Claude Code's first-pass value, PyYAML's value) of a YAML text; ``_Missing`` for a
+    parser that rejects it.  Claude Code's parser runs first: it refuses alias bombs and deep
+    nesting before PyYAML could see them."""
     try:
         bun = bun_yaml.parse(text)
+    except (bun_yaml.BunYamlError, ValueError, TypeError):
+        return _Missing, _Missing
+    try:
         py = yaml.safe_load(text)
-    except (bun_yaml.BunYamlError, yaml.YAMLError, ValueError, TypeError):
-        return None
+    except (yaml.YAMLError, ValueError, TypeError):
+        py = _Missing
     return bun, py
 
 
@@ -328,11 +334,21 @@ def _segment(lines: list[str], first: int, close: int) -> list[_Field]:
     return fields
 
 
-def _chunk_value(f: _Field, lines: list[str]) -> tuple[Any, Any] | None:
-    parsed = _both("\n".join(lines) + "\n")
-    if parsed is None:
+def _chunk_value(f: _Field, lines: list[str], *, judge: bool = True) -> tuple[Any, Any] | None:
+    """(Claude Code's value, PyYAML's value) of one field's lines read on their own, or None
+    when they are not YAML.  ``judge``: when Claude Code's parser reads them and PyYAML does
+    not (or the other way round), refuse the file: which reading is meant is a guess."""
+    bun, py = _both("\n".join(lines) + "\n")
+    if bun is _Missing and py is _Missing:
         return None
-    bun, py = parsed
+    if bun is _Missing or py is _Missing:
+        if not judge:
+            return None
+        raise Unfixable(
+            f"Claude Code's YAML parser and PyYAML disagree on whether `{f.key}` (line "
+            f"{f.start + 1}) is valid YAML; quote it by hand",
+            f.start + 1,
+        )
     if not (isinstance(bun, dict) and isinstance(py, dict) and len(bun) == 1 and len(py) == 1):
         return None
     if f.key not in bun:
@@ -409,6 +425,8 @@ def _decide(f: _Field, reading: Reading, cc_fm: Mapping[str, Any], cut_keys: set
     as_is = _chunk_value(f, f.lines)
     has_tabs = any(_LEADING_TABS.match(line) for line in f.lines)
     untabbed = _chunk_value(f, _untabbed(f.lines)) if as_is is None and has_tabs else None
+    if untabbed is not None and f.key in _TEXT_FIELDS and not isinstance(untabbed[0], str):
+        untabbed = None  # the tabs were not indentation of a text: it is text itself
     parsed, decision = (as_is, "keep") if as_is is not None else (untabbed, "untab")
     cut_here = any(
         (m := _KEY_LINE.match(line)) is not None and m.group(1) in cut_keys for line in f.lines[1:]
@@ -462,6 +480,22 @@ def repair_frontmatter(lines: list[str], close: int) -> tuple[list[Edit], dict[s
 
     Raises :class:`Unfixable` with the reason when that cannot be done safely."""
     text = "".join(lines)
+    block = split_block(text)
+    closing = lines[close] if close < len(lines) else ""
+    ours = "".join(lines[1:close]) + closing[: len(closing) - len(closing.lstrip(" \t"))]
+    if block is None or block[0] != ours:
+        cc_end = (
+            text.count("\n", 0, text.rfind("---", 0, len(text) - len(block[1]))) + 1
+            if block is not None
+            else None
+        )
+        where = f"on line {cc_end}" if cc_end is not None else "nowhere"
+        raise Unfixable(
+            f"Claude Code ends the frontmatter {where}, not at the closing line {close + 1} "
+            "(its frontmatter ends at the first `---` anywhere, and never at `...`): "
+            "repair it by hand",
+            close + 1,
+        )
     fields = _segment(lines, 1, close)
     if not fields:
         raise Unfixable("the frontmatter has no `key: value` fields")
@@ -533,7 +567,7 @@ def _rewrite(f: _Field, nl: str, cut_keys: set[str]) -> Edit:
     key = f.key
 
     def reads_back(candidate: list[str]) -> bool:
-        got = _chunk_value(f, [content(c) for c in candidate])
+        got = _chunk_value(f, [content(c) for c in candidate], judge=False)
         return got is not None and got[0] == value and got[1] == value
 
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
