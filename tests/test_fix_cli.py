@@ -139,12 +139,12 @@ def test_help_explains_the_repairs() -> None:
 
 
 def test_the_reason_a_repair_was_refused_is_shown(project: Path) -> None:
-    bad = project / ".claude/agents/comment.md"
-    data = b"---\nname: c\ndescription: Use when: x\n# text or comment?\n---\nB\n"
+    bad = project / ".claude/agents/mangled.md"
+    data = b"---\nname: c\ndescription: Use when: x\n  tools: Read\n---\nB\n"
     bad.write_bytes(data)
-    code, out, _ = run(".claude/agents/comment.md")
+    code, out, _ = run(".claude/agents/mangled.md")
     assert code == 1
-    assert "cannot repair (left untouched): .claude/agents/comment.md" in out
-    assert "why: a `#` comment line follows the broken `description` value" in out
+    assert "cannot repair (left untouched): .claude/agents/mangled.md" in out
+    assert "why: line 4 looks like the `tools` field, indented" in out
     assert "SA010" in out
     assert bad.read_bytes() == data

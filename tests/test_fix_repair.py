@@ -20,9 +20,24 @@ from fix_helpers import (
     split_lines,
     yaml_breaks,
 )
+from subagents.claude_code import ClaudeCodeView, ParseMode, read_claude_code
 from subagents.definition import Dialect
 from subagents.fix import FixStatus, fix_file, fix_text, write_atomic
 from subagents.loader import parse_agent_text
+
+
+def _view(view: ClaudeCodeView) -> tuple[object, ...]:
+    """What Claude Code makes of a file: loaded, name, description, tools, model, body."""
+    return (
+        view.loaded,
+        view.name,
+        view.description,
+        view.tools,
+        view.disallowed_tools,
+        view.model,
+        view.body,
+    )
+
 
 # --------------------------------------------------------------------------- the corpus
 
@@ -324,12 +339,10 @@ def test_stop_hook_is_left_as_is() -> None:
         ("---\nname: rev\nname: other\ndescription: Use x\n---\nB\n", "SA007"),
         ("---\nname: rev\ndescription: Use when: x\n", "SA004"),
         ("just a note, no frontmatter\n", "SA003"),
-        ("---\nname: rev\ndescription: [unclosed\n---\nB\n", "SA005"),
         ("---\nname: &a rev\ndescription: *a\n---\nB\n", "SA008"),
-        # values that do not start like a plain string are not guessed at (the reader does
-        # not recover them), so fix does not touch them either
-        ("---\nname: rev\ndescription: 'quoted' then: more\n---\nB\n", "SA005"),
-        ("---\nname: rev\ndescription: | not a block: really\n---\nB\n", "SA005"),
+        # a value that starts like a quoted string and goes on at column 0: which text is
+        # meant is a guess (Claude Code skips the file), so a person decides
+        ("---\nname: rev\ndescription: 'quoted'\n<example>x</example>\n---\nB\n", "SA005"),
     ],
 )
 def test_unrepairable_files_are_left_untouched(text: str, code: str) -> None:
@@ -338,6 +351,29 @@ def test_unrepairable_files_are_left_untouched(text: str, code: str) -> None:
     assert result.status is FixStatus.UNFIXABLE
     assert result.fixed == data
     assert code in {p.rule for p in result.problems}
+
+
+@pytest.mark.parametrize(
+    ("value", "read"),
+    [
+        ("[unclosed", "[unclosed"),
+        ("'quoted' then: more", "'quoted' then: more"),
+        ("| not a block: really", "| not a block: really"),
+        ("@mention me", "@mention me"),
+    ],
+)
+def test_values_claude_code_reads_with_its_lenient_pass_keep_its_reading(
+    value: str, read: str
+) -> None:
+    text = f"---\nname: rev\ndescription: {value}\n---\nB\n"
+    assert yaml_breaks(text)
+    before = read_claude_code(text)
+    assert before.loaded and before.description == read
+    result = fix_text(text.encode())
+    assert result.status is FixStatus.FIXED, result.notes
+    assert load_frontmatter(result.fixed.decode())["description"] == read
+    after = read_claude_code(result.fixed)
+    assert after.parse is ParseMode.YAML and after.description == read
 
 
 def test_latin1_is_left_untouched() -> None:
@@ -366,9 +402,14 @@ _ALPHABET = st.sampled_from(
 def test_any_single_line_description_is_fixed_exactly_or_left_alone(value: str) -> None:
     text = f"---\nname: rev\ndescription: {value}\ntools: Read\n---\nBody\n"
     result = fix_text(text.encode())
+    before = read_claude_code(text)
     if result.status is FixStatus.FIXED:
         data = yaml.safe_load(frontmatter(result.fixed.decode()))
-        assert data["description"] == value.strip()
+        if before.loaded:  # Claude Code read it (quoted by its lenient pass): same reading
+            assert data["description"] == before.frontmatter["description"]
+            assert _view(read_claude_code(result.fixed)) == _view(before)
+        else:  # it skipped the file: the text as written
+            assert data["description"] == value.strip()
         assert data["tools"] == "Read" and data["name"] == "rev"
         assert result.fixed.decode().endswith("tools: Read\n---\nBody\n")
         assert fix_text(result.fixed).status is FixStatus.UNCHANGED
@@ -454,12 +495,30 @@ def test_disallowed_tools_follow_the_tools_style_too() -> None:
     assert "disallowedTools:\n  - Write\n  - Edit\n---\n" in result.fixed.decode()
 
 
-def test_a_comment_line_inside_a_broken_value_is_not_guessed_at() -> None:
+def test_a_comment_after_a_value_claude_code_reads_stays_a_comment() -> None:
     text = "---\nname: rev\ndescription: Use when: x\n# is this text or a comment?\ntools: Read\n---\nB\n"
+    before = read_claude_code(text)
+    assert before.loaded and before.description == "Use when: x"
+    result = fix_text(text.encode())
+    assert result.status is FixStatus.FIXED
+    assert result.fixed.decode() == (
+        "---\nname: rev\ndescription: |-\n  Use when: x\n# is this text or a comment?\n"
+        "tools: Read\n---\nB\n"
+    )
+    assert _view(read_claude_code(result.fixed)) == _view(before)
+
+
+def test_a_comment_line_inside_a_broken_value_is_not_guessed_at() -> None:
+    # Claude Code skips this file (the column-0 <example> line): is the `#` line text or not?
+    text = (
+        "---\nname: rev\ndescription: Use when: x\n<example>\n# text or comment?\n"
+        "</example>\ntools: Read\n---\nB\n"
+    )
+    assert not read_claude_code(text).loaded
     result = fix_text(text.encode())
     assert result.status is FixStatus.UNFIXABLE
     assert result.fixed == text.encode()
-    assert any("comment line" in n for n in result.notes)
+    assert any("text or a comment" in n for n in result.notes)
 
 
 _LINE_TEXT = st.lists(
@@ -479,11 +538,18 @@ def test_any_multi_line_broken_value_reads_back_as_the_recovered_text(
 ) -> None:
     continuation = "".join(f"  {' ' * extra}{line}\n" for extra, line in rest)
     text = f"---\nname: rev\ndescription: Use when: {first}\n{continuation}model: haiku\n---\nB\n"
-    before = parse_agent_text(text)
+    cc_before = read_claude_code(text)
     result = fix_text(text.encode())
     if result.status is FixStatus.FIXED:
-        assert before.document is not None and before.recovered
-        intended = before.document.fields["description"].node.to_python()
+        if cc_before.loaded:  # Claude Code read it whole: the repair keeps its reading
+            intended = cc_before.frontmatter["description"]
+            assert _view(read_claude_code(result.fixed)) == _view(cc_before)
+        else:  # it skipped the file: the whole text as written, common indent removed
+            lines = [f"{' ' * extra}{line}".rstrip() for extra, line in rest]
+            while lines and not lines[-1]:
+                lines.pop()
+            cut = min((len(x) - len(x.lstrip()) for x in lines if x), default=0)
+            intended = "\n".join([f"Use when: {first}".strip(), *(x[cut:] for x in lines)])
         data = yaml.safe_load(frontmatter(result.fixed.decode()))
         assert data["description"] == intended
         assert data["model"] == "haiku" and data["name"] == "rev"

@@ -2,15 +2,15 @@
 
 What is repaired
 ----------------
-* **A broken plain value** (the most common reason Claude Code skips an agent, REFERENCE.md,
-  anthropics/claude-code#16916, #45971): ``description: Use when... Triggers on: 'x'`` or a
-  description whose ``<example>`` blocks with ``user:``/``assistant:`` lines run on over the
-  following lines.  The reader (``formats.frontmatter``) recovers the intended text line-wise and
-  flags the field with ``SA010``; we re-emit exactly that text as a literal block scalar
-  (``description: |-`` with the text indented two spaces).  A block scalar keeps the text
-  verbatim (quotes, ``#``, ``: `` need no escaping), so the diff is readable.  When a block
-  scalar cannot hold the text exactly (leading spaces, control characters), PyYAML's emitter
-  writes a double-quoted string instead.
+* **A frontmatter strict YAML rejects** (PyYAML, or the strict reader with a YAML syntax error,
+  a tab indentation or a duplicate key): :mod:`subagents.fix_yaml` cuts it into the fields the
+  author wrote (``user:``/``assistant:``/``Context:`` lines are text, every other ``key:`` at
+  column 0 a field), and re-writes each field that does not parse on its own as a literal block
+  scalar (a double-quoted string when a block cannot hold the text).  The text is what Claude
+  Code reads when it reads the field whole, and the whole text written up to the next field
+  when Claude Code cuts it to its first line or skips the file.  A block indented with tabs gets
+  two spaces per tab instead.  A line that looks like a mangled field (``tools:`` indented,
+  ``tools Read``) is never absorbed into a text: the file is refused.
 * **Safe normalisations**: a UTF-8 BOM is removed; blank lines before the opening ``---`` are
   removed and a uniformly indented frontmatter (and body, when the whole file is indented: one
   corpus file does that) is un-indented; trailing whitespace after the ``---`` delimiters is
@@ -23,16 +23,19 @@ itself), unknown keys, comments, and every byte outside the repaired lines.
 
 Safety
 ------
-Every repair is verified before anything is written: the new text is read again with the real
-reader, must parse without recovery and without reader errors, each repaired field must read
-back as exactly the recovered text (checked with the reader *and* with ``yaml.safe_load``), and
-every other field and the body must be unchanged.  If any check fails, or a reader error remains
-that we cannot repair (duplicate keys, tabs, an unclosed frontmatter...), the file is left
-untouched and reported as unrepairable.  A value of the wrong type (``SA014``, ``maxTurns: ten``)
-does not block a repair: the file parses, and the value is ``validate``'s to report, like an
-unknown tool name.  Writes are atomic: a temporary file in the same folder,
-``fsync``, the original file mode copied, then ``os.replace`` (and the folder is fsynced).
-Symbolic links are not written through: the link target may live outside the project.
+Every repair is verified before anything is written (:func:`subagents.fix_yaml.verify`): the
+new frontmatter parses with PyYAML and with Claude Code's first YAML pass, both see exactly the
+fields written (none absorbed, none dropped), Claude Code reads each field as decided, PyYAML and
+Claude Code agree on ``name``, ``description``, ``tools`` and ``model``, and the body is
+unchanged; then the strict reader must find no error left.  On a file Claude Code loads whole,
+what it reads (name, description, tools, model, body) must be identical after all the changes.
+If any check fails, or a reader error remains that we cannot repair (anchors, an unclosed
+frontmatter...), the file is left untouched and reported as unrepairable, with the reason.  A
+value of the wrong type (``SA014``, ``maxTurns: ten``) does not block a repair: the file parses,
+and the value is ``validate``'s to report, like an unknown tool name.  A frontmatter nested too
+deeply is refused before any YAML parser sees it.  Writes are atomic: a temporary file in the
+same folder, ``fsync``, the original file mode copied, then ``os.replace`` (and the folder is
+fsynced).  Symbolic links are not written through: the link target may live outside the project.
 """
 
 from __future__ import annotations
@@ -43,7 +46,6 @@ import os
 import re
 import stat
 import tempfile
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -51,9 +53,20 @@ from typing import Any, Literal
 
 import yaml
 
+from subagents.claude_code import ClaudeCodeView, bun_yaml, read_claude_code
 from subagents.definition import Dialect
 from subagents.diagnostics import Diagnostic, Severity
 from subagents.errors import SubagentError
+from subagents.fix_yaml import (
+    Unfixable,
+    content,
+    emit_quoted,
+    ending,
+    is_blank,
+    needs_repair,
+    repair_frontmatter,
+    verify,
+)
 from subagents.formats.frontmatter import FrontmatterDocument
 from subagents.formats.yamltree import YScalar, YSeq
 from subagents.loader import LoadResult, detect_dialect, parse_agent_text
@@ -145,68 +158,15 @@ def _decode_for_diff(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")
 
 
-class _Unfixable(Exception):
-    """Internal: stop and leave the file untouched."""
-
-    def __init__(self, message: str, line: int | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.line = line
-
-
-# --------------------------------------------------------------------------- lines
+_Unfixable = Unfixable
+_content = content
+_ending = ending
+_is_blank = is_blank
 
 
 def _split_lines(text: str) -> list[str]:
     """Lines with their own endings; splits exactly where the reader does (\\r\\n, \\r, \\n)."""
     return _LINE_RE.findall(text)
-
-
-def _content(line: str) -> str:
-    return line.rstrip("\r\n")
-
-
-def _ending(line: str, default: str) -> str:
-    stripped = _content(line)
-    return line[len(stripped) :] or default
-
-
-def _is_blank(line: str) -> bool:
-    return not line.strip()
-
-
-# --------------------------------------------------------------------------- emitters
-
-
-def _emit_block_scalar(key: str, value: str, nl: str) -> list[str] | None:
-    """``key: |-`` followed by the value indented two spaces; None if no block can hold it."""
-    if not value or any(ch in value for ch in "\r\x85\u2028\u2029\ufeff"):
-        return None
-    if any((ord(ch) < 32 and ch not in "\t\n") or ord(ch) == 127 for ch in value):
-        return None
-    body = value
-    if value.endswith("\n"):
-        stripped = value.rstrip("\n")
-        chomp = "" if len(value) - len(stripped) == 1 else "+"
-        body = stripped
-    else:
-        chomp = "-"
-    lines = body.split("\n")
-    # An explicit indentation indicator when the text itself starts with a space or with
-    # blank lines (YAML would otherwise guess the indentation from the first text line).
-    indicator = "2" if value[:1] in (" ", "\t", "\n") or not lines[0] else ""
-    head = f"{key}: |{indicator}{chomp}{nl}"
-    return [head] + [(f"  {line}" if line else "") + nl for line in lines]
-
-
-def _emit_quoted(key: str, value: str, nl: str) -> list[str]:
-    dumped = yaml.safe_dump(
-        value, default_style='"', width=1 << 30, allow_unicode=True, explicit_end=False
-    )
-    dumped = dumped.rstrip("\n")
-    if dumped.endswith("\n..."):
-        dumped = dumped[: -len("\n...")]
-    return [f"{key}: {dumped}{nl}"]
 
 
 def _plain_or_quoted(item: str) -> str:
@@ -217,7 +177,7 @@ def _plain_or_quoted(item: str) -> str:
                 return item
         except yaml.YAMLError:
             pass
-    return _emit_quoted("x", item, "")[0][len("x: ") :]
+    return emit_quoted("x", item, "")[0][len("x: ") :]
 
 
 # --------------------------------------------------------------------------- the fixer
@@ -265,6 +225,9 @@ def fix_text(
         return unchanged(
             FixStatus.SKIPPED, (_problem(path, None, f"{dialect} files are not rewritten by fix"),)
         )
+    too_deep = _too_deep(original)
+    if too_deep is not None:
+        return unchanged(FixStatus.UNFIXABLE, (_problem(path, too_deep, _TOO_DEEP),))
     first_read = parse_agent_text(original, path=path, dialect=dialect)
     try:
         text = original.decode("utf-8")
@@ -277,12 +240,13 @@ def fix_text(
         _unindent_opening(state)
         _trim_delimiters(state)
         before = state.read(path)
-        if before.document is None or before.document.root is None:
+        if before.document is None:
             raise _Unfixable("no usable frontmatter")
-        repaired = _repair_broken_values(state, before, path)
-        _check_repairs(state, before, repaired, path)
+        changes_meaning = _repair_yaml(state, before)
         if tools_style is not None:
             _restyle_tools(state, path, tools_style)
+        if not changes_meaning:
+            _same_for_claude_code(original, state.text())
         after = state.read(path)
         remaining = tuple(d for d in _errors(after) if d.rule not in _VALUE_ERRORS)
         if remaining:
@@ -310,6 +274,30 @@ def fix_text(
     return FixResult(
         path, FixStatus.FIXED, original, fixed, tuple(state.changes), notes=tuple(state.notes)
     )
+
+
+_TOO_DEEP = (
+    f"the frontmatter is nested more than {bun_yaml.MAX_DEPTH} levels deep; refused before any "
+    "YAML parser sees it"
+)
+
+
+def _too_deep(data: bytes) -> int | None:
+    """The line of the opening ``---`` when the frontmatter is nested too deeply to parse.
+
+    Checked before any reader runs: a deeply nested document can crash libyaml's C parser."""
+    lines = _split_lines(data.decode("utf-8", "replace"))
+    first = 0
+    while first < len(lines) and _is_blank(lines[first]):
+        first += 1
+    if first >= len(lines) or _content(lines[first]).strip().lstrip("\ufeff") != "---":
+        return None
+    close = _find_close(lines, first)
+    stop = close if close is not None else len(lines)
+    block = "".join(_content(line) + "\n" for line in lines[first + 1 : stop])
+    if bun_yaml.nesting_depth(block) > bun_yaml.MAX_DEPTH:
+        return first + 1
+    return None
 
 
 def _problem(path: str, line: int | None, message: str) -> Diagnostic:
@@ -444,107 +432,75 @@ def _key_as_written(line: str, key: str) -> str:
     return m.group("key") if m else key
 
 
-def _emit_string_field(
-    key: str, value: str, nl: str, check: Callable[[list[str]], bool]
-) -> list[str]:
-    block = _emit_block_scalar(key, value, nl)
-    if block is not None and check(block):
-        return block
-    quoted = _emit_quoted(key, value, nl)
-    if check(quoted):
-        return quoted
-    raise _Unfixable(f"cannot write `{key}` so that it reads back unchanged")
+_SYNTAX_ERRORS = frozenset({"SA005", "SA007", "SA010", "SA013"})
 
 
-def _repair_broken_values(state: _State, result: LoadResult, path: str) -> dict[str, str]:
-    """Re-emit every field the reader flagged SA010; returns key -> intended text."""
-    doc = result.document
-    assert doc is not None
-    if not doc.recovered:
-        return {}
-    broken_lines = {d.line for d in result.diagnostics if d.rule == "SA010"}
-    regions = _field_regions(doc, trim_comments=False)
-    repaired: dict[str, str] = {}
-    # bottom-up, so earlier line indexes stay valid
-    for f in sorted(doc.fields.values(), key=lambda f: -f.key_line):
-        if f.key_line not in broken_lines:
-            continue
-        if not isinstance(f.node, YScalar):
-            raise _Unfixable(f"the recovered `{f.key}` is not a text value", f.key_line)
-        intended = f.node.value
-        start, stop = regions[f.key]
-        if any(_content(line).lstrip().startswith("#") for line in state.lines[start + 1 : stop]):
-            # YAML would end a plain value at a comment line, the line-wise recovery keeps it as
-            # text: which one the author meant is a guess, so a person decides.
-            raise _Unfixable(
-                f"a `#` comment line follows the broken `{f.key}` value; it is unclear whether "
-                "it belongs to the text: quote the value by hand",
-                f.key_line,
-            )
-        key = _key_as_written(state.lines[start], f.key)
-        nl = _ending(state.lines[start], "\n")
+def _repair_yaml(state: _State, before: LoadResult) -> bool:
+    """Make a frontmatter strict YAML rejects strict YAML (:mod:`subagents.fix_yaml`).
 
-        def reads_back(candidate: list[str], key: str = key, intended: str = intended) -> bool:
-            try:
-                loaded = yaml.safe_load("".join(candidate))
-            except yaml.YAMLError:
-                return False
-            return isinstance(loaded, dict) and loaded.get(key) == intended
-
-        new = _emit_string_field(key, intended, nl, reads_back)
-        # Whitespace-only lines right after the value would read as text of a block scalar
-        # (spaces beyond its indentation are content): they become empty lines.
-        after = stop
-        while after < len(state.lines) and _is_blank(state.lines[after]):
-            content = _content(state.lines[after])
-            if content:
-                state.lines[after] = state.lines[after][len(content) :]
-            after += 1
-        style = (
-            "a block scalar (`|`)"
-            if new[0].rstrip().endswith(("|-", "|", "|+", "|2-"))
-            else "a quoted string"
+    Returns True when a repair deliberately changes what Claude Code reads (it cut a value, or
+    skipped the file)."""
+    lines = state.lines
+    close = _find_close(lines, 0) if lines and _content(lines[0]) == "---" else None
+    if close is None:
+        return False
+    block = "".join(_content(line).rstrip("\r") + "\n" for line in lines[1:close])
+    doc = before.document
+    flagged = (doc is not None and doc.recovered) or any(
+        d.rule in _SYNTAX_ERRORS for d in before.diagnostics
+    )
+    if not flagged and not needs_repair(block):
+        return False
+    before_text = state.text()
+    edits, expected = repair_frontmatter(lines, close)
+    changes: list[Change] = []
+    for edit in sorted(edits, key=lambda e: -e.start):
+        if edit.blank_after:
+            # Whitespace-only lines right after a block scalar would be text of it (spaces
+            # beyond its indentation are content): they become empty lines.
+            after = edit.stop
+            while after < len(lines) and _is_blank(lines[after]):
+                text = _content(lines[after])
+                if text:
+                    lines[after] = lines[after][len(text) :]
+                after += 1
+        changes.append(Change(state.orig_line(edit.start), edit.code, edit.message))
+        close += len(edit.new) - (edit.stop - edit.start)
+        state.replace(edit.start, edit.stop, list(edit.new))
+    closing = _content(lines[close])
+    if closing != closing.lstrip(" \t"):
+        # An indented closing `---` (Claude Code and the strict reader both end the block
+        # there) would now look like a line of the block scalar above it: move it to column 0.
+        lines[close] = closing.lstrip(" \t") + lines[close][len(closing) :]
+        changes.insert(
+            0,
+            Change(state.orig_line(close), "delimiter", "moved the closing `---` to column 0"),
         )
-        state.changes.append(
-            Change(
-                state.orig_line(start),
-                "SA010",
-                f"re-wrote `{f.key}` as {style}; its text is unchanged "
-                f"({len(intended)} characters)",
-            )
-        )
-        state.replace(start, stop, new)
-        repaired[f.key] = intended
-    if len(repaired) != len(broken_lines):
-        raise _Unfixable("the reader flagged a value it could not tie to a field")
-    return repaired
+    verify(before_text, lines, close, expected)
+    state.changes.extend(reversed(changes))
+    return any(e.changes_meaning for e in edits)
 
 
-def _check_repairs(state: _State, before: LoadResult, repaired: dict[str, str], path: str) -> None:
-    """The repaired text must read cleanly, with every value and the body as before."""
-    if not repaired:
+def _view_key(view: ClaudeCodeView) -> tuple[object, ...]:
+    return (
+        view.loaded,
+        view.name,
+        view.description,
+        view.tools,
+        view.disallowed_tools,
+        view.model,
+        view.body,
+    )
+
+
+def _same_for_claude_code(original: bytes, fixed: str) -> None:
+    """A file Claude Code loads whole must read exactly the same after every change."""
+    before = read_claude_code(original)
+    if not before.loaded:
         return
-    after = state.read(path)
-    doc_before, doc_after = before.document, after.document
-    if doc_after is None or doc_after.recovered or doc_after.root is None:
-        raise _Unfixable("the repaired frontmatter still does not parse")
-    assert doc_before is not None
-    if list(doc_before.fields) != list(doc_after.fields):
-        raise _Unfixable("the repair would change which fields the frontmatter has")
-    for key, f_before in doc_before.fields.items():
-        value_after = doc_after.fields[key].node.to_python()
-        expected = repaired.get(key, f_before.node.to_python())
-        if value_after != expected:
-            raise _Unfixable(f"the repair would change the value of `{key}`", f_before.key_line)
-    if doc_before.body != doc_after.body:
-        raise _Unfixable("the repair would change the body")
-    # An independent second opinion: the plain PyYAML loader must agree on the text.
-    try:
-        loaded = yaml.safe_load(doc_after.frontmatter_text())
-    except yaml.YAMLError as exc:
-        raise _Unfixable(f"PyYAML cannot read the repaired frontmatter: {exc}") from exc
-    if not isinstance(loaded, dict) or any(loaded.get(k) != v for k, v in repaired.items()):
-        raise _Unfixable("PyYAML reads the repaired text differently")
+    after = read_claude_code(fixed)
+    if _view_key(before) != _view_key(after):
+        raise _Unfixable("the changes would alter what Claude Code reads; nothing was written")
 
 
 def _restyle_tools(state: _State, path: str, style: ToolsStyle) -> None:
@@ -580,8 +536,10 @@ def _restyle_tools(state: _State, path: str, style: ToolsStyle) -> None:
         else:
             new = [f"{key}:{nl}"] + [f"  - {_plain_or_quoted(i)}{nl}" for i in items]
         saved_lines, saved_origin = list(state.lines), list(state.origin)
+        cc_before = read_claude_code(state.text())
         state.replace(start, stop, new)
         check = state.read(path)
+        cc_after = read_claude_code(state.text())
         old_def, new_def = result.definition, check.definition
         if (
             new_def is None
@@ -589,6 +547,8 @@ def _restyle_tools(state: _State, path: str, style: ToolsStyle) -> None:
             or (check.document is not None and check.document.recovered)
             or new_def.tools != old_def.tools
             or new_def.disallowed_tools != old_def.disallowed_tools
+            or (cc_before.tools, cc_before.disallowed_tools)
+            != (cc_after.tools, cc_after.disallowed_tools)
         ):
             state.lines, state.origin = saved_lines, saved_origin
             state.notes.append(f"`{f.key}` could not be restyled without changing it; left as is")
