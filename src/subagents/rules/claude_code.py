@@ -220,7 +220,7 @@ _NOTE_CODES = {
     "background": "SA014",
 }
 _NOTE_HINTS = {
-    "SA106": "use one of default, acceptEdits, auto, dontAsk, bypassPermissions, plan",
+    "SA106": "set one of the modes listed, or remove the field (the default mode applies)",
     "SA108": "write a positive whole number, e.g. `maxTurns: 20`",
     "SA115": "use low, medium, high, xhigh or max",
     "SA116": "use `worktree` or `remote`",
