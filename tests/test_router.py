@@ -186,7 +186,9 @@ def test_similarity_threshold_flags_real_overlaps_not_the_demo_project() -> None
     from subagents.dispatch.router import SIMILAR_THRESHOLD
     from subagents.loader import read_agent_file
 
-    volt = Path("/work/shared/corpus/VoltAgent__awesome-claude-code-subagents")
+    from validate_helpers import CORPUS
+
+    volt = CORPUS / "VoltAgent__awesome-claude-code-subagents"
     if not volt.is_dir():
         pytest.skip("corpus not present")
     defs = [d for p in sorted(volt.rglob("*.md"))
@@ -198,7 +200,7 @@ def test_similarity_threshold_flags_real_overlaps_not_the_demo_project() -> None
     demo = Path(__file__).resolve().parents[1] / "examples" / "demo-project" / ".claude" / "agents"
     demo_defs = [d for p in sorted(demo.glob("*.md"))
                  if (d := read_agent_file(p).definition) is not None]
-    assert len(demo_defs) == 10
+    assert len(demo_defs) == 9  # release-notes.md is not YAML: no parser reads it
     assert find_similar_agents(demo_defs) == []
     assert max(s for *_, s in find_similar_agents(demo_defs, threshold=0.0)) < SIMILAR_THRESHOLD
 
