@@ -21,7 +21,9 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from subagents.claude_code.bun_yaml import bun_value
 from subagents.claude_code.profile import get_profile
 from subagents.claude_code.reader import ClaudeCodeView, read_claude_code
 from subagents.definition import AgentDefinition, Dialect
@@ -123,15 +125,12 @@ def parse_agent_text(
     recorded)."""
     display = str(path)
     raw = data if isinstance(data, bytes) else None
-    view = (
-        read_claude_code(data, profile=get_profile(claude_code))
-        if dialect is Dialect.CLAUDE
-        else None
-    )
+    profile = get_profile(claude_code)
     if raw is not None:
         decoded = decode_bytes(raw)
         if decoded.issue is not None or decoded.text is None:
             assert decoded.issue is not None
+            view = read_claude_code(data, profile=profile) if dialect is Dialect.CLAUDE else None
             return LoadResult(
                 display, dialect, (), (_diag(decoded.issue, display),), claude_code=view
             )
@@ -159,6 +158,10 @@ def parse_agent_text(
     definition, doc, issues = read_markdown_text(
         text, dialect=dialect, path=file_path, bom=bom, crlf=crlf, include_body=include_body
     )
+    view = None
+    if dialect is Dialect.CLAUDE:
+        shared = None if any(i.code == "SA007" for i in issues) else _parsed_block(doc, crlf)
+        view = read_claude_code(data, profile=profile, parsed_block=shared)
     diagnostics = tuple(_diag(i, display) for i in issues)
     return LoadResult(
         display,
@@ -227,6 +230,14 @@ def read_agent_file(
         file_path=p,
         claude_code=claude_code,
     )
+
+
+def _parsed_block(doc: FrontmatterDocument | None, crlf: bool) -> tuple[str, Any] | None:
+    """The strict reader's parse as Bun's (no second parse of the same text), when it applies:
+    a tree that parsed as it stands (not recovered), read from LF text, opened at line 1."""
+    if doc is None or doc.root is None or doc.recovered or crlf or doc.start_line != 1:
+        return None
+    return doc.frontmatter_text() + "\n", bun_value(doc.root)
 
 
 def _with_view(result: LoadResult, view: ClaudeCodeView) -> LoadResult:

@@ -205,6 +205,7 @@ class AgentEntry:
                 path=path,
                 locations=strict.locations if strict is not None else None,
                 body_line=strict.body_line if strict is not None else None,
+                strict=strict,
             )
             return cc_full.evolve(source=self.origin.scope, path=path)
         full = result.definition
@@ -696,6 +697,7 @@ class AgentRegistry:
             path=path,
             locations=strict.locations if strict is not None else None,
             body_line=strict.body_line if strict is not None else None,
+                strict=strict,
             include_body=False,
         ).evolve(source=src.scope)
         entry = AgentEntry(header, src, display if path else None, stamp)

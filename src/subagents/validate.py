@@ -402,6 +402,7 @@ def _claude_code_reading(
             path=file_path,
             locations=strict.locations if strict is not None else None,
             body_line=strict.body_line if strict is not None else None,
+                strict=strict,
         )
         return kept + findings, (defn,)
     # The skip finding replaces the strict reader's finding at the same place, and explains

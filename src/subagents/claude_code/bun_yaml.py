@@ -26,12 +26,15 @@ from typing import Any
 
 import yaml
 
+from subagents.formats.yamltree import YMap, YScalar, YSeq
+
 __all__ = [
     "MAX_DEPTH",
     "MAX_NODES",
     "AliasBombError",
     "BunYamlError",
     "TooDeepError",
+    "bun_value",
     "nesting_depth",
     "nesting_scan",
     "parse",
@@ -132,8 +135,14 @@ _INF = re.compile(r"[-+]?\.(?:inf|Inf|INF)\Z")
 _NAN = re.compile(r"\.(?:nan|NaN|NAN)\Z")
 
 
+# Every non-string plain scalar of the 1.2 core schema starts with one of these (or is empty).
+_TYPED_START = frozenset("0123456789+-.~nNtTfF")
+
+
 def resolve_plain(value: str) -> Any:
     """A plain (unquoted) scalar resolved with the YAML 1.2 core schema."""
+    if value and value[0] not in _TYPED_START:
+        return value  # the common case: text
     if value in _NULL:
         return None
     if value in _TRUE:
@@ -237,3 +246,27 @@ def parse(text: str) -> Any:
     if node is None:
         return None
     return _Builder().build(node)
+
+
+def bun_value(node: Any) -> Any:
+    """A strict-reader tree (:mod:`subagents.formats.yamltree`) as Bun's value: plain scalars
+    resolved with the 1.2 core schema, the last of duplicate keys kept.  The tree has no
+    aliases (the strict reader refuses them), so this is a plain walk."""
+    kind = type(node)
+    if kind is YScalar:
+        value: str = node.value
+        if node.style or (value and value[0] not in _TYPED_START):
+            return value
+        return resolve_plain(value)
+    if kind is YMap:
+        out: dict[Any, Any] = {}
+        for key, item in node.pairs:
+            k = bun_value(key)
+            if isinstance(k, (list, dict)):
+                k = str(k)
+            out.pop(k, None)  # last wins, in the position of the last
+            out[k] = bun_value(item)
+        return out
+    if kind is YSeq:
+        return [bun_value(item) for item in node.items]
+    return None

@@ -30,13 +30,21 @@ def definition_from_view(
     locations: Mapping[str, SourceLocation] | None = None,
     body_line: int | None = None,
     include_body: bool = True,
+    strict: AgentDefinition | None = None,
 ) -> AgentDefinition:
-    """The definition Claude Code runs; ``view`` must be ``loaded``."""
+    """The definition Claude Code runs; ``view`` must be ``loaded``.
+
+    ``strict``: the strict reader's definition of the same file.  When the view shares its
+    parse (``view.shared_parse``), the fields Claude Code does not judge are taken from it
+    instead of being built a second time; every field it judges is set from the view below.
+    """
     if not view.loaded or view.name is None or view.description is None:
         raise ValueError("definition_from_view() needs a view of a file Claude Code loads")
     fm = view.frontmatter
     profile = view.profile
     locs = dict(locations or {})
+    if strict is not None and view.shared_parse:
+        return _judged(view, strict.evolve(system_prompt=view.body if include_body else ""), locs)
     raw = [
         RawField(key, value, locs.get(key))
         for key, value in fm.items()
@@ -54,8 +62,19 @@ def definition_from_view(
         system_prompt=view.body if include_body else "",
         body_line=body_line,
     )
+    return _judged(view, defn.evolve(extra=extra), locs)
+
+
+def _judged(
+    view: ClaudeCodeView, defn: AgentDefinition, locs: dict[str, SourceLocation]
+) -> AgentDefinition:
+    """Every field Claude Code judges, set to what it makes of the frontmatter."""
+    fm = view.frontmatter
+    profile = view.profile
+    assert view.name is not None and view.description is not None
     hooks = {k: v for k, v in defn.hooks.items() if k in profile.hook_events}
     servers = defn.mcp_servers if isinstance(fm.get("mcpServers"), list) else ()
+    prompt = fm.get("initialPrompt")
     return defn.evolve(
         name=view.name,
         description=view.description,
@@ -71,8 +90,9 @@ def definition_from_view(
         color=_valid(fm.get("color"), profile.colors),
         hooks=hooks,
         mcp_servers=servers,
-        locations=locs,
-        extra=extra,
+        skills=defn.skills if "skills" in fm else (),
+        initial_prompt=prompt if isinstance(prompt, str) and prompt.strip() else None,
+        locations=locs or defn.locations,
     )
 
 

@@ -137,6 +137,8 @@ class ClaudeCodeView:
     error_line: int | None = None  # the file line of the YAML error that made it skip
     block_cut_inline: bool = False  # the block ended at a `---` that is not a line of its own
     replaced_bytes: bool = False  # invalid UTF-8 was replaced with U+FFFD
+    # the frontmatter value came from the caller's parse of the same text (parsed_block)
+    shared_parse: bool = False
 
     @property
     def tools_listing(self) -> str:
@@ -402,8 +404,14 @@ def read_claude_code(
     *,
     profile: ClaudeCodeProfile | None = None,
     size: int | None = None,
+    parsed_block: tuple[str, Any] | None = None,
 ) -> ClaudeCodeView:
-    """What Claude Code does with these file contents (``size``: the file's size on disk)."""
+    """What Claude Code does with these file contents (``size``: the file's size on disk).
+
+    ``parsed_block``: ``(frontmatter text, value)`` when a caller has already parsed that text
+    the way Bun would (the loader converts the strict reader's tree): when Claude Code's block
+    is exactly that text, it is not parsed a second time.
+    """
     profile = profile or get_profile()
     nbytes = size if size is not None else (len(data) if isinstance(data, bytes) else None)
     if nbytes is not None and nbytes > profile.max_file_bytes:
@@ -441,7 +449,11 @@ def read_claude_code(
     cut_inline = not (block_text == "" or block_text.endswith("\n"))
     quoted: tuple[str, ...] = ()
     try:
-        parsed = bun_yaml.parse(block_text)
+        shared = parsed_block is not None and parsed_block[0] == block_text
+        if parsed_block is not None and shared:
+            parsed = parsed_block[1]
+        else:
+            parsed = bun_yaml.parse(block_text)
         mode = ParseMode.YAML
     except (bun_yaml.TooDeepError, bun_yaml.AliasBombError) as exc:
         return ClaudeCodeView(
@@ -503,6 +515,7 @@ def read_claude_code(
         block_cut_inline=cut_inline,
         replaced_bytes=replaced,
         body=js_trim(rest),
+        shared_parse=mode is ParseMode.YAML and shared,
     )
     name = fm.get("name")
     if not name or not isinstance(name, str):
