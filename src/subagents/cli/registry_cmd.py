@@ -153,7 +153,7 @@ def list_agents(
         ]
         for e in listed
     ]
-    if sys.stdout.isatty():  # pragma: no cover - needs a terminal
+    if sys.stdout.isatty() and _has_rich():  # pragma: no cover - needs a terminal
         _rich_table(headers, rows)
     else:
         click.echo(_table(headers, rows) if rows else "no agents found")
@@ -174,6 +174,12 @@ def list_agents(
         click.echo(f"\nnot loaded ({len(errors)} {noun}; `subagents doctor` explains):")
         for d in errors:
             click.echo("  " + d.format_text().split("\n")[0])
+
+
+def _has_rich() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("rich") is not None
 
 
 def _rich_table(headers: list[str], rows: list[list[str]]) -> None:  # pragma: no cover

@@ -149,6 +149,9 @@ def watch(
     do not exist yet are watched too: creating .claude/agents later is noticed.  With
     --format json every line is a JSON object (see DESIGN.md).  Stop with Ctrl-C (exit 0).
     """
+    from subagents._deps import require
+
+    require("watchfiles", "`subagents watch`")
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(
             _run(
