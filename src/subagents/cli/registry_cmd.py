@@ -59,6 +59,7 @@ TEMPLATES = (
     "researcher",
     "architect-review",
 )
+_FOLDER_ERRORS = ("SA603", "SA605")  # a scope folder that is a file or cannot be read
 _CLAUDE_NAME = re.compile(r"^[a-z][a-z0-9-]{0,49}$")  # REQ-SUB-004
 _CODEX_NAME = re.compile(r"^[a-z][a-z0-9_-]{2,63}$")  # seed 002
 _CODEX_KEYWORDS = {
@@ -124,12 +125,18 @@ def list_agents(
     Scopes, highest first: managed, cli (--agents), project (.claude/agents here and in every
     parent up to the git root, closest first), user (~/.claude/agents), plugin.  A name defined
     in a higher scope shadows the lower ones; files that failed to load are listed at the end
-    (run `subagents doctor` for the full explanation).
+    (run `subagents doctor` for the full explanation).  Exits 1 when a scope folder cannot be
+    read (e.g. .claude/agents is a file), else 0.
     """
     reg = _load(agents, dialect, cwd, plugin_dirs, managed_dir)
     listed = reg.list(include_builtin=include_builtin)
     shadowed = reg.shadowed(include_builtin=include_builtin)
     diags = reg.diagnostics()
+    # A scope folder that cannot be read at all (a file, unreadable): the listing is not what
+    # the directory was meant to see, so the command fails -- as validate, fix and doctor do.
+    broken_scope = any(
+        d.rule in _FOLDER_ERRORS and d.severity is Severity.ERROR for d in diags
+    )
     if output_format == "json":
         click.echo(
             json.dumps(
@@ -141,6 +148,8 @@ def list_agents(
                 indent=2,
             )
         )
+        if broken_scope:
+            sys.exit(1)
         return
     headers = ["NAME", "SOURCE", "MODEL", "TOOLS", "PATH"]
     rows = [
@@ -174,6 +183,8 @@ def list_agents(
         click.echo(f"\nnot loaded ({len(errors)} {noun}; `subagents doctor` explains):")
         for d in errors:
             click.echo("  " + d.format_text().split("\n")[0])
+    if broken_scope:
+        sys.exit(1)
 
 
 def _has_rich() -> bool:

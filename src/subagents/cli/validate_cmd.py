@@ -101,9 +101,11 @@ def validate(
 ) -> None:
     """Check agent definition files and report every problem with file, line and a fix.
 
-    PATH is an agent file or a folder (searched recursively). With no PATH, the agents this
-    project sees: .claude/agents here and in each parent up to the git root, and
-    ~/.claude/agents.  Exit status: 0 no errors, 1 errors found, 2 usage error.
+    PATH is an agent file or a folder (searched recursively). With no PATH, exactly the files
+    `subagents list` reads: .claude/agents here and in each parent up to the git root,
+    ~/.claude/agents, and the managed and plugin folders (SUBAGENTS_MANAGED_DIR,
+    SUBAGENTS_PLUGIN_DIRS); an agents folder that is a file is an error.  Exit status: 0 no
+    errors, 1 errors found, 2 usage error.
     """
     from subagents.report import render
     from subagents.validate import validate_paths
@@ -111,8 +113,14 @@ def validate(
     sel, ign = _split(select), _split(ignore)
     _check_selectors(sel, "--select")
     _check_selectors(ign, "--ignore")
+    sources = None
+    if not paths:  # the folders `subagents list` reads (one definition of the project)
+        from subagents.cli.options import scope_sources
+
+        sources = scope_sources(dialect=Dialect.CODEX if dialect == "codex" else Dialect.CLAUDE)
     try:
-        report = validate_paths(paths, strict=strict, dialect=dialect, select=sel, ignore=ign)
+        report = validate_paths(paths, strict=strict, dialect=dialect, select=sel, ignore=ign,
+                                sources=sources)
     except UsageError as exc:
         raise click.UsageError(str(exc)) from None
     except ConfigError as exc:
