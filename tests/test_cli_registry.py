@@ -415,7 +415,7 @@ def test_doctor_explains_everything_on_one_screen(layout: dict[str, Path]) -> No
     assert lines[i + 3].startswith("      SA010 the `description` value")
     assert any(ln.startswith("      fix: quote the value") for ln in lines[i + 3 : i + 8])
     assert f"  {root}/  (project)" in lines
-    assert "Defined twice in one folder (neither is loaded, REQ-SUB-019):" in lines
+    assert "Defined twice in one folder (rename one; `subagents validate` says more):" in lines
     assert "  twin: .claude/agents/ t1.md, deep/t2.md" in lines
     j = lines.index("Shadowed (the first scope that defines a name wins):")
     assert lines[j + 1 : j + 3] == [
@@ -624,7 +624,7 @@ def test_new_rejects_invalid_names_exit_2(layout: dict[str, Path], bad: str) -> 
 def test_render_template_substitutes_only_the_name() -> None:
     text = render_template("code-reviewer", "zzz")
     assert "name: zzz\n" in text and "name: code-reviewer" not in text
-    assert "# Template: code reviewer" in text  # the template's comments are kept
+    assert "# A code reviewer, written by `subagents new`" in text  # the template's comments are kept
 
 
 # --------------------------------------------------------------------------- watch

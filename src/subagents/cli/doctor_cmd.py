@@ -245,7 +245,7 @@ def _text(reg: AgentRegistry) -> tuple[list[str], int]:
 
     clashes = reg.clashes()
     if clashes:
-        out += ["", "Defined twice in one folder (neither is loaded, REQ-SUB-019):"]
+        out += ["", "Defined twice in one folder (rename one; `subagents validate` says more):"]
         for name, group in clashes.items():
             folder = _source_folder(reg, group[0].origin)
             files = ", ".join(_short(_where(e), folder) for e in group)

@@ -202,7 +202,7 @@ _MANAGED_HELP = (
 )
 _GROUP_HELP = (
     "NanoClaw group folder: its agents.json is read at cli scope and wins over the global "
-    "one (seed 003). Env: SUBAGENTS_GROUP_DIR."
+    "one. Env: SUBAGENTS_GROUP_DIR."
 )
 _GLOBAL_HELP = (
     "NanoClaw global folder: its agents.json is read at cli scope, below the group's. "

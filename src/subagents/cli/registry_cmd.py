@@ -324,7 +324,7 @@ def show(
     click.echo(
         "\nusage examples:"
         if examples
-        else "\nusage examples: none (add a `## Usage Examples` section to the prompt, REQ-SUB-031)"
+        else "\nusage examples: none (add a `## Usage Examples` section to the prompt)"
     )
     for i, ex in enumerate(examples, 1):
         body = ex.strip().replace("\n", "\n     ")
@@ -414,7 +414,7 @@ def write_new_file(path: Path, text: str) -> None:
     type=click.Choice(TEMPLATES),
     default="code-reviewer",
     show_default=True,
-    help="Which template to start from (seed 000 §6).",
+    help="Which template to start from.",
 )
 @click.option(
     "--scope",
@@ -441,7 +441,7 @@ def new(name: str, template: str, scope: str, dialect: Dialect, cwd: Path | None
             "[a-z][a-z0-9_-]{2,63} (Codex)"
             if dialect is Dialect.CODEX
             else "lowercase letters, digits and hyphens, starting with a letter, "
-            "at most 50 characters (REQ-SUB-004)"
+            "at most 50 characters"
         )
         raise click.BadParameter(
             f"{name!r} is not a valid agent name: use {rule}", param_hint="NAME"
@@ -472,7 +472,7 @@ def new(name: str, template: str, scope: str, dialect: Dialect, cwd: Path | None
         ):
             click.echo(
                 f"error: agent {name!r} is already defined in {e.path}; a second file "
-                "with that name would clash (REQ-SUB-019)",
+                "with that name would clash",
                 err=True,
             )
             sys.exit(1)

@@ -147,7 +147,9 @@ def watch(
 
     Prints a `ready` line with the number of agents, then one line per change.  Folders that
     do not exist yet are watched too: creating .claude/agents later is noticed.  With
-    --format json every line is a JSON object (see DESIGN.md).  Stop with Ctrl-C (exit 0).
+    --format json every line is a JSON object: first {"event": "ready", "agents": N}, then
+    {"event": "added"|"modified"|"removed"|"error", "name": ..., "path": ..., ...} per
+    change.  Stop with Ctrl-C (exit 0).
     """
     from subagents._deps import require
 
