@@ -168,7 +168,8 @@ before its last stage (--require-ready and no READY_FOR_* marker), 130 interrupt
     default=None,
     envvar="SUBAGENTS_TRANSCRIPT_DIR",
     show_envvar=True,
-    help="Folder for the JSONL transcript (default: ~/.subagents/transcripts).",
+    help="Folder for the JSONL transcript the command writes for every run (default: "
+    "~/.subagents/transcripts; --no-transcript writes none).",
 )
 @click.option("--no-transcript", is_flag=True, help="Do not write a transcript.")
 @click.option(
