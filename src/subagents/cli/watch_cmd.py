@@ -91,7 +91,7 @@ async def _run(
             event = raw if include_builtin else _without_builtins(raw)
             builtin = 0
             if event.event == "ready" and not include_builtin:
-                builtin = len(reg.list()) - len(reg.list(include_builtin=False))
+                builtin = len(reg.list(include_builtin=True)) - len(reg.list())
             _emit(event, output_format, builtin)
             if event.event == "ready" and output_format == "text":
                 failed = reg.failed_files()
