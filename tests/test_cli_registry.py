@@ -641,7 +641,7 @@ def test_new_rejects_invalid_names_exit_2(layout: dict[str, Path], bad: str) -> 
 def test_render_template_substitutes_only_the_name() -> None:
     text = render_template("code-reviewer", "zzz")
     assert "name: zzz\n" in text and "name: code-reviewer" not in text
-    assert "# Template: code reviewer" in text  # the template's comments are kept
+    assert "# A code reviewer, written by `subagents new`" in text  # the template's comments are kept
 
 
 # --------------------------------------------------------------------------- watch

@@ -100,6 +100,7 @@ def test_json_report(project: Path) -> None:
         "fixed": 1,
         "unfixable": 0,
         "unchanged": 1,
+        "unchanged_with_errors": 0,
         "skipped": 0,
         "written": False,
     }

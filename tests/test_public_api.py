@@ -66,3 +66,16 @@ def test_python_dash_m_runs_the_cli() -> None:
     out = subprocess.run([sys.executable, "-m", "subagents", "--version"], capture_output=True,
                          text=True, check=True)
     assert "subagents" in out.stdout and "0.1.0" in out.stdout
+
+
+def test_types_users_meet_are_public() -> None:
+    """Names a library user meets in signatures and results are importable from `subagents`."""
+    for name in ("ToolContext", "ToolOutput", "ChangeEvent", "FixResult", "validate_text",
+                 "AgentFileNotFound"):
+        assert name in subagents.__all__, name
+    from subagents import FixResult, validate_text
+    from subagents.fix import fix_file
+
+    assert fix_file.__annotations__["return"] in ("FixResult", FixResult)
+    assert validate_text("---\nname: x\ndescription: An agent that checks things.\n---\nBody\n",
+                         path="x.md") is not None

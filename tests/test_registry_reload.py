@@ -162,7 +162,7 @@ def test_duplicate_appears_and_resolves_on_reload(layout: dict[str, Path]) -> No
 
 
 def _visible(reg: AgentRegistry) -> dict[str, tuple[str | None, str]]:
-    return {e.name: (e.display_path or e.origin.label, e.source.value) for e in reg.list()}
+    return {e.name: (e.display_path or e.origin.label, e.source.value) for e in reg.list(include_builtin=True)}
 
 
 def _apply(state: dict[str, tuple[str | None, str]], events: list[ChangeEvent]) -> None:

@@ -16,7 +16,7 @@ __all__ = ["layout"]
 
 
 def _names(reg: AgentRegistry) -> dict[str, str]:
-    return {e.name: e.source.value for e in reg.list()}
+    return {e.name: e.source.value for e in reg.list(include_builtin=True)}
 
 
 def test_closest_project_folder_wins_and_farther_is_shadowed(layout: dict[str, Path]) -> None:
@@ -200,8 +200,27 @@ def test_builtins_exist_and_can_be_overridden(layout: dict[str, Path]) -> None:
     write_agent(layout["user_agents"], "Explore", body="mine\n")
     reg = AgentRegistry().load_all()
     assert reg.get("Explore").system_prompt == "mine"
-    assert [e.source for e in reg.shadowed() if e.name == "Explore"] == [Scope.BUILTIN]
-    assert "Explore" not in [e.name for e in reg.shadowed(include_builtin=False)]
+    assert [e.source for e in reg.shadowed(include_builtin=True) if e.name == "Explore"] == [
+        Scope.BUILTIN]
+    assert "Explore" not in [e.name for e in reg.shadowed()]  # built-ins only when asked
+
+
+def test_list_and_the_list_command_agree(layout: dict[str, Path]) -> None:
+    """`AgentRegistry.list()` and `subagents list` show the same agents; built-ins only
+    behind one explicit flag on both (include_builtin= / --include-builtin)."""
+    import json
+
+    from click.testing import CliRunner
+
+    from subagents.cli.main import cli
+
+    write_agent(layout["user_agents"], "reviewer", body="user\n")
+    reg = AgentRegistry().load_all()
+    for flag, include in (([], False), (["--include-builtin"], True)):
+        out = CliRunner().invoke(cli, ["list", "--format", "json", *flag]).stdout
+        cli_names = [a["name"] for a in json.loads(out)["agents"]]
+        assert cli_names == [e.name for e in reg.list(include_builtin=include)]
+        assert ("general-purpose" in cli_names) is include
 
 
 def test_get_ignores_case_and_separators(layout: dict[str, Path]) -> None:

@@ -17,15 +17,18 @@ _EXPORTS: dict[str, str] = {
     "AgentDefinition": "subagents.definition",
     "AgentDispatcher": "subagents.dispatch.dispatcher",
     "AgentEntry": "subagents.registry",
+    "AgentFileNotFound": "subagents.errors",
     "AgentNotFoundError": "subagents.errors",
     "AgentRegistry": "subagents.registry",
     "AgentResult": "subagents.runtime.result",
     "AgentRunner": "subagents.runtime.runner",
     "AgentStore": "subagents.store",
+    "ChangeEvent": "subagents.watching",
     "ConfigError": "subagents.errors",
     "DefinitionError": "subagents.errors",
     "Diagnostic": "subagents.diagnostics",
     "Dialect": "subagents.definition",
+    "FixResult": "subagents.fix",
     "HookCommand": "subagents.definition",
     "HookMatcher": "subagents.definition",
     "LoadResult": "subagents.loader",
@@ -43,6 +46,8 @@ _EXPORTS: dict[str, str] = {
     "Severity": "subagents.diagnostics",
     "SubagentError": "subagents.errors",
     "Tool": "subagents.runtime.tools.base",
+    "ToolContext": "subagents.runtime.tools.base",
+    "ToolOutput": "subagents.runtime.tools.base",
     "ValidationReport": "subagents.validate",
     "convert_definitions": "subagents.convert",
     "fix_file": "subagents.fix",
@@ -52,21 +57,25 @@ _EXPORTS: dict[str, str] = {
     "read_agent_file": "subagents.loader",
     "run_main_thread": "subagents.runtime.orchestrator",
     "validate_paths": "subagents.validate",
+    "validate_text": "subagents.validate",
 }
 
 __all__ = [
     "AgentDefinition",
     "AgentDispatcher",
     "AgentEntry",
+    "AgentFileNotFound",
     "AgentNotFoundError",
     "AgentRegistry",
     "AgentResult",
     "AgentRunner",
     "AgentStore",
+    "ChangeEvent",
     "ConfigError",
     "DefinitionError",
     "Diagnostic",
     "Dialect",
+    "FixResult",
     "HookCommand",
     "HookMatcher",
     "LoadResult",
@@ -84,6 +93,8 @@ __all__ = [
     "Severity",
     "SubagentError",
     "Tool",
+    "ToolContext",
+    "ToolOutput",
     "ValidationReport",
     "convert_definitions",
     "fix_file",
@@ -93,6 +104,7 @@ __all__ = [
     "read_agent_file",
     "run_main_thread",
     "validate_paths",
+    "validate_text",
 ]
 
 
@@ -123,13 +135,14 @@ if TYPE_CHECKING:
     from subagents.dispatch.dispatcher import AgentDispatcher
     from subagents.dispatch.router import Router
     from subagents.errors import (
+        AgentFileNotFound,
         AgentNotFoundError,
         ConfigError,
         DefinitionError,
         ProviderError,
         SubagentError,
     )
-    from subagents.fix import fix_file
+    from subagents.fix import FixResult, fix_file
     from subagents.loader import LoadResult, load_agent, parse_agent_text, read_agent_file
     from subagents.providers import get_provider
     from subagents.providers.base import Message, Model, ModelRequest, ModelResponse
@@ -139,6 +152,7 @@ if TYPE_CHECKING:
     from subagents.runtime.permissions import PermissionPolicy
     from subagents.runtime.result import AgentResult, RunInterrupted
     from subagents.runtime.runner import AgentRunner
-    from subagents.runtime.tools.base import Tool
+    from subagents.runtime.tools.base import Tool, ToolContext, ToolOutput
     from subagents.store import AgentStore
-    from subagents.validate import ValidationReport, validate_paths
+    from subagents.validate import ValidationReport, validate_paths, validate_text
+    from subagents.watching import ChangeEvent

@@ -14,6 +14,7 @@ not failures and are reported in results, not raised.
     ├── UsageError                     exit 2: a bad flag value, a missing path, bad --agents JSON
     ├── ConfigError                    a broken [tool.subagents] / .subagents.toml
     ├── DefinitionError                an agent definition that cannot be used (carries diagnostics)
+    │   └── AgentFileNotFound          no file at that path (also a FileNotFoundError)
     ├── AgentNotFoundError             unknown agent name (carries close matches)
     ├── StoreError                     agents.json store problems
     │   ├── StoreCorruptError          the file on disk is not valid; writes refuse
@@ -27,6 +28,8 @@ not failures and are reported in results, not raised.
 
 from __future__ import annotations
 
+import errno
+import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -34,6 +37,7 @@ if TYPE_CHECKING:
     from subagents.diagnostics import Diagnostic
 
 __all__ = [
+    "AgentFileNotFound",
     "AgentNotFoundError",
     "ConfigError",
     "DefinitionError",
@@ -90,6 +94,22 @@ class DefinitionError(SubagentError):
     ) -> None:
         super().__init__(message, hint=hint)
         self.diagnostics = tuple(diagnostics)
+
+
+class AgentFileNotFound(DefinitionError, FileNotFoundError):
+    """``load_agent`` was given a path with no file: catch it as ``FileNotFoundError`` (as for
+    ``open``) or as :class:`DefinitionError`; ``filename`` and ``errno`` are set as ``open``
+    sets them."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        shown = os.fspath(path)
+        super().__init__(
+            f"no agent file at {shown}",
+            hint="check the path; `subagents list` shows the agents this directory sees",
+        )
+        self.errno = errno.ENOENT
+        self.strerror = os.strerror(errno.ENOENT)
+        self.filename = shown
 
 
 class AgentNotFoundError(SubagentError):

@@ -247,7 +247,13 @@ def _with_view(result: LoadResult, view: ClaudeCodeView) -> LoadResult:
 
 
 def load_agent(path: str | os.PathLike[str], *, dialect: Dialect | None = None) -> AgentDefinition:
-    """Load one agent, or raise :class:`DefinitionError` carrying the diagnostics."""
+    """Load one agent, or raise :class:`DefinitionError` carrying the diagnostics
+    (:class:`~subagents.errors.AgentFileNotFound`, also a ``FileNotFoundError``, when there is
+    no file at ``path``)."""
+    if not os.path.exists(path):
+        from subagents.errors import AgentFileNotFound
+
+        raise AgentFileNotFound(path)
     result = read_agent_file(path, dialect=dialect)
     errors = [d for d in result.diagnostics if d.severity is Severity.ERROR]
     if errors or result.definition is None:

@@ -809,8 +809,11 @@ class AgentRegistry:
         return out
 
     # ------------------------------------------------------------------ queries
-    def list(self, *, include_builtin: bool = True) -> builtins.list[AgentEntry]:
-        """The winners, highest scope first, then by name (bodies not loaded)."""
+    def list(self, *, include_builtin: bool = False) -> builtins.list[AgentEntry]:
+        """The winners, highest scope first, then by name (bodies not loaded).
+
+        The built-in agents (general-purpose, Explore, Plan) only with ``include_builtin``,
+        as ``subagents list --include-builtin``; :meth:`get` finds them either way."""
         self._ensure_loaded()
         entries = [
             e for e in self._winners.values() if include_builtin or e.source is not Scope.BUILTIN
@@ -818,9 +821,10 @@ class AgentRegistry:
         return sorted(entries, key=lambda e: (e.origin.order, e.name.casefold()))
 
     def names(self) -> builtins.list[str]:
-        return [e.name for e in self.list()]
+        """Every name :meth:`get` resolves, built-ins included."""
+        return [e.name for e in self.list(include_builtin=True)]
 
-    def shadowed(self, *, include_builtin: bool = True) -> builtins.list[AgentEntry]:
+    def shadowed(self, *, include_builtin: bool = False) -> builtins.list[AgentEntry]:
         """Definitions hidden by a higher one (``entry.shadowed_by``; None under a clash)."""
         self._ensure_loaded()
         return [e for e in self._shadowed if include_builtin or e.source is not Scope.BUILTIN]

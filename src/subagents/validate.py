@@ -35,7 +35,7 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from subagents.claude_code.definition import definition_from_view
 from subagents.claude_code.reader import SkipKind
@@ -51,10 +51,15 @@ from subagents.rules.engine import check_definition, check_file
 from subagents.rules.scope import ScopedAgent, check_scope
 from subagents.rules.security import path_escapes
 
+if TYPE_CHECKING:
+    from subagents.discovery import Source
+
 __all__ = [
     "ValidationReport",
     "default_paths",
+    "default_sources",
     "iter_agent_files",
+    "source_roots",
     "validate_paths",
     "validate_text",
 ]
@@ -238,24 +243,54 @@ def _display(p: Path, given: str | None) -> str:
     return rel if not rel.startswith(".." + os.sep + "..") else str(p)
 
 
+def default_sources(
+    cwd: Path | None = None, home: Path | None = None, dialect: Dialect | None = None
+) -> list[Source]:
+    """The folder and ``agents.json`` sources the registry reads for this directory.
+
+    Built by :func:`subagents.discovery.plan_sources`, the function the registry plans its
+    scopes with, so ``validate``, ``fix``, ``list`` and ``doctor`` read the same folders.  The
+    CLI passes the registry's own plan (with ``--managed-dir``/plugins from the environment)
+    through ``subagents.cli.options.scope_sources``.
+    """
+    from subagents.discovery import plan_sources
+
+    chosen = Dialect.CODEX if dialect is Dialect.CODEX else Dialect.CLAUDE
+    return plan_sources(
+        cwd=(cwd or Path.cwd()).absolute(), home=home or Path.home(), dialect=chosen,
+        managed_dir=None, cli_text=None, agents_json=None, plugin_dirs=(),
+    )
+
+
 def default_paths(
     cwd: Path | None = None, home: Path | None = None, dialect: Dialect | None = None
 ) -> list[Path]:
-    """Agents folders the current project sees: project folders up to the git root, then user.
+    """Agents folders the current project sees that exist: project folders up to the git root
+    (closest first), then the user's (``.codex/agents`` for the Codex dialect)."""
+    return [s.root for s in default_sources(cwd, home, dialect)
+            if s.root is not None and s.root.is_dir()]
 
-    ``.claude/agents`` by default; ``.codex/agents`` for the Codex dialect (seed 002).
-    """
-    # The same folders the registry reads (one definition of "what this project sees"):
-    # outside a git repository only the current folder's agents folder is a project folder.
-    from subagents.discovery import project_folders, user_folder
 
-    here = (cwd or Path.cwd()).absolute()
-    chosen = Dialect.CODEX if dialect is Dialect.CODEX else Dialect.CLAUDE
-    found = [f for f in project_folders(here, chosen) if f.is_dir()]
-    user = user_folder(home or Path.home(), chosen)
-    if user.is_dir() and user not in found:
-        found.append(user)
-    return found
+def source_roots(
+    sources: Sequence[Source],
+) -> tuple[list[Path], list[Diagnostic]]:
+    """The roots of ``sources`` that can be read, and a diagnostic for each that cannot (an
+    agents folder that is a file: the registry's own finding, so every command says the same)."""
+    from subagents.discovery import SourceKind, scan_folder
+
+    roots: list[Path] = []
+    problems: list[Diagnostic] = []
+    for src in sources:
+        root = src.root
+        if root is None or src.kind not in (SourceKind.FOLDER, SourceKind.JSON_FILE):
+            continue
+        if not os.path.lexists(root) or root in roots:
+            continue
+        if src.kind is SourceKind.FOLDER and not root.is_dir():
+            problems.extend(scan_folder(root, display=lambda q: _display(q, None)).diagnostics)
+            continue
+        roots.append(root)
+    return roots, problems
 
 
 def _targets(paths: Sequence[Path], given: Sequence[str | None],
@@ -473,14 +508,19 @@ def validate_paths(
     config: Config | None = None,
     select: Sequence[str] = (),
     ignore: Sequence[str] = (),
+    sources: Sequence[Source] | None = None,
 ) -> ValidationReport:
     """Validate files and folders (none: the agents the current project sees).
+
+    With no ``paths``, the roots of ``sources`` (default: :func:`default_sources`) are read;
+    an agents folder that is not a folder is an error (``SA605``), as in ``subagents list``.
 
     Raises :class:`~subagents.errors.UsageError` for a path that does not exist, and
     :class:`~subagents.errors.ConfigError` for a broken configuration file.
     """
     forced = Dialect(dialect) if dialect is not None else None
     given: list[str | None]
+    scope_problems: list[Diagnostic] = []
     if paths:
         resolved = [Path(p) for p in paths]
         given = [os.fspath(p) for p in paths]
@@ -492,11 +532,12 @@ def validate_paths(
                 "agents",
             )
     else:
-        resolved = default_paths(dialect=forced)
+        resolved, scope_problems = source_roots(
+            sources if sources is not None else default_sources(dialect=forced))
         given = [None] * len(resolved)
     configs: dict[Any, Config] = {}
     report = ValidationReport(strict=strict)
-    all_diags: list[Diagnostic] = []
+    all_diags: list[Diagnostic] = list(scope_problems)
     scoped: list[ScopedAgent] = []
     silencers: _Silencers = {}
     filters: dict[int, _Filter] = {}

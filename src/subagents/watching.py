@@ -338,7 +338,7 @@ async def watch_registry(
     try:
         await watchers.started()
         registry.reload()  # anything written before the watchers existed joins the ready state
-        yield ChangeEvent("ready", agents=len(registry.list()))
+        yield ChangeEvent("ready", agents=len(registry.list(include_builtin=True)))
         while True:
             await ticks.get()
             await asyncio.sleep(debounce_ms / 1000)

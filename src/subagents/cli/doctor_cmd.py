@@ -246,7 +246,7 @@ def _text(reg: AgentRegistry) -> tuple[list[str], int]:
     counts: dict[str, int] = {}
     for e in listed:
         counts[e.source.value] = counts.get(e.source.value, 0) + 1
-    builtins = [e.name for e in reg.list() if e.source.value == "builtin"]
+    builtins = [e.name for e in reg.list(include_builtin=True) if e.source.value == "builtin"]
     summary = ", ".join(f"{n} {s}" for s, n in counts.items())
     head = f"Loaded: {_plural(len(listed), 'agent')}" + (f" ({summary})" if summary else "")
     out += ["", *scr.wrap(head + f"; built-in: {', '.join(builtins) or 'all overridden'}", 0)]

@@ -6,8 +6,12 @@ Design notes
   agent files exactly as ``validate`` searches it (``subagents.validate.iter_agent_files``:
   README/CLAUDE/SKILL.md and ``skills/`` folders are not agents).  A Markdown file *found in a
   folder* that has no frontmatter at all is skipped quietly; named explicitly, it is reported.
-  No path means the project's ``.claude/agents`` and ``.codex/agents`` folders, from the
-  current directory up to the repository root — user-level agents are never rewritten unless named.
+  No path means exactly the folders ``validate`` and ``list`` read
+  (``subagents.cli.options.scope_sources``: ``.claude/agents`` here and in each parent up to
+  the git root, ``~/.claude/agents``, managed and plugin folders; ``.codex/agents`` with
+  ``--dialect codex``).  An agents folder that is a file is reported (exit 1).
+* The summary counts exactly: a file fix leaves as it is but that ``validate`` still finds
+  errors in (an unknown tool, say) is "with errors fix does not repair", not "already fine".
 * ``--diff`` prints a unified diff on stdout (``git apply``-able, ``a/`` and ``b/`` prefixes) and
   the per-file report on stderr, so the diff can be piped; nothing is written.
 * ``--check`` writes nothing and exits 1 if any file would change (for CI and pre-commit).
@@ -25,6 +29,8 @@ from pathlib import Path
 import click
 
 from subagents.definition import Dialect
+from subagents.diagnostics import Diagnostic
+from subagents.errors import SubagentError
 from subagents.fix import FixResult, FixStatus, ToolsStyle, fix_file
 
 _NOT_AGENT_CODES = frozenset({"SA003", "SA012"})
@@ -47,26 +53,35 @@ def _walk(folder: Path) -> Iterator[Path]:
             yield path
 
 
-def _project_folders(start: Path) -> list[Path]:
-    """``.claude/agents`` and ``.codex/agents`` from ``start`` up to the repository root."""
-    found: list[Path] = []
-    here = start.resolve()
-    while True:
-        for sub in (".claude/agents", ".codex/agents"):
-            candidate = here / sub
-            if candidate.is_dir():
-                found.append(candidate)
-        if (here / ".git").exists() or here.parent == here or here == Path.home():
-            break
-        here = here.parent
-    return found
+def _scope_targets(dialect: Dialect | None) -> tuple[list[Path], list[FixResult]]:
+    """With no PATH: the Markdown folders ``validate`` and ``list`` read for this directory
+    (``subagents.cli.options.scope_sources``), and a result for each that is not a folder."""
+    from subagents.cli.options import scope_sources
+    from subagents.discovery import SourceKind
+    from subagents.validate import source_roots
+
+    chosen = Dialect.CODEX if dialect is Dialect.CODEX else Dialect.CLAUDE
+    folders = [s for s in scope_sources(dialect=chosen) if s.kind is SourceKind.FOLDER]
+    roots, problems = source_roots(folders)
+    broken = [
+        FixResult(path=d.path, status=FixStatus.UNFIXABLE, original=b"", fixed=b"",
+                  problems=(d,))
+        for d in problems
+    ]
+    return roots, broken
 
 
-def _collect(paths: tuple[Path, ...]) -> list[tuple[Path, bool]]:
-    """(file, named explicitly) pairs, each file once."""
+def _collect(
+    paths: tuple[Path, ...], dialect: Dialect | None
+) -> tuple[list[tuple[Path, bool]], list[FixResult]]:
+    """(file, named explicitly) pairs, each file once; and the scope folders that are broken."""
     seen: set[Path] = set()
     out: list[tuple[Path, bool]] = []
-    targets = list(paths) if paths else _project_folders(Path.cwd())
+    broken: list[FixResult] = []
+    if paths:
+        targets = list(paths)
+    else:
+        targets, broken = _scope_targets(dialect)
     for target in targets:
         explicit = target.is_file() or (target.is_symlink() and not target.is_dir())
         files = [target] if explicit else list(_walk(target))
@@ -75,7 +90,20 @@ def _collect(paths: tuple[Path, ...]) -> list[tuple[Path, bool]]:
             if key not in seen:
                 seen.add(key)
                 out.append((f, explicit))
-    return out
+    return out, broken
+
+
+def _remaining_errors(path: Path, dialect: Dialect | None) -> list[Diagnostic]:
+    """Errors ``validate`` still reports in a file ``fix`` left as it is (not its business:
+    an unknown tool, a bad permission mode...).  Such a file is not "already fine"."""
+    from subagents.diagnostics import Severity
+    from subagents.validate import validate_paths
+
+    try:
+        report = validate_paths([path], dialect=dialect)
+    except SubagentError:
+        return []
+    return [d for d in report.diagnostics if d.severity is Severity.ERROR]
 
 
 def _quiet_skip(result: FixResult, explicit: bool) -> bool:
@@ -140,7 +168,7 @@ def fix(
 
     \b
     Examples:
-      subagents fix                      # the project's .claude/agents and .codex/agents
+      subagents fix                      # the agents `subagents list` sees
       subagents fix --diff agent.md      # show the change, write nothing
       subagents fix --check .claude/     # CI: exit 1 if anything would change
     """
@@ -149,8 +177,9 @@ def fix(
     )
     chosen = Dialect(dialect) if dialect else None
     write = not (show_diff or check)
-    results: list[FixResult] = []
-    for path, explicit in _collect(paths):
+    targets, results = _collect(paths, chosen)
+    remaining: dict[str, list[Diagnostic]] = {}
+    for path, explicit in targets:
         result = fix_file(
             path, write=write, tools_style=style, dialect=chosen, display_path=_display(path)
         )
@@ -158,32 +187,54 @@ def fix(
             continue
         if not explicit and result.status is FixStatus.SKIPPED and not result.problems:
             continue
+        if result.status is FixStatus.UNCHANGED:
+            errors = _remaining_errors(path, chosen)
+            if errors:
+                remaining[result.path] = errors
         results.append(result)
 
     fixed = [r for r in results if r.status is FixStatus.FIXED]
     unfixable = [r for r in results if r.status is FixStatus.UNFIXABLE]
     if fmt == "json":
+        n_unchanged = sum(r.status is FixStatus.UNCHANGED for r in results)
         payload = {
             "summary": {
                 "files": len(results),
                 "fixed": len(fixed),
                 "unfixable": len(unfixable),
-                "unchanged": sum(r.status is FixStatus.UNCHANGED for r in results),
+                "unchanged": n_unchanged,
+                # of the unchanged: files whose errors are not fix's to repair
+                "unchanged_with_errors": len(remaining),
                 "skipped": sum(r.status is FixStatus.SKIPPED for r in results),
                 "written": write,
             },
             "files": [
-                {**r.to_dict(), **({"diff": r.diff()} if show_diff else {})} for r in results
+                {
+                    **r.to_dict(),
+                    **({"diff": r.diff()} if show_diff else {}),
+                    **(
+                        {"errors": [d.to_dict() for d in remaining[r.path]]}
+                        if r.path in remaining
+                        else {}
+                    ),
+                }
+                for r in results
             ],
         }
         click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
     else:
-        _report_text(results, show_diff=show_diff, write=write)
+        _report_text(results, remaining, show_diff=show_diff, write=write)
     if unfixable or (check and fixed):
         ctx.exit(1)
 
 
-def _report_text(results: list[FixResult], *, show_diff: bool, write: bool) -> None:
+def _report_text(
+    results: list[FixResult],
+    remaining: dict[str, list[Diagnostic]],
+    *,
+    show_diff: bool,
+    write: bool,
+) -> None:
     # With --diff the diff owns stdout; the report goes to stderr.
     def say(text: str) -> None:
         click.echo(text, err=show_diff)
@@ -204,6 +255,10 @@ def _report_text(results: list[FixResult], *, show_diff: bool, write: bool) -> N
                     say(f"    why: {note.removeprefix('cannot repair: ')}")
             for p in r.problems:
                 say("    " + p.format_text().replace("\n", "\n    "))
+        elif r.path in remaining:
+            codes = ", ".join(dict.fromkeys(d.rule for d in remaining[r.path]))
+            say(f"nothing to repair, but errors remain: {r.path} ({codes}; "
+                f"`subagents validate {r.path}` explains)")
         elif r.status is FixStatus.SKIPPED:
             reason = r.problems[0].message if r.problems else "not a Markdown agent file"
             say(f"skipped: {r.path}: {reason}")
@@ -212,6 +267,12 @@ def _report_text(results: list[FixResult], *, show_diff: bool, write: bool) -> N
                 say(f"    note: {note}")
     n_fixed = sum(r.status is FixStatus.FIXED for r in results)
     n_bad = sum(r.status is FixStatus.UNFIXABLE for r in results)
-    n_same = sum(r.status is FixStatus.UNCHANGED for r in results)
-    parts = [f"{n_fixed} {verb}", f"{n_bad} cannot be repaired", f"{n_same} already fine"]
+    n_same = sum(r.status is FixStatus.UNCHANGED and r.path not in remaining for r in results)
+    parts = [f"{n_fixed} {verb}", f"{n_bad} cannot be repaired"]
+    if remaining:
+        parts.append(f"{len(remaining)} with errors fix does not repair")
+    parts.append(f"{n_same} already fine")
+    n_skipped = sum(r.status is FixStatus.SKIPPED for r in results)
+    if n_skipped:
+        parts.append(f"{n_skipped} skipped")
     say(f"{len(results)} file(s): " + ", ".join(parts))

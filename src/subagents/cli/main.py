@@ -107,8 +107,24 @@ def main(argv: list[str] | None = None) -> None:
     except SubagentError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)
+    except ImportError as exc:
+        # A package a command needs is missing from this environment: say which, no traceback.
+        from subagents._deps import MissingDependencyError, dependency_of
+
+        module = dependency_of(exc)
+        if module is None:
+            raise
+        err = MissingDependencyError(module, _command_name(argv))
+        click.echo(f"error: {err}", err=True)
+        sys.exit(err.exit_code)
     except BrokenPipeError:
         sys.exit(1)
+
+
+def _command_name(argv: list[str] | None) -> str:
+    args = sys.argv[1:] if argv is None else argv
+    name = next((a for a in args if not a.startswith("-")), None)
+    return f"`subagents {name}`" if name in COMMANDS else "this command"
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -63,6 +63,10 @@ def serve_mcp(
                       --global-dir /workspace/global
     Tools write agents.json atomically under a lock; changes take effect on the next session.
     """
+    from subagents._deps import require
+
+    require("mcp", "`subagents serve-mcp`")
+    require("pydantic", "`subagents serve-mcp`")
     from subagents.mcp_server import serve_stdio
     from subagents.store import AgentStore
 

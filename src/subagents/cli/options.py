@@ -60,6 +60,7 @@ import click
 from subagents.definition import Dialect
 
 if TYPE_CHECKING:
+    from subagents.discovery import Source
     from subagents.registry import AgentRegistry
 
 __all__ = [
@@ -75,6 +76,7 @@ __all__ = [
     "plugin_dir_option",
     "registry_options",
     "registry_scope_options",
+    "scope_sources",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -200,7 +202,7 @@ _MANAGED_HELP = (
 )
 _GROUP_HELP = (
     "NanoClaw group folder: its agents.json is read at cli scope and wins over the global "
-    "one (seed 003). Env: SUBAGENTS_GROUP_DIR."
+    "one. Env: SUBAGENTS_GROUP_DIR."
 )
 _GLOBAL_HELP = (
     "NanoClaw global folder: its agents.json is read at cli scope, below the group's. "
@@ -389,4 +391,25 @@ def build_registry(
         plugin_dirs=tuple(plugin_dirs),
         dialect=dialect,
         agents_json=agents_json,
+    )
+
+
+def scope_sources(*, dialect: Dialect | None = None, cwd: Path | None = None) -> list[Source]:
+    """The sources (folders and ``agents.json`` files) :func:`build_registry` would read.
+
+    The one definition of "the agents this directory sees" for commands that take paths:
+    ``validate`` and ``fix`` with no PATH read exactly these roots, ``list`` and ``doctor`` load
+    a registry that plans the same ones (both go through ``discovery.plan_sources``).
+    """
+    from subagents.discovery import plan_sources
+
+    reg = build_registry(dialect=dialect, cwd=cwd)
+    return plan_sources(
+        cwd=reg.cwd,
+        home=reg.home,
+        dialect=reg.dialect,
+        managed_dir=reg.managed_dir,
+        cli_text=None,
+        agents_json=reg.agents_json,
+        plugin_dirs=reg.plugin_dirs,
     )

@@ -59,6 +59,7 @@ TEMPLATES = (
     "researcher",
     "architect-review",
 )
+_FOLDER_ERRORS = ("SA603", "SA605")  # a scope folder that is a file or cannot be read
 _CLAUDE_NAME = re.compile(r"^[a-z][a-z0-9-]{0,49}$")  # REQ-SUB-004
 _CODEX_NAME = re.compile(r"^[a-z][a-z0-9_-]{2,63}$")  # seed 002
 _CODEX_KEYWORDS = {
@@ -124,12 +125,18 @@ def list_agents(
     Scopes, highest first: managed, cli (--agents), project (.claude/agents here and in every
     parent up to the git root, closest first), user (~/.claude/agents), plugin.  A name defined
     in a higher scope shadows the lower ones; files that failed to load are listed at the end
-    (run `subagents doctor` for the full explanation).
+    (run `subagents doctor` for the full explanation).  Exits 1 when a scope folder cannot be
+    read (e.g. .claude/agents is a file), else 0.
     """
     reg = _load(agents, dialect, cwd, plugin_dirs, managed_dir)
     listed = reg.list(include_builtin=include_builtin)
     shadowed = reg.shadowed(include_builtin=include_builtin)
     diags = reg.diagnostics()
+    # A scope folder that cannot be read at all (a file, unreadable): the listing is not what
+    # the directory was meant to see, so the command fails -- as validate, fix and doctor do.
+    broken_scope = any(
+        d.rule in _FOLDER_ERRORS and d.severity is Severity.ERROR for d in diags
+    )
     if output_format == "json":
         click.echo(
             json.dumps(
@@ -141,6 +148,8 @@ def list_agents(
                 indent=2,
             )
         )
+        if broken_scope:
+            sys.exit(1)
         return
     headers = ["NAME", "SOURCE", "MODEL", "TOOLS", "PATH"]
     rows = [
@@ -153,7 +162,7 @@ def list_agents(
         ]
         for e in listed
     ]
-    if sys.stdout.isatty():  # pragma: no cover - needs a terminal
+    if sys.stdout.isatty() and _has_rich():  # pragma: no cover - needs a terminal
         _rich_table(headers, rows)
     else:
         click.echo(_table(headers, rows) if rows else "no agents found")
@@ -174,6 +183,14 @@ def list_agents(
         click.echo(f"\nnot loaded ({len(errors)} {noun}; `subagents doctor` explains):")
         for d in errors:
             click.echo("  " + d.format_text().split("\n")[0])
+    if broken_scope:
+        sys.exit(1)
+
+
+def _has_rich() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("rich") is not None
 
 
 def _rich_table(headers: list[str], rows: list[list[str]]) -> None:  # pragma: no cover
@@ -307,7 +324,7 @@ def show(
     click.echo(
         "\nusage examples:"
         if examples
-        else "\nusage examples: none (add a `## Usage Examples` section to the prompt, REQ-SUB-031)"
+        else "\nusage examples: none (add a `## Usage Examples` section to the prompt)"
     )
     for i, ex in enumerate(examples, 1):
         body = ex.strip().replace("\n", "\n     ")
@@ -397,7 +414,7 @@ def write_new_file(path: Path, text: str) -> None:
     type=click.Choice(TEMPLATES),
     default="code-reviewer",
     show_default=True,
-    help="Which template to start from (seed 000 §6).",
+    help="Which template to start from.",
 )
 @click.option(
     "--scope",
@@ -424,7 +441,7 @@ def new(name: str, template: str, scope: str, dialect: Dialect, cwd: Path | None
             "[a-z][a-z0-9_-]{2,63} (Codex)"
             if dialect is Dialect.CODEX
             else "lowercase letters, digits and hyphens, starting with a letter, "
-            "at most 50 characters (REQ-SUB-004)"
+            "at most 50 characters"
         )
         raise click.BadParameter(
             f"{name!r} is not a valid agent name: use {rule}", param_hint="NAME"
@@ -455,7 +472,7 @@ def new(name: str, template: str, scope: str, dialect: Dialect, cwd: Path | None
         ):
             click.echo(
                 f"error: agent {name!r} is already defined in {e.path}; a second file "
-                "with that name would clash (REQ-SUB-019)",
+                "with that name would clash",
                 err=True,
             )
             sys.exit(1)

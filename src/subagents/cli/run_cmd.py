@@ -11,7 +11,11 @@ Design notes
 * Exit codes: 0 the run ended (``end_turn`` or a ``max_turns`` summary); 1 the run failed
   (``stop_reason`` ``error``) or the provider could not start (a missing key says how to set
   one); 2 usage errors; 130 Ctrl-C (the transcript is flushed and child processes are killed
-  first; ``--format json`` still prints the interrupted result).
+  first; ``--format json`` still prints the interrupted result); 3 a ``--pipeline`` stopped
+  before its last stage (``--require-ready`` and a stage without a ``READY_FOR_*`` marker):
+  the answer so far is printed, but the work is not done, so a script must not go on.
+* A stage's ``READY_FOR_*`` hand-over is progress (``✓ stage 1 (pm-spec) handed over``, on
+  a terminal), not a warning.
 * Permissions (see :mod:`subagents.runtime.permissions`): mutating tools are asked about on a
   terminal (stdin and stderr both TTYs); otherwise refused unless ``--yes`` or an allow rule
   (``--allow RULE`` or ``allow = [...]`` in ``[tool.subagents]``).  ``bypassPermissions`` only
@@ -47,6 +51,7 @@ if TYPE_CHECKING:
     from subagents.runtime.result import AgentResult
 
 MODES = ("default", "acceptEdits", "plan", "dontAsk", "bypassPermissions")
+EXIT_PIPELINE_STOPPED = 3  # a --pipeline ended before its last stage
 
 
 @click.command(
@@ -68,7 +73,8 @@ Writes outside the working folder need writable-dirs in .subagents.toml.
 \b
 Keys: ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL) for --provider anthropic;
 OPENAI_API_KEY (and OPENAI_BASE_URL) for --provider openai.
-Exit codes: 0 done, 1 the run failed, 2 usage error, 130 interrupted.""",
+Exit codes: 0 done, 1 the run failed, 2 usage error, 3 a --pipeline stopped
+before its last stage (--require-ready and no READY_FOR_* marker), 130 interrupted.""",
 )
 @click.argument("prompt", nargs=-1, required=True)
 @click.option(
@@ -85,7 +91,7 @@ Exit codes: 0 done, 1 the run failed, 2 usage error, 130 interrupted.""",
     metavar="A,B,C",
     default=None,
     help="Run these agents one after another, each getting the task and the previous "
-    "stage's answer (seed 000 §8.2), e.g. --pipeline architect-review,implementer-tester.",
+    "stage's answer, e.g. --pipeline architect-review,implementer-tester.",
 )
 @click.option(
     "--handoff-dir",
@@ -96,7 +102,8 @@ Exit codes: 0 done, 1 the run failed, 2 usage error, 130 interrupted.""",
 @click.option(
     "--require-ready",
     is_flag=True,
-    help="With --pipeline: stop after a stage whose answer has no READY_FOR_* marker.",
+    help="With --pipeline: stop after a stage whose answer has no READY_FOR_* marker "
+    "(exit 3).",
 )
 @click.option(
     "--provider",
@@ -161,7 +168,8 @@ Exit codes: 0 done, 1 the run failed, 2 usage error, 130 interrupted.""",
     default=None,
     envvar="SUBAGENTS_TRANSCRIPT_DIR",
     show_envvar=True,
-    help="Folder for the JSONL transcript (default: ~/.subagents/transcripts).",
+    help="Folder for the JSONL transcript the command writes for every run (default: "
+    "~/.subagents/transcripts; --no-transcript writes none).",
 )
 @click.option("--no-transcript", is_flag=True, help="Do not write a transcript.")
 @click.option(
@@ -269,7 +277,8 @@ def run(
     )
     try:
         if stages:
-            result = _pipeline(text, stages, runner, model_id, handoff_dir, require_ready)
+            result = _pipeline(text, stages, runner, model_id, handoff_dir, require_ready,
+                               progress)
         elif agent is not None and registry is None:  # pragma: no cover - no registry build
             result = runner.run_sync(agent, text, model=model_id, max_turns=max_turns)
         else:
@@ -306,6 +315,15 @@ def run(
     if result.stop_reason == "error":
         click.echo(f"error: {result.error}", err=True)
         sys.exit(1)
+    if stages and len(result.children) < len(stages):
+        done = len(result.children)
+        click.echo(
+            f"error: the pipeline stopped after stage {done} of {len(stages)} "
+            f"({result.children[-1].agent if result.children else 'none'}); "
+            "its answer is printed above",
+            err=True,
+        )
+        sys.exit(EXIT_PIPELINE_STOPPED)
 
 
 def _permission_refusals(result: AgentResult) -> list[str]:
@@ -402,6 +420,7 @@ def _pipeline(
     model_id: str | None,
     handoff_dir: Path | None,
     require_ready: bool,
+    progress: Any = None,
 ) -> AgentResult:
     import asyncio
 
@@ -412,7 +431,7 @@ def _pipeline(
         return asyncio.run(
             run_pipeline(
                 stages, text, runner=runner, model=model_id, handoff_dir=handoff_dir,
-                require_ready=require_ready,
+                require_ready=require_ready, on_event=progress,
             )
         )
     except (KeyboardInterrupt, asyncio.CancelledError):
@@ -511,5 +530,10 @@ def _progress(kind: str, data: Mapping[str, Any]) -> None:
         click.echo(
             f"{indent}■ {who} {data.get('stop_reason')} after {data.get('turns')} turns", err=True
         )
+    elif kind == "stage":
+        click.echo(f"▶ stage {data.get('index')}/{data.get('total')}: {who}", err=True)
+    elif kind == "handover":
+        markers = ", ".join(str(m) for m in data.get("markers") or ())
+        click.echo(f"  ✓ stage {data.get('index')} ({who}) handed over: {markers}", err=True)
     elif kind == "notice":
         click.echo(f"note: {data.get('message')}", err=True)

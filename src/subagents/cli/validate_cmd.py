@@ -2,10 +2,18 @@
 
 Design notes
 ------------
-* Contract (DESIGN.md): ``validate [PATH ...] [--strict] [--dialect ...] [--format
-  text|json|sarif]``; exit 0 without error diagnostics, 1 with, 2 for a usage error (click's
+* Contract: ``validate [PATH ...] [--strict] [--dialect ...] [--format
+  text|json|sarif|github]``; exit 0 without error diagnostics, 1 with, 2 for a usage error (click's
   own for an unknown flag; :class:`~subagents.errors.UsageError` for a missing path, raised
   as a click usage error so that ``cli.main`` and ``CliRunner`` both exit 2).
+* CI options: ``--quiet`` (errors only), ``--statistics`` (counts by rule, text or json),
+  ``--max-warnings N`` (exit 1 above N), ``--baseline FILE`` (:mod:`subagents.baseline`),
+  ``--format github`` (workflow annotations, :func:`subagents.report.render_github`).
+  Notes about the run (baseline written, warnings over the limit, nothing found) go to
+  stderr, so stdout stays exactly the chosen format.  ``--max-warnings`` counts the warnings
+  left after the baseline, before ``--quiet`` hides them.
+* Quoted globs in PATH are expanded here (``glob`` with ``recursive=True``), so
+  ``'agents/**/*.md'`` works in any shell and in pre-commit/CI configurations.
 * Light on purpose: this module imports click and the validator only; no rich (colour is plain
   ANSI on a TTY, off with ``NO_COLOR``), no provider SDKs.  A test checks ``sys.modules``.
 """
@@ -15,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from pathlib import Path
 
 import click
 
@@ -22,7 +31,7 @@ from subagents.cli.options import format_option
 from subagents.definition import Dialect
 from subagents.errors import ConfigError, UsageError
 
-__all__ = ["rules", "schema", "validate"]
+__all__ = ["expand_globs", "rules", "schema", "validate"]
 
 _DIALECTS = [d.value for d in Dialect]
 
@@ -55,7 +64,11 @@ def _check_selectors(values: tuple[str, ...], option: str) -> None:
     "validate",
     epilog="Examples:\n\n\b\n  subagents validate                       # this project's agents\n"
     "  subagents validate .claude/agents --strict\n"
+    "  subagents validate 'agents/**/*.md'          # globs are expanded, quoted or not\n"
     "  subagents validate agent.md --format sarif > results.sarif\n"
+    "  subagents validate --format github           # annotations in a GitHub workflow\n"
+    "  subagents validate --baseline .subagents-baseline.json   # fail only on new findings\n"
+    "  subagents validate --statistics              # counts by rule\n"
     "  subagents validate --ignore SA2,SA302 docs/agents\n\n"
     "Configure defaults in pyproject.toml [tool.subagents] or .subagents.toml (select, ignore, "
     "extra-tools, model-aliases, max-file-size, per-file-ignores); silence rules for one file "
@@ -63,7 +76,10 @@ def _check_selectors(values: tuple[str, ...], option: str) -> None:
 )
 @click.argument("paths", nargs=-1, type=click.Path(path_type=str))
 @click.option(
-    "--strict", is_flag=True, help="Judge by the seed's REQ-SUB rules: spec warnings become errors."
+    "--strict",
+    is_flag=True,
+    help="Also apply the subagent format specification: its checks are reported and its "
+    "warnings become errors.",
 )
 @click.option(
     "--dialect",
@@ -71,7 +87,13 @@ def _check_selectors(values: tuple[str, ...], option: str) -> None:
     default=None,
     help="Read every file as this dialect (default: inferred from the location).",
 )
-@format_option("text", "json", "sarif")
+@format_option(
+    "text",
+    "json",
+    "sarif",
+    "github",
+    help="Output format: text, json, sarif, or github (GitHub Actions annotations).",
+)
 @click.option(
     "--select",
     multiple=True,
@@ -85,6 +107,31 @@ def _check_selectors(values: tuple[str, ...], option: str) -> None:
     metavar="RULES",
     help="Do not report these rules (added to `ignore` from the configuration).",
 )
+@click.option("--quiet", "-q", is_flag=True, help="Report errors only (no warnings, no summary "
+              "when there is no error).")
+@click.option("--statistics", is_flag=True,
+              help="Print how many findings each rule has instead of the findings.")
+@click.option(
+    "--max-warnings",
+    type=click.IntRange(min=0),
+    default=None,
+    metavar="N",
+    help="Also exit 1 when there are more than N warnings.",
+)
+@click.option(
+    "--baseline",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    metavar="FILE",
+    help="Known findings: if FILE does not exist, write every current finding to it and pass; "
+    "afterwards report and fail only on findings it does not list (matched by file, rule and "
+    "message, so moved lines still match).",
+)
+@click.option(
+    "--update-baseline",
+    is_flag=True,
+    help="With --baseline: rewrite FILE from the current findings and pass.",
+)
 @click.option(
     "--color/--no-color",
     default=None,
@@ -97,39 +144,118 @@ def validate(
     output_format: str,
     select: tuple[str, ...],
     ignore: tuple[str, ...],
+    quiet: bool,
+    statistics: bool,
+    max_warnings: int | None,
+    baseline: Path | None,
+    update_baseline: bool,
     color: bool | None,
 ) -> None:
     """Check agent definition files and report every problem with file, line and a fix.
 
-    PATH is an agent file or a folder (searched recursively). With no PATH, the agents this
-    project sees: .claude/agents here and in each parent up to the git root, and
-    ~/.claude/agents.  Exit status: 0 no errors, 1 errors found, 2 usage error.
+    PATH is an agent file, a folder (searched recursively) or a glob (`'agents/**/*.md'`).
+    With no PATH, exactly the files `subagents list` reads: .claude/agents here and in each
+    parent up to the git root, ~/.claude/agents, and the managed and plugin folders
+    (SUBAGENTS_MANAGED_DIR, SUBAGENTS_PLUGIN_DIRS); an agents folder that is a file is an
+    error.
+
+    Exit status: 0 no errors (and no more warnings than --max-warnings), 1 errors found,
+    2 usage error.
     """
-    from subagents.report import render
+    from subagents.report import render, render_statistics
     from subagents.validate import validate_paths
 
     sel, ign = _split(select), _split(ignore)
     _check_selectors(sel, "--select")
     _check_selectors(ign, "--ignore")
+    if update_baseline and baseline is None:
+        raise click.UsageError("--update-baseline needs --baseline FILE")
+    if statistics and output_format not in ("text", "json"):
+        raise click.UsageError("--statistics prints text or json; drop --format "
+                               f"{output_format} or --statistics")
+    expanded = expand_globs(paths)
+    sources = None
+    if not paths:  # the folders `subagents list` reads (one definition of the project)
+        from subagents.cli.options import scope_sources
+
+        sources = scope_sources(dialect=Dialect.CODEX if dialect == "codex" else Dialect.CLAUDE)
     try:
-        report = validate_paths(paths, strict=strict, dialect=dialect, select=sel, ignore=ign)
+        report = validate_paths(expanded, strict=strict, dialect=dialect, select=sel,
+                                ignore=ign, sources=sources)
     except UsageError as exc:
         raise click.UsageError(str(exc)) from None
     except ConfigError as exc:
         raise _ConfigProblem(str(exc)) from None
+    notes: list[str] = []
+    if baseline is not None:
+        from subagents.baseline import apply_baseline
+
+        try:
+            result = apply_baseline(baseline, report.diagnostics, update=update_baseline)
+        except UsageError as exc:
+            raise click.UsageError(str(exc)) from None
+        report.diagnostics = result.kept
+        if result.written:
+            notes.append(f"wrote the baseline {baseline} ({_count(result.hidden, 'finding')}); "
+                         "later runs report only findings it does not list")
+        elif result.hidden:
+            notes.append(f"{_count(result.hidden, 'known finding')} hidden by the baseline "
+                         f"{baseline}")
+    warnings = report.warnings
+    if quiet:
+        from subagents.diagnostics import Severity
+
+        report.diagnostics = [d for d in report.diagnostics if d.severity is Severity.ERROR]
     if color is None:
         color = output_format == "text" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    click.echo(render(report, output_format, color=bool(color)), nl=False)
+    if statistics:
+        click.echo(render_statistics(report, output_format), nl=False)
+    else:
+        summary = not quiet or report.errors > 0
+        # color=True: click would strip the codes when stdout is not a terminal (--color)
+        click.echo(render(report, output_format, color=bool(color), source=True,
+                          summary=summary), nl=False, color=bool(color) or None)
     if not paths and report.files == 0 and output_format == "text":
         # An empty result is most often a command run in the wrong folder: say where we looked.
         dot = ".codex" if dialect == "codex" else ".claude"
-        click.echo(
+        notes.append(
             f"no agent files found: looked for {dot}/agents here and in each parent folder up "
-            f"to the git root, and in ~/{dot}/agents (give a PATH to check other files)",
-            err=True,
+            f"to the git root, and in ~/{dot}/agents (give a PATH to check other files)"
         )
+    exit_code = report.exit_code
+    if max_warnings is not None and warnings > max_warnings:
+        notes.append(f"{_count(warnings, 'warning')}, more than --max-warnings {max_warnings}")
+        exit_code = max(exit_code, 1)
+    for note in notes:
+        click.echo(note, err=True)
     ctx = click.get_current_context()
-    ctx.exit(report.exit_code)
+    ctx.exit(exit_code)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+_GLOB_CHARS = frozenset("*?[")
+
+
+def expand_globs(paths: tuple[str, ...]) -> list[str]:
+    """PATHs with glob patterns expanded (``**`` matches any depth), for shells that pass
+    them quoted (or on Windows).  A path that exists is taken as it is, even with ``*`` in
+    its name; a pattern that matches nothing is a usage error.  Hidden folders match too:
+    agents live in `.claude/agents`."""
+    import glob
+
+    out: list[str] = []
+    for p in paths:
+        if os.path.lexists(p) or not (_GLOB_CHARS & set(p)):
+            out.append(p)
+            continue
+        matches = sorted(glob.glob(os.path.expanduser(p), recursive=True, include_hidden=True))
+        if not matches:
+            raise click.UsageError(f"no file matches {p!r}")
+        out.extend(matches)
+    return out
 
 
 @click.command("schema")

@@ -91,7 +91,7 @@ async def _run(
             event = raw if include_builtin else _without_builtins(raw)
             builtin = 0
             if event.event == "ready" and not include_builtin:
-                builtin = len(reg.list()) - len(reg.list(include_builtin=False))
+                builtin = len(reg.list(include_builtin=True)) - len(reg.list())
             _emit(event, output_format, builtin)
             if event.event == "ready" and output_format == "text":
                 failed = reg.failed_files()
@@ -147,8 +147,13 @@ def watch(
 
     Prints a `ready` line with the number of agents, then one line per change.  Folders that
     do not exist yet are watched too: creating .claude/agents later is noticed.  With
-    --format json every line is a JSON object (see DESIGN.md).  Stop with Ctrl-C (exit 0).
+    --format json every line is a JSON object: first {"event": "ready", "agents": N}, then
+    {"event": "added"|"modified"|"removed"|"error", "name": ..., "path": ..., ...} per
+    change.  Stop with Ctrl-C (exit 0).
     """
+    from subagents._deps import require
+
+    require("watchfiles", "`subagents watch`")
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(
             _run(

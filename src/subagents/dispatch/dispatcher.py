@@ -198,7 +198,7 @@ class AgentDispatcher:
             if self.reload:
                 with contextlib.suppress(SubagentError, OSError):
                     registry.reload()
-            return [(e.header, e) for e in registry.list()]
+            return [(e.header, e) for e in registry.list(include_builtin=True)]
         if callable(src):
             return [(d, None) for d in src()]
         return [(d, None) for d in src]

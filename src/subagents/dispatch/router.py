@@ -428,7 +428,12 @@ class Router:
 
 
 def _bm25_index(corpus: list[list[str]]) -> Any:
-    import bm25s  # heavy (numpy, scipy-free but still ~50 ms): only when routing
+    try:
+        import bm25s  # heavy (numpy, scipy-free but still ~50 ms): only when routing
+    except ImportError as exc:
+        from subagents._deps import missing_dependency
+
+        raise missing_dependency(exc, "routing") from None
 
     # An empty document breaks nothing, but bm25s wants at least one token overall.
     index = bm25s.BM25(k1=BM25_K1, b=BM25_B)

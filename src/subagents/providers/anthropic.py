@@ -197,7 +197,12 @@ class AnthropicModel(LoopClients):
         self.stream = stream
         self.retry = retry or RetryPolicy.from_env()
         self.timeout = timeout
-        import anthropic  # lazy: see module docstring
+        try:
+            import anthropic  # lazy: see module docstring
+        except ImportError as exc:
+            from subagents._deps import missing_dependency
+
+            raise missing_dependency(exc, "the Anthropic provider") from None
 
         self._sdk = anthropic
         # one client per event loop (weakly keyed: a finished loop takes its client with it)

@@ -225,7 +225,12 @@ class OpenAIModel(LoopClients):
         self.stream = stream
         self.retry = retry or RetryPolicy.from_env()
         self.timeout = timeout
-        import openai  # lazy: see module docstring
+        try:
+            import openai  # lazy: see module docstring
+        except ImportError as exc:
+            from subagents._deps import missing_dependency
+
+            raise missing_dependency(exc, "the OpenAI-compatible provider") from None
 
         self._sdk = openai
         # one client per event loop (weakly keyed: a finished loop takes its client with it)

@@ -164,7 +164,12 @@ class McpServerPool:
                 await stack.__aexit__(*exc_info)
 
     async def _start(self, spec: McpServerSpec) -> None:
-        from mcp import Client, StdioServerParameters  # lazy: the SDK is heavy
+        try:
+            from mcp import Client, StdioServerParameters  # lazy: the SDK is heavy
+        except ImportError as exc:
+            from subagents._deps import missing_dependency
+
+            raise missing_dependency(exc, "an agent's mcpServers") from None
 
         assert self._stack is not None
         env = self.environ

@@ -16,7 +16,9 @@ Design decisions
 * **Status markers.** A stage signals readiness with a ``READY_FOR_<NEXT>`` token (the seed's
   SubagentStop convention).  With ``require_ready=True`` every stage but the last must emit one,
   or the pipeline stops after it (``stop_reason="end_turn"``, with a warning saying which stage
-  did not hand over); without it markers are only recorded in the warnings.
+  did not hand over, and fewer ``children`` than stages: the CLI exits 3 then).  A marker is
+  progress, not a problem: it is reported as a ``handover`` event (``on_event``), never as a
+  warning.
 * **Failure.** A stage that errors stops the pipeline (``stop_reason="error"``, the error names
   the stage); a stage that hits its ``maxTurns`` hands over its summary and a warning is kept.
 * **Permissions.** Every stage runs as a child of one pipeline context, so the caller's policy
@@ -97,8 +99,9 @@ async def run_pipeline(
             # temp + fsync + rename; a new file gets the umask's mode, an old one keeps its own
             atomic_write_text(folder / f"{index:02d}-{agent.name}.md", result.final_text)
         markers = READY_MARKER.findall(result.final_text)
-        if markers:
-            warnings.append(f"stage {index} ({agent.name}) signalled {', '.join(markers)}")
+        if markers and on_event is not None:  # a hand-over is progress, not a warning
+            on_event("handover", {"index": index, "total": len(stages), "agent": agent.name,
+                                  "markers": list(markers)})
         if result.stop_reason in ("error", "interrupted"):
             stop_reason = result.stop_reason
             error = f"stage {index} ({agent.name}) stopped: {result.error or result.stop_reason}"

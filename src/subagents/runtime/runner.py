@@ -8,6 +8,9 @@ data (``is_error`` tool results, ``stop_reason="error"``), never as a crash.
 
 Design notes
 ------------
+* **No files unless asked.**  JSONL transcripts are opt-in for library users
+  (``transcripts=True`` or ``transcript_dir=...``); ``subagents run`` turns them on (see its
+  ``--help``; ``--no-transcript`` turns them off).
 * **Isolation.** Every run starts a fresh message history with the prompt as its only user
   message; nothing of a caller's conversation leaks in (seed 000 §7.5).
 * **System prompt** = ``agent.system_prompt`` + memory (+ the environment with
@@ -155,7 +158,7 @@ class AgentRunner:
         policy: PermissionPolicy | None = None,
         hooks: RunHooks | None = None,
         transcript_dir: str | os.PathLike[str] | None = None,
-        transcripts: bool = True,
+        transcripts: bool | None = None,
         default_max_turns: int = DEFAULT_MAX_TURNS,
         max_tokens: int = 8192,
         model_table: Mapping[str, str] | None = None,
@@ -178,7 +181,11 @@ class AgentRunner:
         self.policy = policy or PermissionPolicy()
         self.hooks = hooks
         self.transcript_dir = Path(transcript_dir) if transcript_dir else None
-        self.transcripts = transcripts
+        # A library writes no files unless asked: a transcript is kept when ``transcripts``
+        # is true or a ``transcript_dir`` is given (the CLI asks by default, --no-transcript).
+        self.transcripts = (
+            transcripts if transcripts is not None else self.transcript_dir is not None
+        )
         self.default_max_turns = default_max_turns
         self.max_tokens = max_tokens
         self.model_table = model_table
