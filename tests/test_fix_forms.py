@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fix_helpers import frontmatter, load_frontmatter, split_lines
-from subagents.claude_code import ClaudeCodeView, ParseMode, read_claude_code
+from subagents.claude_code import ClaudeCodeView, ParseMode, get_profile, read_claude_code
 from subagents.fix import FixResult, FixStatus, fix_text
 from subagents.loader import parse_agent_text
 
@@ -411,3 +411,10 @@ def test_any_broken_description_keeps_every_real_field_and_never_absorbs_one(
     if crlf:
         assert fixed.count("\n") == fixed.count("\r\n")
     assert fix_text(result.fixed).status is FixStatus.UNCHANGED
+
+
+def test_the_claude_code_version_is_a_parameter() -> None:
+    text = "---\nname: r\ndescription: Use when: x\n<example>\n---\nB\n"
+    chosen = fix_text(text.encode(), claude_code=get_profile("2.1.330"))
+    assert chosen.status is FixStatus.FIXED
+    assert chosen.fixed == fix_text(text.encode()).fixed

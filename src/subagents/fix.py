@@ -53,7 +53,7 @@ from typing import Any, Literal
 
 import yaml
 
-from subagents.claude_code import ClaudeCodeView, bun_yaml, read_claude_code
+from subagents.claude_code import ClaudeCodeProfile, ClaudeCodeView, bun_yaml, read_claude_code
 from subagents.definition import Dialect
 from subagents.diagnostics import Diagnostic, Severity
 from subagents.errors import SubagentError
@@ -214,8 +214,12 @@ def fix_text(
     path: str = "<string>",
     dialect: Dialect = Dialect.CLAUDE,
     tools_style: ToolsStyle | None = None,
+    claude_code: ClaudeCodeProfile | None = None,
 ) -> FixResult:
-    """Repair one agent file's content in memory.  Never raises for bad input."""
+    """Repair one agent file's content in memory.  Never raises for bad input.
+
+    ``claude_code``: the Claude Code version whose reading judges the repairs (default: the
+    newest recorded, :func:`subagents.claude_code.get_profile`)."""
     original = data if isinstance(data, bytes) else data.encode("utf-8", "surrogatepass")
 
     def unchanged(status: FixStatus, problems: tuple[Diagnostic, ...] = ()) -> FixResult:
@@ -242,11 +246,11 @@ def fix_text(
         before = state.read(path)
         if before.document is None:
             raise _Unfixable("no usable frontmatter")
-        changes_meaning = _repair_yaml(state, before)
+        changes_meaning = _repair_yaml(state, before, claude_code)
         if tools_style is not None:
-            _restyle_tools(state, path, tools_style)
+            _restyle_tools(state, path, tools_style, claude_code)
         if not changes_meaning:
-            _same_for_claude_code(original, state.text())
+            _same_for_claude_code(original, state.text(), claude_code)
         after = state.read(path)
         remaining = tuple(d for d in _errors(after) if d.rule not in _VALUE_ERRORS)
         if remaining:
@@ -435,7 +439,7 @@ def _key_as_written(line: str, key: str) -> str:
 _SYNTAX_ERRORS = frozenset({"SA005", "SA007", "SA010", "SA013"})
 
 
-def _repair_yaml(state: _State, before: LoadResult) -> bool:
+def _repair_yaml(state: _State, before: LoadResult, profile: ClaudeCodeProfile | None) -> bool:
     """Make a frontmatter strict YAML rejects strict YAML (:mod:`subagents.fix_yaml`).
 
     Returns True when a repair deliberately changes what Claude Code reads (it cut a value, or
@@ -452,7 +456,7 @@ def _repair_yaml(state: _State, before: LoadResult) -> bool:
     if not flagged and not needs_repair(block):
         return False
     before_text = state.text()
-    edits, expected = repair_frontmatter(lines, close)
+    edits, expected = repair_frontmatter(lines, close, profile)
     changes: list[Change] = []
     for edit in sorted(edits, key=lambda e: -e.start):
         if edit.blank_after:
@@ -476,7 +480,7 @@ def _repair_yaml(state: _State, before: LoadResult) -> bool:
             0,
             Change(state.orig_line(close), "delimiter", "moved the closing `---` to column 0"),
         )
-    verify(before_text, lines, close, expected)
+    verify(before_text, lines, close, expected, profile)
     state.changes.extend(reversed(changes))
     return any(e.changes_meaning for e in edits)
 
@@ -493,17 +497,19 @@ def _view_key(view: ClaudeCodeView) -> tuple[object, ...]:
     )
 
 
-def _same_for_claude_code(original: bytes, fixed: str) -> None:
+def _same_for_claude_code(original: bytes, fixed: str, profile: ClaudeCodeProfile | None) -> None:
     """A file Claude Code loads whole must read exactly the same after every change."""
-    before = read_claude_code(original)
+    before = read_claude_code(original, profile=profile)
     if not before.loaded:
         return
-    after = read_claude_code(fixed)
+    after = read_claude_code(fixed, profile=profile)
     if _view_key(before) != _view_key(after):
         raise _Unfixable("the changes would alter what Claude Code reads; nothing was written")
 
 
-def _restyle_tools(state: _State, path: str, style: ToolsStyle) -> None:
+def _restyle_tools(
+    state: _State, path: str, style: ToolsStyle, profile: ClaudeCodeProfile | None
+) -> None:
     result = state.read(path)
     doc = result.document
     if doc is None or doc.recovered or result.definition is None:
@@ -536,10 +542,10 @@ def _restyle_tools(state: _State, path: str, style: ToolsStyle) -> None:
         else:
             new = [f"{key}:{nl}"] + [f"  - {_plain_or_quoted(i)}{nl}" for i in items]
         saved_lines, saved_origin = list(state.lines), list(state.origin)
-        cc_before = read_claude_code(state.text())
+        cc_before = read_claude_code(state.text(), profile=profile)
         state.replace(start, stop, new)
         check = state.read(path)
-        cc_after = read_claude_code(state.text())
+        cc_after = read_claude_code(state.text(), profile=profile)
         old_def, new_def = result.definition, check.definition
         if (
             new_def is None
@@ -580,6 +586,7 @@ def fix_file(
     dialect: Dialect | None = None,
     display_path: str | None = None,
     max_bytes: int = 1 << 20,
+    claude_code: ClaudeCodeProfile | None = None,
 ) -> FixResult:
     """Repair one file in place (atomically) unless ``write`` is false."""
     p = Path(path)
@@ -624,7 +631,9 @@ def fix_file(
             b"",
             problems=(_problem(display, None, f"cannot read: {exc.strerror or exc}"),),
         )
-    result = fix_text(data, path=display, dialect=chosen, tools_style=tools_style)
+    result = fix_text(
+        data, path=display, dialect=chosen, tools_style=tools_style, claude_code=claude_code
+    )
     if write and result.status is FixStatus.FIXED:
         write_atomic(p, result.fixed)
     return result

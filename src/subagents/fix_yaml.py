@@ -55,7 +55,7 @@ from typing import Any, Literal
 
 import yaml
 
-from subagents.claude_code import ParseMode, bun_yaml, read_claude_code
+from subagents.claude_code import ClaudeCodeProfile, ParseMode, bun_yaml, read_claude_code
 from subagents.claude_code.reader import split_block
 
 __all__ = [
@@ -467,14 +467,18 @@ def _decide(f: _Field, reading: Reading, cc_fm: Mapping[str, Any], cut_keys: set
 # --------------------------------------------------------------------------- the repair
 
 
-def _reading(text: str) -> tuple[Reading, Mapping[str, Any], set[str]]:
-    view = read_claude_code(text)
+def _reading(
+    text: str, profile: ClaudeCodeProfile | None
+) -> tuple[Reading, Mapping[str, Any], set[str]]:
+    view = read_claude_code(text, profile=profile)
     if view.parse not in (ParseMode.YAML, ParseMode.LENIENT) or not view.frontmatter:
         return "skipped", {}, set()
     return "whole", view.frontmatter, set()
 
 
-def repair_frontmatter(lines: list[str], close: int) -> tuple[list[Edit], dict[str, Any]]:
+def repair_frontmatter(
+    lines: list[str], close: int, profile: ClaudeCodeProfile | None = None
+) -> tuple[list[Edit], dict[str, Any]]:
     """The edits that make ``lines[1:close]`` strict YAML (``lines[0]`` is the opening ``---``),
     and every field with the value Claude Code must read from it afterwards (for :func:`verify`).
 
@@ -500,7 +504,7 @@ def repair_frontmatter(lines: list[str], close: int) -> tuple[list[Edit], dict[s
     if not fields:
         raise Unfixable("the frontmatter has no `key: value` fields")
     real = [f.key for f in fields]
-    reading, cc_fm, _ = _reading(text)
+    reading, cc_fm, _ = _reading(text, profile)
     cut_keys: set[str] = set()
     if reading == "whole":
         extra = set(cc_fm) - set(real)
@@ -625,7 +629,13 @@ def _rewrite(f: _Field, nl: str, cut_keys: set[str]) -> Edit:
 # --------------------------------------------------------------------------- verification
 
 
-def verify(before: str, lines: list[str], close: int, expected: Mapping[str, Any]) -> None:
+def verify(
+    before: str,
+    lines: list[str],
+    close: int,
+    expected: Mapping[str, Any],
+    profile: ClaudeCodeProfile | None = None,
+) -> None:
     """Re-read the repaired lines; raise :class:`Unfixable` unless they read exactly as planned.
 
     ``close``: the index of the closing ``---``; ``expected``: every field (as written) and the
@@ -636,7 +646,7 @@ def verify(before: str, lines: list[str], close: int, expected: Mapping[str, Any
         py = pyyaml_load(block)
     except (yaml.YAMLError, bun_yaml.BunYamlError) as exc:
         raise Unfixable(f"PyYAML cannot read the repaired frontmatter: {exc}") from exc
-    view = read_claude_code(after)
+    view = read_claude_code(after, profile=profile)
     if view.parse is not ParseMode.YAML:
         raise Unfixable("Claude Code would still need its lenient second pass to read the repair")
     if not isinstance(py, dict):
