@@ -25,6 +25,7 @@ Design notes
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -70,15 +71,28 @@ class _Sources:
 
     def line(self, path: str, number: int) -> str | None:
         if path not in self._lines:
-            try:
-                with open(path, encoding="utf-8-sig", errors="replace") as fh:
-                    self._lines[path] = fh.read(4_000_000).splitlines()
-            except (OSError, ValueError):
-                self._lines[path] = None
+            self._lines[path] = _read_lines(path)
         lines = self._lines[path]
         if lines is None or not 1 <= number <= len(lines):
             return None
         return lines[number - 1]
+
+
+def _read_lines(path: str) -> list[str] | None:
+    """A regular file's lines; never blocks (a FIFO named *.md) and never raises."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except (OSError, ValueError):
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        data = os.read(fd, 4_000_000)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return data.decode("utf-8-sig", errors="replace").splitlines()
 
 
 def _snippet(text: str, line: int, column: int | None, *, color: bool) -> list[str]:

@@ -26,6 +26,7 @@ from typing import Any
 
 import yaml
 
+from subagents.formats.nesting import nesting_depth, nesting_scan
 from subagents.formats.yamltree import YMap, YScalar, YSeq
 
 __all__ = [
@@ -61,65 +62,6 @@ class TooDeepError(BunYamlError):
 
 class AliasBombError(BunYamlError):
     """Aliases that expand beyond :data:`MAX_NODES` values, or refer to themselves."""
-
-
-_FLOW_OPEN = frozenset("[{")
-_FLOW_CLOSE = frozenset("]}")
-
-
-def nesting_depth(text: str, limit: int = MAX_DEPTH) -> int:
-    """An upper bound of the nesting depth (see :func:`nesting_scan`)."""
-    return nesting_scan(text, limit)[0]
-
-
-def nesting_scan(text: str, limit: int = MAX_DEPTH) -> tuple[int, int]:
-    """An upper bound of the nesting depth of ``text``, stopping early past ``limit``.
-
-    Counts flow brackets (outside quotes and comments, roughly) plus block nesting estimated
-    from indentation steps and ``- `` / ``? `` indicators at the start of a line. It may
-    over-estimate (a ``[`` inside a plain scalar counts), never under-estimate by much, and runs
-    in one pass: it exists so that no C parser ever sees a 30,000-level document.
-    """
-    flow = 0
-    worst = 0
-    indents: list[int] = [-1]
-    for number, line in enumerate(text.split("\n"), 1):
-        stripped = line.lstrip(" ")
-        if not stripped or stripped.startswith("#"):
-            continue
-        indent = len(line) - len(stripped)
-        if flow == 0:
-            while indents and indent <= indents[-1]:
-                indents.pop()
-            indents.append(indent)
-            block = len(indents) - 1
-            # "- - - x" nests one sequence per indicator on a single line
-            rest = stripped
-            while len(rest) >= 2 and rest[0] in "-?" and rest[1] in " \t":
-                block += 1
-                rest = rest[2:].lstrip(" \t")
-        else:
-            block = len(indents) - 1
-        quote = ""
-        for ch in line:
-            if quote:
-                if ch == quote:
-                    quote = ""
-            elif ch in "\"'" and flow > 0:
-                quote = ch
-            elif ch == "#" and flow == 0:
-                break
-            elif ch in _FLOW_OPEN:
-                flow += 1
-                worst = max(worst, block + flow)
-                if worst > limit:
-                    return worst, number
-            elif ch in _FLOW_CLOSE and flow > 0:
-                flow -= 1
-        worst = max(worst, block + flow)
-        if worst > limit:
-            return worst, number
-    return worst, 0
 
 
 # --------------------------------------------------------------------------- YAML 1.2 core

@@ -420,8 +420,7 @@ def read_claude_code(
             False,
             Skip(
                 SkipKind.TOO_LARGE,
-                f"the file is {nbytes:,} bytes; {profile.label} skips files over "
-                f"{profile.max_file_bytes:,} bytes",
+                f"the file is {nbytes:,} bytes, over its limit of {profile.max_file_bytes:,}",
                 True,
             ),
             ParseMode.NONE,
@@ -459,7 +458,7 @@ def read_claude_code(
         return ClaudeCodeView(
             profile,
             False,
-            Skip(SkipKind.REFUSED, f"refused for safety: {exc}", True),
+            Skip(SkipKind.REFUSED, str(exc), True),
             ParseMode.REFUSED,
             block_text=block_text,
             block_line=block_line,
@@ -475,7 +474,7 @@ def read_claude_code(
             return ClaudeCodeView(
                 profile,
                 False,
-                Skip(SkipKind.REFUSED, f"refused for safety: {exc}", True),
+                Skip(SkipKind.REFUSED, str(exc), True),
                 ParseMode.REFUSED,
                 block_text=block_text,
                 replaced_bytes=replaced,

@@ -23,6 +23,8 @@ from typing import Any
 
 import yaml
 
+from subagents.formats.nesting import nesting_scan
+
 __all__ = [
     "YMap",
     "YNode",
@@ -218,6 +220,10 @@ def parse_yaml_tree(text: str, *, line_offset: int = 0) -> YamlTree:
     Never raises for bad input: syntax errors come back in ``YamlTree.error``.
     """
     issues: list[YamlIssue] = []
+    depth, deep_line = nesting_scan(text, MAX_DEPTH)
+    if depth > MAX_DEPTH:
+        # before libyaml sees it: its C parser recurses per level and crashes on deep input
+        return YamlTree(None, issues, _too_deep(line_offset + deep_line, 1))
     if not _SLOW_CHARS.intersection(text):
         # Fast path: libyaml composes the node graph in C; we only convert and check it.
         # Without `&`, `*` or `!` in the text there can be no anchor, alias or tag, so the

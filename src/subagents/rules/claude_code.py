@@ -59,7 +59,8 @@ def _skip_code(view: ClaudeCodeView, text: str | None) -> tuple[str, int | None]
     if kind is SkipKind.YAML:
         return "SA005", view.error_line or 1
     if kind is SkipKind.REFUSED:
-        return ("SA008" if "alias" in skip.message else "SA005"), view.error_line or 1
+        code = "SA008" if "alias" in skip.message or "expands" in skip.message else "SA005"
+        return code, view.error_line or 1
     if kind is SkipKind.NO_NAME:
         not_mapping = view.frontmatter == {} and view.block_text.strip()
         if not_mapping and view.parse is not ParseMode.FAILED:
@@ -83,6 +84,12 @@ def skip_diagnostic(view: ClaudeCodeView, path: str, text: str | None = None) ->
     label = view.profile.label
     how = "skips this file" if view.skip.logged else "skips this file without a word"
     message = f"{label} {how}: {view.skip.message}"
+    if view.skip.kind is SkipKind.REFUSED:
+        # a deliberate difference: we refuse what Claude Code would try to parse
+        message = (
+            f"refused for safety and not loaded: {view.skip.message} (deeper nesting or "
+            "expanding aliases can exhaust a parser; Claude Code would try)"
+        )
     column: int | None = 1 if line else None
     key = _VALUE_KEYS.get(view.skip.kind)
     if key is not None and line is not None:
