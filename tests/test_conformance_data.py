@@ -191,6 +191,14 @@ def test_cli_list(capsys: pytest.CaptureFixture[str]) -> None:
     assert "baseline" in out
 
 
+def test_cli_compare_prints_the_agreement(capsys: pytest.CaptureFixture[str]) -> None:
+    code = conformance_main(["compare"])
+    out = capsys.readouterr().out
+    assert "recorded cases agree" in out and f"of {len(CASES)} " in out
+    assert code == (1 if "DIFFERS" in out else 0)
+    assert conformance_main(["compare", "--claude-code", "0.0.1"]) == 2
+
+
 def test_cli_bad_usage_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert conformance_main(["diff", "--case", "no-such-case", "--claude", "/nonexistent"]) == 2
     assert "no conformance case 'no-such-case'" in capsys.readouterr().err

@@ -3,6 +3,7 @@
     record [--claude-code VERSION] [--case ID ...] [--jobs N] [--corpus DIR] [--claude PATH]
            [--no-netns] [--output FILE]
     diff   [--claude-code VERSION] [--case ID ...] [--jobs N] [--claude PATH] [--no-netns]
+    compare [--claude-code VERSION]
     list
 
 ``record`` installs ``@anthropic-ai/claude-code@VERSION`` into the cache when needed, runs every
@@ -10,7 +11,9 @@ case (or the named ones, keeping the other recorded cases) and writes
 ``data/claude-code-VERSION.json``; with ``--corpus DIR`` it records the corpus instead, into
 ``data/claude-code-VERSION-corpus.json``.  ``diff`` records again into memory and prints what
 differs from the committed data (the recording date is not compared); exit 1 when anything
-does.  Exit 2: bad usage or Claude Code could not be installed or run.
+does.  ``compare`` needs no Claude Code: it reads every case with this project's registry and
+prints where that differs from the recording (exit 1 when a difference is not a documented
+deliberate one).  Exit 2: bad usage or Claude Code could not be installed or run.
 """
 
 from __future__ import annotations
@@ -65,6 +68,9 @@ def _parser() -> argparse.ArgumentParser:
             p.add_argument("--corpus", metavar="DIR", help="record a corpus folder instead")
             p.add_argument("--batch-size", type=int, default=25, metavar="N")
             p.add_argument("--output", metavar="FILE", help="write here, not to the data folder")
+    compare = sub.add_parser("compare", help="compare this project's reading with a recording")
+    compare.add_argument("--claude-code", metavar="VERSION",
+                         help="recorded version (default: the newest)")
     sub.add_parser("list", help="list the cases")
     return parser
 
@@ -174,6 +180,15 @@ def _cmd_diff(args: argparse.Namespace) -> int:
     return 1
 
 
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from subagents.conformance import load_expectations
+    from subagents.conformance.compare import agreement_table, compare_recording
+
+    results = compare_recording(load_expectations(args.claude_code), CASES)
+    print(agreement_table(results))
+    return 1 if any(not r.agrees and not r.deliberate for r in results) else 0
+
+
 def _cmd_list() -> int:
     width = max(len(c.id) for c in CASES)
     for case in CASES:
@@ -188,6 +203,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "list":
             return _cmd_list()
+        if args.command == "compare":
+            return _cmd_compare(args)
         if args.command == "record":
             return _cmd_record(args)
         return _cmd_diff(args)

@@ -2,8 +2,9 @@
 
 A case is a small, self-made project: files for ``.claude/agents/`` (relative path -> exact
 bytes), optional files for ``~/.claude/agents/``, optional files anywhere in the project (for
-nested ``.claude/agents`` folders, with ``cwd`` naming the folder Claude Code starts in), and
-the agents to launch so that the model id, tools and prompt each really gets are recorded.
+nested ``.claude/agents`` folders, with ``cwd`` naming the folder Claude Code starts in),
+symbolic links (link path -> target as written), and the agents to launch so that the model
+id, tools and prompt each really gets are recorded.
 Cases are written by this project; nothing in them comes from the corpus.
 
 Design decision: file contents are bytes, so encodings, BOMs, CRLF and size limits are exact.
@@ -29,6 +30,8 @@ class Case:
     spawn: tuple[str, ...] = ()
     project_files: Mapping[str, bytes] = field(default_factory=dict)  # relative to the root
     cwd: str = ""  # where Claude Code starts, relative to the project root
+    # symbolic links: link path relative to the project root -> the target as written in it
+    links: Mapping[str, str] = field(default_factory=dict)
 
     def materialise(self, project: Path, home: Path | None = None) -> tuple[Path, Path | None]:
         """Write the case under ``project/.claude/agents`` (and ``home/.claude/agents``).
@@ -42,6 +45,10 @@ class Case:
             _write_tree(project, self.project_files)
         if self.cwd:
             _write_tree(project, {f"{self.cwd}/.keep": b""})
+        for rel, target in self.links.items():
+            link = _inside(project, rel)
+            link.parent.mkdir(parents=True, exist_ok=True)
+            link.symlink_to(target)
         user = None
         if home is not None:
             user = home / ".claude" / "agents"
@@ -50,12 +57,16 @@ class Case:
         return agents, user
 
 
+def _inside(root: Path, rel: str) -> Path:
+    if rel.startswith("/") or ".." in Path(rel).parts:
+        raise ValueError(f"case file path must stay inside the agents folder: {rel!r}")
+    return root / rel
+
+
 def _write_tree(root: Path, files: Mapping[str, bytes]) -> None:
     root.mkdir(parents=True, exist_ok=True)
     for rel, data in files.items():
-        if rel.startswith("/") or ".." in Path(rel).parts:
-            raise ValueError(f"case file path must stay inside the agents folder: {rel!r}")
-        target = root / rel
+        target = _inside(root, rel)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
 

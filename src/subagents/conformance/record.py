@@ -7,8 +7,10 @@ agent stays, marked ``overrides_builtin``.
 Which file an agent came from is not printed by Claude Code, so it is worked out: the cases give
 each file its own name, so a file whose ``name:`` (read leniently) is the agent's name is its
 source; when a name is in several files, the ``Duplicate agent name ... active: PATH`` debug line
-names the winner, and across scopes the file holding the agent's description does.  When none
-of this settles it, ``source`` stays None rather than a guess.
+names the winner, and across scopes the file holding the agent's description does.  Only files
+inside an agents folder count (a link's target elsewhere does not), and nothing under a folder
+the log says was skipped as a circular link.  When none of this settles it, ``source`` stays
+None rather than a guess.
 
 Design decision: cases run in a thread pool (each run is a child process), and the result is
 sorted by case id, so ``--jobs`` never changes the data file.
@@ -17,6 +19,7 @@ sorted by case id, so ``--jobs`` never changes the data file.
 from __future__ import annotations
 
 import datetime as _dt
+import posixpath
 import re
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -62,18 +65,41 @@ def name_guess(data: bytes) -> str | None:
     return value or None
 
 
+def _project_key(rel: str) -> str:
+    agents = ".claude/agents/"
+    return f"project/{rel[len(agents):]}" if rel.startswith(agents) else f"<project>/{rel}"
+
+
 def _case_files(case: Case) -> dict[str, bytes]:
-    files = {f"project/{rel}": data for rel, data in case.files.items()}
+    """Every file of the case by the name the recording uses (links as the files they reach)."""
+    tree = {f".claude/agents/{rel}": data for rel, data in case.files.items()}
+    tree.update(case.project_files)
+    files = {_project_key(rel): data for rel, data in tree.items()}
     files.update({f"user/{rel}": data for rel, data in case.user_files.items()})
-    files.update({f"<project>/{rel}": data for rel, data in case.project_files.items()})
+    for link, target in case.links.items():
+        reached = posixpath.normpath(posixpath.join(posixpath.dirname(link), target))
+        if reached in tree:
+            files[_project_key(link)] = tree[reached]
+            continue
+        for rel, data in tree.items():
+            if rel.startswith(reached + "/"):
+                files[_project_key(link + rel[len(reached):])] = data
     return files
+
+
+def _in_agents_folder(path: str) -> bool:
+    return path.startswith(("project/", "user/")) or "/.claude/agents/" in path
 
 
 def match_sources(case: Case, agents: Iterable[LoadedAgent], debug: Iterable[str]
                   ) -> tuple[tuple[LoadedAgent, ...], tuple[FileResult, ...]]:
     """Give each agent its source file where it can be determined (see module docstring)."""
     files = _case_files(case)
-    readable = {p: d for p, d in files.items() if p.endswith(".md")}
+    debug = list(debug)
+    skipped = [m.group(1) + "/" for line in debug
+               if (m := re.search(r"Skipping already visited directory[^:]*: (\S+)$", line))]
+    readable = {p: d for p, d in files.items() if p.endswith(".md") and _in_agents_folder(p)
+                and not p.startswith(tuple(skipped))}
     guesses = {p: name_guess(d) for p, d in readable.items()}
     active: dict[tuple[str, str], str] = {}
     for line in debug:
@@ -104,10 +130,9 @@ def match_sources(case: Case, agents: Iterable[LoadedAgent], debug: Iterable[str
         out.append(LoadedAgent(agent.name, agent.description, agent.model, agent.tools,
                                agent.listing_line, source, agent.overrides_builtin))
     results = []
-    debug_list = list(debug)
     for path in sorted(files):
         pattern = re.compile(re.escape(path) + r"(?![\w./-])")
-        lines = tuple(line for line in debug_list if pattern.search(line))
+        lines = tuple(line for line in debug if pattern.search(line))
         results.append(FileResult(path, taken.get(path), lines))
     return tuple(out), tuple(results)
 
