@@ -42,10 +42,20 @@ TAKER = textwrap.dedent(
 
 
 def _tail(lock_path: Path) -> str:
+    """The queue's tail, read under the tail's own mutex: a writer truncates the file and then
+    writes its name, and a read between the two (an empty tail) once made a queued writer look
+    like the next one, so two writers raced for their places."""
+    import fcntl
+
     try:
-        return (lock_path.with_name(f".{lock_path.name}.queue") / "tail").read_text()
+        fd = os.open(lock_path.with_name(f".{lock_path.name}.queue") / "tail", os.O_RDONLY)
     except FileNotFoundError:
         return ""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH)
+        return os.pread(fd, 256, 0).decode("ascii", "replace")
+    finally:
+        os.close(fd)
 
 
 def _queue(lock_path: Path, order: Path, who: str, timeout: float = 30) -> subprocess.Popen[str]:
