@@ -71,7 +71,8 @@ class _Sources:
     def line(self, path: str, number: int) -> str | None:
         if path not in self._lines:
             try:
-                with open(path, encoding="utf-8-sig", errors="replace") as fh:
+                with open(os.path.expanduser(path), encoding="utf-8-sig",
+                          errors="replace") as fh:
                     self._lines[path] = fh.read(4_000_000).splitlines()
             except (OSError, ValueError):
                 self._lines[path] = None
@@ -218,7 +219,7 @@ def render_json(report: ValidationReport) -> str:
 def _uri(path: str) -> str:
     from urllib.parse import quote
 
-    p = Path(path)
+    p = Path(os.path.expanduser(path))
     if p.is_absolute():
         try:
             rel = os.path.relpath(p)
