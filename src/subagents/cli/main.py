@@ -19,6 +19,7 @@ import sys
 
 import click
 
+from subagents import __version__
 from subagents.cli.options import fail_json, wants_json
 from subagents.errors import SubagentError
 
@@ -103,7 +104,7 @@ def _unavailable(name: str, short_help: str) -> click.Command:
     no_args_is_help=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-@click.version_option(None, "-V", "--version", package_name="subagents", prog_name="subagents")
+@click.version_option(__version__, "-V", "--version", prog_name="subagents")
 @click.pass_context
 def cli(ctx: click.Context) -> None:
     """Read, judge, repair, find and run AI subagent definitions.
