@@ -62,7 +62,7 @@ def test_list_json_from_a_subfolder_shows_winners_shadowed_and_broken(
     assert agents["only-user"]["source"] == "user"
     assert agents["only-user"]["tools"] is None and agents["only-user"]["model"] is None
     assert [(s["name"], s["source"], s["path"]) for s in data["shadowed"]] == [
-        ("reviewer", "user", str(layout["user_agents"] / "reviewer.md"))
+        ("reviewer", "user", "~/.claude/agents/reviewer.md")  # home as ~
     ]
     diag = data["diagnostics"][0]
     assert set(diag) == {"path", "line", "column", "rule", "severity", "message", "hint"}
@@ -85,7 +85,7 @@ def test_list_paths_under_cwd_are_relative(layout: dict[str, Path]) -> None:
 
 
 def test_list_spells_paths_like_validate(layout: dict[str, Path]) -> None:
-    """One file, one spelling: relative to the cwd (``../`` allowed once), else absolute."""
+    """One file, one spelling: relative inside the cwd, ``~`` under home, else absolute."""
     pkg_agents = layout["sub"].parent / ".claude" / "agents"
     for folder in (layout["sub_agents"], pkg_agents, layout["root_agents"]):
         folder.mkdir(parents=True)
@@ -98,7 +98,7 @@ def test_list_spells_paths_like_validate(layout: dict[str, Path]) -> None:
     assert paths == sorted(
         [
             os.path.join(".claude", "agents", "broken.md"),
-            os.path.join("..", ".claude", "agents", "broken.md"),
+            str(pkg_agents / "broken.md"),
             str(layout["root_agents"] / "broken.md"),
         ]
     )
@@ -335,7 +335,7 @@ def test_show_prints_fields_origin_shadowed_and_examples(layout: dict[str, Path]
     assert "not an example" not in out
     data = _json(run("show", "rev", "--format", "json"))
     assert data["examples"] == ["**Example 1: one**\nUser: a", "**Example 2: two**\nUser: b"]
-    assert data["maxTurns"] == "7" and data["source"] == "project"
+    assert data["maxTurns"] == 7 and data["source"] == "project"  # typed as in the file
     assert data["shadowed"][0]["source"] == "user"
 
 
@@ -407,13 +407,15 @@ def test_doctor_explains_everything_on_one_screen(layout: dict[str, Path]) -> No
     assert result.exit_code == 1
     lines = result.output.splitlines()
     root = str(layout["root_agents"])
+    pkg = str(layout["sub"].parent / ".claude" / "agents")  # outside the cwd: absolute
+    width = max(len(root), len(pkg))
     assert lines[2:8] == [
         "Scope folders, highest precedence first:",
         "  managed  (none: --managed-dir or SUBAGENTS_MANAGED_DIR)",
-        f"  project  {'.claude/agents':<{len(root)}}  4 files",
-        f"  project  {'../.claude/agents':<{len(root)}}  missing",
-        f"  project  {root}  1 file  (git root)",
-        f"  user     {'~/.claude/agents':<{len(root)}}  1 file",
+        f"  project  {'.claude/agents':<{width}}  4 files",
+        f"  project  {pkg:<{width}}  missing",
+        f"  project  {root:<{width}}  1 file  (git root)",
+        f"  user     {'~/.claude/agents':<{width}}  1 file",
     ]
     out = result.output
     # Claude Code 2.1.330 loads `skipped` as `again` (the last of two `name` keys wins) and
@@ -479,9 +481,9 @@ def test_doctor_json_has_the_list_and_validate_shapes(layout: dict[str, Path]) -
     assert [d["rule"] for d in bad["diagnostics"]] == ["SA005"]
     assert [(s["scope"], s["path"], s["state"], s["files"]) for s in data["scopes"]] == [
         ("project", ".claude/agents", "ok", 4),
-        ("project", os.path.join("..", ".claude", "agents"), "missing", 0),
+        ("project", str(layout["sub"].parent / ".claude" / "agents"), "missing", 0),
         ("project", str(layout["root_agents"]), "missing", 0),
-        ("user", str(layout["user_agents"]), "ok", 1),
+        ("user", "~/.claude/agents", "ok", 1),
     ]
     for d in data["diagnostics"]:
         assert list(d) == ["path", "line", "column", "rule", "severity", "message", "hint"]
@@ -745,7 +747,7 @@ def test_doctor_name_explains_one_agent(layout: dict[str, Path]) -> None:
     assert ok.exit_code == 0
     assert ok.output.splitlines() == [
         "rev: loaded from project " + os.path.join(".claude", "agents", "rev.md"),
-        f"  shadowed: user {layout['user_agents'] / 'rev.md'}",
+        "  shadowed: user ~/.claude/agents/rev.md",
     ]
     bad = CliRunner().invoke(cli, ["doctor", "gone"])
     assert bad.exit_code == 1

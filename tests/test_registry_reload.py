@@ -111,7 +111,7 @@ def test_good_file_that_breaks_drops_its_agent_and_says_why(layout: dict[str, Pa
     assert mod.to_dict() == {
         "event": "modified",
         "name": "flaky",
-        "path": str(layout["user_agents"] / "flaky.md"),
+        "path": "~/.claude/agents/flaky.md",
         "source": "user",
         "reason": "error",
         "previous_path": ".claude/agents/flaky.md",

@@ -42,7 +42,7 @@ Fingerprint = tuple[str, str, str]
 
 def fingerprint(d: Diagnostic, base: Path) -> Fingerprint:
     """``(path relative to base, rule, message)`` for one finding."""
-    path = os.path.abspath(d.path)
+    path = os.path.abspath(os.path.expanduser(d.path))
     try:
         rel = os.path.relpath(path, base)
     except ValueError:  # another drive on Windows

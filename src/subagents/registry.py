@@ -452,15 +452,12 @@ class AgentRegistry:
             raise UsageError(f"cli_agents cannot be written as JSON: {exc}") from exc
 
     def display(self, path: Path) -> str:
-        """``path`` as ``validate`` shows it: relative to the cwd (``x.md``, ``../x.md``), or
-        absolute when that would climb two or more levels (``validate._display``) -- so one
-        file has one spelling in the diagnostics of ``validate``, ``list`` and ``watch``."""
-        try:
-            rel = os.path.relpath(path, self.cwd)
-        except ValueError:
-            return str(path)
-        far = rel.startswith(os.pardir + os.sep + os.pardir) or rel == os.pardir
-        return str(path) if far else rel
+        """``path`` as every command prints it (:func:`subagents.paths.display_path`):
+        relative inside the working folder, ``~/...`` under home, else absolute -- so one
+        file has one spelling in ``validate``, ``list``, ``doctor`` and ``watch``."""
+        from subagents.paths import display_path
+
+        return display_path(path, self.cwd, self.home)
 
     @property
     def sources(self) -> list[Source]:

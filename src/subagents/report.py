@@ -71,7 +71,7 @@ class _Sources:
 
     def line(self, path: str, number: int) -> str | None:
         if path not in self._lines:
-            self._lines[path] = _read_lines(path)
+            self._lines[path] = _read_lines(os.path.expanduser(path))
         lines = self._lines[path]
         if lines is None or not 1 <= number <= len(lines):
             return None
@@ -232,7 +232,7 @@ def render_json(report: ValidationReport) -> str:
 def _uri(path: str) -> str:
     from urllib.parse import quote
 
-    p = Path(path)
+    p = Path(os.path.expanduser(path))
     if p.is_absolute():
         try:
             rel = os.path.relpath(p)

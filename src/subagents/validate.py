@@ -234,13 +234,12 @@ def iter_agent_files(
 
 
 def _display(p: Path, given: str | None) -> str:
+    """As the user typed it, else one spelling for every command (:mod:`subagents.paths`)."""
     if given is not None:
         return given
-    try:
-        rel = os.path.relpath(p)
-    except ValueError:
-        return str(p)
-    return rel if not rel.startswith(".." + os.sep + "..") else str(p)
+    from subagents.paths import display_path
+
+    return display_path(p)
 
 
 def default_sources(

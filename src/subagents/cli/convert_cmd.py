@@ -19,21 +19,21 @@ Design notes
 
 from __future__ import annotations
 
-import os
+import json
 from pathlib import Path
+from typing import Any
 
 import click
 
+from subagents.cli.options import format_option
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic, Severity, sort_diagnostics
 
 
 def _display(path: Path) -> str:
-    try:
-        rel = os.path.relpath(path)
-    except ValueError:
-        return str(path)
-    return str(path) if rel.startswith("..") and path.is_absolute() else rel
+    from subagents.paths import display_path
+
+    return display_path(path)
 
 
 def _inputs(paths: tuple[Path, ...]) -> list[tuple[Path, bool]]:
@@ -121,6 +121,12 @@ def _read(
 @click.option(
     "--strict", is_flag=True, help="Exit 1 if the target cannot carry some field (CV001/CV002)."
 )
+@format_option(
+    "text",
+    "json",
+    help="text: the converted files on stdout (or written with --out) and the report on "
+    "stderr; json: one object on stdout with the files, the report and a summary.",
+)
 @click.pass_context
 def convert(
     ctx: click.Context,
@@ -132,6 +138,7 @@ def convert(
     to_stdout: bool,
     force: bool,
     strict: bool,
+    output_format: str,
 ) -> None:
     """Convert agents between dialects.
 
@@ -157,13 +164,14 @@ def convert(
     diagnostics.extend(result.diagnostics)
 
     written: list[str] = []
-    if out_dir is None:
+    as_json = output_format == "json"
+    if out_dir is None and not as_json:
         many = len(result.outputs) > 1
         for out in result.outputs:
             if many:
                 click.echo(f"==> {out.filename} <==")
             click.echo(out.text, nl=False)
-    else:
+    elif out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
         for out in result.outputs:
             dest = out_dir / out.filename
@@ -184,6 +192,29 @@ def convert(
             write_atomic(dest, out.text.encode("utf-8"))
             written.append(_display(dest))
 
+    problems = len(result.failed) + failures
+    losses = sum(d.rule in ("CV001", "CV002") for d in diagnostics)
+    failed = bool(failures or result.failed or (strict and result.has_losses))
+    if as_json:
+        files = []
+        for out in result.outputs:
+            item: dict[str, Any] = {"filename": out.filename, "agents": list(out.names)}
+            if out_dir is None:
+                item["text"] = out.text
+            else:
+                shown = _display(out_dir / out.filename)
+                item["path"] = shown
+                item["written"] = shown in written
+            files.append(item)
+        click.echo(json.dumps({
+            "summary": {"converted": len(result.converted), "to": target,
+                        "problems": problems, "fields_not_carried": losses},
+            "files": files,
+            "diagnostics": [d.to_dict() for d in sort_diagnostics(diagnostics)],
+        }, indent=2, ensure_ascii=False))
+        if failed:
+            ctx.exit(1)
+        return
     for d in sort_diagnostics(diagnostics):
         click.echo(d.format_text(), err=True)
     if out_dir is not None:
@@ -191,13 +222,9 @@ def convert(
             click.echo(f"wrote {w}", err=True)
     click.echo(
         f"{len(result.converted)} agent(s) converted to {target}"
-        + (f", {len(result.failed) + failures} problem(s)" if result.failed or failures else "")
-        + (
-            f", {sum(d.rule in ('CV001', 'CV002') for d in diagnostics)} field(s) not carried"
-            if result.has_losses
-            else ""
-        ),
+        + (f", {problems} problem(s)" if problems else "")
+        + (f", {losses} field(s) not carried" if result.has_losses else ""),
         err=True,
     )
-    if failures or result.failed or (strict and result.has_losses):
+    if failed:
         ctx.exit(1)

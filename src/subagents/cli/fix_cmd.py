@@ -22,7 +22,6 @@ Design notes
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -37,11 +36,9 @@ _NOT_AGENT_CODES = frozenset({"SA003", "SA012"})
 
 
 def _display(path: Path) -> str:
-    try:
-        rel = os.path.relpath(path)
-    except ValueError:  # another drive on Windows
-        return str(path)
-    return str(path) if rel.startswith("..") and path.is_absolute() else rel
+    from subagents.paths import display_path
+
+    return display_path(path)
 
 
 def _walk(folder: Path) -> Iterator[Path]:

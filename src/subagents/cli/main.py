@@ -5,7 +5,11 @@ per module in :mod:`subagents.cli` and are imported lazily (see ``COMMANDS``), s
 ``subagents validate one.md`` never pays for ``anthropic``, ``mcp``, ``rich`` or ``watchfiles``.
 
 Exit codes: 0 success; 1 the command ran and found errors (or a run failed); 2 usage error
-(unknown flag, missing path, malformed ``--agents``); 130 interrupted.
+(unknown flag, missing path, malformed ``--agents``); 3 a ``run --pipeline`` stopped before
+its last stage; 130 interrupted.  Under ``--format json`` an error is a JSON object on stdout
+(``{"error": {"message", "hint", "exit_code"}}``) with the same exit code.  A mistyped
+command gets the closest names (difflib); bare ``subagents`` prints the help and exits 0;
+``-V``/``--version`` prints the version.
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ import sys
 
 import click
 
+from subagents import __version__
+from subagents.cli.options import fail_json, wants_json
 from subagents.errors import SubagentError
 
 # command name -> "module:attribute"; the module is imported only when the command runs
@@ -60,6 +66,21 @@ class LazyGroup(click.Group):
             return command
         return super().get_command(ctx, cmd_name)
 
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        # A mistyped command gets the closest names (difflib, as click does for options).
+        name = click.utils.make_str(args[0]) if args else ""
+        if args and self.get_command(ctx, name) is None and not name.startswith("-"):
+            import difflib
+
+            close = difflib.get_close_matches(name, self.list_commands(ctx), n=3, cutoff=0.6)
+            message = f"No such command {name!r}."
+            if close:
+                message += " Did you mean " + " or ".join(repr(c) for c in close) + "?"
+            raise click.UsageError(message, ctx)
+        return super().resolve_command(ctx, args)
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         # Short help from the table: listing commands must not import them all.
         rows = [(name, COMMANDS[name][1]) for name in sorted(COMMANDS)]
@@ -77,25 +98,41 @@ def _unavailable(name: str, short_help: str) -> click.Command:
     return _cmd
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="subagents")
-def cli() -> None:
+@click.group(
+    cls=LazyGroup,
+    invoke_without_command=True,
+    no_args_is_help=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+@click.version_option(__version__, "-V", "--version", prog_name="subagents")
+@click.pass_context
+def cli(ctx: click.Context) -> None:
     """Read, judge, repair, find and run AI subagent definitions.
 
     Agents are Markdown files with YAML frontmatter (.claude/agents/*.md, .codex/agents/*.md)
     or JSON (agents.json, --agents).  Start with `subagents validate` in a project.
     """
+    if ctx.invoked_subcommand is None:  # bare `subagents`: the help, and success
+        click.echo(ctx.get_help())
+        ctx.exit(0)
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point: SubagentError -> message + exit code, never a traceback."""
+    """Console-script entry point: SubagentError -> message + exit code, never a traceback.
+
+    Under ``--format json`` an error is a JSON object on stdout, ``{"error": {"message",
+    "hint", "exit_code"}}``, so a script reading stdout always gets JSON."""
+    args = sys.argv[1:] if argv is None else list(argv)
     try:
-        rc = cli.main(args=argv, prog_name="subagents", standalone_mode=False)
+        rc = cli.main(args=args, prog_name="subagents", standalone_mode=False)
         if isinstance(rc, int) and rc:
             sys.exit(rc)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.ClickException as exc:
+        if wants_json(args):
+            message, _, hint = exc.format_message().partition("\n  hint: ")
+            fail_json(message, hint or None, exc.exit_code)
         exc.show()
         sys.exit(exc.exit_code)
     except click.exceptions.Abort:
@@ -105,6 +142,8 @@ def main(argv: list[str] | None = None) -> None:
         click.echo("Interrupted.", err=True)
         sys.exit(130)
     except SubagentError as exc:
+        if wants_json(args):
+            fail_json(exc.message, exc.hint, exc.exit_code)
         click.echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)
     except ImportError as exc:
@@ -114,15 +153,16 @@ def main(argv: list[str] | None = None) -> None:
         module = dependency_of(exc)
         if module is None:
             raise
-        err = MissingDependencyError(module, _command_name(argv))
+        err = MissingDependencyError(module, _command_name(args))
+        if wants_json(args):
+            fail_json(err.message, err.hint, err.exit_code)
         click.echo(f"error: {err}", err=True)
         sys.exit(err.exit_code)
     except BrokenPipeError:
         sys.exit(1)
 
 
-def _command_name(argv: list[str] | None) -> str:
-    args = sys.argv[1:] if argv is None else argv
+def _command_name(args: list[str]) -> str:
     name = next((a for a in args if not a.startswith("-")), None)
     return f"`subagents {name}`" if name in COMMANDS else "this command"
 

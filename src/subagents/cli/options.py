@@ -51,9 +51,10 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
@@ -69,6 +70,8 @@ __all__ = [
     "check_agents_json",
     "cwd_option",
     "dialect_option",
+    "fail",
+    "fail_json",
     "format_option",
     "global_dir_option",
     "group_dir_option",
@@ -77,6 +80,7 @@ __all__ = [
     "registry_options",
     "registry_scope_options",
     "scope_sources",
+    "wants_json",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -413,3 +417,33 @@ def scope_sources(*, dialect: Dialect | None = None, cwd: Path | None = None) ->
         agents_json=reg.agents_json,
         plugin_dirs=reg.plugin_dirs,
     )
+
+
+def wants_json(args: list[str]) -> bool:
+    """Did the command line ask for ``--format json``?"""
+    for i, a in enumerate(args):
+        if a == "--":
+            return False
+        if a == "--format=json" or (a == "--format" and args[i + 1 : i + 2] == ["json"]):
+            return True
+    return False
+
+
+def fail_json(message: str, hint: str | None, exit_code: int, **extra: Any) -> NoReturn:
+    """Print an error as ``{"error": {"message", "hint", "exit_code", ...}}`` on stdout (where
+    a script reading ``--format json`` looks) and exit with ``exit_code``."""
+    error: dict[str, Any] = {"message": message, "hint": hint, "exit_code": exit_code}
+    error.update(extra)
+    click.echo(json.dumps({"error": error}, indent=2, ensure_ascii=False))
+    sys.exit(exit_code)
+
+
+def fail(output_format: str, message: str, hint: str | None = None, exit_code: int = 1,
+         **extra: Any) -> NoReturn:
+    """An error in the command's format: JSON on stdout, or ``error: ...`` on stderr."""
+    if output_format == "json":
+        fail_json(message, hint, exit_code, **extra)
+    click.echo(f"error: {message}", err=True)
+    if hint:
+        click.echo(f"  hint: {hint}", err=True)
+    sys.exit(exit_code)

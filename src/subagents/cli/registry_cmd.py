@@ -41,6 +41,8 @@ from subagents.cli.options import (
     build_registry,
     cwd_option,
     dialect_option,
+    fail,
+    fail_json,
     format_option,
     registry_options,
 )
@@ -48,6 +50,7 @@ from subagents.definition import AgentDefinition, Dialect, Scope
 from subagents.diagnostics import Severity
 from subagents.discovery import find_git_root
 from subagents.errors import AgentNotFoundError, DefinitionError
+from subagents.paths import display_path
 from subagents.registry import AgentRegistry, usage_examples
 
 __all__ = ["FALLBACK", "doctor", "list_agents", "new", "not_found_lines", "show"]
@@ -263,6 +266,31 @@ def _field_lines(d: AgentDefinition) -> list[tuple[str, str]]:
     return out
 
 
+def json_fields(d: AgentDefinition) -> dict[str, Any]:
+    """The optional fields of an agent as JSON, spelled as in the agent file (``maxTurns``,
+    ``permissionMode``, ``disallowedTools``...) and typed as there: numbers are numbers,
+    lists are lists, flags are booleans.  Unset fields are left out."""
+    values: list[tuple[str, Any]] = [
+        ("disallowedTools", list(d.disallowed_tools) if d.disallowed_tools else None),
+        ("permissionMode", d.permission_mode),
+        ("maxTurns", d.max_turns),
+        ("skills", list(d.skills) if d.skills else None),
+        ("mcpServers", [s.name for s in d.mcp_servers] if d.mcp_servers else None),
+        ("hooks", list(d.hooks) if d.hooks else None),
+        ("memory", d.memory),
+        ("color", d.color),
+        ("effort", d.effort),
+        ("isolation", d.isolation),
+        ("background", d.background),
+        ("initialPrompt", d.initial_prompt),
+        ("keywords", list(d.keywords) if d.keywords else None),
+        ("version", d.version),
+        ("author", d.author),
+        ("tags", list(d.tags) if d.tags else None),
+    ]
+    return {k: v for k, v in values if v is not None}
+
+
 @click.command()
 @click.argument("name")
 @registry_options
@@ -294,9 +322,15 @@ def show(
         entry = reg.entry(name)
         defn = entry.definition
     except AgentNotFoundError:
+        if output_format == "json":
+            fail_json(f"no agent named {name!r} in this directory", FALLBACK, 1,
+                      suggestions=reg.suggest(name))
         _not_found(reg, name)
         return
     except DefinitionError as exc:
+        if output_format == "json":
+            fail_json(exc.message, exc.hint, 1,
+                      diagnostics=[d.to_dict() for d in exc.diagnostics])
         click.echo(f"error: {exc}", err=True)
         for d in exc.diagnostics:
             click.echo("  " + d.format_text().split("\n")[0], err=True)
@@ -305,11 +339,11 @@ def show(
     examples = usage_examples(defn)
     if output_format == "json":
         data = entry.to_dict()
-        data.update({k: v for k, v in _field_lines(defn) if k not in ("model", "tools")})
-        data["system_prompt"] = defn.system_prompt
+        data.update(json_fields(defn))
+        data["prompt"] = defn.system_prompt
         data["shadowed"] = [e.to_shadow_dict() for e in shadowed]
         data["examples"] = examples
-        click.echo(json.dumps(data, indent=2))
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
         return
     click.echo(f"{entry.name}  ({entry.describe_origin()})")
     click.echo("")
@@ -425,12 +459,16 @@ def write_new_file(path: Path, text: str) -> None:
 )
 @dialect_option(help="Which layout to write: claude (.claude/agents) or codex (.codex/agents).")
 @cwd_option
-def new(name: str, template: str, scope: str, dialect: Dialect, cwd: Path | None) -> None:
+@format_option("text", "json")
+def new(
+    name: str, template: str, scope: str, dialect: Dialect, cwd: Path | None, output_format: str
+) -> None:
     """Write a new agent file NAME.md from a template, ready to edit.
 
     The file goes to the project's agents folder (or the user's with --scope user), which is
     created if missing.  An existing file, or an agent of the same name in that folder, is
-    never overwritten.  Example:
+    never overwritten (exit 1).  With --format json, prints {"path", "name", "template",
+    "dialect", "scope"}.  Example:
 
     \b
         subagents new api-reviewer --template code-reviewer
@@ -454,13 +492,10 @@ def new(name: str, template: str, scope: str, dialect: Dialect, cwd: Path | None
     else:
         folder = (find_git_root(base) or base) / sub
     target = folder / f"{name}.md"
+    shown = display_path(target)
     if target.exists() or target.is_symlink():
-        click.echo(
-            f"error: {target} already exists; not overwriting it "
-            "(pick another NAME or delete the file first)",
-            err=True,
-        )
-        sys.exit(1)
+        fail(output_format, f"{shown} already exists; not overwriting it",
+             "pick another NAME or delete the file first")
     reg = AgentRegistry(base, dialect=dialect).load_all()
     wanted = Scope.USER if scope == "user" else Scope.PROJECT
     for e in [*reg.list(), *reg.shadowed()]:
@@ -470,31 +505,30 @@ def new(name: str, template: str, scope: str, dialect: Dialect, cwd: Path | None
             and e.path is not None
             and folder in e.path.parents
         ):
-            click.echo(
-                f"error: agent {name!r} is already defined in {e.path}; a second file "
-                "with that name would clash",
-                err=True,
-            )
-            sys.exit(1)
+            fail(output_format, f"agent {name!r} is already defined in {display_path(e.path)}; "
+                 "a second file with that name would clash",
+                 "pick another NAME, or edit that file")
     text = render_template(template, name, dialect)
     if folder.exists() and not folder.is_dir():
-        click.echo(f"error: {folder} exists and is not a folder", err=True)
-        sys.exit(1)
+        fail(output_format, f"{display_path(folder)} exists and is not a folder",
+             "agents live in a folder of .md files; move that file away")
     try:
         _make_dirs(folder)
         write_new_file(target, text)
     except FileExistsError:
-        click.echo(f"error: {target} already exists; not overwriting it", err=True)
-        sys.exit(1)
+        fail(output_format, f"{shown} already exists; not overwriting it")
     except OSError as exc:
-        where = exc.filename or target
-        click.echo(f"error: cannot write {where}: {exc.strerror or exc}", err=True)
-        click.echo("  hint: check that the folder is writable by you", err=True)
-        sys.exit(1)
-    click.echo(f"wrote {target} (template {template}, {dialect.value} dialect)")
+        where = display_path(Path(exc.filename)) if exc.filename else shown
+        fail(output_format, f"cannot write {where}: {exc.strerror or exc}",
+             "check that the folder is writable by you")
+    if output_format == "json":
+        click.echo(json.dumps({"path": shown, "name": name, "template": template,
+                               "dialect": dialect.value, "scope": scope}, indent=2))
+        return
+    click.echo(f"wrote {shown} (template {template}, {dialect.value} dialect)")
     click.echo(
         "next: edit the description and prompt, then `subagents validate "
-        f"{target}` and `subagents show {name}`"
+        f"{shown}` and `subagents show {name}`"
     )
 
 

@@ -27,6 +27,7 @@ import click
 from subagents.cli.options import build_registry, format_option, registry_options
 from subagents.definition import AgentDefinition, Dialect
 from subagents.errors import SubagentError
+from subagents.paths import display_path
 
 if TYPE_CHECKING:
     from subagents.dispatch.examples import UsageExample
@@ -95,7 +96,7 @@ def _match_json(m: RouteMatch, rank: int) -> dict[str, Any]:
         "score": round(m.score, 4),
         "why": list(m.why),
         "source": m.agent.source.value if m.agent.source else None,
-        "path": str(m.agent.path) if m.agent.path else None,
+        "path": display_path(m.agent.path) if m.agent.path else None,
     }
 
 
