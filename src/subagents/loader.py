@@ -161,7 +161,12 @@ def parse_agent_text(
     view = None
     if dialect is Dialect.CLAUDE:
         shared = None if any(i.code == "SA007" for i in issues) else _parsed_block(doc, crlf)
-        view = read_claude_code(data, profile=profile, parsed_block=shared)
+        # the text is already decoded: Claude Code reads the same characters unless the
+        # file has CRLF line ends (it keeps them; the strict reader normalised them)
+        same_text = isinstance(data, bytes) and b"\r" not in data
+        source: str | bytes = ("\ufeff" + text if bom else text) if same_text else data
+        size = len(data) if isinstance(data, bytes) else None
+        view = read_claude_code(source, profile=profile, parsed_block=shared, size=size)
     diagnostics = tuple(_diag(i, display) for i in issues)
     return LoadResult(
         display,
