@@ -118,8 +118,9 @@ before its last stage (--require-ready and no READY_FOR_* marker), 130 interrupt
     "model_id",
     metavar="ID",
     default=None,
-    help="Model id or alias (sonnet, opus, haiku, fable) for this run; "
-    "CLAUDE_CODE_SUBAGENT_MODEL overrides it for subagents, as in Claude Code.",
+    help="Model id or alias (sonnet, opus, haiku, fable) of the main thread; subagents "
+    "and pipeline stages use it only when they name no model of their own "
+    "(CLAUDE_CODE_SUBAGENT_MODEL beats both for them, as in Claude Code).",
 )
 @click.option(
     "--max-turns",

@@ -21,6 +21,9 @@ Design decisions
   warning.
 * **Failure.** A stage that errors stops the pipeline (``stop_reason="error"``, the error names
   the stage); a stage that hits its ``maxTurns`` hands over its summary and a warning is kept.
+* **Models.** Each stage is a subagent of the session: ``CLAUDE_CODE_SUBAGENT_MODEL``, then the
+  stage's own ``model``, then the session's ``model`` (``run --model``) — the same rule as a
+  Task call (``AgentRunner.resolve_model``).
 * **Permissions.** Every stage runs as a child of one pipeline context, so the caller's policy
   (denylist, mode) bounds every stage exactly as it bounds a delegated subagent.
 """
@@ -35,6 +38,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from subagents.definition import AgentDefinition
 from subagents.errors import UsageError
 from subagents.providers.base import Usage
 from subagents.runtime.result import AgentResult
@@ -42,10 +46,11 @@ from subagents.runtime.tools.base import ToolContext
 from subagents.runtime.tools.files import atomic_write_text
 
 if TYPE_CHECKING:
-    from subagents.definition import AgentDefinition
     from subagents.runtime.runner import AgentRunner
 
 __all__ = ["READY_MARKER", "run_pipeline", "stage_prompt"]
+
+_SESSION = AgentDefinition(name="pipeline", description="the session")
 
 READY_MARKER = re.compile(r"\bREADY_FOR_[A-Z][A-Z0-9_]*\b")
 
@@ -78,9 +83,11 @@ async def run_pipeline(
         raise UsageError("a pipeline needs at least one stage")
     started = time.perf_counter()
     run_id = f"pipeline-{uuid.uuid4().hex[:8]}"
+    # ``model`` is the session's model: a stage's own ``model`` (and CLAUDE_CODE_SUBAGENT_MODEL)
+    # beats it, as for any subagent (AgentRunner.resolve_model).
     parent = ToolContext(
         cwd=runner.cwd, agent_name="pipeline", run_id=run_id, depth=0, policy=runner.policy,
-        runner=runner,
+        runner=runner, model=runner.resolve_model(_SESSION, model) if model else "",
     )
     folder = Path(handoff_dir) if handoff_dir is not None else None
     results: list[AgentResult] = []
@@ -92,7 +99,7 @@ async def run_pipeline(
         if on_event is not None:
             on_event("stage", {"index": index, "total": len(stages), "agent": agent.name})
         result = await runner.run(
-            agent, stage_prompt(task, index, len(stages), previous), model=model, parent=parent
+            agent, stage_prompt(task, index, len(stages), previous), parent=parent
         )
         results.append(result)
         if folder is not None:
