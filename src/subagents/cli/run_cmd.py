@@ -106,6 +106,34 @@ before its last stage (--require-ready and no READY_FOR_* marker), 130 interrupt
     "(exit 3).",
 )
 @click.option(
+    "--teams",
+    is_flag=True,
+    help="Agent teams: the main thread leads a team, starting teammates with Agent + name "
+    "and coordinating through SendMessage and the task list (also on with "
+    "CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS=1, in the environment or a settings file's env, "
+    "or teams = true in config).",
+)
+@click.option(
+    "--team-layout",
+    type=click.Choice(["project", "claude"]),
+    default=None,
+    help="Where team files go: project (.subagents/teams and .subagents/tasks, the default) "
+    "or claude (~/.claude/teams and ~/.claude/tasks).",
+)
+@click.option(
+    "--resume-team",
+    metavar="TEAM",
+    default=None,
+    help="Resume an interrupted team (e.g. session-3d1e9a3a) from its files; PROMPT may be "
+    "'-' with nothing on stdin, or a new instruction for the lead.",
+)
+@click.option(
+    "--max-teammates",
+    type=click.IntRange(min=1),
+    default=None,
+    help="At most N teammates at once (default 10, or max-teammates in config).",
+)
+@click.option(
     "--provider",
     type=click.Choice(["anthropic", "openai", "scripted"]),
     default=None,
@@ -212,6 +240,10 @@ def run(
     base_url: str | None,
     stream: bool | None,
     web: bool,
+    teams: bool = False,
+    team_layout: str | None = None,
+    resume_team: str | None = None,
+    max_teammates: int | None = None,
 ) -> None:
     """Run an agent (or the main thread) on PROMPT and print its final answer.
 
@@ -276,7 +308,15 @@ def run(
         include_env=True,
         on_event=progress,
     )
+    team_mode = resume_team is not None or _teams_on(teams, workdir, config)
+    if team_mode and stages:
+        raise click.UsageError("--teams and --pipeline do not go together")
     try:
+        if team_mode:
+            _team_run(text, runner, registry, model_id, max_turns, workdir, config, agent,
+                      team_layout, resume_team, max_teammates, output_format,
+                      live=not _asks(ask, assume_yes) and _stderr_tty(), progress=progress)
+            return
         if stages:
             result = _pipeline(text, stages, runner, model_id, handoff_dir, require_ready,
                                progress)
@@ -325,6 +365,78 @@ def run(
             err=True,
         )
         sys.exit(EXIT_PIPELINE_STOPPED)
+
+
+def _teams_on(flag: bool, workdir: Path, config: Any) -> bool:
+    from subagents.runtime.settings_hooks import SettingsHooks
+    from subagents.runtime.teams import teams_enabled
+
+    return teams_enabled(flag, settings_env=SettingsHooks.load(workdir).env,
+                         config=config.teams)
+
+
+def _team_run(
+    text: str,
+    runner: Any,
+    registry: Any,
+    model_id: str | None,
+    max_turns: int | None,
+    workdir: Path,
+    config: Any,
+    lead: AgentDefinition | None,
+    layout_name: str | None,
+    resume: str | None,
+    max_teammates: int | None,
+    output_format: str,
+    *,
+    live: bool,
+    progress: Any,
+) -> None:
+    """``run --teams``: the main thread leads a team (see :mod:`subagents.runtime.teams`)."""
+    from subagents.runtime.settings_hooks import SettingsHooks
+    from subagents.runtime.teams import TeamLayout, TeamLimits, run_team
+    from subagents.runtime.teams.board import live_board
+
+    layout = (TeamLayout.claude() if (layout_name or config.team_layout) == "claude"
+              else TeamLayout.project(workdir))
+    limits = TeamLimits(max_teammates=max_teammates or config.max_teammates or 10,
+                        max_messages=config.max_team_messages or 1000)
+    hooks = SettingsHooks.load(workdir)
+    for warning in hooks.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    display = live_board() if live else contextlib.nullcontext(None)
+    prompt: str | None = text
+    if resume is not None and text.strip() == "-":
+        prompt = None
+    with display as board:
+        sink = board or (_team_progress if progress is not None else None)
+        outcome = run_team(prompt, runner=runner, registry=registry, model_id=model_id,
+                           max_turns=max_turns, cwd=workdir, layout=layout, hooks=hooks,
+                           limits=limits, lead_agent=lead, resume=resume, on_event=sink)
+    result = outcome.result
+    if output_format == "json":
+        click.echo(json.dumps(outcome.to_dict(), indent=2, ensure_ascii=False))
+    elif result.final_text:
+        click.echo(result.final_text)
+    team = outcome.team
+    mates = [m for m in team["members"] if m["name"] != "team-lead"]
+    click.echo(f"team {team['team']}: {len(mates)} teammate(s), {team['messages']} message(s), "
+               f"{team['usage']['input_tokens']} input + {team['usage']['output_tokens']} "
+               f"output tokens; files in {team['team_dir']}", err=True)
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    if result.stop_reason == "error":
+        click.echo(f"error: {result.error}", err=True)
+        sys.exit(1)
+
+
+def _team_progress(kind: str, data: Mapping[str, Any]) -> None:
+    if kind == "member":
+        reason = f" ({data['reason']})" if data.get("reason") else ""
+        click.echo(f"· {data.get('name')}: {data.get('state')}{reason}", err=True)
+    elif kind == "task":
+        owner = f" ({data['owner']})" if data.get("owner") else ""
+        click.echo(f"· task #{data.get('id')} {data.get('status')}{owner}", err=True)
 
 
 def _permission_refusals(result: AgentResult) -> list[str]:
