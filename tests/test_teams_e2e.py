@@ -81,16 +81,17 @@ def _messages(body: dict[str, Any]) -> tuple[str, list[Message]]:
     return system, out
 
 
+MARKERS = {"You are the lead of a team": "lead", "AGENT-BODY:code-reviewer": "reviewer",
+           "AGENT-BODY:tester": "tester", "AGENT-BODY:writer": "writer"}
+
+
 def router(brains: dict[str, Brain]) -> Any:
+    """A server reply telling members apart by their system prompts."""
+
     def reply(request: RecordedRequest) -> ModelResponse:
         system, messages = _messages(request.json)
-        if "You are the lead of a team" in system:
-            who = "lead"
-        elif "AGENT-BODY:code-reviewer" in system:
-            who = "reviewer"
-        elif "AGENT-BODY:tester" in system:
-            who = "tester"
-        else:
+        who = next((v for k, v in MARKERS.items() if k in system), None)
+        if who is None:
             raise AssertionError(f"unknown member: {system[:80]!r}")
         return brains[who](messages)
 
@@ -186,3 +187,66 @@ def test_teams_can_be_enabled_by_settings_env_and_are_off_otherwise(
     assert on.exit_code == 0, on.output
     data = json.loads(on.stdout)
     assert data["final_text"] == "hello" and data["team"]["team"].startswith("session-")
+
+
+WRITER = """---
+name: writer
+description: Writes things with the shell.
+tools: Bash
+---
+AGENT-BODY:writer
+"""
+
+
+@pytest.mark.slow
+def test_ctrl_c_during_a_team_run_exits_130_with_files_whole(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from runtime_helpers import wait_dead
+    from subagents.testing import text, tool_call
+    from team_helpers import script
+
+    project = tmp_path / "proj"
+    (project / ".claude" / "agents").mkdir(parents=True)
+    (project / ".claude" / "agents" / "writer.md").write_text(WRITER)
+    brains = {
+        "lead": script(tool_call("Agent", {"name": "w", "subagent_type": "writer",
+                                           "description": "sleep", "prompt": "Sleep."}),
+                       text("waiting")),
+        "writer": script(tool_call("Bash", {"command": "echo $$ > sh.pid; sleep 300"}),
+                         text("never")),
+    }
+    with FakeLLMServer() as server:
+        server.add(*[router(brains)] * 20)
+        env = {**os.environ, "ANTHROPIC_BASE_URL": server.anthropic_base_url,
+               "ANTHROPIC_API_KEY": "sk-ant-test",
+               "SUBAGENTS_TRANSCRIPT_DIR": str(tmp_path / "t")}
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "subagents.cli.main", "run", "--teams", "--yes",
+             "--format", "json", "go"],
+            cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        pid_file = project / "sh.pid"
+        deadline = time.monotonic() + 60
+        while not (pid_file.exists() and pid_file.read_text().strip()):
+            assert time.monotonic() < deadline and proc.poll() is None, proc.stderr
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "interrupted" in err
+    assert json.loads(out)["stop_reason"] == "interrupted"
+    assert wait_dead(int(pid_file.read_text()))  # the teammate's process group was stopped
+    (team_dir,) = (project / ".subagents" / "teams").iterdir()
+    files = [team_dir / "config.json", *team_dir.glob("inboxes/*.json"),
+             *(project / ".subagents" / "tasks" / team_dir.name).glob("*.json")]
+    for path in files:
+        json.loads(path.read_text())  # nothing half-written
+    config = json.loads((team_dir / "config.json").read_text())
+    assert [m["name"] for m in config["members"]] == ["team-lead", "w"]
+    w_transcript = team_dir / "transcripts" / "w-1.jsonl"
+    last = json.loads(w_transcript.read_text().splitlines()[-1])
+    assert last["type"] == "stop" and last["stop_reason"] == "interrupted"

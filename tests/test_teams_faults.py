@@ -307,3 +307,44 @@ async def test_resume_a_team_from_its_files_after_an_interruption(tmp_path: Path
     assert "carry on" in all_text(model2.requests["w"][0].messages)
     assert outcome.result.final_text == "resumed and done"
     assert outcome.team["team"] == name
+
+
+def test_plan_approval_protocol_for_a_lead_in_plan_mode(tmp_path: Path) -> None:
+    import re
+
+    from subagents.runtime.permissions import PermissionPolicy
+
+    writer = AgentDefinition(name="writer", description="Writes.", system_prompt="W",
+                             tools=("Write",), source=Scope.PROJECT)
+
+    def lead(messages: list) -> object:  # type: ignore[type-arg]
+        seen = all_text(messages)
+        if len(messages) == 1:
+            return tool_calls([spawn("planner", kind="writer", prompt="Plan, then write x.txt")])
+        found = re.findall(r'"requestId":"(plan_approval-[^"]+)"', seen)
+        if found and "Plan approved for planner" not in seen:
+            return tool_call("SendMessage", {"to": "planner", "message": {
+                "type": "plan_approval_response", "request_id": found[-1], "approve": True}})
+        return text("lead waiting")
+
+    model = BrainModel({
+        "team-lead": lead,  # type: ignore[dict-item]
+        "planner": script(tool_call("Write", {"file_path": "x.txt", "content": "early"}),
+                          tool_call("ExitPlanMode", {"plan": "# Plan\nwrite x.txt"}),
+                          text("waiting for approval"),
+                          tool_call("Write", {"file_path": "x.txt", "content": "approved"}),
+                          text("written")),
+    })
+    outcome = run_team("go", model=model, agents=[writer], cwd=tmp_path,
+                       policy=PermissionPolicy(mode="plan", allow_rules=("Write",)))
+    planner = next(c for c in outcome.result.children if c.agent == "planner")
+    early, exit_plan, late = planner.tool_calls
+    assert early.is_error and "plan" in early.output  # plan mode before approval
+    assert "sent to the team lead for approval" in exit_plan.output
+    assert not late.is_error and (tmp_path / "x.txt").read_text() == "approved"
+    assert "[Plan Approved] You can now proceed with implementation" in all_text(
+        model.requests["planner"][3].messages)
+    seen = all_text(model.requests["team-lead"][-1].messages)
+    assert '"type":"plan_approval_request","from":"planner"' in seen
+    assert '"planContent":"# Plan\\nwrite x.txt"' in seen
+    assert "ExitPlanMode" in [t.name for t in model.requests["planner"][0].tools]

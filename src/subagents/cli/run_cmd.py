@@ -91,7 +91,9 @@ before its last stage (--require-ready and no READY_FOR_* marker), 130 interrupt
     metavar="A,B,C",
     default=None,
     help="Run these agents one after another, each getting the task and the previous "
-    "stage's answer, e.g. --pipeline architect-review,implementer-tester.",
+    "stage's answer, e.g. --pipeline architect-review,implementer-tester. A SubagentStop "
+    "hook may name the next stage (JSON {\"next\": NAME} or a READY_FOR_<NEXT> marker on "
+    "its stdout), so --pipeline FIRST can start a pipeline declared in hooks.",
 )
 @click.option(
     "--handoff-dir",
@@ -319,7 +321,7 @@ def run(
             return
         if stages:
             result = _pipeline(text, stages, runner, model_id, handoff_dir, require_ready,
-                               progress)
+                               progress, registry=registry, workdir=workdir)
         elif agent is not None and registry is None:  # pragma: no cover - no registry build
             result = runner.run_sync(agent, text, model=model_id, max_turns=max_turns)
         else:
@@ -534,17 +536,48 @@ def _pipeline(
     handoff_dir: Path | None,
     require_ready: bool,
     progress: Any = None,
+    *,
+    registry: Any = None,
+    workdir: Path | None = None,
 ) -> AgentResult:
     import asyncio
 
     from subagents.runtime.pipeline import run_pipeline
     from subagents.runtime.result import RunInterrupted
+    from subagents.runtime.settings_hooks import SettingsHooks
+
+    hooks = SettingsHooks.load(workdir or Path.cwd())
+    for warning in hooks.warnings:
+        click.echo(f"warning: {warning}", err=True)
+
+    def resolve(name: str) -> AgentDefinition | None:
+        """An agent by name, else the one agent whose name starts with ``name`` (a
+        ``READY_FOR_ARCH`` marker names ``architect-review``)."""
+        if registry is None:
+            return None
+        from subagents.dispatch.task_tool import normalize_agent_name
+
+        try:
+            found: AgentDefinition = registry.get(name)
+            return found
+        except Exception:  # not a name: try it as the start of one
+            pass
+        key = normalize_agent_name(name)
+        hits = [e for e in registry.list() if normalize_agent_name(e.name).startswith(key)]
+        if len(hits) != 1:
+            return None
+        try:
+            chosen: AgentDefinition = hits[0].definition
+        except Exception:  # the file broke since listing
+            return None
+        return chosen
 
     try:
         return asyncio.run(
             run_pipeline(
                 stages, text, runner=runner, model=model_id, handoff_dir=handoff_dir,
-                require_ready=require_ready, on_event=progress,
+                require_ready=require_ready, on_event=progress, hooks=hooks,
+                resolve=resolve,
             )
         )
     except (KeyboardInterrupt, asyncio.CancelledError):
