@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -115,3 +116,24 @@ def test_reserved_and_invalid_names_are_refused(tmp_path: Path, bad: str) -> Non
     else:
         assert "must start with a letter or digit" in call.output
     assert not outcome.result.children
+
+
+def test_the_live_board_shows_members_and_tasks_by_status(tmp_path: Path) -> None:
+    from rich.console import Console
+
+    from subagents.runtime.teams.board import TeamBoard
+
+    board = TeamBoard()
+    model = BrainModel({
+        "team-lead": lead_brain({"solo": ("tester", "Do it.")}),
+        "solo": teammate_brain("solo", "1"),
+    })
+    run_team("go", model=model, agents=[TESTER], cwd=tmp_path, on_event=board)
+    console = Console(record=True, width=120)
+    console.print(board.render())
+    shown = console.export_text()
+    assert "team session-" in shown
+    assert "solo" in shown and "shut down" in shown
+    assert re.search(r"team-lead\s*│\s*│\s*done", shown)
+    assert "tasks: 0 pending · 0 in progress · 1 completed · 1 messages" in shown
+    assert "Task for solo" in shown

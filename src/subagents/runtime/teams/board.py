@@ -60,16 +60,17 @@ class TeamBoard:
         counts = {"pending": 0, "in_progress": 0, "completed": 0}
         for t in self.tasks.values():
             counts[str(t.get("status", "pending"))] = counts.get(str(t.get("status")), 0) + 1
-        tasks = Table(title=(f"tasks: {counts['pending']} pending · {counts['in_progress']} in "
-                             f"progress · {counts['completed']} completed · {self.messages} "
-                             "messages"), title_justify="left")
+        summary = Text(f"tasks: {counts['pending']} pending · {counts['in_progress']} in "
+                       f"progress · {counts['completed']} completed · {self.messages} messages",
+                       no_wrap=True, overflow="ellipsis")
+        tasks = Table()
         for col in ("#", "status", "owner", "subject"):
             tasks.add_column(col)
         shown = sorted(self.tasks.items(), key=lambda kv: int(kv[0]) if kv[0].isdigit() else 0)
         for tid, t in shown[-12:]:
             tasks.add_row(tid, str(t.get("status", "")), str(t.get("owner") or ""),
                           str(t.get("subject", ""))[:60])
-        return Group(members, tasks)
+        return Group(members, summary, tasks)
 
 
 @contextlib.contextmanager

@@ -165,13 +165,15 @@ class TaskBoard:
         task_id = str(task_id).lstrip("#")
         with self.files.task_list_lock():
             try:
-                tasks, _ = self.files.read_tasks()
                 task = self.files.read_task(task_id)
             except TeamFileError as exc:
                 return UpdateOutcome(f"Task #{task_id} cannot be read: {exc}", is_error=True)
             if task is None:
                 return UpdateOutcome(NOT_FOUND)
-            tasks[task_id] = task
+            tasks: dict[str, dict[str, Any]] = {task_id: task}
+            if changes.get("addBlocks") or changes.get("addBlockedBy"):
+                # only dependency changes need the whole list (existence, cycles)
+                tasks = {**self.files.read_tasks()[0], task_id: task}
             return self._apply(task, tasks, changes, actor=actor, is_lead=is_lead)
 
     def _apply(self, task: dict[str, Any], tasks: dict[str, dict[str, Any]],

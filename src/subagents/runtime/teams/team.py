@@ -799,6 +799,7 @@ class _LeadControl(TurnControl):
                 return team.render(entries, for_lead=True)
             if not any(m.state == "working" for m in team.teammates()):
                 self.lead.state = "idle"
+                team._emit("member", name=LEAD, state="done")
                 return None
             self.lead.state = "idle"
             team._emit("member", name=LEAD, state="waiting")
