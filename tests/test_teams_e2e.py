@@ -250,3 +250,18 @@ def test_ctrl_c_during_a_team_run_exits_130_with_files_whole(tmp_path: Path) -> 
     w_transcript = team_dir / "transcripts" / "w-1.jsonl"
     last = json.loads(w_transcript.read_text().splitlines()[-1])
     assert last["type"] == "stop" and last["stop_reason"] == "interrupted"
+
+
+def test_resuming_a_team_that_does_not_exist_says_where_it_looked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    reply = tmp_path / "r.json"
+    reply.write_text(json.dumps(["hello"]))
+    r = CliRunner().invoke(cli, ["run", "--resume-team", "session-nope", "--provider",
+                                 "scripted", "--script", str(reply), "go"])
+    from subagents.errors import RunError
+
+    # the CLI's entry point turns it into "error: ..." and exit 1 (main.py)
+    assert isinstance(r.exception, RunError)
+    assert "there is no team 'session-nope' to resume" in str(r.exception)
