@@ -348,3 +348,15 @@ def test_plan_approval_protocol_for_a_lead_in_plan_mode(tmp_path: Path) -> None:
     assert '"type":"plan_approval_request","from":"planner"' in seen
     assert '"planContent":"# Plan\\nwrite x.txt"' in seen
     assert "ExitPlanMode" in [t.name for t in model.requests["planner"][0].tools]
+
+
+def test_an_agent_as_lead_keeps_its_allowlist_plus_the_team_tools(tmp_path: Path) -> None:
+    boss = AgentDefinition(name="boss", description="Leads.", system_prompt="BOSS",
+                           tools=("Read",), source=Scope.PROJECT)
+    model = BrainModel({"boss": script(text("nothing to do"))})
+    outcome = run_team("go", model=model, agents=[boss], cwd=tmp_path, lead_agent=boss)
+    offered = [t.name for t in model.requests["boss"][0].tools]
+    assert offered[0] == "Read" and "Bash" not in offered
+    assert {"Agent", "SendMessage", "TaskCreate", "TaskGet", "TaskList",
+            "TaskUpdate"} <= set(offered)
+    assert outcome.result.final_text == "nothing to do"

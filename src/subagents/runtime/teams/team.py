@@ -288,6 +288,11 @@ class Team:
     async def run_lead(self, lead_def: AgentDefinition, prompt: str, *, model: str | None,
                        max_turns: int | None, extra_tools: Sequence[Any] = (),
                        history: Sequence[Message] = ()) -> AgentResult:
+        if lead_def.tools is not None:  # an agent as lead (run --teams --agent X) keeps
+            # its own allowlist, plus what leading a team takes
+            lead_def = dataclasses.replace(lead_def, tools=(
+                *lead_def.tools, "Agent", *(t for t in TEAM_TOOL_NAMES
+                                            if t not in lead_def.tools)))
         lead = self.lead or Member(LEAD, f"{LEAD}@{self.name}", lead_def, is_lead=True,
                                    color="red")
         self.lead = lead
