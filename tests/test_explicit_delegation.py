@@ -173,3 +173,22 @@ def test_pipeline_stages_run_on_their_own_models(
         models = [r.json["model"] for r in server.requests]
     # spec keeps its own haiku; build has no model and inherits the session's --model.
     assert models == [resolve_model("haiku"), resolve_model("opus")]
+
+
+def test_a_server_that_refuses_tool_choice_is_asked_again_without_it(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from subagents.testing_server import Fault
+
+    with FakeLLMServer() as server:
+        server.add(Fault.status(400, "tool_choice is not supported"))
+        _script(server)
+        _model_env("openai", server, monkeypatch)
+        result = invoke("--provider", "openai", "--model", "local-model", "--allow", "Write",
+                        "Use the reader agent to find the launch code, then write what it "
+                        "found to out.txt")
+        assert result.exit_code == 0, result.output
+        refused, again = server.requests[0].json, server.requests[1].json
+    assert _tool_choice(refused, "openai") == "Task" and "tool_choice" not in again
+    assert 'invoke the agent \\"reader\\"' in json.dumps(again["messages"])
+    assert (project / "out.txt").read_text() == "4711\n"

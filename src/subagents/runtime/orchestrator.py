@@ -57,7 +57,7 @@ from subagents.dispatch.task_tool import (
     TASK_TOOL_NAME,
     normalize_agent_name,
 )
-from subagents.errors import RunError
+from subagents.errors import ProviderResponseError, RunError
 from subagents.providers.base import (
     FORCE_TOOL,
     Model,
@@ -270,6 +270,7 @@ class ForceFirstCall:
         self.agent = agent
         self.tool = tool
         self.used = False
+        self.refused = False  # the provider refused to force the call
 
     def __getattr__(self, attr: str) -> Any:
         return getattr(self.inner, attr)
@@ -279,8 +280,16 @@ class ForceFirstCall:
             request.metadata.get("final_summary")
         ):
             self.used = True
-            request = dataclasses.replace(
+            forced = dataclasses.replace(
                 request, metadata={**request.metadata, FORCE_TOOL: self.tool})
+            try:
+                return await self.inner.complete(forced)
+            except ProviderResponseError as exc:
+                # Some OpenAI-compatible servers refuse a named tool_choice (400/422): ask
+                # again without it; the reminder in the prompt still says what the user wants.
+                if exc.status not in (400, 422):
+                    raise
+                self.refused = True
         return await self.inner.complete(request)
 
 
