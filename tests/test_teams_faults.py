@@ -360,3 +360,22 @@ def test_an_agent_as_lead_keeps_its_allowlist_plus_the_team_tools(tmp_path: Path
     assert {"Agent", "SendMessage", "TaskCreate", "TaskGet", "TaskList",
             "TaskUpdate"} <= set(offered)
     assert outcome.result.final_text == "nothing to do"
+
+
+def test_a_task_file_changed_by_another_process_is_read_again(tmp_path: Path) -> None:
+    import os
+
+    files = TeamFiles(TeamLayout.project(tmp_path), "cache")
+    board = TaskBoard(files)
+    board.create("first", "d")
+    assert "first" in board.list_text()
+    listed = board.all()[0][0]
+    listed["subject"] = "mutated by a caller"  # callers get copies
+    assert "mutated" not in board.list_text()
+    other = files.task_path("1").with_suffix(".tmp")  # another writer: temp file + rename
+    other.write_text(json.dumps({"id": "1", "subject": "renamed over", "description": "d",
+                                 "status": "pending", "blocks": [], "blockedBy": []}))
+    os.replace(other, files.task_path("1"))
+    assert "renamed over" in board.list_text()
+    files.task_path("1").unlink()
+    assert board.list_text() == "No tasks found"

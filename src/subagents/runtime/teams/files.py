@@ -104,6 +104,7 @@ class TeamFiles:
         self.lock_timeout = lock_timeout
         self.on_problem = on_problem
         self._locks: dict[str, Any] = {}
+        self._task_cache: dict[str, tuple[tuple[int, int, int], dict[str, Any]]] = {}
 
     # ------------------------------------------------------------------ plumbing
 
@@ -251,21 +252,45 @@ class TeamFiles:
         return data
 
     def read_tasks(self) -> tuple[dict[str, dict[str, Any]], list[str]]:
-        """(id → task for every readable task, problems for the others)."""
+        """(id → task for every readable task, problems for the others).
+
+        A file whose inode, mtime and size are unchanged since it was last parsed is not read
+        again (every write is a rename, so a new version is a new inode): ``TaskList`` over
+        hundreds of tasks costs a ``stat`` per task, not a parse.  Callers get copies.
+        """
         tasks: dict[str, dict[str, Any]] = {}
         problems: list[str] = []
-        if not self.tasks_dir.is_dir():
+        try:
+            entries = list(os.scandir(self.tasks_dir))
+        except FileNotFoundError:
             return tasks, problems
-        for path in self.tasks_dir.glob("*.json"):
-            if not path.stem.isdigit():
+        except OSError as exc:
+            raise TeamFileError(f"cannot list {self.tasks_dir}: {exc.strerror or exc}") from None
+        seen: set[str] = set()
+        for entry in entries:
+            stem, dot, ext = entry.name.partition(".")
+            if ext != "json" or not dot or not stem.isdigit():
+                continue
+            seen.add(stem)
+            try:
+                st = entry.stat()
+            except FileNotFoundError:  # deleted meanwhile
+                continue
+            key = (st.st_ino, st.st_mtime_ns, st.st_size)
+            cached = self._task_cache.get(stem)
+            if cached is not None and cached[0] == key:
+                tasks[stem] = _copy_task(cached[1])
                 continue
             try:
-                task = self.read_task(path.stem)
+                task = self.read_task(stem)
             except TeamFileError as exc:
                 problems.append(str(exc))
                 continue
             if task is not None:
-                tasks[path.stem] = task
+                self._task_cache[stem] = (key, _copy_task(task))
+                tasks[stem] = task
+        for gone in set(self._task_cache) - seen:
+            del self._task_cache[gone]
         return tasks, problems
 
     def write_task(self, task: dict[str, Any]) -> None:
@@ -289,3 +314,13 @@ class TeamFiles:
         """Call under :meth:`task_list_lock`."""
         ids = [int(p.stem) for p in self.tasks_dir.glob("*.json") if p.stem.isdigit()]
         return str(max([*ids, self.high_water_mark()], default=0) + 1)
+
+
+def _copy_task(task: dict[str, Any]) -> dict[str, Any]:
+    out = dict(task)
+    for key in ("blocks", "blockedBy"):
+        if isinstance(out.get(key), list):
+            out[key] = list(out[key])
+    if isinstance(out.get("metadata"), dict):
+        out["metadata"] = json.loads(json.dumps(out["metadata"]))
+    return out
