@@ -5,6 +5,7 @@ be inspected with the same tools and read back after an interruption::
 
     <teams_dir>/<team>/config.json             {"name", "leadAgentId", "members": [...]}
     <teams_dir>/<team>/inboxes/<name>.json     [{"from", "text", "summary", "timestamp", ...}]
+                                               (no file when nothing waits)
     <teams_dir>/<team>/transcripts/<name>.jsonl one JSONL transcript per member
     <tasks_dir>/<team>/<id>.json               {"id", "subject", "description", "status", ...}
     <tasks_dir>/<team>/.highwatermark           the highest task id ever used
@@ -215,8 +216,13 @@ class TeamFiles:
             return []
         with self.lock(path):
             entries = self._read_inbox(path)
-            if entries or path.exists():
-                self.write_json(path, [])
+            if entries:
+                # Delivered entries are removed.  Claude Code rewrites the file as ``[]``;
+                # removing it means the same to every reader (no file = no mail) and is much
+                # cheaper: on ext4 a rename *over* an existing file forces its data to disk,
+                # so the next append would pay that flush (bench/bench_teams.py).
+                with contextlib.suppress(FileNotFoundError):
+                    path.unlink()
             return entries
 
     def waiting(self, recipient: str) -> int:
