@@ -11,8 +11,8 @@ Claude Code 2.1.330's feature (``CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS=1``), meas
 ``claude-code/AGENT-TEAMS-2.1.330.md``, rebuilt to run headless: the same tool names and input
 fields, message formats, file shapes and hooks, with the differences listed in
 :mod:`subagents.runtime.teams.team`.  Modules: ``files`` (locked, atomic team files),
-``tasks`` (task semantics), ``tools`` (the tools), ``team`` (the runtime), ``board`` (a live
-view on a terminal).
+``tasks`` (task semantics), ``tools`` (the tools), ``team`` (the runtime), ``turns`` (what
+happens at the end of a member's turn), ``board`` (a live view on a terminal).
 """
 
 from __future__ import annotations

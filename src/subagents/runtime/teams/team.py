@@ -48,16 +48,19 @@ import secrets
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from subagents.definition import AgentDefinition, Scope
-from subagents.providers.base import Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+from subagents.providers.base import Message, Usage
 from subagents.runtime.result import AgentResult
-from subagents.runtime.runner import TurnControl
 from subagents.runtime.teams.files import TeamFileError, TeamFiles, now_iso, now_ms
 from subagents.runtime.teams.tasks import TaskBoard
 from subagents.runtime.teams.tools import TEAM_TOOL_NAMES, team_tools
+from subagents.runtime.teams.turns import (
+    LeadControl,
+    TeammateControl,
+    history_from_transcripts,
+)
 from subagents.runtime.tools.base import ToolContext, ToolOutput
 
 if TYPE_CHECKING:
@@ -65,7 +68,7 @@ if TYPE_CHECKING:
     from subagents.runtime.runner import AgentRunner
     from subagents.runtime.settings_hooks import SettingsHooks
 
-__all__ = ["LEAD", "Member", "Team", "TeamLimits"]
+__all__ = ["LEAD", "Member", "Team", "TeamLimits", "history_from_transcripts"]
 
 LEAD = "team-lead"
 RESERVED = {"team-lead": '"team-lead" is reserved — SendMessage routes it to the team lead',
@@ -97,9 +100,6 @@ SHUTDOWN_HINT = (
     'where "message" is a JSON object rather than a string: {{"to":"team-lead","message":'
     '{{"type":"shutdown_response","request_id":"{rid}","approve":true}}}}. Approving ends '
     'your process. To decline, send the same input with "approve": false and a "reason".')
-
-_IDLE_STATES = ("idle", "stopped", "failed", "shut down")
-
 
 @dataclass(frozen=True, slots=True)
 class TeamLimits:
@@ -308,7 +308,7 @@ class Team:
         try:
             result = await runner.run(
                 lead_def, prompt, model=model, max_turns=max_turns,
-                extra_tools=[*tools, *extra_tools], turns=_LeadControl(self, lead),
+                extra_tools=[*tools, *extra_tools], turns=LeadControl(self, lead),
                 run_id=f"{LEAD}-{lead.runs}", history=history)
         except BaseException:
             if runner.last_result is not None:
@@ -468,7 +468,7 @@ class Team:
     async def _run_member(self, member: Member, prompt: str, parent: ToolContext | None,
                           history: Sequence[Message]) -> AgentResult | None:
         runner = self._member_runner()
-        control = _TeammateControl(self, member)
+        control = TeammateControl(self, member)
         tools = team_tools(self, member, agent_description=self._agent_description()
                            if member.definition.tools is None else None)
         result: AgentResult | None = None
@@ -781,124 +781,6 @@ class Team:
         }
 
 
-class _LeadControl(TurnControl):
-    """The lead's turns: deliver its mail, wait while teammates work, else end the run."""
-
-    def __init__(self, team: Team, lead: Member) -> None:
-        self.team = team
-        self.lead = lead
-
-    async def next_input(self, ctx: ToolContext, text: str) -> str | None:
-        team = self.team
-        self.lead.ctx = ctx
-        while True:
-            self.lead.wake.clear()
-            entries = team.files.take_messages(LEAD)
-            if team.problems:
-                entries.extend({"from": "system", "text": f"Team file problem: {p}"}
-                               for p in team.problems[len(getattr(self, "_told", [])):])
-                self._told = list(team.problems)
-            if entries:
-                self.lead.state = "working"
-                team._emit("member", name=LEAD, state="working")
-                return team.render(entries, for_lead=True)
-            if not any(m.state == "working" for m in team.teammates()):
-                self.lead.state = "idle"
-                team._emit("member", name=LEAD, state="done")
-                return None
-            self.lead.state = "idle"
-            team._emit("member", name=LEAD, state="waiting")
-            await self.lead.wake.wait()
-
-    def stop_now(self, ctx: ToolContext) -> bool:
-        self.lead.ctx = ctx
-        return False
-
-
-class _TeammateControl(TurnControl):
-    """A teammate's turns: hooks, idle notification, then wait for mail (or the end)."""
-
-    def __init__(self, team: Team, member: Member) -> None:
-        self.team = team
-        self.member = member
-
-    def stop_now(self, ctx: ToolContext) -> bool:
-        self.member.ctx = ctx
-        return self.member.approved_shutdown
-
-    async def next_input(self, ctx: ToolContext, text: str) -> str | None:
-        team, m = self.team, self.member
-        m.ctx = ctx
-        m.turns += 1
-        if m.approved_shutdown:
-            return None
-        feedback = await self._turn_end_hooks(ctx, text)
-        if feedback is not None:
-            return feedback or None
-        waiting = team.files.waiting(m.name)
-        if team.lead is not None and not team.closing.is_set():
-            note: dict[str, Any] = {"type": "idle_notification", "from": m.name,
-                                    "timestamp": now_iso()}
-            if not waiting:
-                note["idleReason"] = "available"
-            if text:
-                note["result"] = text
-            if m.last_sent:
-                note["summary"] = m.last_sent
-            team.post_json(team.lead, m.name, note)
-        m.state = "idle"
-        team._emit("member", name=m.name, state="idle")
-        while True:
-            m.wake.clear()
-            if team.closing.is_set() or m.approved_shutdown:
-                return None
-            entries = team.files.take_messages(m.name)
-            if entries:
-                m.state = "working"
-                team._emit("member", name=m.name, state="working")
-                return team.render(entries, for_lead=False)
-            if m.state == "working":  # woken by a post whose entry someone else took
-                m.state = "idle"
-            closing = asyncio.ensure_future(team.closing.wait())
-            woken = asyncio.ensure_future(m.wake.wait())
-            try:
-                await asyncio.wait({closing, woken}, return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                closing.cancel()
-                woken.cancel()
-
-    async def _turn_end_hooks(self, ctx: ToolContext, text: str) -> str | None:
-        """``None`` to go idle; feedback text to keep working; ``""`` to stop."""
-        team, m = self.team, self.member
-        hooks = team.hooks
-        if hooks is None:
-            return None
-        base = {**team._common(), "permission_mode": ctx.policy.effective_mode.value
-                if ctx.policy else "default", "agent_id": m.agent_id, "agent_type": m.name}
-        if hooks.has("SubagentStop"):
-            path = getattr(ctx.transcript, "path", None)
-            outcome = await hooks.fire("SubagentStop", {
-                **base, "stop_hook_active": False, "agent_transcript_path": str(path or ""),
-                "last_assistant_message": text}, team.runner.cwd, target=m.name)
-            if outcome.stopped:
-                return ""
-            if outcome.blocked:
-                return outcome.feedback
-        if hooks.has("TaskCompleted"):
-            for task in team.board.owned_open(m.name):
-                feedback = await team._task_completed_hook(m, task)
-                if feedback is not None:
-                    return feedback
-        if hooks.has("TeammateIdle"):
-            outcome = await hooks.fire("TeammateIdle", {
-                **base, "teammate_name": m.name, "team_name": team.name}, team.runner.cwd)
-            if outcome.stopped:
-                return ""
-            if outcome.blocked:
-                return outcome.feedback
-        return None
-
-
 def _json(data: Mapping[str, Any]) -> ToolOutput:
     return ToolOutput(json.dumps(data, ensure_ascii=False))
 
@@ -923,58 +805,3 @@ def _terminated(member: Member, freed: Sequence[Mapping[str, Any]], *,
     tasks = ", ".join(f'#{t["id"]} "{t.get("subject", "")}"' for t in freed)
     return (f"{head} {len(freed)} task(s) were unassigned: {tasks}. Use TaskList to check "
             "availability and TaskUpdate with owner to reassign them to idle teammates.")
-
-
-def history_from_transcripts(folder: Path, member: str) -> list[Message]:
-    """A member's conversation from its transcripts, cut after its last complete turn."""
-    messages: list[Message] = []
-    paths = sorted(folder.glob(f"{member}-*.jsonl"),
-                   key=lambda p: (int(p.stem.rsplit("-", 1)[1])
-                                  if p.stem.rsplit("-", 1)[1].isdigit() else 0))
-    for path in paths:
-        part: list[Message] = []
-        try:
-            lines = path.read_text(encoding="utf-8").splitlines()
-        except OSError:
-            continue
-        for line in lines:
-            try:
-                event = json.loads(line)
-            except json.JSONDecodeError:
-                break  # a line cut by a kill: what follows cannot be trusted
-            if not isinstance(event, dict) or event.get("type") != "message":
-                continue
-            message = _message_from_json(event)
-            if message is not None:
-                part.append(message)
-        # keep up to the last assistant message that asked for no tools (a finished turn)
-        cut = max((i for i, msg in enumerate(part) if msg.role == "assistant" and not any(
-            isinstance(b, ToolUseBlock) for b in msg.content)), default=-1)
-        part = part[:cut + 1]
-        if part and messages and messages[-1].role == part[0].role == "assistant":
-            continue
-        if part and messages and messages[-1].role == "user" == part[0].role:
-            messages[-1] = Message("user", (*messages[-1].content, *part[0].content))
-            part = part[1:]
-        messages.extend(part)
-    return messages
-
-
-def _message_from_json(event: Mapping[str, Any]) -> Message | None:
-    role = event.get("role")
-    if role not in ("user", "assistant"):
-        return None
-    blocks: list[Any] = []
-    for b in event.get("content") or ():
-        if not isinstance(b, dict):
-            continue
-        if b.get("type") == "text":
-            blocks.append(TextBlock(str(b.get("text", ""))))
-        elif b.get("type") == "tool_use":
-            blocks.append(ToolUseBlock(str(b.get("id")), str(b.get("name")),
-                                       dict(b.get("input") or {})))
-        elif b.get("type") == "tool_result":
-            blocks.append(ToolResultBlock(str(b.get("tool_use_id")), str(b.get("content", "")),
-                                          bool(b.get("is_error"))))
-    return Message(role, tuple(blocks)) if blocks else None
-
