@@ -244,6 +244,7 @@ def test_hooks_exit_2_roll_back_block_and_keep_working(tmp_path: Path) -> None:
         "TaskCompleted": 'cat > /dev/null; echo "run the tests first" >&2; exit 2\n',
         "TeammateIdle": f'cat > {tmp_path}/idle.json; [ -e {once} ] && exit 0; touch {once}; '
                         'echo "keep going" >&2; exit 2\n',
+        "SubagentStart": f"cat >> {tmp_path}/start.jsonl; echo >> {tmp_path}/start.jsonl\n",
     })
     model = BrainModel({
         "team-lead": script(
@@ -268,6 +269,10 @@ def test_hooks_exit_2_roll_back_block_and_keep_working(tmp_path: Path) -> None:
     idle = json.loads((tmp_path / "idle.json").read_text())
     assert idle["hook_event_name"] == "TeammateIdle" and idle["teammate_name"] == "w"
     assert idle["agent_type"] == "w" and idle["team_name"] == outcome.team["team"]
+    starts = [json.loads(line) for line in (tmp_path / "start.jsonl").read_text().splitlines()
+              if line.strip()]
+    assert [s["agent_type"] for s in starts] == ["w"]  # one turn: the idle hook's feedback
+    assert starts[0]["hook_event_name"] == "SubagentStart"  # continues that same turn
 
 
 async def test_resume_a_team_from_its_files_after_an_interruption(tmp_path: Path) -> None:

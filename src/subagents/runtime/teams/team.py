@@ -473,6 +473,7 @@ class Team:
                            if member.definition.tools is None else None)
         result: AgentResult | None = None
         try:
+            await self.subagent_start(member)
             result = await runner.run(
                 member.definition, prompt, model=member.model, parent=parent,
                 extra_tools=tools, turns=control, run_id=f"{member.name}-{member.runs}",
@@ -501,6 +502,13 @@ class Team:
             member.state = "stopped"
             self._emit("member", name=member.name, state="stopped")
         return result
+
+    async def subagent_start(self, member: Member) -> None:
+        """Settings ``SubagentStart`` hooks fire at every teammate turn, as in Claude Code."""
+        if self.hooks is not None and self.hooks.has("SubagentStart"):
+            await self.hooks.fire("SubagentStart", {
+                **self._common(), "agent_id": member.agent_id, "agent_type": member.name},
+                self.runner.cwd, target=member.name)
 
     def _failed(self, member: Member) -> None:
         member.state = "failed"

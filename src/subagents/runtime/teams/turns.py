@@ -103,6 +103,7 @@ class TeammateControl(TurnControl):
             if entries:
                 m.state = "working"
                 team._emit("member", name=m.name, state="working")
+                await team.subagent_start(m)
                 return team.render(entries, for_lead=False)
             if m.state == "working":  # woken by a post whose entry someone else took
                 m.state = "idle"
