@@ -384,3 +384,17 @@ def test_a_task_file_changed_by_another_process_is_read_again(tmp_path: Path) ->
     assert "renamed over" in board.list_text()
     files.task_path("1").unlink()
     assert board.list_text() == "No tasks found"
+
+
+def test_a_hook_that_always_blocks_does_not_keep_a_teammate_going_forever(
+    tmp_path: Path,
+) -> None:
+    hooks = _hook_settings(tmp_path, {"TeammateIdle": 'echo "never good enough" >&2; exit 2\n'})
+    model = BrainModel({
+        "team-lead": script(tool_calls([spawn("w")]), text("ok")),
+        "w": script(text("try")),
+    })
+    outcome = run_team("go", model=model, agents=[WORKER], cwd=tmp_path, hooks=hooks)
+    assert len(model.requests["w"]) == 6  # the turn, then 5 rounds of hook feedback
+    assert "a turn-end hook blocked 5 turns in a row" in lead_text(model)
+    assert any("blocked 5 turns in a row" in w for w in outcome.result.warnings)

@@ -63,6 +63,8 @@ Examples:
   subagents run --provider openai --model qwen2.5-coder "Fix the failing test"
   subagents run --agent reader --provider scripted --script replies.json "Summarise README"
   echo "What does main.py do?" | subagents run --agent reader -
+  subagents run --teams "Review parser.py and write tests for it"
+  subagents run --pipeline spec "Build the login page"   (hooks pick the next stages)
 
 \b
 Permissions: Write, Edit and Bash are asked about on a terminal; without one

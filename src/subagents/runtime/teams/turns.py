@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 __all__ = ["LeadControl", "TeammateControl", "history_from_transcripts"]
 
 LEAD = "team-lead"
+MAX_HOOK_ROUNDS = 5
 
 
 class LeadControl(TurnControl):
@@ -42,7 +43,7 @@ class LeadControl(TurnControl):
             self.lead.wake.clear()
             entries = team.files.take_messages(LEAD)
             if team.problems:
-                entries.extend({"from": "system", "text": f"Team file problem: {p}"}
+                entries.extend({"from": "system", "text": f"Team problem: {p}"}
                                for p in team.problems[len(getattr(self, "_told", [])):])
                 self._told = list(team.problems)
             if entries:
@@ -68,6 +69,7 @@ class TeammateControl(TurnControl):
     def __init__(self, team: Team, member: Member) -> None:
         self.team = team
         self.member = member
+        self.hook_rounds = 0  # turns in a row that a blocking hook asked for
 
     def stop_now(self, ctx: ToolContext) -> bool:
         self.member.ctx = ctx
@@ -80,8 +82,18 @@ class TeammateControl(TurnControl):
         if m.approved_shutdown:
             return None
         feedback = await self._turn_end_hooks(ctx, text)
+        if feedback == "":
+            return None
         if feedback is not None:
-            return feedback or None
+            # A hook that blocks every time would keep a teammate (and the bill) going forever
+            # (Claude Code has no bound): after MAX_HOOK_ROUNDS the teammate goes idle anyway
+            # and the lead is told.
+            self.hook_rounds += 1
+            if self.hook_rounds <= MAX_HOOK_ROUNDS:
+                return feedback
+            team.problems.append(f"{m.name}: a turn-end hook blocked {MAX_HOOK_ROUNDS} turns "
+                                 "in a row; the teammate went idle anyway")
+        self.hook_rounds = 0
         waiting = team.files.waiting(m.name)
         if team.lead is not None and not team.closing.is_set():
             note: dict[str, Any] = {"type": "idle_notification", "from": m.name,
