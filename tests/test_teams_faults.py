@@ -398,3 +398,19 @@ def test_a_hook_that_always_blocks_does_not_keep_a_teammate_going_forever(
     assert len(model.requests["w"]) == 6  # the turn, then 5 rounds of hook feedback
     assert "a turn-end hook blocked 5 turns in a row" in lead_text(model)
     assert any("blocked 5 turns in a row" in w for w in outcome.result.warnings)
+
+
+def test_a_message_to_main_reaches_the_lead_as_an_agent_message(tmp_path: Path) -> None:
+    model = BrainModel({
+        "team-lead": script(tool_calls([spawn("w")]), text("ok")),
+        "w": script(tool_call("SendMessage", {"to": "main", "message": "DIRECT-NOTE"}),
+                    text("sent")),
+    })
+    outcome = run_team("go", model=model, agents=[WORKER], cwd=tmp_path)
+    w = next(c for c in outcome.result.children if c.agent == "w")
+    assert json.loads(w.tool_calls[0].output) == {
+        "success": True, "message": "Message queued for the main conversation's next turn."}
+    seen = all_text([m for r in model.requests["team-lead"] for m in r.messages])
+    assert '<agent-message from="w">\nDIRECT-NOTE\n</agent-message>' in seen
+    inbox = Path(outcome.team["team_dir"]) / "inboxes" / "team-lead.json"
+    assert "DIRECT-NOTE" not in (inbox.read_text() if inbox.exists() else "")

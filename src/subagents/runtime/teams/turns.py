@@ -46,10 +46,12 @@ class LeadControl(TurnControl):
                 entries.extend({"from": "system", "text": f"Team problem: {p}"}
                                for p in team.problems[len(getattr(self, "_told", [])):])
                 self._told = list(team.problems)
-            if entries:
+            direct, team.main_queue[:] = list(team.main_queue), []
+            if entries or direct:
                 self.lead.state = "working"
                 team._emit("member", name=LEAD, state="working")
-                return team.render(entries, for_lead=True)
+                parts = (team.render(entries, for_lead=True), team.render_direct(direct))
+                return "\n\n".join(p for p in parts if p)
             if not any(m.state == "working" for m in team.teammates()):
                 self.lead.state = "idle"
                 team._emit("member", name=LEAD, state="done")
