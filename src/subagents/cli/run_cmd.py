@@ -416,7 +416,8 @@ def _team_run(
         sink = board or (_team_progress if progress is not None else None)
         outcome = run_team(prompt, runner=runner, registry=registry, model_id=model_id,
                            max_turns=max_turns, cwd=workdir, layout=layout, hooks=hooks,
-                           limits=limits, lead_agent=lead, resume=resume, on_event=sink)
+                           limits=limits, lead_agent=lead, resume=resume, on_event=sink,
+                           transcripts=runner.transcripts)
     result = outcome.result
     if output_format == "json":
         click.echo(json.dumps(outcome.to_dict(), indent=2, ensure_ascii=False))

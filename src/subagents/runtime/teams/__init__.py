@@ -125,6 +125,7 @@ async def run_team_async(
     lead_agent: AgentDefinition | None = None,
     on_event: Callable[[str, Mapping[str, Any]], None] | None = None,
     durable: bool = False,
+    transcripts: bool = True,
     team_out: list[Team] | None = None,
 ) -> TeamOutcome:
     """Run a team on ``prompt``; see the module docstring.
@@ -132,7 +133,9 @@ async def run_team_async(
     ``resume`` names a team whose files exist: its roster, tasks, mail and conversations are
     picked up (``prompt`` may then be ``None``).  ``hooks`` default to the settings files'
     (``settings=False`` to ignore them).  ``team_out`` receives the :class:`Team` as soon as
-    it exists (tests and displays use it to look inside while it runs).
+    it exists (tests and displays use it to look inside while it runs).  Each member's JSONL
+    transcript is written under the team folder (``transcripts=False``: none; a team without
+    them cannot be resumed with its conversations).
     """
     from subagents.dispatch.dispatcher import AgentDispatcher
     from subagents.runtime.orchestrator import AliasingModel
@@ -179,7 +182,8 @@ async def run_team_async(
     runner.cwd = workdir
     dispatcher = AgentDispatcher(current, runner=runner, policy=policy)
     team = Team(runner=runner, files=files, agents=current, dispatcher=dispatcher, hooks=hooks,
-                limits=limits or TeamLimits(), on_event=on_event, session_id=session)
+                limits=limits or TeamLimits(), on_event=on_event, session_id=session,
+                transcripts=transcripts)
     if team_out is not None:
         team_out.append(team)
     lead_def = lead_agent or TEAM_LEAD

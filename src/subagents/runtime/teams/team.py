@@ -157,8 +157,10 @@ class Team:
         limits: TeamLimits | None = None,
         on_event: Callable[[str, Mapping[str, Any]], None] | None = None,
         session_id: str | None = None,
+        transcripts: bool = True,
     ) -> None:
         self.runner = runner
+        self.transcripts = transcripts
         self.files = files
         self.name = files.team
         self.agents = agents
@@ -342,6 +344,8 @@ class Team:
     def _member_runner(self) -> AgentRunner:
         runner = copy.copy(self.runner)
         runner.transcript_dir = self.files.transcripts_dir
+        # A member's transcript is one of the team's files (a resume reads it back).
+        runner.transcripts = self.transcripts
         return runner
 
     async def close(self) -> None:
