@@ -301,12 +301,14 @@ def test_parent_denylist_and_plan_mode_cannot_be_escaped(tmp_path: Path) -> None
 
 
 def test_a_pinned_agent_runs_under_the_callers_policy(tmp_path: Path) -> None:
-    # "Use the X agent" skips the main thread's model, but not the caller's plan mode.
+    # "Use the X agent" goes through the main thread, and the caller's plan mode holds.
     from subagents.runtime.permissions import PermissionPolicy
 
     worker = agent("shell-worker", tools=("Write", "Read"), permission_mode="bypassPermissions")
-    model = PerAgentModel({"shell-worker": [
-        tool_call("Write", {"file_path": "x.txt", "content": "pwned"}), text("tried")]})
+    model = PerAgentModel({
+        "main": [tool_call("Task", task("shell-worker")), text("it could not write")],
+        "shell-worker": [tool_call("Write", {"file_path": "x.txt", "content": "pwned"}),
+                         text("tried")]})
     result = run_main_thread("Use the shell-worker agent to write x.txt", agents=[worker],
                              model=model, cwd=tmp_path, policy=PermissionPolicy(mode="plan"))
     assert [c.agent for c in result.children] == ["shell-worker"]
@@ -340,14 +342,36 @@ def test_agent_alias_is_read_as_task(tmp_path: Path) -> None:
     assert result.tool_calls[0].name == "Task"
 
 
-def test_explicit_invocation_pins_the_agent(tmp_path: Path) -> None:
-    model = PerAgentModel({"code-reviewer": [text("pinned review")]})
+def test_explicit_invocation_delegates_through_the_main_thread(tmp_path: Path) -> None:
+    model = PerAgentModel({
+        "main": [tool_call("Task", task("code-reviewer")), text("The reviewer says: fine")],
+        "code-reviewer": [text("pinned review")]})
     prompt = "Use the code reviewer agent to check src/app.py"
     result = run_main_thread(prompt, agents=[REVIEWER, WRITER], model=model, cwd=tmp_path)
-    assert "main" not in model.requests  # no model call was needed to decide
-    assert model.requests["code-reviewer"][0].messages[0].text == prompt
-    assert result.final_text == "pinned review"
+    first, second = model.requests["main"]
+    assert first.metadata["force_tool"] == "Task"  # the first call is forced to delegate
+    assert "force_tool" not in second.metadata  # then the main thread decides again
+    assert first.messages[0].text.startswith(prompt)
+    assert 'invoke the agent "code-reviewer"' in first.messages[0].text
+    assert tool_results(second) == [("pinned review", False)]
+    assert result.agent == "main" and result.final_text == "The reviewer says: fine"
     assert [c.agent for c in result.children] == ["code-reviewer"]
+
+
+def test_a_mention_delegates_first_and_an_agent_main_thread_is_not_forced(
+    tmp_path: Path,
+) -> None:
+    model = PerAgentModel({"main": [tool_call("Task", task("code-reviewer")), text("ok")],
+                           "code-reviewer": [text("r")]})
+    run_main_thread("@agent-code-reviewer look at app.py", agents=[REVIEWER], model=model,
+                    cwd=tmp_path)
+    assert model.requests["main"][0].metadata["force_tool"] == "Task"
+    lead = agent("lead")
+    model = PerAgentModel({"lead": [text("lead answered")]})
+    result = run_main_thread("@code-reviewer look", agents=[REVIEWER, lead], model=model,
+                             cwd=tmp_path, main_agent=lead, explicit=False)
+    assert result.final_text == "lead answered"
+    assert "force_tool" not in model.requests["lead"][0].metadata
 
 
 def test_explicit_unknown_agent_falls_back_to_main_thread(tmp_path: Path) -> None:
@@ -418,14 +442,18 @@ def test_parent_agent_allowlist_limits_which_agents_it_may_spawn(tmp_path: Path)
 
 def test_keyword_auto_routing(tmp_path: Path) -> None:
     deployer = agent("deployer", "Ships releases.", keywords=("deploy", "release train"))
-    model = PerAgentModel({"deployer": [text("deployed")], "main": [text("main answered")]})
+    model = PerAgentModel({"deployer": [text("deployed")],
+                           "main": [tool_call("Task", task("deployer")), text("main: deployed"),
+                                    text("main answered")]})
     result = run_main_thread("deploy the release train now", agents=[deployer, REVIEWER],
                              model=model, cwd=tmp_path, auto_route=True)
-    assert result.final_text == "deployed" and "main" not in model.requests
-    assert "keyword auto-routing" in result.warnings[0]
+    assert result.final_text == "main: deployed"
+    assert model.requests["main"][0].metadata["force_tool"] == "Task"
+    assert 'invoke the agent "deployer"' in model.requests["main"][0].messages[0].text
     # Off by default, and no keyword hit means the main thread decides.
     assert run_main_thread("deploy it", agents=[deployer], model=model,
                            cwd=tmp_path).final_text == "main answered"
+    assert "force_tool" not in model.requests["main"][-1].metadata
 
 
 async def test_dispatcher_from_a_model_alone() -> None:

@@ -56,6 +56,8 @@ _EXPORTS: dict[str, str] = {
     "parse_agent_text": "subagents.loader",
     "read_agent_file": "subagents.loader",
     "run_main_thread": "subagents.runtime.orchestrator",
+    "run_pipeline": "subagents.runtime.pipeline",
+    "run_team": "subagents.runtime.teams",
     "validate_paths": "subagents.validate",
     "validate_text": "subagents.validate",
 }
@@ -103,6 +105,8 @@ __all__ = [
     "parse_agent_text",
     "read_agent_file",
     "run_main_thread",
+    "run_pipeline",
+    "run_team",
     "validate_paths",
     "validate_text",
 ]
@@ -150,8 +154,10 @@ if TYPE_CHECKING:
     from subagents.runtime.hooks import RunHooks
     from subagents.runtime.orchestrator import run_main_thread
     from subagents.runtime.permissions import PermissionPolicy
+    from subagents.runtime.pipeline import run_pipeline
     from subagents.runtime.result import AgentResult, RunInterrupted
     from subagents.runtime.runner import AgentRunner
+    from subagents.runtime.teams import run_team
     from subagents.runtime.tools.base import Tool, ToolContext, ToolOutput
     from subagents.store import AgentStore
     from subagents.validate import ValidationReport, validate_paths, validate_text

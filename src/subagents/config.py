@@ -49,7 +49,8 @@ DEFAULT_MAX_FILE_SIZE = 1 << 20  # REQ-SUB-033 (1 MiB)
 _KNOWN_KEYS = frozenset(
     {"select", "ignore", "extra-tools", "model-aliases", "max-file-size", "per-file-ignores",
      "strict", "allow", "allow-bypass-permissions", "writable-dirs", "transcript-dir",
-     "claude-code", "claude_code"}
+     "claude-code", "claude_code", "teams", "team-layout", "max-teammates",
+     "max-team-messages"}
 )
 
 
@@ -71,6 +72,11 @@ class Config:
     transcript_dir: Path | None = None
     #: The Claude Code version whose recorded behaviour the rules follow (None: the newest).
     claude_code: str | None = None
+    # agent teams (subagents run --teams)
+    teams: bool = False
+    team_layout: str = "project"  # or "claude": ~/.claude/teams and ~/.claude/tasks
+    max_teammates: int | None = None
+    max_team_messages: int | None = None
     #: The file this came from (``None``: defaults) and the folder globs are relative to.
     path: Path | None = None
 
@@ -216,12 +222,29 @@ def _parse(table: Mapping[str, Any], p: Path) -> Config:
                 f"{_where(p, 'claude-code')}: no recorded behaviour for Claude Code {cc}",
                 hint="recorded versions: " + ", ".join(sorted(PROFILES)),
             )
+    teams = table.get("teams", False)
+    if not isinstance(teams, bool):
+        raise ConfigError(f"{_where(p, 'teams')} must be true or false")
+    layout = table.get("team-layout", "project")
+    if layout not in ("project", "claude"):
+        raise ConfigError(f"{_where(p, 'team-layout')} must be \"project\" or \"claude\"",
+                          hint='"project" keeps team files under .subagents/, "claude" under '
+                               "~/.claude/")
+    limits: dict[str, int | None] = {}
+    for key in ("max-teammates", "max-team-messages"):
+        value = table.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                  or value < 1):
+            raise ConfigError(f"{_where(p, key)} must be a positive whole number")
+        limits[key] = value
     return Config(select=select, ignore=ignore, extra_tools=extra,
                   claude_code=str(cc) if cc is not None else None,
                   model_aliases=dict(aliases_raw), max_file_size=size, per_file_ignores=pfi,
                   strict=strict, path=p, allow_rules=allow, allow_bypass_permissions=bypass,
                   writable_dirs=writable,
-                  transcript_dir=(p.parent / Path(tdir).expanduser()) if tdir else None)
+                  transcript_dir=(p.parent / Path(tdir).expanduser()) if tdir else None,
+                  teams=teams, team_layout=layout, max_teammates=limits["max-teammates"],
+                  max_team_messages=limits["max-team-messages"])
 
 
 _INLINE_RE = re.compile(

@@ -63,6 +63,8 @@ Examples:
   subagents run --provider openai --model qwen2.5-coder "Fix the failing test"
   subagents run --agent reader --provider scripted --script replies.json "Summarise README"
   echo "What does main.py do?" | subagents run --agent reader -
+  subagents run --teams "Review parser.py and write tests for it"
+  subagents run --pipeline spec "Build the login page"   (hooks pick the next stages)
 
 \b
 Permissions: Write, Edit and Bash are asked about on a terminal; without one
@@ -91,7 +93,9 @@ before its last stage (--require-ready and no READY_FOR_* marker), 130 interrupt
     metavar="A,B,C",
     default=None,
     help="Run these agents one after another, each getting the task and the previous "
-    "stage's answer, e.g. --pipeline architect-review,implementer-tester.",
+    "stage's answer, e.g. --pipeline architect-review,implementer-tester. A SubagentStop "
+    "hook may name the next stage (JSON {\"next\": NAME} or a READY_FOR_<NEXT> marker on "
+    "its stdout), so --pipeline FIRST can start a pipeline declared in hooks.",
 )
 @click.option(
     "--handoff-dir",
@@ -106,6 +110,34 @@ before its last stage (--require-ready and no READY_FOR_* marker), 130 interrupt
     "(exit 3).",
 )
 @click.option(
+    "--teams",
+    is_flag=True,
+    help="Agent teams: the main thread leads a team, starting teammates with Agent + name "
+    "and coordinating through SendMessage and the task list (also on with "
+    "CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS=1, in the environment or a settings file's env, "
+    "or teams = true in config).",
+)
+@click.option(
+    "--team-layout",
+    type=click.Choice(["project", "claude"]),
+    default=None,
+    help="Where team files go: project (.subagents/teams and .subagents/tasks, the default) "
+    "or claude (~/.claude/teams and ~/.claude/tasks).",
+)
+@click.option(
+    "--resume-team",
+    metavar="TEAM",
+    default=None,
+    help="Resume an interrupted team (e.g. session-3d1e9a3a) from its files; PROMPT may be "
+    "'-' with nothing on stdin, or a new instruction for the lead.",
+)
+@click.option(
+    "--max-teammates",
+    type=click.IntRange(min=1),
+    default=None,
+    help="At most N teammates at once (default 10, or max-teammates in config).",
+)
+@click.option(
     "--provider",
     type=click.Choice(["anthropic", "openai", "scripted"]),
     default=None,
@@ -118,8 +150,9 @@ before its last stage (--require-ready and no READY_FOR_* marker), 130 interrupt
     "model_id",
     metavar="ID",
     default=None,
-    help="Model id or alias (sonnet, opus, haiku, fable) for this run; "
-    "CLAUDE_CODE_SUBAGENT_MODEL overrides it for subagents, as in Claude Code.",
+    help="Model id or alias (sonnet, opus, haiku, fable) of the main thread; subagents "
+    "and pipeline stages use it only when they name no model of their own "
+    "(CLAUDE_CODE_SUBAGENT_MODEL beats both for them, as in Claude Code).",
 )
 @click.option(
     "--max-turns",
@@ -211,6 +244,10 @@ def run(
     base_url: str | None,
     stream: bool | None,
     web: bool,
+    teams: bool = False,
+    team_layout: str | None = None,
+    resume_team: str | None = None,
+    max_teammates: int | None = None,
 ) -> None:
     """Run an agent (or the main thread) on PROMPT and print its final answer.
 
@@ -275,10 +312,18 @@ def run(
         include_env=True,
         on_event=progress,
     )
+    team_mode = resume_team is not None or _teams_on(teams, workdir, config)
+    if team_mode and stages:
+        raise click.UsageError("--teams and --pipeline do not go together")
     try:
+        if team_mode:
+            _team_run(text, runner, registry, model_id, max_turns, workdir, config, agent,
+                      team_layout, resume_team, max_teammates, output_format,
+                      live=not _asks(ask, assume_yes) and _stderr_tty(), progress=progress)
+            return
         if stages:
             result = _pipeline(text, stages, runner, model_id, handoff_dir, require_ready,
-                               progress)
+                               progress, registry=registry, workdir=workdir)
         elif agent is not None and registry is None:  # pragma: no cover - no registry build
             result = runner.run_sync(agent, text, model=model_id, max_turns=max_turns)
         else:
@@ -324,6 +369,79 @@ def run(
             err=True,
         )
         sys.exit(EXIT_PIPELINE_STOPPED)
+
+
+def _teams_on(flag: bool, workdir: Path, config: Any) -> bool:
+    from subagents.runtime.settings_hooks import SettingsHooks
+    from subagents.runtime.teams import teams_enabled
+
+    return teams_enabled(flag, settings_env=SettingsHooks.load(workdir).env,
+                         config=config.teams)
+
+
+def _team_run(
+    text: str,
+    runner: Any,
+    registry: Any,
+    model_id: str | None,
+    max_turns: int | None,
+    workdir: Path,
+    config: Any,
+    lead: AgentDefinition | None,
+    layout_name: str | None,
+    resume: str | None,
+    max_teammates: int | None,
+    output_format: str,
+    *,
+    live: bool,
+    progress: Any,
+) -> None:
+    """``run --teams``: the main thread leads a team (see :mod:`subagents.runtime.teams`)."""
+    from subagents.runtime.settings_hooks import SettingsHooks
+    from subagents.runtime.teams import TeamLayout, TeamLimits, run_team
+    from subagents.runtime.teams.board import live_board
+
+    layout = (TeamLayout.claude() if (layout_name or config.team_layout) == "claude"
+              else TeamLayout.project(workdir))
+    limits = TeamLimits(max_teammates=max_teammates or config.max_teammates or 10,
+                        max_messages=config.max_team_messages or 1000)
+    hooks = SettingsHooks.load(workdir)
+    for warning in hooks.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    display = live_board() if live else contextlib.nullcontext(None)
+    prompt: str | None = text
+    if resume is not None and text.strip() == "-":
+        prompt = None
+    with display as board:
+        sink = board or (_team_progress if progress is not None else None)
+        outcome = run_team(prompt, runner=runner, registry=registry, model_id=model_id,
+                           max_turns=max_turns, cwd=workdir, layout=layout, hooks=hooks,
+                           limits=limits, lead_agent=lead, resume=resume, on_event=sink,
+                           transcripts=runner.transcripts)
+    result = outcome.result
+    if output_format == "json":
+        click.echo(json.dumps(outcome.to_dict(), indent=2, ensure_ascii=False))
+    elif result.final_text:
+        click.echo(result.final_text)
+    team = outcome.team
+    mates = [m for m in team["members"] if m["name"] != "team-lead"]
+    click.echo(f"team {team['team']}: {len(mates)} teammate(s), {team['messages']} message(s), "
+               f"{team['usage']['input_tokens']} input + {team['usage']['output_tokens']} "
+               f"output tokens; files in {team['team_dir']}", err=True)
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    if result.stop_reason == "error":
+        click.echo(f"error: {result.error}", err=True)
+        sys.exit(1)
+
+
+def _team_progress(kind: str, data: Mapping[str, Any]) -> None:
+    if kind == "member":
+        reason = f" ({data['reason']})" if data.get("reason") else ""
+        click.echo(f"· {data.get('name')}: {data.get('state')}{reason}", err=True)
+    elif kind == "task":
+        owner = f" ({data['owner']})" if data.get("owner") else ""
+        click.echo(f"· task #{data.get('id')} {data.get('status')}{owner}", err=True)
 
 
 def _permission_refusals(result: AgentResult) -> list[str]:
@@ -421,17 +539,48 @@ def _pipeline(
     handoff_dir: Path | None,
     require_ready: bool,
     progress: Any = None,
+    *,
+    registry: Any = None,
+    workdir: Path | None = None,
 ) -> AgentResult:
     import asyncio
 
     from subagents.runtime.pipeline import run_pipeline
     from subagents.runtime.result import RunInterrupted
+    from subagents.runtime.settings_hooks import SettingsHooks
+
+    hooks = SettingsHooks.load(workdir or Path.cwd())
+    for warning in hooks.warnings:
+        click.echo(f"warning: {warning}", err=True)
+
+    def resolve(name: str) -> AgentDefinition | None:
+        """An agent by name, else the one agent whose name starts with ``name`` (a
+        ``READY_FOR_ARCH`` marker names ``architect-review``)."""
+        if registry is None:
+            return None
+        from subagents.dispatch.task_tool import normalize_agent_name
+
+        try:
+            found: AgentDefinition = registry.get(name)
+            return found
+        except Exception:  # not a name: try it as the start of one
+            pass
+        key = normalize_agent_name(name)
+        hits = [e for e in registry.list() if normalize_agent_name(e.name).startswith(key)]
+        if len(hits) != 1:
+            return None
+        try:
+            chosen: AgentDefinition = hits[0].definition
+        except Exception:  # the file broke since listing
+            return None
+        return chosen
 
     try:
         return asyncio.run(
             run_pipeline(
                 stages, text, runner=runner, model=model_id, handoff_dir=handoff_dir,
-                require_ready=require_ready, on_event=progress,
+                require_ready=require_ready, on_event=progress, hooks=hooks,
+                resolve=resolve,
             )
         )
     except (KeyboardInterrupt, asyncio.CancelledError):

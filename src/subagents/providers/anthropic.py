@@ -59,6 +59,7 @@ from subagents.providers.base import (
     ToolResultBlock,
     ToolUseBlock,
     Usage,
+    forced_tool,
 )
 from subagents.providers.retry import RetryableFailure, RetryPolicy, retry_async
 
@@ -117,6 +118,9 @@ def to_anthropic_params(request: ModelRequest) -> dict[str, Any]:
             {"name": t.name, "description": t.description, "input_schema": dict(t.input_schema)}
             for t in request.tools
         ]
+    forced = forced_tool(request)
+    if forced is not None:
+        params["tool_choice"] = {"type": "tool", "name": forced}
     user_id = request.metadata.get("user_id")
     if isinstance(user_id, str) and user_id:
         params["metadata"] = {"user_id": user_id}

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 __all__ = [
+    "FORCE_TOOL",
     "ContentBlock",
     "Message",
     "Model",
@@ -27,6 +28,7 @@ __all__ = [
     "ToolSpec",
     "ToolUseBlock",
     "Usage",
+    "forced_tool",
 ]
 
 StopReason = Literal["end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal", "error"]
@@ -107,6 +109,20 @@ class ModelRequest:
     tools: Sequence[ToolSpec] = ()
     max_tokens: int = 8192
     metadata: Mapping[str, Any] = field(default_factory=dict)
+
+
+#: ``ModelRequest.metadata`` key: the name of a tool the model must call in this request
+#: (Anthropic ``tool_choice`` ``{"type": "tool"}``, OpenAI ``{"type": "function"}``).  Providers
+#: that cannot force a call ignore it; the caller says what it wants in the prompt as well.
+FORCE_TOOL = "force_tool"
+
+
+def forced_tool(request: ModelRequest) -> str | None:
+    """The tool ``request`` forces, when it is one of the request's tools."""
+    name = request.metadata.get(FORCE_TOOL)
+    if isinstance(name, str) and any(t.name == name for t in request.tools):
+        return name
+    return None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -64,6 +64,7 @@ from subagents.providers.base import (
     ToolResultBlock,
     ToolUseBlock,
     Usage,
+    forced_tool,
 )
 from subagents.providers.retry import RetryableFailure, RetryPolicy, retry_async
 
@@ -147,6 +148,9 @@ def to_openai_params(request: ModelRequest, *, max_tokens_param: str) -> dict[st
             }
             for t in request.tools
         ]
+        forced = forced_tool(request)
+        if forced is not None:
+            params["tool_choice"] = {"type": "function", "function": {"name": forced}}
     return params
 
 

@@ -8,12 +8,19 @@ registry sees (seed 004 step 1), and each Task call becomes an isolated child ru
 
 Design decisions
 ----------------
-* **Explicit invocation pins** (seed 000 §4.2): "Use the X agent …" / "@X" in the prompt sends
-  the prompt straight to X (the main thread has no conversation to add, so a model call to
-  decide what is already decided would only cost money and could ignore the user).  The result
-  is still a main-thread result with X as its one child.  A named agent that does not exist is
-  reported (a warning in the result and a ``notice`` event, REQ-SUB-029) and the main thread
-  handles the request with every agent on offer.
+* **Explicit invocation goes through the main thread**, as in Claude Code: "Use the X agent …",
+  "@X" or "@agent-X" in the prompt makes the main thread delegate to X *first* and then carry on
+  with X's report (so "use the reader agent, then write what it found to out.txt" works even
+  when the reader may not write).  The prompt gets Claude Code's reminder ("The user has
+  expressed a desire to invoke the agent …"), and the first request forces a ``Task`` call
+  where the provider can (``tool_choice`` on Anthropic and OpenAI, through
+  :data:`~subagents.providers.base.FORCE_TOOL`); a provider that cannot force one has the
+  reminder.  A named agent that does not exist is reported (a warning in the result and a
+  ``notice`` event) and the main thread handles the request with every agent on offer.
+* **Models** follow one rule everywhere (:func:`subagents.providers.models.choose_model` through
+  ``AgentRunner.resolve_model``): a child delegated to — explicitly or not — runs on
+  ``CLAUDE_CODE_SUBAGENT_MODEL``, else the Task call's ``model``, else its own ``model``, else
+  the main thread's model (``--model`` is the main thread's, never a child's).
 * **``Agent`` is an alias of ``Task``** (REFERENCE.md).  The runner only runs tools it offered,
   and offering both would list every agent twice, so the main thread's model is wrapped: a
   ``tool_use`` named ``Agent`` in a reply to a request that offered ``Task`` (and not ``Agent``)
@@ -50,8 +57,14 @@ from subagents.dispatch.task_tool import (
     TASK_TOOL_NAME,
     normalize_agent_name,
 )
-from subagents.errors import RunError
-from subagents.providers.base import Model, ModelRequest, ModelResponse, ToolUseBlock
+from subagents.errors import ProviderResponseError, RunError
+from subagents.providers.base import (
+    FORCE_TOOL,
+    Model,
+    ModelRequest,
+    ModelResponse,
+    ToolUseBlock,
+)
 from subagents.runtime.result import AgentResult, RunInterrupted
 from subagents.runtime.tools.base import Tool
 
@@ -63,6 +76,8 @@ if TYPE_CHECKING:
 __all__ = [
     "MAIN_THREAD",
     "AliasingModel",
+    "ForceFirstCall",
+    "invocation_reminder",
     "run_main_thread",
     "run_main_thread_async",
     "tree_usage",
@@ -209,12 +224,17 @@ async def run_main_thread_async(
             if chosen is not None:
                 pinned = chosen.qualified_name
                 why = "keyword auto-routing"
-        if pinned is not None:
-            return await _pinned(dispatcher, main, pinned, prompt, model_id, sink, why)
-        extra: list[Tool] = [dispatcher.task_tool(query=prompt)]
+        extra: list[Tool] = [dispatcher.task_tool(
+            query=prompt, pinned=(pinned,) if pinned is not None else ())]
         if agent_tools:
             extra.extend(dispatcher.agent_tools())
-        result = await runner.run(main, prompt, model=model_id, max_turns=max_turns,
+        text = prompt
+        if pinned is not None:
+            if sink is not None:
+                sink("notice", {"message": f"delegating to {pinned!r} first ({why})"})
+            text = f"{prompt}\n\n{invocation_reminder(pinned)}"
+            runner.model = ForceFirstCall(runner.model, main.name, TASK_TOOL_NAME)
+        result = await runner.run(main, text, model=model_id, max_turns=max_turns,
                                   extra_tools=extra, policy=policy if not own_runner else None,
                                   cwd=cwd)
         if warning:
@@ -224,31 +244,53 @@ async def run_main_thread_async(
         _CHAIN.reset(token)
         if saved is not None:
             runner.model, runner.on_event = saved
+        elif own_runner and isinstance(runner.model, ForceFirstCall):
+            runner.model = runner.model.inner
 
 
-async def _pinned(
-    dispatcher: AgentDispatcher,
-    main: AgentDefinition,
-    agent: str,
-    prompt: str,
-    model_id: str | None,
-    sink: EventSink | None,
-    why: str,
-) -> AgentResult:
-    if sink is not None:
-        sink("start", {"agent": main.name, "model": "", "run_id": "", "node": "main",
-                       "pinned": agent})
-    child = await dispatcher.dispatch(agent, prompt, model=model_id, description=why)
-    result = AgentResult(
-        agent=main.name, model=child.model, final_text=child.final_text,
-        stop_reason=child.stop_reason, turns=0, duration=child.duration, error=child.error,
-        warnings=(f"the request was sent straight to agent {agent!r} ({why})",),
-        children=(child,),
-    )
-    if sink is not None:
-        sink("stop", {"agent": main.name, "stop_reason": result.stop_reason, "turns": 0,
-                      "node": "main"})
-    return result
+def invocation_reminder(agent: str) -> str:
+    """Claude Code's reminder for a named or ``@``-mentioned agent."""
+    return (f'<system-reminder>The user has expressed a desire to invoke the agent "{agent}". '
+            "Please invoke the agent appropriately, passing in the required context to it "
+            f'(the {TASK_TOOL_NAME} tool with subagent_type "{agent}"), then continue with '
+            "its result.</system-reminder>")
+
+
+class ForceFirstCall:
+    """Wraps a model so that the first request of agent ``agent`` must call tool ``tool``.
+
+    The request carries :data:`~subagents.providers.base.FORCE_TOOL`; providers that can
+    (Anthropic, OpenAI) turn it into ``tool_choice``, others ignore it.  Later requests, and
+    requests of other agents (the delegated child), are passed on untouched.
+    """
+
+    def __init__(self, inner: Model, agent: str, tool: str) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.agent = agent
+        self.tool = tool
+        self.used = False
+        self.refused = False  # the provider refused to force the call
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self.inner, attr)
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        if not self.used and request.metadata.get("agent") == self.agent and not (
+            request.metadata.get("final_summary")
+        ):
+            self.used = True
+            forced = dataclasses.replace(
+                request, metadata={**request.metadata, FORCE_TOOL: self.tool})
+            try:
+                return await self.inner.complete(forced)
+            except ProviderResponseError as exc:
+                # Some OpenAI-compatible servers refuse a named tool_choice (400/422): ask
+                # again without it; the reminder in the prompt still says what the user wants.
+                if exc.status not in (400, 422):
+                    raise
+                self.refused = True
+        return await self.inner.complete(request)
 
 
 def run_main_thread(prompt: str, **kwargs: Any) -> AgentResult:

@@ -55,6 +55,13 @@ Design notes
   ``stop_reason="interrupted"`` to the flushed transcript, calls ``on_stop`` and re-raises
   :class:`asyncio.CancelledError`; the interrupted result is in ``runner.last_result``.
   :meth:`run_sync` turns that into :class:`~subagents.runtime.result.RunInterrupted` (exit 130).
+* **Conversations that go on** (agent teams): ``run(..., turns=control)`` hands the end of
+  every turn to ``control.next_input(ctx, text)``; a string it returns becomes the next user
+  message of the *same* conversation (one transcript, one usage total), ``None`` ends the run.
+  ``control.stop_now(ctx)``, checked after each round of tool calls, ends the run at once
+  without another model call (an approved shutdown).  ``max_turns`` then bounds each turn
+  (the requests since the last user message), not the whole conversation.  ``history``
+  starts the conversation from earlier messages (a member resumed from its transcripts).
 * **Delegation**: a tool that starts a child run calls ``ctx.runner.run(child, prompt,
   parent=ctx, policy=ctx.policy.restrict(child))`` and appends the result to ``ctx.children``;
   the child inherits the parent's model as ``parent`` level, depth + 1, and can never be looser
@@ -95,7 +102,14 @@ from subagents.runtime.result import AgentResult, RunInterrupted, RunStopReason,
 from subagents.runtime.tools import Tool, ToolContext, ToolOutput, builtin_tools
 from subagents.runtime.transcript import Transcript, default_transcript_dir
 
-__all__ = ["DEFAULT_MAX_TURNS", "AgentRunner", "RunEvent", "build_system_prompt", "memory_path"]
+__all__ = [
+    "DEFAULT_MAX_TURNS",
+    "AgentRunner",
+    "RunEvent",
+    "TurnControl",
+    "build_system_prompt",
+    "memory_path",
+]
 
 DEFAULT_MAX_TURNS = 50
 
@@ -109,6 +123,18 @@ EMPTY_NUDGE = "Your last reply was empty. Continue the task, or give your final 
 # (kind, data): "start", "turn", "tool", "stop" — for progress displays.
 RunEvent = tuple[str, Mapping[str, Any]]
 EventSink = Callable[[str, Mapping[str, Any]], None]
+
+
+class TurnControl:
+    """Decides what happens when a run's turn ends (see "Conversations that go on")."""
+
+    async def next_input(self, ctx: ToolContext, text: str) -> str | None:
+        """The next user message after a turn that ended with ``text``; ``None`` ends the run."""
+        return None
+
+    def stop_now(self, ctx: ToolContext) -> bool:
+        """True to end the run right after the current round of tool calls."""
+        return False
 
 
 def flatten_tool_blocks(messages: Sequence[Message]) -> list[Message]:
@@ -233,6 +259,9 @@ class AgentRunner:
         extra_tools: Iterable[Tool] = (),
         parent: ToolContext | None = None,
         cwd: str | os.PathLike[str] | None = None,
+        turns: TurnControl | None = None,
+        run_id: str | None = None,
+        history: Sequence[Message] = (),
     ) -> AgentResult:
         """Run ``agent`` on ``prompt`` to the end; see the module docstring."""
         limit = max_turns or agent.max_turns or self.default_max_turns
@@ -243,7 +272,7 @@ class AgentRunner:
         workdir = Path(cwd).resolve() if cwd else (parent.cwd if parent else self.cwd)
         model_id = self.resolve_model(agent, model, parent)
         extra = list(extra_tools)
-        run_id = _run_id(agent.name)
+        run_id = run_id or _run_id(agent.name)
         path = None
         if self.transcripts:
             path = (self.transcript_dir or default_transcript_dir()) / f"{run_id}.jsonl"
@@ -296,7 +325,7 @@ class AgentRunner:
                 self._emit("start", {"agent": agent.name, "model": model_id, "run_id": run_id})
                 await self._safe(run_hooks.on_start(ctx, agent, prompt), state, "on_start")
                 await self._loop(ctx, state, run_hooks, system, prompt, offered, everything,
-                                 limit)
+                                 limit, turns, history)
             except (asyncio.CancelledError, KeyboardInterrupt):
                 state.stop = "interrupted"
                 ctx.processes.kill_all()
@@ -349,13 +378,19 @@ class AgentRunner:
         offered: dict[str, Tool],
         everything: dict[str, Tool],
         limit: int,
+        control: TurnControl | None = None,
+        history: Sequence[Message] = (),
     ) -> None:
         specs = [t.spec() for t in offered.values()]
-        messages: list[Message] = [Message.user(prompt)]
-        state.transcript.message(messages[0])
+        # ``history``: an earlier conversation resumed (a teammate's transcripts)
+        messages: list[Message] = [*history, Message.user(prompt)]
+        if history and history[-1].role == "user":
+            messages[-2:] = [Message("user", (*history[-1].content, TextBlock(prompt)))]
+        state.transcript.message(messages[-1])
         nudged = False
         turn = 0
-        while turn < limit:
+        base = 0  # the turn of the last user message (a continued conversation)
+        while turn - base < limit:
             turn += 1
             state.turns = turn
             self._emit("turn", {"agent": ctx.agent_name, "turn": turn, "max_turns": limit})
@@ -372,7 +407,15 @@ class AgentRunner:
                 state.warnings.append(f"turn {turn}: the model sent an empty reply; stopping")
                 state.final_text = ""
                 state.stop = "end_turn"
-                return
+                follow = await control.next_input(ctx, "") if control else None
+                if follow is None:
+                    return
+                # no assistant message was kept: the new text joins the last user message
+                messages[-1] = Message("user", (*messages[-1].content, TextBlock(follow)))
+                state.transcript.message(messages[-1], turn=turn)
+                base = turn
+                nudged = False
+                continue
             if response.stop_reason == "max_tokens":
                 state.warnings.append(
                     f"turn {turn}: the reply was cut at the output limit ({self.max_tokens} "
@@ -385,7 +428,14 @@ class AgentRunner:
             if not uses:
                 state.final_text = response.text
                 state.stop = "end_turn"
-                return
+                follow = await control.next_input(ctx, response.text) if control else None
+                if follow is None:
+                    return
+                messages.append(Message.user(follow))
+                state.transcript.message(messages[-1], turn=turn)
+                base = turn
+                nudged = False
+                continue
             locks = _write_locks(ctx, uses, offered)
             calls = [asyncio.ensure_future(
                 self._call_tool(ctx, state, hooks, use, offered, everything, turn,
@@ -414,6 +464,10 @@ class AgentRunner:
             ))
             messages.append(results)
             state.transcript.message(results, turn=turn)
+            if control is not None and control.stop_now(ctx):
+                state.final_text = response.text
+                state.stop = "end_turn"
+                return
         # The limit is reached and the model still wanted tools: ask for a summary, no tools.
         state.stop = "max_turns"
         note = TextBlock(SUMMARY_PROMPT.format(n=limit))
