@@ -142,8 +142,9 @@ before its last stage (--require-ready and no READY_FOR_* marker), 130 interrupt
     "-y",
     "assume_yes",
     is_flag=True,
-    help="Approve every permission request (writes, edits, Bash). Plan mode and "
-    "writes outside the working folder are still refused.",
+    help="Approve every permission request (writes, edits, Bash). Plan mode, writes "
+    "outside the working folder and writes to protected paths (.claude/, .git/, "
+    ".subagents.toml...) are still refused.",
 )
 @click.option(
     "--allow",
@@ -457,7 +458,8 @@ def _ask_callback(assume_yes: bool) -> PermissionAsk | None:
     if assume_yes:
 
         async def yes(request: PermissionRequest) -> bool:
-            return True
+            # --yes is not explicit permission for a protected path (.claude/, .git/...).
+            return request.protected is None
 
         return yes
     try:
@@ -504,6 +506,8 @@ def _settle(future: asyncio.Future[bool], answer: bool) -> None:
 def _confirm(request: PermissionRequest) -> bool:
     shown = _describe(request.tool, request.input)
     click.echo(f"\n[{request.agent}] wants to run {request.tool}: {shown}", err=True)
+    if request.protected:
+        click.echo(f"  this writes a protected path: {request.protected}", err=True)
     return click.confirm("Allow?", default=False, err=True)
 
 

@@ -23,9 +23,12 @@ Two layers, both plain immutable values:
     read-only tool → allowed; ``plan`` → every mutating tool refused; a write outside the
     working folder (symlinks resolved) → refused unless under ``writable_dirs``;
     ``bypassPermissions`` (only if ``allow_bypass``, else it counts as ``default`` and a warning
-    is recorded) → allowed; ``acceptEdits`` + a file-editing tool → allowed; a matching
-    ``allow_rules`` entry → allowed; ``dontAsk`` → refused; otherwise ``ask(request)`` decides,
-    and without a callback the call is refused with a hint (``--yes`` or an allow rule).
+    is recorded) → allowed; a write to a protected path (:mod:`subagents.runtime.protected`:
+    ``.claude/``, ``.git/``, ``.subagents.toml``...) → only a path rule or the user's answer
+    (never ``acceptEdits``, a plain rule, or ``--yes``); ``acceptEdits`` + a file-editing
+    tool → allowed; a matching ``allow_rules`` entry → allowed; ``dontAsk`` → refused;
+    otherwise ``ask(request)`` decides, and without a callback the call is refused with a
+    hint (``--yes`` or an allow rule).
     ``auto`` and ``manual`` count as ``default`` (we have no classifier).  The working-folder
     check covers the file tools (their ``write_paths``); a shell command can write anywhere its
     user can, which is why ``Bash`` always needs permission outside ``bypassPermissions``.
@@ -56,6 +59,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 from subagents.known_tools import ToolEntry, parse_tool_entry
+from subagents.runtime.protected import protected_reason
 
 if TYPE_CHECKING:
     from subagents.definition import AgentDefinition
@@ -333,6 +337,9 @@ class PermissionRequest:
     agent: str
     mode: str
     cwd: Path
+    #: why the call writes a protected path (:mod:`subagents.runtime.protected`): a blanket
+    #: approval (``--yes``) must not cover it; ``None`` for ordinary calls.
+    protected: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -415,13 +422,19 @@ class PermissionPolicy:
         if mode is PermissionMode.PLAN:
             return Decision(False, f"permission mode is plan: {tool.name} changes things and "
                                    "plan mode only reads; describe the change instead")
+        protected: list[str] = []
         for raw in tool.write_paths(input):
             target = ctx.resolve(raw)
             if not self._write_allowed(target, ctx.cwd):
                 return Decision(False, f"{target} is outside the working folder {ctx.cwd}; "
                                        "writes there are not allowed")
+            why = protected_reason(target)
+            if why:
+                protected.append(f"{target} ({why})")
         if mode is PermissionMode.BYPASS:
             return Decision(True, "bypassPermissions")
+        if protected:
+            return await self._decide_protected(tool, input, ctx, mode, protected)
         if mode is PermissionMode.ACCEPT_EDITS and tool.edits_files:
             return Decision(True, "acceptEdits")
         rules = [r for r in _parse(self.allow_rules) or () if _name_matches(r, tool.name)]
@@ -437,6 +450,26 @@ class PermissionPolicy:
         allowed = await self.ask(PermissionRequest(tool.name, dict(input), ctx.agent_name,
                                                    mode.value, ctx.cwd))
         return Decision(allowed, "approved" if allowed else f"the user refused {tool.name}")
+
+
+    async def _decide_protected(self, tool: Tool, input: Mapping[str, Any], ctx: ToolContext,
+                                mode: PermissionMode, protected: Sequence[str]) -> Decision:
+        """A write to a protected path: only a path rule or the user approve it (see
+        :mod:`subagents.runtime.protected`); ``acceptEdits`` and plain rules do not."""
+        rules = [r for r in _parse(self.allow_rules) or ()
+                 if _name_matches(r, tool.name) and r.specifier is not None]
+        if rules and any(spec_matches(r, input, ctx.cwd, deny=False) for r in rules):
+            return Decision(True, f"allowed by rule {', '.join(r.raw for r in rules)}")
+        what = "; ".join(protected)
+        if mode is PermissionMode.DONT_ASK or self.ask is None:
+            return Decision(False, f"{what} is protected: a change there can make commands run "
+                                   "later, so it needs explicit permission (a path rule such as "
+                                   f"{tool.name}(.claude/**) in config, or approval when asked)",
+                            unasked=self.ask is None and mode is not PermissionMode.DONT_ASK)
+        allowed = await self.ask(PermissionRequest(tool.name, dict(input), ctx.agent_name,
+                                                   mode.value, ctx.cwd, protected=what))
+        return Decision(allowed, "approved" if allowed else
+                        f"{what} is protected and the write was not approved")
 
 
 def _rule_hint(name: str, input: Mapping[str, Any]) -> str:
