@@ -13,7 +13,10 @@ Design notes
   asking, e.g. ``"Bash(git status:*)"``, ``"Edit"``), ``allow-bypass-permissions`` (bool: may an
   agent's ``permissionMode: bypassPermissions`` take effect), ``writable-dirs`` (folders outside
   the working folder that tools may write to, relative to the config folder) and
-  ``transcript-dir`` (where run transcripts go, relative to the config folder).
+  ``transcript-dir`` (where run transcripts go, relative to the config folder) and
+  ``mcp-read-only`` (MCP tools that need no permission; a server's own ``readOnlyHint`` is not
+  enough).  ``subagents run`` reads these only from ``~/.subagents/config.toml`` and a trusted
+  project (:mod:`subagents.runtime.trust`).
   Unknown keys and wrong types are a :class:`~subagents.errors.ConfigError` with the path (and
   the line, which ``tomllib`` gives for syntax errors): a typo in ``ignore`` must not silently
   turn into "lint nothing".
@@ -49,7 +52,7 @@ DEFAULT_MAX_FILE_SIZE = 1 << 20  # REQ-SUB-033 (1 MiB)
 _KNOWN_KEYS = frozenset(
     {"select", "ignore", "extra-tools", "model-aliases", "max-file-size", "per-file-ignores",
      "strict", "allow", "allow-bypass-permissions", "writable-dirs", "transcript-dir",
-     "claude-code", "claude_code"}
+     "claude-code", "claude_code", "mcp-read-only"}
 )
 
 
@@ -71,6 +74,8 @@ class Config:
     transcript_dir: Path | None = None
     #: The Claude Code version whose recorded behaviour the rules follow (None: the newest).
     claude_code: str | None = None
+    #: MCP tools (``mcp__server__tool``, globs allowed) treated as read-only at run time
+    mcp_read_only: tuple[str, ...] = ()
     #: The file this came from (``None``: defaults) and the folder globs are relative to.
     path: Path | None = None
 
@@ -221,6 +226,7 @@ def _parse(table: Mapping[str, Any], p: Path) -> Config:
                   model_aliases=dict(aliases_raw), max_file_size=size, per_file_ignores=pfi,
                   strict=strict, path=p, allow_rules=allow, allow_bypass_permissions=bypass,
                   writable_dirs=writable,
+                  mcp_read_only=_str_list(table.get("mcp-read-only", []), p, "mcp-read-only"),
                   transcript_dir=(p.parent / Path(tdir).expanduser()) if tdir else None)
 
 

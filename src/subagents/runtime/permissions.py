@@ -20,7 +20,8 @@ Two layers, both plain immutable values:
 :class:`PermissionPolicy` — *whether an offered call may run now*: the permission mode, the
     pre-approved ``allow_rules`` from config, extra writable folders, whether
     ``bypassPermissions`` is allowed at all, and the ``ask`` callback.  :meth:`decide` goes:
-    read-only tool → allowed; ``plan`` → every mutating tool refused; a write outside the
+    read-only tool → allowed, unless it reads outside the working folder(s) (then a path
+    rule, bypass or the user's answer); ``plan`` → every mutating tool refused; a write outside the
     working folder (symlinks resolved) → refused unless under ``writable_dirs``;
     ``bypassPermissions`` (only if ``allow_bypass``, else it counts as ``default`` and a warning
     is recorded) → allowed; a write to a protected path (:mod:`subagents.runtime.protected`:
@@ -412,12 +413,23 @@ class PermissionPolicy:
             mode = max(mode, c, key=_STRICTNESS.__getitem__)
         return replace(self, mode=mode.value, tools=self.tools.restrict(child_tools))
 
+    def covers_url(self, url: str, cwd: Path) -> bool:
+        """Would this policy let ``WebFetch`` reach ``url`` without asking (a redirect hop)?"""
+        if self.effective_mode is PermissionMode.BYPASS:
+            return True
+        rules = [r for r in _parse(self.allow_rules) or () if _name_matches(r, "WebFetch")]
+        return bool(rules) and allow_covers(rules, {"url": url}, cwd, "WebFetch")
+
     def _write_allowed(self, path: Path, cwd: Path) -> bool:
         return any(path.is_relative_to(root.resolve()) for root in (cwd, *self.writable_dirs))
 
     async def decide(self, tool: Tool, input: Mapping[str, Any], ctx: ToolContext) -> Decision:
         if tool.read_only:
-            return Decision(True, "read-only tool")
+            outside = [str(p) for p in (ctx.resolve(r) for r in tool.read_paths(input))
+                       if not self._write_allowed(p, ctx.cwd)]
+            if not outside:
+                return Decision(True, "read-only tool")
+            return await self._decide_outside_read(tool, input, ctx, outside)
         mode = self.effective_mode
         if mode is PermissionMode.PLAN:
             return Decision(False, f"permission mode is plan: {tool.name} changes things and "
@@ -451,6 +463,26 @@ class PermissionPolicy:
                                                    mode.value, ctx.cwd))
         return Decision(allowed, "approved" if allowed else f"the user refused {tool.name}")
 
+
+    async def _decide_outside_read(self, tool: Tool, input: Mapping[str, Any],
+                                   ctx: ToolContext, outside: Sequence[str]) -> Decision:
+        """A read outside the working folder(s) (``~/.ssh/id_ed25519``): as in Claude Code,
+        it needs permission — a path rule, bypass mode, or the user's answer."""
+        if self.effective_mode is PermissionMode.BYPASS:
+            return Decision(True, "bypassPermissions")
+        rules = [r for r in _parse(self.allow_rules) or ()
+                 if _name_matches(r, tool.name) and r.specifier is not None]
+        if rules and any(spec_matches(r, input, ctx.cwd, deny=False) for r in rules):
+            return Decision(True, f"allowed by rule {', '.join(r.raw for r in rules)}")
+        what = ", ".join(outside)
+        if self.effective_mode is PermissionMode.DONT_ASK or self.ask is None:
+            return Decision(False, f"{what} is outside the working folder {ctx.cwd}; reading "
+                                   f"it needs permission (a rule such as {tool.name}({what}) "
+                                   "in config, or approval when asked)",
+                            unasked=self.ask is None)
+        allowed = await self.ask(PermissionRequest(tool.name, dict(input), ctx.agent_name,
+                                                   self.effective_mode.value, ctx.cwd))
+        return Decision(allowed, "approved" if allowed else f"the user refused {tool.name}")
 
     async def _decide_protected(self, tool: Tool, input: Mapping[str, Any], ctx: ToolContext,
                                 mode: PermissionMode, protected: Sequence[str]) -> Decision:

@@ -21,7 +21,9 @@ Design notes
   this run (``Stop`` is ``SubagentStop`` below the main thread); its ``mcpServers`` are started
   (:class:`~subagents.runtime.mcp_tools.McpServerPool`) before the first request, their tools
   offered through the same filter, and stopped after ``on_stop`` — also on error or Ctrl-C.
-  Each is imported only when an agent uses it.
+  Each is imported only when an agent uses it.  Hooks and MCP servers of an agent from an
+  untrusted project, and of any agent in plan mode, do not run (``trust``,
+  :mod:`subagents.runtime.trust`); MCP tools are read-only only if ``mcp_read_only`` says so.
 * **Model**: :func:`subagents.providers.models.choose_model` — ``CLAUDE_CODE_SUBAGENT_MODEL``
   (for subagents only, as in Claude Code), then the per-call ``model``, then frontmatter, then
   the parent's model (the parent run's, or the runner's ``parent_model``, or the provider's
@@ -89,11 +91,12 @@ from subagents.providers.base import (
     Usage,
 )
 from subagents.runtime.hooks import CompositeHooks, RunHooks, ToolCall
-from subagents.runtime.permissions import PermissionPolicy
+from subagents.runtime.permissions import PermissionMode, PermissionPolicy
 from subagents.runtime.prompt import build_system_prompt, memory_path
 from subagents.runtime.result import AgentResult, RunInterrupted, RunStopReason, ToolCallRecord
 from subagents.runtime.tools import Tool, ToolContext, ToolOutput, builtin_tools
 from subagents.runtime.transcript import Transcript, default_transcript_dir
+from subagents.runtime.trust import TrustPolicy
 
 __all__ = ["DEFAULT_MAX_TURNS", "AgentRunner", "RunEvent", "build_system_prompt", "memory_path"]
 
@@ -167,6 +170,8 @@ class AgentRunner:
         on_event: EventSink | None = None,
         environ: Mapping[str, str] | None = None,
         mcp_servers: Mapping[str, McpServerSpec] | None = None,
+        trust: TrustPolicy | None = None,
+        mcp_read_only: Iterable[str] = (),
     ) -> None:
         self.model = model
         self.cwd = Path(cwd or os.getcwd()).resolve()
@@ -194,6 +199,8 @@ class AgentRunner:
         self.on_event = on_event
         self.environ = environ
         self.mcp_servers = dict(mcp_servers or {})  # configured servers agents may name
+        self.trust = trust or TrustPolicy()  # untrusted projects: no hooks, no MCP servers
+        self.mcp_read_only = tuple(mcp_read_only)  # MCP tools config declares read-only
         self.last_result: AgentResult | None = None
 
     # ------------------------------------------------------------------ public API
@@ -240,6 +247,9 @@ class AgentRunner:
             raise UsageError(f"max_turns must be at least 1, got {limit}")
         outer = policy or (parent.policy if parent is not None else None) or self.policy
         run_policy = outer.restrict(agent)
+        # Untrusted project agents and plan mode run no command of their own (runtime/trust.py).
+        agent, trust_notes = self.trust.restrict(
+            agent, plan=run_policy.effective_mode is PermissionMode.PLAN)
         workdir = Path(cwd).resolve() if cwd else (parent.cwd if parent else self.cwd)
         model_id = self.resolve_model(agent, model, parent)
         extra = list(extra_tools)
@@ -254,7 +264,8 @@ class AgentRunner:
             runner=self,
         )
         state = _RunState(agent=agent, model=model_id, transcript=transcript,
-                          warnings=[*run_policy.warnings, *outer.warnings_for(agent)],
+                          warnings=[*run_policy.warnings, *outer.warnings_for(agent),
+                                    *trust_notes],
                           started=time.perf_counter())
         # Seed 000 §7.4 steps 5-7: skills into the prompt, agent-scoped hooks, memory + body.
         system = build_system_prompt(agent, workdir, include_env=self.include_env)
@@ -281,7 +292,8 @@ class AgentRunner:
                     from subagents.runtime.mcp_tools import McpServerPool
 
                     pool = await stack.enter_async_context(McpServerPool(
-                        agent.mcp_servers, cwd=workdir, configured=self.mcp_servers))
+                        agent.mcp_servers, cwd=workdir, configured=self.mcp_servers,
+                        read_only=self.mcp_read_only))
                     extra.extend(pool.tools)
                     state.warnings.extend(pool.warnings)
                 offered = self.offered_tools(run_policy, extra)
