@@ -216,6 +216,12 @@ before its last stage (--require-ready and no READY_FOR_* marker), 130 interrupt
     ".subagents.toml applies. On a terminal you are asked once instead.",
 )
 @click.option(
+    "--allow-flagged-prompt",
+    "allow_flagged",
+    is_flag=True,
+    help="Run an agent even if its prompt reads like a prompt injection (refused otherwise).",
+)
+@click.option(
     "--allow-bypass-permissions",
     "allow_bypass",
     is_flag=True,
@@ -247,6 +253,7 @@ def run(
     sandbox_network: bool,
     trust_project: bool,
     allow_bypass: bool,
+    allow_flagged: bool,
 ) -> None:
     """Run an agent (or the main thread) on PROMPT and print its final answer.
 
@@ -318,6 +325,7 @@ def run(
         on_event=progress,
         trust=TrustPolicy(untrusted=() if trusted else (root,)),
         mcp_read_only=config.mcp_read_only,
+        allow_flagged_prompts=allow_flagged,
     )
     try:
         if stages:

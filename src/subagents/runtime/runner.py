@@ -24,6 +24,11 @@ Design notes
   Each is imported only when an agent uses it.  Hooks and MCP servers of an agent from an
   untrusted project, and of any agent in plan mode, do not run (``trust``,
   :mod:`subagents.runtime.trust`); MCP tools are read-only only if ``mcp_read_only`` says so.
+* **Prompt injection** (issue 12): an agent whose own prompt reads like one
+  (:func:`subagents.rules.security.detect_injection`) is not run (``RunError``) unless
+  ``allow_flagged_prompts``; results of tools that fetch outside text (``WebFetch``,
+  ``WebSearch``, MCP tools) reach the model wrapped as data
+  (:mod:`subagents.runtime.untrusted`).
 * **Model**: :func:`subagents.providers.models.choose_model` — ``CLAUDE_CODE_SUBAGENT_MODEL``
   (for subagents only, as in Claude Code), then the per-call ``model``, then frontmatter, then
   the parent's model (the parent run's, or the runner's ``parent_model``, or the provider's
@@ -97,6 +102,7 @@ from subagents.runtime.result import AgentResult, RunInterrupted, RunStopReason,
 from subagents.runtime.tools import Tool, ToolContext, ToolOutput, builtin_tools
 from subagents.runtime.transcript import Transcript, default_transcript_dir
 from subagents.runtime.trust import TrustPolicy
+from subagents.runtime.untrusted import fetches_untrusted, wrap_untrusted
 
 __all__ = ["DEFAULT_MAX_TURNS", "AgentRunner", "RunEvent", "build_system_prompt", "memory_path"]
 
@@ -172,6 +178,7 @@ class AgentRunner:
         mcp_servers: Mapping[str, McpServerSpec] | None = None,
         trust: TrustPolicy | None = None,
         mcp_read_only: Iterable[str] = (),
+        allow_flagged_prompts: bool = False,
     ) -> None:
         self.model = model
         self.cwd = Path(cwd or os.getcwd()).resolve()
@@ -201,6 +208,7 @@ class AgentRunner:
         self.mcp_servers = dict(mcp_servers or {})  # configured servers agents may name
         self.trust = trust or TrustPolicy()  # untrusted projects: no hooks, no MCP servers
         self.mcp_read_only = tuple(mcp_read_only)  # MCP tools config declares read-only
+        self.allow_flagged_prompts = allow_flagged_prompts  # run prompts that look injected
         self.last_result: AgentResult | None = None
 
     # ------------------------------------------------------------------ public API
@@ -250,6 +258,7 @@ class AgentRunner:
         # Untrusted project agents and plan mode run no command of their own (runtime/trust.py).
         agent, trust_notes = self.trust.restrict(
             agent, plan=run_policy.effective_mode is PermissionMode.PLAN)
+        trust_notes.extend(self._prompt_check(agent))
         workdir = Path(cwd).resolve() if cwd else (parent.cwd if parent else self.cwd)
         model_id = self.resolve_model(agent, model, parent)
         extra = list(extra_tools)
@@ -421,7 +430,9 @@ class AgentRunner:
             state.calls.extend(record for _, record in done)
             outputs = [out for out, _ in done]
             results = Message("user", tuple(
-                ToolResultBlock(use.id, out.content, out.is_error)
+                # outside text reaches the model marked as data (records keep it as it was)
+                ToolResultBlock(use.id, wrap_untrusted(use.name, out.content)
+                                if fetches_untrusted(use.name) else out.content, out.is_error)
                 for use, out in zip(uses, outputs, strict=True)
             ))
             messages.append(results)
@@ -594,6 +605,24 @@ class AgentRunner:
         return output, None
 
     # ------------------------------------------------------------------ helpers
+
+    def _prompt_check(self, agent: AgentDefinition) -> list[str]:
+        """An agent whose own prompt reads like a prompt injection does not run unless the
+        user said so (``allow_flagged_prompts``; ``subagents run --allow-flagged-prompt``)."""
+        from subagents.rules.security import detect_injection
+
+        found = detect_injection(agent.system_prompt or "")
+        if found is None:
+            return []
+        what = ", ".join(found[1])
+        if not self.allow_flagged_prompts:
+            raise RunError(
+                f"agent {agent.name!r} was not run: its prompt reads like a prompt injection "
+                f"({what}); check {agent.path or 'its definition'}, and run it anyway only if "
+                "you trust it (--allow-flagged-prompt)")
+        return [f"agent {agent.name!r}: its prompt reads like a prompt injection ({what}); "
+                "run anyway as asked"]
+
 
     def _finish(self, ctx: ToolContext, state: _RunState) -> AgentResult:
         result = AgentResult(
