@@ -131,3 +131,15 @@ async def test_grep_cannot_hang(tmp_path: Path) -> None:
     assert out.is_error and "linear-time" in out.content
     out = await grep.run({"pattern": "a{3}b", "output_mode": "files_with_matches"}, ctx)
     assert "long.txt" in out.content
+
+
+async def test_a_search_stops_at_its_time_limit(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    import subagents.runtime.tools.search as search
+
+    (tmp_path / "a.txt").write_text("needle\n")
+    monkeypatch.setattr(search, "SEARCH_TIME_LIMIT", -1.0)  # already past: stops at once
+    out = await GrepTool().run({"pattern": "needle"}, ctx_for(tmp_path))
+    assert "search stopped" in out.content and "a.txt" not in out.content
+    out = await TOOLS["Glob"].run({"pattern": "**/*.txt"}, ctx_for(tmp_path))
+    assert out.is_error and "stopped" in out.content

@@ -175,3 +175,14 @@ def test_cli_untrusted_then_trusted(tmp_path: Path, home: Path) -> None:
     assert marker.exists()
     assert str(project.resolve()) in (home / ".subagents" / "trusted-folders.json").read_text()
     assert os.access(home / ".subagents" / "trusted-folders.json", os.R_OK)
+
+
+def test_a_project_cannot_turn_the_sandbox_off(tmp_path: Path, home: Path) -> None:
+    project = _project(tmp_path)
+    (project / ".subagents.toml").write_text('sandbox = "off"\nsandbox-network = true\n')
+    config, notes = run_config(project, trusted=True, home=home)
+    assert config.sandbox is None and not config.sandbox_network
+    assert any("sandbox settings are ignored" in n for n in notes)
+    (home / ".subagents").mkdir()
+    (home / ".subagents" / "config.toml").write_text('sandbox = "ask"\n')
+    assert run_config(project, trusted=True, home=home)[0].sandbox == "ask"

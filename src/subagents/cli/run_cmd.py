@@ -195,13 +195,13 @@ before its last stage (--require-ready and no READY_FOR_* marker), 130 interrupt
     "--sandbox",
     "sandbox_mode",
     type=click.Choice(["required", "ask", "off"]),
-    default="required",
-    show_default=True,
+    default=None,
     envvar="SUBAGENTS_SANDBOX",
     show_envvar=True,
     help="Bash commands run in a bubblewrap sandbox (writes only in the working folder, no "
-    "network, no credentials). Where none is available: required refuses the command, ask "
-    "asks you each time, off runs commands without one.",
+    "network, no credentials). Where none is available: required (the default) refuses the "
+    "command, ask asks you each time, off runs commands without one. Also `sandbox = ...` in "
+    "~/.subagents/config.toml.",
 )
 @click.option(
     "--sandbox-network",
@@ -249,7 +249,7 @@ def run(
     base_url: str | None,
     stream: bool | None,
     web: bool,
-    sandbox_mode: str,
+    sandbox_mode: str | None,
     sandbox_network: bool,
     trust_project: bool,
     allow_bypass: bool,
@@ -315,7 +315,8 @@ def run(
         model,
         cwd=workdir,
         tools=builtin_tools(web=web, sandbox=SandboxSettings(
-            mode=sandbox_mode, network=sandbox_network,  # type: ignore[arg-type]
+            mode=(sandbox_mode or config.sandbox or "required"),  # type: ignore[arg-type]
+            network=sandbox_network or config.sandbox_network,
             writable=config.writable_dirs)),
         policy=policy,
         transcript_dir=transcript_dir or config.transcript_dir,
@@ -584,8 +585,8 @@ def _settle(future: asyncio.Future[bool], answer: bool) -> None:
 def _confirm(request: PermissionRequest) -> bool:
     shown = _describe(request.tool, request.input)
     click.echo(f"\n[{request.agent}] wants to run {request.tool}: {shown}", err=True)
-    if request.protected:
-        click.echo(f"  this writes a protected path: {request.protected}", err=True)
+    if request.protected:  # a protected path, or a command without a sandbox
+        click.echo(f"  note: {request.protected}", err=True)
     return click.confirm("Allow?", default=False, err=True)
 
 

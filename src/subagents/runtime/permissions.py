@@ -499,7 +499,8 @@ class PermissionPolicy:
                                    f"{tool.name}(.claude/**) in config, or approval when asked)",
                             unasked=self.ask is None and mode is not PermissionMode.DONT_ASK)
         allowed = await self.ask(PermissionRequest(tool.name, dict(input), ctx.agent_name,
-                                                   mode.value, ctx.cwd, protected=what))
+                                                   mode.value, ctx.cwd,
+                                                   protected=f"it writes {what}"))
         return Decision(allowed, "approved" if allowed else
                         f"{what} is protected and the write was not approved")
 

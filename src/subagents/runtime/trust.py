@@ -213,6 +213,10 @@ def run_config(workdir: Path, *, trusted: bool, home: Path | None = None
             if project is not None and project.allow_bypass_permissions:
                 notes.append(f"{found}: allow-bypass-permissions is ignored; only your own "
                              f"{user_file} or the command line can allow bypass mode")
+            if project is not None and (project.sandbox is not None
+                                        or project.sandbox_network):
+                notes.append(f"{found}: sandbox settings are ignored; only your own "
+                             f"{user_file} or the command line can change the sandbox")
     base = user or Config()
     if project is None:
         return base, notes
@@ -221,6 +225,8 @@ def run_config(workdir: Path, *, trusted: bool, home: Path | None = None
         allow_rules=(*base.allow_rules, *project.allow_rules),
         writable_dirs=_unique((*base.writable_dirs, *project.writable_dirs)),
         allow_bypass_permissions=base.allow_bypass_permissions,
+        sandbox=base.sandbox,
+        sandbox_network=base.sandbox_network,
         transcript_dir=project.transcript_dir or base.transcript_dir,
         model_aliases={**base.model_aliases, **project.model_aliases},
     )

@@ -28,6 +28,7 @@ import fnmatch
 import os
 import re
 import stat
+import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
@@ -41,6 +42,9 @@ SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", ".venv", "venv", "
 MAX_FILE_BYTES = 5 * 1024 * 1024
 MAX_ENTRIES = 1000
 MAX_OUTPUT_CHARS = 60_000
+#: A search stops after this many seconds and says so: Ctrl-C cancels the run at once, but
+#: a worker thread still walking a huge tree would keep the process from exiting.
+SEARCH_TIME_LIMIT = 60.0
 
 # Grep's ``type`` filter: a few common ripgrep types.
 FILE_TYPES: dict[str, tuple[str, ...]] = {
@@ -210,7 +214,12 @@ class GrepTool(BlockingTool):
         numbers = input.get("-n", True) if mode == "content" else False
         out: list[str] = []
         cut = False
+        deadline = time.monotonic() + SEARCH_TIME_LIMIT
+        stopped = False
         for path in _walk(root):
+            if time.monotonic() > deadline:
+                stopped = True
+                break
             if input.get("glob") and not _matches_glob(path, root, input["glob"]):
                 continue
             if type_globs and not any(fnmatch.fnmatch(path.name, g) for g in type_globs):
@@ -242,8 +251,10 @@ class GrepTool(BlockingTool):
                 cut = True
                 out = out[:limit]
                 break
+        late = (f"\n[search stopped after {SEARCH_TIME_LIMIT:g} s; narrow path or glob]"
+                if stopped else "")
         if not out:
-            return ToolOutput("No matches found")
+            return ToolOutput("No matches found" + late)
         text = "\n".join(out)
         # Claude Code's shapes: a "Found N files" head for file lists, a total after counts.
         if mode == "files_with_matches":
@@ -256,7 +267,7 @@ class GrepTool(BlockingTool):
             text, cut = text[:MAX_OUTPUT_CHARS], True
         if cut:
             text += "\n[results truncated; narrow the search or raise head_limit]"
-        return ToolOutput(text)
+        return ToolOutput(text + late)
 
 
 class GlobTool(BlockingTool):
@@ -289,11 +300,16 @@ class GlobTool(BlockingTool):
         if not root.is_dir():
             return ToolOutput.error(f"not a directory: {root}")
         found: dict[Path, float] = {}
+        deadline = time.monotonic() + SEARCH_TIME_LIMIT
         for pattern in _expand_braces(input["pattern"]):
             if pattern.startswith("/"):
                 return ToolOutput.error("pattern must be relative; put the folder in path")
             try:
                 for p in root.glob(pattern):
+                    if time.monotonic() > deadline:
+                        return ToolOutput.error(
+                            f"Glob stopped after {SEARCH_TIME_LIMIT:g} s; narrow path or "
+                            "pattern")
                     if p.is_file() and not (set(p.relative_to(root).parts) & SKIP_DIRS):
                         try:
                             found[p] = p.stat().st_mtime
