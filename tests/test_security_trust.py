@@ -186,3 +186,31 @@ def test_a_project_cannot_turn_the_sandbox_off(tmp_path: Path, home: Path) -> No
     (home / ".subagents").mkdir()
     (home / ".subagents" / "config.toml").write_text('sandbox = "ask"\n')
     assert run_config(project, trusted=True, home=home)[0].sandbox == "ask"
+
+
+def test_on_a_terminal_the_user_is_asked_once(tmp_path: Path, home: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from subagents.cli import run_cmd
+
+    project = _project(tmp_path)
+    (project / ".claude").mkdir()
+    answers: list[str] = []
+
+    def confirm(text: str, **kw: object) -> bool:
+        answers.append(text)
+        return True
+
+    monkeypatch.setattr(run_cmd.sys.stdin, "isatty", lambda: True, raising=False)
+    monkeypatch.setattr(run_cmd, "_stderr_tty", lambda: True)
+    monkeypatch.setattr(run_cmd.click, "confirm", confirm)
+    assert run_cmd._trusted(project, False) == (True, project.resolve())
+    assert answers == ["Trust this folder?"]
+    assert run_cmd._trusted(project, False)[0]  # remembered: not asked again
+    assert len(answers) == 1
+    # off a terminal, nobody is asked and an unknown folder stays untrusted
+    other = tmp_path / "other"
+    (other / ".git").mkdir(parents=True)
+    (other / ".subagents.toml").write_text("")
+    monkeypatch.setattr(run_cmd, "_stderr_tty", lambda: False)
+    assert run_cmd._trusted(other, False) == (False, other.resolve())
+    assert len(answers) == 1
