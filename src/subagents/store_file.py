@@ -614,8 +614,7 @@ class StoreLock:
         self._queue_up(fcntl.flock, fcntl.LOCK_EX, started)
         try:
             try:
-                fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | _NOFOLLOW | _NONBLOCK,
-                             0o644)
+                fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | _NOFOLLOW, 0o644)
             except OSError as exc:
                 if exc.errno == errno.ELOOP:
                     raise StoreError(f"{self.lock_path} is a symbolic link; refusing to lock "
@@ -642,8 +641,8 @@ class StoreLock:
             self.queue_dir.mkdir(exist_ok=True)
             if not stat.S_ISDIR(os.lstat(self.queue_dir).st_mode):
                 return  # a planted symlink: no queue (the flock alone keeps writers apart)
-            tail_fd = os.open(self.queue_dir / "tail",
-                              os.O_RDWR | os.O_CREAT | _NOFOLLOW | _NONBLOCK, 0o644)
+            tail_fd = os.open(self.queue_dir / "tail", os.O_RDWR | os.O_CREAT | _NOFOLLOW,
+                              0o644)
             if not stat.S_ISREG(os.fstat(tail_fd).st_mode):
                 os.close(tail_fd)
                 return
