@@ -160,7 +160,10 @@ def test_write_approved(project: Path, tmp_path: Path, flags: list[str]) -> None
 
 def test_allow_rule_from_config(project: Path, tmp_path: Path) -> None:
     (project / ".subagents.toml").write_text('allow = ["Write"]\n')
-    _write_run(tmp_path)
+    result = _write_run(tmp_path)  # an untrusted project's config does not apply
+    assert not (project / "out.txt").exists()
+    assert "not trusted" in result.stderr
+    _write_run(tmp_path, "--trust")
     assert (project / "out.txt").read_text() == "hi"
 
 
@@ -174,8 +177,13 @@ def test_plan_mode_and_bypass_need_config(project: Path, tmp_path: Path) -> None
     result = _write_run(tmp_path, "--permission-mode", "bypassPermissions")
     assert "not allowed by configuration" in result.stderr
     assert not (project / "out.txt").exists()
+    # a project cannot allow bypass mode for itself, even trusted; the user can
     (project / ".subagents.toml").write_text("allow-bypass-permissions = true\n")
-    result = _write_run(tmp_path, "--permission-mode", "bypassPermissions")
+    result = _write_run(tmp_path, "--trust", "--permission-mode", "bypassPermissions")
+    assert not (project / "out.txt").exists()
+    assert "allow-bypass-permissions is ignored" in result.stderr
+    result = _write_run(tmp_path, "--permission-mode", "bypassPermissions",
+                        "--allow-bypass-permissions")
     assert (project / "out.txt").read_text() == "hi"
 
 
@@ -249,8 +257,10 @@ def test_ctrl_c_exits_130_flushes_transcript_and_kills_children(project: Path,
     tdir = tmp_path / "ctrl-c"
     replies = [{"tool": "Bash", "input": {"command": "echo $$ > sh.pid; sleep 300"}}, "never"]
     proc = subprocess.Popen(
+        # --sandbox off: the test reads the shell's pid from outside (in the sandbox it has
+        # a pid of its own namespace; tests/test_security_sandbox.py covers that case)
         [sys.executable, "-m", "subagents.cli.main", "run", "--agent", "writer", "--yes",
-         "--provider", "scripted", "--script", script(tmp_path, replies),
+         "--provider", "scripted", "--script", script(tmp_path, replies), "--sandbox", "off",
          "--transcript-dir", str(tdir), "--format", "json", "sleep"],
         cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
@@ -444,7 +454,7 @@ def test_agent_hooks_skills_and_mcp_are_wired_into_a_real_cli_run(
             monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
             monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
         r = invoke("--agent", "guarded", "--provider", provider, "--yes", "--format", "json",
-                   "clean up")
+                   "--trust", "clean up")
         assert r.exit_code == 0, r.output
         server.assert_complete()
         first = server.requests[0].json

@@ -254,6 +254,8 @@ def test_child_hitting_max_turns_returns_its_summary(tmp_path: Path) -> None:
 
 
 def test_registry_changing_during_a_run(tmp_path: Path) -> None:
+    # Issue 12: the agents of a run are those at its start; changes wait for the next run
+    # (an agent written during the run must not be run by it).
     from subagents.registry import AgentRegistry
 
     folder = tmp_path / ".claude" / "agents"
@@ -270,17 +272,23 @@ def test_registry_changing_during_a_run(tmp_path: Path) -> None:
 
     model = PerAgentModel({
         "main": [tool_call("Task", task("helper")), change, text("done")],
-        "helper": [text("helped")],
+        "helper": [text("helped"), text("helped")],
         "newbie": [text("new answer")],
     })
     registry = AgentRegistry(tmp_path, home=tmp_path / "home")
     result = run_main_thread("x", registry=registry, model=model, cwd=tmp_path)
     assert tool_results(model.requests["main"][1]) == [("helped", False)]
-    (gone, gone_err), (new, new_err) = tool_results(model.requests["main"][2])
-    assert gone_err and "'helper' not found" in gone and "newbie" in gone
-    assert (new, new_err) == ("new answer", False)
-    assert model.requests["newbie"][0].system.startswith("You are new.")
+    (kept, kept_err), (new, new_err) = tool_results(model.requests["main"][2])
+    assert (kept, kept_err) == ("helped", False)  # as loaded at the start of the run
+    assert new_err and "'newbie' not found" in new and "helper" in new
+    assert "newbie" not in model.requests
     assert result.final_text == "done"
+    # the next run sees the change
+    model2 = PerAgentModel({"main": [tool_call("Task", task("newbie")), text("done")],
+                            "newbie": [text("new answer")]})
+    run_main_thread("x", registry=AgentRegistry(tmp_path, home=tmp_path / "home"),
+                    model=model2, cwd=tmp_path)
+    assert tool_results(model2.requests["main"][1]) == [("new answer", False)]
 
 
 def test_parent_denylist_and_plan_mode_cannot_be_escaped(tmp_path: Path) -> None:

@@ -48,7 +48,10 @@ async def test_server_started_tools_listed_called_and_stopped(tmp_path: Path) ->
         env={"ECHO_PREFIX": "${PREFIX_FROM_ENV}"},
     )
     environ = dict(os.environ, PREFIX_FROM_ENV=">> ")
-    async with McpServerPool([spec], cwd=tmp_path, environ=environ) as pool:
+    # read-only because configuration says so (a server's readOnlyHint alone is not enough:
+    # tests/test_security_trust.py)
+    async with McpServerPool([spec], cwd=tmp_path, environ=environ,
+                             read_only=("mcp__echo__echo",)) as pool:
         assert pool.warnings == []
         names = {t.name: t for t in pool.tools}
         assert set(names) == {"mcp__echo__echo", "mcp__echo__write_note"}

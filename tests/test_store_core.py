@@ -98,15 +98,16 @@ def test_mode_of_existing_file_is_kept(store: AgentStore) -> None:
     assert os.stat(store.path("group")).st_mode & 0o777 == 0o600
 
 
-def test_symlinked_store_is_written_through(store: AgentStore, tmp_path: Path) -> None:
+def test_symlinked_store_is_refused(store: AgentStore, tmp_path: Path) -> None:
+    # Issue 12: a link could make one store write another (a group's the global one).
     real = tmp_path / "real" / "agents.json"
     real.parent.mkdir()
     real.write_text("{}", encoding="utf-8")
     store.path("group").parent.mkdir(parents=True)
     store.path("group").symlink_to(real)
-    store.define("a", "d", "p")
-    assert store.path("group").is_symlink()
-    assert "a" in json.loads(real.read_text(encoding="utf-8"))
+    with pytest.raises(StoreError, match="symbolic link"):
+        store.define("a", "d", "p")
+    assert json.loads(real.read_text(encoding="utf-8")) == {}
 
 
 def test_merge_group_wins_and_list_reports_overrides(store: AgentStore) -> None:

@@ -13,7 +13,11 @@ Design notes
   asking, e.g. ``"Bash(git status:*)"``, ``"Edit"``), ``allow-bypass-permissions`` (bool: may an
   agent's ``permissionMode: bypassPermissions`` take effect), ``writable-dirs`` (folders outside
   the working folder that tools may write to, relative to the config folder) and
-  ``transcript-dir`` (where run transcripts go, relative to the config folder).
+  ``transcript-dir`` (where run transcripts go, relative to the config folder) and
+  ``mcp-read-only`` (MCP tools that need no permission; a server's own ``readOnlyHint`` is not
+  enough).  ``subagents run`` reads these only from ``~/.subagents/config.toml`` and a trusted
+  project (:mod:`subagents.runtime.trust`).  ``sandbox`` (``required``/``ask``/``off``) and
+  ``sandbox-network`` (bool) set the Bash sandbox, from the user's own config only.
   Unknown keys and wrong types are a :class:`~subagents.errors.ConfigError` with the path (and
   the line, which ``tomllib`` gives for syntax errors): a typo in ``ignore`` must not silently
   turn into "lint nothing".
@@ -50,7 +54,7 @@ _KNOWN_KEYS = frozenset(
     {"select", "ignore", "extra-tools", "model-aliases", "max-file-size", "per-file-ignores",
      "strict", "allow", "allow-bypass-permissions", "writable-dirs", "transcript-dir",
      "claude-code", "claude_code", "teams", "team-layout", "max-teammates",
-     "max-team-messages"}
+     "max-team-messages", "mcp-read-only", "sandbox", "sandbox-network"}
 )
 
 
@@ -77,6 +81,11 @@ class Config:
     team_layout: str = "project"  # or "claude": ~/.claude/teams and ~/.claude/tasks
     max_teammates: int | None = None
     max_team_messages: int | None = None
+    #: MCP tools (``mcp__server__tool``, globs allowed) treated as read-only at run time
+    mcp_read_only: tuple[str, ...] = ()
+    #: Bash sandbox: "required" / "ask" / "off", and network access (user config only)
+    sandbox: str | None = None
+    sandbox_network: bool = False
     #: The file this came from (``None``: defaults) and the folder globs are relative to.
     path: Path | None = None
 
@@ -244,7 +253,25 @@ def _parse(table: Mapping[str, Any], p: Path) -> Config:
                   writable_dirs=writable,
                   transcript_dir=(p.parent / Path(tdir).expanduser()) if tdir else None,
                   teams=teams, team_layout=layout, max_teammates=limits["max-teammates"],
-                  max_team_messages=limits["max-team-messages"])
+                  max_team_messages=limits["max-team-messages"],
+                  mcp_read_only=_str_list(table.get("mcp-read-only", []), p, "mcp-read-only"),
+                  sandbox=_sandbox_mode(table.get("sandbox"), p),
+                  sandbox_network=_flag(table.get("sandbox-network", False), p,
+                                        "sandbox-network"))
+
+
+def _sandbox_mode(value: Any, p: Path) -> str | None:
+    if value is None:
+        return None
+    if value not in ("required", "ask", "off"):
+        raise ConfigError(f"{_where(p, 'sandbox')} must be \"required\", \"ask\" or \"off\"")
+    return str(value)
+
+
+def _flag(value: Any, p: Path, key: str) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{_where(p, key)} must be true or false")
+    return value
 
 
 _INLINE_RE = re.compile(

@@ -86,6 +86,7 @@ from subagents.store_file import (
     os_error,
     parse_store_text,
     quick_doc,
+    read_regular,
     render_change,
     written_doc,
 )
@@ -420,11 +421,20 @@ class AgentStore:
             out.append(StoreScope.GROUP)
         return tuple(out)
 
+    def _check_not_shared(self, path: Path) -> None:
+        """The group store must not be the global file under another name (a hard link)."""
+        others = [self.path(s) for s in self.scopes if self.path(s) != path]
+        for other in others:
+            with contextlib.suppress(OSError):
+                if path.exists() and other.exists() and os.path.samefile(path, other):
+                    raise StoreError(f"{path} is the same file as {other}; each store must "
+                                     "be its own file", hint="copy it instead of linking it")
+
     def read_text(self, scope: StoreScope | str) -> str | None:
         """The file's text (BOM stripped), or ``None`` if it does not exist."""
         path = self.path(scope)
         try:
-            raw = path.read_bytes()
+            raw = read_regular(path)
         except FileNotFoundError:
             return None
         except OSError as exc:
@@ -533,7 +543,14 @@ class AgentStore:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise os_error(exc, path.parent, "create the folder") from None
-        target = Path(os.path.realpath(path))  # write through a symlinked store
+        # Never through a symlink (issue 12): a group store linked to the global one would let
+        # a group rewrite global agents; and never the global file under another name.
+        if path.is_symlink():
+            raise StoreError(f"{path} is a symbolic link; a store must be a regular file (a "
+                             "link could make this store write another one)",
+                             hint="replace the link with the file itself")
+        self._check_not_shared(path)
+        target = path
         lock = StoreLock(target.with_name(f"{target.name}.lock"), self.lock_timeout)
         waited = lock.acquire()
         acquired = time.monotonic()
@@ -542,7 +559,7 @@ class AgentStore:
             backup: Path | None = None
             old_bytes: bytes | None
             try:
-                old_bytes = target.read_bytes()
+                old_bytes = read_regular(target)
                 mode = os.stat(target).st_mode & 0o7777
             except FileNotFoundError:
                 old_bytes, mode = None, 0o644

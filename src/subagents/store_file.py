@@ -38,6 +38,7 @@ import errno
 import json
 import os
 import re
+import stat
 import tempfile
 import threading
 import time
@@ -59,6 +60,7 @@ __all__ = [
     "parse_doc",
     "parse_store_text",
     "quick_doc",
+    "read_regular",
     "render_change",
     "written_doc",
 ]
@@ -490,6 +492,53 @@ def os_error(exc: OSError, path: Path, doing: str) -> StoreError:
     )
 
 
+#: A store larger than this is not read at all (the loader's limit is far lower; this only
+#: keeps a planted huge file or a device from filling memory).
+MAX_READ_BYTES = 16 * 1024 * 1024
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+
+
+def read_regular(path: Path, limit: int = MAX_READ_BYTES) -> bytes:
+    """The bytes of the store file ``path`` (raises ``FileNotFoundError`` if absent).
+
+    Never through a symlink (a group store linked to the global one, or to ``/dev/zero``),
+    only a regular file (a FIFO would block, a device never ends; checked with ``fstat`` on
+    the open descriptor, opened non-blocking), at most ``limit`` bytes (issue 12)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise StoreError(f"{path} is a symbolic link; a store must be a regular file "
+                             "(a link could make this store write another one)",
+                             hint="replace the link with the file itself") from None
+        raise os_error(exc, path, "read") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise StoreError(f"{path} is not a regular file; a store must be one")
+        if st.st_size > limit:
+            raise StoreError(f"{path} is {st.st_size:,} bytes, more than a store can be "
+                             f"({limit:,})")
+        os.set_blocking(fd, True)
+        chunks: list[bytes] = []
+        left = limit + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) > limit:
+        raise StoreError(f"{path} grew past {limit:,} bytes while it was read")
+    return data
+
+
 def fsync_dir(folder: Path) -> None:
     # Makes the rename itself durable; some file systems refuse O_RDONLY on folders: best effort.
     try:
@@ -565,8 +614,13 @@ class StoreLock:
         self._queue_up(fcntl.flock, fcntl.LOCK_EX, started)
         try:
             try:
-                fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+                fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | _NOFOLLOW, 0o644)
             except OSError as exc:
+                if exc.errno == errno.ELOOP:
+                    raise StoreError(f"{self.lock_path} is a symbolic link; refusing to lock "
+                                     "through it (it could truncate another file)",
+                                     hint="remove the link; it is re-created as a plain "
+                                     "file") from None
                 raise os_error(exc, self.lock_path.parent, "lock the store in") from None
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -585,7 +639,13 @@ class StoreLock:
         """Take a place in the queue and wait for the writer before us (see the class notes)."""
         try:
             self.queue_dir.mkdir(exist_ok=True)
-            tail_fd = os.open(self.queue_dir / "tail", os.O_RDWR | os.O_CREAT, 0o644)
+            if not stat.S_ISDIR(os.lstat(self.queue_dir).st_mode):
+                return  # a planted symlink: no queue (the flock alone keeps writers apart)
+            tail_fd = os.open(self.queue_dir / "tail", os.O_RDWR | os.O_CREAT | _NOFOLLOW,
+                              0o644)
+            if not stat.S_ISREG(os.fstat(tail_fd).st_mode):
+                os.close(tail_fd)
+                return
         except OSError:
             # No queue (a read-only folder, another user's queue files): the flock on the
             # store lock alone still keeps writers apart, only less fairly; if that fails
@@ -619,7 +679,8 @@ class StoreLock:
             return
         pred_path = self.queue_dir / predecessor
         try:
-            pred_fd = os.open(pred_path, os.O_RDONLY)  # flock needs no write access
+            # flock needs no write access; never a symlink, never a FIFO that blocks
+            pred_fd = os.open(pred_path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK)
         except OSError:
             return  # already gone: that writer finished, timed out or was cleaned up
         try:

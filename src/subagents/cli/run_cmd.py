@@ -175,8 +175,9 @@ before its last stage (--require-ready and no READY_FOR_* marker), 130 interrupt
     "-y",
     "assume_yes",
     is_flag=True,
-    help="Approve every permission request (writes, edits, Bash). Plan mode and "
-    "writes outside the working folder are still refused.",
+    help="Approve every permission request (writes, edits, Bash). Plan mode, writes "
+    "outside the working folder and writes to protected paths (.claude/, .git/, "
+    ".subagents.toml...) are still refused.",
 )
 @click.option(
     "--allow",
@@ -223,6 +224,43 @@ before its last stage (--require-ready and no READY_FOR_* marker), 130 interrupt
     is_flag=True,
     help="Offer WebFetch (off by default: no network access behind your back).",
 )
+@click.option(
+    "--sandbox",
+    "sandbox_mode",
+    type=click.Choice(["required", "ask", "off"]),
+    default=None,
+    envvar="SUBAGENTS_SANDBOX",
+    show_envvar=True,
+    help="Bash commands run in a bubblewrap sandbox (writes only in the working folder, no "
+    "network, no credentials). Where none is available: required (the default) refuses the "
+    "command, ask asks you each time, off runs commands without one. Also `sandbox = ...` in "
+    "~/.subagents/config.toml.",
+)
+@click.option(
+    "--sandbox-network",
+    is_flag=True,
+    help="Let sandboxed Bash commands use the network.",
+)
+@click.option(
+    "--trust",
+    "trust_project",
+    is_flag=True,
+    help="Trust this project (remembered): its agents' hooks and mcpServers may run and its "
+    ".subagents.toml applies. On a terminal you are asked once instead.",
+)
+@click.option(
+    "--allow-flagged-prompt",
+    "allow_flagged",
+    is_flag=True,
+    help="Run an agent even if its prompt reads like a prompt injection (refused otherwise).",
+)
+@click.option(
+    "--allow-bypass-permissions",
+    "allow_bypass",
+    is_flag=True,
+    help="Let permissionMode bypassPermissions take effect for this run (a project's own "
+    "config cannot allow it; your ~/.subagents/config.toml can).",
+)
 def run(
     prompt: tuple[str, ...],
     agent_name: str | None,
@@ -244,6 +282,11 @@ def run(
     base_url: str | None,
     stream: bool | None,
     web: bool,
+    sandbox_mode: str | None,
+    sandbox_network: bool,
+    trust_project: bool,
+    allow_bypass: bool,
+    allow_flagged: bool,
     teams: bool = False,
     team_layout: str | None = None,
     resume_team: str | None = None,
@@ -254,12 +297,13 @@ def run(
     PROMPT is the task (several words are joined; `-` reads it from stdin).  The agent gets
     its own system prompt, model and tools, and works on the current folder (or --cwd).
     """
-    from subagents.config import load_config
     from subagents.providers import get_provider
     from subagents.runtime.permissions import PermissionPolicy
     from subagents.runtime.result import RunInterrupted
     from subagents.runtime.runner import AgentRunner
+    from subagents.runtime.sandbox import SandboxSettings
     from subagents.runtime.tools import builtin_tools
+    from subagents.runtime.trust import TrustPolicy, run_config
 
     text = " ".join(prompt)
     if text == "-":
@@ -267,7 +311,10 @@ def run(
     if not text.strip():
         raise click.UsageError('the prompt is empty; give the task, e.g. subagents run "..."')
     workdir = (cwd or Path.cwd()).resolve()
-    config = load_config(start=workdir)
+    trusted, root = _trusted(workdir, trust_project)
+    config, notes = run_config(workdir, trusted=trusted)
+    for note in notes:
+        click.echo(f"note: {note}", err=True)
     provider = provider or "anthropic"
     if provider == "scripted" and script is None:
         raise click.UsageError("--provider scripted needs --script FILE (a JSON list of replies)")
@@ -295,7 +342,7 @@ def run(
         mode=permission_mode,
         allow_rules=(*config.allow_rules, *allow_rules),
         writable_dirs=config.writable_dirs,
-        allow_bypass=config.allow_bypass_permissions,
+        allow_bypass=config.allow_bypass_permissions or allow_bypass,
         ask=ask,
     )
     for warning in policy.warnings:
@@ -304,13 +351,19 @@ def run(
     runner = AgentRunner(
         model,
         cwd=workdir,
-        tools=builtin_tools(web=web),
+        tools=builtin_tools(web=web, sandbox=SandboxSettings(
+            mode=(sandbox_mode or config.sandbox or "required"),  # type: ignore[arg-type]
+            network=sandbox_network or config.sandbox_network,
+            writable=config.writable_dirs)),
         policy=policy,
         transcript_dir=transcript_dir or config.transcript_dir,
         transcripts=not no_transcript,
         model_table=config.model_aliases or None,
         include_env=True,
         on_event=progress,
+        trust=TrustPolicy(untrusted=() if trusted else (root,)),
+        mcp_read_only=config.mcp_read_only,
+        allow_flagged_prompts=allow_flagged,
     )
     team_mode = resume_team is not None or _teams_on(teams, workdir, config)
     if team_mode and stages:
@@ -590,6 +643,33 @@ def _pipeline(
         raise
 
 
+def _trusted(workdir: Path, trust_flag: bool) -> tuple[bool, Path]:
+    """(is the project trusted, its root): remembered, ``--trust``, or asked on a terminal
+    when the project has something that trust changes (config, agents with commands)."""
+    from subagents.runtime.trust import TrustStore, project_root
+
+    root = project_root(workdir)
+    store = TrustStore()
+    if store.is_trusted(root):
+        return True, root
+    if trust_flag:
+        store.trust(root)
+        return True, root
+    has_something = any((root / n).exists() for n in (".subagents.toml", ".claude", ".codex",
+                                                        "pyproject.toml", ".mcp.json"))
+    try:
+        interactive = sys.stdin.isatty() and _stderr_tty()
+    except (AttributeError, ValueError):
+        interactive = False
+    if has_something and interactive:
+        click.echo(f"\n{root} is not trusted yet. Trusting it lets its agents' hooks and MCP "
+                   "servers run commands and its .subagents.toml apply.", err=True)
+        if click.confirm("Trust this folder?", default=False, err=True):
+            store.trust(root)
+            return True, root
+    return False, root
+
+
 def _asks(ask: PermissionAsk | None, assume_yes: bool) -> bool:
     """Will the run ask questions on the terminal?"""
     return ask is not None and not assume_yes
@@ -606,7 +686,8 @@ def _ask_callback(assume_yes: bool) -> PermissionAsk | None:
     if assume_yes:
 
         async def yes(request: PermissionRequest) -> bool:
-            return True
+            # --yes is not explicit permission for a protected path (.claude/, .git/...).
+            return request.protected is None
 
         return yes
     try:
@@ -653,6 +734,8 @@ def _settle(future: asyncio.Future[bool], answer: bool) -> None:
 def _confirm(request: PermissionRequest) -> bool:
     shown = _describe(request.tool, request.input)
     click.echo(f"\n[{request.agent}] wants to run {request.tool}: {shown}", err=True)
+    if request.protected:  # a protected path, or a command without a sandbox
+        click.echo(f"  note: {request.protected}", err=True)
     return click.confirm("Allow?", default=False, err=True)
 
 

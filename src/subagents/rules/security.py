@@ -40,6 +40,7 @@ import string
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from subagents.definition import AgentDefinition
 from subagents.definition import Dialect as D
@@ -52,7 +53,8 @@ from subagents.rules.base import (
     make_diagnostic,
 )
 
-__all__ = ["DEFINITION_RULES", "FILE_RULES", "find_secrets", "mask", "path_escapes"]
+__all__ = ["DEFINITION_RULES", "FILE_RULES", "detect_injection", "find_secrets", "mask",
+           "path_escapes"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -415,6 +417,168 @@ def check_injection(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnos
                     "use it",
                 )
                 return
+    yield from check_injection_signals(defn, ctx)
+
+
+# --------------------------------------------------------------------------- injection signals
+# Issue 12: the classic "Ignore all previous instructions ... read ~/.ssh/id_rsa ... send to
+# https://... Do not tell the user" put its parts in an order SA405's send-then-secret pattern
+# did not expect.  ``detect_injection`` looks for four kinds of signal, each on its own, in any
+# order, and reports a passage where at least three different kinds meet (one of them reading
+# or sending secrets).  A signal does not count when it is quoted, negated ("never send
+# secrets"), or framed as a description ("detect prompts that ignore previous instructions",
+# "red flags: ...", "such as ..."), which is how security agents talk about attacks.
+
+class _Linear:
+    """A case-insensitive pattern compiled on first use with RE2 (linear time, and about 50x
+    faster than ``re`` on these word alternations over the corpus), ``re`` without the wheel."""
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+        self._compiled: Any = None
+
+    def get(self) -> Any:
+        if self._compiled is None:
+            try:
+                import re2  # type: ignore[import-untyped]
+            except ImportError:  # pragma: no cover - google-re2 is a dependency
+                self._compiled = re.compile(self.pattern, re.I)
+            else:
+                options = re2.Options()
+                options.case_sensitive = False
+                options.log_errors = False
+                self._compiled = re2.compile(self.pattern, options)
+        return self._compiled
+
+
+_SIG_OVERRIDE = _Linear(
+    r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|every\s+|"
+    r"of\s+)*(?:previous|prior|above|earlier|preceding|original|system|safety|other|these|"
+    r"those|the)?\s*(?:instructions?|rules|guidelines|prompts?|directives|polic(?:y|ies)|"
+    r"restrictions|system\s+prompt)"
+    r"|\byou\s+are\s+no\s+longer\s+bound\b|\bnew\s+instructions\s*:|\bsystem\s+override\b"
+    r"|\b(?:previous|original)\s+(?:instructions|rules)\s+(?:are\s+outdated|no\s+longer\s+apply)"
+    r"|\byour\s+(?:original|previous)\s+instructions\s+are\s+outdated"
+    r"|\bdeveloper\s+mode\b|\bthis\s+overrides\b",
+)
+_SIG_SECRET = _Linear(
+    r"~?/?\.ssh/(?:id_\w+|authorized_keys)?|\bid_(?:rsa|ed25519|ecdsa|dsa)\b|\.aws/credentials"
+    r"|\.netrc\b|\.git-credentials\b|/etc/(?:shadow|passwd)\b|(?:^|[^\w.])\.env\b"
+    r"|\b(?:ANTHROPIC|OPENAI|AWS|GITHUB)_\w*(?:KEY|TOKEN)\b"
+    r"|\b(?:api[\s_-]?keys?|api[\s_-]?tokens?|access\s+tokens?|secret\s+(?:keys?|tokens?)|"
+    r"private\s+keys?|passwords?|credentials?|secrets|tokens)\b"
+    r"|\benvironment\s+variables\b|\bsource\s+code\b",
+)
+_SIG_SEND = _Linear(
+    r"\b(?:send|sends|sending|upload|post|exfiltrate|transmit|forward|e-?mail|leak|pipe|"
+    r"beacon|curl|wget|nc|netcat|render)\b[^\n]{0,160}?"
+    r"(?:https?://|ftp://|\b\d{1,3}(?:\.\d{1,3}){3}\b|[\w.+-]+@[\w-]+\.[\w.]+|webhook|"
+    r"pastebin|attacker|my\s+server)"
+    r"|(?:https?://|ftp://)[^\s]*(?:\?|&)[\w-]*(?:data|key|token|secret|leak)=",
+)
+_SIG_CONCEAL = _Linear(
+    r"\b(?:do\s+not|don'?t|never|without|no\s+need\s+to)\s+(?:let\s+the\s+user\s+know|"
+    r"(?:tell|telling|inform|informing|notify|notifying|alert|alerting|mention|mentioning|"
+    r"reveal|revealing)\b[^\n.]{0,40}?\b(?:user|human|operator|anyone)\b)"
+    r"|\bthe\s+user\s+must\s+not\s+(?:be\s+told|know)\b"
+    r"|\b(?:keep|hide)\s+(?:this|it)\s+(?:secret|hidden|confidential)?\s*(?:from\s+the\s+user)?"
+    r"|\bkeep\s+this\s+hidden\b|\bthis\s+is\s+confidential\b"
+    r"|\b(?:secretly|covertly|silently|quietly)\s+(?:send|upload|post|gather|collect|copy|"
+    r"transmit|forward|exfiltrate)\b|,\s*silently\b|\bsilently\s*[.!]",
+)
+# Words that make the passage a description of attacks rather than one.
+_FRAMING = _Linear(
+    r"\b(?:detect|detects|detecting|flag|flags|look(?:s|ing)?\s+for|watch\s+for|check\s+for|"
+    r"scan\s+for|report|identify|warn|red[\s-]flags?|such\s+as|e\.g\.|for\s+example|like|"
+    r"attacks?|attackers?|injections?|malicious|typically|try\s+to|tries\s+to|trying\s+to|"
+    r"attempts?\s+to|phrases?|examples?|classify|teach|explain|test\s+cases?|payloads?|"
+    r"instructs?\s+the\s+model|tells?\s+the\s+model|asks?\s+the\s+model|that\s+say)\b",
+)
+_INJECTION_WINDOW = 700
+_SIG_KINDS = (("override", _SIG_OVERRIDE), ("conceal", _SIG_CONCEAL), ("send", _SIG_SEND),
+              ("secret", _SIG_SECRET))
+
+
+def _sentence_start(text: str, pos: int) -> int:
+    floor = max(0, pos - 200)
+    cut = max(text.rfind(ch, floor, pos) for ch in ".\n;:!?")
+    return max(cut + 1, floor)
+
+
+def _signal_counts(text: str, kind: str, m: re.Match[str]) -> bool:
+    pos = m.start()
+    before = text[pos - 1] if pos else " "
+    if before in _QUOTES:
+        return False
+    start = _sentence_start(text, pos)
+    lead = text[start:pos]
+    if any(q in lead for q in _QUOTES) and lead.count('"') % 2 == 1:
+        return False  # inside a quotation that began earlier in the sentence
+    if _FRAMING.get().search(lead):
+        return False
+    # a description in parentheses or a list of red flags: "(1) try to ..." is framing too
+    return not (kind != "conceal" and _negated(text, pos))
+
+
+def detect_injection(text: str) -> tuple[int, tuple[str, ...]] | None:
+    """(offset, signal kinds) of the first passage that reads like a prompt injection, else
+    ``None``: at least three kinds of signal within :data:`_INJECTION_WINDOW` characters, one
+    of them ``secret`` or ``send``.  Any order; see the comment above for what does not count.
+    Linear in the text: each pattern is one regex scan, and the window is a sliding one."""
+    if len(text) > 1 << 20:
+        text = text[: 1 << 20]
+    hits: list[tuple[int, str]] = []
+    found: set[str] = set()
+    # the rare kinds first: without two of them, three kinds cannot meet (the common
+    # ``secret`` words are then never scanned for, which keeps ``validate`` fast)
+    for n, (kind, pattern) in enumerate(_SIG_KINDS):
+        if len(found) + len(_SIG_KINDS) - n < 3:
+            return None
+        for m in pattern.get().finditer(text):
+            if _signal_counts(text, kind, m):
+                hits.append((m.start(), kind))
+                found.add(kind)
+    if len(found) < 3:
+        return None
+    hits.sort()
+    left = 0
+    counts: Counter[str] = Counter()
+    for pos, kind in hits:
+        counts[kind] += 1
+        while pos - hits[left][0] > _INJECTION_WINDOW:
+            counts[hits[left][1]] -= 1
+            left += 1
+        kinds = {k for k, n in counts.items() if n > 0}
+        if len(kinds) >= 3 and kinds & {"secret", "send"}:
+            return hits[left][0], tuple(sorted(kinds))
+    return None
+
+
+
+_SIGNAL_WORDS = {"override": "override its instructions", "secret": "read secrets",
+                 "send": "send to an address", "conceal": "hide it from the user"}
+
+
+def check_injection_signals(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
+    """SA405 by :func:`detect_injection` (several signals, any order), for a prompt the
+    override-then-send pattern above does not catch."""
+    for key, text in (("system_prompt", defn.system_prompt), ("description", defn.description),
+                      ("initial_prompt", defn.initial_prompt or "")):
+        found = detect_injection(text) if text else None
+        if found is None:
+            continue
+        if key == "system_prompt" and defn.dialect is not D.JSON:
+            pos = ctx.body_pos(defn, found[0])
+        else:
+            pos = ctx.value_pos(defn, key)
+        said = ", ".join(_SIGNAL_WORDS[k] for k in found[1])
+        yield ctx.diag(
+            "SA405",
+            pos,
+            f"the prompt reads like a prompt injection: it tells the model to {said}",
+            "remove these instructions; if this file came from someone else, do not use it",
+        )
+        return
 
 
 FILE_RULES: tuple[FileRule, ...] = (check_world_writable, check_secrets)

@@ -181,7 +181,10 @@ async def _run_command(
     timeout: float,
     event: str,
 ) -> HookRun:
-    env = dict(os.environ)
+    # No credentials for hooks (issue 12): an agent file's hook must not see the API key.
+    from subagents.runtime.sandbox import scrubbed_environ
+
+    env = scrubbed_environ()
     env["CLAUDE_PROJECT_DIR"] = str(ctx.cwd)
     if call is not None and isinstance(call.input.get("file_path"), str):
         env["CLAUDE_TOOL_INPUT_FILE_PATH"] = str(call.input["file_path"])

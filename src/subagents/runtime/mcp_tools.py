@@ -15,8 +15,9 @@ manager wrapping one :class:`contextlib.AsyncExitStack`.
   a warning and the agent runs without its tools: one broken server must not kill the run.
 * A server only *named* in the frontmatter (``mcpServers: [github]``) refers to configuration
   elsewhere (Claude Code's settings); ``configured`` maps such names to their specs.
-* Tools carry ``read_only`` from the server's ``readOnlyHint`` annotation, which the permission
-  layer uses ("MCP tools not marked read-only" need permission).
+* Tools are read-only (need no permission, may run in plan mode) only when configuration
+  lists them (``read_only``, from ``mcp-read-only``): a server's ``readOnlyHint`` is its own
+  claim, not a permission (a warning says it was not taken).
 
 The ``mcp`` SDK is imported lazily: agents without MCP servers never pay for it.
 """
@@ -25,9 +26,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fnmatch
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from subagents.definition import McpServerSpec
@@ -115,8 +117,12 @@ class McpServerPool:
         environ: Mapping[str, str] | None = None,
         configured: Mapping[str, McpServerSpec] | None = None,
         startup_timeout: float = 30.0,
+        read_only: Iterable[str] = (),
     ) -> None:
         self.servers = tuple(servers)
+        #: tools (``mcp__server__tool``, or ``mcp__server__*``) that configuration declares
+        #: read-only; a server's own ``readOnlyHint`` is a claim, not a permission
+        self.read_only = tuple(read_only)
         self.cwd = cwd
         self.environ = dict(os.environ if environ is None else environ)
         self.configured = dict(configured or {})
@@ -199,7 +205,13 @@ class McpServerPool:
         self.started.append(spec.name)
         for remote in listing.tools:
             annotations = getattr(remote, "annotations", None)
-            read_only = bool(getattr(annotations, "read_only_hint", False))
+            claimed = bool(getattr(annotations, "read_only_hint", False))
+            full_name = mcp_tool_name(spec.name, remote.name)
+            read_only = any(fnmatch.fnmatchcase(full_name, p) for p in self.read_only)
+            if claimed and not read_only:
+                self.warnings.append(
+                    f"MCP tool {full_name} says it is read-only; it still needs permission "
+                    "(list it in mcp-read-only in your config to treat it as read-only)")
             tool_cls = type(
                 "McpTool_" + _NAME_SAFE_RE.sub("_", f"{spec.name}_{remote.name}"),
                 (McpTool,),

@@ -52,6 +52,7 @@ from subagents.dispatch.dispatcher import (
     tree_usage,
 )
 from subagents.dispatch.explicit import parse_explicit
+from subagents.dispatch.snapshot import RegistrySnapshot
 from subagents.dispatch.task_tool import (
     DEFAULT_BUDGET_CHARS,
     TASK_TOOL_NAME,
@@ -162,7 +163,7 @@ async def run_main_thread_async(
 ) -> AgentResult:
     """Run the main thread on ``prompt``; see the module docstring.
 
-    Give the agents as ``registry`` (re-read at every Task call) or ``agents``; the model as
+    Give the agents as ``registry`` (read once, when the run starts) or ``agents``; the model as
     ``model`` (a runner is made) or a ready ``runner`` (its model and event sink are wrapped
     for the duration of the run and restored after: ``on_event``, when given, *replaces* the
     runner's sink, so a live display does not get every event twice; without it the runner's
@@ -172,7 +173,8 @@ async def run_main_thread_async(
     """
     if registry is None and agents is None:
         raise RunError("run_main_thread needs the agents: pass registry= or agents=")
-    source: Any = registry if registry is not None else list(agents or [])
+    # Agents written during this run are not loaded into it (dispatch/snapshot.py).
+    source: Any = RegistrySnapshot(registry) if registry is not None else list(agents or [])
     sink = _tagging(on_event)
     own_runner = runner is None
     if runner is None:

@@ -10,19 +10,26 @@ Two layers, both plain immutable values:
     specifier: ``Bash(git diff:*)`` (prefix), ``Bash(npm test)`` (exact), ``Edit(src/**)``
     (path glob), ``WebFetch(domain:example.com)``, ``Task(a, b)`` / ``Agent(a, b)`` (agents it
     may spawn).  In an allowlist a specifier offers the tool but only for matching calls; in a
-    denylist a plain name removes the tool and a specifier refuses matching calls.  A compound
-    shell command (``a && b``, ``a; b``, pipes) is allowed by prefix rules only if every part
-    matches, and command substitution or redirection is never covered by a prefix rule.
+    denylist a plain name removes the tool and a specifier refuses matching calls.  ``Bash``
+    specifiers are judged on bash's syntax tree (:mod:`subagents.runtime.shellparse`): an allow
+    rule covers only plain literal commands (each part of a list or pipeline covered by some
+    rule), a deny rule finds its program anywhere bash would run it and fails closed.
+    ``Agent(x)`` compares names as the Task tool looks them up (case and separators ignored)
+    and also judges the per-agent tools ``agent__x``.
 
 :class:`PermissionPolicy` — *whether an offered call may run now*: the permission mode, the
     pre-approved ``allow_rules`` from config, extra writable folders, whether
     ``bypassPermissions`` is allowed at all, and the ``ask`` callback.  :meth:`decide` goes:
-    read-only tool → allowed; ``plan`` → every mutating tool refused; a write outside the
+    read-only tool → allowed, unless it reads outside the working folder(s) (then a path
+    rule, bypass or the user's answer); ``plan`` → every mutating tool refused; a write outside the
     working folder (symlinks resolved) → refused unless under ``writable_dirs``;
     ``bypassPermissions`` (only if ``allow_bypass``, else it counts as ``default`` and a warning
-    is recorded) → allowed; ``acceptEdits`` + a file-editing tool → allowed; a matching
-    ``allow_rules`` entry → allowed; ``dontAsk`` → refused; otherwise ``ask(request)`` decides,
-    and without a callback the call is refused with a hint (``--yes`` or an allow rule).
+    is recorded) → allowed; a write to a protected path (:mod:`subagents.runtime.protected`:
+    ``.claude/``, ``.git/``, ``.subagents.toml``...) → only a path rule or the user's answer
+    (never ``acceptEdits``, a plain rule, or ``--yes``); ``acceptEdits`` + a file-editing
+    tool → allowed; a matching ``allow_rules`` entry → allowed; ``dontAsk`` → refused;
+    otherwise ``ask(request)`` decides, and without a callback the call is refused with a
+    hint (``--yes`` or an allow rule).
     ``auto`` and ``manual`` count as ``default`` (we have no classifier).  The working-folder
     check covers the file tools (their ``write_paths``); a shell command can write anywhere its
     user can, which is why ``Bash`` always needs permission outside ``bypassPermissions``.
@@ -45,7 +52,6 @@ always intersected with the policy passed in.
 from __future__ import annotations
 
 import fnmatch
-import shlex
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -54,6 +60,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 from subagents.known_tools import ToolEntry, parse_tool_entry
+from subagents.runtime.protected import protected_reason
 
 if TYPE_CHECKING:
     from subagents.definition import AgentDefinition
@@ -84,8 +91,8 @@ _MODE_ALIASES = {"manual": PermissionMode.DEFAULT, "auto": PermissionMode.DEFAUL
 # Same tool under two names in Claude Code's history.
 _ALIASES = {"Task": "Agent", "KillBash": "KillShell"}
 _FILE_FIELDS = ("file_path", "path", "notebook_path")
-_SHELL_OPS = frozenset({"&&", "||", ";", "|", "&", "\n", ";;", "|&"})
-_UNSAFE_FOR_PREFIX = ("$(", "`", ">", "<", "\n")
+#: Agents offered as tools of their own (``agent__deployer``) are the Agent tool for rules.
+AGENT_TOOL_PREFIX = "agent__"
 
 
 def normalize_mode(mode: str | None) -> PermissionMode:
@@ -113,6 +120,8 @@ def _name_matches(entry: ToolEntry, tool_name: str) -> bool:
         if entry.mcp_tool in (None, "*"):
             return True
         return fnmatch.fnmatchcase(tool_name, entry.raw)
+    if tool_name.startswith(AGENT_TOOL_PREFIX) and _canon(entry.name) == "Agent":
+        return True  # each agent offered as its own tool is still the Agent tool
     return _canon(entry.name) == _canon(tool_name)
 
 
@@ -131,36 +140,57 @@ def _parse(entries: Iterable[str] | None) -> tuple[ToolEntry, ...] | None:
 
 
 def _shell_parts(command: str) -> list[list[str]] | None:
-    """Split a command line into simple commands (token lists); ``None`` if it cannot parse."""
-    lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|")
-    lexer.whitespace_split = True
-    lexer.commenters = ""
-    parts: list[list[str]] = [[]]
-    try:
-        for tok in lexer:
-            if tok in _SHELL_OPS:
-                parts.append([])
-            else:
-                parts[-1].append(tok)
-    except ValueError:
-        return None
-    return [p for p in parts if p]
+    """The plain simple commands of a command line (:func:`shellparse.plain_commands`)."""
+    from subagents.runtime.shellparse import plain_commands
+
+    return plain_commands(command)
 
 
 def _command_matches(spec: str, words: list[str]) -> bool:
-    spec = spec.strip()
-    if spec.endswith(":*"):
-        try:
-            prefix = shlex.split(spec[:-2])
-        except ValueError:
-            return False
-        return words[: len(prefix)] == prefix
-    if "*" in spec:
-        return fnmatch.fnmatchcase(" ".join(words), spec)
-    try:
-        return words == shlex.split(spec)
-    except ValueError:
-        return False
+    from subagents.runtime.shellparse import allow_matches
+
+    return allow_matches(spec, words)
+
+
+def _agent_keys(name: str) -> set[str]:
+    """The keys an agent name may be looked up by: the Task tool's normalisation (case and
+    separators ignored), with and without a ``plugin:`` part."""
+    from subagents.dispatch.task_tool import normalize_agent_name
+
+    key = normalize_agent_name(name)
+    keys = {key, key.replace(":", "")}
+    if ":" in key:
+        keys.add(key.rsplit(":", 1)[1])
+    return keys
+
+
+def _requested_agent(tool_name: str | None, input: Mapping[str, Any]) -> str:
+    if tool_name and tool_name.startswith(AGENT_TOOL_PREFIX):
+        return tool_name[len(AGENT_TOOL_PREFIX):]
+    wanted = input.get("subagent_type")
+    return wanted if isinstance(wanted, str) and wanted.strip() else "general-purpose"
+
+
+def _agent_matches(names: Sequence[str], tool_name: str | None, input: Mapping[str, Any],
+                   *, deny: bool) -> bool:
+    wanted = _requested_agent(tool_name, input)
+    keys = _agent_keys(wanted)
+    if deny and tool_name and tool_name.startswith(AGENT_TOOL_PREFIX):
+        # agent__name_2 (a de-duplicated tool name) still names ``name``
+        keys |= {k.rstrip("0123456789") for k in keys}
+    exact = _agent_key(wanted)
+    for n in names:
+        if n.strip() == "*":
+            return True
+        if (keys & _agent_keys(n)) if deny else _agent_key(n) == exact:
+            return True
+    return False
+
+
+def _agent_key(name: str) -> str:
+    from subagents.dispatch.task_tool import normalize_agent_name
+
+    return normalize_agent_name(name).replace(":", "")
 
 
 def _path_matches(spec: str, input: Mapping[str, Any], cwd: Path) -> bool:
@@ -182,24 +212,22 @@ def _path_matches(spec: str, input: Mapping[str, Any], cwd: Path) -> bool:
     return any(fnmatch.fnmatchcase(c, pat) for c in candidates for pat in pats)
 
 
-def spec_matches(entry: ToolEntry, input: Mapping[str, Any], cwd: Path, *, deny: bool) -> bool:
-    """Does this call fall under ``entry``'s specifier?  (Conservative in both directions.)"""
+def spec_matches(entry: ToolEntry, input: Mapping[str, Any], cwd: Path, *, deny: bool,
+                 tool_name: str | None = None) -> bool:
+    """Does this call fall under ``entry``'s specifier?  Deny rules fail closed (whatever
+    cannot be resolved matches), allow rules fail open to "not covered"."""
     spec = entry.specifier or ""
     name = _canon(entry.name)
     if name == "Bash":
+        from subagents.runtime.shellparse import deny_matches
+
         command = str(input.get("command", ""))
-        parts = _shell_parts(command)
         if deny:
-            if parts is None:  # unparseable: refuse if the raw text merely starts like it
-                return command.strip().startswith(spec.removesuffix(":*").strip())
-            return any(_command_matches(spec, p) for p in parts)
-        if parts is None or any(tok in command for tok in _UNSAFE_FOR_PREFIX):
-            return False
-        return bool(parts) and all(_command_matches(spec, p) for p in parts)
+            return deny_matches(spec, command)
+        parts = _shell_parts(command)
+        return bool(parts) and all(_command_matches(spec, p) for p in parts or ())
     if name == "Agent":
-        wanted = str(input.get("subagent_type") or "general-purpose")
-        names = entry.agent_allowlist or ()
-        return any(n.lower() == wanted.lower() for n in names)
+        return _agent_matches(entry.agent_allowlist or (), tool_name, input, deny=deny)
     if name == "WebFetch" and spec.startswith("domain:"):
         host = (urlparse(str(input.get("url", ""))).hostname or "").lower()
         domain = spec.split(":", 1)[1].strip().lower()
@@ -209,7 +237,8 @@ def spec_matches(entry: ToolEntry, input: Mapping[str, Any], cwd: Path, *, deny:
     return deny  # a specifier we cannot interpret: deny rules bite, allow rules do not
 
 
-def allow_covers(entries: Sequence[ToolEntry], input: Mapping[str, Any], cwd: Path) -> bool:
+def allow_covers(entries: Sequence[ToolEntry], input: Mapping[str, Any], cwd: Path,
+                 tool_name: str | None = None) -> bool:
     """Do these allow entries (same tool, with specifiers) together cover this call?
 
     For ``Bash`` each simple command of a compound line may be covered by a different entry
@@ -220,10 +249,10 @@ def allow_covers(entries: Sequence[ToolEntry], input: Mapping[str, Any], cwd: Pa
     if entries and _canon(entries[0].name) == "Bash":
         command = str(input.get("command", ""))
         parts = _shell_parts(command)
-        if not parts or any(tok in command for tok in _UNSAFE_FOR_PREFIX):
+        if not parts:
             return False
         return all(any(_command_matches(e.specifier or "", p) for e in entries) for p in parts)
-    return any(spec_matches(e, input, cwd, deny=False) for e in entries)
+    return any(spec_matches(e, input, cwd, deny=False, tool_name=tool_name) for e in entries)
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,13 +284,13 @@ class ToolRules:
     def refusal(self, name: str, input: Mapping[str, Any], cwd: Path) -> str | None:
         for e in self.deny:
             if e.specifier is not None and _name_matches(e, name) and spec_matches(
-                e, input, cwd, deny=True
+                e, input, cwd, deny=True, tool_name=name
             ):
                 return f"{e.raw} is in the disallowed tools of {self.label}"
         if self.allow is None:
             return None
         entries = [e for e in self.allow if _name_matches(e, name)]
-        if entries and not allow_covers(entries, input, cwd):
+        if entries and not allow_covers(entries, input, cwd, name):
             allowed = ", ".join(e.raw for e in entries)
             return f"{self.label} may use {name} only as {allowed}"
         return None
@@ -309,6 +338,9 @@ class PermissionRequest:
     agent: str
     mode: str
     cwd: Path
+    #: why the call writes a protected path (:mod:`subagents.runtime.protected`): a blanket
+    #: approval (``--yes``) must not cover it; ``None`` for ordinary calls.
+    protected: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -381,27 +413,44 @@ class PermissionPolicy:
             mode = max(mode, c, key=_STRICTNESS.__getitem__)
         return replace(self, mode=mode.value, tools=self.tools.restrict(child_tools))
 
+    def covers_url(self, url: str, cwd: Path) -> bool:
+        """Would this policy let ``WebFetch`` reach ``url`` without asking (a redirect hop)?"""
+        if self.effective_mode is PermissionMode.BYPASS:
+            return True
+        rules = [r for r in _parse(self.allow_rules) or () if _name_matches(r, "WebFetch")]
+        return bool(rules) and allow_covers(rules, {"url": url}, cwd, "WebFetch")
+
     def _write_allowed(self, path: Path, cwd: Path) -> bool:
         return any(path.is_relative_to(root.resolve()) for root in (cwd, *self.writable_dirs))
 
     async def decide(self, tool: Tool, input: Mapping[str, Any], ctx: ToolContext) -> Decision:
         if tool.read_only:
-            return Decision(True, "read-only tool")
+            outside = [str(p) for p in (ctx.resolve(r) for r in tool.read_paths(input))
+                       if not self._write_allowed(p, ctx.cwd)]
+            if not outside:
+                return Decision(True, "read-only tool")
+            return await self._decide_outside_read(tool, input, ctx, outside)
         mode = self.effective_mode
         if mode is PermissionMode.PLAN:
             return Decision(False, f"permission mode is plan: {tool.name} changes things and "
                                    "plan mode only reads; describe the change instead")
+        protected: list[str] = []
         for raw in tool.write_paths(input):
             target = ctx.resolve(raw)
             if not self._write_allowed(target, ctx.cwd):
                 return Decision(False, f"{target} is outside the working folder {ctx.cwd}; "
                                        "writes there are not allowed")
+            why = protected_reason(target)
+            if why:
+                protected.append(f"{target} ({why})")
         if mode is PermissionMode.BYPASS:
             return Decision(True, "bypassPermissions")
+        if protected:
+            return await self._decide_protected(tool, input, ctx, mode, protected)
         if mode is PermissionMode.ACCEPT_EDITS and tool.edits_files:
             return Decision(True, "acceptEdits")
         rules = [r for r in _parse(self.allow_rules) or () if _name_matches(r, tool.name)]
-        if rules and allow_covers(rules, input, ctx.cwd):
+        if rules and allow_covers(rules, input, ctx.cwd, tool.name):
             return Decision(True, f"allowed by rule {', '.join(r.raw for r in rules)}")
         if mode is PermissionMode.DONT_ASK:
             return Decision(False, f"{tool.name} needs permission and permission mode dontAsk "
@@ -415,13 +464,54 @@ class PermissionPolicy:
         return Decision(allowed, "approved" if allowed else f"the user refused {tool.name}")
 
 
+    async def _decide_outside_read(self, tool: Tool, input: Mapping[str, Any],
+                                   ctx: ToolContext, outside: Sequence[str]) -> Decision:
+        """A read outside the working folder(s) (``~/.ssh/id_ed25519``): as in Claude Code,
+        it needs permission — a path rule, bypass mode, or the user's answer."""
+        if self.effective_mode is PermissionMode.BYPASS:
+            return Decision(True, "bypassPermissions")
+        rules = [r for r in _parse(self.allow_rules) or ()
+                 if _name_matches(r, tool.name) and r.specifier is not None]
+        if rules and any(spec_matches(r, input, ctx.cwd, deny=False) for r in rules):
+            return Decision(True, f"allowed by rule {', '.join(r.raw for r in rules)}")
+        what = ", ".join(outside)
+        if self.effective_mode is PermissionMode.DONT_ASK or self.ask is None:
+            return Decision(False, f"{what} is outside the working folder {ctx.cwd}; reading "
+                                   f"it needs permission (a rule such as {tool.name}({what}) "
+                                   "in config, or approval when asked)",
+                            unasked=self.ask is None)
+        allowed = await self.ask(PermissionRequest(tool.name, dict(input), ctx.agent_name,
+                                                   self.effective_mode.value, ctx.cwd))
+        return Decision(allowed, "approved" if allowed else f"the user refused {tool.name}")
+
+    async def _decide_protected(self, tool: Tool, input: Mapping[str, Any], ctx: ToolContext,
+                                mode: PermissionMode, protected: Sequence[str]) -> Decision:
+        """A write to a protected path: only a path rule or the user approve it (see
+        :mod:`subagents.runtime.protected`); ``acceptEdits`` and plain rules do not."""
+        rules = [r for r in _parse(self.allow_rules) or ()
+                 if _name_matches(r, tool.name) and r.specifier is not None]
+        if rules and any(spec_matches(r, input, ctx.cwd, deny=False) for r in rules):
+            return Decision(True, f"allowed by rule {', '.join(r.raw for r in rules)}")
+        what = "; ".join(protected)
+        if mode is PermissionMode.DONT_ASK or self.ask is None:
+            return Decision(False, f"{what} is protected: a change there can make commands run "
+                                   "later, so it needs explicit permission (a path rule such as "
+                                   f"{tool.name}(.claude/**) in config, or approval when asked)",
+                            unasked=self.ask is None and mode is not PermissionMode.DONT_ASK)
+        allowed = await self.ask(PermissionRequest(tool.name, dict(input), ctx.agent_name,
+                                                   mode.value, ctx.cwd,
+                                                   protected=f"it writes {what}"))
+        return Decision(allowed, "approved" if allowed else
+                        f"{what} is protected and the write was not approved")
+
+
 def _rule_hint(name: str, input: Mapping[str, Any]) -> str:
     if name == "Bash" and isinstance(input.get("command"), str):
         command = input["command"]
         parts = _shell_parts(command)
         # A prefix rule never covers redirection or command substitution: suggesting one
         # that would not work is worse than suggesting the plain tool name.
-        if not parts or any(tok in command for tok in _UNSAFE_FOR_PREFIX):
+        if not parts:
             return "Bash"
         rules = []
         for words in parts:

@@ -21,7 +21,14 @@ Design notes
   this run (``Stop`` is ``SubagentStop`` below the main thread); its ``mcpServers`` are started
   (:class:`~subagents.runtime.mcp_tools.McpServerPool`) before the first request, their tools
   offered through the same filter, and stopped after ``on_stop`` — also on error or Ctrl-C.
-  Each is imported only when an agent uses it.
+  Each is imported only when an agent uses it.  Hooks and MCP servers of an agent from an
+  untrusted project, and of any agent in plan mode, do not run (``trust``,
+  :mod:`subagents.runtime.trust`); MCP tools are read-only only if ``mcp_read_only`` says so.
+* **Prompt injection** (issue 12): an agent whose own prompt reads like one
+  (:func:`subagents.rules.security.detect_injection`) is not run (``RunError``) unless
+  ``allow_flagged_prompts``; results of tools that fetch outside text (``WebFetch``,
+  ``WebSearch``, MCP tools) reach the model wrapped as data
+  (:mod:`subagents.runtime.untrusted`).
 * **Model**: :func:`subagents.providers.models.choose_model` — ``CLAUDE_CODE_SUBAGENT_MODEL``
   (for subagents only, as in Claude Code), then the per-call ``model``, then frontmatter, then
   the parent's model (the parent run's, or the runner's ``parent_model``, or the provider's
@@ -96,11 +103,13 @@ from subagents.providers.base import (
     Usage,
 )
 from subagents.runtime.hooks import CompositeHooks, RunHooks, ToolCall
-from subagents.runtime.permissions import PermissionPolicy
+from subagents.runtime.permissions import PermissionMode, PermissionPolicy
 from subagents.runtime.prompt import build_system_prompt, memory_path
 from subagents.runtime.result import AgentResult, RunInterrupted, RunStopReason, ToolCallRecord
 from subagents.runtime.tools import Tool, ToolContext, ToolOutput, builtin_tools
 from subagents.runtime.transcript import Transcript, default_transcript_dir
+from subagents.runtime.trust import TrustPolicy
+from subagents.runtime.untrusted import fetches_untrusted, wrap_untrusted
 
 __all__ = [
     "DEFAULT_MAX_TURNS",
@@ -193,6 +202,9 @@ class AgentRunner:
         on_event: EventSink | None = None,
         environ: Mapping[str, str] | None = None,
         mcp_servers: Mapping[str, McpServerSpec] | None = None,
+        trust: TrustPolicy | None = None,
+        mcp_read_only: Iterable[str] = (),
+        allow_flagged_prompts: bool = False,
     ) -> None:
         self.model = model
         self.cwd = Path(cwd or os.getcwd()).resolve()
@@ -220,6 +232,9 @@ class AgentRunner:
         self.on_event = on_event
         self.environ = environ
         self.mcp_servers = dict(mcp_servers or {})  # configured servers agents may name
+        self.trust = trust or TrustPolicy()  # untrusted projects: no hooks, no MCP servers
+        self.mcp_read_only = tuple(mcp_read_only)  # MCP tools config declares read-only
+        self.allow_flagged_prompts = allow_flagged_prompts  # run prompts that look injected
         self.last_result: AgentResult | None = None
 
     # ------------------------------------------------------------------ public API
@@ -269,6 +284,10 @@ class AgentRunner:
             raise UsageError(f"max_turns must be at least 1, got {limit}")
         outer = policy or (parent.policy if parent is not None else None) or self.policy
         run_policy = outer.restrict(agent)
+        # Untrusted project agents and plan mode run no command of their own (runtime/trust.py).
+        agent, trust_notes = self.trust.restrict(
+            agent, plan=run_policy.effective_mode is PermissionMode.PLAN)
+        trust_notes.extend(self._prompt_check(agent))
         workdir = Path(cwd).resolve() if cwd else (parent.cwd if parent else self.cwd)
         model_id = self.resolve_model(agent, model, parent)
         extra = list(extra_tools)
@@ -283,7 +302,8 @@ class AgentRunner:
             runner=self,
         )
         state = _RunState(agent=agent, model=model_id, transcript=transcript,
-                          warnings=[*run_policy.warnings, *outer.warnings_for(agent)],
+                          warnings=[*run_policy.warnings, *outer.warnings_for(agent),
+                                    *trust_notes],
                           started=time.perf_counter())
         # Seed 000 §7.4 steps 5-7: skills into the prompt, agent-scoped hooks, memory + body.
         system = build_system_prompt(agent, workdir, include_env=self.include_env)
@@ -310,7 +330,8 @@ class AgentRunner:
                     from subagents.runtime.mcp_tools import McpServerPool
 
                     pool = await stack.enter_async_context(McpServerPool(
-                        agent.mcp_servers, cwd=workdir, configured=self.mcp_servers))
+                        agent.mcp_servers, cwd=workdir, configured=self.mcp_servers,
+                        read_only=self.mcp_read_only))
                     extra.extend(pool.tools)
                     state.warnings.extend(pool.warnings)
                 offered = self.offered_tools(run_policy, extra)
@@ -459,7 +480,9 @@ class AgentRunner:
             state.calls.extend(record for _, record in done)
             outputs = [out for out, _ in done]
             results = Message("user", tuple(
-                ToolResultBlock(use.id, out.content, out.is_error)
+                # outside text reaches the model marked as data (records keep it as it was)
+                ToolResultBlock(use.id, wrap_untrusted(use.name, out.content)
+                                if fetches_untrusted(use.name) else out.content, out.is_error)
                 for use, out in zip(uses, outputs, strict=True)
             ))
             messages.append(results)
@@ -636,6 +659,24 @@ class AgentRunner:
         return output, None
 
     # ------------------------------------------------------------------ helpers
+
+    def _prompt_check(self, agent: AgentDefinition) -> list[str]:
+        """An agent whose own prompt reads like a prompt injection does not run unless the
+        user said so (``allow_flagged_prompts``; ``subagents run --allow-flagged-prompt``)."""
+        from subagents.rules.security import detect_injection
+
+        found = detect_injection(agent.system_prompt or "")
+        if found is None:
+            return []
+        what = ", ".join(found[1])
+        if not self.allow_flagged_prompts:
+            raise RunError(
+                f"agent {agent.name!r} was not run: its prompt reads like a prompt injection "
+                f"({what}); check {agent.path or 'its definition'}, and run it anyway only if "
+                "you trust it (--allow-flagged-prompt)")
+        return [f"agent {agent.name!r}: its prompt reads like a prompt injection ({what}); "
+                "run anyway as asked"]
+
 
     def _finish(self, ctx: ToolContext, state: _RunState) -> AgentResult:
         result = AgentResult(

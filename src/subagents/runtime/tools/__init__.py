@@ -8,6 +8,7 @@ passed to the runner next to these.
 
 from __future__ import annotations
 
+from subagents.runtime.sandbox import SandboxSettings
 from subagents.runtime.tools.base import (
     BlockingTool,
     ProcessRegistry,
@@ -18,7 +19,7 @@ from subagents.runtime.tools.base import (
 )
 from subagents.runtime.tools.files import EditTool, MultiEditTool, ReadTool, WriteTool
 from subagents.runtime.tools.search import GlobTool, GrepTool, LSTool
-from subagents.runtime.tools.shell import BashTool
+from subagents.runtime.tools.shell import DEFAULT_TIMEOUT_MS, BashTool
 from subagents.runtime.tools.todo import TodoWriteTool
 from subagents.runtime.tools.web import SearchBackend, WebFetchTool, WebSearchTool
 
@@ -49,9 +50,11 @@ def builtin_tools(
     web: bool = False,
     search_backend: SearchBackend | None = None,
     bash_timeout_ms: int | None = None,
+    sandbox: SandboxSettings | None = None,
 ) -> dict[str, Tool]:
-    """A fresh name -> tool map of the built-in tools (web tools only when configured)."""
-    bash = BashTool(default_timeout_ms=bash_timeout_ms) if bash_timeout_ms else BashTool()
+    """A fresh name -> tool map of the built-in tools (web tools only when configured);
+    ``sandbox`` confines ``Bash`` (:mod:`subagents.runtime.sandbox`)."""
+    bash = BashTool(default_timeout_ms=bash_timeout_ms or DEFAULT_TIMEOUT_MS, sandbox=sandbox)
     tools: list[Tool] = [
         ReadTool(), WriteTool(), EditTool(), MultiEditTool(), bash,
         GrepTool(), GlobTool(), LSTool(), TodoWriteTool(),

@@ -146,6 +146,10 @@ class Tool(ABC):
         """Paths this call would write to (for the working-folder check)."""
         return ()
 
+    def read_paths(self, input: Mapping[str, Any]) -> Sequence[str]:
+        """Paths this call would read (reads outside the working folders need permission)."""
+        return ()
+
     @abstractmethod
     async def run(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolOutput: ...
 

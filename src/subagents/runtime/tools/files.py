@@ -76,6 +76,8 @@ def _read_text(path: Path) -> str | ToolOutput:
     if path.is_dir():
         return ToolOutput.error(f"{path} is a directory, not a file")
     try:
+        if path.exists() and not path.is_file():
+            return ToolOutput.error(f"{path} is not a regular file; it cannot be edited")
         data = path.read_bytes()
     except FileNotFoundError:
         return ToolOutput.error(f"file not found: {path}")
@@ -108,16 +110,33 @@ class ReadTool(BlockingTool):
     }
     read_only = True
 
+    def read_paths(self, input: Mapping[str, Any]) -> Sequence[str]:
+        return [input["file_path"]] if isinstance(input.get("file_path"), str) else []
+
     def call(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
         path = ctx.resolve(input["file_path"])
         if path.is_dir():
             return ToolOutput.error(f"{path} is a directory; use LS to list it")
+        # Regular files only, opened without blocking: a FIFO, /dev/zero or a terminal must
+        # not hang the run (issue 12).  fstat on the open descriptor: no swap in between.
         try:
-            size = path.stat().st_size
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
         except FileNotFoundError:
             return ToolOutput.error(f"file not found: {path}")
         except OSError as exc:
             return ToolOutput.error(f"cannot read {path}: {exc.strerror or exc}")
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                return ToolOutput.error(f"{path} is not a regular file (a device, FIFO or "
+                                        "socket); Read only returns the text of files")
+            size = st.st_size
+            os.set_blocking(fd, True)
+            fh_raw = os.fdopen(fd, "rb")
+            fd = -1  # owned by fh_raw now
+        finally:
+            if fd >= 0:
+                os.close(fd)
         offset = int(input.get("offset") or 1)
         paged = "offset" in input or "limit" in input
         if size > MAX_READ_BYTES and not paged:
@@ -128,7 +147,7 @@ class ReadTool(BlockingTool):
             )
         limit = int(input.get("limit") or DEFAULT_LIMIT)
         try:
-            with path.open("rb") as fh:
+            with fh_raw as fh:
                 head = fh.read(_SNIFF)
                 if b"\x00" in head:
                     return ToolOutput.error(

@@ -2,7 +2,10 @@
 
 Design notes
 ------------
-* Pure Python (``re``, ``os.walk``), so results do not depend on whether ripgrep is installed.
+* Pure Python (``os.walk``) with RE2 (``google-re2``) as the regex engine, linear in the size
+  of the text like ripgrep's: a catastrophic pattern cannot hang the run; lookaround and
+  backreferences are refused with a message.  Only regular files are read (non-blocking open,
+  ``fstat``): FIFOs and devices are skipped.
   Like ripgrep by default, the walk skips VCS and dependency folders (``.git``, ``node_modules``,
   ``.venv``, ``__pycache__``...), binary files (a NUL byte in the first 8 KiB) and files over
   5 MiB.  ``.gitignore`` is not read (a documented difference from Claude Code's ripgrep).
@@ -24,6 +27,8 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
+import stat
+import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
@@ -37,6 +42,9 @@ SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", ".venv", "venv", "
 MAX_FILE_BYTES = 5 * 1024 * 1024
 MAX_ENTRIES = 1000
 MAX_OUTPUT_CHARS = 60_000
+#: A search stops after this many seconds and says so: Ctrl-C cancels the run at once, but
+#: a worker thread still walking a huge tree would keep the process from exiting.
+SEARCH_TIME_LIMIT = 60.0
 
 # Grep's ``type`` filter: a few common ripgrep types.
 FILE_TYPES: dict[str, tuple[str, ...]] = {
@@ -82,15 +90,64 @@ def _expand_braces(pattern: str) -> list[str]:
 
 
 def _read_text(path: Path) -> str | None:
+    """A regular file's text (``None`` for anything else, too big, or binary).
+
+    Opened non-blocking and checked with ``fstat``: a FIFO or ``/dev/zero`` named in ``path``
+    or met in the walk is skipped, never read (issue 12)."""
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            return None
-        data = path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError:
         return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_FILE_BYTES:
+            return None
+        os.set_blocking(fd, True)
+        chunks = []
+        left = MAX_FILE_BYTES + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        data = b"".join(chunks)
+        if len(data) > MAX_FILE_BYTES:
+            return None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     if b"\x00" in data[:8192]:
         return None
     return data.decode("utf-8", errors="replace")
+
+
+def _compile(pattern: str, *, ignore_case: bool, multiline: bool) -> Any:
+    """A linear-time regex (RE2, as ripgrep's default engine): no catastrophic backtracking.
+
+    RE2 has no lookaround or backreferences; such a pattern is an error that says so, never
+    a fallback to the backtracking ``re`` (a pattern like ``(a+)+$`` on a long line would hang
+    the run).  Without the ``google-re2`` wheel, ``re`` is used (the dependency is declared)."""
+    try:
+        import re2  # type: ignore[import-untyped]
+    except ImportError:  # pragma: no cover - google-re2 is a dependency
+        flags = (re.IGNORECASE if ignore_case else 0) | (
+            re.MULTILINE | re.DOTALL if multiline else 0)
+        try:
+            return re.compile(pattern, flags)
+        except re.error as exc:
+            return ToolOutput.error(f"invalid regular expression {pattern!r}: {exc}")
+    options = re2.Options()
+    options.log_errors = False
+    options.case_sensitive = not ignore_case
+    try:
+        return re2.compile(f"(?ms){pattern}" if multiline else pattern, options)
+    except re2.error as exc:
+        why = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else str(exc)
+        return ToolOutput.error(
+            f"invalid regular expression {pattern!r}: {why} (Grep uses a linear-time engine: "
+            "no lookaround or backreferences)")
 
 
 def _display(path: Path, ctx: ToolContext) -> str:
@@ -103,7 +160,8 @@ def _display(path: Path, ctx: ToolContext) -> str:
 class GrepTool(BlockingTool):
     name = "Grep"
     description = (
-        "Search file contents with a regular expression (Python re syntax). path is a file or "
+        "Search file contents with a regular expression (RE2 syntax: no lookaround or "
+        "backreferences). path is a file or "
         "folder (default: the working directory); glob (e.g. '*.py') or type (e.g. 'py') filter "
         "files. output_mode: 'files_with_matches' (default), 'content' (matching lines, with "
         "-n line numbers and -A/-B/-C context), or 'count'."
@@ -130,14 +188,19 @@ class GrepTool(BlockingTool):
     }
     read_only = True
 
+    def read_paths(self, input: Mapping[str, Any]) -> list[str]:
+        paths = [input.get("path") or "."]
+        pattern = input.get("pattern")
+        if self.name == "Glob" and isinstance(pattern, str) and (
+                pattern.startswith(("/", "~")) or ".." in pattern.split("/")):
+            paths.append(pattern.split("*", 1)[0] or "/")
+        return [p for p in paths if isinstance(p, str)]
+
     def call(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
-        flags = re.IGNORECASE if input.get("-i") else 0
-        if input.get("multiline"):
-            flags |= re.MULTILINE | re.DOTALL
-        try:
-            regex = re.compile(input["pattern"], flags)
-        except re.error as exc:
-            return ToolOutput.error(f"invalid regular expression {input['pattern']!r}: {exc}")
+        regex = _compile(input["pattern"], ignore_case=bool(input.get("-i")),
+                         multiline=bool(input.get("multiline")))
+        if isinstance(regex, ToolOutput):
+            return regex
         root = ctx.resolve(input.get("path") or ".")
         if not root.exists():
             return ToolOutput.error(f"path not found: {root}")
@@ -151,7 +214,12 @@ class GrepTool(BlockingTool):
         numbers = input.get("-n", True) if mode == "content" else False
         out: list[str] = []
         cut = False
+        deadline = time.monotonic() + SEARCH_TIME_LIMIT
+        stopped = False
         for path in _walk(root):
+            if time.monotonic() > deadline:
+                stopped = True
+                break
             if input.get("glob") and not _matches_glob(path, root, input["glob"]):
                 continue
             if type_globs and not any(fnmatch.fnmatch(path.name, g) for g in type_globs):
@@ -183,8 +251,10 @@ class GrepTool(BlockingTool):
                 cut = True
                 out = out[:limit]
                 break
+        late = (f"\n[search stopped after {SEARCH_TIME_LIMIT:g} s; narrow path or glob]"
+                if stopped else "")
         if not out:
-            return ToolOutput("No matches found")
+            return ToolOutput("No matches found" + late)
         text = "\n".join(out)
         # Claude Code's shapes: a "Found N files" head for file lists, a total after counts.
         if mode == "files_with_matches":
@@ -197,7 +267,7 @@ class GrepTool(BlockingTool):
             text, cut = text[:MAX_OUTPUT_CHARS], True
         if cut:
             text += "\n[results truncated; narrow the search or raise head_limit]"
-        return ToolOutput(text)
+        return ToolOutput(text + late)
 
 
 class GlobTool(BlockingTool):
@@ -217,16 +287,29 @@ class GlobTool(BlockingTool):
     }
     read_only = True
 
+    def read_paths(self, input: Mapping[str, Any]) -> list[str]:
+        paths = [input.get("path") or "."]
+        pattern = input.get("pattern")
+        if self.name == "Glob" and isinstance(pattern, str) and (
+                pattern.startswith(("/", "~")) or ".." in pattern.split("/")):
+            paths.append(pattern.split("*", 1)[0] or "/")
+        return [p for p in paths if isinstance(p, str)]
+
     def call(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
         root = ctx.resolve(input.get("path") or ".")
         if not root.is_dir():
             return ToolOutput.error(f"not a directory: {root}")
         found: dict[Path, float] = {}
+        deadline = time.monotonic() + SEARCH_TIME_LIMIT
         for pattern in _expand_braces(input["pattern"]):
             if pattern.startswith("/"):
                 return ToolOutput.error("pattern must be relative; put the folder in path")
             try:
                 for p in root.glob(pattern):
+                    if time.monotonic() > deadline:
+                        return ToolOutput.error(
+                            f"Glob stopped after {SEARCH_TIME_LIMIT:g} s; narrow path or "
+                            "pattern")
                     if p.is_file() and not (set(p.relative_to(root).parts) & SKIP_DIRS):
                         try:
                             found[p] = p.stat().st_mtime
@@ -259,6 +342,14 @@ class LSTool(BlockingTool):
         "additionalProperties": False,
     }
     read_only = True
+
+    def read_paths(self, input: Mapping[str, Any]) -> list[str]:
+        paths = [input.get("path") or "."]
+        pattern = input.get("pattern")
+        if self.name == "Glob" and isinstance(pattern, str) and (
+                pattern.startswith(("/", "~")) or ".." in pattern.split("/")):
+            paths.append(pattern.split("*", 1)[0] or "/")
+        return [p for p in paths if isinstance(p, str)]
 
     def call(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
         root = ctx.resolve(input.get("path") or ".")

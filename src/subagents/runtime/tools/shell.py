@@ -21,7 +21,15 @@ Design notes
   (:data:`SCRUBBED_ENV`: ``ANTHROPIC_API_KEY``, ``OPENAI_API_KEY``...): the agent's commands
   do not need the key the runner talks to the model with, and ``env`` or a prompt-injected
   ``curl`` must not be able to hand it to the model, the transcript or a server.  Pass
-  ``scrub_env=()`` to keep them.
+  ``scrub_env=()`` to keep them.  In the sandbox every credential-like variable goes
+  (:func:`subagents.runtime.sandbox.scrubbed_environ`).
+* ``sandbox`` (:class:`~subagents.runtime.sandbox.SandboxSettings`) runs the command inside
+  bubblewrap: writes only in the working folder(s) and a private ``/tmp``, protected paths
+  read-only, no network unless allowed, its own PID namespace (no ``/proc`` of the runner, no
+  survivors).  ``None`` (the library default, kept for callers that manage their own
+  isolation) runs it directly; ``subagents run`` always passes settings.  With ``mode="ask"``
+  and no sandbox available the user is asked through the run's permission callback, with
+  ``required`` the call is refused with the reason.
 """
 
 from __future__ import annotations
@@ -33,6 +41,7 @@ import shutil
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
+from subagents.runtime.sandbox import SandboxSettings, bwrap_argv, unavailable
 from subagents.runtime.tools.base import Tool, ToolContext, ToolOutput, kill_process_group
 
 __all__ = ["BashTool"]
@@ -69,10 +78,12 @@ class BashTool(Tool):
 
     def __init__(self, *, default_timeout_ms: int = DEFAULT_TIMEOUT_MS,
                  max_output_chars: int = MAX_OUTPUT_CHARS,
-                 scrub_env: Iterable[str] = SCRUBBED_ENV) -> None:
+                 scrub_env: Iterable[str] = SCRUBBED_ENV,
+                 sandbox: SandboxSettings | None = None) -> None:
         self.default_timeout_ms = default_timeout_ms
         self.max_output_chars = max_output_chars
         self.scrub_env = frozenset(scrub_env)
+        self.sandbox = sandbox
 
     def environment(self) -> dict[str, str] | None:
         """The commands' environment (``None``: inherit it unchanged)."""
@@ -80,17 +91,44 @@ class BashTool(Tool):
             return None
         return {k: v for k, v in os.environ.items() if k not in self.scrub_env}
 
+    async def _unsandboxed_ok(self, input: Mapping[str, Any], ctx: ToolContext,
+                              reason: str) -> bool:
+        """``mode="ask"``: the user decides, each time (a blanket ``--yes`` does not)."""
+        if self.sandbox is None or self.sandbox.mode != "ask":
+            return False
+        policy = ctx.policy
+        if policy is None or policy.ask is None:
+            return False
+        from subagents.runtime.permissions import PermissionRequest
+
+        return await policy.ask(PermissionRequest(
+            self.name, dict(input), ctx.agent_name, policy.effective_mode.value, ctx.cwd,
+            protected=f"this command would run WITHOUT a sandbox ({reason})"))
+
     async def run(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
         if input.get("run_in_background"):
             return ToolOutput.error("run_in_background is not supported here; run the command "
                                     "in the foreground with a timeout")
         timeout = int(input.get("timeout") or self.default_timeout_ms) / 1000
         shell = shutil.which("bash") or "/bin/sh"
+        argv: list[str] = [shell, "-c", input["command"]]
+        env = self.environment()
+        if self.sandbox is not None and self.sandbox.mode != "off":
+            reason = unavailable()
+            if reason is None:
+                argv = bwrap_argv(input["command"], cwd=ctx.cwd, settings=self.sandbox,
+                                  shell=shell)
+                env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+            elif not await self._unsandboxed_ok(input, ctx, reason):
+                return ToolOutput.error(
+                    f"Bash was not run: commands must run in a sandbox and {reason}. "
+                    "Install it, or let the user choose --sandbox ask (asks before each "
+                    "command) or --sandbox off.")
         try:
             proc = await asyncio.create_subprocess_exec(
-                shell, "-c", input["command"],
+                *argv,
                 cwd=ctx.cwd,
-                env=self.environment(),
+                env=env,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.STDOUT,

@@ -10,7 +10,12 @@ Design notes
   timeout, a 2 MiB download cap and a crude HTML-to-text pass; it returns the page text (capped
   at 50,000 characters) rather than asking a small model about it as Claude Code does; the
   ``prompt`` field is accepted and echoed so prompts written for Claude Code still validate.
-  Both tools count as read-only (they change nothing locally).
+  Both tools are *egress*, not read-only (issue 12): what the model puts in a URL or a query
+  leaves the machine, so each call needs permission (a ``WebFetch(domain:...)`` rule or the
+  user's answer) and plan mode refuses them.  Every redirect hop of ``WebFetch`` is checked
+  again: the agent's rules must allow the new URL, and a hop to another host is followed only
+  if an allow rule covers it (otherwise the model is told where it leads, and may fetch that
+  URL itself, which asks again).
 * ``WebSearch`` has no built-in engine: pass ``backend`` — a callable ``(query) -> list of
   {"title", "url", "snippet"}`` — to enable it.
 """
@@ -44,6 +49,37 @@ def _html_to_text(text: str) -> str:
     return re.sub(r"\n\s*\n+", "\n\n", text).strip()
 
 
+class _RedirectRefused(Exception):
+    pass
+
+
+class _CheckedRedirects(urllib.request.HTTPRedirectHandler):
+    """Each redirect hop is a new request: the domain rules judge it again."""
+
+    def __init__(self, url: str, ctx: ToolContext) -> None:
+        self.origin = (urlparse(url).hostname or "").lower()
+        self.ctx = ctx
+
+    def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any,
+                         newurl: str) -> Any:
+        target = urlparse(newurl)
+        host = (target.hostname or "").lower()
+        if target.scheme not in ("http", "https"):
+            raise _RedirectRefused(f"the server redirected to {newurl!r}, which is not http(s); "
+                                   "not followed")
+        policy = self.ctx.policy
+        if policy is not None:
+            reason = policy.tools.refusal("WebFetch", {"url": newurl}, self.ctx.cwd)
+            if reason:
+                raise _RedirectRefused(f"the server redirected to {newurl}, which the rules do "
+                                       f"not allow ({reason}); not followed")
+            if host != self.origin and not policy.covers_url(newurl, self.ctx.cwd):
+                raise _RedirectRefused(
+                    f"the server redirected to another host: {newurl}; not followed (no allow "
+                    "rule covers it). Fetch that URL itself if you need it: that asks again.")
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
 class WebFetchTool(BlockingTool):
     name = "WebFetch"
     description = (
@@ -59,7 +95,7 @@ class WebFetchTool(BlockingTool):
         "required": ["url"],
         "additionalProperties": False,
     }
-    read_only = True
+    read_only = False  # egress
 
     def __init__(self, *, timeout: float = 20.0) -> None:
         self.timeout = timeout
@@ -69,11 +105,14 @@ class WebFetchTool(BlockingTool):
         if urlparse(url).scheme not in ("http", "https"):
             return ToolOutput.error(f"only http and https URLs can be fetched, not {url!r}")
         req = urllib.request.Request(url, headers={"User-Agent": "subagents-webfetch/1"})
+        opener = urllib.request.build_opener(_CheckedRedirects(url, ctx))
         try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
+            with opener.open(req, timeout=self.timeout) as resp:
                 data = resp.read(MAX_DOWNLOAD + 1)
                 ctype = resp.headers.get("Content-Type", "")
                 charset = resp.headers.get_content_charset() or "utf-8"
+        except _RedirectRefused as exc:
+            return ToolOutput.error(str(exc))
         except urllib.error.HTTPError as exc:
             return ToolOutput.error(f"{url} answered HTTP {exc.code} {exc.reason}")
         except (urllib.error.URLError, OSError, ValueError) as exc:
@@ -101,7 +140,7 @@ class WebSearchTool(BlockingTool):
         "required": ["query"],
         "additionalProperties": False,
     }
-    read_only = True
+    read_only = False  # egress: the query leaves the machine
 
     def __init__(self, backend: SearchBackend | None = None) -> None:
         self.backend = backend
