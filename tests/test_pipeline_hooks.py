@@ -109,3 +109,14 @@ def test_a_hook_naming_a_missing_stage_stops_with_an_error(project: Path) -> Non
                                  "--pipeline", "spec", "go"])
     assert r.exit_code == 1
     assert "named the next stage 'nope', which is not an agent" in r.stderr
+
+
+def test_teams_switched_on_by_the_environment_leave_pipelines_alone(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS", "1")
+    (project / ".claude" / "settings.json").unlink()
+    data = _run(project, "--pipeline", "build,qa", replies=["BUILD", "QA"])
+    assert [c["agent"] for c in data["children"]] == ["build", "qa"] and "team" not in data
+    r = CliRunner().invoke(cli, ["run", "--teams", "--pipeline", "build", "x"])
+    assert r.exit_code == 2 and "--teams and --pipeline do not go together" in r.output

@@ -323,6 +323,8 @@ def run(
 
     if pipeline is not None and agent_name:
         raise click.UsageError("give either --agent or --pipeline, not both")
+    if pipeline is not None and (teams or resume_team is not None):
+        raise click.UsageError("--teams and --pipeline do not go together")
     if (handoff_dir is not None or require_ready) and pipeline is None:
         raise click.UsageError("--handoff-dir and --require-ready go with --pipeline")
     registry = _registry(agents, workdir)
@@ -365,9 +367,8 @@ def run(
         mcp_read_only=config.mcp_read_only,
         allow_flagged_prompts=allow_flagged,
     )
-    team_mode = resume_team is not None or _teams_on(teams, workdir, config)
-    if team_mode and stages:
-        raise click.UsageError("--teams and --pipeline do not go together")
+    # Teams switched on by the environment, settings or config leave pipelines alone.
+    team_mode = resume_team is not None or (not stages and _teams_on(teams, workdir, config))
     try:
         if team_mode:
             _team_run(text, runner, registry, model_id, max_turns, workdir, config, agent,
