@@ -464,7 +464,11 @@ def _registry(agents: str | None, workdir: Path) -> Any:
         from subagents.cli.options import build_registry
     except ImportError:  # pragma: no cover - the registry is part of the package
         return None
-    return build_registry(agents=agents, cwd=workdir).load_all()
+    from subagents.cli.options import report_broken_scopes
+
+    registry = build_registry(agents=agents, cwd=workdir).load_all()
+    report_broken_scopes(registry)
+    return registry
 
 
 def _find_agent(name: str, registry: Any, workdir: Path) -> AgentDefinition:
