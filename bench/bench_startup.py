@@ -14,6 +14,9 @@ against a baseline measured in the same run (``python -c pass``); it asserts not
    imports: reading the agents, building the request, the HTTP round trip, printing.
    (``-X importtime`` itself adds a little to the imports; the split is a guide, the wall
    times in part 1 are the figures.)
+3. *The work alone*: the same command run in this process with every import already done
+   (``subagents.cli.main.main``, ``--runs`` times): what a run costs once the interpreter
+   and the imports are paid for.
 
 Everything runs offline on 127.0.0.1; a temporary project is created and removed.
 """
@@ -69,6 +72,37 @@ def import_split(cmd: list[str], *, cwd: Path, env: dict[str, str]) -> dict[str,
         root = name.strip().split(".")[0]
         by_package[root] += int(self_us.strip()) / 1000
     return dict(by_package)
+
+
+def in_process(args: list[str], *, cwd: Path, env: dict[str, str], runs: int,
+               before: object) -> float:
+    """Median ms of ``subagents ARGS`` called in this process once everything is imported."""
+    import contextlib
+    import io
+
+    from subagents.cli.main import main as cli_main
+
+    saved_env, saved_cwd = dict(os.environ), os.getcwd()
+    os.environ.clear()
+    os.environ.update(env)
+    os.chdir(cwd)
+    times = []
+    try:
+        for i in range(runs + 1):  # the first run imports what is left: not counted
+            if callable(before):
+                before()
+            sink = io.StringIO()
+            start = time.perf_counter()
+            with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink), \
+                    contextlib.suppress(SystemExit):
+                cli_main(args)
+            if i:
+                times.append((time.perf_counter() - start) * 1000)
+    finally:
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+    return statistics.median(times)
 
 
 STDLIB = set(sys.stdlib_module_names) | {"_frozen_importlib", "_frozen_importlib_external"}
@@ -158,6 +192,14 @@ def main() -> None:
                     print(f"    {name:<30} {ms:8.1f} ms   {ms / base:5.1f}x")
             print(f"  {'work (read, request, reply)':<32} {work:8.1f} ms   {work / base:5.1f}x")
         server.requests.clear()
+
+        print("\nThe work alone (in this process, imports done; median of "
+              f"{runs} runs):")
+        for provider in ("anthropic", "openai"):
+            ms = in_process([*run_args[:1], "--provider", provider, *run_args[1:]],
+                            cwd=project, env=env, runs=runs, before=reply)
+            print(f"  subagents run --provider {provider:<10} {ms:8.1f} ms   "
+                  f"{ms / base:5.1f}x")
 
 
 if __name__ == "__main__":

@@ -195,3 +195,15 @@ def test_every_command_spells_a_home_agent_the_same(project: Path, home: Path) -
     # the text output can still show the line: `~` is expanded when the file is read
     text = CliRunner().invoke(cli, ["validate"]).stdout
     assert "tools: Serach" in text
+
+
+def test_run_json_spells_the_transcript_path_like_every_other_path(
+    project: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SUBAGENTS_TRANSCRIPT_DIR", str(home / "transcripts"))
+    (project / "r.json").write_text('["done"]')
+    r = CliRunner().invoke(cli, ["run", "--agent", "rev", "--provider", "scripted", "--script",
+                                 "r.json", "--format", "json", "go"])
+    assert r.exit_code == 0, r.output
+    shown = json.loads(r.stdout)["transcript_path"]
+    assert shown.startswith("~/transcripts/") and Path(open_path(shown)).is_file()

@@ -137,3 +137,23 @@ def test_fix_counts_files_with_errors_it_cannot_repair(
     assert data["summary"]["unchanged_with_errors"] == 1
     (typo,) = [f for f in data["files"] if f["path"].endswith("typo-tool.md")]
     assert typo["errors"][0]["rule"] == "SA104"
+
+
+def test_commands_that_go_on_still_say_the_agents_folder_is_a_file(
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """show fails like list; route and run go on with the agents they can read, but say so."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".claude" / "agents").write_text("not a folder\n")
+    put(home / ".claude" / "agents", "from-home")
+    monkeypatch.chdir(tmp_path)
+    code, out, err = invoke("show", "from-home")
+    assert code == 1 and "from-home" in out and "SA605" in err
+    code, out, err = invoke("route", "scope agreement", "--format", "json")
+    assert code == 0 and "from-home" in out and "SA605" in err
+    script = tmp_path / "replies.json"
+    script.write_text('["done"]')
+    r = CliRunner().invoke(cli, ["run", "--agent", "from-home", "--provider", "scripted",
+                                 "--script", str(script), "--no-transcript", "go"])
+    assert r.exit_code == 0 and r.stdout.strip() == "done" and "SA605" in r.stderr

@@ -129,7 +129,14 @@ def test_tools_style_flag(project: Path) -> None:
 def test_missing_path_is_a_usage_error(project: Path) -> None:
     code, _, err = run("no/such/file.md")
     assert code == 2
-    assert "does not exist" in err
+    assert "no such file or folder: no/such/file.md" in err  # the words validate uses
+    code, _, err = run("no/such/**/*.md")
+    assert code == 2 and "no file matches" in err
+
+
+def test_quoted_globs_are_expanded(project: Path) -> None:
+    code, out, _ = run("--check", ".claude/**/*.md")
+    assert code == 1 and "would fix: .claude/agents/rev.md" in out
 
 
 def test_help_explains_the_repairs() -> None:

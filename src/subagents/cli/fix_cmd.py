@@ -110,9 +110,7 @@ def _quiet_skip(result: FixResult, explicit: bool) -> bool:
 
 
 @click.command(name="fix")
-@click.argument(
-    "paths", nargs=-1, type=click.Path(exists=True, file_okay=True, dir_okay=True, path_type=Path)
-)
+@click.argument("patterns", metavar="[PATHS]...", nargs=-1, type=click.Path(path_type=str))
 @click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff; write nothing.")
 @click.option(
     "--check", is_flag=True, help="Write nothing; exit 1 if any file would change (for CI)."
@@ -142,7 +140,7 @@ def _quiet_skip(result: FixResult, explicit: bool) -> bool:
 def fix(
     ctx: click.Context,
     *,
-    paths: tuple[Path, ...],
+    patterns: tuple[str, ...],
     show_diff: bool,
     check: bool,
     tools_style: str | None,
@@ -168,7 +166,14 @@ def fix(
       subagents fix                      # the agents `subagents list` sees
       subagents fix --diff agent.md      # show the change, write nothing
       subagents fix --check .claude/     # CI: exit 1 if anything would change
+      subagents fix '.claude/**/*.md'    # globs are expanded, quoted or not
     """
+    from subagents.cli.validate_cmd import expand_globs
+
+    paths = tuple(Path(p) for p in expand_globs(patterns))
+    missing = [str(p) for p in paths if not p.exists() and not p.is_symlink()]
+    if missing:
+        raise click.UsageError(f"no such file or folder: {', '.join(missing)}")
     style: ToolsStyle | None = (
         "comma" if tools_style == "comma" else ("list" if tools_style == "list" else None)
     )

@@ -79,6 +79,7 @@ __all__ = [
     "plugin_dir_option",
     "registry_options",
     "registry_scope_options",
+    "report_broken_scopes",
     "scope_sources",
     "wants_json",
 ]
@@ -447,3 +448,20 @@ def fail(output_format: str, message: str, hint: str | None = None, exit_code: i
     if hint:
         click.echo(f"  hint: {hint}", err=True)
     sys.exit(exit_code)
+
+
+BROKEN_SCOPE_RULES = ("SA603", "SA605")  # a scope folder that is a file or cannot be read
+
+
+def report_broken_scopes(reg: AgentRegistry) -> bool:
+    """Print, on stderr, every scope folder the registry could not read (``.claude/agents``
+    that is a file, an unreadable folder); ``True`` if there was one.  ``list``, ``doctor``,
+    ``show``, ``validate`` and ``fix`` also exit 1 then; ``run``, ``route``, ``test`` go on
+    with the agents they could read, but say so."""
+    from subagents.diagnostics import Severity
+
+    broken = [d for d in reg.diagnostics()
+              if d.rule in BROKEN_SCOPE_RULES and d.severity is Severity.ERROR]
+    for d in broken:
+        click.echo(f"error: {d.path}: {d.rule} {d.message}", err=True)
+    return bool(broken)

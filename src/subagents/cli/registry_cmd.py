@@ -45,6 +45,7 @@ from subagents.cli.options import (
     fail_json,
     format_option,
     registry_options,
+    report_broken_scopes,
 )
 from subagents.definition import AgentDefinition, Dialect, Scope
 from subagents.diagnostics import Severity
@@ -344,6 +345,8 @@ def show(
         data["shadowed"] = [e.to_shadow_dict() for e in shadowed]
         data["examples"] = examples
         click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        if report_broken_scopes(reg):
+            sys.exit(1)
         return
     click.echo(f"{entry.name}  ({entry.describe_origin()})")
     click.echo("")
@@ -366,6 +369,8 @@ def show(
     if with_prompt:
         click.echo("\nsystem prompt:\n")
         click.echo(defn.system_prompt.rstrip())
+    if report_broken_scopes(reg):
+        sys.exit(1)
 
 
 def _wrap_field(key: str, value: str) -> list[str]:

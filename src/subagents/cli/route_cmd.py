@@ -24,7 +24,12 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from subagents.cli.options import build_registry, format_option, registry_options
+from subagents.cli.options import (
+    build_registry,
+    format_option,
+    registry_options,
+    report_broken_scopes,
+)
 from subagents.definition import AgentDefinition, Dialect
 from subagents.errors import SubagentError
 from subagents.paths import display_path
@@ -80,6 +85,7 @@ def _agents(
         agents=agents, dialect=dialect, cwd=cwd, plugin_dirs=plugin_dirs, managed_dir=managed_dir
     )
     registry.load_all()
+    report_broken_scopes(registry)
     out = []
     for entry in registry.list(include_builtin=False):
         try:

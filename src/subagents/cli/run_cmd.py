@@ -392,7 +392,8 @@ def run(
         _print(exc.result, output_format)
         click.echo(
             f"interrupted: {exc.result.agent} after {exc.result.turns} turn(s)"
-            + (f"; transcript: {exc.result.transcript_path}" if exc.result.transcript_path else ""),
+            + (f"; transcript: {_shown(exc.result.transcript_path)}"
+               if exc.result.transcript_path else ""),
             err=True,
         )
         sys.exit(130)
@@ -508,9 +509,28 @@ def _permission_refusals(result: AgentResult) -> list[str]:
 
 def _print(result: AgentResult, output_format: str) -> None:
     if output_format == "json":
-        click.echo(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
+        data = _shown_paths(result.to_dict())
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
     elif result.final_text:
         click.echo(result.final_text)
+
+
+def _shown(path: Path) -> str:
+    from subagents.paths import display_path
+
+    return display_path(path)
+
+
+def _shown_paths(data: dict[str, Any]) -> dict[str, Any]:
+    """Transcript paths spelled as every command spells paths (relative, ``~``, absolute)."""
+    from subagents.paths import display_path
+
+    if data.get("transcript_path"):
+        data["transcript_path"] = display_path(data["transcript_path"])
+    for child in data.get("children") or ():
+        if isinstance(child, dict):
+            _shown_paths(child)
+    return data
 
 
 def _registry(agents: str | None, workdir: Path) -> Any:
@@ -518,7 +538,11 @@ def _registry(agents: str | None, workdir: Path) -> Any:
         from subagents.cli.options import build_registry
     except ImportError:  # pragma: no cover - the registry is part of the package
         return None
-    return build_registry(agents=agents, cwd=workdir).load_all()
+    from subagents.cli.options import report_broken_scopes
+
+    registry = build_registry(agents=agents, cwd=workdir).load_all()
+    report_broken_scopes(registry)
+    return registry
 
 
 def _find_agent(name: str, registry: Any, workdir: Path) -> AgentDefinition:
