@@ -345,12 +345,12 @@ def _recover(
             YamlIssue(
                 "SA010",
                 f"the `{key}` value is an unquoted YAML string that {why}, so the frontmatter "
-                f"is not valid YAML ({error.message.removeprefix('invalid YAML: ')} at line "
-                f"{error.line}); Claude Code skips this agent",
+                f"is not valid YAML for strict parsers "
+                f"({error.message.removeprefix('invalid YAML: ')} at line {error.line})",
                 broken_line,
                 1,
                 f"quote the value or make it a block scalar (`{key}: |` with the text indented "
-                "on the next lines); `subagents fix` does this without changing the text",
+                "on the next lines); `subagents fix` does this",
             )
         )
     return True
