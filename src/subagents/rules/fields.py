@@ -45,6 +45,8 @@ _MODEL_ID_RE = re.compile(
     r"(?:\[1m\])?$"
 )
 _EFFORTS = ("low", "medium", "high", "xhigh", "max")
+# Claude Code 2.1.330 accepts both (measured: `remote` loads and is applied)
+_ISOLATIONS = ("worktree", "remote")
 _HOOK_TYPES = ("command", "prompt", "agent", "http")
 _PERMISSION_HINT = ", ".join(PERMISSION_MODES)
 
@@ -228,12 +230,12 @@ def check_enums(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]
             f"`effort` {defn.effort!r} is not an effort level",
             "use one of: " + ", ".join(_EFFORTS),
         )
-    if defn.isolation is not None and defn.isolation != "worktree":
+    if defn.isolation is not None and defn.isolation not in _ISOLATIONS:
         yield ctx.diag(
             "SA116",
             ctx.value_pos(defn, "isolation"),
-            f"`isolation` {defn.isolation!r} is not supported",
-            "the only isolation Claude Code knows is `isolation: worktree`",
+            f"`isolation` {defn.isolation!r} is not an isolation mode",
+            "use `isolation: worktree` or `isolation: remote`",
         )
 
 
@@ -243,8 +245,8 @@ def check_tool_conflict(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Dia
             "SA107",
             ctx.key_pos(defn, "disallowed_tools"),
             "`tools` and `disallowedTools` are both set",
-            "the seed says use one of them: list only the allowed tools in `tools`, or drop "
-            "`tools` and keep the denylist",
+            "Claude Code subtracts one from the other, other harnesses may not: list only the "
+            "allowed tools in `tools`, or drop `tools` and keep `disallowedTools`",
         )
 
 
