@@ -245,3 +245,22 @@ def test_the_specification_cites_every_rule() -> None:
     spec = (DOCS / "spec.md").read_text(encoding="utf-8")
     missing = [code for code in RULES if code not in spec]
     assert missing == []
+
+
+def test_messages_say_what_claude_code_does_with_yaml_it_accepts() -> None:
+    """Duplicate keys, anchors and tags on a file Claude Code loads: the message says what it
+    makes of them, as the catalogue does."""
+    def one(text: str, code: str) -> str:
+        found = [d for d in validate_text(text, path="a.md") if d.rule == code]
+        assert len(found) == 1, found
+        return found[0].message
+
+    assert one(EXPLAINED["SA007"].example or "", "SA007").endswith(
+        "Claude Code 2.1.330 silently keeps the last value")
+    assert "Claude Code 2.1.330 resolves anchors" in one(EXPLAINED["SA008"].example or "",
+                                                         "SA008")
+    assert "Claude Code 2.1.330 silently drops it" in one(EXPLAINED["SA009"].example or "",
+                                                          "SA009")
+    isolation = EXPLAINED["SA116"].fixed or ""
+    assert [d for d in validate_text(isolation.replace("worktree", "remote"), path="a.md")
+            if d.rule == "SA116"] == []  # measured: `remote` is valid in 2.1.330

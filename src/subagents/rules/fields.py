@@ -200,12 +200,15 @@ def check_model(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]
         return
     if is_valid_model(defn.model, set(ctx.config.model_aliases)):
         return
+    from subagents.claude_code.profile import get_profile
+
+    label = get_profile(ctx.config.claude_code).label
     yield ctx.diag(
         "SA105",
         ctx.value_pos(defn, "model"),
         f"`model` {defn.model!r} is neither a known alias nor a well-formed model id"
         + (
-            "; Claude Code sends it to the API as written, which refuses unknown models"
+            f"; {label} sends it to the API as written, which refuses unknown models"
             if defn.dialect is D.CLAUDE
             else ""
         ),
