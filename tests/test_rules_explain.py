@@ -199,8 +199,9 @@ def test_explain_unknown_code_suggests_and_exits_2() -> None:
 def test_explain_unknown_code_json_is_json_on_stdout() -> None:
     r = CliRunner().invoke(cli, ["explain", "SA999", "--format", "json"])
     assert r.exit_code == 2
-    data = json.loads(r.stdout)
-    assert data["error"] == "no rule 'SA999'" and isinstance(data["suggestions"], list)
+    error = json.loads(r.stdout)["error"]
+    assert error["message"] == "no rule 'SA999'" and error["exit_code"] == 2
+    assert isinstance(error["suggestions"], list) and "subagents rules" in error["hint"]
 
 
 def test_rules_mentions_explain() -> None:

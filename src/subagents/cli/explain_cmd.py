@@ -4,18 +4,18 @@ Design notes
 ------------
 * The text is :mod:`subagents.rules.explanations` (data beside the catalogue); this module only
   prints it.  A code (``SA104``, any case) or a slug (``unknown-tool``) is accepted.
-* An unknown code is a usage error: exit 2 with the closest codes or slugs; under
-  ``--format json`` the error is a JSON object on stdout, as for every command.
+* An unknown code is a usage error: exit 2 with the closest codes or slugs in the hint; under
+  ``--format json`` the error is ``{"error": {"message", "hint", "exit_code", "suggestions"}}``
+  on stdout, as for every command.
 """
 
 from __future__ import annotations
 
 import json
-import sys
 
 import click
 
-from subagents.cli.options import format_option
+from subagents.cli.options import fail, format_option
 
 
 @click.command("explain")
@@ -36,15 +36,9 @@ def explain(code: str, output_format: str) -> None:
     found = explanation_for(code)
     if found is None:
         close = suggest_codes(code)
-        message = f"no rule {code!r}"
-        if output_format == "json":
-            click.echo(json.dumps({"error": message, "suggestions": close}, indent=2))
-        else:
-            click.echo(f"error: {message}", err=True)
-            if close:
-                click.echo("  did you mean: " + ", ".join(close), err=True)
-            click.echo("  `subagents rules` lists every rule.", err=True)
-        sys.exit(2)
+        hint = ("did you mean: " + ", ".join(close) + "? " if close else "") + (
+            "`subagents rules` lists every rule")
+        fail(output_format, f"no rule {code!r}", hint, 2, suggestions=close)
     rule, expl = found
     if output_format == "json":
         click.echo(json.dumps(to_dict(rule, expl), indent=2, ensure_ascii=False))
