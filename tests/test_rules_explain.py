@@ -186,6 +186,7 @@ def test_explain_json() -> None:
                                 "text": EXPLAINED["SA104"].example}]
     assert data["fixed"][0]["text"] == EXPLAINED["SA104"].fixed
     assert {"checks", "why", "claude_code", "fix", "summary", "category"} <= set(data)
+    assert data["example_profile"] == "default" and data["example_dialect"] == "claude"
 
 
 def test_explain_unknown_code_suggests_and_exits_2() -> None:

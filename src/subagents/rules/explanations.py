@@ -151,8 +151,8 @@ def to_dict(rule: Rule, expl: Explanation) -> dict[str, Any]:
         "fixed": [{"path": p, "text": t} for p, t in expl.good_files.items()],
         "fix": expl.fix,
         "fix_command": expl.fix_command,
-        "profile": expl.profile,
-        "dialect": expl.dialect,
+        "example_profile": expl.profile,
+        "example_dialect": expl.dialect,
     }
 
 
