@@ -71,6 +71,9 @@ def test_unknown_key_and_color() -> None:
     assert k.hint == "did you mean `disallowedTools`?"
     (k,) = only(diags(agent(GOOD_FRONT + "colr: red\n")), "SA204")
     assert k.hint == "did you mean `color`?"
+    # the closest spelling is not the meaning: an allowlist is `tools`, not `disallowedTools`
+    (k,) = only(diags(agent(GOOD_FRONT + "allowedTools: Read\n")), "SA204")
+    assert k.hint == "did you mean `tools`?"
 
 
 @pytest.mark.parametrize(("name", "bad"), [("code-reviewer", False), ("Code Reviewer", True),

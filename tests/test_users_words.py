@@ -1,8 +1,8 @@
 """Users' words only: no "seed", "REQ-SUB", "§" or "DESIGN.md" in anything a user reads --
-every command's --help, every template, every file `new` and `convert` write -- and the
-templates make agents that pass `validate --strict` and refer to nothing that does not exist.
-
-(Rule messages are checked with the rule catalogue's own tests.)
+every command's --help, every template, every file `new` and `convert` write, every rule's
+message and hint, `subagents rules`, `subagents explain` for every rule, docs/spec.md and
+docs/rules.md -- and the templates make agents that pass `validate --strict` and refer to
+nothing that does not exist.
 """
 
 from __future__ import annotations
@@ -114,3 +114,49 @@ def test_converted_templates_use_users_words(project: Path, target: str) -> None
     r = CliRunner().invoke(cli, ["convert", str(src), "--to", target])
     assert r.exit_code == 0, r.output
     assert not FORBIDDEN.search(r.output), FORBIDDEN.findall(r.output)
+
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+
+
+def test_no_internal_wording_in_rules_and_explain() -> None:
+    from subagents.rules.catalog import RULES
+
+    runner = CliRunner()
+    texts = [("rules", runner.invoke(cli, ["rules"]).output),
+             ("rules json", runner.invoke(cli, ["rules", "--format", "json"]).output)]
+    for code in RULES:
+        for fmt in ("text", "json"):
+            r = runner.invoke(cli, ["explain", code, "--format", fmt])
+            assert r.exit_code == 0, (code, r.output)
+            texts.append((f"explain {code} {fmt}", r.output))
+    for where, text in texts:
+        hits = [line.strip() for line in text.splitlines() if FORBIDDEN.search(line)]
+        assert hits == [], (where, hits)
+
+
+def test_no_internal_wording_in_rule_messages(tmp_path: Path) -> None:
+    """Every message and hint the documented examples produce, in both profiles (each rule a
+    file can trigger has such an example: tests/test_rules_explain.py)."""
+    from subagents.rules.explanations import explanations
+
+    seen: set[str] = set()
+    for code, e in explanations().items():
+        for n, (rel, text) in enumerate(e.bad_files.items()):
+            path = tmp_path / code / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            for strict in (False, True):
+                report = validate_paths([path], strict=strict)
+                for d in report.diagnostics:
+                    seen.add(d.rule)
+                    for part in (d.message, d.hint or ""):
+                        assert not FORBIDDEN.search(part), (code, n, d.rule, part)
+    assert len(seen) > 40  # the examples really produced findings
+
+
+@pytest.mark.parametrize("name", ["spec.md", "rules.md"])
+def test_no_internal_wording_in_the_rule_docs(name: str) -> None:
+    text = (DOCS / name).read_text(encoding="utf-8")
+    hits = [line for line in text.splitlines() if FORBIDDEN.search(line)]
+    assert hits == [], hits

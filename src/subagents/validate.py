@@ -406,6 +406,24 @@ _PARSE_FINDINGS = frozenset({"SA003", "SA004", "SA005", "SA010", "SA013", "SA018
 _UNREADABLE_SKIPS = frozenset({SkipKind.YAML, SkipKind.NO_FRONTMATTER, SkipKind.REFUSED})
 
 
+def _say_what_claude_code_does(d: Diagnostic, label: str) -> Diagnostic:
+    """A strict reader's YAML finding on a file Claude Code loads, saying what Claude Code
+    makes of it (the reader itself is dialect-neutral and cannot)."""
+    message = d.message
+    if d.rule == "SA007" and message.startswith("duplicate key"):
+        message += f"; {label} silently keeps the last value"
+    elif d.rule == "SA008" and message.endswith(" is not allowed in agent frontmatter"):
+        message = message.removesuffix(" is not allowed in agent frontmatter") + (
+            f": {label} resolves anchors and aliases, but many YAML tools and other harnesses "
+            "refuse them")
+    elif d.rule == "SA009" and message.endswith(" is not allowed"):
+        message = message.removeprefix("custom ").removesuffix(" is not allowed") + (
+            f": {label} silently drops it and reads the rest of the value")
+    else:
+        return d
+    return dataclasses.replace(d, message=message)
+
+
 def _claude_code_reading(
     result: LoadResult, display: str, file_path: Path | None, text: str | None
 ) -> tuple[list[Diagnostic], tuple[AgentDefinition, ...]]:
@@ -438,6 +456,8 @@ def _claude_code_reading(
             body_line=strict.body_line if strict is not None else None,
                 strict=strict,
         )
+        label = view.profile.label
+        kept = [_say_what_claude_code_does(d, label) for d in kept]
         return kept + findings, (defn,)
     # The skip finding replaces the strict reader's finding at the same place, and explains
     # what its parse errors would: one message, the same one `list` and `doctor` show.

@@ -153,7 +153,8 @@ def fix(
     Repairs:
       * a `description` (or other text field) that breaks YAML because of an
         unquoted `: ` or `<example>` blocks: re-written as a block scalar
-        (`description: |-`), its text kept exactly -- Claude Code skips such files;
+        (`description: |-`), its text kept exactly -- strict YAML parsers reject
+        such files, and Claude Code skips some of them or cuts their description;
       * a UTF-8 byte order mark; blank lines or indentation before the opening `---`;
         trailing spaces after a `---` delimiter;
       * with --tools-style, the style of `tools` / `disallowedTools`.

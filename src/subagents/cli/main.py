@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "convert": ("subagents.cli.convert_cmd:convert", "Convert agents between dialects."),
     "schema": ("subagents.cli.validate_cmd:schema", "Print the frontmatter JSON Schema."),
     "rules": ("subagents.cli.validate_cmd:rules", "List every rule with its code and doc."),
+    "explain": ("subagents.cli.explain_cmd:explain", "Explain one rule: why, example, fix."),
     "list": ("subagents.cli.registry_cmd:list_agents", "List the agents this directory sees."),
     "show": ("subagents.cli.registry_cmd:show", "Show one agent and its usage examples."),
     "doctor": ("subagents.cli.doctor_cmd:doctor", "Explain unloaded files and shadowed names."),

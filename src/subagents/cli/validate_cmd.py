@@ -274,7 +274,10 @@ def schema(indent: int) -> None:
 @click.command("rules")
 @format_option("text", "json")
 def rules(output_format: str) -> None:
-    """List every rule: code, name, severity by default and under --strict, and its doc."""
+    """List every rule: code, name, severity by default and under --strict, and its doc.
+
+    `subagents explain CODE` prints one rule's full documentation.
+    """
     from subagents.known_tools import BUILTIN_TOOLS
     from subagents.rules.catalog import RULES
 
@@ -301,7 +304,8 @@ def rules(output_format: str) -> None:
         sev = f"{r.default or 'off'}/{r.strict or 'off'}"
         click.echo(f"{r.code}  {r.name:<34} {sev:<15} {r.doc}")
     click.echo(
-        "\nseverity: default profile / --strict.  Known tools: "
+        "\nseverity: default profile / --strict.  `subagents explain CODE` explains a rule, "
+        "with an example and the fix.\nKnown tools: "
         + ", ".join(sorted(BUILTIN_TOOLS))
         + ", mcp__server__tool, Agent(a, b)."
     )

@@ -45,6 +45,8 @@ _MODEL_ID_RE = re.compile(
     r"(?:\[1m\])?$"
 )
 _EFFORTS = ("low", "medium", "high", "xhigh", "max")
+# Claude Code 2.1.330 accepts both (measured: `remote` loads and is applied)
+_ISOLATIONS = ("worktree", "remote")
 _HOOK_TYPES = ("command", "prompt", "agent", "http")
 _PERMISSION_HINT = ", ".join(PERMISSION_MODES)
 
@@ -198,12 +200,15 @@ def check_model(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]
         return
     if is_valid_model(defn.model, set(ctx.config.model_aliases)):
         return
+    from subagents.claude_code.profile import get_profile
+
+    label = get_profile(ctx.config.claude_code).label
     yield ctx.diag(
         "SA105",
         ctx.value_pos(defn, "model"),
         f"`model` {defn.model!r} is neither a known alias nor a well-formed model id"
         + (
-            "; Claude Code sends it to the API as written, which refuses unknown models"
+            f"; {label} sends it to the API as written, which refuses unknown models"
             if defn.dialect is D.CLAUDE
             else ""
         ),
@@ -228,12 +233,12 @@ def check_enums(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]
             f"`effort` {defn.effort!r} is not an effort level",
             "use one of: " + ", ".join(_EFFORTS),
         )
-    if defn.isolation is not None and defn.isolation != "worktree":
+    if defn.isolation is not None and defn.isolation not in _ISOLATIONS:
         yield ctx.diag(
             "SA116",
             ctx.value_pos(defn, "isolation"),
-            f"`isolation` {defn.isolation!r} is not supported",
-            "the only isolation Claude Code knows is `isolation: worktree`",
+            f"`isolation` {defn.isolation!r} is not an isolation mode",
+            "use `isolation: worktree` or `isolation: remote`",
         )
 
 
@@ -243,8 +248,8 @@ def check_tool_conflict(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Dia
             "SA107",
             ctx.key_pos(defn, "disallowed_tools"),
             "`tools` and `disallowedTools` are both set",
-            "the seed says use one of them: list only the allowed tools in `tools`, or drop "
-            "`tools` and keep the denylist",
+            "Claude Code subtracts one from the other, other harnesses may not: list only the "
+            "allowed tools in `tools`, or drop `tools` and keep `disallowedTools`",
         )
 
 

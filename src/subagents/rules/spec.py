@@ -175,6 +175,16 @@ def check_unknown_keys(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diag
         )
 
 
+# Keys people write for a field (other harnesses' spellings): the closest spelling is not
+# always the meaning (`allowedTools` is closest to `disallowedTools`, and means `tools`).
+_KEY_WORDS = {
+    "allowedtools": "tools",
+    "tool": "tools",
+    "desc": "description",
+    "whentouse": "description",
+}
+
+
 def _close_key(key: str) -> str | None:
     import difflib  # only for unknown keys
 
@@ -185,6 +195,8 @@ def _close_key(key: str) -> str | None:
         if k != "prompt":
             known.setdefault(k.lower().replace("-", "").replace("_", ""), k)
     norm = key.lower().replace("-", "").replace("_", "")
+    if norm in _KEY_WORDS:
+        return _KEY_WORDS[norm]
     if norm in known:
         return known[norm]
     found = difflib.get_close_matches(norm, list(known), n=1, cutoff=0.8)
@@ -222,6 +234,9 @@ def check_tools_list(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagno
     (anthropics/claude-code#13331, REFERENCE.md), which silently disarms the agent."""
     if defn.dialect is not D.CLAUDE:
         return  # Codex and agents.json define lists as their form
+    from subagents.claude_code.profile import get_profile
+
+    label = get_profile(ctx.config.claude_code).label
     for key, spelled in (("tools", "tools"), ("disallowed_tools", "disallowedTools")):
         node = ctx.node(defn, key)
         if isinstance(node, YSeq) and node.items:
@@ -231,8 +246,9 @@ def check_tools_list(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagno
             yield ctx.diag(
                 "SA207",
                 ctx.key_pos(defn, key),
-                f"`{spelled}` is a YAML list; lists have been reported to be read as empty by "
-                "some Claude Code versions (#13331)",
+                f"`{spelled}` is a YAML list; {label} reads it like a comma string, but older "
+                "Claude Code versions were reported to read a list as no tools "
+                "(anthropics/claude-code#13331)",
                 "the documented form is a comma string: `subagents fix --tools-style comma` "
                 f"rewrites it as `{spelled}: {joined}`",
             )
