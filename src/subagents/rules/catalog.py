@@ -128,6 +128,9 @@ _TABLE: tuple[Rule, ...] = (
     Rule("SA020", "tools-empty",
          "`tools` is present but empty; Claude Code lists \"All tools\" and runs with none.",
          _F, _E, _E),
+    Rule("SA022", "description-cut",
+         "Claude Code reads only the first line of `description`; the rest became keys.",
+         _R, _E, _E),
     Rule("SA021", "ignored-by-claude-code",
          "A field value Claude Code ignores (the agent runs without it).", _F, _E, _E),
     # --- required fields and values ---------------------------------------------------------

@@ -154,7 +154,7 @@ def claude_code_findings(
         truncated = [k for k in view.unknown_keys if k in _CONTINUATION_KEYS]
         if truncated:
             yield make_diagnostic(
-                "SA010",
+                "SA022",
                 path,
                 (line_of("description"), 1),
                 f"{label} reads only the first line of `description`: its lenient second YAML "
