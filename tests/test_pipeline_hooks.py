@@ -63,8 +63,9 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def _run(project: Path, *args: str, replies: list[str]) -> dict:  # type: ignore[type-arg]
     script = project / "replies.json"
     script.write_text(json.dumps(replies))
+    # --trust: the project's .claude/settings.json hooks apply only to a trusted project
     r = CliRunner().invoke(cli, ["run", "--provider", "scripted", "--script", str(script),
-                                 "--format", "json", *args, "Build the login page"])
+                                 "--trust", "--format", "json", *args, "Build the login page"])
     assert r.exit_code == 0, r.output
     return json.loads(r.stdout)  # type: ignore[no-any-return]
 
@@ -106,7 +107,7 @@ def test_a_hook_naming_a_missing_stage_stops_with_an_error(project: Path) -> Non
     script = project / "replies.json"
     script.write_text(json.dumps(["SPEC", "ARCH"]))
     r = CliRunner().invoke(cli, ["run", "--provider", "scripted", "--script", str(script),
-                                 "--pipeline", "spec", "go"])
+                                 "--trust", "--pipeline", "spec", "go"])
     assert r.exit_code == 1
     assert "named the next stage 'nope', which is not an agent" in r.stderr
 

@@ -184,3 +184,14 @@ def test_input_that_crashed_the_grammar_is_judged() -> None:
     assert deny_matches("rm:*", "{\U0009ed29\u00a4; rm x")
     assert plain_commands("git diff é.txt") == [["git", "diff", "é.txt"]]
     assert deny_matches("rm:*", "echo é; rm x")
+
+
+@pytest.mark.parametrize("command", ["rm -rf x", "rm -r -f x", "rm -fr x", "rm -rfv x",
+                                     "rm -f -v -r x", "rm $flags x"])
+def test_a_deny_rule_with_an_option_bundle_matches_any_spelling_of_it(command: str) -> None:
+    assert deny_matches("rm -rf:*", command), command
+
+
+@pytest.mark.parametrize("command", ["rm x", "rm -r x", "rm -f x"])
+def test_an_option_bundle_rule_needs_all_its_letters(command: str) -> None:
+    assert not deny_matches("rm -rf:*", command), command

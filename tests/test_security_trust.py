@@ -214,3 +214,16 @@ def test_on_a_terminal_the_user_is_asked_once(tmp_path: Path, home: Path,
     monkeypatch.setattr(run_cmd, "_stderr_tty", lambda: False)
     assert run_cmd._trusted(other, False) == (False, other.resolve())
     assert len(answers) == 1
+
+
+def test_an_untrusted_projects_settings_hooks_do_not_run(tmp_path: Path, home: Path) -> None:
+    from subagents.cli.run_cmd import _settings_hooks
+
+    project = _project(tmp_path)
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"SubagentStop": [
+        {"hooks": [{"type": "command", "command": "touch pwned"}]}]}}))
+    untrusted = _settings_hooks(project, trusted=False)
+    assert not untrusted.hooks
+    assert any("not trusted" in w for w in untrusted.warnings)
+    assert _settings_hooks(project, trusted=True).hooks

@@ -182,8 +182,12 @@ def test_teams_can_be_enabled_by_settings_env_and_are_off_otherwise(
     (tmp_path / ".claude").mkdir()
     (tmp_path / ".claude" / "settings.json").write_text(
         json.dumps({"env": {"CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS": "1"}}))
+    # the project's settings apply once it is trusted (an untrusted one's do not)
+    untrusted = CliRunner().invoke(cli, ["run", "--provider", "scripted", "--script",
+                                         str(reply), "--format", "json", "hi"])
+    assert "team" not in json.loads(untrusted.stdout)
     on = CliRunner().invoke(cli, ["run", "--provider", "scripted", "--script", str(reply),
-                                  "--format", "json", "hi"])
+                                  "--trust", "--format", "json", "hi"])
     assert on.exit_code == 0, on.output
     data = json.loads(on.stdout)
     assert data["final_text"] == "hello" and data["team"]["team"].startswith("session-")

@@ -368,16 +368,22 @@ def run(
         allow_flagged_prompts=allow_flagged,
     )
     # Teams switched on by the environment, settings or config leave pipelines alone.
-    team_mode = resume_team is not None or (not stages and _teams_on(teams, workdir, config))
+    team_mode = resume_team is not None or (
+        not stages and _teams_on(teams, workdir, config, trusted))
     try:
         if team_mode:
-            _team_run(text, runner, registry, model_id, max_turns, workdir, config, agent,
+            # the agents of a team run are those at its start (dispatch/snapshot.py)
+            from subagents.dispatch.snapshot import RegistrySnapshot
+
+            _team_run(text, runner, RegistrySnapshot(registry) if registry is not None
+                      else None, model_id, max_turns, workdir, config, agent,
                       team_layout, resume_team, max_teammates, output_format,
-                      live=not _asks(ask, assume_yes) and _stderr_tty(), progress=progress)
+                      live=not _asks(ask, assume_yes) and _stderr_tty(), progress=progress,
+                      trusted=trusted)
             return
         if stages:
             result = _pipeline(text, stages, runner, model_id, handoff_dir, require_ready,
-                               progress, registry=registry, workdir=workdir)
+                               progress, registry=registry, workdir=workdir, trusted=trusted)
         elif agent is not None and registry is None:  # pragma: no cover - no registry build
             result = runner.run_sync(agent, text, model=model_id, max_turns=max_turns)
         else:
@@ -426,12 +432,28 @@ def run(
         sys.exit(EXIT_PIPELINE_STOPPED)
 
 
-def _teams_on(flag: bool, workdir: Path, config: Any) -> bool:
-    from subagents.runtime.settings_hooks import SettingsHooks
+def _teams_on(flag: bool, workdir: Path, config: Any, trusted: bool = True) -> bool:
     from subagents.runtime.teams import teams_enabled
 
-    return teams_enabled(flag, settings_env=SettingsHooks.load(workdir).env,
+    return teams_enabled(flag, settings_env=_settings_hooks(workdir, trusted).env,
                          config=config.teams)
+
+
+def _settings_hooks(workdir: Path, trusted: bool) -> Any:
+    """Hooks from Claude Code settings files: the project's own (``.claude/settings.json``,
+    ``settings.local.json``) only once the project is trusted; the user's always."""
+    from subagents.runtime.settings_hooks import SettingsHooks, settings_files
+
+    if trusted:
+        return SettingsHooks.load(workdir)
+    hooks = SettingsHooks()
+    user, *project = settings_files(workdir)
+    hooks.add_file(user)
+    skipped = [str(p) for p in project if p.exists()]
+    if skipped:
+        hooks.warnings.append(f"{', '.join(skipped)}: its hooks and env do not apply: this "
+                              "project is not trusted yet (--trust, or yes when asked)")
+    return hooks
 
 
 def _team_run(
@@ -450,9 +472,9 @@ def _team_run(
     *,
     live: bool,
     progress: Any,
+    trusted: bool = True,
 ) -> None:
     """``run --teams``: the main thread leads a team (see :mod:`subagents.runtime.teams`)."""
-    from subagents.runtime.settings_hooks import SettingsHooks
     from subagents.runtime.teams import TeamLayout, TeamLimits, run_team
     from subagents.runtime.teams.board import live_board
 
@@ -460,7 +482,7 @@ def _team_run(
               else TeamLayout.project(workdir))
     limits = TeamLimits(max_teammates=max_teammates or config.max_teammates or 10,
                         max_messages=config.max_team_messages or 1000)
-    hooks = SettingsHooks.load(workdir)
+    hooks = _settings_hooks(workdir, trusted)
     for warning in hooks.warnings:
         click.echo(f"warning: {warning}", err=True)
     display = live_board() if live else contextlib.nullcontext(None)
@@ -620,14 +642,14 @@ def _pipeline(
     *,
     registry: Any = None,
     workdir: Path | None = None,
+    trusted: bool = True,
 ) -> AgentResult:
     import asyncio
 
     from subagents.runtime.pipeline import run_pipeline
     from subagents.runtime.result import RunInterrupted
-    from subagents.runtime.settings_hooks import SettingsHooks
 
-    hooks = SettingsHooks.load(workdir or Path.cwd())
+    hooks = _settings_hooks(workdir or Path.cwd(), trusted)
     for warning in hooks.warnings:
         click.echo(f"warning: {warning}", err=True)
 

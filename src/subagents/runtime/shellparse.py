@@ -372,15 +372,36 @@ def _program_matches(pattern: str, word: _Word) -> bool:
     return fnmatchcase(base, want) if "*" in want else base == want
 
 
+_SHORT_BUNDLE = re.compile(r"-[A-Za-z0-9]+")
+
+
 def _args_match(rule_rest: Sequence[str], args: Sequence[_Word]) -> bool:
-    """Do the rule's further words appear, in order, among ``args``?"""
+    """Do the rule's further words appear, in order, among ``args``?
+
+    A short-option bundle of the rule (``-rf``) matches however the command spells the same
+    letters (``-r -f``, ``-fr``, ``-rfv``): each of its letters must be among the command's
+    short options, wherever they stand.  An argument we cannot resolve matches anything."""
+    letters: set[str] = set()
+    unknown = False
+    for arg in args:
+        if arg.value is None:
+            unknown = True
+        elif _SHORT_BUNDLE.fullmatch(arg.value):
+            letters.update(arg.value[1:])
+    words = []
+    for word in rule_rest:
+        if _SHORT_BUNDLE.fullmatch(word) and len(word) > 2:
+            if not (unknown or set(word[1:]) <= letters):
+                return False
+        else:
+            words.append(word)
     i = 0
     for arg in args:
-        if i == len(rule_rest):
+        if i == len(words):
             break
-        if arg.value is None or fnmatchcase(arg.value, rule_rest[i]) or arg.value == rule_rest[i]:
+        if arg.value is None or fnmatchcase(arg.value, words[i]) or arg.value == words[i]:
             i += 1
-    return i == len(rule_rest)
+    return i == len(words)
 
 
 def _code_strings(program: str, args: Sequence[_Word]) -> list[_Word]:
