@@ -36,8 +36,9 @@ from pathlib import Path
 from subagents.config import Config
 from subagents.loader import read_agent_file
 from subagents.rules.base import FileContext, RuleContext
+from subagents.rules.catalog import Profile
 from subagents.rules.engine import check_definition, check_file
-from subagents.validate import validate_paths
+from subagents.validate import _claude_code_reading, _Filter, validate_paths
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_CORPUS = HERE.parents[1] / "shared" / "corpus"
@@ -52,15 +53,21 @@ def claude_files(corpus: Path) -> list[Path]:
     return [f for f in files if f.name.lower() != "readme.md"]
 
 
+_KEEPS = _Filter(Profile.DEFAULT, (), ()).keeps
+
+
 def full_path(p: Path, cfg: Config) -> int:
-    """What validate does for one file (without walking and scope rules)."""
+    """What validate does for one file (without walking and scope rules): the strict reading,
+    Claude Code's reading of the same bytes, and the rules of the default profile."""
     result = read_agent_file(p, display_path=str(p))
     text = result.document.text if result.document is not None else None
-    n = len(result.diagnostics)
+    diags, definitions = _claude_code_reading(result, str(p), p, text)
+    n = len(diags)
     n += sum(1 for _ in check_file(FileContext(str(p), p, result.dialect, cfg, text,
                                                result.document)))
-    for d in result.definitions:
-        ctx = RuleContext(str(p), cfg, d.dialect, result.document, text)
+    for d in definitions:
+        ctx = RuleContext(str(p), cfg, d.dialect, result.document, text,
+                          claude_code=result.claude_code is not None, wants=_KEEPS)
         n += sum(1 for _ in check_definition(d, ctx))
     return n
 

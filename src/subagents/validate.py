@@ -364,7 +364,7 @@ def _validate_file(
         ctx = RuleContext(path=target.display, config=config, dialect=defn.dialect,
                           document=result.document, text=fctx.text,
                           reader_findings=reader_findings,
-                          claude_code=result.claude_code is not None)
+                          claude_code=result.claude_code is not None, wants=filt.keeps)
         diags.extend(check_definition(defn, ctx))
         loc = defn.location_of("name") or (
             next(iter(defn.locations.values())) if defn.locations else None
@@ -634,7 +634,7 @@ def validate_text(
         ctx = RuleContext(path=path, config=cfg, dialect=defn.dialect, document=result.document,
                           text=doc_text,
                           reader_findings=frozenset((d.rule, d.line) for d in reader_diags),
-                          claude_code=result.claude_code is not None)
+                          claude_code=result.claude_code is not None, wants=filt.keeps)
         diags.extend(check_definition(defn, ctx))
     end = result.document.end_line if result.document is not None else 0
     inline = inline_ignores(doc_text, frontmatter_end=end) if doc_text else ()

@@ -44,7 +44,7 @@ def definition_from_view(
     profile = view.profile
     locs = dict(locations or {})
     if strict is not None and view.shared_parse:
-        return _judged(view, strict.evolve(system_prompt=view.body if include_body else ""), locs)
+        return _judged(view, strict, locs, system_prompt=view.body if include_body else "")
     raw = [
         RawField(key, value, locs.get(key))
         for key, value in fm.items()
@@ -62,11 +62,14 @@ def definition_from_view(
         system_prompt=view.body if include_body else "",
         body_line=body_line,
     )
-    return _judged(view, defn.evolve(extra=extra), locs)
+    return _judged(view, defn, locs, extra=extra)
 
 
 def _judged(
-    view: ClaudeCodeView, defn: AgentDefinition, locs: dict[str, SourceLocation]
+    view: ClaudeCodeView,
+    defn: AgentDefinition,
+    locs: dict[str, SourceLocation],
+    **more: Any,
 ) -> AgentDefinition:
     """Every field Claude Code judges, set to what it makes of the frontmatter."""
     fm = view.frontmatter
@@ -93,6 +96,7 @@ def _judged(
         skills=defn.skills if "skills" in fm else (),
         initial_prompt=prompt if isinstance(prompt, str) and prompt.strip() else None,
         locations=locs or defn.locations,
+        **more,
     )
 
 

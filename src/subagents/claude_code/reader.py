@@ -43,7 +43,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -502,20 +502,20 @@ def read_claude_code(
             )
     fm: dict[str, Any] = parsed if isinstance(parsed, dict) else {}
     fm = {str(k): v for k, v in fm.items()}
-    base = ClaudeCodeView(
-        profile,
-        False,
-        None,
-        mode,
-        frontmatter=fm,
-        block_text=block_text,
-        block_line=block_line,
-        quoted_keys=quoted,
-        block_cut_inline=cut_inline,
-        replaced_bytes=replaced,
-        body=js_trim(rest),
-        shared_parse=mode is ParseMode.YAML and shared,
-    )
+    common: dict[str, Any] = {
+        "frontmatter": fm,
+        "block_text": block_text,
+        "block_line": block_line,
+        "quoted_keys": quoted,
+        "block_cut_inline": cut_inline,
+        "replaced_bytes": replaced,
+        "body": js_trim(rest),
+        "shared_parse": mode is ParseMode.YAML and shared,
+    }
+
+    def skipped(skip: Skip, name: str | None = None) -> ClaudeCodeView:
+        return ClaudeCodeView(profile, False, skip, mode, name=name, **common)
+
     name = fm.get("name")
     if not name or not isinstance(name, str):
         logged = bool(name)  # a number or `true`: a debug line; missing/empty: nothing
@@ -527,10 +527,10 @@ def read_claude_code(
             why = f"`name` is not a string ({_show(name)})"
         if not fm and block_text.strip():
             why = "its frontmatter is not a mapping of `key: value` fields"
-        return replace(base, skip=Skip(SkipKind.NO_NAME, why, logged))
+        return skipped(Skip(SkipKind.NO_NAME, why, logged))
     problem = _name_problem(name, profile)
     if problem is not None:
-        return replace(base, skip=Skip(SkipKind.BAD_NAME, problem, True), name=name)
+        return skipped(Skip(SkipKind.BAD_NAME, problem, True), name)
     description = fm.get("description")
     if not description or not isinstance(description, str):
         if "description" not in fm:
@@ -539,10 +539,10 @@ def read_claude_code(
             why = "`description` is empty"
         else:
             why = f"`description` is not text ({_show(description)})"
-        return replace(base, skip=Skip(SkipKind.NO_DESCRIPTION, why, True), name=name)
+        return skipped(Skip(SkipKind.NO_DESCRIPTION, why, True), name)
     fatal, hook_notes = _hooks_problems(fm, profile)
     if fatal:
-        return replace(base, skip=Skip(SkipKind.HOOKS, "; ".join(fatal), True), name=name)
+        return skipped(Skip(SkipKind.HOOKS, "; ".join(fatal), True), name)
     model_value = fm.get("model")
     model: str | None = None
     if isinstance(model_value, str) and js_trim(model_value):
@@ -553,9 +553,11 @@ def read_claude_code(
     disallowed = split_tools(fm["disallowedTools"]) if "disallowedTools" in fm else None
     notes = _field_notes(fm, profile) + hook_notes
     unknown = tuple(k for k in fm if k not in profile.known_keys)
-    return replace(
-        base,
-        loaded=True,
+    return ClaudeCodeView(
+        profile,
+        True,
+        None,
+        mode,
         name=name,
         description=description.replace("\\n", "\n"),
         model=model,
@@ -563,4 +565,5 @@ def read_claude_code(
         disallowed_tools=disallowed or None,
         notes=tuple(notes),
         unknown_keys=unknown,
+        **common,
     )

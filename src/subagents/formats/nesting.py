@@ -8,6 +8,8 @@ the limit; agent frontmatter is a flat mapping with a few nested lists.
 
 from __future__ import annotations
 
+import re
+
 __all__ = ["MAX_DEPTH", "nesting_depth", "nesting_scan"]
 
 MAX_DEPTH = 64
@@ -21,6 +23,9 @@ def nesting_depth(text: str, limit: int = MAX_DEPTH) -> int:
     return nesting_scan(text, limit)[0]
 
 
+_INDENT = re.compile(r"(?m)^ +")
+
+
 def nesting_scan(text: str, limit: int = MAX_DEPTH) -> tuple[int, int]:
     """An upper bound of the nesting depth of ``text``, stopping early past ``limit``.
 
@@ -29,6 +34,13 @@ def nesting_scan(text: str, limit: int = MAX_DEPTH) -> tuple[int, int]:
     over-estimate (a ``[`` inside a plain scalar counts), never under-estimate by much, and runs
     in one pass: it exists so that no C parser ever sees a 30,000-level document.
     """
+    # A cheap upper bound first: every level costs a `[`, a `{`, an indicator or a column of
+    # indentation.  Real frontmatter stays far below the limit and skips the scan.
+    quick = text.count("[") + text.count("{") + text.count("- ") + text.count("? ")
+    if quick <= limit:
+        indent = max((len(m) for m in _INDENT.findall(text)), default=0)
+        if quick + indent + 1 <= limit:
+            return quick + indent + 1, 0
     flow = 0
     worst = 0
     indents: list[int] = [-1]

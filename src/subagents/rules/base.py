@@ -89,6 +89,9 @@ class RuleContext:
     #: True when Claude Code's own reading was judged for this file (rules/claude_code.py):
     #: rules that restate Claude Code's load rules then stay quiet.
     claude_code: bool = False
+    #: Does the caller keep findings of this code?  A rule whose only code is off in the
+    #: profile (and not selected) skips its work: the style rules scan the whole prompt.
+    wants: Callable[[str], bool] = field(default=lambda _code: True, repr=False)
     _prompt_lower: str | None = None
     #: Entry start offsets of one-line comma strings, per node: computed once, not once per
     #: entry (a `tools:` line with thousands of unknown entries was quadratic).

@@ -65,6 +65,8 @@ def _chars(n: int) -> str:
 
 
 def check_description_length(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
+    if not ctx.wants("SA201"):
+        return
     text = defn.description.strip()
     if not text or defn.dialect is D.CODEX:
         return
@@ -81,6 +83,8 @@ def check_description_length(defn: AgentDefinition, ctx: RuleContext) -> Iterato
 
 
 def check_prompt_length(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
+    if not ctx.wants("SA202"):
+        return
     text = defn.system_prompt.strip()
     if not text or defn.dialect is D.CODEX:
         return  # empty: SA114; Codex instructions have no length rule (seed 002)
@@ -136,6 +140,8 @@ def _has_section(headings: str, stem: str, word_end: bool) -> bool:
 
 
 def check_sections(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
+    if not ctx.wants("SA203"):
+        return
     text = defn.system_prompt
     if not text.strip() or defn.dialect is not D.CLAUDE:
         return
@@ -232,6 +238,8 @@ def check_name_format(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagn
 def check_tools_list(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     """SA207: a YAML list in ``tools``; some Claude Code versions read it as no tools at all
     (anthropics/claude-code#13331, REFERENCE.md), which silently disarms the agent."""
+    if not ctx.wants("SA207"):
+        return
     if defn.dialect is not D.CLAUDE:
         return  # Codex and agents.json define lists as their form
     from subagents.claude_code.profile import get_profile
@@ -283,6 +291,8 @@ def _article(word: str) -> str:
 
 
 def check_max_turns_present(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
+    if not ctx.wants("SA302"):
+        return
     # present but of the wrong type (`maxTurns: true`, `1.5`) is SA108's finding, not "no maxTurns"
     if (defn.max_turns is None and defn.dialect is not D.CODEX
             and defn.location_of("max_turns") is None and ctx.node(defn, "max_turns") is None):
