@@ -402,3 +402,14 @@ def test_fuzz_split_tools(items: list[str]) -> None:
     if out is not None:
         assert all(t and t == t.strip() for t in out)
         assert "*" not in out
+
+
+@settings(max_examples=400)
+@given(st.text(alphabet="ReadGp,) \t\u00a0\x1f*", max_size=20))
+def test_fuzz_split_fast_path_equals_claude_codes_character_loop(item: str) -> None:
+    from subagents.claude_code.reader import _split_item
+
+    assert "(" not in item
+    fast = split_tools(item)
+    slow = _split_item(item)
+    assert fast == (None if "*" in slow else tuple(slow))

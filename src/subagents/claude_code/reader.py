@@ -214,6 +214,36 @@ def lenient_rewrite(text: str) -> tuple[str, tuple[str, ...]]:
 # --------------------------------------------------------------------------- tools
 
 
+_SPLIT_RE = re.compile("[, ]")
+
+
+def _split_item(item: str) -> list[str]:
+    """Claude Code's character loop: commas and spaces split, except inside parentheses."""
+    out: list[str] = []
+    current = ""
+    inside = False
+    for ch in item:
+        if ch == "(":
+            inside = True
+            current += ch
+        elif ch == ")":
+            inside = False
+            current += ch
+        elif ch == "," and not inside:
+            if js_trim(current):
+                out.append(js_trim(current))
+            current = ""
+        elif ch == " " and not inside:
+            if js_trim(current):
+                out.append(js_trim(current))
+                current = ""
+        elif current or js_trim(ch):
+            current += ch
+    if js_trim(current):
+        out.append(js_trim(current))
+    return out
+
+
 def split_tools(value: Any) -> tuple[str, ...] | None:
     """``tools``/``disallowedTools`` as Claude Code reads them (None = every tool)."""
     if value is None:
@@ -232,27 +262,12 @@ def split_tools(value: Any) -> tuple[str, ...] | None:
     for item in items:
         if not item:
             continue
-        current = ""
-        inside = False
-        for ch in item:
-            if ch == "(":
-                inside = True
-                current += ch
-            elif ch == ")":
-                inside = False
-                current += ch
-            elif ch == "," and not inside:
-                if js_trim(current):
-                    out.append(js_trim(current))
-                current = ""
-            elif ch == " " and not inside:
-                if js_trim(current):
-                    out.append(js_trim(current))
-                    current = ""
-            elif current or js_trim(ch):
-                current += ch
-        if js_trim(current):
-            out.append(js_trim(current))
+        if "(" not in item:
+            # no parentheses: every comma and space splits, each piece trimmed (the same
+            # result as the character loop, which only parentheses make necessary)
+            out.extend(t for t in map(js_trim, _SPLIT_RE.split(item)) if t)
+        else:
+            out.extend(_split_item(item))
     if "*" in out:
         return None
     return tuple(out)

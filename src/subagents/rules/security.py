@@ -494,6 +494,9 @@ _FRAMING = _Linear(
     r"attempts?\s+to|phrases?|examples?|classify|teach|explain|test\s+cases?|payloads?|"
     r"instructs?\s+the\s+model|tells?\s+the\s+model|asks?\s+the\s+model|that\s+say)\b",
 )
+_SIG_RARE = _Linear(
+    f"(?P<override>{_SIG_OVERRIDE.pattern})|(?P<conceal>{_SIG_CONCEAL.pattern})"
+)
 _INJECTION_WINDOW = 700
 _SIG_KINDS = (("override", _SIG_OVERRIDE), ("conceal", _SIG_CONCEAL), ("send", _SIG_SEND),
               ("secret", _SIG_SECRET))
@@ -529,9 +532,17 @@ def detect_injection(text: str) -> tuple[int, tuple[str, ...]] | None:
         text = text[: 1 << 20]
     hits: list[tuple[int, str]] = []
     found: set[str] = set()
-    # the rare kinds first: without two of them, three kinds cannot meet (the common
-    # ``secret`` words are then never scanned for, which keeps ``validate`` fast)
-    for n, (kind, pattern) in enumerate(_SIG_KINDS):
+    # The two rare kinds in one scan (one pass of RE2's automaton over the text): without
+    # either of them three kinds cannot meet, and the common ``send``/``secret`` words are
+    # never scanned for, which keeps ``validate`` fast.
+    for m in _SIG_RARE.get().finditer(text):
+        kind = m.lastgroup
+        if kind is not None and _signal_counts(text, kind, m):
+            hits.append((m.start(), kind))
+            found.add(kind)
+    if not found:
+        return None
+    for n, (kind, pattern) in enumerate(_SIG_KINDS[2:], start=2):
         if len(found) + len(_SIG_KINDS) - n < 3:
             return None
         for m in pattern.get().finditer(text):
