@@ -69,3 +69,15 @@ def test_task_list_invariants_hold_under_any_sequence(ops: list[tuple[Any, ...]]
             tasks, problems = board.files.read_tasks()
             assert not problems
             _check(tasks)
+
+
+def test_a_member_cannot_release_a_task_another_member_owns(tmp_path: Path) -> None:
+    """Found by the property test above: ``owner: ""`` from a non-owner was a stolen claim."""
+    board = TaskBoard(TeamFiles(TeamLayout.project(tmp_path), "t"))
+    tid = board.create("work", "d")["id"]
+    assert not board.update(tid, {"owner": "alpha"}, actor="team-lead", is_lead=True).is_error
+    out = board.update(tid, {"owner": ""}, actor="beta", is_lead=False)
+    assert out.is_error and "already owned by alpha" in out.text
+    assert board.get(tid)["owner"] == "alpha"  # type: ignore[index]
+    assert not board.update(tid, {"owner": ""}, actor="alpha", is_lead=False).is_error
+    assert board.get(tid).get("owner") is None  # type: ignore[union-attr]

@@ -193,9 +193,11 @@ class TaskBoard:
         new_owner = owner if "owner" in changes else current
         if "owner" not in changes and status == "in_progress" and not current and not is_lead:
             new_owner = actor  # a teammate starting an unowned task takes it (Claude Code)
-        claiming = new_owner is not None and new_owner != current
-        if current and not is_lead and (claiming or (status == "in_progress"
-                                                     and current != actor)):
+        # Another member may neither take nor release (owner "") a task someone owns; the
+        # owner may release it, the lead may reassign it.
+        if current and not is_lead and current != actor and (
+            new_owner != current or status == "in_progress"
+        ):
             return UpdateOutcome(
                 f"Task #{tid} is already owned by {current}; it was not changed. Pick another "
                 "task with TaskList (pending, no owner, not blocked), or ask the team lead to "
