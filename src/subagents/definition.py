@@ -23,7 +23,7 @@ Design notes
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -257,5 +257,14 @@ class AgentDefinition:
         return None
 
     def evolve(self, **changes: Any) -> AgentDefinition:
-        """A copy with some fields changed (``dataclasses.replace``)."""
-        return replace(self, **changes)
+        """A copy with some fields changed (what ``dataclasses.replace`` does, without its
+        per-call field introspection: the registry and validate make one per file)."""
+        unknown = changes.keys() - _FIELD_NAMES
+        if unknown:
+            return replace(self, **changes)  # raises the usual TypeError
+        values = {name: getattr(self, name) for name in _FIELD_NAMES}
+        values.update(changes)
+        return AgentDefinition(**values)
+
+
+_FIELD_NAMES: frozenset[str] = frozenset(f.name for f in fields(AgentDefinition) if f.init)

@@ -242,7 +242,7 @@ def _parsed_block(doc: FrontmatterDocument | None, crlf: bool) -> tuple[str, Any
     a tree that parsed as it stands (not recovered), read from LF text, opened at line 1."""
     if doc is None or doc.root is None or doc.recovered or crlf or doc.start_line != 1:
         return None
-    return doc.frontmatter_text() + "\n", bun_value(doc.root)
+    return doc.yaml_text, bun_value(doc.root)
 
 
 def _with_view(result: LoadResult, view: ClaudeCodeView) -> LoadResult:

@@ -113,9 +113,12 @@ class Note:
     message: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ClaudeCodeView:
-    """What one Claude Code version makes of one file."""
+    """What one Claude Code version makes of one file.
+
+    Read-only by convention, not frozen: a frozen dataclass of this many fields costs four
+    times as much to build, and one is built for every file ``validate`` and ``list`` read."""
 
     profile: ClaudeCodeProfile
     loaded: bool

@@ -64,6 +64,8 @@ class FrontmatterDocument:
     recovered: bool = False
     crlf: bool = False
     bom: bool = False
+    #: the YAML text that was parsed (the lines between the delimiters, each ending in "\n")
+    yaml_text: str = ""
 
     @property
     def body_line(self) -> int:
@@ -199,7 +201,9 @@ def split_frontmatter(
         ]
     start_line, end_line = first + 1, close + 1
     yaml_text = "\n".join(lines[first + 1 : close]) + "\n"
-    doc = FrontmatterDocument(text, start_line, end_line, None, crlf=crlf, bom=bom)
+    doc = FrontmatterDocument(
+        text, start_line, end_line, None, crlf=crlf, bom=bom, yaml_text=yaml_text
+    )
     if not yaml_text.strip():
         doc.root = YMap([], start_line + 1, 1)
         return doc, issues

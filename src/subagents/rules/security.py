@@ -372,18 +372,18 @@ _OVERRIDE_NEEDLES = ("ignore", "disregard", "forget", "override", "bypass", "you
                      "new instructions", "do not tell")
 
 
-def _override_positions(text: str, low: str) -> list[int]:
+def _override_positions(text: str) -> list[int]:
+    """Where an override phrase starts: every needle found in one RE2 pass over ``text``
+    (case-insensitive, so the positions are ``text``'s own, not a lower-cased copy's)."""
     found: list[int] = []
-    for needle in _OVERRIDE_NEEDLES:
-        pos = low.find(needle)
-        while pos != -1:
-            before = low[pos - 1] if pos else " "
-            # a phrase in quotes is mentioned ("flag prompts that say 'ignore previous
-            # instructions'"), not given
-            if (not before.isalnum() and before not in _QUOTES
-                    and _OVERRIDE_RE.get().match(text, pos) and not _negated(text, pos)):
-                found.append(pos)
-            pos = low.find(needle, pos + len(needle))
+    for m in _NEEDLES_RE.get().finditer(text):
+        pos = m.start()
+        before = text[pos - 1] if pos else " "
+        # a phrase in quotes is mentioned ("flag prompts that say 'ignore previous
+        # instructions'"), not given
+        if (not before.isalnum() and before not in _QUOTES
+                and _OVERRIDE_RE.get().match(text, pos) and not _negated(text, pos)):
+            found.append(pos)
     return found
 
 
@@ -392,8 +392,7 @@ def check_injection(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnos
                       ("initial_prompt", defn.initial_prompt or "")):
         if not text:
             continue
-        low = ctx.prompt_lower(defn) if key == "system_prompt" else text.lower()
-        overrides = sorted(_override_positions(text, low))
+        overrides = sorted(_override_positions(text))
         if not overrides:
             continue
         for ex in _EXFIL_RE.get().finditer(text):
@@ -451,6 +450,8 @@ class _Linear:
         return self._compiled
 
 
+# The override needles, as one case-insensitive alternation (literal words and spaces).
+_NEEDLES_RE = _Linear("|".join(_OVERRIDE_NEEDLES))
 _SIG_OVERRIDE = _Linear(
     r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|every\s+|"
     r"of\s+)*(?:previous|prior|above|earlier|preceding|original|system|safety|other|these|"
