@@ -8,6 +8,7 @@ each rule on its own so a regression names the rule it broke.
 from __future__ import annotations
 
 import os
+import re
 import unicodedata
 from pathlib import Path
 
@@ -25,7 +26,7 @@ from subagents.claude_code import (
     split_tools,
 )
 from subagents.claude_code.bun_yaml import AliasBombError, TooDeepError, parse
-from subagents.claude_code.reader import lenient_rewrite, split_block
+from subagents.claude_code.reader import JS_SPACE, lenient_rewrite, split_block
 
 BODY = "You are a test agent.\n"
 
@@ -366,6 +367,10 @@ def _reference_name_ok(name: str) -> bool:
     )
 
 
+# Claude Code's own pattern, with JavaScript's \s spelled out (Python's differs).
+_CLAUDE_CODE_BLOCK = re.compile(f"---[{JS_SPACE}]*\n([\\s\\S]*?)---[{JS_SPACE}]*\n?")
+
+
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_line, max_size=8), st.text(max_size=60))
 def test_fuzz_block_split_matches_the_reference_model(lines: list[str], body: str) -> None:
@@ -373,6 +378,15 @@ def test_fuzz_block_split_matches_the_reference_model(lines: list[str], body: st
     got = split_block(text)
     expected = _reference_block(text)
     assert (got[0] if got else None) == expected
+    m = _CLAUDE_CODE_BLOCK.match(text) if text.find("---", 3) >= 0 else None
+    assert got == ((m.group(1), text[m.end():], m.start(1)) if m else None)
+
+
+@settings(max_examples=300)
+@given(st.text(alphabet="-\n \t\x1f\u00a0ab:\r", max_size=30))
+def test_fuzz_block_split_equals_claude_codes_regex_on_any_text(text: str) -> None:
+    m = _CLAUDE_CODE_BLOCK.match(text) if text.find("---", 3) >= 0 else None
+    assert split_block(text) == ((m.group(1), text[m.end():], m.start(1)) if m else None)
 
 
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
