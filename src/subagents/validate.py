@@ -135,15 +135,22 @@ class _Filter:
     select: tuple[str, ...]
     ignore: tuple[str, ...]
 
+    _kept: dict[str, bool] = field(default_factory=dict)
+
     def keeps(self, code: str) -> bool:
-        """Could a finding of ``code`` survive this filter (ignoring per-file silencers)?"""
-        if self.select and not matches(code, self.select):
-            return False
-        if matches(code, self.ignore):
-            return False
-        rule = RULES.get(code)
-        return rule is None or rule.severity(self.profile) is not None or _explicit(
-            code, self.select)
+        """Could a finding of ``code`` survive this filter (ignoring per-file silencers)?
+        (Asked by rules for every definition: the answer is computed once per code.)"""
+        known = self._kept.get(code)
+        if known is not None:
+            return known
+        if (self.select and not matches(code, self.select)) or matches(code, self.ignore):
+            answer = False
+        else:
+            rule = RULES.get(code)
+            answer = rule is None or rule.severity(self.profile) is not None or _explicit(
+                code, self.select)
+        self._kept[code] = answer
+        return answer
 
     def apply(self, diags: Iterable[Diagnostic], extra_ignore: Sequence[str],
               inline: Sequence[str]) -> Iterator[Diagnostic]:
