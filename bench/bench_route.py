@@ -2,7 +2,7 @@
 
 Usage::
 
-    .venv/bin/python bench/bench_route.py [--corpus /work/shared/corpus] [--repeat 200]
+    .venv/bin/python bench/bench_route.py [--corpus ../shared/corpus] [--repeat 200]
 
 The labelled set is ``bench/data/route_labels.jsonl``: each line a request a user might type,
 the agent a careful person would pick, the collection it routes over and a split.  The
@@ -248,7 +248,7 @@ def load_rows() -> list[dict[str, str]]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--corpus", type=Path, default=Path("/work/shared/corpus"))
+    ap.add_argument("--corpus", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "corpus")
     ap.add_argument("--repeat", type=int, default=20)
     ap.add_argument("--misses", choices=("dev", "held-out", "all"),
                     help="print the router's misses on that split (tune on dev only)")

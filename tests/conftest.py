@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+from validate_helpers import CORPUS
 
 _SCRUBBED = (
     "ANTHROPIC_API_KEY",

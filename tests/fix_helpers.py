@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import difflib
 import re
-from pathlib import Path
 from typing import Any
 
 import yaml
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+from validate_helpers import CORPUS as SHARED_CORPUS
+
+CORPUS = SHARED_CORPUS
 VOLT = CORPUS / "VoltAgent__awesome-claude-code-subagents"
 FURAI = CORPUS / "0xfurai__claude-code-subagents"
 CATLOG = CORPUS / "catlog22__Claude-Code-Workflow"

@@ -10,8 +10,9 @@ import pytest
 from subagents.definition import Dialect
 from subagents.loader import read_agent_file
 from subagents.registry import AgentRegistry
+from validate_helpers import CORPUS as SHARED_CORPUS
 
-CORPUS = Path(os.environ.get("SUBAGENTS_CORPUS", "/work/shared/corpus"))
+CORPUS = Path(os.environ.get("SUBAGENTS_CORPUS", str(SHARED_CORPUS)))
 
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"corpus not found at {CORPUS}")
 

@@ -8,8 +8,9 @@ import pytest
 
 from subagents.definition import AgentDefinition
 from subagents.dispatch.router import Router, find_similar_agents, stem, tokenize
+from validate_helpers import CORPUS as SHARED_CORPUS
 
-CORPUS = Path("/work/shared/corpus/0xfurai__claude-code-subagents/files/agents")
+CORPUS = SHARED_CORPUS / "0xfurai__claude-code-subagents" / "files" / "agents"
 
 
 def agent(name: str, description: str = "", body: str = "", keywords: tuple[str, ...] = ()) -> AgentDefinition:

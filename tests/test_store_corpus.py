@@ -14,8 +14,9 @@ import pytest
 
 from subagents.diagnostics import Severity
 from subagents.store import AgentStore, validate_entry
+from validate_helpers import CORPUS as SHARED_CORPUS
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+CORPUS = SHARED_CORPUS
 
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="shared corpus not present")
 
