@@ -209,7 +209,8 @@ async def watch_latency(
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--corpus", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "corpus")
+    corpus = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+    ap.add_argument("--corpus", type=Path, default=corpus)
     ap.add_argument("--sizes", default="1000,10000")
     ap.add_argument("--watch-samples", type=int, default=30)
     args = ap.parse_args()

@@ -248,7 +248,8 @@ def load_rows() -> list[dict[str, str]]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--corpus", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "corpus")
+    corpus = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+    ap.add_argument("--corpus", type=Path, default=corpus)
     ap.add_argument("--repeat", type=int, default=20)
     ap.add_argument("--misses", choices=("dev", "held-out", "all"),
                     help="print the router's misses on that split (tune on dev only)")

@@ -1,4 +1,4 @@
-"""The registry over ~600 real agent files (read from /work/shared/corpus, never copied in)."""
+"""The registry over ~600 real agent files (read from ../shared/corpus, never copied in)."""
 
 from __future__ import annotations
 
