@@ -203,8 +203,6 @@ class AgentEntry:
             cc_full = definition_from_view(
                 view,
                 path=path,
-                locations=strict.locations if strict is not None else None,
-                body_line=strict.body_line if strict is not None else None,
                 strict=strict,
             )
             return cc_full.evolve(source=self.origin.scope, path=path)
@@ -692,9 +690,7 @@ class AgentRegistry:
         header = definition_from_view(
             view,
             path=path,
-            locations=strict.locations if strict is not None else None,
-            body_line=strict.body_line if strict is not None else None,
-                strict=strict,
+            strict=strict,
             include_body=False,
         ).evolve(source=src.scope)
         entry = AgentEntry(header, src, display if path else None, stamp)

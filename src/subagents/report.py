@@ -25,11 +25,11 @@ Design notes
 from __future__ import annotations
 
 import os
-import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from subagents.diagnostics import Diagnostic, Severity
+from subagents.fsread import read_regular
 from subagents.rules.catalog import RULES, Profile
 
 if TYPE_CHECKING:
@@ -81,17 +81,9 @@ class _Sources:
 def _read_lines(path: str) -> list[str] | None:
     """A regular file's lines; never blocks (a FIFO named *.md) and never raises."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        data = read_regular(path, 4_000_000)
     except (OSError, ValueError):
         return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        data = os.read(fd, 4_000_000)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
     return data.decode("utf-8-sig", errors="replace").splitlines()
 
 

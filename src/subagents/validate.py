@@ -459,9 +459,7 @@ def _claude_code_reading(
         defn = definition_from_view(
             view,
             path=file_path,
-            locations=strict.locations if strict is not None else None,
-            body_line=strict.body_line if strict is not None else None,
-                strict=strict,
+            strict=strict,
         )
         label = view.profile.label
         kept = [_say_what_claude_code_does(d, label) for d in kept]

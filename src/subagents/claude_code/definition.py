@@ -42,6 +42,9 @@ def definition_from_view(
         raise ValueError("definition_from_view() needs a view of a file Claude Code loads")
     fm = view.frontmatter
     profile = view.profile
+    if strict is not None:  # positions from the strict reading of the same file
+        locations = strict.locations if locations is None else locations
+        body_line = strict.body_line if body_line is None else body_line
     locs = dict(locations or {})
     if strict is not None and view.shared_parse:
         return _judged(view, strict, locs, system_prompt=view.body if include_body else "")

@@ -434,6 +434,26 @@ def _decode(data: bytes | str) -> tuple[str, bool]:
         return data.decode("utf-8", errors="replace"), True
 
 
+def _refused(
+    profile: ClaudeCodeProfile,
+    exc: bun_yaml.BunYamlError,
+    block_text: str,
+    block_line: int,
+    replaced: bool,
+) -> ClaudeCodeView:
+    """A frontmatter we refuse to parse (too deep, an alias bomb): a deliberate difference."""
+    return ClaudeCodeView(
+        profile,
+        False,
+        Skip(SkipKind.REFUSED, str(exc), True),
+        ParseMode.REFUSED,
+        block_text=block_text,
+        block_line=block_line,
+        error_line=block_line + exc.line - 1 if exc.line else None,
+        replaced_bytes=replaced,
+    )
+
+
 def read_claude_code(
     data: bytes | str,
     *,
@@ -490,30 +510,14 @@ def read_claude_code(
             parsed = bun_yaml.parse(block_text)
         mode = ParseMode.YAML
     except (bun_yaml.TooDeepError, bun_yaml.AliasBombError) as exc:
-        return ClaudeCodeView(
-            profile,
-            False,
-            Skip(SkipKind.REFUSED, str(exc), True),
-            ParseMode.REFUSED,
-            block_text=block_text,
-            block_line=block_line,
-            error_line=block_line + exc.line - 1 if exc.line else None,
-            replaced_bytes=replaced,
-        )
+        return _refused(profile, exc, block_text, block_line, replaced)
     except bun_yaml.BunYamlError as first:
         rewritten, quoted = lenient_rewrite(block_text)
         try:
             parsed = bun_yaml.parse(rewritten)
             mode = ParseMode.LENIENT
         except (bun_yaml.TooDeepError, bun_yaml.AliasBombError) as exc:
-            return ClaudeCodeView(
-                profile,
-                False,
-                Skip(SkipKind.REFUSED, str(exc), True),
-                ParseMode.REFUSED,
-                block_text=block_text,
-                replaced_bytes=replaced,
-            )
+            return _refused(profile, exc, block_text, block_line, replaced)
         except bun_yaml.BunYamlError as second:
             failed = second if second.line else first
             line = block_line + failed.line - 1 if failed.line else None

@@ -12,13 +12,13 @@ the **last path wins** (``b.md`` over ``a.md``, ``a.md`` over ``Z.md``, ``zsub/x
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from subagents.claude_code.profile import ClaudeCodeProfile, get_profile
 from subagents.claude_code.reader import ClaudeCodeView, Skip, SkipKind, read_claude_code
+from subagents.fsread import TooLarge, read_regular
 
 __all__ = ["FolderReading", "code_unit_key", "read_agents_folder", "scan_agents_folder"]
 
@@ -93,28 +93,11 @@ class FolderReading:
 def read_file(path: Path, profile: ClaudeCodeProfile) -> ClaudeCodeView:
     """Read one file as Claude Code would (regular files only, never blocking on a FIFO)."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        data = read_regular(path, profile.max_file_bytes)
+    except TooLarge as big:
+        return read_claude_code(b"", profile=profile, size=big.size)
     except OSError as exc:
         return _unreadable(profile, exc.strerror or str(exc))
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            return _unreadable(profile, "not a regular file")
-        if st.st_size > profile.max_file_bytes:
-            return read_claude_code(b"", profile=profile, size=st.st_size)
-        chunks = []
-        remaining = profile.max_file_bytes + 1
-        while remaining > 0:
-            chunk = os.read(fd, min(remaining, 1 << 16))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            remaining -= len(chunk)
-        data = b"".join(chunks)
-    except OSError as exc:
-        return _unreadable(profile, exc.strerror or str(exc))
-    finally:
-        os.close(fd)
     return read_claude_code(data, profile=profile, size=len(data))
 
 

@@ -27,12 +27,12 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
-import stat
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
+from subagents.fsread import read_regular
 from subagents.runtime.tools.base import BlockingTool, ToolContext, ToolOutput
 
 __all__ = ["GlobTool", "GrepTool", "LSTool"]
@@ -92,32 +92,12 @@ def _expand_braces(pattern: str) -> list[str]:
 def _read_text(path: Path) -> str | None:
     """A regular file's text (``None`` for anything else, too big, or binary).
 
-    Opened non-blocking and checked with ``fstat``: a FIFO or ``/dev/zero`` named in ``path``
-    or met in the walk is skipped, never read (issue 12)."""
+    :func:`subagents.fsread.read_regular`: a FIFO or ``/dev/zero`` named in ``path`` or met
+    in the walk is skipped, never read."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        data = read_regular(path, MAX_FILE_BYTES)
     except OSError:
         return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_FILE_BYTES:
-            return None
-        os.set_blocking(fd, True)
-        chunks = []
-        left = MAX_FILE_BYTES + 1
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        data = b"".join(chunks)
-        if len(data) > MAX_FILE_BYTES:
-            return None
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
     if b"\x00" in data[:8192]:
         return None
     return data.decode("utf-8", errors="replace")
