@@ -188,3 +188,23 @@ async def test_agents_json_changes_are_watched(layout: dict[str, Path], tmp_path
         assert reg.entry("helper").description == "changed"
     finally:
         await stream.aclose()
+
+
+def test_watch_says_when_an_agents_folder_is_a_file(tmp_path: Path) -> None:
+    """Like every command that reads the project, `watch` reports a `.claude/agents` file."""
+    import subprocess
+    import sys
+
+    project = tmp_path / "p"
+    (project / ".git").mkdir(parents=True)
+    (project / ".claude").mkdir()
+    (project / ".claude" / "agents").write_text("not a folder\n")
+    home = tmp_path / "home"
+    home.mkdir()
+    result = subprocess.run(
+        [sys.executable, "-m", "subagents", "watch", "--format", "json", "--timeout", "1"],
+        cwd=project, env={**os.environ, "HOME": str(home)}, capture_output=True, text=True,
+        timeout=60, check=False,
+    )
+    assert result.stdout.splitlines()[0] == '{"event": "ready", "agents": 0}'
+    assert "SA605" in result.stderr and "is a file, not a folder" in result.stderr

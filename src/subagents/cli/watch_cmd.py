@@ -27,7 +27,12 @@ from pathlib import Path
 
 import click
 
-from subagents.cli.options import build_registry, format_option, registry_options
+from subagents.cli.options import (
+    build_registry,
+    format_option,
+    registry_options,
+    report_broken_scopes,
+)
 from subagents.definition import Dialect
 from subagents.watching import ChangeEvent
 
@@ -93,6 +98,10 @@ async def _run(
             if event.event == "ready" and not include_builtin:
                 builtin = len(reg.list(include_builtin=True)) - len(reg.list())
             _emit(event, output_format, builtin)
+            if event.event == "ready":
+                # a scope folder that is a file or unreadable: said on stderr, as `run` does
+                # (the JSON stream on stdout keeps its contract); watching goes on
+                report_broken_scopes(reg)
             if event.event == "ready" and output_format == "text":
                 failed = reg.failed_files()
                 if failed:  # the JSON stream keeps the contract: `ready`, then changes only
