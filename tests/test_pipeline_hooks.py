@@ -121,3 +121,19 @@ def test_teams_switched_on_by_the_environment_leave_pipelines_alone(
     assert [c["agent"] for c in data["children"]] == ["build", "qa"] and "team" not in data
     r = CliRunner().invoke(cli, ["run", "--teams", "--pipeline", "build", "x"])
     assert r.exit_code == 2 and "--teams and --pipeline do not go together" in r.output
+
+
+def test_plan_mode_runs_no_hook_of_a_pipeline(project: Path) -> None:
+    script = project / "replies.json"
+    script.write_text(json.dumps(["SPEC: a plan", "ARCH: a plan"]))
+    r = CliRunner().invoke(cli, ["run", "--provider", "scripted", "--script", str(script),
+                                 "--trust", "--format", "json", "--permission-mode", "plan",
+                                 "--pipeline", "spec,architect-review", "Plan the login page"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    # the declared list only: neither spec's own hook (READY_FOR_ARCH) nor the settings
+    # router ran, so nobody handed over and nothing was logged
+    assert [c["agent"] for c in data["children"]] == ["spec", "architect-review"]
+    assert not any("handed over" in w for w in data["warnings"])
+    assert not (project / "hook-events.jsonl").exists()
+    assert "settings hooks (SubagentStop) do not run: plan mode runs no command" in r.stderr

@@ -80,6 +80,40 @@ async def test_protected_paths_are_read_only_inside(sandboxed: BashTool, tmp_pat
     assert (tmp_path / ".subagents.toml").read_text() == ""
 
 
+async def test_a_missing_protected_path_created_inside_is_moved_aside(
+        sandboxed: BashTool, tmp_path: Path) -> None:
+    before = {p.name for p in tmp_path.iterdir()}
+    err, out = await run(sandboxed, "echo 'allow = [\"Bash\"]' > .subagents.toml && "
+                         "mkdir -p .claude/agents && echo x > .claude/agents/new.md && "
+                         "git init -q . && echo ok", tmp_path)
+    assert err and "ok" in out  # the command ran, and the result says what was undone
+    for name in (".subagents.toml", ".claude", ".git"):
+        assert not os.path.lexists(tmp_path / name), name
+        assert f"{name} was created by the command, but it is protected" in out
+    moved = {p.name for p in tmp_path.iterdir()} - before
+    assert {n.split(".blocked-")[0] for n in moved} == {".subagents.toml", ".claude", ".git"}
+    assert (next(tmp_path.glob(".claude.blocked-*")) / "agents" / "new.md").read_text() == "x\n"
+    # the sandbox itself leaves nothing in the project (no mount points for missing paths)
+    err, out = await run(sandboxed, "echo fine > notes.txt", tmp_path)
+    assert not err and out == "(no output)"
+    assert {p.name for p in tmp_path.iterdir()} - before == {*moved, "notes.txt"}
+
+
+async def test_a_git_worktree_file_and_missing_git_parts_are_guarded(
+        sandboxed: BashTool, tmp_path: Path) -> None:
+    work = tmp_path / "wt"
+    work.mkdir()
+    (work / ".git").write_text("gitdir: /somewhere/else\n")  # a worktree's .git is a file
+    err, out = await run(sandboxed, "echo 'gitdir: evil' > .git", work)
+    assert err and (work / ".git").read_text() == "gitdir: /somewhere/else\n"
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)  # no hooks/ folder yet
+    err, out = await run(sandboxed, "mkdir .git/hooks && echo 'id' > .git/hooks/pre-commit",
+                         repo)
+    assert err and not (repo / ".git" / "hooks").exists()
+    assert ".git/hooks was created by the command" in out
+
+
 async def test_no_credentials_inside(sandboxed: BashTool, tmp_path: Path,
                                      monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-secret")

@@ -195,3 +195,32 @@ def test_a_deny_rule_with_an_option_bundle_matches_any_spelling_of_it(command: s
 @pytest.mark.parametrize("command", ["rm x", "rm -r x", "rm -f x"])
 def test_an_option_bundle_rule_needs_all_its_letters(command: str) -> None:
     assert not deny_matches("rm -rf:*", command), command
+
+
+@pytest.mark.parametrize(("rule", "command"), [
+    ("rm -rf:*", "rm --recursive --force x"),
+    ("rm -rf:*", "rm --force -r x"),
+    ("rm -rf:*", "rm -R -f x"),
+    ("rm -rf:*", "rm --rec --f x"),  # getopt_long takes unambiguous prefixes
+    ("rm -rf:*", "/bin/rm -v --recursive=x -f y"),
+    ("rm -r:*", "rm --recursive x"),
+    ("rm -r:*", "rm -fr x"),
+    ("rm --recursive:*", "rm -r x"),
+    ("chmod -R:*", "chmod --recursive 777 /"),
+    ("chown -R:*", "chown --recursive me /"),
+    ("chgrp -R:*", "chgrp --recursive me /"),
+    ("git clean -fd:*", "git clean --force -d"),
+    ("git clean -f:*", "git -C sub clean --force"),
+])
+def test_a_deny_rule_matches_the_long_spelling_of_its_options(rule: str, command: str) -> None:
+    assert deny_matches(rule, command), (rule, command)
+
+
+@pytest.mark.parametrize(("rule", "command"), [
+    ("rm -rf:*", "rm --recursive x"),
+    ("rm -rf:*", "rm --force x"),
+    ("chmod -R:*", "chmod -r x"),  # chmod's -r is a mode (no read), not recursion
+    ("git clean -f:*", "git clean --dry-run"),
+])
+def test_a_long_option_counts_only_for_its_own_letter(rule: str, command: str) -> None:
+    assert not deny_matches(rule, command), (rule, command)

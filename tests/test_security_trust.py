@@ -19,6 +19,7 @@ from subagents.cli.main import cli
 from subagents.definition import AgentDefinition, HookCommand, HookMatcher, McpServerSpec
 from subagents.runtime.permissions import PermissionPolicy
 from subagents.runtime.runner import AgentRunner
+from subagents.runtime.settings_hooks import SettingsHooks
 from subagents.runtime.trust import TrustPolicy, TrustStore, run_config, unsafe_file
 from subagents.testing import ScriptedModel, text, tool_call
 
@@ -227,3 +228,58 @@ def test_an_untrusted_projects_settings_hooks_do_not_run(tmp_path: Path, home: P
     assert not untrusted.hooks
     assert any("not trusted" in w for w in untrusted.warnings)
     assert _settings_hooks(project, trusted=True).hooks
+
+
+def _stop_hooked(project: Path, marker: Path) -> AgentDefinition:
+    hooks = {"Stop": (HookMatcher(hooks=(HookCommand(command=f"touch {marker}"),)),)}
+    return AgentDefinition(name="stage", system_prompt="x", tools=("LS",), hooks=hooks,
+                           path=project / ".claude" / "agents" / "stage.md")
+
+
+def _settings_hook(marker: Path) -> SettingsHooks:
+    hooks = SettingsHooks()
+    for event in ("SubagentStop", "SubagentStart", "TaskCreated", "TaskCompleted",
+                  "TeammateIdle"):
+        hooks.add({event: [{"hooks": [{"type": "command",
+                                       "command": f"echo {event} >> {marker}"}]}]})
+    return hooks
+
+
+@pytest.mark.parametrize("agent_mode", [None, "plan"])
+async def test_plan_mode_runs_no_settings_hook_in_a_pipeline(tmp_path: Path,
+                                                             agent_mode: str | None) -> None:
+    from subagents.runtime.pipeline import run_pipeline
+
+    own, settings = tmp_path / "own-hook-ran", tmp_path / "settings-hook-ran"
+    agent = _stop_hooked(tmp_path, own).evolve(permission_mode=agent_mode)
+    session = "default" if agent_mode else "plan"  # plan from the session, or from the stage
+    runner = AgentRunner(ScriptedModel([text("planned")]), cwd=tmp_path, transcripts=False,
+                         policy=PermissionPolicy(mode=session))
+    result = await run_pipeline([agent], "go", runner=runner, hooks=_settings_hook(settings))
+    assert result.stop_reason == "end_turn"
+    assert not own.exists() and not settings.exists()
+    assert any("plan mode runs no command" in w for w in result.warnings)
+
+
+async def test_an_untrusted_stages_own_hooks_do_not_run_in_a_pipeline(tmp_path: Path) -> None:
+    from subagents.runtime.pipeline import run_pipeline
+
+    own = tmp_path / "own-hook-ran"
+    runner = AgentRunner(ScriptedModel([text("done")]), cwd=tmp_path, transcripts=False,
+                         trust=TrustPolicy(untrusted=(tmp_path,)))
+    await run_pipeline([_stop_hooked(tmp_path, own)], "go", runner=runner)
+    assert not own.exists()
+
+
+def test_the_cli_drops_settings_hooks_in_plan_mode(tmp_path: Path, home: Path) -> None:
+    from subagents.cli.run_cmd import _settings_hooks
+
+    project = _project(tmp_path)
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(json.dumps({
+        "env": {"X": "1"}, "hooks": {"SubagentStop": [
+            {"hooks": [{"type": "command", "command": "touch pwned"}]}]}}))
+    planned = _settings_hooks(project, trusted=True, plan=True)
+    assert not planned.has("SubagentStop") and planned.env == {"X": "1"}
+    assert any("plan mode" in w for w in planned.warnings)
+    assert _settings_hooks(project, trusted=True).has("SubagentStop")

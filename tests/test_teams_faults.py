@@ -414,3 +414,33 @@ def test_a_message_to_main_reaches_the_lead_as_an_agent_message(tmp_path: Path) 
     assert '<agent-message from="w">\nDIRECT-NOTE\n</agent-message>' in seen
     inbox = Path(outcome.team["team_dir"]) / "inboxes" / "team-lead.json"
     assert "DIRECT-NOTE" not in (inbox.read_text() if inbox.exists() else "")
+
+
+def _marking_hooks(marker: Path) -> SettingsHooks:
+    hooks = SettingsHooks()
+    for event in ("SubagentStart", "SubagentStop", "TaskCreated", "TaskCompleted",
+                  "TeammateIdle"):
+        hooks.add({event: [{"hooks": [{"type": "command",
+                                       "command": f"echo {event} >> {marker}"}]}]})
+    return hooks
+
+
+@pytest.mark.parametrize("mode", ["plan", "default"])
+def test_plan_mode_runs_no_settings_hook_in_a_team(tmp_path: Path, mode: str) -> None:
+    from subagents.runtime.permissions import PermissionPolicy
+
+    marker = tmp_path / "hooks-ran"
+    model = BrainModel({
+        "team-lead": script(tool_calls([("TaskCreate", {"subject": "A", "description": "a"}),
+                                        spawn("w1")]),
+                            text("waiting"), text("done")),
+        "w1": script(text("W1-PLAN")),
+    })
+    outcome = run_team("go", model=model, agents=[WORKER], cwd=tmp_path,
+                       hooks=_marking_hooks(marker), policy=PermissionPolicy(mode=mode))
+    assert outcome.result.final_text == "done"
+    ran = set(marker.read_text().split()) if marker.exists() else set()
+    if mode == "plan":
+        assert ran == set()
+    else:  # the same team outside plan mode runs them: the hooks are live
+        assert {"TaskCreated", "SubagentStart", "TeammateIdle"} <= ran

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ def test_defaults_without_a_file(tmp_path: Path) -> None:
 
 
 def test_pyproject_without_table_is_skipped(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()  # the project root: the walk goes up to it
     write(tmp_path, ".subagents.toml", 'ignore = ["SA2"]\n')
     write(tmp_path, "sub/pyproject.toml", '[project]\nname = "x"\n')
     assert find_config(tmp_path / "sub" / "a.md") == tmp_path / ".subagents.toml"
@@ -65,3 +67,55 @@ def test_inline_ignores() -> None:
     assert inline_ignores("---\n# subagents: ignore\n---\n", frontmatter_end=3) == ("ALL",)
     assert inline_ignores("<!-- subagents: ignore -->\n") == ("ALL",)
     assert inline_ignores("---\n# subagents: ignored things\n---\n") == ()
+
+
+def test_no_config_from_folders_above_the_project_root(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "cwd").mkdir()
+    monkeypatch.chdir(tmp_path / "cwd")
+    write(tmp_path, ".subagents.toml", 'ignore = ["ALL"]\n')  # someone else's folder above
+    project = tmp_path / "parent" / "proj"
+    write(project, ".claude/agents/a.md", "x")
+    (project / ".git").mkdir()
+    assert find_config(project / ".claude" / "agents" / "a.md") is None
+    assert load_config(start=project) == Config()
+    write(project, "pyproject.toml", '[tool.subagents]\nignore = ["SA2"]\n')
+    assert find_config(project / ".claude" / "agents" / "a.md") == project / "pyproject.toml"
+    # without a git root, outside the working folder: the folder holding `.claude` is the root
+    loose = tmp_path / "loose"  # (tmp_path's own .subagents.toml is above it too)
+    write(loose, "proj/.claude/agents/a.md", "x")
+    assert find_config(loose / "proj" / ".claude" / "agents" / "a.md") is None
+    write(loose, "proj/.subagents.toml", 'ignore = ["SA2"]\n')
+    assert find_config(loose / "proj/.claude/agents/a.md") == loose / "proj/.subagents.toml"
+
+
+def test_config_others_can_write_is_skipped_with_a_warning(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    dot = write(tmp_path, ".subagents.toml", 'ignore = ["ALL"]\n')
+    py = write(tmp_path, "pyproject.toml", '[tool.subagents]\nignore = ["SA2"]\n')
+    assert find_config(tmp_path / "a.md") == dot  # .subagents.toml wins in the same folder
+    dot.chmod(0o666)
+    notes: list[str] = []
+    assert find_config(tmp_path / "a.md", notes) == py
+    assert notes == [f"{dot} is ignored because other users can write it"]
+    py.chmod(0o664)
+    notes.clear()
+    assert load_config(start=tmp_path, notes=notes) == Config()
+    assert len(notes) == 2 and "pyproject.toml" in notes[1]
+    dot.unlink()
+    py.unlink()
+    real = write(tmp_path, "elsewhere.toml", 'ignore = ["ALL"]\n')
+    dot.symlink_to(real)
+    notes.clear()
+    assert find_config(tmp_path, notes) is None and "symbolic link" in notes[0]
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid") or os.getuid() != 0,
+                    reason="giving a file to another user needs root")
+def test_config_of_another_user_is_skipped(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    dot = write(tmp_path, ".subagents.toml", 'ignore = ["ALL"]\n')
+    os.chown(dot, 4242, 4242)
+    notes: list[str] = []
+    assert find_config(tmp_path, notes) is None
+    assert "belongs to another user" in notes[0]

@@ -98,3 +98,26 @@ def test_in_file_silencer_cannot_silence_security(project: Path) -> None:
     code, data = run()
     assert (code, rules(data)) == (1, ["SA404"])
     assert token not in json.dumps(data)
+
+
+def test_a_config_others_can_write_is_ignored_with_a_warning(project: Path) -> None:
+    (project / ".git").mkdir()
+    write(project, ".subagents.toml", 'ignore = ["ALL"]\n').chmod(0o666)
+    result = CliRunner().invoke(cli, ["validate", "--format", "json"])
+    assert result.exit_code == 1  # the findings the file would have hidden are reported
+    assert rules(json.loads(result.stdout)) == ["SA104", "SA104", "SA105"]
+    assert ("warning: " + str(project / ".subagents.toml") + " is ignored because other users "
+            "can write it") in result.stderr
+
+
+def test_an_ancestors_config_does_not_apply(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    project = tmp_path / "proj"
+    write(project, ".claude/agents/svc.md", agent(FRONT, body="Short prompt.\n"))
+    (project / ".git").mkdir()
+    write(tmp_path, ".subagents.toml", 'ignore = ["ALL"]\n')
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(project)
+    assert rules(run()[1]) == ["SA104", "SA104", "SA105"]
+    assert rules(run(str(project / ".claude" / "agents" / "svc.md"))[1]) == [
+        "SA104", "SA104", "SA105"]

@@ -95,6 +95,7 @@ def test_select_and_ignore(tmp_path: Path) -> None:
 
 
 def test_config_file_found_by_walking_up(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()  # up to the project root (never above it)
     write(tmp_path, "pyproject.toml",
           '[project]\nname = "x"\n\n[tool.subagents]\nignore = ["SA302"]\n'
           'extra-tools = ["Nope"]\nmodel-aliases = { fast = "claude-haiku-4-5" }\n'

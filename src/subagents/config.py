@@ -2,10 +2,17 @@
 
 Design notes
 ------------
-* Found by walking up from the target (file or folder) like ruff does: in each folder a
-  ``.subagents.toml`` wins over a ``pyproject.toml``; a ``pyproject.toml`` without a
-  ``[tool.subagents]`` table is skipped and the walk goes on.  ``.subagents.toml`` holds the
-  keys at top level (a ``[tool.subagents]`` table inside it is accepted too).
+* Found by walking up from the target (file or folder) like ruff does, but only up to the
+  target's project root (:func:`config_root`: its git root, as discovery finds it; without
+  one, the working folder when the target is inside it, else the folder holding its
+  ``.claude``/``.codex`` folder, else the target's own folder) — never from the folders above
+  it, which belong to someone else (a ``.subagents.toml`` in ``/tmp`` or a shared parent must
+  not change what is reported).  In each folder a ``.subagents.toml`` wins over a
+  ``pyproject.toml``; a ``pyproject.toml`` without a ``[tool.subagents]`` table is skipped and
+  the walk goes on.  A file that is a symlink, not a regular file, another user's or writable
+  by group or others is skipped with a warning (``notes``), as ssh treats its config
+  (:func:`subagents.runtime.trust.unsafe_file`).  ``.subagents.toml`` holds the keys at top
+  level (a ``[tool.subagents]`` table inside it is accepted too).
 * Keys: ``select``, ``ignore`` (codes, prefixes like ``SA2``, slugs, ``ALL``), ``extra-tools``,
   ``model-aliases`` (alias -> model id; also read by the runtime), ``max-file-size`` (bytes),
   ``per-file-ignores`` (glob relative to the config folder -> selectors), ``strict`` (bool).
@@ -43,6 +50,7 @@ from subagents.rules.catalog import is_valid_selector
 __all__ = [
     "DEFAULT_MAX_FILE_SIZE",
     "Config",
+    "config_root",
     "find_config",
     "inline_ignores",
     "load_config",
@@ -110,19 +118,56 @@ class Config:
         return tuple(out)
 
 
-def find_config(start: Path | str) -> Path | None:
-    """The nearest ``.subagents.toml`` or ``pyproject.toml`` with ``[tool.subagents]``."""
+def config_root(start: Path | str) -> Path:
+    """The folder the configuration walk from ``start`` stops at (see the module notes)."""
+    from subagents.discovery import find_git_root
+
     here = Path(start).absolute()
     if not here.is_dir():
         here = here.parent
+    root = find_git_root(here)
+    if root is not None:
+        return root
+    cwd = Path.cwd().absolute()
+    if here.is_relative_to(cwd):
+        return cwd
+    for folder in (here, *here.parents):
+        if folder.name in (".claude", ".codex"):
+            return folder.parent
+    return here
+
+
+def find_config(start: Path | str, notes: list[str] | None = None) -> Path | None:
+    """The nearest ``.subagents.toml`` or ``pyproject.toml`` with ``[tool.subagents]`` from
+    ``start`` up to its project root; files others could have written are skipped, and why
+    is appended to ``notes``."""
+    from subagents.runtime.trust import unsafe_file
+
+    here = Path(start).absolute()
+    if not here.is_dir():
+        here = here.parent
+    root = config_root(here)
     for folder in (here, *here.parents):
         dot = folder / ".subagents.toml"
-        if dot.is_file():
-            return dot
+        if dot.is_file() or dot.is_symlink():
+            problem = unsafe_file(dot)
+            if problem is None:
+                return dot
+            _note(notes, f"{dot} is ignored because {problem}")
         py = folder / "pyproject.toml"
         if py.is_file() and _has_tool_table(py):
-            return py
+            problem = unsafe_file(py)
+            if problem is None:
+                return py
+            _note(notes, f"{py}: [tool.subagents] is ignored because {problem}")
+        if folder == root:
+            break
     return None
+
+
+def _note(notes: list[str] | None, text: str) -> None:
+    if notes is not None and text not in notes:
+        notes.append(text)
 
 
 def _has_tool_table(path: Path) -> bool:
@@ -136,10 +181,12 @@ def _has_tool_table(path: Path) -> bool:
     return re.search(r"^\s*\[\s*tool\s*\.\s*subagents\s*[\].]", text, re.M) is not None
 
 
-def load_config(path: Path | str | None = None, *, start: Path | str | None = None) -> Config:
-    """Read a config file (or find one from ``start``); defaults when there is none."""
+def load_config(path: Path | str | None = None, *, start: Path | str | None = None,
+                notes: list[str] | None = None) -> Config:
+    """Read a config file (or find one from ``start``, see :func:`find_config`); defaults
+    when there is none."""
     if path is None:
-        found = find_config(start if start is not None else Path.cwd())
+        found = find_config(start if start is not None else Path.cwd(), notes)
         if found is None:
             return Config()
         path = found

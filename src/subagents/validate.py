@@ -83,6 +83,8 @@ class ValidationReport:
     agents: int = 0
     diagnostics: list[Diagnostic] = field(default_factory=list)
     strict: bool = False
+    #: configuration files skipped because others could have written them (for stderr)
+    config_warnings: list[str] = field(default_factory=list)
 
     @property
     def errors(self) -> int:
@@ -567,7 +569,8 @@ def validate_paths(
     filters: dict[int, _Filter] = {}
     seen: set[str] = set()  # a file named twice (or inside a folder also named) counts once
     for p, shown in zip(resolved, given, strict=True):
-        cfg = config if config is not None else _config_for(p, configs)
+        cfg = config if config is not None else _config_for(p, configs,
+                                                             report.config_warnings)
         key = id(cfg)
         if key not in filters:
             profile = Profile.STRICT if (strict or cfg.strict) else Profile.DEFAULT
@@ -593,12 +596,12 @@ def validate_paths(
     return report
 
 
-def _config_for(p: Path, cache: dict[Any, Config]) -> Config:
+def _config_for(p: Path, cache: dict[Any, Config], notes: list[str]) -> Config:
     """The config for a file, found once per folder (walking up stats several files per level,
     which cost more than validating a small agent when done for every file)."""
     folder = ("folder", p.parent)
     if folder not in cache:
-        found = find_config(p)
+        found = find_config(p, notes)
         if found not in cache:
             cache[found] = load_config(found) if found is not None else Config()
         cache[folder] = cache[found]

@@ -379,11 +379,12 @@ def run(
                       else None, model_id, max_turns, workdir, config, agent,
                       team_layout, resume_team, max_teammates, output_format,
                       live=not _asks(ask, assume_yes) and _stderr_tty(), progress=progress,
-                      trusted=trusted)
+                      trusted=trusted, plan=policy.effective_mode.value == "plan")
             return
         if stages:
             result = _pipeline(text, stages, runner, model_id, handoff_dir, require_ready,
-                               progress, registry=registry, workdir=workdir, trusted=trusted)
+                               progress, registry=registry, workdir=workdir, trusted=trusted,
+                               plan=policy.effective_mode.value == "plan")
         elif agent is not None and registry is None:  # pragma: no cover - no registry build
             result = runner.run_sync(agent, text, model=model_id, max_turns=max_turns)
         else:
@@ -439,11 +440,14 @@ def _teams_on(flag: bool, workdir: Path, config: Any, trusted: bool = True) -> b
                          config=config.teams)
 
 
-def _settings_hooks(workdir: Path, trusted: bool) -> Any:
+def _settings_hooks(workdir: Path, trusted: bool, plan: bool = False) -> Any:
     """Hooks from Claude Code settings files: the project's own (``.claude/settings.json``,
-    ``settings.local.json``) only once the project is trusted; the user's always."""
+    ``settings.local.json``) only once the project is trusted; the user's always.  In plan
+    mode no hook command runs at all (``env`` still applies)."""
     from subagents.runtime.settings_hooks import SettingsHooks, settings_files
 
+    if plan:
+        return _settings_hooks(workdir, trusted).without_commands("plan mode runs no command")
     if trusted:
         return SettingsHooks.load(workdir)
     hooks = SettingsHooks()
@@ -473,6 +477,7 @@ def _team_run(
     live: bool,
     progress: Any,
     trusted: bool = True,
+    plan: bool = False,
 ) -> None:
     """``run --teams``: the main thread leads a team (see :mod:`subagents.runtime.teams`)."""
     from subagents.runtime.teams import TeamLayout, TeamLimits, run_team
@@ -482,7 +487,7 @@ def _team_run(
               else TeamLayout.project(workdir))
     limits = TeamLimits(max_teammates=max_teammates or config.max_teammates or 10,
                         max_messages=config.max_team_messages or 1000)
-    hooks = _settings_hooks(workdir, trusted)
+    hooks = _settings_hooks(workdir, trusted, plan)
     for warning in hooks.warnings:
         click.echo(f"warning: {warning}", err=True)
     display = live_board() if live else contextlib.nullcontext(None)
@@ -643,13 +648,14 @@ def _pipeline(
     registry: Any = None,
     workdir: Path | None = None,
     trusted: bool = True,
+    plan: bool = False,
 ) -> AgentResult:
     import asyncio
 
     from subagents.runtime.pipeline import run_pipeline
     from subagents.runtime.result import RunInterrupted
 
-    hooks = _settings_hooks(workdir or Path.cwd(), trusted)
+    hooks = _settings_hooks(workdir or Path.cwd(), trusted, plan)
     for warning in hooks.warnings:
         click.echo(f"warning: {warning}", err=True)
 

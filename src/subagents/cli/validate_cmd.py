@@ -186,6 +186,8 @@ def validate(
         raise click.UsageError(str(exc)) from None
     except ConfigError as exc:
         raise _ConfigProblem(str(exc)) from None
+    for warning in report.config_warnings:
+        click.echo(f"warning: {warning}", err=True)
     notes: list[str] = []
     if baseline is not None:
         from subagents.baseline import apply_baseline

@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING, Any
 from subagents.definition import AgentDefinition
 from subagents.errors import UsageError
 from subagents.providers.base import Usage
+from subagents.runtime.permissions import PermissionMode
 from subagents.runtime.result import AgentResult
 from subagents.runtime.tools.base import ToolContext
 from subagents.runtime.tools.files import atomic_write_text
@@ -124,7 +125,9 @@ async def run_pipeline(
         total = max(len(declared), index)
         if on_event is not None:
             on_event("stage", {"index": index, "total": total, "agent": agent.name})
-        own = _own_stop_hooks(agent)
+        # The stage's own hooks go to the runner as extra hooks, so the runner's trust and
+        # plan-mode check (which strips them from the agent) must be applied here too.
+        own = _own_stop_hooks(runner.trust.restrict(agent, plan=_plan(parent, agent))[0])
         result = await runner.run(
             agent, stage_prompt(task, index, total, previous), parent=parent, hooks=own)
         results.append(result)
@@ -142,7 +145,7 @@ async def run_pipeline(
         if result.stop_reason == "max_turns":
             warnings.append(f"stage {index} ({agent.name}) hit its turn limit; its summary "
                             "was handed on")
-        verdict = await _next_from_hooks(agent, result, parent, hooks, own)
+        verdict = await _next_from_hooks(agent, result, parent, hooks, own, warnings)
         previous = result
         if verdict.stop:
             warnings.append(f"a SubagentStop hook of stage {index} ({agent.name}) stopped the "
@@ -200,6 +203,12 @@ class _Verdict:
     source: str = ""
 
 
+def _plan(parent: ToolContext, agent: AgentDefinition) -> bool:
+    """Does ``agent`` run in plan mode under the pipeline's policy?"""
+    return (parent.policy is not None
+            and parent.policy.restrict(agent).effective_mode is PermissionMode.PLAN)
+
+
 def _own_stop_hooks(agent: AgentDefinition) -> CommandHooks | None:
     """The stage's own hooks, run by the runner as usual; kept so their output can be read."""
     if not agent.hooks:
@@ -210,20 +219,26 @@ def _own_stop_hooks(agent: AgentDefinition) -> CommandHooks | None:
 
 
 async def _next_from_hooks(agent: AgentDefinition, result: AgentResult, parent: ToolContext,
-                           hooks: SettingsHooks | None, own: CommandHooks | None) -> _Verdict:
+                           hooks: SettingsHooks | None, own: CommandHooks | None,
+                           warnings: list[str]) -> _Verdict:
     """What the stage's ``SubagentStop`` hooks say: a next stage, a stop, or nothing."""
     outputs: list[tuple[str, str]] = []  # (source, stdout) of hooks that exited 0
     if own is not None:
         outputs.extend(("its SubagentStop hook", run.stdout) for run in own.runs
                        if run.event == "SubagentStop" and run.exit_code == 0)
     if hooks is not None and hooks.has("SubagentStop"):
+        # A stage that ran in plan mode gets no settings hook command (plan runs nothing).
+        plan = _plan(parent, agent)
+        if plan:
+            warnings.append(f"the SubagentStop hooks in settings did not run after stage "
+                            f"{agent.name!r}: plan mode runs no command")
         outcome = await hooks.fire("SubagentStop", {
             "session_id": parent.run_id, "agent_id": result.run_id, "agent_type": agent.name,
             "permission_mode": parent.policy.effective_mode.value if parent.policy else
             "default", "stop_hook_active": False, "tool_response": result.final_text,
             "last_assistant_message": result.final_text,
             "agent_transcript_path": str(result.transcript_path or "")},
-            parent.cwd, target=agent.name)
+            parent.cwd, target=agent.name, plan=plan)
         outputs.extend(("a SubagentStop hook in settings", run.stdout)
                        for run in outcome.runs if run.exit_code == 0)
     for source, stdout in outputs:

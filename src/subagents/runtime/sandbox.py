@@ -13,11 +13,20 @@ spelling no rule foresaw.  Each ``Bash`` call becomes::
           --chdir CWD  bash -c COMMAND
 
 * **Writes** only in the working folder(s) and a private ``/tmp`` that vanishes with the call;
-  inside them, the protected paths of :mod:`subagents.runtime.protected` that exist
-  (``.git/config``, ``.git/hooks``, ``.claude``, ``.subagents.toml``...) are mounted read-only
-  again, so a shell command cannot do what the file tools may not.  (A protected file that does
-  not exist yet cannot be mounted over without creating it; ``Bash`` still needs permission,
-  and an agent written during a run is not loaded into that run.)
+  at the top of each of them, the protected paths of :mod:`subagents.runtime.protected` that
+  exist (``.git/config``, ``.git/hooks``, ``.claude``, ``.subagents.toml``...; ``.git`` itself
+  when it is a file, as in a git worktree) are mounted read-only again, so a shell command
+  cannot do what the file tools may not.
+* **Protected paths that do not exist yet** cannot be mounted over: bubblewrap creates a
+  missing mount point in the real folder first (checked with bwrap 0.8: an empty
+  ``.subagents.toml`` is left behind), and ``--ro-bind-try`` skips a missing *source*, not a
+  missing target.  So they are guarded after the fact: :func:`guarded_paths` lists them before
+  the call, and :func:`move_aside_created` renames whatever the command created there to
+  ``NAME.blocked-XXXXXX`` once the call is over — when the PID namespace guarantees that no
+  process of the command is left to write again.  Renamed, not deleted: nothing is lost if
+  the user created the same path in the meantime.  The path exists *during* the call: the
+  command itself (confined) and the user's other programs could read it then; this run never
+  does (its agents, config and settings were read when it started).
 * **Network**: none (own network namespace, loopback only) unless the settings allow it.
 * **Processes**: own PID namespace (``--unshare-pid``): ``/proc`` shows only the command's own
   processes, so ``/proc/$PPID/environ`` of the runner is out of reach; when the command ends,
@@ -46,6 +55,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import secrets
 import shutil
 import subprocess
 import sys
@@ -61,6 +71,8 @@ __all__ = [
     "SandboxSettings",
     "bwrap_argv",
     "describe",
+    "guarded_paths",
+    "move_aside_created",
     "scrubbed_environ",
     "unavailable",
 ]
@@ -79,10 +91,11 @@ _HOME_SECRETS = (".ssh", ".aws", ".gnupg", ".azure", ".kube", ".docker", ".confi
                  ".claude/.credentials.json", ".codex/auth.json", ".anthropic",
                  ".config/anthropic", ".password-store", ".local/share/keyrings")
 
-#: Inside a writable folder, these are mounted read-only again when they exist.
-_PROTECTED_IN_ROOT = (*(d for d in PROTECTED_DIRS if d != ".git"),
-                      ".git/config", ".git/hooks", ".git/info", ".git/modules",
-                      *PROTECTED_FILES)
+#: At the top of a writable folder, these are mounted read-only again when they exist (and
+#: moved aside after the call when the command created them); ``.git``'s parts when it is a
+#: folder, else ``.git`` itself.
+_PROTECTED_IN_ROOT = (*(d for d in PROTECTED_DIRS if d != ".git"), *PROTECTED_FILES)
+_GIT_PARTS = (".git/config", ".git/hooks", ".git/info", ".git/modules")
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +153,49 @@ def _existing(paths: Iterable[Path]) -> list[Path]:
     return out
 
 
+def _roots(cwd: Path, settings: SandboxSettings) -> list[Path]:
+    return [cwd.resolve(), *(Path(p).resolve() for p in settings.writable)]
+
+
+def _protected_in(root: Path) -> list[Path]:
+    git = root / ".git"
+    try:
+        parts = _GIT_PARTS if git.is_dir() else (".git",)
+    except OSError:
+        parts = (".git",)
+    return [root / name for name in (*_PROTECTED_IN_ROOT, *parts)]
+
+
+def guarded_paths(cwd: Path, settings: SandboxSettings) -> list[Path]:
+    """The protected paths at the top of the writable folders that do not exist yet (a
+    sandboxed command could create them; see the module docstring)."""
+    out: list[Path] = []
+    for root in _roots(cwd, settings):
+        for p in _protected_in(root):
+            try:
+                if not os.path.lexists(p):
+                    out.append(p)
+            except OSError:
+                continue
+    return out
+
+
+def move_aside_created(paths: Iterable[Path]) -> list[tuple[Path, Path]]:
+    """Rename each of ``paths`` that exists now to ``NAME.blocked-XXXXXX`` (never following
+    a symlink); the ``(path, new path)`` pairs moved."""
+    moved: list[tuple[Path, Path]] = []
+    for p in paths:
+        try:
+            if not os.path.lexists(p):
+                continue
+            target = p.with_name(f"{p.name}.blocked-{secrets.token_hex(3)}")
+            os.rename(p, target)  # the link itself, not what it points to
+        except OSError:
+            continue
+        moved.append((p, target))
+    return moved
+
+
 def bwrap_argv(command: str, *, cwd: Path, settings: SandboxSettings,
                shell: str = "/bin/bash", environ: Mapping[str, str] | None = None,
                home: Path | None = None) -> list[str]:
@@ -149,11 +205,11 @@ def bwrap_argv(command: str, *, cwd: Path, settings: SandboxSettings,
     if settings.network:
         argv.append("--share-net")
     argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-    roots = [cwd.resolve(), *(Path(p).resolve() for p in settings.writable)]
+    roots = _roots(cwd, settings)
     for root in roots:
         argv += ["--bind", str(root), str(root)]
     for root in roots:
-        for p in _existing(root / name for name in _PROTECTED_IN_ROOT):
+        for p in _existing(_protected_in(root)):
             # the real target of a symlink, so the link cannot be swapped underneath
             real = p.resolve()
             if any(real.is_relative_to(r) for r in roots):

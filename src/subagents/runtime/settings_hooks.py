@@ -19,6 +19,10 @@ Design decisions
   feedback text ``<Event> hook feedback:\\n[<command>]: <stderr>\\n``.  Exit 0 with a JSON
   object on stdout is kept in :attr:`HookOutcome.outputs` (a ``SubagentStop`` hook names the
   next pipeline stage that way).
+* Plan mode runs no command: :meth:`SettingsHooks.fire` with ``plan=True`` (the run the event
+  belongs to is in plan mode) runs nothing and notes it once per event in ``warnings``;
+  :meth:`SettingsHooks.without_commands` drops every command up front (``subagents run
+  --permission-mode plan``).  ``env`` is data, not a command, and stays.
 """
 
 from __future__ import annotations
@@ -144,12 +148,27 @@ class SettingsHooks:
                     out.append((hook.command, hook.timeout or self.timeout))
         return out
 
+    def without_commands(self, why: str) -> SettingsHooks:
+        """These settings with no hook command (``env`` kept), and a warning saying ``why``."""
+        out = SettingsHooks(env=dict(self.env), warnings=list(self.warnings),
+                            timeout=self.timeout)
+        events = sorted(e for e in self.hooks if self.has(e))
+        if events:
+            out.warnings.append(f"settings hooks ({', '.join(events)}) do not run: {why}")
+        return out
+
     async def fire(self, event: str, payload: Mapping[str, Any], cwd: Path,
-                   target: str | None = None) -> HookOutcome:
-        """Run ``event``'s commands (those whose matcher matches ``target``) in order."""
+                   target: str | None = None, *, plan: bool = False) -> HookOutcome:
+        """Run ``event``'s commands (those whose matcher matches ``target``) in order;
+        none when ``plan`` (the run the event belongs to is in plan mode)."""
         outcome = HookOutcome(event)
         commands = self.commands(event, target)
         if not commands:
+            return outcome
+        if plan:
+            note = f"{event} hooks in settings did not run: plan mode runs no command"
+            if note not in self.warnings:
+                self.warnings.append(note)
             return outcome
         ctx = ToolContext(cwd=cwd)
         data = {"cwd": str(cwd), "hook_event_name": event, **payload}

@@ -374,24 +374,63 @@ def _program_matches(pattern: str, word: _Word) -> bool:
 
 _SHORT_BUNDLE = re.compile(r"-[A-Za-z0-9]+")
 
+#: GNU long spellings of the short options deny rules name most (``rm --recursive --force``
+#: is ``rm -rf``), by program (``git clean`` by subcommand).  A command's ``--name`` counts as
+#: the letter when it is a prefix of ``name`` (getopt_long accepts unambiguous prefixes; an
+#: ambiguous one only makes a deny rule match more).  Letters that mean the same are folded
+#: (``rm -R`` is ``rm -r``).
+_LONG_OPTIONS: dict[str, dict[str, str]] = {
+    "rm": {"recursive": "r", "force": "f", "dir": "d", "verbose": "v"},
+    "chmod": {"recursive": "R", "verbose": "v", "changes": "c", "silent": "f", "quiet": "f"},
+    "chown": {"recursive": "R", "verbose": "v", "changes": "c", "silent": "f", "quiet": "f"},
+    "chgrp": {"recursive": "R", "verbose": "v", "changes": "c", "silent": "f", "quiet": "f"},
+    "git clean": {"force": "f", "dry-run": "n", "quiet": "q"},
+}
+_SAME_LETTER: dict[str, dict[str, str]] = {"rm": {"R": "r"}}
 
-def _args_match(rule_rest: Sequence[str], args: Sequence[_Word]) -> bool:
+
+def _option_table(program: str, rule_rest: Sequence[str]) -> str:
+    base = os.path.basename(program)
+    if base == "git":
+        sub = next((w for w in rule_rest if not w.startswith("-")), "")
+        return f"git {sub}"
+    return base
+
+
+def _letters(value: str, table: str) -> str:
+    """The short-option letters ``value`` stands for under ``table`` ("" if none)."""
+    fold = _SAME_LETTER.get(table, {})
+    if _SHORT_BUNDLE.fullmatch(value):
+        return "".join(fold.get(ch, ch) for ch in value[1:])
+    if value.startswith("--") and len(value) > 2:
+        name = value[2:].split("=", 1)[0].casefold()
+        hits = {letter for long, letter in _LONG_OPTIONS.get(table, {}).items()
+                if long.startswith(name)}
+        return "".join(sorted(hits))
+    return ""
+
+
+def _args_match(rule_rest: Sequence[str], args: Sequence[_Word], program: str = "") -> bool:
     """Do the rule's further words appear, in order, among ``args``?
 
-    A short-option bundle of the rule (``-rf``) matches however the command spells the same
-    letters (``-r -f``, ``-fr``, ``-rfv``): each of its letters must be among the command's
-    short options, wherever they stand.  An argument we cannot resolve matches anything."""
+    A short option or bundle of the rule (``-r``, ``-rf``) matches however the command spells
+    the same letters (``-r -f``, ``-fr``, ``-rfv``, and for the programs of
+    :data:`_LONG_OPTIONS` ``--recursive --force``, ``--rec``, ``-R``): each of its letters
+    must be among the command's options, wherever they stand.  An argument we cannot resolve
+    matches anything."""
+    table = _option_table(program, rule_rest)
     letters: set[str] = set()
     unknown = False
     for arg in args:
         if arg.value is None:
             unknown = True
-        elif _SHORT_BUNDLE.fullmatch(arg.value):
-            letters.update(arg.value[1:])
+        else:
+            letters.update(_letters(arg.value, table))
     words = []
     for word in rule_rest:
-        if _SHORT_BUNDLE.fullmatch(word) and len(word) > 2:
-            if not (unknown or set(word[1:]) <= letters):
+        wanted = _letters(word, table)
+        if wanted and (_SHORT_BUNDLE.fullmatch(word) or word.startswith("--")):
+            if not (unknown or set(wanted) <= letters):
                 return False
         else:
             words.append(word)
@@ -473,7 +512,8 @@ def _deny_words(rule: Sequence[str], words: Sequence[_Word], depth: int) -> bool
                 continue
         if word.value is None:
             return True  # an expansion where a program may stand
-        if _program_matches(rule[0], word) and _args_match(rule[1:], words[i + 1:]):
+        if _program_matches(rule[0], word) and _args_match(rule[1:], words[i + 1:],
+                                                             rule[0]):
             return True
         if i > 0 and any(ch.isspace() for ch in word.value) and _deny_in(
                 rule, word.value, depth + 1):

@@ -526,7 +526,19 @@ class Team:
         if self.hooks is not None and self.hooks.has("SubagentStart"):
             await self.hooks.fire("SubagentStart", {
                 **self._common(), "agent_id": member.agent_id, "agent_type": member.name},
-                self.runner.cwd, target=member.name)
+                self.runner.cwd, target=member.name, plan=self.in_plan_mode(member))
+
+    def in_plan_mode(self, member: Member) -> bool:
+        """Is ``member`` in plan mode now?  Its events then run no settings hook command."""
+        from subagents.runtime.permissions import PermissionMode
+
+        ctx = member.ctx
+        if ctx is not None and ctx.policy is not None:  # its live mode (ExitPlanMode changes it)
+            return ctx.policy.effective_mode is PermissionMode.PLAN
+        if member.plan_mode_required:
+            return True
+        return self.runner.policy.restrict(member.definition).effective_mode \
+            is PermissionMode.PLAN
 
     def _failed(self, member: Member) -> None:
         member.state = "failed"
@@ -728,7 +740,7 @@ class Team:
             outcome = await self.hooks.fire("TaskCreated", {
                 **self._common(), **self._hook_fields(member), "task_id": task["id"],
                 "task_subject": task["subject"], "task_description": task["description"]},
-                self.runner.cwd)
+                self.runner.cwd, plan=self.in_plan_mode(member))
             if outcome.blocked:
                 self.board.remove(task["id"])
                 self._emit("task", id=task["id"], status="deleted")
@@ -779,7 +791,8 @@ class Team:
         outcome = await self.hooks.fire("TaskCompleted", {
             **self._common(), **self._hook_fields(member), "task_id": str(task["id"]),
             "task_subject": task.get("subject", ""),
-            "task_description": task.get("description", "")}, self.runner.cwd)
+            "task_description": task.get("description", "")}, self.runner.cwd,
+            plan=self.in_plan_mode(member))
         return outcome.feedback if outcome.blocked else None
 
     # ------------------------------------------------------------------ summary

@@ -137,11 +137,12 @@ class TeammateControl(TurnControl):
             return None
         base = {**team._common(), "permission_mode": ctx.policy.effective_mode.value
                 if ctx.policy else "default", "agent_id": m.agent_id, "agent_type": m.name}
+        plan = team.in_plan_mode(m)  # plan mode runs no hook command
         if hooks.has("SubagentStop"):
             path = getattr(ctx.transcript, "path", None)
             outcome = await hooks.fire("SubagentStop", {
                 **base, "stop_hook_active": False, "agent_transcript_path": str(path or ""),
-                "last_assistant_message": text}, team.runner.cwd, target=m.name)
+                "last_assistant_message": text}, team.runner.cwd, target=m.name, plan=plan)
             if outcome.stopped:
                 return ""
             if outcome.blocked:
@@ -153,7 +154,8 @@ class TeammateControl(TurnControl):
                     return feedback
         if hooks.has("TeammateIdle"):
             outcome = await hooks.fire("TeammateIdle", {
-                **base, "teammate_name": m.name, "team_name": team.name}, team.runner.cwd)
+                **base, "teammate_name": m.name, "team_name": team.name}, team.runner.cwd,
+                plan=plan)
             if outcome.stopped:
                 return ""
             if outcome.blocked:

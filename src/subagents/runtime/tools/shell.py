@@ -29,7 +29,9 @@ Design notes
   survivors).  ``None`` (the library default, kept for callers that manage their own
   isolation) runs it directly; ``subagents run`` always passes settings.  With ``mode="ask"``
   and no sandbox available the user is asked through the run's permission callback, with
-  ``required`` the call is refused with the reason.
+  ``required`` the call is refused with the reason.  A protected path the sandboxed command
+  created where none was (``.subagents.toml``, ``.claude/``, ``.git``...) is moved aside once
+  the call is over, and the result says so (:func:`subagents.runtime.sandbox.guarded_paths`).
 """
 
 from __future__ import annotations
@@ -39,9 +41,16 @@ import contextlib
 import os
 import shutil
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any, ClassVar
 
-from subagents.runtime.sandbox import SandboxSettings, bwrap_argv, unavailable
+from subagents.runtime.sandbox import (
+    SandboxSettings,
+    bwrap_argv,
+    guarded_paths,
+    move_aside_created,
+    unavailable,
+)
 from subagents.runtime.tools.base import Tool, ToolContext, ToolOutput, kill_process_group
 
 __all__ = ["BashTool"]
@@ -113,9 +122,11 @@ class BashTool(Tool):
         shell = shutil.which("bash") or "/bin/sh"
         argv: list[str] = [shell, "-c", input["command"]]
         env = self.environment()
+        guarded: list[Path] = []
         if self.sandbox is not None and self.sandbox.mode != "off":
             reason = unavailable()
             if reason is None:
+                guarded = guarded_paths(ctx.cwd, self.sandbox)
                 argv = bwrap_argv(input["command"], cwd=ctx.cwd, settings=self.sandbox,
                                   shell=shell)
                 env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
@@ -176,6 +187,8 @@ class BashTool(Tool):
                 # (otherwise asyncio complains from __del__ after Ctrl-C).
                 with contextlib.suppress(BaseException):
                     await asyncio.wait_for(asyncio.shield(proc.wait()), 5)
+            # The sandbox is gone with its every process: undo protected paths it created.
+            moved = move_aside_created(guarded) if guarded else []
         text = b"".join(chunks).decode("utf-8", errors="replace")
         cut = 0
         if len(text) > self.max_output_chars:
@@ -184,6 +197,10 @@ class BashTool(Tool):
         extra = cut + dropped
         if extra:
             text += f"\n[output truncated: {extra:,} more bytes/characters not shown]"
+        if moved:
+            text = (f"{text}\n" if text else "") + _moved_note(moved, ctx.cwd)
+            if not timed_out and rc == 0:
+                return ToolOutput.error(text)
         if timed_out:
             return ToolOutput.error(
                 f"{text}\n[command timed out after {timeout:g}s; it and its child processes "
@@ -192,3 +209,20 @@ class BashTool(Tool):
         if rc != 0:
             return ToolOutput.error(f"{text}\n[exit code {rc}]".lstrip())
         return ToolOutput(text if text else "(no output)")
+
+
+def _moved_note(moved: list[tuple[Path, Path]], cwd: Path) -> str:
+    from subagents.runtime.protected import protected_reason
+
+    def shown(p: Path) -> str:
+        try:
+            return str(p.relative_to(cwd.resolve()))
+        except ValueError:
+            return str(p)
+
+    lines = [f"[{shown(old)} was created by the command, but it is protected "
+             f"({protected_reason(old) or 'it changes what runs later'}); it was moved aside "
+             f"to {shown(new)}]" for old, new in moved]
+    lines.append("[protected paths cannot be created from Bash; write them with the Write "
+                 "tool, which asks the user]")
+    return "\n".join(lines)
