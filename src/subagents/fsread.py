@@ -28,12 +28,18 @@ class TooLarge(OSError):
         self.size = size
 
 
-def read_regular(path: str | os.PathLike[str], limit: int) -> bytes:
+def read_regular(
+    path: str | os.PathLike[str], limit: int, *, follow_links: bool = True
+) -> bytes:
     """The bytes of the regular file at ``path`` (at most ``limit``).
 
-    Raises :class:`NotRegular`, :class:`TooLarge` or the ``OSError`` of the open or read.
+    Raises :class:`NotRegular`, :class:`TooLarge` or the ``OSError`` of the open or read
+    (``ELOOP`` for a symlink when ``follow_links`` is false).
     """
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    if not follow_links:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):

@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from subagents import fsread
 from subagents.errors import StoreCorruptError, StoreError, StoreLockTimeout
 
 __all__ = [
@@ -503,40 +504,23 @@ def read_regular(path: Path, limit: int = MAX_READ_BYTES) -> bytes:
     """The bytes of the store file ``path`` (raises ``FileNotFoundError`` if absent).
 
     Never through a symlink (a group store linked to the global one, or to ``/dev/zero``),
-    only a regular file (a FIFO would block, a device never ends; checked with ``fstat`` on
-    the open descriptor, opened non-blocking), at most ``limit`` bytes (issue 12)."""
+    only a regular file (a FIFO would block, a device never ends), at most ``limit`` bytes:
+    :func:`subagents.fsread.read_regular`, its refusals said in a store's words."""
     try:
-        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        return fsread.read_regular(path, limit, follow_links=False)
     except FileNotFoundError:
         raise
+    except fsread.NotRegular:
+        raise StoreError(f"{path} is not a regular file; a store must be one") from None
+    except fsread.TooLarge as big:
+        raise StoreError(f"{path} is {big.size:,} bytes, more than a store can be "
+                         f"({limit:,})") from None
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise StoreError(f"{path} is a symbolic link; a store must be a regular file "
                              "(a link could make this store write another one)",
                              hint="replace the link with the file itself") from None
         raise os_error(exc, path, "read") from None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise StoreError(f"{path} is not a regular file; a store must be one")
-        if st.st_size > limit:
-            raise StoreError(f"{path} is {st.st_size:,} bytes, more than a store can be "
-                             f"({limit:,})")
-        os.set_blocking(fd, True)
-        chunks: list[bytes] = []
-        left = limit + 1
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-    finally:
-        os.close(fd)
-    data = b"".join(chunks)
-    if len(data) > limit:
-        raise StoreError(f"{path} grew past {limit:,} bytes while it was read")
-    return data
 
 
 def fsync_dir(folder: Path) -> None:
