@@ -348,3 +348,30 @@ def test_codex_rejections_follow_seed_002(layout: dict[str, Path]) -> None:
     with pytest.raises(DefinitionError, match="no instructions"):
         reg.get("no-body")
     assert reg.get("no-desc").description == ""
+
+
+def test_plugin_agents_load_on_claude_codes_plugin_terms(tmp_path: Path) -> None:
+    """Claude Code 2.1.330 (measured briefly): a plugin agent whose YAML fails, or that has no
+    description, still loads, named after its file, described "Agent from <plugin> plugin";
+    a `:` in a plugin agent's name is allowed.  A project agent of the same kind is skipped."""
+    plugin = tmp_path / "p"
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    (plugin / ".claude-plugin" / "plugin.json").write_text('{"name": "acme"}')
+    agents = plugin / "agents"
+    agents.mkdir()
+    (agents / "broken.md").write_text("---\nname: b\ndescription: a: b\n<example>\n---\nBody.\n")
+    (agents / "nodesc.md").write_text("---\nname: quiet\n---\nBody.\n")
+    (agents / "colon.md").write_text('---\nname: "ns:tool"\ndescription: Has a colon.\n---\nB.\n')
+    reg = AgentRegistry(tmp_path, home=tmp_path / "home", plugin_dirs=[plugin]).load_all()
+    got = {e.name: e.description for e in reg.list(include_builtin=False)}
+    assert got == {
+        "acme:broken": "Agent from acme plugin",
+        "acme:quiet": "Agent from acme plugin",
+        "acme:ns:tool": "Has a colon.",
+    }
+    assert reg.get("acme:broken").system_prompt == "Body."
+    project = tmp_path / ".claude" / "agents"
+    project.mkdir(parents=True)
+    (project / "broken.md").write_text((agents / "broken.md").read_text())
+    reg = AgentRegistry(tmp_path, home=tmp_path / "home").load_all()
+    assert reg.list(include_builtin=False) == []

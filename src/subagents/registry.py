@@ -55,6 +55,7 @@ from typing import Any, NamedTuple
 
 from subagents.claude_code.definition import definition_from_view
 from subagents.claude_code.profile import get_profile
+from subagents.claude_code.reader import ClaudeCodeView, as_plugin_agent
 from subagents.claude_code.scan import code_unit_key
 from subagents.definition import AgentDefinition, Dialect, Scope
 from subagents.diagnostics import Diagnostic, Severity, sort_diagnostics
@@ -95,8 +96,17 @@ def normalize_name(name: str) -> str:
 
 
 def follows_claude_code(src: Source) -> bool:
-    """Claude Code's own folders (managed, project, user): read exactly as Claude Code reads."""
-    return src.kind is SourceKind.FOLDER and src.dialect is Dialect.CLAUDE and src.plugin is None
+    """Claude Code's folders (managed, project, user, plugins): read as Claude Code reads."""
+    return src.kind is SourceKind.FOLDER and src.dialect is Dialect.CLAUDE
+
+
+def _as_claude_code_reads(
+    view: ClaudeCodeView, src: Source, path: Path | None
+) -> ClaudeCodeView:
+    """A plugin's agents load on terms of their own (``as_plugin_agent``)."""
+    if src.plugin is None or path is None:
+        return view
+    return as_plugin_agent(view, file_stem=path.stem, plugin=src.plugin.split(":", 1)[0])
 
 
 _BUILTIN_SOURCE = Source(Scope.BUILTIN, SourceKind.BUILTIN, 0, "built-in")
@@ -190,9 +200,9 @@ class AgentEntry:
             return self.header
         display = self.display_path or str(path)
         result = read_agent_file(path, dialect=self.origin.dialect, display_path=display)
-        if follows_claude_code(self.origin):
-            view = result.claude_code
-            if view is None or not view.loaded or view.name != self.header.name:
+        if follows_claude_code(self.origin) and result.claude_code is not None:
+            view = _as_claude_code_reads(result.claude_code, self.origin, path)
+            if not view.loaded or view.name != self.header.name:
                 raise DefinitionError(
                     f"{display} changed after it was listed and no longer defines agent "
                     f"{self.name!r}",
@@ -205,7 +215,7 @@ class AgentEntry:
                 path=path,
                 strict=strict,
             )
-            return cc_full.evolve(source=self.origin.scope, path=path)
+            return cc_full.evolve(source=self.origin.scope, path=path, plugin=self.header.plugin)
         full = result.definition
         if not result.ok or full is None or full.name != self.header.name:
             raise DefinitionError(
@@ -637,7 +647,9 @@ class AgentRegistry:
         extra: tuple[Diagnostic, ...] = (),
     ) -> FileRecord:
         if follows_claude_code(src) and result.claude_code is not None:
-            return self._record_as_claude_code(src, result, stamp, path, display, trusted, extra)
+            return self._record_as_claude_code(
+                src, result, stamp, path, display, segments, trusted, extra
+            )
         diags = list(result.diagnostics) + list(extra)
         entries: list[AgentEntry] = []
         is_json = src.dialect is Dialect.JSON
@@ -669,12 +681,13 @@ class AgentRegistry:
         stamp: Stamp | None,
         path: Path | None,
         display: str,
+        segments: tuple[str, ...],
         trusted: bool,
         extra: tuple[Diagnostic, ...],
     ) -> FileRecord:
-        """A file of Claude Code's own folders: loaded exactly when Claude Code loads it."""
-        view = result.claude_code
-        assert view is not None
+        """A file of Claude Code's folders: loaded exactly when Claude Code loads it."""
+        assert result.claude_code is not None
+        view = _as_claude_code_reads(result.claude_code, src, path)
         if not view.loaded:
             text = result.document.text if result.document is not None else None
             skip = skip_diagnostic(view, display, text)
@@ -692,7 +705,10 @@ class AgentRegistry:
             path=path,
             strict=strict,
             include_body=False,
-        ).evolve(source=src.scope)
+        ).evolve(
+            source=src.scope,
+            plugin=":".join((src.plugin, *segments)) if src.plugin else None,
+        )
         entry = AgentEntry(header, src, display if path else None, stamp)
         return FileRecord(stamp, (entry,), tuple(extra), display, None, trusted, src)
 

@@ -56,6 +56,7 @@ __all__ = [
     "ParseMode",
     "Skip",
     "SkipKind",
+    "as_plugin_agent",
     "lenient_rewrite",
     "listing_tools",
     "read_claude_code",
@@ -532,6 +533,7 @@ def read_claude_code(
                     True,
                 ),
                 ParseMode.FAILED,
+                body=js_trim(rest),
                 block_text=block_text,
                 block_line=block_line,
                 error_line=line,
@@ -579,9 +581,22 @@ def read_claude_code(
         else:
             why = f"`description` is not text ({_show(description)})"
         return skipped(Skip(SkipKind.NO_DESCRIPTION, why, True), name)
+    return _judged_fields(profile, fm, mode, common, name, description)
+
+
+def _judged_fields(
+    profile: ClaudeCodeProfile,
+    fm: dict[str, Any],
+    mode: ParseMode,
+    common: dict[str, Any],
+    name: str,
+    description: str,
+) -> ClaudeCodeView:
+    """The view of a file whose name and description passed: hooks, model, tools, notes."""
     fatal, hook_notes = _hooks_problems(fm, profile)
     if fatal:
-        return skipped(Skip(SkipKind.HOOKS, "; ".join(fatal), True), name)
+        skip = Skip(SkipKind.HOOKS, "; ".join(fatal), True)
+        return ClaudeCodeView(profile, False, skip, mode, name=name, **common)
     model_value = fm.get("model")
     model: str | None = None
     if isinstance(model_value, str) and js_trim(model_value):
@@ -606,3 +621,36 @@ def read_claude_code(
         unknown_keys=unknown,
         **common,
     )
+
+
+def as_plugin_agent(view: ClaudeCodeView, *, file_stem: str, plugin: str) -> ClaudeCodeView:
+    """The same file as Claude Code loads it from a plugin's ``agents/`` folder.
+
+    Measured (briefly) on 2.1.330: a plugin agent whose frontmatter fails to parse, or that
+    has no description, still loads -- named after the file, described as ``Agent from
+    <plugin> plugin`` -- and a ``:`` in its name is allowed.  A file over the size limit, one
+    we refuse for safety and one with unloadable hooks stay out.
+    """
+    if view.loaded or view.skip is None or view.skip.kind in _PLUGIN_STILL_SKIPS:
+        return view
+    fm = dict(view.frontmatter)
+    name = fm.get("name")
+    if not (isinstance(name, str) and name) or name.startswith("-"):
+        name = file_stem
+    description = fm.get("description")
+    if not (isinstance(description, str) and description):
+        description = f"Agent from {plugin} plugin"
+    fm["name"], fm["description"] = name, description
+    common = {
+        "frontmatter": fm,
+        "block_text": view.block_text,
+        "block_line": view.block_line,
+        "quoted_keys": view.quoted_keys,
+        "block_cut_inline": view.block_cut_inline,
+        "replaced_bytes": view.replaced_bytes,
+        "body": view.body,
+    }
+    return _judged_fields(view.profile, fm, view.parse, common, name, description)
+
+
+_PLUGIN_STILL_SKIPS = frozenset({SkipKind.TOO_LARGE, SkipKind.REFUSED, SkipKind.HOOKS})
