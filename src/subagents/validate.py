@@ -448,8 +448,7 @@ def _claude_code_reading(
         return list(result.diagnostics), result.definitions
     strict = result.definition
     findings = list(
-        claude_code_findings(view, display, text, strict_ok=strict is not None,
-                             file_path=file_path)
+        claude_code_findings(view, display, text)
     )
     if view.loaded:
         kept = [

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from pathlib import Path
 
 from subagents.claude_code.reader import ClaudeCodeView, ParseMode, SkipKind
 from subagents.diagnostics import Diagnostic
@@ -138,7 +137,7 @@ def duplicate_diagnostic(
 
 
 def claude_code_findings(
-    view: ClaudeCodeView, path: str, text: str | None, *, strict_ok: bool, file_path: Path | None
+    view: ClaudeCodeView, path: str, text: str | None
 ) -> Iterator[Diagnostic]:
     """What ``validate`` says about Claude Code's reading of one file it reads."""
     label = view.profile.label
