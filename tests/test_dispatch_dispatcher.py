@@ -476,3 +476,22 @@ async def test_dispatcher_from_a_model_alone() -> None:
     assert unknown.stop_reason == "error" and "code-reviewer" in (unknown.error or "")
     with pytest.raises(SubagentError, match="needs a model or a runner"):
         AgentDispatcher([REVIEWER])
+
+
+def test_a_runs_registry_snapshot_lists_like_the_registry(tmp_path: Path) -> None:
+    """The frozen snapshot a run takes of the registry answers `list()` as the registry does:
+    the built-in agents only when asked for (teams and the Task tool ask)."""
+    from subagents.dispatch.snapshot import RegistrySnapshot
+    from subagents.registry import AgentRegistry
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".claude" / "agents").mkdir(parents=True)
+    (tmp_path / ".claude" / "agents" / "r.md").write_text(
+        "---\nname: reviewer\ndescription: Reviews code.\n---\nYou review.\n")
+    registry = AgentRegistry(tmp_path, home=tmp_path / "home").load_all()
+    snapshot = RegistrySnapshot(registry)
+    for include in (False, True):
+        assert [e.name for e in snapshot.list(include_builtin=include)] == [
+            e.name for e in registry.list(include_builtin=include)]
+    assert "general-purpose" in [e.name for e in snapshot.list(include_builtin=True)]
+    assert snapshot.entry("Explore").definition.name == "Explore"

@@ -16,7 +16,7 @@ from __future__ import annotations
 import builtins
 from typing import TYPE_CHECKING
 
-from subagents.definition import AgentDefinition
+from subagents.definition import AgentDefinition, Scope
 from subagents.errors import SubagentError
 
 if TYPE_CHECKING:
@@ -28,13 +28,14 @@ __all__ = ["FrozenEntry", "RegistrySnapshot"]
 class FrozenEntry:
     """One agent as it was at the start of the run."""
 
-    __slots__ = ("_error", "_full", "header")
+    __slots__ = ("_error", "_full", "header", "source")
 
     def __init__(self, header: AgentDefinition, full: AgentDefinition | None,
-                 error: SubagentError | None) -> None:
+                 error: SubagentError | None, source: Scope | None = None) -> None:
         self.header = header
         self._full = full
         self._error = error
+        self.source = source if source is not None else header.source
 
     @property
     def name(self) -> str:
@@ -52,21 +53,24 @@ class RegistrySnapshot:
 
     def __init__(self, registry: AgentRegistry) -> None:
         entries: list[FrozenEntry] = []
-        for e in registry.list():
+        for e in registry.list(include_builtin=True):  # the Task tool offers the built-ins too
             try:
-                entries.append(FrozenEntry(e.header, e.definition, None))
+                entries.append(FrozenEntry(e.header, e.definition, None, e.source))
             except SubagentError as exc:
-                entries.append(FrozenEntry(e.header, None, exc))
+                entries.append(FrozenEntry(e.header, None, exc, e.source))
             except OSError as exc:
                 entries.append(FrozenEntry(e.header, None, SubagentError(
-                    f"agent {e.name!r} could not be read: {exc.strerror or exc}")))
+                    f"agent {e.name!r} could not be read: {exc.strerror or exc}"), e.source))
         self._entries = tuple(entries)
 
     def reload(self) -> builtins.list[object]:
         return []  # frozen: changes on disk wait for the next run
 
-    def list(self, *, include_builtin: bool = True) -> builtins.list[FrozenEntry]:
-        return builtins.list(self._entries)
+    def list(self, *, include_builtin: bool = False) -> builtins.list[FrozenEntry]:
+        """As :meth:`AgentRegistry.list`: the built-in agents only when asked for."""
+        if include_builtin:
+            return builtins.list(self._entries)
+        return [e for e in self._entries if e.source is not Scope.BUILTIN]
 
     def entry(self, name: str) -> FrozenEntry:
         for e in self._entries:
