@@ -303,3 +303,22 @@ def test_corpus_codex_files_to_claude_and_back_keep_the_codex_fields() -> None:
         if v
     }
     assert expected <= dropped
+
+
+def test_mcp_servers_are_written_as_the_list_claude_code_reads() -> None:
+    """Claude Code 2.1.330 ignores a `{name: config}` mapping under `mcpServers` (measured);
+    a converted agent's servers must start there, so they are written as a list."""
+    from subagents.claude_code import read_claude_code
+    from subagents.claude_code.definition import definition_from_view
+
+    defn = AgentDefinition(
+        name="mcp-user", description="Uses servers.", system_prompt="You use them.",
+        mcp_servers=(McpServerSpec(name="github", command="npx", args=("-y", "gh")),
+                     McpServerSpec(name="docs", command="docs-server")),
+    )
+    view = read_claude_code(to_claude_markdown(defn).encode())
+    assert view.loaded and view.notes == ()
+    assert isinstance(view.frontmatter["mcpServers"], list)
+    again = definition_from_view(view, path=None)
+    assert [s.name for s in again.mcp_servers] == ["github", "docs"]
+    assert again.mcp_servers[0].command == "npx"

@@ -56,7 +56,7 @@ __all__ = [
     "load_config",
 ]
 
-DEFAULT_MAX_FILE_SIZE = 1 << 20  # REQ-SUB-033 (1 MiB)
+DEFAULT_MAX_FILE_SIZE = 1 << 20  # 1 MiB, Claude Code's own limit
 
 _KNOWN_KEYS = frozenset(
     {"select", "ignore", "extra-tools", "model-aliases", "max-file-size", "per-file-ignores",

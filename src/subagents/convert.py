@@ -12,7 +12,7 @@ Design notes
   it).  Each field that was dropped or changed becomes a ``CV001``/``CV002`` warning naming the
   field, its source line and the target — so the report is true even when a writer or reader
   changes later.  The caller decides whether a warning is fatal (``convert --strict``).
-* **Names.**  Codex requires ``[a-z][a-z0-9_-]{2,63}`` (seed 002): a name outside it is an
+* **Names.**  Codex requires ``[a-z][a-z0-9_-]{2,63}``: a name outside it is an
   error (``CV003``) and that agent is not written — the hint suggests a valid spelling, but we
   never rename silently.  Claude Code skips names containing ``:`` or starting with ``-``
   (REFERENCE.md): a warning.  A name that cannot be a file name (``/``, ``..``, empty) is an

@@ -10,7 +10,7 @@ Design notes
   both become ``("Read", "Grep")``; an unknown tool name stays in the tuple and the rules report
   it.  A field whose value has the wrong *type* is left at its default and the reader emits a
   diagnostic, so a definition object is always well-typed.
-* ``tools is None`` means "inherit every tool of the parent" (REQ-SUB-007); ``()`` means none.
+* ``tools is None`` means "inherit every tool of the parent"; ``()`` means none.
 * ``model is None`` means the field was omitted, which Claude Code treats as ``inherit``.
 * ``locations`` maps a frontmatter key, as written in the file, to the 1-based position of that
   key in the file, so later rules and the CLI can point at it.
@@ -220,7 +220,7 @@ class AgentDefinition:
     effort: str | None = None
     isolation: str | None = None
     initial_prompt: str | None = None
-    # REQ-SUB-021..023 optional metadata
+    # optional catalogue metadata
     version: str | None = None
     author: str | None = None
     tags: tuple[str, ...] | None = None

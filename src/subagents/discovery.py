@@ -7,18 +7,18 @@ parses a file (that is :mod:`subagents.loader`) and never decides a winner (that
 Design notes
 ------------
 * Precedence, highest first (REFERENCE.md "Location and precedence"): managed; cli
-  (``--agents`` JSON, ``register()``, then NanoClaw ``agents.json`` group and global — seed 003:
-  "Same name = group wins"); project (``.claude/agents`` in the current folder and every parent up
-  to the repository root, closest first); user (``~/.claude/agents``); plugin
+  (``--agents`` JSON, ``register()``, then NanoClaw ``agents.json`` group and global: the
+  same name in both, the group wins); project (``.claude/agents`` in the current folder and
+  every parent up to the repository root, closest first); user (``~/.claude/agents``); plugin
   (``<plugin>/agents/**``); built-ins last.  Each folder (or JSON text/file) is a
   :class:`Source`; ``Source.order`` sorts them.  Two definitions of one name in *one* source are
-  a clash (REQ-SUB-019); across sources the earlier one wins and the later is "shadowed".
+  a clash; across sources the earlier one wins and the later is "shadowed".
 * The repository root is the nearest folder holding ``.git`` (a folder, or a file for
   worktrees/submodules).  Outside a repository only the current folder is a project folder:
   walking to ``/`` would read ``~/.claude/agents`` (the *user* folder) a second time as a
   project folder whenever the cwd is under ``$HOME``.  For the same reason a project folder that
   *is* the user folder is dropped from the project list.
-* The Codex dialect (seed 002) swaps ``.claude`` for ``.codex`` in the project and user folders;
+* The Codex dialect swaps ``.claude`` for ``.codex`` in the project and user folders;
   a project holding both trees is normal and never a clash, because one run sees one dialect.
 * The walk follows symlinked folders (people link a shared agents folder into projects) but keeps
   the (device, inode) of every folder on the current path, so a symlink loop is reported once
@@ -31,7 +31,7 @@ Design notes
 * What a harness silently skips (:func:`harness_skip`) lives here too, as part of "what the
   harness picks up": Claude Code skips an empty or invalid ``name`` and an empty
   ``description``; codex-subagents rejects names outside ``[a-z][a-z0-9_-]{2,63}`` and empty or
-  duplicate ``tools``/``keywords`` entries (seed 002).  Built-in agents are listed here as the
+  duplicate ``tools``/``keywords`` entries.  Built-in agents are listed here as the
   lowest source.
 * Problems with folders are diagnostics, never exceptions: SA603 unreadable folder, SA604 symlink
   loop, SA605 an agents path that is not a folder.
@@ -185,7 +185,7 @@ def plan_sources(
     if managed_dir is not None:
         sources.append(Source(Scope.MANAGED, SourceKind.FOLDER, 0, "managed", managed_dir, dialect))
     # cli: register() (rank 0, added by the registry), --agents (1), agents.json group (2),
-    # agents.json global (3) -- the group file wins a clash with the global one (seed 003).
+    # agents.json global (3) -- the group file wins a clash with the global one.
     if cli_text is not None:
         sources.append(
             Source(
@@ -508,7 +508,7 @@ _CODEX_NAME = re.compile(r"^[a-z][a-z0-9_-]{2,63}$")
 
 
 def _codex_skips(defn: AgentDefinition, display: str, line: int) -> Diagnostic | None:
-    """What codex-subagents' parser rejects (seed 002 "Validation rules"), header part.
+    """What codex-subagents' parser rejects, header part.
 
     (Empty instructions are checked when the body is loaded: discovery does not read it.)
     """

@@ -1,10 +1,10 @@
 """Tool names an agent definition may mention, and how to read a tool entry.
 
-The seed's list (REQ-SUB-008) plus the tools current Claude Code has (REFERENCE.md: ``Agent`` is
+The format specification's list plus the tools current Claude Code has (REFERENCE.md: ``Agent`` is
 the new name of ``Task``; agent teams' ``Task*``/``Team*``/``SendMessage``; ``KillShell`` was
 ``KillBash``; ``Skill``; ``NotebookRead``; ``ExitPlanMode``).  An entry may also be:
 
-* ``mcp__server`` / ``mcp__server__tool`` / ``mcp__server__*`` (REQ-SUB-009, Claude Code);
+* ``mcp__server`` / ``mcp__server__tool`` / ``mcp__server__*``;
 * ``Agent(a, b)`` / ``Task(a, b)``: an allowlist of the agents this agent may spawn;
 * ``Bash(git diff:*)``-style permission rules: a tool name followed by a parenthesised
   specifier, which Claude Code accepts in ``tools``.
@@ -29,7 +29,7 @@ __all__ = [
 
 BUILTIN_TOOLS: frozenset[str] = frozenset(
     {
-        # seed (REQ-SUB-008, seed 000 §2)
+        # the format specification's list
         "Read",
         "Write",
         "Edit",

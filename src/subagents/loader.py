@@ -5,7 +5,7 @@
 ``load_agent`` is the strict front door for callers that want a definition or an exception.
 
 Guards, in order (issue "Read, judge and repair"): the size limit is checked with ``stat``
-before the file is read (REQ-SUB-033, default 1 MiB), and at most ``max_bytes + 1`` bytes are
+before the file is read, and at most ``max_bytes + 1`` bytes are
 ever read; binary content and non-UTF-8 are refused with the line of the first bad byte; a
 UTF-8 BOM is stripped and CRLF accepted.  The dialect comes from the location
 (:func:`detect_dialect`); OpenCode and Copilot files are recognised and get one ``SA017`` info

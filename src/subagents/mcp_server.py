@@ -1,6 +1,6 @@
-"""An MCP stdio server that manages ``agents.json`` stores (seed 003 "User Management").
+"""An MCP stdio server that manages ``agents.json`` stores.
 
-Tools: ``define_agent``, ``remove_agent``, ``list_agents`` exactly as seed 003 describes, plus
+Tools: ``define_agent``, ``remove_agent``, ``list_agents`` as NanoClaw names them, plus
 ``validate_agent`` (the write-time checks and the reader's rules, without writing).  Started by
 ``subagents serve-mcp --global-dir DIR --group-dir DIR [--main]``.
 
@@ -21,8 +21,8 @@ Design decisions
   refusals only, into "tools must be a list of tool names such as [...], not str"; every
   other error passes through untouched.
 * ``scope`` defaults to ``group`` for writes and ``all`` for ``list_agents``; ``global`` writes
-  are refused unless the server was started with ``--main`` (seed 003: global is read-only
-  for non-main groups).  Reading global is always allowed.
+  are refused unless the server was started with ``--main`` (as in NanoClaw: the global store is
+  read-only for the other groups).  Reading global is always allowed.
 * Results are JSON objects (structured content), so a model can read them and a program can
   rely on them: ``define_agent``/``remove_agent`` return what changed, the file, and the
   lock wait in milliseconds; ``list_agents`` returns each entry with its ``source``
@@ -34,7 +34,7 @@ Design decisions
 * ``force`` (back up a corrupt store and start afresh) is deliberately *not* offered over MCP:
   a model should not be able to discard a hand-written file it cannot read.  The error tells
   the user how to do it from the command line.
-* Changes take effect on the next start of the agent runtime (seed 003), and the results say
+* Changes take effect on the next start of the agent runtime, and the results say
   so, so the model can tell the user.
 """
 

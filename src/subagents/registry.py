@@ -9,11 +9,11 @@ Design notes
 ------------
 * Scopes and precedence come from :mod:`subagents.discovery` (managed > cli > project >
   user > plugin > built-in).  Within one *source* (one folder, one JSON text or file) two
-  definitions of one name are a clash (SA601, REQ-SUB-019): both files are named, neither wins,
+  definitions of one name are a clash (SA601): both files are named, neither wins,
   the name is blocked (``get`` raises :class:`DefinitionError`) and lower-scope definitions of it
   are listed as shadowed.  Falling through to a user-scope definition would be exactly the
   silent surprise this module exists to prevent.  Across sources the earlier wins.
-* Lazy (REQ-SUB-025): discovery reads front matter only (``include_body=False``);
+* Lazy: discovery reads front matter only (``include_body=False``);
   :class:`AgentEntry` carries the name, description, model and tools, and ``entry.definition``
   reads the body on first use.  JSON sources carry their prompts anyway and are read whole.
 * Cached (codex-subagents): each file's :class:`~subagents.discovery.Stamp` (mtime, size,
@@ -22,13 +22,13 @@ Design notes
   ``RACY_NS`` of the read is not trusted (a second write in the same tick would keep it).
 * A file read while it changes (stamp before != stamp after) is read again, up to three times;
   a file that vanishes mid-scan is simply gone.  A file that fails keeps its diagnostics in and
-  its definition out (REQ-SUB-028) — a previously good file that breaks drops its agent, and
+  its definition out — a previously good file that breaks drops its agent, and
   :meth:`reload` reports ``removed`` plus ``error`` with the reason.
 * Files the harness would skip are not loaded, with the reason: reader errors (``LoadResult.ok``
   false) and :func:`subagents.discovery.harness_skip` (empty or invalid ``name``, empty
   ``description``, codex-subagents' own rejections).  The full rule set is ``validate``'s job.
   In a JSON source (``--agents``, ``agents.json``) one bad entry does not drop its siblings,
-  as NanoClaw drops only invalid entries (seed 003).
+  as NanoClaw drops only invalid entries.
 * ``get`` matches like the Task tool's ``subagent_type``: exact id, then ignoring case and the
   separators ``-``, ``_`` and space, then a unique plugin agent by its bare name.
 * Watching lives in :mod:`subagents.watching`; it drives :meth:`reload`, so the events it yields
@@ -180,7 +180,7 @@ def _config_paths(value: Any) -> tuple[Path, ...]:
 
 
 class AgentRegistry:
-    """The agents a directory sees (seed 000 §7.1 in Python names).
+    """The agents a directory sees.
 
     ``cli_agents`` is the ``--agents`` JSON text (or a mapping of name -> fields, serialised);
     ``agents_json`` is NanoClaw's ``(global_path, group_path)``; ``config`` may give

@@ -52,7 +52,7 @@ _EXAMPLE_TAG = re.compile(r"<example>(.*?)</example>", re.S | re.I)
 
 
 def usage_examples(defn: AgentDefinition) -> builtins.list[str]:
-    """Usage examples of an agent (REQ-SUB-031).
+    """Usage examples of an agent.
 
     From a ``## Usage Examples`` section of the prompt (up to the next heading of the same or a
     higher level), split at ``**Example ...`` lines or sub-headings; and from ``<example>``

@@ -1,4 +1,4 @@
-"""The ``agents.json`` config store: one global file and one per group (seed 003).
+"""The ``agents.json`` config store: one global file and one per group.
 
 ``AgentStore(global_dir, group_dir, main=False)`` reads both files, merges them (the group wins
 on a name clash), and changes one of them at a time: ``define``, ``remove``.  The MCP server
@@ -33,10 +33,10 @@ Design decisions
   text, so every other entry stays byte for byte as the user formatted it (the splice is
   re-parsed and checked; if anything is off the file is re-encoded in full).  Re-defining an
   agent updates ``description``/``prompt`` in place; ``tools``/``model`` are set, or
-  removed when omitted (seed 003: omitted tools = inherit all), and every other key of that
+  removed when omitted, and every other key of that
   entry (``disallowedTools``, ``x-note``...) stays.  New entries use the file's indentation
   (2 spaces for a new file) and plain UTF-8, not ``\\u`` escapes.
-* **Validation at write time** (seed 003, extended): name ``[a-z0-9_-]+`` of at most
+* **Validation at write time**: name ``[a-z0-9_-]+`` of at most
   :data:`MAX_NAME_LENGTH` characters; non-empty string description and prompt; model one of
   the aliases (``sonnet opus haiku fable inherit``) or a full Claude model id, by the
   reader's own test (rule SA105), so the store never writes what ``subagents validate``
@@ -44,7 +44,7 @@ Design decisions
   Deliberately stricter than the reader (see ``tests/test_store_agreement.py`` and
   docs/mcp.md): names of at most 64 characters, tools only as a list (the reader also takes
   ``"Read, Grep"``), size limits, no padded model, no project model aliases.  Size limits keep every
-  store readable by the loader, whose file limit is 1 MiB (REQ-SUB-033): a prompt may hold
+  store readable by the loader, whose file limit is 1 MiB: a prompt may hold
   :data:`MAX_PROMPT_BYTES`, a description :data:`MAX_DESCRIPTION_BYTES`, and a write that
   would make the file exceed :data:`MAX_STORE_BYTES` is refused.  Store-level codes are
   ``ST0xx`` (the reader's are ``SA0xx``).
@@ -111,7 +111,7 @@ __all__ = [
 MAX_NAME_LENGTH = 64
 MAX_DESCRIPTION_BYTES = 16 * 1024
 MAX_PROMPT_BYTES = 256 * 1024
-MAX_STORE_BYTES = 1 << 20  # the loader's file limit (REQ-SUB-033)
+MAX_STORE_BYTES = 1 << 20  # the loader's file limit
 DEFAULT_LOCK_TIMEOUT = 10.0
 
 NAME_RE = re.compile(r"[a-z0-9_-]+")
@@ -373,7 +373,7 @@ def _entry_problems(entry: Any) -> tuple[str, ...]:
 
 
 class AgentStore:
-    """The global + group ``agents.json`` pair of one group (seed 003)."""
+    """The global + group ``agents.json`` pair of one group."""
 
     def __init__(
         self,
@@ -629,7 +629,7 @@ class AgentStore:
             entry["prompt"] = prompt
             for key, value in (("tools", tool_list), ("model", model)):
                 if value is None:
-                    entry.pop(key, None)  # omitted = inherit (seed 003)
+                    entry.pop(key, None)  # omitted = inherit
                 else:
                     entry[key] = list(value) if key == "tools" else value
             entries[name] = entry  # an existing name keeps its position in the file

@@ -124,7 +124,7 @@ class _Target:
     path: Path
     display: str
     dialect: Dialect | None
-    root: Path  # the folder it was found in (REQ-SUB-035)
+    root: Path  # the folder it was found in
     scope: str
     #: Could the path lead out of ``root``?  Walked files can only through a symlink (the walk
     #: never follows linked folders); an explicitly named file is always checked.
@@ -217,7 +217,7 @@ def iter_agent_files(
 
     Linked folders are never descended.  With ``report_links``, one that leads outside
     ``folder`` is yielded itself (``is_symlink=True``) so that validation can report it
-    (REQ-SUB-035).  Callers that write (``fix``) should refuse linked files that resolve
+.  Callers that write (``fix``) should refuse linked files that resolve
     outside the folder (``subagents.rules.security.path_escapes``).
     """
     real_root = os.path.realpath(folder)
@@ -318,7 +318,7 @@ def _targets(paths: Sequence[Path], given: Sequence[str | None],
                     d = dialect or detect_dialect(full) or Dialect.CLAUDE
                     cache[key] = (d, f"{d}:{root_for_scope.absolute()}")
                 d, scope = cache[key]
-                if d is Dialect.JSON:  # each agents.json is its own namespace (seed 003)
+                if d is Dialect.JSON:  # each agents.json is its own namespace
                     scope = f"{d}:{full.absolute()}"
                 yield _Target(full, fdisplay, d, p, scope, may_escape=linked)
         else:
@@ -350,7 +350,7 @@ def _validate_file(
 ) -> tuple[list[Diagnostic], int]:
     fctx = FileContext(path=target.display, file_path=target.path, dialect=target.dialect,
                        config=config, agents_root=target.root)
-    # REQ-SUB-035 before reading: a link out of the folder is reported, never followed.
+    # before reading: a link out of the folder is reported, never followed.
     if target.may_escape and path_escapes(target.path, target.root):
         from subagents.rules.security import check_path_escape
 

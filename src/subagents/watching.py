@@ -1,4 +1,4 @@
-"""Hot reload (REQ-SUB-026): change events from a registry, driven by a real file watcher.
+"""Hot reload: change events from a registry, driven by a real file watcher.
 
 Design notes
 ------------

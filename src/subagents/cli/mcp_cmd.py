@@ -1,4 +1,4 @@
-"""``subagents serve-mcp``: the agents.json MCP server over stdio (seed 003).
+"""``subagents serve-mcp``: the agents.json MCP server over stdio.
 
 stdout carries the MCP protocol, so this command prints nothing there itself; problems go to
 stderr.  The ``mcp`` package is imported only when the server starts.

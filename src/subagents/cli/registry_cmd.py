@@ -12,11 +12,11 @@ Design notes
   when stdout is a terminal.
 * ``show`` explains instead of failing quietly: an unknown name exits 1 with the file that
   tried to define it and why it is not loaded, or the closest names, and always the
-  general-purpose fallback (REQ-SUB-029, :func:`not_found_lines`).  ``doctor`` lives in
+  general-purpose fallback.  ``doctor`` lives in
   :mod:`subagents.cli.doctor_cmd` (re-exported here for the command table).
-* ``new`` writes from the packaged templates (seed 000 §6): Claude files keep the template's
+* ``new`` writes from the packaged templates: Claude files keep the template's
   comments and layout with only the ``name:`` line replaced; Codex files go through the Codex
-  writer.  Folders are created with mode 755 (REQ-SUB-017).  The write is atomic *and* refuses
+  writer.  Folders are created with mode 755.  The write is atomic *and* refuses
   to overwrite: temp file + fsync, then ``os.link`` to the final name (fails if it exists, so
   two concurrent ``new`` calls cannot both win), then the temp name is removed.  Where hard
   links are not supported the name is claimed with ``O_EXCL`` and the file renamed over it.
@@ -64,8 +64,8 @@ TEMPLATES = (
     "architect-review",
 )
 _FOLDER_ERRORS = ("SA603", "SA605")  # a scope folder that is a file or cannot be read
-_CLAUDE_NAME = re.compile(r"^[a-z][a-z0-9-]{0,49}$")  # REQ-SUB-004
-_CODEX_NAME = re.compile(r"^[a-z][a-z0-9_-]{2,63}$")  # seed 002
+_CLAUDE_NAME = re.compile(r"^[a-z][a-z0-9-]{0,49}$")
+_CODEX_NAME = re.compile(r"^[a-z][a-z0-9_-]{2,63}$")
 _CODEX_KEYWORDS = {
     "code-reviewer": ("review", "diff", "lint"),
     "security-auditor": ("security", "audit", "vulnerability"),
@@ -215,7 +215,7 @@ FALLBACK = (
 
 
 def not_found_lines(reg: AgentRegistry, name: str) -> list[str]:
-    """What to tell a user who asked for an agent the directory does not have (REQ-SUB-029):
+    """What to tell a user who asked for an agent the directory does not have:
     why (a file that tried and failed, or the closest names) and the general-purpose option."""
     expl = reg.explain(name)
     lines: list[str] = []
@@ -406,7 +406,7 @@ def render_template(template: str, name: str, dialect: Dialect = Dialect.CLAUDE)
 
 
 def _make_dirs(folder: Path) -> None:
-    """Create missing folders with mode 755 (REQ-SUB-017), whatever the umask."""
+    """Create missing folders with mode 755, whatever the umask."""
     missing = []
     p = folder
     while not p.exists():

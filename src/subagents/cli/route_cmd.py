@@ -4,7 +4,7 @@
 request, with scores and the words that decided.  An explicit mention ("use the X agent",
 ``@X``) pins X first, as a main thread would.
 
-``test [NAME ...]`` is the offline dispatch test (REQ-SUB-037, REQ-SUB-031): every usage example
+``test [NAME ...]`` is the offline dispatch test: every usage example
 of every agent (or of the named ones) is routed against *all* the agents, and each one that goes
 elsewhere is reported with the winner and the words that put it ahead.  Exit 1 if any example
 misses.  With ``--provider`` each example is also run through that agent with the runner and the

@@ -389,7 +389,7 @@ def run(
             result = runner.run_sync(agent, text, model=model_id, max_turns=max_turns)
         else:
             # With --agent, that agent *is* the main thread and may still delegate to the
-            # others through the Task tool (Claude Code's `claude --agent`, seed 000 §4.2),
+            # others through the Task tool (Claude Code's `claude --agent`),
             # within its own `tools` allowlist.
             result = _main_thread(
                 text, runner, registry, model_id, max_turns, workdir, progress, agent,

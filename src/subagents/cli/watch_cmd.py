@@ -1,4 +1,4 @@
-"""``subagents watch``: report agent changes as they happen (REQ-SUB-026).
+"""``subagents watch``: report agent changes as they happen.
 
 Design notes
 ------------

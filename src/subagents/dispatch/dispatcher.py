@@ -1,4 +1,4 @@
-"""``AgentDispatcher``: a Task call becomes an isolated child run (seed 000 §7.3, seed 004).
+"""``AgentDispatcher``: a Task call becomes an isolated child run.
 
 ::
 
@@ -23,14 +23,14 @@ Design decisions
   nesting level*; the rest wait on a semaphore.  One pool for all levels could deadlock (20
   parents each waiting for a slot for their child).  Several Task calls in one assistant message
   already run concurrently (the runner gathers tool calls); the semaphore bounds them.
-* **Failures are results.**  An unknown ``subagent_type`` (with the available agents named,
-  REQ-SUB-029), a missing prompt, a child that raises, times out (``timeout``) or whose file
+* **Failures are results.**  An unknown ``subagent_type`` (with the available agents named),
+  a missing prompt, a child that raises, times out (``timeout``) or whose file
   broke since listing: the parent gets an ``is_error`` tool result saying so and continues.
   Only cancellation propagates.
 * **The registry is re-read at every dispatch** (``AgentRegistry.reload``: one ``stat`` per
   file), so an agent added, changed or removed while a main thread runs is seen by the next
   Task call; a child already running keeps the definition it started with.
-* **The parent sees only the final text** (seed 004 step 5); a child that stopped at its
+* **The parent sees only the final text**; a child that stopped at its
   ``maxTurns`` returns its summary with a note saying so.  Every child result, failed ones
   included, is appended to the parent's ``ctx.children`` so the whole tree comes back in
   ``AgentResult.children``; :func:`tree_usage` adds usage up across it.
@@ -234,7 +234,7 @@ class AgentDispatcher:
         return TaskTool(self, spec)
 
     def agent_tool_definitions(self) -> list[ToolSpec]:
-        """Each agent as its own tool ``agent__{name}`` (seed 000 §7.3's ``agent:{name}``)."""
+        """Each agent as its own tool ``agent__{name}``."""
         return [t.spec() for t in self.agent_tools()]
 
     def agent_tools(self) -> list[Tool]:
@@ -382,7 +382,7 @@ class AgentDispatcher:
 
 
 def result_to_output(result: AgentResult) -> ToolOutput:
-    """Only the child's final text goes back (seed 004 step 5); failures as ``is_error``."""
+    """Only the child's final text goes back; failures as ``is_error``."""
     if result.stop_reason in ("error", "interrupted"):
         text = result.final_text.strip()
         message = result.error or f"agent {result.agent!r} stopped: {result.stop_reason}"

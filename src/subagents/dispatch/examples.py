@@ -1,14 +1,14 @@
 """An agent's usage examples: the requests its author says should reach it.
 
-``subagents test`` routes each one and checks it lands on its agent (REQ-SUB-037, seed 000 §8.1
-"the description is the dispatch signal").  Where they are written, in order of trust:
+``subagents test`` routes each one and checks it lands on its agent (the description
+is the dispatch signal).  Where they are written, in order of trust:
 
-1. the body's ``## Usage Examples`` section (REQ-SUB-031): ``user:`` lines if there are any,
+1. the body's ``## Usage Examples`` section: ``user:`` lines if there are any,
    else each list item (``- "Review my changes" - analyses git diff`` → the quoted part, or the
    item up to a `` - ``/``→`` explanation), else each quoted string;
 2. ``<example>`` blocks in the description (Claude Code's generator writes them): the text after
    ``user:`` up to ``assistant:`` / ``<commentary>`` / the block's end;
-3. an ``Examples:`` part of the description (seed 000 §6 writes ``(1) "Review my recent
+3. an ``Examples:`` part of the description (templates write ``(1) "Review my recent
    changes" - analyzes git diff``): ``user:`` lines, else quoted strings.
 
 Design decisions: extraction is lexical and forgiving (real files use every shape); each

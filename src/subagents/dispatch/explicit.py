@@ -1,4 +1,4 @@
-"""Explicit invocation: a prompt that names its agent pins it (seed 000 §4.2).
+"""Explicit invocation: a prompt that names its agent pins it.
 
 Recognised forms (case-insensitive)::
 
@@ -11,7 +11,7 @@ Design decisions
 * Only names of agents that exist pin anything.  "Use the new agent" must not pin an agent
   called ``new``; an unknown name in the ``use the X agent`` form is still reported
   (``ExplicitInvocation.agent is None``, ``requested`` set) so that the caller can tell the user
-  it is not available and carry on with the main thread (REQ-SUB-029).  An ``@word`` that is not
+  it is not available and carry on with the main thread.  An ``@word`` that is not
   an agent is ignored entirely (it is usually a person or a file).
 * Names match ignoring case and separators (``Code Reviewer`` = ``code-reviewer`` =
   ``code_reviewer``), as the Task tool's ``subagent_type`` does (REFERENCE.md).

@@ -1,6 +1,6 @@
 """Rank agents for a request: keyword match plus a field-weighted BM25.
 
-The router serves three callers: Codex-style ``keywords`` auto-routing (seed 002), the Task
+The router serves three callers: Codex-style ``keywords`` auto-routing, the Task
 tool's shortlist when there are too many agents to list (``task_tool``), and ``subagents route``
 / ``subagents test`` (does each usage example reach its agent?).
 
@@ -11,7 +11,7 @@ Design decisions
   each field gets its own BM25 index (via ``bm25s``, imported lazily) and the scores are added
   with weights (name and keywords high, description middle, body low): a simple BM25F.  The
   baseline in ``bench/bench_route.py`` is one plain BM25 over name + description + body.
-* **Keywords are a hard signal** (seed 002: "keyword-based routing"): a keyword of the agent,
+* **Keywords are a hard signal**: a keyword of the agent,
   one or several words, found as a phrase in the request adds a fixed bonus on top of BM25.
 * **Tokens.**  Lower-case words; ``c++``/``c#``/``.net``/``node.js``-style names survive as
   ``cpp``/``csharp``/``dotnet``/``nodejs``; dotted and hyphenated words also yield their joined
@@ -32,7 +32,7 @@ Design decisions
 * **Why.**  Every ranked agent carries the words that scored and in which field, so a user can
   see what decided a route and ``subagents test`` can say why an example went elsewhere.
   Explaining costs one BM25 lookup per query word, so it is done only for the agents returned.
-* **Similar agents** (seed 000 §8.4): ``find_similar_agents`` compares descriptions by the
+* **Similar agents**: ``find_similar_agents`` compares descriptions by the
   cosine of their TF-IDF vectors (same tokeniser); pairs above the threshold are too close for a
   model to choose between.  Pure Python: ``validate`` must stay fast and import nothing heavy.
 """
@@ -82,7 +82,7 @@ NUMBER_WEIGHT = 0.3
 # BM25 parameters (bm25s defaults).
 BM25_K1 = 1.5
 BM25_B = 0.75
-# Added once per agent keyword (seed 002) found as a phrase in the request.
+# Added once per agent keyword found as a phrase in the request.
 KEYWORD_BONUS = 4.0
 
 _STOPWORDS: frozenset[str] = frozenset(
@@ -364,7 +364,7 @@ class Router:
         return hits
 
     def keyword_route(self, text: str) -> AgentDefinition | None:
-        """Seed 002's keyword auto-routing: the one agent whose ``keywords`` the request hits
+        """Codex-style keyword auto-routing: the one agent whose ``keywords`` the request hits
         most, or ``None`` when no agent's keyword appears or two agents tie."""
         hits = self._keyword_hits(_query_tokens(text, self.vocabulary))
         counts = sorted(((len(h), i) for i, h in enumerate(hits) if h), reverse=True)
@@ -472,8 +472,8 @@ def find_similar_agents(
 ) -> list[tuple[AgentDefinition, AgentDefinition, float]]:
     """Pairs of agents whose descriptions are too alike for a model to choose between.
 
-    Cosine similarity of TF-IDF vectors over the descriptions (the dispatch signal, seed 000
-    §8.1), highest first.  Agents with an empty description are skipped (another rule reports
+    Cosine similarity of TF-IDF vectors over the descriptions (the dispatch
+    signal), highest first.  Agents with an empty description are skipped (another rule reports
     them); two definitions of the same name are not compared (shadowing is reported elsewhere).
     """
     items = [d for d in definitions if d.description.strip()]

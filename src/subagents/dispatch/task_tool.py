@@ -1,9 +1,10 @@
 """The ``Task`` tool (alias ``Agent``) and the per-agent tools, built from a set of agents.
 
-Seed 004 is the mechanism: the model learns which agents exist only from the Task tool's
+The mechanism: the model learns which agents exist only from the Task tool's
 description, one line per agent (``- name: description (Tools: ...)``, REFERENCE.md), and
-delegates by calling it with ``{description, prompt, subagent_type}``.  Seed 000 §7.3 adds the
-"agents are tools" view: ``agent_tool_definitions`` offers each agent as its own tool.
+delegates by calling it with ``{description, prompt, subagent_type}``.  The format
+specification (``docs/spec.md``) adds the "agents are tools" view:
+``agent_tool_definitions`` offers each agent as its own tool.
 
 Design decisions
 ----------------
@@ -13,7 +14,7 @@ Design decisions
   (compared ignoring case and separators, like every name here): a project agent overrides a
   built-in, as in Claude Code.
 * **Budget.**  A description listing 600 agents would cost tens of thousands of tokens on every
-  request and, per seed 000 §8.4, confuse the model anyway.  Past ``budget_chars`` the listing
+  request and confuse the model anyway.  Past ``budget_chars`` the listing
   is shortlisted by the router against the current request (general-purpose and any pinned
   agent always kept), each line capped, and the description *says so* and names the agents left
   out while that fits, so the model knows they exist and ``subagent_type`` still accepts them.
@@ -21,8 +22,8 @@ Design decisions
   (``Code Reviewer`` → ``code-reviewer``).  An ambiguous normalised name resolves to the first
   definition given (the caller passes them in precedence order).
 * **API-safe per-agent tool names**: Anthropic and OpenAI accept ``^[a-zA-Z0-9_-]{1,64}$``, so
-  seed 000's ``agent:{name}`` becomes ``agent__{name}`` with any other character replaced by
-  ``_``, cut to 64 and de-duplicated with a numeric suffix.
+  the specification's ``agent:{name}`` becomes ``agent__{name}`` with any other character
+  replaced by ``_``, cut to 64 and de-duplicated with a numeric suffix.
 """
 
 from __future__ import annotations
@@ -369,7 +370,7 @@ _AGENT_TOOL_SCHEMA: dict[str, Any] = {
 def agent_tool_definitions(
     definitions: Iterable[AgentDefinition], *, include_builtins: bool = False
 ) -> list[ToolSpec]:
-    """Each agent as its own tool (seed 000 §7.3), description = the agent's description."""
+    """Each agent as its own tool, description = the agent's description."""
     agents = with_builtins(definitions) if include_builtins else list(definitions)
     return [
         ToolSpec(

@@ -1,4 +1,4 @@
-"""JSON agents: ``agents.json`` (NanoClaw, seed 003), ``--agents '<json>'`` and the Agent SDK.
+"""JSON agents: ``agents.json`` (NanoClaw), ``--agents '<json>'`` and the Agent SDK.
 
 Shape: ``{name: {description, prompt, tools?, model?, ...}}``.  Keys may be camelCase (the SDK
 wire form: ``disallowedTools``, ``maxTurns``, ``mcpServers``, ``permissionMode``,

@@ -1,4 +1,4 @@
-"""The Claude Agent SDK ``agents=`` wire form (seed 003 "Wire into query()").
+"""The Claude Agent SDK ``agents=`` wire form (what ``query(options=...)`` takes).
 
 ``query(options=ClaudeAgentOptions(agents={name: AgentDefinition(...)}))`` takes a mapping of
 agent name to an ``AgentDefinition`` whose fields are spelled in camelCase.  This module turns

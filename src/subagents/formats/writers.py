@@ -6,7 +6,7 @@ form is :func:`subagents.formats.sdkwire.to_sdk_dict`.
 
 Design notes
 ------------
-* **Claude Markdown**: frontmatter keys in the order of the schema (seed 000 §2), then the
+* **Claude Markdown**: frontmatter keys in the order of the schema, then the
   optional metadata, then unknown keys verbatim (Claude Code ignores them; we round-trip them).
   ``tools``/``disallowedTools`` are written as a comma string — the form Claude Code documents —
   because a YAML list has been reported to end with zero tools (REFERENCE.md, #13331); a list is
@@ -17,7 +17,7 @@ Design notes
   not start with a newline (one that came from JSON) gets a blank line after ``---`` and a final
   newline, which every harness strips; conversion compares prompts with outer whitespace
   stripped for that reason.
-* **Codex Markdown** (seed 002): ``name``, ``description``, ``model``, ``tools`` (a YAML list),
+* **Codex Markdown**: ``name``, ``description``, ``model``, ``tools`` (a YAML list),
   ``keywords``; nothing else — Codex ignores unknown keys, so anything more would look honoured
   and not be.  Duplicate ``tools``/``keywords`` entries (which Codex rejects) are dropped here
   and reported by the caller.
@@ -131,12 +131,9 @@ def _server_config(spec: McpServerSpec) -> dict[str, Any]:
     return mcp_server_config(spec)
 
 
-def mcp_servers_to_data(servers: Iterable[McpServerSpec]) -> dict[str, Any] | list[Any]:
-    """A mapping ``{name: config}`` (the seed's form) unless a server is only a reference by
-    name, in which case a list of names and ``{name: config}`` items (Claude Code's form)."""
-    servers = list(servers)
-    if all(not s.reference for s in servers):
-        return {s.name: _server_config(s) for s in servers}
+def mcp_servers_to_data(servers: Iterable[McpServerSpec]) -> list[Any]:
+    """A list of server names and ``{name: config}`` items: the only form Claude Code reads
+    (2.1.330, measured: a ``{name: config}`` mapping is silently ignored, no server starts)."""
     return [s.name if s.reference else {s.name: _server_config(s)} for s in servers]
 
 
@@ -239,7 +236,7 @@ def _unique(items: Iterable[str]) -> list[str]:
 
 
 def to_codex_markdown(defn: AgentDefinition) -> str:
-    """A ``.codex/agents/<name>.md`` file: only the fields Codex reads (seed 002)."""
+    """A ``.codex/agents/<name>.md`` file: only the fields Codex reads."""
     front: dict[str, Any] = {"name": defn.name}
     if defn.description:
         front["description"] = defn.description

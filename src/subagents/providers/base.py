@@ -2,7 +2,7 @@
 
 One request in, one assistant message out.  Messages are provider-neutral and shaped like the
 Anthropic Messages API (text, ``tool_use`` and ``tool_result`` blocks), because that is the wire
-form seed 004 describes; the OpenAI adapter translates to and from chat-completions tool calls.
+form the Task tool speaks; the OpenAI adapter translates to and from chat-completions tool calls.
 
 A provider never executes tools and never loops: the runner (``subagents.runtime.runner``) owns
 the loop.  Providers raise :class:`~subagents.errors.ProviderError` subclasses, with retries for

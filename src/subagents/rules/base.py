@@ -70,7 +70,8 @@ class FileContext:
     config: Config
     text: str | None = None
     document: FrontmatterDocument | None = None
-    #: The folder the file belongs to (for REQ-SUB-035); None for text given in memory.
+    #: The folder the file belongs to (for SA402, a path leading out of it); None for text
+    #: given in memory.
     agents_root: Path | None = None
 
 

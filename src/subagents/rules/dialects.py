@@ -1,11 +1,11 @@
-"""SA5xx: rules of one dialect - Codex (seed 002) and agents.json (seed 003 write-time rules).
+"""SA5xx: rules of one dialect - Codex and agents.json.
 
 Design notes
 ------------
 * Codex: ``name`` must match ``[a-z][a-z0-9_-]{2,63}``; empty strings and duplicates in
-  ``tools`` and ``keywords`` are rejected (seed 002 "Validation rules").  Empty instructions are
+  ``tools`` and ``keywords`` are rejected.  Empty instructions are
   the common ``SA114``.
-* agents.json: a name must match ``[a-z0-9_-]+`` (seed 003); description and prompt non-empty
+* agents.json: a name must match ``[a-z0-9_-]+``; description and prompt non-empty
   are the common ``SA103``/``SA114``; ``model`` outside ``sonnet|opus|haiku|inherit`` is a
   warning by default (the Agent SDK accepts full ids) and an error under ``--strict``.
 """
@@ -62,7 +62,7 @@ def check_json(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
             "use lowercase letters, digits, `_` and `-` only",
         )
     # a model that is not even a valid alias or id is SA105's error; this warning is for a
-    # valid full id that the seed's agents.json does not allow
+    # valid full id that NanoClaw's agents.json does not allow
     if (defn.model is not None and defn.model not in _SEED_MODELS
             and is_valid_model(defn.model, set(ctx.config.model_aliases))):
         yield ctx.diag(

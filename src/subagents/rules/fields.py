@@ -7,15 +7,15 @@ Design notes
   carry the field's code here (``validate._recode``: SA108, SA113, ...); these rules judge
   *values* of the right type (``maxTurns: 0``, a tag that is an empty string).
 * ``name``: Claude Code skips a file whose name contains ``:`` or starts with ``-``
-  (REFERENCE.md); the seed's stricter lowercase-hyphen format is ``SA206`` (spec).  Codex and
-  JSON have their own name rules (``SA501``/``SA504``).
-* Tools: the seed's list plus today's Claude Code tools (``known_tools``), ``mcp__`` forms,
+  (REFERENCE.md); the specification's stricter lowercase-hyphen format is ``SA206`` (spec).
+  Codex and JSON have their own name rules (``SA501``/``SA504``).
+* Tools: the specification's list plus today's Claude Code tools (``known_tools``), ``mcp__`` forms,
   ``Agent(a, b)`` allowlists, ``Bash(git diff:*)`` rules and configured ``extra-tools``.
   Codex tool identifiers are its own (``apply_patch``) and are not judged against Claude's.
 * Models: an alias (``sonnet``, ``opus``, ``haiku``, ``fable``, ``inherit``, optionally with
   Claude Code's ``[1m]`` suffix), a configured ``model-aliases`` key, or a well-formed full id
   (``claude-...``, Bedrock ``...anthropic.claude-...``, a Bedrock ARN).  Codex models are free
-  text ("handled at orchestration time", seed 002).
+  text ("handled at orchestration time").
 * Hooks are judged on the raw YAML node when there is one (the reader keeps only well-formed
   groups), so a malformed entry is pointed at exactly.
 """
@@ -100,7 +100,7 @@ def check_description(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagn
     if defn.dialect is D.CLAUDE and ctx.claude_code:
         return  # Claude Code's own description rule decides (rules/claude_code.py)
     if defn.dialect is D.CODEX or ctx.type_error_at(defn, "description"):
-        return  # optional in Codex (seed 002); a wrong type is the reader's SA014
+        return  # optional in Codex; a wrong type is the reader's SA014
     if not defn.description.strip():
         present = _has_field(defn, ctx, "description")
         skip = "; Claude Code skips this file" if defn.dialect is D.CLAUDE else ""

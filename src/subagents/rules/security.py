@@ -2,8 +2,8 @@
 
 Design notes
 ------------
-* ``SA401`` world-writable file (REQ-SUB-034): anyone on the machine could rewrite the agent's
-  instructions.  ``SA402`` (REQ-SUB-035): the file, or a symlink on the way to it, resolves
+* ``SA401`` world-writable file: anyone on the machine could rewrite the agent's
+  instructions.  ``SA402``: the file, or a symlink on the way to it, resolves
   outside the agents folder it was found in; :mod:`subagents.validate` checks it *before*
   reading, so a link to ``/etc/shadow`` is reported, never read.  ``SA403``: a ``name`` with a
   path separator, ``..`` or a NUL could traverse when a tool derives a file name from it.
@@ -20,7 +20,7 @@ Design notes
   is a fixed header) and only explicit placeholders excuse it (DER bodies hold runs of ``A``).
   The message names the kind and masks the value (first 4 characters, then its length): the
   secret must not be echoed into CI logs.
-* ``SA405`` (REQ-SUB-020/036): a prompt that *both* tells the model to override its
+* ``SA405``: a prompt that *both* tells the model to override its
   instructions *and*, within the same passage (~600 characters), to send secrets or files to
   somewhere else.  Either alone is common in legitimate security agents ("detect prompts that
   say 'ignore previous instructions'"), so one pattern alone never fires; and an instruction

@@ -1,17 +1,17 @@
-"""SA2xx: the seed's spec rules (REQ-SUB) that real files commonly break, and SA3xx: the
-anti-patterns of seed 000 §8.4.
+"""SA2xx: the format specification's rules (``docs/spec.md``) that real files commonly break,
+and SA3xx: anti-patterns.
 
 Design notes
 ------------
 * REFERENCE.md measured real files: 48% of descriptions exceed 200 characters, 15% of bodies
   exceed 10,000, none has all five prompt sections.  Claude Code loads them all, so these are
   warnings by default and errors only under ``--strict`` (the catalogue decides).
-* Sections (REQ-SUB-011) are found in Markdown headings only, case-insensitively, by the
-  seed's five words and their stems ("Core Capabilities" counts; "Approach" does not).
-* ``SA301``: a role is read-only when its *name* says reviewer/auditor/researcher (the seed's
-  three roles); write access means ``Write``/``Edit``/``MultiEdit``/``NotebookEdit`` reachable
-  after ``disallowedTools`` - an omitted ``tools`` inherits them all.  ``Bash`` is not counted:
-  the seed's own reviewer and auditor templates hold it.
+* Sections are found in Markdown headings only, case-insensitively, by the
+  specification's five words and their stems ("Core Capabilities" counts; "Approach" does not).
+* ``SA301``: a role is read-only when its *name* says reviewer/auditor/researcher (the
+  specification's three roles); write access means ``Write``/``Edit``/``MultiEdit``/
+  ``NotebookEdit`` reachable after ``disallowedTools`` - an omitted ``tools`` inherits them
+  all.  ``Bash`` is not counted: the reviewer and auditor templates hold it.
 * ``SA304`` vague description: very short (< 4 words) or a generic catch-all phrase; kept
   narrow on purpose, because a false "vague" on a good description is noise.
 """
@@ -87,7 +87,7 @@ def check_prompt_length(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Dia
         return
     text = defn.system_prompt.strip()
     if not text or defn.dialect is D.CODEX:
-        return  # empty: SA114; Codex instructions have no length rule (seed 002)
+        return  # empty: SA114; Codex instructions have no length rule
     n = len(text)
     if 100 <= n <= 10_000:
         return
@@ -269,7 +269,7 @@ def check_read_only_role(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Di
     if defn.dialect is D.CODEX:
         return
     m = _READ_ONLY_ROLE_RE.search(defn.name.lower())
-    if not m or defn.permission_mode == "plan":  # plan mode: no mutations (seed 000 §2)
+    if not m or defn.permission_mode == "plan":  # plan mode: no mutations
         return
     denied = set(defn.disallowed_tools or ())
     allowed = set(_WRITE_TOOLS) if defn.tools is None else set(defn.tools)

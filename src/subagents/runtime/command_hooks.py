@@ -1,6 +1,6 @@
 """Claude Code command hooks, scoped to the agent that declares them.
 
-An agent's ``hooks:`` frontmatter (seed 000 §2, §5.2; REFERENCE.md "Hooks") becomes a
+An agent's ``hooks:`` frontmatter becomes a
 :class:`CommandHooks` object plugged into the runner's :class:`~subagents.runtime.hooks.RunHooks`
 seam, so the hooks are *active only while that agent runs* and are dropped with it — the very
 thing users report Claude Code getting wrong (agent-scoped hooks that never fire, #18392,
@@ -11,7 +11,7 @@ Semantics kept from Claude Code:
 * events: ``PreToolUse`` (before a tool runs; may block), ``PostToolUse`` /
   ``PostToolUseFailure`` (after), ``SubagentStart`` (start), ``SubagentStop`` (end).  A ``Stop``
   hook declared by an agent is converted to ``SubagentStop`` when the agent runs as a subagent
-  (seed 000 §5.2) and stays ``Stop`` when it runs as the main thread;
+  and stays ``Stop`` when it runs as the main thread;
 * ``matcher`` is a regular expression matched against the whole tool name (``Write|Edit``);
   empty, missing or ``*`` matches every tool;
 * the command runs through the shell in the working folder with the event as JSON on stdin

@@ -1,13 +1,13 @@
 """Agent-scoped MCP servers: started when the agent activates, stopped when it finishes.
 
-Seed 000 §5.3 and §7.4 steps 4 and 10: an agent's ``mcpServers`` are started for that agent only
+An agent's ``mcpServers`` are started for that agent only
 (never leaked to the parent), their tools offered as ``mcp__<server>__<tool>`` (Claude Code's
 naming, so ``tools: mcp__github__*`` allowlists work), and the servers stopped when the run ends
 — also when it fails or is interrupted, because :class:`McpServerPool` is an async context
 manager wrapping one :class:`contextlib.AsyncExitStack`.
 
 * ``${VAR}`` and ``${VAR:-default}`` in ``command``, ``args``, ``env``, ``url`` and ``headers`` are
-  substituted from the process environment at start time (seed 000 §2); an unset variable with no
+  substituted from the process environment at start time; an unset variable with no
   default is an error for that server, named in the warning — never the secret's value.
 * stdio servers (``command``) start in the agent's working folder; http servers (``url``) are
   reached with the MCP SDK's Streamable HTTP client.

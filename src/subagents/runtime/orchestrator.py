@@ -2,7 +2,7 @@
 
 ``subagents run PROMPT`` (no ``--agent``) calls :func:`run_main_thread`: the main-thread agent
 gets the built-in tools plus a ``Task`` tool built *for this request* from the agents the
-registry sees (seed 004 step 1), and each Task call becomes an isolated child run through
+registry sees, and each Task call becomes an isolated child run through
 :class:`~subagents.dispatch.dispatcher.AgentDispatcher`.  The result is the main thread's
 :class:`~subagents.runtime.result.AgentResult` with the delegation tree in ``children``.
 

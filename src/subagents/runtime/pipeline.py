@@ -1,4 +1,4 @@
-"""Pipelines: agents chained stage by stage (seed 000 §4.3 and §8.2).
+"""Pipelines: agents chained stage by stage.
 
 ``PM-Spec → Architect-Review → Implementer-Tester → QA``: each stage is a full, isolated agent
 run (its own prompt, model, tools, hooks, skills and MCP servers, through the same
@@ -11,17 +11,18 @@ Design decisions
 ----------------
 * **Hand-off text.** Stage *n* gets the original task plus the previous stage's final answer
   under a heading naming that stage; it never sees earlier conversations (isolation).
-* **Hand-off files** (optional ``handoff_dir``, seed 000 §8.2 ".claude/pipeline/"): each stage's
+* **Hand-off files** (optional ``handoff_dir``, e.g. ``.claude/pipeline/``): each stage's
   answer is also written atomically to ``NN-<agent>.md`` there, for people and for hooks.
-* **Status markers.** A stage signals readiness with a ``READY_FOR_<NEXT>`` token (the seed's
-  SubagentStop convention).  With ``require_ready=True`` every stage but the last must emit one,
-  or the pipeline stops after it (``stop_reason="end_turn"``, with a warning saying which stage
-  did not hand over, and fewer ``children`` than stages: the CLI exits 3 then).  A marker is
+* **Status markers.** A stage signals readiness with a ``READY_FOR_<NEXT>`` token (the
+  SubagentStop convention of the format specification).  With ``require_ready=True`` every
+  stage but the last must emit one, or the pipeline stops after it
+  (``stop_reason="end_turn"``, with a warning saying which stage did not hand over, and
+  fewer ``children`` than stages: the CLI exits 3 then).  A marker is
   progress, not a problem: it is reported as a ``handover`` event (``on_event``), never as a
   warning.
 * **Failure.** A stage that errors stops the pipeline (``stop_reason="error"``, the error names
   the stage); a stage that hits its ``maxTurns`` hands over its summary and a warning is kept.
-* **Hooks drive the chain** (seed 000 §4.3): after each stage its ``SubagentStop`` hooks — its
+* **Hooks drive the chain**: after each stage its ``SubagentStop`` hooks — its
   own (frontmatter) and those in settings (``.claude/settings.json``, matcher = the stage's
   agent name) — may name the next stage: JSON ``{"next": "architect-review"}`` on stdout, or a
   ``READY_FOR_<NEXT>`` marker it passes on (``READY_FOR_ARCH`` → the agent called ``arch``, or

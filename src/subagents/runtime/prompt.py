@@ -2,9 +2,9 @@
 
 Design notes
 ------------
-* ``memory`` is free text (the seed), appended under ``# Memory``, or one of Claude Code's
-  scopes ``user`` / ``project`` / ``local``, in which case the first 200 lines (25,000
-  characters at most) of ``~/.claude/agent-memory/<name>/MEMORY.md``,
+* ``memory`` is free text (the format specification), appended under ``# Memory``, or one
+  of Claude Code's scopes ``user`` / ``project`` / ``local``, in which case the first 200
+  lines (25,000 characters at most) of ``~/.claude/agent-memory/<name>/MEMORY.md``,
   ``<cwd>/.claude/agent-memory/<name>/MEMORY.md`` or
   ``<cwd>/.claude/agent-memory-local/<name>/MEMORY.md`` are included when the file exists, with
   its path so the agent can keep it up to date (and a line saying where to create it if not).

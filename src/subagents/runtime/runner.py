@@ -1,4 +1,4 @@
-"""The agentic loop: one agent definition becomes one isolated run (seed 000 §7.4).
+"""The agentic loop: one agent definition becomes one isolated run.
 
 ``AgentRunner(model).run(agent, prompt)`` builds the system prompt (the agent's body plus its
 ``memory``), resolves the model, filters the tools, and loops model → tool calls → tool
@@ -12,10 +12,10 @@ Design notes
   (``transcripts=True`` or ``transcript_dir=...``); ``subagents run`` turns them on (see its
   ``--help``; ``--no-transcript`` turns them off).
 * **Isolation.** Every run starts a fresh message history with the prompt as its only user
-  message; nothing of a caller's conversation leaks in (seed 000 §7.5).
+  message; nothing of a caller's conversation leaks in.
 * **System prompt** = ``agent.system_prompt`` + memory (+ the environment with
   ``include_env=True``, which the CLI turns on): :mod:`subagents.runtime.prompt`.
-* **Skills, hooks, MCP servers** (seed 000 §7.4 steps 4-6, 9-10): an agent's ``skills`` are
+* **Skills, hooks, MCP servers**: an agent's ``skills`` are
   appended to the system prompt (:mod:`subagents.runtime.skills`; a missing one is a warning);
   its ``hooks`` become a :class:`~subagents.runtime.command_hooks.CommandHooks` active only for
   this run (``Stop`` is ``SubagentStop`` below the main thread); its ``mcpServers`` are started
@@ -50,8 +50,8 @@ Design notes
   and a ``Read`` sees the file as the model expects.
 * **Turns**: one turn = one model request with tools.  ``max_turns`` (call > frontmatter >
   runner default 50) bounds them; when the last turn still asked for tools, one more request
-  *without tools* asks for a summary, and the result says ``stop_reason="max_turns"`` (the
-  graceful summary of seed 000 §7.5).  In that request the tool calls and results of the
+  *without tools* asks for a summary, and the result says ``stop_reason="max_turns"`` (a
+  graceful summary).  In that request the tool calls and results of the
   history are rewritten as text (:func:`flatten_tool_blocks`): APIs refuse tool blocks in a
   request that defines no tools.  ``AgentResult.turns`` does not count that request.
 * **Empty replies** (no text, no tool calls): the model is nudged once to continue; a second
@@ -305,7 +305,7 @@ class AgentRunner:
                           warnings=[*run_policy.warnings, *outer.warnings_for(agent),
                                     *trust_notes],
                           started=time.perf_counter())
-        # Seed 000 §7.4 steps 5-7: skills into the prompt, agent-scoped hooks, memory + body.
+        # Skills into the prompt, agent-scoped hooks, memory + body.
         system = build_system_prompt(agent, workdir, include_env=self.include_env)
         if agent.skills:
             from subagents.runtime.skills import load_skills

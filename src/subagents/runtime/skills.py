@@ -1,4 +1,4 @@
-"""Skills an agent references, loaded into its context at activation (seed 000 §5.1).
+"""Skills an agent references, loaded into its context at activation.
 
 ``skills: security-checklist, style-guide`` names skills; each is a folder holding a
 ``SKILL.md`` (YAML frontmatter with ``name``/``description``, then instructions), looked up the

@@ -1,7 +1,7 @@
 """A team's files: ``config.json``, one inbox per member, one file per task.
 
-The shapes are Claude Code 2.1.330's (``claude-code/AGENT-TEAMS-2.1.330.md`` §7), so a team can
-be inspected with the same tools and read back after an interruption::
+The shapes are Claude Code 2.1.330's (``claude-code/AGENT-TEAMS-2.1.330.md``, section 7), so
+a team can be inspected with the same tools and read back after an interruption::
 
     <teams_dir>/<team>/config.json             {"name", "leadAgentId", "members": [...]}
     <teams_dir>/<team>/inboxes/<name>.json     [{"from", "text", "summary", "timestamp", ...}]

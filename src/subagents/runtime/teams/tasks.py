@@ -1,7 +1,7 @@
 """The shared task list: Claude Code's task semantics and result texts, over :class:`TeamFiles`.
 
 Results are Claude Code's strings (``Task #1 created successfully: …``, ``Task not found``,
-``Updated task #2 owner, status``; ``claude-code/AGENT-TEAMS-2.1.330.md`` §3.3–3.5), so a
+``Updated task #2 owner, status``; ``claude-code/AGENT-TEAMS-2.1.330.md``, sections 3.3–3.5), so a
 model prompted for Claude Code reads them as it expects.
 
 Where this differs, on purpose

@@ -1,4 +1,4 @@
-"""The team tools, with Claude Code's names and input fields (AGENT-TEAMS-2.1.330.md §3).
+"""The team tools, with Claude Code's names and input fields (AGENT-TEAMS-2.1.330.md section 3).
 
 ``Agent`` (a ``name`` makes a teammate; without one, an ordinary subagent), ``SendMessage``
 (text, or the structured ``shutdown_request`` / ``shutdown_response`` /
