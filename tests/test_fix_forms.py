@@ -21,18 +21,6 @@ from subagents.fix import FixResult, FixStatus, fix_text
 from subagents.loader import parse_agent_text
 
 
-def _view(view: ClaudeCodeView) -> tuple[object, ...]:
-    return (
-        view.loaded,
-        view.name,
-        view.description,
-        view.tools,
-        view.disallowed_tools,
-        view.model,
-        view.body,
-    )
-
-
 def _fixed(text: str) -> tuple[FixResult, ClaudeCodeView, ClaudeCodeView]:
     result = fix_text(text.encode())
     assert result.status is FixStatus.FIXED, (result.problems, result.notes)
@@ -71,7 +59,7 @@ def test_one_line_with_colon_keeps_claude_codes_reading() -> None:
     assert before.parse is ParseMode.LENIENT and before.loaded
     # the lenient pass keeps the trailing spaces: so does the repair
     assert before.description == "Use it when: the diff is big  "
-    assert _view(after) == _view(before)
+    assert after.essentials() == before.essentials()
     assert load_frontmatter(result.fixed.decode())["description"] == before.description
     _only_lines_of(text, result.fixed.decode(), "description")
     assert "Claude Code reads the same value as before" in result.changes[0].message
@@ -88,7 +76,7 @@ def test_literal_backslash_n_examples_stay_escapes_claude_code_converts() -> Non
     data = load_frontmatter(result.fixed.decode())
     assert data["description"] == raw  # the two characters `\n`, as written
     assert after.description == before.description  # Claude Code still turns them into breaks
-    assert _view(after) == _view(before)
+    assert after.essentials() == before.essentials()
 
 
 def test_tab_indented_tools_list_becomes_spaces() -> None:
@@ -97,7 +85,7 @@ def test_tab_indented_tools_list_becomes_spaces() -> None:
     )
     result, before, after = _fixed(text)
     assert before.parse is ParseMode.LENIENT and before.tools == ("Read", "Grep")
-    assert _view(after) == _view(before)
+    assert after.essentials() == before.essentials()
     assert result.fixed.decode() == (
         "---\nname: rev\ndescription: Reviews\ntools:\n  - Read\n  - Grep\nmodel: haiku\n---\nB\n"
     )
@@ -108,7 +96,7 @@ def test_value_starting_with_an_indicator_keeps_claude_codes_reading() -> None:
     text = "---\nname: rev\ndescription: `grep` then *read* @team\ntools: [Read, Grep]\n---\nB\n"
     result, before, after = _fixed(text)
     assert before.description == "`grep` then *read* @team"
-    assert _view(after) == _view(before)
+    assert after.essentials() == before.essentials()
     _only_lines_of(text, result.fixed.decode(), "description")
 
 
@@ -321,7 +309,7 @@ def test_an_indented_closing_line_moves_to_column_0_under_a_block() -> None:
     text = "---\nname: r\ndescription: Use when: a\n  ---\nBody\n"
     result, before, after = _fixed(text)
     assert result.fixed.decode() == "---\nname: r\ndescription: |-\n  Use when: a\n---\nBody\n"
-    assert _view(after) == _view(before)
+    assert after.essentials() == before.essentials()
 
 
 def test_parsers_that_disagree_on_a_value_are_not_guessed_at() -> None:
@@ -406,7 +394,7 @@ def test_any_broken_description_keeps_every_real_field_and_never_absorbs_one(
     # a mangled field line is never text of the description
     assert "tools Read" not in data["description"] and "tools: Bash" not in data["description"]
     if before.loaded and set(before.frontmatter) == set(view.frontmatter):
-        assert _view(view) == _view(before)  # Claude Code read it whole: same reading
+        assert view.essentials() == before.essentials()  # Claude Code read it whole: same reading
     assert fixed.endswith(nl.join(["---", "Body", ""]))
     if crlf:
         assert fixed.count("\n") == fixed.count("\r\n")

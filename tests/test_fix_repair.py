@@ -20,24 +20,10 @@ from fix_helpers import (
     split_lines,
     yaml_breaks,
 )
-from subagents.claude_code import ClaudeCodeView, ParseMode, read_claude_code
+from subagents.claude_code import ParseMode, read_claude_code
 from subagents.definition import Dialect
 from subagents.fix import FixStatus, fix_file, fix_text, write_atomic
 from subagents.loader import parse_agent_text
-
-
-def _view(view: ClaudeCodeView) -> tuple[object, ...]:
-    """What Claude Code makes of a file: loaded, name, description, tools, model, body."""
-    return (
-        view.loaded,
-        view.name,
-        view.description,
-        view.tools,
-        view.disallowed_tools,
-        view.model,
-        view.body,
-    )
-
 
 # --------------------------------------------------------------------------- the corpus
 
@@ -407,7 +393,7 @@ def test_any_single_line_description_is_fixed_exactly_or_left_alone(value: str) 
         data = yaml.safe_load(frontmatter(result.fixed.decode()))
         if before.loaded:  # Claude Code read it (quoted by its lenient pass): same reading
             assert data["description"] == before.frontmatter["description"]
-            assert _view(read_claude_code(result.fixed)) == _view(before)
+            assert read_claude_code(result.fixed).essentials() == before.essentials()
         else:  # it skipped the file: the text as written
             assert data["description"] == value.strip()
         assert data["tools"] == "Read" and data["name"] == "rev"
@@ -505,7 +491,7 @@ def test_a_comment_after_a_value_claude_code_reads_stays_a_comment() -> None:
         "---\nname: rev\ndescription: |-\n  Use when: x\n# is this text or a comment?\n"
         "tools: Read\n---\nB\n"
     )
-    assert _view(read_claude_code(result.fixed)) == _view(before)
+    assert read_claude_code(result.fixed).essentials() == before.essentials()
 
 
 def test_a_comment_line_inside_a_broken_value_is_not_guessed_at() -> None:
@@ -543,7 +529,7 @@ def test_any_multi_line_broken_value_reads_back_as_the_recovered_text(
     if result.status is FixStatus.FIXED:
         if cc_before.loaded:  # Claude Code read it whole: the repair keeps its reading
             intended = cc_before.frontmatter["description"]
-            assert _view(read_claude_code(result.fixed)) == _view(cc_before)
+            assert read_claude_code(result.fixed).essentials() == cc_before.essentials()
         else:  # it skipped the file: the whole text as written, common indent removed
             lines = [f"{' ' * extra}{line}".rstrip() for extra, line in rest]
             while lines and not lines[-1]:

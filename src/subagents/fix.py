@@ -53,7 +53,7 @@ from typing import Any, Literal
 
 import yaml
 
-from subagents.claude_code import ClaudeCodeProfile, ClaudeCodeView, bun_yaml, read_claude_code
+from subagents.claude_code import ClaudeCodeProfile, bun_yaml, read_claude_code
 from subagents.definition import Dialect
 from subagents.diagnostics import Diagnostic, Severity
 from subagents.errors import SubagentError
@@ -485,25 +485,13 @@ def _repair_yaml(state: _State, before: LoadResult, profile: ClaudeCodeProfile |
     return any(e.changes_meaning for e in edits)
 
 
-def _view_key(view: ClaudeCodeView) -> tuple[object, ...]:
-    return (
-        view.loaded,
-        view.name,
-        view.description,
-        view.tools,
-        view.disallowed_tools,
-        view.model,
-        view.body,
-    )
-
-
 def _same_for_claude_code(original: bytes, fixed: str, profile: ClaudeCodeProfile | None) -> None:
     """A file Claude Code loads whole must read exactly the same after every change."""
     before = read_claude_code(original, profile=profile)
     if not before.loaded:
         return
     after = read_claude_code(fixed, profile=profile)
-    if _view_key(before) != _view_key(after):
+    if before.essentials() != after.essentials():
         raise _Unfixable("the changes would alter what Claude Code reads; nothing was written")
 
 

@@ -152,6 +152,19 @@ class ClaudeCodeView:
         """The ``(Tools: ...)`` text of Claude Code's agent listing."""
         return listing_tools(self.tools, self.disallowed_tools)
 
+    def essentials(self) -> tuple[object, ...]:
+        """What Claude Code runs from the file: loaded, name, description, tools, model, body.
+        Two readings with equal essentials make the same agent (``fix`` checks its repairs so)."""
+        return (
+            self.loaded,
+            self.name,
+            self.description,
+            self.tools,
+            self.disallowed_tools,
+            self.model,
+            self.body,
+        )
+
     @property
     def spawn_model(self) -> str | None:
         """The model id a spawned subagent gets (None: the parent's)."""
