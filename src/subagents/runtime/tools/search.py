@@ -169,12 +169,8 @@ class GrepTool(BlockingTool):
     read_only = True
 
     def read_paths(self, input: Mapping[str, Any]) -> list[str]:
-        paths = [input.get("path") or "."]
-        pattern = input.get("pattern")
-        if self.name == "Glob" and isinstance(pattern, str) and (
-                pattern.startswith(("/", "~")) or ".." in pattern.split("/")):
-            paths.append(pattern.split("*", 1)[0] or "/")
-        return [p for p in paths if isinstance(p, str)]
+        path = input.get("path") or "."
+        return [path] if isinstance(path, str) else []
 
     def call(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
         regex = _compile(input["pattern"], ignore_case=bool(input.get("-i")),
@@ -268,9 +264,10 @@ class GlobTool(BlockingTool):
     read_only = True
 
     def read_paths(self, input: Mapping[str, Any]) -> list[str]:
+        """The folder searched, and the fixed start of a pattern that leaves it."""
         paths = [input.get("path") or "."]
         pattern = input.get("pattern")
-        if self.name == "Glob" and isinstance(pattern, str) and (
+        if isinstance(pattern, str) and (
                 pattern.startswith(("/", "~")) or ".." in pattern.split("/")):
             paths.append(pattern.split("*", 1)[0] or "/")
         return [p for p in paths if isinstance(p, str)]
@@ -324,12 +321,8 @@ class LSTool(BlockingTool):
     read_only = True
 
     def read_paths(self, input: Mapping[str, Any]) -> list[str]:
-        paths = [input.get("path") or "."]
-        pattern = input.get("pattern")
-        if self.name == "Glob" and isinstance(pattern, str) and (
-                pattern.startswith(("/", "~")) or ".." in pattern.split("/")):
-            paths.append(pattern.split("*", 1)[0] or "/")
-        return [p for p in paths if isinstance(p, str)]
+        path = input.get("path") or "."
+        return [path] if isinstance(path, str) else []
 
     def call(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
         root = ctx.resolve(input.get("path") or ".")
