@@ -126,6 +126,18 @@ FIELD_CASES: tuple[Case, ...] = (
     _field("field-hooks-unknown-event", "a hook with an unknown event",
            "hooks:\n  NotAnEvent:\n    - hooks:\n        - type: command\n"
            "          command: echo hi\n"),
+    _field("field-hooks-guard-not-list", "a PreToolUse hook that is one matcher, not a list",
+           "hooks:\n  PreToolUse:\n    matcher: Bash\n    hooks:\n      - type: command\n"
+           "        command: echo hi\n"),
+    _field("field-hooks-guard-top-level", "PreToolUse at the top level, outside hooks",
+           "PreToolUse:\n  - matcher: Bash\n    hooks:\n      - type: command\n"
+           "        command: echo hi\n"),
+    _one("field-mcp-servers-map", "mcpServers as a mapping: spawned, no server is considered",
+         "field-mcp-servers-map", "name: field-mcp-servers-map\ndescription: Field case.\n"
+         "mcpServers:\n  probe:\n    command: /bin/true\n", spawn=True),
+    _one("field-mcp-servers-list", "mcpServers as a list: spawned, its server is considered",
+         "field-mcp-servers-list", "name: field-mcp-servers-list\ndescription: Field case.\n"
+         "mcpServers:\n  - probe:\n      command: /bin/true\n", spawn=True),
     _field("field-background-bad", "background: maybe", "background: maybe\n"),
     _field("field-memory-bad", "memory: global", "memory: global\n"),
 )
