@@ -20,7 +20,7 @@ import json
 import time
 from pathlib import Path
 
-from subagents.rules.security import detect_injection
+from subagents.lint.rules.security import detect_injection
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parent / "tests" / "data" / "injection_prompts.jsonl"

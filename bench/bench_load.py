@@ -33,12 +33,12 @@ import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
-from subagents.config import Config
-from subagents.loader import read_agent_file
-from subagents.rules.base import FileContext, RuleContext
-from subagents.rules.catalog import Profile
-from subagents.rules.engine import check_definition, check_file
-from subagents.validate import _claude_code_reading, _Filter, validate_paths
+from subagents.harnesses.loader import read_agent_file
+from subagents.lint.config import Config
+from subagents.lint.rules.base import FileContext, RuleContext
+from subagents.lint.rules.catalog import Profile
+from subagents.lint.rules.engine import check_definition, check_file
+from subagents.lint.validate import _claude_code_reading, _Filter, validate_paths
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_CORPUS = HERE.parents[1] / "shared" / "corpus"

@@ -27,8 +27,8 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from subagents.loader import read_agent_file
-from subagents.registry import AgentRegistry
+from subagents.harnesses.loader import read_agent_file
+from subagents.registry.core import AgentRegistry
 
 PAST = 1_600_000_000
 _NAME = re.compile(r"(?m)^name:[ \t]*['\"]?([^'\"\n]*?)['\"]?[ \t]*$")

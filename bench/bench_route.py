@@ -104,7 +104,7 @@ _FM_RE = re.compile(r"\A\s*---[ \t]*\n(.*?)\n\s*---[ \t]*\n?(.*)\Z", re.S)
 def load_file(path: Path) -> AgentDefinition | None:
     """The project's reader when it is there; a minimal YAML split otherwise."""
     try:
-        from subagents.loader import read_agent_file  # type: ignore[import-not-found,unused-ignore]
+        from subagents.harnesses.loader import read_agent_file  # type: ignore[import-not-found,unused-ignore]
 
         result = read_agent_file(path)
         definition: AgentDefinition | None = result.definition

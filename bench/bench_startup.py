@@ -6,7 +6,7 @@ against a baseline measured in the same run (``python -c pass``); it asserts not
 1. *Wall time* (median of ``--runs`` fresh processes) of ``python -c pass`` (the baseline: an
    interpreter that does nothing), ``subagents --version``, ``subagents run --help``,
    ``subagents validate one.md``, and ``subagents run --agent reader PROMPT`` against the
-   loopback server (:class:`subagents.testing_server.FakeLLMServer`, in this process) through
+   loopback server (:class:`subagents.testing.server.FakeLLMServer`, in this process) through
    the real ``anthropic`` and ``openai`` SDKs -- one model reply, no tool call, no transcript.
 2. *Where a run's time goes*: the same run under ``python -X importtime``; the import time is
    split by top-level package (the *self* time of every module, so nothing is counted twice),
@@ -34,7 +34,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from subagents.testing import text
-from subagents.testing_server import FakeLLMServer
+from subagents.testing.server import FakeLLMServer
 
 AGENT = """---
 name: reader

@@ -112,7 +112,7 @@ def _sampler(path: Path, stop: threading.Event, stats: dict[str, Any]) -> None:
 
 
 def _baseline(n: int, size: int) -> float:
-    from subagents.store import AgentStore
+    from subagents.store.core import AgentStore
 
     with tempfile.TemporaryDirectory() as tmp:
         store = AgentStore(None, tmp)

@@ -33,6 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from subagents.definition import AgentDefinition, Scope
+from subagents.dispatch.teams import TeamFiles, TeamLayout, TeamLimits, run_team_async
+from subagents.dispatch.teams.tasks import TaskBoard
 from subagents.providers.base import (
     Message,
     ModelRequest,
@@ -40,8 +42,6 @@ from subagents.providers.base import (
     TextBlock,
     ToolResultBlock,
 )
-from subagents.runtime.teams import TeamFiles, TeamLayout, TeamLimits, run_team_async
-from subagents.runtime.teams.tasks import TaskBoard
 from subagents.testing import text, tool_call, tool_calls
 
 TEAMMATES = 20

@@ -19,7 +19,7 @@ from subagents.providers.base import (
     ToolSpec,
     ToolUseBlock,
 )
-from subagents.testing_server import FakeLLMServer
+from subagents.testing.server import FakeLLMServer
 
 SECRET = "sk-test-SECRET-abc123-never-shown"
 

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from subagents.cli.main import cli, main
-from subagents.paths import display_path, open_path
+from subagents.fs import display_path, open_path
 
 AGENT = """---
 name: {name}

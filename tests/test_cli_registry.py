@@ -20,8 +20,8 @@ from registry_helpers import layout, write_agent
 from subagents.cli.main import cli
 from subagents.cli.registry_cmd import TEMPLATES, render_template
 from subagents.definition import Dialect
-from subagents.loader import read_agent_file
-from subagents.registry import AgentRegistry
+from subagents.harnesses.loader import read_agent_file
+from subagents.registry.core import AgentRegistry
 
 __all__ = ["layout"]
 
@@ -524,7 +524,7 @@ def test_new_writes_a_valid_file_from_each_template(layout: dict[str, Path], tem
         assert stat.S_IMODE(folder.stat().st_mode) == 0o755
     assert stat.S_IMODE(path.stat().st_mode) == 0o644
     assert [p.name for p in layout["root_agents"].iterdir()] == [path.name]  # no temp left
-    from subagents.validate import validate_paths
+    from subagents.lint.validate import validate_paths
 
     report = validate_paths([path], strict=True)
     assert [d for d in report.diagnostics if d.severity.value == "error"] == []
@@ -583,7 +583,7 @@ def test_new_every_template_scope_and_dialect_from_a_subfolder(
         assert stat.S_IMODE(d.stat().st_mode) == 0o755
     for p in folder.iterdir():
         assert stat.S_IMODE(p.stat().st_mode) == 0o644
-    from subagents.validate import validate_paths
+    from subagents.lint.validate import validate_paths
 
     report = validate_paths([folder])
     assert [d for d in report.diagnostics if d.severity.value == "error"] == []

@@ -177,7 +177,7 @@ def test_test_with_anthropic_provider_against_loopback(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from subagents.testing import text
-    from subagents.testing_server import FakeLLMServer
+    from subagents.testing.server import FakeLLMServer
 
     with FakeLLMServer() as server:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", server.anthropic_base_url)

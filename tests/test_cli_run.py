@@ -19,7 +19,7 @@ from runtime_helpers import wait_dead
 from subagents.cli.main import cli
 from subagents.errors import AgentNotFoundError
 from subagents.testing import text, tool_call, tool_calls
-from subagents.testing_server import FakeLLMServer
+from subagents.testing.server import FakeLLMServer
 
 ECHO_SERVER = Path(__file__).parent / "data" / "mcp_echo_server.py"
 

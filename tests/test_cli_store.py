@@ -198,7 +198,7 @@ def _seed_stores(dirs: tuple[Path, Path]) -> None:
 
 def test_export_sdk_is_accepted_by_the_agent_sdk(dirs: tuple[Path, Path]) -> None:
     sdk = pytest.importorskip("claude_agent_sdk")
-    pytest.importorskip("subagents.loader")
+    pytest.importorskip("subagents.harnesses.loader")
     _seed_stores(dirs)
     result = CliRunner().invoke(cli, ["export", "--format", "sdk", *_opts(dirs)])
     assert result.exit_code == 0, result.output
@@ -227,7 +227,7 @@ def test_export_json_is_the_merged_store(dirs: tuple[Path, Path]) -> None:
 
 
 def test_export_skips_invalid_entries_with_a_note(dirs: tuple[Path, Path]) -> None:
-    pytest.importorskip("subagents.loader")
+    pytest.importorskip("subagents.harnesses.loader")
     dirs[1].mkdir(parents=True)
     (dirs[1] / "agents.json").write_text(
         '{\n  "ok": {"description": "d", "prompt": "p"},\n  "broken": 7\n}\n', encoding="utf-8"

@@ -63,7 +63,7 @@ def test_the_exit_code_is_documented() -> None:
 
 async def test_a_hand_over_is_a_progress_event(tmp_path: Path) -> None:
     from subagents.definition import AgentDefinition
-    from subagents.runtime.pipeline import run_pipeline
+    from subagents.dispatch.pipeline import run_pipeline
     from subagents.runtime.runner import AgentRunner
     from subagents.testing import ScriptedModel, text
 

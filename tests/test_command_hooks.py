@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from subagents.loader import parse_agent_text
+from subagents.harnesses.loader import parse_agent_text
 from subagents.runtime.command_hooks import CommandHooks
 from subagents.runtime.hooks import ToolCall
 from subagents.runtime.result import AgentResult

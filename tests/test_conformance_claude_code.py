@@ -19,7 +19,7 @@ import pytest
 from subagents.claude_code.reader import listing_tools
 from subagents.conformance import CASES, load_corpus_expectations, load_expectations
 from subagents.conformance.compare import DELIBERATE, agreement_table, compare_recording
-from subagents.registry import AgentRegistry
+from subagents.registry.core import AgentRegistry
 from validate_helpers import CORPUS
 
 

@@ -32,7 +32,7 @@ from subagents.conformance.extract import parse_listing, subagent_body
 from subagents.conformance.harness import cache_root, find_installed, netns_available
 from subagents.conformance.model import dump_json
 from subagents.conformance.record import match_sources, name_guess
-from subagents.testing_server import (
+from subagents.testing.server import (
     SPAWN_MAIN_MARKER,
     SPAWN_SUB_MARKER,
     FakeLLMServer,

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from fix_helpers import frontmatter
 from subagents.cli.main import cli
-from subagents.loader import read_agent_file
+from subagents.harnesses.loader import read_agent_file
 
 REVIEWER = """---
 name: code-reviewer

@@ -10,10 +10,10 @@ import pytest
 import yaml
 
 from fix_helpers import CATLOG, FURAI, VOLT, frontmatter
-from subagents.convert import Target, convert_definitions, field_losses
 from subagents.definition import AgentDefinition, Dialect, HookCommand, HookMatcher, McpServerSpec
 from subagents.formats.writers import to_claude_markdown, to_codex_markdown, to_json_entry
-from subagents.loader import parse_agent_text, read_agent_file
+from subagents.harnesses.loader import parse_agent_text, read_agent_file
+from subagents.repair.convert import Target, convert_definitions, field_losses
 
 
 def _corpus_claude_definitions() -> list[AgentDefinition]:

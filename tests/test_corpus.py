@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from subagents.diagnostics import Severity
-from subagents.validate import validate_paths
+from subagents.lint.validate import validate_paths
 from validate_helpers import CORPUS
 
 pytestmark = [

@@ -9,6 +9,7 @@ import pytest
 
 from dispatch_helpers import PerAgentModel, agent, runner
 from subagents.dispatch.dispatcher import AgentDispatcher, tree_usage
+from subagents.dispatch.main_thread import run_main_thread, run_main_thread_async
 from subagents.providers.base import (
     ModelRequest,
     ModelResponse,
@@ -17,7 +18,6 @@ from subagents.providers.base import (
     Usage,
 )
 from subagents.providers.models import resolve_model
-from subagents.runtime.orchestrator import run_main_thread, run_main_thread_async
 from subagents.testing import text, tool_call, tool_calls
 
 REVIEWER = agent("code-reviewer", "Reviews code for quality.", "You review code carefully.",
@@ -256,7 +256,7 @@ def test_child_hitting_max_turns_returns_its_summary(tmp_path: Path) -> None:
 def test_registry_changing_during_a_run(tmp_path: Path) -> None:
     # Issue 12: the agents of a run are those at its start; changes wait for the next run
     # (an agent written during the run must not be run by it).
-    from subagents.registry import AgentRegistry
+    from subagents.registry.core import AgentRegistry
 
     folder = tmp_path / ".claude" / "agents"
     folder.mkdir(parents=True)
@@ -482,7 +482,7 @@ def test_a_runs_registry_snapshot_lists_like_the_registry(tmp_path: Path) -> Non
     """The frozen snapshot a run takes of the registry answers `list()` as the registry does:
     the built-in agents only when asked for (teams and the Task tool ask)."""
     from subagents.dispatch.snapshot import RegistrySnapshot
-    from subagents.registry import AgentRegistry
+    from subagents.registry.core import AgentRegistry
 
     (tmp_path / ".git").mkdir()
     (tmp_path / ".claude" / "agents").mkdir(parents=True)

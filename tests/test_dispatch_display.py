@@ -7,7 +7,7 @@ from pathlib import Path
 
 from dispatch_helpers import PerAgentModel, agent
 from subagents.dispatch.display import DelegationTree, format_result_tree, live_tree
-from subagents.runtime.orchestrator import run_main_thread
+from subagents.dispatch.main_thread import run_main_thread
 from subagents.testing import text, tool_call, tool_calls
 
 

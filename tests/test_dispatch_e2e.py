@@ -12,12 +12,12 @@ import pytest
 from click.testing import CliRunner
 
 from subagents.cli.main import cli
+from subagents.dispatch.main_thread import run_main_thread
 from subagents.providers import get_provider
 from subagents.providers.models import resolve_model
-from subagents.registry import AgentRegistry
-from subagents.runtime.orchestrator import run_main_thread
+from subagents.registry.core import AgentRegistry
 from subagents.testing import text, tool_call
-from subagents.testing_server import FakeLLMServer
+from subagents.testing.server import FakeLLMServer
 
 REVIEWER = """\
 ---

@@ -173,7 +173,7 @@ def test_description_stays_within_budget_on_a_real_collection(corpus: object, bu
 def _furai(folder: object) -> list[AgentDefinition]:
     from pathlib import Path
 
-    from subagents.loader import read_agent_file
+    from subagents.harnesses.loader import read_agent_file
 
     return [d for p in sorted(Path(str(folder)).rglob("*.md"))
             if (d := read_agent_file(p).definition) is not None]

@@ -15,8 +15,8 @@ from fix_helpers import load_frontmatter
 from subagents.cli.main import cli
 from subagents.definition import Dialect
 from subagents.diagnostics import Severity
-from subagents.loader import read_agent_file
-from subagents.validate import validate_paths
+from subagents.harnesses.loader import read_agent_file
+from subagents.lint.validate import validate_paths
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 DEMO = EXAMPLES / "demo-project"

@@ -17,7 +17,7 @@ from click.testing import CliRunner, Result
 from subagents.cli.main import cli
 from subagents.providers.models import resolve_model
 from subagents.testing import text, tool_call
-from subagents.testing_server import FakeLLMServer
+from subagents.testing.server import FakeLLMServer
 
 READER = """---
 name: reader
@@ -178,7 +178,7 @@ def test_pipeline_stages_run_on_their_own_models(
 def test_a_server_that_refuses_tool_choice_is_asked_again_without_it(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from subagents.testing_server import Fault
+    from subagents.testing.server import Fault
 
     with FakeLLMServer() as server:
         server.add(Fault.status(400, "tool_choice is not supported"))

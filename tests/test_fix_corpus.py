@@ -11,8 +11,8 @@ import yaml
 
 from fix_helpers import CORPUS
 from subagents.claude_code import read_claude_code
-from subagents.fix import FixStatus, fix_file
-from subagents.loader import detect_dialect, parse_agent_text
+from subagents.harnesses.loader import detect_dialect, parse_agent_text
+from subagents.repair.fix import FixStatus, fix_file
 
 _SYNTAX = {"SA005", "SA010", "SA013"}
 

@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 from fix_helpers import frontmatter, load_frontmatter, split_lines
 from subagents.claude_code import ClaudeCodeView, ParseMode, get_profile, read_claude_code
-from subagents.fix import FixResult, FixStatus, fix_text
-from subagents.loader import parse_agent_text
+from subagents.harnesses.loader import parse_agent_text
+from subagents.repair.fix import FixResult, FixStatus, fix_text
 
 
 def _fixed(text: str) -> tuple[FixResult, ClaudeCodeView, ClaudeCodeView]:

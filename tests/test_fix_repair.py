@@ -1,4 +1,4 @@
-"""subagents.fix: repairs keep text exactly, touch nothing else, and refuse what they cannot do."""
+"""subagents.repair.fix: repairs keep text exactly, touch nothing else, and refuse what they cannot do."""
 
 from __future__ import annotations
 
@@ -22,8 +22,8 @@ from fix_helpers import (
 )
 from subagents.claude_code import ParseMode, read_claude_code
 from subagents.definition import Dialect
-from subagents.fix import FixStatus, fix_file, fix_text, write_atomic
-from subagents.loader import parse_agent_text
+from subagents.harnesses.loader import parse_agent_text
+from subagents.repair.fix import FixStatus, fix_file, fix_text, write_atomic
 
 # --------------------------------------------------------------------------- the corpus
 

@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from subagents.definition import Dialect
-from subagents.report import render_json
-from subagents.validate import validate_paths, validate_text
+from subagents.lint.report import render_json
+from subagents.lint.validate import validate_paths, validate_text
 
 _SETTINGS = settings(max_examples=300, deadline=None,
                      suppress_health_check=[HealthCheck.too_slow])

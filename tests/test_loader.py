@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from subagents import AgentDefinition, DefinitionError, load_agent
 from subagents.definition import Dialect
 from subagents.diagnostics import Severity
-from subagents.loader import detect_dialect, parse_agent_text, read_agent_file
+from subagents.harnesses.loader import detect_dialect, parse_agent_text, read_agent_file
 
 GOOD = """---
 name: code-reviewer

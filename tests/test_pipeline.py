@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from dispatch_helpers import PerAgentModel, agent, runner
+from subagents.dispatch.pipeline import run_pipeline
 from subagents.errors import ProviderConnectionError
 from subagents.providers.base import TextBlock, ToolResultBlock
 from subagents.runtime.permissions import PermissionPolicy
-from subagents.runtime.pipeline import run_pipeline
 from subagents.testing import text, tool_call
 
 SPEC = agent("pm-spec")

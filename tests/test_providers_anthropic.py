@@ -25,7 +25,7 @@ from subagents.providers import MALFORMED_ARGUMENTS_KEY, RetryPolicy, get_provid
 from subagents.providers.anthropic import AnthropicModel
 from subagents.providers.base import ToolUseBlock, Usage
 from subagents.testing import text, tool_call, tool_calls
-from subagents.testing_server import FakeLLMServer, Fault, raw_tool_call
+from subagents.testing.server import FakeLLMServer, Fault, raw_tool_call
 
 STREAM = pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
 

@@ -10,7 +10,7 @@ from providers_helpers import SECRET, clean_env_fixture, server_fixture  # noqa:
 from subagents.definition import AgentDefinition
 from subagents.providers import RetryPolicy, get_provider
 from subagents.testing import text, tool_call
-from subagents.testing_server import FakeLLMServer, Fault, raw_tool_call
+from subagents.testing.server import FakeLLMServer, Fault, raw_tool_call
 
 runner_module = pytest.importorskip("subagents.runtime.runner")
 

@@ -37,7 +37,7 @@ from subagents.providers.base import (
 )
 from subagents.providers.openai import OpenAIModel
 from subagents.testing import text, tool_call, tool_calls
-from subagents.testing_server import FakeLLMServer, Fault, raw_tool_call
+from subagents.testing.server import FakeLLMServer, Fault, raw_tool_call
 
 STREAM = pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
 

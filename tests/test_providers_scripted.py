@@ -172,7 +172,7 @@ def test_standalone_server_serves_a_script_file(tmp_path: Path, clean_env: None)
     import os
 
     from subagents.providers import RetryPolicy
-    from subagents.testing_server import Fault, script_replies
+    from subagents.testing.server import Fault, script_replies
 
     script = tmp_path / "replies.json"
     script.write_text(json.dumps([
@@ -180,7 +180,7 @@ def test_standalone_server_serves_a_script_file(tmp_path: Path, clean_env: None)
     ]), encoding="utf-8")
     record = tmp_path / "requests.jsonl"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "subagents.testing_server", "--script", str(script),
+        [sys.executable, "-m", "subagents.testing.server", "--script", str(script),
          "--record", str(record)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},

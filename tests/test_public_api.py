@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 import subagents
 
@@ -74,8 +77,66 @@ def test_types_users_meet_are_public() -> None:
                  "AgentFileNotFound"):
         assert name in subagents.__all__, name
     from subagents import FixResult, validate_text
-    from subagents.fix import fix_file
+    from subagents.repair.fix import fix_file
 
     assert fix_file.__annotations__["return"] in ("FixResult", FixResult)
     assert validate_text("---\nname: x\ndescription: An agent that checks things.\n---\nBody\n",
                          path="x.md") is not None
+
+
+# Modules that moved into packages keep their old import paths, as the very same module.
+_MOVED_SAMPLES = [
+    ("subagents.validate", "subagents.lint.validate", "validate_paths"),
+    ("subagents.fix", "subagents.repair.fix", "fix_file"),
+    ("subagents.convert", "subagents.repair.convert", "convert_definitions"),
+    ("subagents.loader", "subagents.harnesses.loader", "parse_agent_text"),
+    ("subagents.discovery", "subagents.harnesses.layout", "plan_sources"),
+    ("subagents.rules.catalog", "subagents.lint.rules.catalog", "RULES"),
+    ("subagents.testing_server", "subagents.testing.server", "FakeLLMServer"),
+    ("subagents.runtime.teams", "subagents.dispatch.teams", "run_team"),
+    ("subagents.runtime.orchestrator", "subagents.dispatch.main_thread", "run_main_thread"),
+    ("subagents.paths", "subagents.fs", "display_path"),
+    ("subagents.fsread", "subagents.fs", "read_regular"),
+    ("subagents.store_file", "subagents.store.file", "atomic_write_bytes"),
+    ("subagents.watching", "subagents.registry.watch", "ChangeEvent"),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "name"), _MOVED_SAMPLES)
+def test_old_module_paths_are_the_same_modules(old: str, new: str, name: str) -> None:
+    import importlib
+
+    old_module = importlib.import_module(old)
+    assert old_module is importlib.import_module(new)
+    assert getattr(old_module, name) is getattr(importlib.import_module(new), name)
+
+
+def test_every_moved_path_resolves() -> None:
+    import importlib
+
+    from subagents._moved import MOVED
+
+    for old, new in MOVED.items():
+        assert importlib.import_module(old) is importlib.import_module(new), old
+
+
+def test_documented_imports_from_the_docs_work() -> None:
+    """Every ``from subagents... import ...`` line in README.md and docs/ runs."""
+    import re
+
+    root = Path(__file__).resolve().parents[1]
+    lines = set()
+    for page in [root / "README.md", *(root / "docs").glob("*.md")]:
+        for match in re.finditer(r"^\s*(from subagents[\w.]* import [^\n(]+)$",
+                                 page.read_text(encoding="utf-8"), re.M):
+            lines.add(match.group(1).split("#")[0].strip())
+    assert lines, "no documented imports found: the scan is broken"
+    for line in sorted(lines):
+        exec(line, {})
+
+
+def test_old_module_runs_with_dash_m() -> None:
+    done = subprocess.run([sys.executable, "-m", "subagents.testing_server", "--help"],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "--script" in done.stdout

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-import subagents.registry as registry_mod
+import subagents.registry.core as registry_mod
 from registry_helpers import layout, write_agent
-from subagents.registry import AgentRegistry
+from subagents.registry.core import AgentRegistry
 
 __all__ = ["layout"]
 

@@ -9,8 +9,8 @@ import pytest
 
 from subagents.claude_code.reader import as_plugin_agent
 from subagents.definition import Dialect
-from subagents.loader import read_agent_file
-from subagents.registry import AgentRegistry
+from subagents.harnesses.loader import read_agent_file
+from subagents.registry.core import AgentRegistry
 from validate_helpers import CORPUS as SHARED_CORPUS
 
 CORPUS = Path(os.environ.get("SUBAGENTS_CORPUS", str(SHARED_CORPUS)))

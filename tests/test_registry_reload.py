@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-import subagents.registry as registry_mod
+import subagents.registry.core as registry_mod
 from registry_helpers import layout, write_agent
-from subagents.registry import AgentRegistry
-from subagents.watching import ChangeEvent
+from subagents.registry.core import AgentRegistry
+from subagents.registry.watch import ChangeEvent
 
 __all__ = ["layout"]
 

@@ -10,7 +10,7 @@ import pytest
 from registry_helpers import layout, write_agent
 from subagents.definition import AgentDefinition, Dialect, Scope
 from subagents.errors import AgentNotFoundError, DefinitionError, UsageError
-from subagents.registry import AgentRegistry
+from subagents.registry.core import AgentRegistry
 
 __all__ = ["layout"]
 
@@ -226,7 +226,8 @@ def test_list_and_the_list_command_agree(layout: dict[str, Path]) -> None:
 def test_get_ignores_case_and_separators(layout: dict[str, Path]) -> None:
     write_agent(layout["sub_agents"], "code-reviewer")
     reg = AgentRegistry().load_all()
-    for spelled in ("code-reviewer", "Code Reviewer", "code_reviewer", "CODEREVIEWER"):
+    for spelled in ("code-reviewer", "Code Reviewer", "code_reviewer", "CODEREVIEWER",
+                    "code.reviewer", " code\treviewer "):
         assert reg.get(spelled).name == "code-reviewer"
     assert "code reviewer" in reg
 
@@ -375,3 +376,16 @@ def test_plugin_agents_load_on_claude_codes_plugin_terms(tmp_path: Path) -> None
     (project / "broken.md").write_text((agents / "broken.md").read_text())
     reg = AgentRegistry(tmp_path, home=tmp_path / "home").load_all()
     assert reg.list(include_builtin=False) == []
+
+
+def test_registry_and_task_tool_find_the_same_agent_for_every_spelling(
+        layout: dict[str, Path]) -> None:
+    """One matching key: what a model's Task call finds, ``run --agent`` finds too."""
+    from subagents.dispatch.task_tool import resolve_agent
+
+    write_agent(layout["sub_agents"], "code-reviewer")
+    reg = AgentRegistry().load_all()
+    definitions = [entry.definition for entry in reg.list()]
+    for spelled in ("code.reviewer", "Code Reviewer", "code_reviewer", "CODE-REVIEWER"):
+        assert reg.get(spelled).name == "code-reviewer"
+        assert resolve_agent(spelled, definitions).name == "code-reviewer"

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from subagents.report import render, render_json, render_sarif, render_text
-from subagents.rules.catalog import RULES
-from subagents.validate import ValidationReport, validate_paths
+from subagents.lint.report import render, render_json, render_sarif, render_text
+from subagents.lint.rules.catalog import RULES
+from subagents.lint.validate import ValidationReport, validate_paths
 from validate_helpers import GOOD_FRONT, agent, write
 
 

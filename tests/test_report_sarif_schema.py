@@ -20,8 +20,8 @@ import pytest
 
 from subagents.cli.main import cli
 from subagents.diagnostics import Diagnostic, Severity
-from subagents.report import render_sarif
-from subagents.validate import validate_paths
+from subagents.lint.report import render_sarif
+from subagents.lint.validate import validate_paths
 from validate_helpers import GOOD_FRONT, agent, write
 
 jsonschema = pytest.importorskip("jsonschema")

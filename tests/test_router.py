@@ -185,7 +185,7 @@ def test_why_terms_add_up_to_the_score() -> None:
 
 def test_similarity_threshold_flags_real_overlaps_not_the_demo_project() -> None:
     from subagents.dispatch.router import SIMILAR_THRESHOLD
-    from subagents.loader import read_agent_file
+    from subagents.harnesses.loader import read_agent_file
     from validate_helpers import CORPUS
 
     volt = CORPUS / "VoltAgent__awesome-claude-code-subagents"

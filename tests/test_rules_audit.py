@@ -13,7 +13,7 @@ import json
 import pytest
 
 from subagents.definition import Dialect
-from subagents.validate import validate_text
+from subagents.lint.validate import validate_text
 from validate_helpers import agent, diags, only
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from subagents.definition import Dialect
 from subagents.diagnostics import Severity
-from subagents.validate import validate_paths
+from subagents.lint.validate import validate_paths
 from validate_helpers import GOOD_FRONT, agent, codes, diags, only, write
 
 

@@ -19,10 +19,10 @@ import pytest
 from click.testing import CliRunner
 
 from subagents.cli.main import cli
-from subagents.fix import FixStatus, fix_text
-from subagents.rules.catalog import RULES
-from subagents.rules.explanations import Explanation, explanation_for, explanations
-from subagents.validate import validate_paths, validate_text
+from subagents.lint.rules.catalog import RULES
+from subagents.lint.rules.explanations import Explanation, explanation_for, explanations
+from subagents.lint.validate import validate_paths, validate_text
+from subagents.repair.fix import FixStatus, fix_text
 
 EXPLAINED = explanations()
 WITH_EXAMPLE = sorted(code for code, e in EXPLAINED.items() if e.bad_files)
@@ -223,18 +223,18 @@ DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 
 def test_docs_rules_md_is_what_the_generator_prints() -> None:
-    from subagents.rules.docs import main, render, splice
+    from subagents.lint.rules.docs import main, render, splice
 
     page = (DOCS / "rules.md").read_text(encoding="utf-8")
     assert splice(page, render()) == page, (
-        "docs/rules.md is out of date: python -m subagents.rules.docs --write docs/rules.md")
+        "docs/rules.md is out of date: python -m subagents.lint.rules.docs --write docs/rules.md")
     assert main(["--check", str(DOCS / "rules.md")]) == 0
     for code in RULES:
         assert f"| {code} |" in page and f"**{code} `" in page, code
 
 
 def test_docs_check_fails_on_a_stale_page(tmp_path: Path) -> None:
-    from subagents.rules.docs import BEGIN, END, main
+    from subagents.lint.rules.docs import BEGIN, END, main
 
     stale = tmp_path / "rules.md"
     stale.write_text(f"# Rules\n\n{BEGIN}\nold list\n{END}\n", encoding="utf-8")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from subagents.config import Config
 from subagents.definition import Dialect
 from subagents.diagnostics import Severity
+from subagents.lint.config import Config
 from validate_helpers import BODY, GOOD_FRONT, agent, codes, diags, only
 
 

@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from subagents.rules.spec import SECTION_NAMES, _has_section, _headings
+from subagents.lint.rules.spec import SECTION_NAMES, _has_section, _headings
 from validate_helpers import CORPUS
 
 _ATX = re.compile(r" {0,3}#{1,6}[ \t](.*)")

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from subagents.config import Config
 from subagents.diagnostics import Severity
-from subagents.rules.catalog import RULES, Category, Profile
+from subagents.lint.config import Config
+from subagents.lint.rules.catalog import RULES, Category, Profile
 from validate_helpers import BODY, GOOD_FRONT, agent, diags, only
 
 SPEC_ONLY = ("SA112", "SA113", "SA201", "SA202", "SA203")

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from subagents.definition import Dialect
 from subagents.diagnostics import Severity
-from subagents.fix import fix_file
-from subagents.validate import validate_text
+from subagents.lint.validate import validate_text
+from subagents.repair.fix import fix_file
 from validate_helpers import BODY, GOOD_FRONT, agent, diags, only
 
 LISTED = ("name: lister\ndescription: Reviews Python code for style issues when asked.\n"

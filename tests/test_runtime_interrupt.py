@@ -101,7 +101,7 @@ async def test_cancel_during_a_model_request_through_the_real_sdk(
     once, says "interrupted", keeps the finished turn and flushes the transcript."""
     pytest.importorskip("anthropic")
     from subagents.providers.anthropic import AnthropicModel
-    from subagents.testing_server import FakeLLMServer, Fault
+    from subagents.testing.server import FakeLLMServer, Fault
 
     with FakeLLMServer() as server:
         server.add(tool_call("LS", {}), Fault.hang(60))

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import pytest
 
-from subagents.rules.security import find_secrets
+from subagents.lint.rules.security import find_secrets
 from validate_helpers import GOOD_FRONT, agent, diags, only
 
 _rng = random.Random(2026)
@@ -131,7 +131,7 @@ def test_thousands_of_overrides_far_from_thousands_of_exfiltrations() -> None:
 
 @pytest.mark.timeout(60)
 def test_thousands_of_tokens_get_their_exact_positions() -> None:
-    from subagents.rules.base import text_pos
+    from subagents.lint.rules.base import text_pos
 
     tokens = [FAMILIES["github classic"]() for _ in range(5_000)]
     text = agent(GOOD_FRONT, body="\n".join("  " * (i % 3) + t + " x"

@@ -10,11 +10,11 @@ import pytest
 
 from subagents.definition import AgentDefinition
 from subagents.errors import RunError
-from subagents.rules.security import detect_injection
+from subagents.lint.rules.security import detect_injection
+from subagents.lint.validate import validate_paths
 from subagents.runtime.runner import AgentRunner
 from subagents.runtime.untrusted import wrap_untrusted
 from subagents.testing import ScriptedModel, text, tool_call
-from subagents.validate import validate_paths
 
 ROWS = [json.loads(line) for line in
         (Path(__file__).parent / "data" / "injection_prompts.jsonl").read_text().splitlines()

@@ -16,8 +16,8 @@ from click.testing import CliRunner
 from dispatch_helpers import PerAgentModel
 from runtime_helpers import ctx_for
 from subagents.cli.main import cli
-from subagents.registry import AgentRegistry
-from subagents.runtime.orchestrator import run_main_thread
+from subagents.dispatch.main_thread import run_main_thread
+from subagents.registry.core import AgentRegistry
 from subagents.runtime.permissions import PermissionPolicy, PermissionRequest
 from subagents.runtime.protected import protected_reason
 from subagents.runtime.tools import builtin_tools

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from subagents.diagnostics import Severity
-from subagents.validate import validate_paths
+from subagents.lint.validate import validate_paths
 from validate_helpers import CORPUS, GOOD_FRONT, agent, diags, only, write
 
 _rng = random.Random(7)

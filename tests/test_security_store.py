@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from subagents.errors import StoreError
-from subagents.store import AgentStore
+from subagents.store.core import AgentStore
 
 
 @pytest.fixture

@@ -17,10 +17,10 @@ from click.testing import CliRunner
 
 from subagents.cli.main import cli
 from subagents.definition import AgentDefinition, HookCommand, HookMatcher, McpServerSpec
+from subagents.lint.trust import TrustPolicy, TrustStore, run_config, unsafe_file
 from subagents.runtime.permissions import PermissionPolicy
 from subagents.runtime.runner import AgentRunner
 from subagents.runtime.settings_hooks import SettingsHooks
-from subagents.runtime.trust import TrustPolicy, TrustStore, run_config, unsafe_file
 from subagents.testing import ScriptedModel, text, tool_call
 
 ECHO_SERVER = Path(__file__).parent / "data" / "mcp_echo_server.py"
@@ -248,7 +248,7 @@ def _settings_hook(marker: Path) -> SettingsHooks:
 @pytest.mark.parametrize("agent_mode", [None, "plan"])
 async def test_plan_mode_runs_no_settings_hook_in_a_pipeline(tmp_path: Path,
                                                              agent_mode: str | None) -> None:
-    from subagents.runtime.pipeline import run_pipeline
+    from subagents.dispatch.pipeline import run_pipeline
 
     own, settings = tmp_path / "own-hook-ran", tmp_path / "settings-hook-ran"
     agent = _stop_hooked(tmp_path, own).evolve(permission_mode=agent_mode)
@@ -262,7 +262,7 @@ async def test_plan_mode_runs_no_settings_hook_in_a_pipeline(tmp_path: Path,
 
 
 async def test_an_untrusted_stages_own_hooks_do_not_run_in_a_pipeline(tmp_path: Path) -> None:
-    from subagents.runtime.pipeline import run_pipeline
+    from subagents.dispatch.pipeline import run_pipeline
 
     own = tmp_path / "own-hook-ran"
     runner = AgentRunner(ScriptedModel([text("done")]), cwd=tmp_path, transcripts=False,

@@ -18,8 +18,8 @@ import pytest
 
 from store_helpers import call, mcp_session
 from subagents.diagnostics import Severity
-from subagents.store import AgentStore
-from subagents.validate import validate_paths
+from subagents.lint.validate import validate_paths
+from subagents.store.core import AgentStore
 
 D = "Use it to check facts in a draft."
 P = "You check facts and cite sources."

@@ -10,7 +10,7 @@ import pytest
 
 from subagents.diagnostics import Severity
 from subagents.errors import AgentNotFoundError, DefinitionError, StoreError
-from subagents.store import (
+from subagents.store.core import (
     MAX_NAME_LENGTH,
     MAX_PROMPT_BYTES,
     AgentStore,
@@ -149,7 +149,7 @@ def test_list_reports_entry_lines_and_invalid_entries(store: AgentStore) -> None
 
 
 def test_definitions_merge_through_the_loader(store: AgentStore) -> None:
-    pytest.importorskip("subagents.loader")
+    pytest.importorskip("subagents.harnesses.loader")
     store.define("a", "global a", "p", scope="global", model="opus")
     store.define("a", "group a", "p", tools=["Read"])
     store.define("b", "global b", "p", scope="global")

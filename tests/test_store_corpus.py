@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from subagents.diagnostics import Severity
-from subagents.store import AgentStore, validate_entry
+from subagents.store.core import AgentStore, validate_entry
 from validate_helpers import CORPUS as SHARED_CORPUS
 
 CORPUS = SHARED_CORPUS
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="shared corpus not p
 
 
 def test_corpus_agents_round_trip_through_the_store(tmp_path: Path) -> None:
-    loader = pytest.importorskip("subagents.loader")
+    loader = pytest.importorskip("subagents.harnesses.loader")
     sdk = pytest.importorskip("claude_agent_sdk")
     from subagents.formats.sdkwire import to_sdk_mapping
 

@@ -14,7 +14,7 @@ import pytest
 from filelock import FileLock
 
 from subagents.errors import StoreCorruptError, StoreError, StoreLockTimeout
-from subagents.store import AgentStore
+from subagents.store.core import AgentStore
 
 
 @pytest.fixture
@@ -153,7 +153,7 @@ def test_read_only_folder_for_real(store: AgentStore) -> None:
 CRASHER = textwrap.dedent(
     """
     import os, sys
-    from subagents.store import AgentStore
+    from subagents.store.core import AgentStore
 
     def crash(src, dst):
         os._exit(137)  # the process dies between the temp write and the rename
@@ -192,7 +192,7 @@ def test_lock_wait_is_bounded(tmp_path: Path) -> None:
 WRITER = textwrap.dedent(
     """
     import sys
-    from subagents.store import AgentStore
+    from subagents.store.core import AgentStore
 
     store = AgentStore(None, sys.argv[1])
     for i in range(int(sys.argv[3])):

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from subagents.errors import StoreLockTimeout
-from subagents.store import AgentStore
-from subagents.store_file import StoreLock
+from subagents.store.core import AgentStore
+from subagents.store.file import StoreLock
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="flock queue is POSIX only")
 
@@ -27,7 +27,7 @@ TAKER = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from subagents.store_file import StoreLock
+    from subagents.store.file import StoreLock
 
     lock = StoreLock(Path(sys.argv[1]), float(sys.argv[4]))
     lock.acquire()

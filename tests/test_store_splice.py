@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from subagents.store import AgentStore
+from subagents.store.core import AgentStore
 
 HAND_WRITTEN = """{
     "zeta":   {"description": "z",   "prompt": "keep my spacing"},
@@ -163,7 +163,7 @@ _TEXTS = [
 @pytest.mark.parametrize("text", _TEXTS)
 def test_quick_doc_refuses_what_parse_doc_refuses(text: str) -> None:
     from subagents.errors import StoreCorruptError
-    from subagents.store_file import parse_doc, quick_doc
+    from subagents.store.file import parse_doc, quick_doc
 
     try:
         full = parse_doc(text, "agents.json")
@@ -222,7 +222,7 @@ def test_incremental_check_equals_full_decode(
     base: dict[str, int], added: list[tuple[str, int]], ws: list[str], damage: str
 ) -> None:
     from subagents.errors import StoreCorruptError
-    from subagents.store_file import dump_store, quick_doc, written_doc
+    from subagents.store.file import dump_store, quick_doc, written_doc
 
     old_text = dump_store(base).decode()
     previous = written_doc(old_text, dict(base), "agents.json")

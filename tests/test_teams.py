@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from subagents.definition import AgentDefinition, Scope
+from subagents.dispatch.teams import TeamLayout, run_team
 from subagents.providers.models import resolve_model
-from subagents.runtime.teams import TeamLayout, run_team
 from team_helpers import BrainModel, first_text, lead_brain, teammate_brain
 
 REVIEWER = AgentDefinition(name="code-reviewer", description="Reviews code.",
@@ -121,7 +121,7 @@ def test_reserved_and_invalid_names_are_refused(tmp_path: Path, bad: str) -> Non
 def test_the_live_board_shows_members_and_tasks_by_status(tmp_path: Path) -> None:
     from rich.console import Console
 
-    from subagents.runtime.teams.board import TeamBoard
+    from subagents.dispatch.teams.board import TeamBoard
 
     board = TeamBoard()
     model = BrainModel({

@@ -23,7 +23,7 @@ from subagents.providers.base import (
     ToolUseBlock,
 )
 from subagents.providers.models import resolve_model
-from subagents.testing_server import FakeLLMServer, RecordedRequest
+from subagents.testing.server import FakeLLMServer, RecordedRequest
 from team_helpers import Brain, lead_brain, teammate_brain
 
 REVIEWER = """---

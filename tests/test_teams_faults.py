@@ -11,9 +11,7 @@ from pathlib import Path
 import pytest
 
 from subagents.definition import AgentDefinition, Scope
-from subagents.errors import ProviderError
-from subagents.runtime.settings_hooks import SettingsHooks
-from subagents.runtime.teams import (
+from subagents.dispatch.teams import (
     Team,
     TeamFiles,
     TeamLayout,
@@ -21,7 +19,9 @@ from subagents.runtime.teams import (
     run_team,
     run_team_async,
 )
-from subagents.runtime.teams.tasks import TaskBoard
+from subagents.dispatch.teams.tasks import TaskBoard
+from subagents.errors import ProviderError
+from subagents.runtime.settings_hooks import SettingsHooks
 from subagents.testing import text, tool_call, tool_calls
 from team_helpers import BrainModel, all_text, lead_text, script
 

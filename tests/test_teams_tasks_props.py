@@ -9,8 +9,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from subagents.runtime.teams import TeamFiles, TeamLayout
-from subagents.runtime.teams.tasks import TaskBoard
+from subagents.dispatch.teams import TeamFiles, TeamLayout
+from subagents.dispatch.teams.tasks import TaskBoard
 
 ACTORS = ["team-lead", "alpha", "beta"]
 IDS = st.sampled_from(["1", "2", "3", "4", "5", "9"])

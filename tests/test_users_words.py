@@ -17,8 +17,8 @@ from click.testing import CliRunner
 
 from subagents.cli.main import COMMANDS, cli
 from subagents.cli.registry_cmd import TEMPLATES
-from subagents.loader import read_agent_file
-from subagents.validate import validate_paths
+from subagents.harnesses.loader import read_agent_file
+from subagents.lint.validate import validate_paths
 
 FORBIDDEN = re.compile(r"\bseeds?\b|REQ-SUB|§|DESIGN\.md", re.IGNORECASE)
 
@@ -120,7 +120,7 @@ DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 
 def test_no_internal_wording_in_rules_and_explain() -> None:
-    from subagents.rules.catalog import RULES
+    from subagents.lint.rules.catalog import RULES
 
     runner = CliRunner()
     texts = [("rules", runner.invoke(cli, ["rules"]).output),
@@ -138,7 +138,7 @@ def test_no_internal_wording_in_rules_and_explain() -> None:
 def test_no_internal_wording_in_rule_messages(tmp_path: Path) -> None:
     """Every message and hint the documented examples produce, in both profiles (each rule a
     file can trigger has such an example: tests/test_rules_explain.py)."""
-    from subagents.rules.explanations import explanations
+    from subagents.lint.rules.explanations import explanations
 
     seen: set[str] = set()
     for code, e in explanations().items():

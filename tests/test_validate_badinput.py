@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from subagents.diagnostics import Severity
-from subagents.validate import validate_paths
+from subagents.lint.validate import validate_paths
 from validate_helpers import GOOD_FRONT, agent, codes, only, write
 
 E, W = Severity.ERROR, Severity.WARNING

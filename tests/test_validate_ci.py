@@ -12,8 +12,8 @@ from click.testing import CliRunner
 
 from subagents.cli.main import cli
 from subagents.diagnostics import Diagnostic, Severity
-from subagents.report import github_escape_data, github_escape_property, render_github
-from subagents.validate import ValidationReport
+from subagents.lint.report import github_escape_data, github_escape_property, render_github
+from subagents.lint.validate import ValidationReport
 
 # Descriptions differ word for word: similar descriptions would be a finding of their own.
 WORDS = {"good": "Reviews pull requests for style", "typo": "Audits dependencies for licences",

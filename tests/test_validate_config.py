@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from subagents.config import Config, find_config, inline_ignores, load_config
 from subagents.errors import ConfigError
+from subagents.lint.config import Config, find_config, inline_ignores, load_config
 from validate_helpers import write
 
 

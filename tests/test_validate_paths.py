@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from subagents.config import Config
 from subagents.diagnostics import Severity
 from subagents.errors import ConfigError, UsageError
-from subagents.validate import default_paths, validate_paths
+from subagents.lint.config import Config
+from subagents.lint.validate import default_paths, validate_paths
 from validate_helpers import DATA, GOOD_FRONT, agent, codes, only, write
 
 

@@ -10,8 +10,8 @@ import pytest
 import yaml
 
 from subagents.diagnostics import Severity
-from subagents.schema import frontmatter_schema
-from subagents.validate import iter_agent_files, validate_paths
+from subagents.lint.schema import frontmatter_schema
+from subagents.lint.validate import iter_agent_files, validate_paths
 from validate_helpers import CORPUS, DATA
 
 jsonschema = pytest.importorskip("jsonschema")

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from subagents.registry import AgentRegistry
-from subagents.validate import default_paths
+from subagents.lint.validate import default_paths
+from subagents.registry.core import AgentRegistry
 
 AGENT = "---\nname: {name}\ndescription: An agent for checking scope agreement.\n---\nBody text.\n"
 

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from registry_helpers import layout, write_agent
-from subagents.registry import AgentRegistry
-from subagents.watching import ChangeEvent
+from subagents.registry.core import AgentRegistry
+from subagents.registry.watch import ChangeEvent
 
 __all__ = ["layout"]
 

@@ -6,7 +6,7 @@ from collections import Counter
 from pathlib import Path
 
 from subagents.diagnostics import Diagnostic
-from subagents.validate import ValidationReport, validate_text
+from subagents.lint.validate import ValidationReport, validate_text
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 DATA = Path(__file__).resolve().parent / "data" / "validate"

@@ -7,31 +7,35 @@ for the runtime, the providers or the MCP server).  ``tests/test_public_api.py``
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
+
+from subagents import _moved
+from subagents._lazy import lazy_exports
+
+_moved.install()
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
     "AgentDefinition": "subagents.definition",
     "AgentDispatcher": "subagents.dispatch.dispatcher",
-    "AgentEntry": "subagents.registry",
+    "AgentEntry": "subagents.registry.core",
     "AgentFileNotFound": "subagents.errors",
     "AgentNotFoundError": "subagents.errors",
-    "AgentRegistry": "subagents.registry",
+    "AgentRegistry": "subagents.registry.core",
     "AgentResult": "subagents.runtime.result",
     "AgentRunner": "subagents.runtime.runner",
-    "AgentStore": "subagents.store",
-    "ChangeEvent": "subagents.watching",
+    "AgentStore": "subagents.store.core",
+    "ChangeEvent": "subagents.registry.watch",
     "ConfigError": "subagents.errors",
     "DefinitionError": "subagents.errors",
     "Diagnostic": "subagents.diagnostics",
     "Dialect": "subagents.definition",
-    "FixResult": "subagents.fix",
+    "FixResult": "subagents.repair.fix",
     "HookCommand": "subagents.definition",
     "HookMatcher": "subagents.definition",
-    "LoadResult": "subagents.loader",
+    "LoadResult": "subagents.harnesses.loader",
     "McpServerSpec": "subagents.definition",
     "Message": "subagents.providers.base",
     "Model": "subagents.providers.base",
@@ -48,18 +52,18 @@ _EXPORTS: dict[str, str] = {
     "Tool": "subagents.runtime.tools.base",
     "ToolContext": "subagents.runtime.tools.base",
     "ToolOutput": "subagents.runtime.tools.base",
-    "ValidationReport": "subagents.validate",
-    "convert_definitions": "subagents.convert",
-    "fix_file": "subagents.fix",
+    "ValidationReport": "subagents.lint.validate",
+    "convert_definitions": "subagents.repair.convert",
+    "fix_file": "subagents.repair.fix",
     "get_provider": "subagents.providers",
-    "load_agent": "subagents.loader",
-    "parse_agent_text": "subagents.loader",
-    "read_agent_file": "subagents.loader",
-    "run_main_thread": "subagents.runtime.orchestrator",
-    "run_pipeline": "subagents.runtime.pipeline",
-    "run_team": "subagents.runtime.teams",
-    "validate_paths": "subagents.validate",
-    "validate_text": "subagents.validate",
+    "load_agent": "subagents.harnesses.loader",
+    "parse_agent_text": "subagents.harnesses.loader",
+    "read_agent_file": "subagents.harnesses.loader",
+    "run_main_thread": "subagents.dispatch.main_thread",
+    "run_pipeline": "subagents.dispatch.pipeline",
+    "run_team": "subagents.dispatch.teams",
+    "validate_paths": "subagents.lint.validate",
+    "validate_text": "subagents.lint.validate",
 }
 
 __all__ = [
@@ -112,21 +116,10 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module_name = _EXPORTS.get(name)
-    if module_name is None:
-        raise AttributeError(f"module 'subagents' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module_name), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 
 if TYPE_CHECKING:
-    from subagents.convert import convert_definitions
     from subagents.definition import (
         AgentDefinition,
         Dialect,
@@ -137,7 +130,10 @@ if TYPE_CHECKING:
     )
     from subagents.diagnostics import Diagnostic, Severity
     from subagents.dispatch.dispatcher import AgentDispatcher
+    from subagents.dispatch.main_thread import run_main_thread
+    from subagents.dispatch.pipeline import run_pipeline
     from subagents.dispatch.router import Router
+    from subagents.dispatch.teams import run_team
     from subagents.errors import (
         AgentFileNotFound,
         AgentNotFoundError,
@@ -146,19 +142,17 @@ if TYPE_CHECKING:
         ProviderError,
         SubagentError,
     )
-    from subagents.fix import FixResult, fix_file
-    from subagents.loader import LoadResult, load_agent, parse_agent_text, read_agent_file
+    from subagents.harnesses.loader import LoadResult, load_agent, parse_agent_text, read_agent_file
+    from subagents.lint.validate import ValidationReport, validate_paths, validate_text
     from subagents.providers import get_provider
     from subagents.providers.base import Message, Model, ModelRequest, ModelResponse
-    from subagents.registry import AgentEntry, AgentRegistry
+    from subagents.registry.core import AgentEntry, AgentRegistry
+    from subagents.registry.watch import ChangeEvent
+    from subagents.repair.convert import convert_definitions
+    from subagents.repair.fix import FixResult, fix_file
     from subagents.runtime.hooks import RunHooks
-    from subagents.runtime.orchestrator import run_main_thread
     from subagents.runtime.permissions import PermissionPolicy
-    from subagents.runtime.pipeline import run_pipeline
     from subagents.runtime.result import AgentResult, RunInterrupted
     from subagents.runtime.runner import AgentRunner
-    from subagents.runtime.teams import run_team
     from subagents.runtime.tools.base import Tool, ToolContext, ToolOutput
-    from subagents.store import AgentStore
-    from subagents.validate import ValidationReport, validate_paths, validate_text
-    from subagents.watching import ChangeEvent
+    from subagents.store.core import AgentStore

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from subagents.claude_code.profile import ClaudeCodeProfile, get_profile
 from subagents.claude_code.reader import ClaudeCodeView, Skip, SkipKind, read_claude_code
-from subagents.fsread import TooLarge, read_regular
+from subagents.fs import TooLarge, read_regular
 
 __all__ = ["FolderReading", "code_unit_key", "read_agents_folder", "scan_agents_folder"]
 

@@ -4,7 +4,7 @@ Design notes
 ------------
 * Inputs are files or folders (searched recursively as ``validate`` does: ``*.md`` agent files
   and ``agents.json``; a Markdown file without frontmatter found in a folder is skipped).
-  The dialect of each input comes from its location (``subagents.loader.detect_dialect``)
+  The dialect of each input comes from its location (``subagents.harnesses.loader.detect_dialect``)
   unless ``--from`` says otherwise.
   An input with reader errors is not converted (exit 1): the hint points at ``subagents fix``.
 * Output: ``--out DIR`` writes ``DIR/<name>.md`` per agent (claude, codex) or one
@@ -12,7 +12,7 @@ Design notes
   file is never replaced without ``--force``.  Without ``--out`` the result goes to stdout (for
   several Markdown agents, each preceded by a ``==> name.md <==`` line, like ``head``).
 * Everything the target cannot carry is reported on stderr as ``CV001``/``CV002`` warnings with
-  the source file and line (see :mod:`subagents.convert`); ``--strict`` turns them into a
+  the source file and line (see :mod:`subagents.repair.convert`); ``--strict`` turns them into a
   failing exit status.  Exit codes: 0 converted; 1 an agent was not converted (or, with
   ``--strict``, lost data); 2 usage errors.
 """
@@ -31,7 +31,7 @@ from subagents.diagnostics import Diagnostic, Severity, sort_diagnostics
 
 
 def _display(path: Path) -> str:
-    from subagents.paths import display_path
+    from subagents.fs import display_path
 
     return display_path(path)
 
@@ -39,7 +39,7 @@ def _display(path: Path) -> str:
 def _inputs(paths: tuple[Path, ...]) -> list[tuple[Path, bool]]:
     # Folders are walked exactly as `validate` walks them (README.md, SKILL.md, skills/ and
     # JSON files other than agents.json / *.agents.json are not agent files).
-    from subagents.validate import iter_agent_files
+    from subagents.lint.validate import iter_agent_files
 
     out: list[tuple[Path, bool]] = []
     for target in paths:
@@ -53,7 +53,7 @@ def _inputs(paths: tuple[Path, ...]) -> list[tuple[Path, bool]]:
 def _read(
     paths: tuple[Path, ...], dialect: Dialect | None
 ) -> tuple[list[AgentDefinition], list[Diagnostic], int]:
-    from subagents.loader import read_agent_file
+    from subagents.harnesses.loader import read_agent_file
 
     defs: list[AgentDefinition] = []
     diagnostics: list[Diagnostic] = []
@@ -154,8 +154,8 @@ def convert(
       subagents convert reviewer.md --to codex                     # print to stdout
       subagents convert .claude/agents --to sdk --strict           # fail on any loss
     """
-    from subagents.convert import convert_definitions
-    from subagents.fix import write_atomic
+    from subagents.repair.convert import convert_definitions
+    from subagents.repair.fix import write_atomic
 
     if out_dir is not None and to_stdout:
         raise click.UsageError("--out and --stdout exclude each other")

@@ -32,8 +32,8 @@ from subagents.claude_code.profile import get_profile
 from subagents.cli.options import build_registry, format_option, registry_options
 from subagents.definition import Dialect
 from subagents.diagnostics import Diagnostic, Severity
-from subagents.discovery import Source, SourceKind, find_git_root
-from subagents.registry import AgentEntry, AgentRegistry, FileRecord
+from subagents.harnesses.layout import Source, SourceKind, find_git_root
+from subagents.registry.core import AgentEntry, AgentRegistry, FileRecord
 
 __all__ = ["doctor", "doctor_report"]
 

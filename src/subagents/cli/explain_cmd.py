@@ -2,7 +2,7 @@
 
 Design notes
 ------------
-* The text is :mod:`subagents.rules.explanations` (data beside the catalogue); this module only
+* The text is :mod:`subagents.lint.rules.explanations` (data beside the catalogue); this module only
   prints it.  A code (``SA104``, any case) or a slug (``unknown-tool``) is accepted.
 * An unknown code is a usage error: exit 2 with the closest codes or slugs in the hint; under
   ``--format json`` the error is ``{"error": {"message", "hint", "exit_code", "suggestions"}}``
@@ -26,7 +26,7 @@ def explain(code: str, output_format: str) -> None:
 
     CODE is a rule code (SA104) or its name (unknown-tool); `subagents rules` lists them all.
     """
-    from subagents.rules.explanations import (
+    from subagents.lint.rules.explanations import (
         explanation_for,
         render_text,
         suggest_codes,

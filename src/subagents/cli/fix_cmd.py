@@ -1,9 +1,9 @@
-"""``subagents fix``: repair agent files in place (see :mod:`subagents.fix`).
+"""``subagents fix``: repair agent files in place (see :mod:`subagents.repair.fix`).
 
 Design notes
 ------------
 * Paths: a file is fixed whatever its location; a folder is searched recursively for ``*.md``
-  agent files exactly as ``validate`` searches it (``subagents.validate.iter_agent_files``:
+  agent files exactly as ``validate`` searches it (``subagents.lint.validate.iter_agent_files``:
   README/CLAUDE/SKILL.md and ``skills/`` folders are not agents).  A Markdown file *found in a
   folder* that has no frontmatter at all is skipped quietly; named explicitly, it is reported.
   No path means exactly the folders ``validate`` and ``list`` read
@@ -30,20 +30,20 @@ import click
 from subagents.definition import Dialect
 from subagents.diagnostics import Diagnostic
 from subagents.errors import SubagentError
-from subagents.fix import FixResult, FixStatus, ToolsStyle, fix_file
+from subagents.repair.fix import FixResult, FixStatus, ToolsStyle, fix_file
 
 _NOT_AGENT_CODES = frozenset({"SA003", "SA012"})
 
 
 def _display(path: Path) -> str:
-    from subagents.paths import display_path
+    from subagents.fs import display_path
 
     return display_path(path)
 
 
 def _walk(folder: Path) -> Iterator[Path]:
     # The same candidates `validate` walks (README/SKILL.md and skills/ folders excluded).
-    from subagents.validate import iter_agent_files
+    from subagents.lint.validate import iter_agent_files
 
     for path, _shown, _is_link in iter_agent_files(folder, str(folder)):
         if path.name.lower().endswith(".md"):
@@ -54,8 +54,8 @@ def _scope_targets(dialect: Dialect | None) -> tuple[list[Path], list[FixResult]
     """With no PATH: the Markdown folders ``validate`` and ``list`` read for this directory
     (``subagents.cli.options.scope_sources``), and a result for each that is not a folder."""
     from subagents.cli.options import scope_sources
-    from subagents.discovery import SourceKind
-    from subagents.validate import source_roots
+    from subagents.harnesses.layout import SourceKind
+    from subagents.lint.validate import source_roots
 
     chosen = Dialect.CODEX if dialect is Dialect.CODEX else Dialect.CLAUDE
     folders = [s for s in scope_sources(dialect=chosen) if s.kind is SourceKind.FOLDER]
@@ -94,7 +94,7 @@ def _remaining_errors(path: Path, dialect: Dialect | None) -> list[Diagnostic]:
     """Errors ``validate`` still reports in a file ``fix`` left as it is (not its business:
     an unknown tool, a bad permission mode...).  Such a file is not "already fine"."""
     from subagents.diagnostics import Severity
-    from subagents.validate import validate_paths
+    from subagents.lint.validate import validate_paths
 
     try:
         report = validate_paths([path], dialect=dialect)

@@ -67,8 +67,8 @@ def serve_mcp(
 
     require("mcp", "`subagents serve-mcp`")
     require("pydantic", "`subagents serve-mcp`")
-    from subagents.mcp_server import serve_stdio
-    from subagents.store import AgentStore
+    from subagents.store.core import AgentStore
+    from subagents.store.mcp_server import serve_stdio
 
     store = AgentStore(global_dir, group_dir, main=is_main, lock_timeout=lock_timeout)
     # Ctrl-C from the host is a clean exit: the store is consistent after every call.

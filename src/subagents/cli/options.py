@@ -61,8 +61,8 @@ import click
 from subagents.definition import Dialect
 
 if TYPE_CHECKING:
-    from subagents.discovery import Source
-    from subagents.registry import AgentRegistry
+    from subagents.harnesses.layout import Source
+    from subagents.registry.core import AgentRegistry
 
 __all__ = [
     "agents_option",
@@ -90,8 +90,8 @@ MANAGED_DIR_ENV = "SUBAGENTS_MANAGED_DIR"
 PLUGIN_DIRS_ENV = "SUBAGENTS_PLUGIN_DIRS"
 GROUP_DIR_ENV = "SUBAGENTS_GROUP_DIR"  # the same variables as `subagents define/remove/export`
 GLOBAL_DIR_ENV = "SUBAGENTS_GLOBAL_DIR"
-STORE_FILENAME = "agents.json"  # = subagents.store_file.STORE_FILENAME (not imported here)
-_META = "subagents.registry"
+STORE_FILENAME = "agents.json"  # = subagents.store.file.STORE_FILENAME (not imported here)
+_META = "subagents.registry.core"
 
 _STRING_FIELDS = ("name", "description", "prompt", "model")
 
@@ -363,7 +363,7 @@ def build_registry(
     managed_dir: Path | None = None,
     agents_json: tuple[Path | None, Path | None] | None = None,
 ) -> AgentRegistry:
-    """An :class:`~subagents.registry.AgentRegistry` for the options above (not loaded yet).
+    """An :class:`~subagents.registry.core.AgentRegistry` for the options above (not loaded yet).
 
     What the arguments leave unset comes from the current click context (options declared
     with ``expose_value=False``: --group-dir, --global-dir, and the options of
@@ -371,7 +371,7 @@ def build_registry(
     SUBAGENTS_PLUGIN_DIRS, SUBAGENTS_GROUP_DIR, SUBAGENTS_GLOBAL_DIR) -- so every command that
     reads the registry sees the same agents for the same flags and environment.
     """
-    from subagents.registry import AgentRegistry
+    from subagents.registry.core import AgentRegistry
 
     ctx = click.get_current_context(silent=True)
     meta: dict[str, Any] = dict(ctx.meta.get(_META, {})) if ctx is not None else {}
@@ -406,7 +406,7 @@ def scope_sources(*, dialect: Dialect | None = None, cwd: Path | None = None) ->
     ``validate`` and ``fix`` with no PATH read exactly these roots, ``list`` and ``doctor`` load
     a registry that plans the same ones (both go through ``discovery.plan_sources``).
     """
-    from subagents.discovery import plan_sources
+    from subagents.harnesses.layout import plan_sources
 
     reg = build_registry(dialect=dialect, cwd=cwd)
     return plan_sources(

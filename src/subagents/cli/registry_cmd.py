@@ -49,10 +49,10 @@ from subagents.cli.options import (
 )
 from subagents.definition import AgentDefinition, Dialect, Scope
 from subagents.diagnostics import Severity
-from subagents.discovery import find_git_root
 from subagents.errors import AgentNotFoundError, DefinitionError
-from subagents.paths import display_path
-from subagents.registry import AgentRegistry, usage_examples
+from subagents.fs import display_path
+from subagents.harnesses.layout import find_git_root
+from subagents.registry.core import AgentRegistry, usage_examples
 
 __all__ = ["FALLBACK", "doctor", "list_agents", "new", "not_found_lines", "show"]
 
@@ -392,7 +392,7 @@ def render_template(template: str, name: str, dialect: Dialect = Dialect.CLAUDE)
     text = _template_text(template)
     if dialect is Dialect.CODEX:
         from subagents.formats.writers import to_codex_markdown
-        from subagents.loader import parse_agent_text
+        from subagents.harnesses.loader import parse_agent_text
 
         defn = parse_agent_text(text, path=f"{template}.md").definition
         assert defn is not None, f"packaged template {template} does not load"

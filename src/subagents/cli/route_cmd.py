@@ -32,7 +32,7 @@ from subagents.cli.options import (
 )
 from subagents.definition import AgentDefinition, Dialect
 from subagents.errors import SubagentError
-from subagents.paths import display_path
+from subagents.fs import display_path
 
 if TYPE_CHECKING:
     from subagents.dispatch.examples import UsageExample
@@ -51,7 +51,7 @@ _path_option = click.option(
 
 
 def _load_paths(paths: tuple[Path, ...]) -> list[AgentDefinition]:
-    from subagents.loader import detect_dialect, read_agent_file
+    from subagents.harnesses.loader import detect_dialect, read_agent_file
 
     out: list[AgentDefinition] = []
     seen: set[str] = set()

@@ -297,13 +297,13 @@ def run(
     PROMPT is the task (several words are joined; `-` reads it from stdin).  The agent gets
     its own system prompt, model and tools, and works on the current folder (or --cwd).
     """
+    from subagents.lint.trust import TrustPolicy, run_config
     from subagents.providers import get_provider
     from subagents.runtime.permissions import PermissionPolicy
     from subagents.runtime.result import RunInterrupted
     from subagents.runtime.runner import AgentRunner
     from subagents.runtime.sandbox import SandboxSettings
     from subagents.runtime.tools import builtin_tools
-    from subagents.runtime.trust import TrustPolicy, run_config
 
     text = " ".join(prompt)
     if text == "-":
@@ -434,7 +434,7 @@ def run(
 
 
 def _teams_on(flag: bool, workdir: Path, config: Any, trusted: bool = True) -> bool:
-    from subagents.runtime.teams import teams_enabled
+    from subagents.dispatch.teams import teams_enabled
 
     return teams_enabled(flag, settings_env=_settings_hooks(workdir, trusted).env,
                          config=config.teams)
@@ -479,9 +479,9 @@ def _team_run(
     trusted: bool = True,
     plan: bool = False,
 ) -> None:
-    """``run --teams``: the main thread leads a team (see :mod:`subagents.runtime.teams`)."""
-    from subagents.runtime.teams import TeamLayout, TeamLimits, run_team
-    from subagents.runtime.teams.board import live_board
+    """``run --teams``: the main thread leads a team (see :mod:`subagents.dispatch.teams`)."""
+    from subagents.dispatch.teams import TeamLayout, TeamLimits, run_team
+    from subagents.dispatch.teams.board import live_board
 
     layout = (TeamLayout.claude() if (layout_name or config.team_layout) == "claude"
               else TeamLayout.project(workdir))
@@ -543,14 +543,14 @@ def _print(result: AgentResult, output_format: str) -> None:
 
 
 def _shown(path: Path) -> str:
-    from subagents.paths import display_path
+    from subagents.fs import display_path
 
     return display_path(path)
 
 
 def _shown_paths(data: dict[str, Any]) -> dict[str, Any]:
     """Transcript paths spelled as every command spells paths (relative, ``~``, absolute)."""
-    from subagents.paths import display_path
+    from subagents.fs import display_path
 
     if data.get("transcript_path"):
         data["transcript_path"] = display_path(data["transcript_path"])
@@ -581,7 +581,7 @@ def _find_agent(name: str, registry: Any, workdir: Path) -> AgentDefinition:
 
 def _scan_for_agent(name: str, workdir: Path) -> AgentDefinition:  # pragma: no cover
     from subagents.errors import AgentNotFoundError
-    from subagents.loader import read_agent_file
+    from subagents.harnesses.loader import read_agent_file
 
     names: list[str] = []
     folder = workdir / ".claude" / "agents"
@@ -607,7 +607,7 @@ def _main_thread(
     live: bool = True,
 ) -> AgentResult:
     try:
-        from subagents.runtime.orchestrator import run_main_thread
+        from subagents.dispatch.main_thread import run_main_thread
     except ImportError as exc:  # pragma: no cover - depends on the build
         raise RunError(
             "running without --agent needs the main-thread orchestrator, which this build lacks",
@@ -652,7 +652,7 @@ def _pipeline(
 ) -> AgentResult:
     import asyncio
 
-    from subagents.runtime.pipeline import run_pipeline
+    from subagents.dispatch.pipeline import run_pipeline
     from subagents.runtime.result import RunInterrupted
 
     hooks = _settings_hooks(workdir or Path.cwd(), trusted, plan)
@@ -699,7 +699,7 @@ def _pipeline(
 def _trusted(workdir: Path, trust_flag: bool) -> tuple[bool, Path]:
     """(is the project trusted, its root): remembered, ``--trust``, or asked on a terminal
     when the project has something that trust changes (config, agents with commands)."""
-    from subagents.runtime.trust import TrustStore, project_root
+    from subagents.lint.trust import TrustStore, project_root
 
     root = project_root(workdir)
     store = TrustStore()

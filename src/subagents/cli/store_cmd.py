@@ -1,6 +1,6 @@
 """``subagents define`` / ``remove`` / ``export``: the agents.json store from the command line.
 
-The same operations the MCP server offers (:mod:`subagents.mcp_server`), for people without an
+The same operations the MCP server offers (:mod:`subagents.store.mcp_server`), for people without an
 MCP client.  Design notes:
 
 * The command line is the operator's tool, so it may write the global store (``--scope
@@ -66,7 +66,7 @@ _FORCE = click.option(
 
 
 def _store(global_dir: Path | None, group_dir: Path) -> Any:
-    from subagents.store import AgentStore
+    from subagents.store.core import AgentStore
 
     return AgentStore(global_dir, group_dir, main=True)
 

@@ -7,8 +7,8 @@ Design notes
   own for an unknown flag; :class:`~subagents.errors.UsageError` for a missing path, raised
   as a click usage error so that ``cli.main`` and ``CliRunner`` both exit 2).
 * CI options: ``--quiet`` (errors only), ``--statistics`` (counts by rule, text or json),
-  ``--max-warnings N`` (exit 1 above N), ``--baseline FILE`` (:mod:`subagents.baseline`),
-  ``--format github`` (workflow annotations, :func:`subagents.report.render_github`).
+  ``--max-warnings N`` (exit 1 above N), ``--baseline FILE`` (:mod:`subagents.lint.baseline`),
+  ``--format github`` (workflow annotations, :func:`subagents.lint.report.render_github`).
   Notes about the run (baseline written, warnings over the limit, nothing found) go to
   stderr, so stdout stays exactly the chosen format.  ``--max-warnings`` counts the warnings
   left after the baseline, before ``--quiet`` hides them.
@@ -50,7 +50,7 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _check_selectors(values: tuple[str, ...], option: str) -> None:
-    from subagents.rules.catalog import is_valid_selector
+    from subagents.lint.rules.catalog import is_valid_selector
 
     bad = [v for v in values if not is_valid_selector(v)]
     if bad:
@@ -162,8 +162,8 @@ def validate(
     Exit status: 0 no errors (and no more warnings than --max-warnings), 1 errors found,
     2 usage error.
     """
-    from subagents.report import render, render_statistics
-    from subagents.validate import validate_paths
+    from subagents.lint.report import render, render_statistics
+    from subagents.lint.validate import validate_paths
 
     sel, ign = _split(select), _split(ignore)
     _check_selectors(sel, "--select")
@@ -190,7 +190,7 @@ def validate(
         click.echo(f"warning: {warning}", err=True)
     notes: list[str] = []
     if baseline is not None:
-        from subagents.baseline import apply_baseline
+        from subagents.lint.baseline import apply_baseline
 
         try:
             result = apply_baseline(baseline, report.diagnostics, update=update_baseline)
@@ -268,7 +268,7 @@ def schema(indent: int) -> None:
     Save it and point your editor's YAML language server at it, e.g. with the comment
     `# yaml-language-server: $schema=./agent.schema.json` in the frontmatter.
     """
-    from subagents.schema import frontmatter_schema
+    from subagents.lint.schema import frontmatter_schema
 
     click.echo(json.dumps(frontmatter_schema(), indent=indent))
 
@@ -281,7 +281,7 @@ def rules(output_format: str) -> None:
     `subagents explain CODE` prints one rule's full documentation.
     """
     from subagents.known_tools import BUILTIN_TOOLS
-    from subagents.rules.catalog import RULES
+    from subagents.lint.rules.catalog import RULES
 
     if output_format == "json":
         click.echo(

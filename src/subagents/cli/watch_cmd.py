@@ -8,8 +8,8 @@ Design notes
 * ``agents`` in ``ready`` counts what ``list`` would show (built-ins excluded, unless
   ``--include-builtin``), so the number matches ``subagents list --format json``.
 * Ctrl-C (SIGINT) and SIGTERM end the watch quietly with exit 0: stopping is the normal way
-  to leave.  ``watchfiles`` is imported only here (via :mod:`subagents.watching`).
-* Events follow what ``list`` shows (see :mod:`subagents.watching`): applying them to a
+  to leave.  ``watchfiles`` is imported only here (via :mod:`subagents.registry.watch`).
+* Events follow what ``list`` shows (see :mod:`subagents.registry.watch`): applying them to a
   ``name -> path`` map keeps it equal to ``subagents list --format json``.  Without
   ``--include-builtin`` a file taking over a built-in name is ``added`` (not ``modified``).
 * ``--timeout SECONDS`` stops after that long (for scripts and tests that want a bounded run).
@@ -34,7 +34,7 @@ from subagents.cli.options import (
     report_broken_scopes,
 )
 from subagents.definition import Dialect
-from subagents.watching import ChangeEvent
+from subagents.registry.watch import ChangeEvent
 
 __all__ = ["watch"]
 

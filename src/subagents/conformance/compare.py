@@ -1,6 +1,6 @@
 """Compare the project's reading with a recording of the real Claude Code, case by case.
 
-The comparison goes through :class:`~subagents.registry.AgentRegistry` -- what ``list``,
+The comparison goes through :class:`~subagents.registry.core.AgentRegistry` -- what ``list``,
 ``show``, ``run``, ``route`` and the Task tool see -- not through the emulation alone, so a case
 agrees only when a user of ``subagents`` gets exactly what Claude Code gave: the same agents,
 each with the same description, listing tools, model, source file, and, for the agents the
@@ -74,7 +74,7 @@ def compare_case(
     case: Case, expected: CaseResult, recording: Recording, workdir: Path
 ) -> CaseComparison:
     """Materialise ``case`` under ``workdir`` and compare the registry with ``expected``."""
-    from subagents.registry import AgentRegistry
+    from subagents.registry.core import AgentRegistry
 
     profile = get_profile(recording.version)
     project = workdir / "project"

@@ -29,7 +29,7 @@ from typing import Any
 
 from subagents.conformance.harness import RunOutput
 from subagents.conformance.model import BuiltinAgent, LoadedAgent, SpawnResult
-from subagents.testing_server import SPAWN_MAIN_MARKER, SPAWN_SUB_MARKER
+from subagents.testing.server import SPAWN_MAIN_MARKER, SPAWN_SUB_MARKER
 
 __all__ = ["ListingEntry", "RunFacts", "extract", "parse_listing", "subagent_body"]
 

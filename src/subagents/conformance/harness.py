@@ -2,7 +2,7 @@
 
 One run: a fresh temporary folder holds the project (a new ``git init`` repository whose
 ``.claude/agents`` is written by the caller) and a fresh ``HOME``.  A child process
-(``python -m subagents.conformance.inner``) starts :class:`~subagents.testing_server.FakeLLMServer`
+(``python -m subagents.conformance.inner``) starts :class:`~subagents.testing.server.FakeLLMServer`
 in spawn mode on 127.0.0.1 and runs ``claude -p --input-format stream-json --output-format
 stream-json --verbose --debug-file LOG`` with ``ANTHROPIC_BASE_URL`` pointing at it.  As root the
 child runs inside ``unshare -n``: a network namespace holding only loopback, so nothing can leave

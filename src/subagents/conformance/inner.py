@@ -2,7 +2,7 @@
 
 ``python -m subagents.conformance.inner SPEC.json`` (started by
 :func:`subagents.conformance.harness.run_project`): brings loopback up when it runs in a new
-network namespace, serves :class:`~subagents.testing_server.FakeLLMServer` in spawn mode on
+network namespace, serves :class:`~subagents.testing.server.FakeLLMServer` in spawn mode on
 127.0.0.1, runs Claude Code in stream-json mode, sends the SDK ``initialize`` control request and
 one user message, waits for the result, and writes ``stdout.jsonl``, ``requests.jsonl``,
 ``debug.log`` and ``rc`` into the spec's output folder.
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from subagents.conformance.harness import claude_env
-from subagents.testing_server import SPAWN_MAIN_MARKER, FakeLLMServer, spawn_responder
+from subagents.testing.server import SPAWN_MAIN_MARKER, FakeLLMServer, spawn_responder
 
 __all__ = ["main"]
 

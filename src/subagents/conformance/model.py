@@ -13,12 +13,12 @@ a ``KeyError`` deep inside a test.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from subagents.fs import atomic_write
 
 __all__ = [
     "FORMAT",
@@ -310,13 +310,5 @@ def dump_json(data: Any) -> str:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
-            out.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write a data file all at once (:func:`subagents.fs.atomic_write`)."""
+    atomic_write(path, text, make_parents=True)

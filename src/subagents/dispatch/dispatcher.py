@@ -71,7 +71,7 @@ from subagents.runtime.result import AgentResult
 from subagents.runtime.tools.base import Tool, ToolContext, ToolOutput
 
 if TYPE_CHECKING:
-    from subagents.registry import AgentEntry, AgentRegistry
+    from subagents.registry.core import AgentEntry, AgentRegistry
     from subagents.runtime.permissions import PermissionPolicy
     from subagents.runtime.runner import AgentRunner
 
@@ -135,7 +135,7 @@ class _Resolved:
 class AgentDispatcher:
     """Runs Task calls as isolated child runs of an :class:`AgentRunner`.
 
-    ``agents`` is an :class:`~subagents.registry.AgentRegistry` (re-read at each dispatch), a
+    ``agents`` is an :class:`~subagents.registry.core.AgentRegistry` (re-read at each dispatch), a
     fixed iterable of definitions, or a callable returning the current ones.  Built-in
     ``general-purpose`` is always available unless an agent of that name overrides it.
     ``runner`` runs the children (it may be the one running the parent); ``runner_factory``

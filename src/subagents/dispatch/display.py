@@ -7,7 +7,7 @@
     with live_tree() as on_event:            # None when stderr is not a terminal
         result = run_main_thread(prompt, registry=registry, runner=runner, on_event=on_event)
 
-Events are the orchestrator's (see :mod:`subagents.runtime.orchestrator`): the runner's
+Events are the orchestrator's (see :mod:`subagents.dispatch.main_thread`): the runner's
 ``start``/``turn``/``tool``/``stop`` tagged with ``node``, and the dispatcher's ``delegate`` /
 ``delegate_done`` with ``node`` and ``parent_node``.
 

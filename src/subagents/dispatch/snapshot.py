@@ -6,7 +6,7 @@ on a snapshot taken at its start: every definition's body is read then, ``reload
 nothing, and an agent added or changed on disk during the run is seen by the *next* run only
 (which, for a project, is also when trust and protected-path rules had their say).
 
-:class:`RegistrySnapshot` quacks like the :class:`~subagents.registry.AgentRegistry` the
+:class:`RegistrySnapshot` quacks like the :class:`~subagents.registry.core.AgentRegistry` the
 dispatcher uses (``reload``/``list``/``entry``); an agent whose file failed to load at the
 start keeps that failure (it is not re-read later).
 """
@@ -20,7 +20,7 @@ from subagents.definition import AgentDefinition, Scope
 from subagents.errors import SubagentError
 
 if TYPE_CHECKING:
-    from subagents.registry import AgentRegistry
+    from subagents.registry.core import AgentRegistry
 
 __all__ = ["FrozenEntry", "RegistrySnapshot"]
 

@@ -34,8 +34,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from subagents.definition import AgentDefinition
-from subagents.discovery import BUILTIN_AGENTS
 from subagents.errors import SubagentError
+from subagents.harnesses.layout import BUILTIN_AGENTS
+from subagents.names import normalize_agent_name
 from subagents.providers.base import ToolSpec
 
 __all__ = [
@@ -68,15 +69,9 @@ _SHORT_DESCRIPTION = 300
 _NOTE_RESERVE = 450  # room kept for the "only N of M agents are listed" sentence
 
 # Claude Code's built-in agents (general-purpose, Explore, Plan; REFERENCE.md): one definition,
-# in subagents.discovery, shared by the registry and the Task tool.
+# in subagents.harnesses.layout, shared by the registry and the Task tool.
 GENERAL_PURPOSE = BUILTIN_AGENTS[0]
 
-_SEPARATORS = re.compile(r"[\s_.\-]+")
-
-
-def normalize_agent_name(name: str) -> str:
-    """``Code Reviewer`` / ``code_reviewer`` / ``CODE-REVIEWER`` → ``codereviewer``."""
-    return _SEPARATORS.sub("", name.strip().lower())
 
 
 def with_builtins(definitions: Iterable[AgentDefinition]) -> list[AgentDefinition]:

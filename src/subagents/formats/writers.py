@@ -1,8 +1,8 @@
 """Write an :class:`AgentDefinition` out as a Claude file, a Codex file or an ``agents.json`` entry.
 
-The readers live beside this module; :mod:`subagents.convert` uses these writers and then reads
-the output back to prove what survived (the writers themselves never judge).  The Agent SDK wire
-form is :func:`subagents.formats.sdkwire.to_sdk_dict`.
+The readers live beside this module; :mod:`subagents.repair.convert` uses these writers and
+then reads the output back to prove what survived (the writers themselves never judge).
+The Agent SDK wire form is :func:`subagents.formats.sdkwire.to_sdk_dict`.
 
 Design notes
 ------------

@@ -18,7 +18,7 @@ call tools; ``content`` gives raw blocks (``text`` / ``tool_use``); ``error`` ra
 error (``connection``, ``response``, ``credentials``).  Any entry may carry ``usage``
 (``{"input_tokens": n, "output_tokens": n}``) and ``id`` for a tool call.
 
-Design decisions: it reuses :class:`subagents.testing.ScriptedModel` (one implementation of
+Design decisions: it reuses :class:`subagents.providers.queue.ScriptedModel` (one implementation of
 "a queue of replies"); a malformed script is a :class:`~subagents.errors.UsageError` that names
 the reply and what is wrong with it; running out of replies is a
 :class:`~subagents.errors.ProviderResponseError` (a clean CLI error, not an AssertionError
@@ -47,7 +47,7 @@ from subagents.providers.base import (
     ToolUseBlock,
     Usage,
 )
-from subagents.testing import ScriptedModel, ScriptedReply, text
+from subagents.providers.queue import ScriptedModel, ScriptedReply, text
 
 __all__ = ["ScriptModel", "load_script", "parse_script", "scripted_provider"]
 

@@ -155,7 +155,7 @@ def _command_matches(spec: str, words: list[str]) -> bool:
 def _agent_keys(name: str) -> set[str]:
     """The keys an agent name may be looked up by: the Task tool's normalisation (case and
     separators ignored), with and without a ``plugin:`` part."""
-    from subagents.dispatch.task_tool import normalize_agent_name
+    from subagents.names import normalize_agent_name
 
     key = normalize_agent_name(name)
     keys = {key, key.replace(":", "")}
@@ -188,7 +188,7 @@ def _agent_matches(names: Sequence[str], tool_name: str | None, input: Mapping[s
 
 
 def _agent_key(name: str) -> str:
-    from subagents.dispatch.task_tool import normalize_agent_name
+    from subagents.names import normalize_agent_name
 
     return normalize_agent_name(name).replace(":", "")
 

@@ -23,9 +23,9 @@ Design notes
   offered through the same filter, and stopped after ``on_stop`` — also on error or Ctrl-C.
   Each is imported only when an agent uses it.  Hooks and MCP servers of an agent from an
   untrusted project, and of any agent in plan mode, do not run (``trust``,
-  :mod:`subagents.runtime.trust`); MCP tools are read-only only if ``mcp_read_only`` says so.
+  :mod:`subagents.lint.trust`); MCP tools are read-only only if ``mcp_read_only`` says so.
 * **Prompt injection** (issue 12): an agent whose own prompt reads like one
-  (:func:`subagents.rules.security.detect_injection`) is not run (``RunError``) unless
+  (:func:`subagents.lint.rules.security.detect_injection`) is not run (``RunError``) unless
   ``allow_flagged_prompts``; results of tools that fetch outside text (``WebFetch``,
   ``WebSearch``, MCP tools) reach the model wrapped as data
   (:mod:`subagents.runtime.untrusted`).
@@ -90,6 +90,7 @@ from typing import Any
 
 from subagents.definition import AgentDefinition, McpServerSpec
 from subagents.errors import ProviderError, RunError, UsageError
+from subagents.lint.trust import TrustPolicy
 from subagents.providers import malformed_arguments
 from subagents.providers.base import (
     Message,
@@ -108,7 +109,6 @@ from subagents.runtime.prompt import build_system_prompt, memory_path
 from subagents.runtime.result import AgentResult, RunInterrupted, RunStopReason, ToolCallRecord
 from subagents.runtime.tools import Tool, ToolContext, ToolOutput, builtin_tools
 from subagents.runtime.transcript import Transcript, default_transcript_dir
-from subagents.runtime.trust import TrustPolicy
 from subagents.runtime.untrusted import fetches_untrusted, wrap_untrusted
 
 __all__ = [
@@ -663,7 +663,7 @@ class AgentRunner:
     def _prompt_check(self, agent: AgentDefinition) -> list[str]:
         """An agent whose own prompt reads like a prompt injection does not run unless the
         user said so (``allow_flagged_prompts``; ``subagents run --allow-flagged-prompt``)."""
-        from subagents.rules.security import detect_injection
+        from subagents.lint.rules.security import detect_injection
 
         found = detect_injection(agent.system_prompt or "")
         if found is None:

@@ -21,14 +21,13 @@ Design notes
 
 from __future__ import annotations
 
-import contextlib
 import os
 import stat
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
+from subagents.fs import atomic_write
 from subagents.runtime.tools.base import BlockingTool, ToolContext, ToolOutput
 
 __all__ = ["EditTool", "MultiEditTool", "ReadTool", "WriteTool", "atomic_write_text"]
@@ -41,34 +40,8 @@ _SNIFF = 8192
 
 
 def atomic_write_text(path: Path, text: str, *, fsync: bool = True) -> None:
-    """Write ``text`` to ``path`` atomically (temp + fsync + rename), keeping an existing mode.
-
-    ``fsync=False`` keeps the all-or-nothing rename but skips the flush to disk: a crashed or
-    killed process never leaves a half-written file, only a power loss can lose the last write
-    (agent-team mailboxes, where a write costs ~0.1 ms instead of several)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        mode: int | None = stat.S_IMODE(path.stat().st_mode)
-    except FileNotFoundError:
-        mode = None
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-            fh.flush()
-            if fsync:
-                os.fsync(fh.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        else:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    """The Write and Edit tools' write: :func:`subagents.fs.atomic_write`, parents created."""
+    atomic_write(path, text, fsync=fsync, make_parents=True)
 
 
 def _read_text(path: Path) -> str | ToolOutput:

@@ -32,7 +32,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
-from subagents.fsread import read_regular
+from subagents.fs import read_regular
 from subagents.runtime.tools.base import BlockingTool, ToolContext, ToolOutput
 
 __all__ = ["GlobTool", "GrepTool", "LSTool"]
@@ -92,7 +92,7 @@ def _expand_braces(pattern: str) -> list[str]:
 def _read_text(path: Path) -> str | None:
     """A regular file's text (``None`` for anything else, too big, or binary).
 
-    :func:`subagents.fsread.read_regular`: a FIFO or ``/dev/zero`` named in ``path`` or met
+    :func:`subagents.fs.read_regular`: a FIFO or ``/dev/zero`` named in ``path`` or met
     in the walk is skipped, never read."""
     try:
         data = read_regular(path, MAX_FILE_BYTES)

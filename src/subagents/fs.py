@@ -1,0 +1,177 @@
+"""The filesystem, the one way the program touches it: hostile reads, atomic writes, shown paths.
+
+Reading a file that may be hostile: regular files only, never blocking, never unbounded.  A
+FIFO named ``*.md`` must not hang a scan, ``/dev/zero`` must not fill memory, and a file that
+grows while it is read must not either.  :func:`read_regular` is the one way the readers that
+scan untrusted folders (Claude Code's reading, the source snippets of ``validate``, the Grep
+tool) open a file: ``O_NONBLOCK`` on open (a FIFO with no writer returns at once), ``fstat``
+on the open descriptor (no race with a swap), and at most ``limit + 1`` bytes read, so the
+caller can tell "too large" from "exactly the limit".
+
+Writing: :func:`atomic_write` is the one atomic write (a temporary file in the same folder,
+``fsync``, the mode kept or chosen, ``os.replace``, optionally an ``fsync`` of the folder).  A
+reader never sees a half-written file and a crash leaves the old file or the new one.
+
+Showing a path: :func:`display_path`.  Inside the working folder: relative
+(``.claude/agents/x.md``); under the home folder: ``~/...``; anywhere else: absolute.  No
+``../`` chains: they change meaning with the working folder.  The text is for people *and*
+programs: :func:`open_path` turns every spelling back into a path that opens, so JSON
+consumers, the source snippet of ``validate``, baselines and SARIF read the file the path
+names.  A path the user typed is printed as typed (the ``validate --format json`` contract);
+this is for paths the program found itself.  Nothing is resolved: a symlinked folder keeps
+the name the user sees.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+__all__ = [
+    "NotRegular",
+    "TooLarge",
+    "atomic_write",
+    "display_path",
+    "fsync_dir",
+    "open_path",
+    "read_regular",
+]
+
+
+class NotRegular(OSError):
+    """The path is a FIFO, a device, a socket or a folder."""
+
+
+class TooLarge(OSError):
+    """The file is larger than the limit (``size`` says how large ``fstat`` found it)."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(f"the file is {size:,} bytes")
+        self.size = size
+
+
+def read_regular(
+    path: str | os.PathLike[str], limit: int, *, follow_links: bool = True
+) -> bytes:
+    """The bytes of the regular file at ``path`` (at most ``limit``).
+
+    Raises :class:`NotRegular`, :class:`TooLarge` or the ``OSError`` of the open or read
+    (``ELOOP`` for a symlink when ``follow_links`` is false).
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    if not follow_links:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegular("not a regular file")
+        if st.st_size > limit:
+            raise TooLarge(st.st_size)
+        chunks: list[bytes] = []
+        left = limit + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) > limit:  # it grew while it was read
+        raise TooLarge(len(data))
+    return data
+
+
+
+def display_path(
+    path: str | os.PathLike[str], cwd: str | os.PathLike[str] | None = None,
+    home: str | os.PathLike[str] | None = None,
+) -> str:
+    """``path`` relative to ``cwd`` when inside it, ``~/...`` under ``home``, else absolute."""
+    full = os.path.abspath(os.fspath(path))
+    base = os.path.abspath(os.fspath(cwd)) if cwd is not None else os.getcwd()
+    if full == base:
+        return "."
+    if _inside(full, base):
+        return os.path.relpath(full, base)
+    home_dir = os.fspath(home) if home is not None else (
+        os.environ.get("HOME") or str(Path.home()))
+    home_dir = os.path.abspath(home_dir) if home_dir else ""
+    if home_dir and home_dir != os.sep:
+        if full == home_dir:
+            return "~"
+        if _inside(full, home_dir):
+            return "~" + os.sep + os.path.relpath(full, home_dir)
+    return full
+
+
+def open_path(shown: str) -> str:
+    """The openable path for a printed one (``~`` expanded)."""
+    return os.path.expanduser(shown)
+
+
+def _inside(path: str, folder: str) -> bool:
+    prefix = folder if folder.endswith(os.sep) else folder + os.sep
+    return path.startswith(prefix)
+
+
+def fsync_dir(folder: str | os.PathLike[str]) -> None:
+    """Flush a folder's entry list, so a rename inside it survives a power loss."""
+    try:
+        fd = os.open(os.fspath(folder), os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        with contextlib.suppress(OSError):  # some filesystems refuse fsync on a folder
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def atomic_write(
+    path: str | os.PathLike[str], data: bytes | str, *, mode: int | None = None,
+    fsync: bool = True, sync_dir: bool = False, make_parents: bool = False,
+) -> None:
+    """Replace ``path`` with ``data`` all at once (temp file in the same folder, then rename).
+
+    ``mode=None`` keeps an existing file's mode, and gives a new file ``0o666`` minus the
+    umask.  ``fsync=False`` keeps the all-or-nothing rename but skips the flush to disk (a
+    killed process never leaves half a file; only a power loss can lose the last write).
+    ``sync_dir`` also flushes the folder.  ``str`` data is written as UTF-8 with no newline
+    translation.  Errors are the ``OSError`` of the step that failed; the temp file is removed.
+    """
+    target = Path(path)
+    folder = target.parent
+    if make_parents:
+        folder.mkdir(parents=True, exist_ok=True)
+    if mode is None:
+        try:
+            mode = stat.S_IMODE(target.stat().st_mode)
+        except FileNotFoundError:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    try:
+        try:
+            view = memoryview(payload)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fchmod(fd, mode)
+            if fsync:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    if sync_dir:
+        fsync_dir(folder)

@@ -1,0 +1,277 @@
+"""Loading agent definitions: file -> text -> fields -> :class:`AgentDefinition`.
+
+``read_agent_file`` and ``parse_agent_text`` never raise for bad input: they return a
+:class:`LoadResult` whose ``diagnostics`` say what is wrong and where (file lines, 1-based).
+``load_agent`` is the strict front door for callers that want a definition or an exception.
+
+Guards, in order (issue "Read, judge and repair"): the size limit is checked with ``stat``
+before the file is read, and at most ``max_bytes + 1`` bytes are
+ever read; binary content and non-UTF-8 are refused with the line of the first bad byte; a
+UTF-8 BOM is stripped and CRLF accepted.  The dialect comes from the location
+(:func:`detect_dialect`); OpenCode and Copilot files are recognised and get one ``SA017`` info
+diagnostic until their dialects land, never Claude's errors.
+
+The severities given here are the readers' defaults; ``subagents.lint.validate`` re-maps every
+diagnostic through the rule catalogue for the chosen profile.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from subagents.claude_code.bun_yaml import bun_value
+from subagents.claude_code.profile import get_profile
+from subagents.claude_code.reader import ClaudeCodeView, read_claude_code
+from subagents.definition import AgentDefinition, Dialect
+from subagents.diagnostics import Diagnostic, Severity
+from subagents.errors import DefinitionError
+from subagents.formats.frontmatter import FrontmatterDocument, decode_bytes
+from subagents.formats.jsonfile import read_json_text
+from subagents.formats.markdown import read_markdown_text
+from subagents.formats.yamltree import YamlIssue
+
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "LoadResult",
+    "detect_dialect",
+    "load_agent",
+    "parse_agent_text",
+    "read_agent_file",
+]
+
+DEFAULT_MAX_BYTES = 1 << 20
+
+# Reader codes that are not errors by default.
+_READER_SEVERITY = {"SA017": Severity.INFO, "SA018": Severity.WARNING}
+
+
+@dataclass(frozen=True, slots=True)
+class LoadResult:
+    path: str
+    dialect: Dialect | None
+    definitions: tuple[AgentDefinition, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    document: FrontmatterDocument | None = None
+    # What Claude Code makes of the file (Claude dialect Markdown only): the registry loads
+    # exactly what this says Claude Code loads, and validate compares it with the strict reading.
+    claude_code: ClaudeCodeView | None = None
+
+    @property
+    def definition(self) -> AgentDefinition | None:
+        return self.definitions[0] if self.definitions else None
+
+    @property
+    def has_errors(self) -> bool:
+        return any(d.severity is Severity.ERROR for d in self.diagnostics)
+
+    @property
+    def ok(self) -> bool:
+        """A usable definition and no error: what a harness would load."""
+        return bool(self.definitions) and not self.has_errors
+
+    @property
+    def recovered(self) -> bool:
+        return self.document is not None and self.document.recovered
+
+
+def detect_dialect(path: str | os.PathLike[str]) -> Dialect | None:
+    """The dialect a harness would read this path as; None if it is not an agent file."""
+    # Plain string tests on the lower-cased path: this runs once per file of every scan.
+    text = "/" + os.fspath(path).replace(os.sep, "/").lower()
+    if text.endswith(".json"):
+        return Dialect.JSON
+    if not text.endswith(".md"):
+        return None
+    folder = text[: text.rfind("/") + 1]
+    if "/.claude/agents/" in folder:
+        return Dialect.CLAUDE  # Claude Code reads every *.md there, *.agent.md included
+    if text.endswith(".agent.md") or "/.github/agents/" in folder:
+        return Dialect.COPILOT
+    if "/.opencode/agent/" in folder or "/.opencode/agents/" in folder:
+        return Dialect.OPENCODE
+    if "/.codex/agents/" in folder:
+        return Dialect.CODEX
+    return Dialect.CLAUDE
+
+
+def _diag(issue: YamlIssue, display: str) -> Diagnostic:
+    return Diagnostic(
+        path=display,
+        line=issue.line,
+        column=issue.column,
+        rule=issue.code,
+        severity=_READER_SEVERITY.get(issue.code, Severity.ERROR),
+        message=issue.message,
+        hint=issue.hint,
+    )
+
+
+def parse_agent_text(
+    data: str | bytes,
+    *,
+    path: str | os.PathLike[str] = "<string>",
+    dialect: Dialect = Dialect.CLAUDE,
+    include_body: bool = True,
+    file_path: Path | None = None,
+    claude_code: str | None = None,
+) -> LoadResult:
+    """Read a definition from text or bytes already in memory.
+
+    ``claude_code``: the Claude Code version whose reading is attached (default: the newest
+    recorded)."""
+    display = str(path)
+    raw = data if isinstance(data, bytes) else None
+    profile = get_profile(claude_code)
+    if raw is not None:
+        decoded = decode_bytes(raw)
+        if decoded.issue is not None or decoded.text is None:
+            assert decoded.issue is not None
+            view = read_claude_code(data, profile=profile) if dialect is Dialect.CLAUDE else None
+            return LoadResult(
+                display, dialect, (), (_diag(decoded.issue, display),), claude_code=view
+            )
+        text, bom, crlf = decoded.text, decoded.bom, decoded.crlf
+    else:
+        assert isinstance(data, str)
+        bom = data.startswith("\ufeff")
+        text = data[1:] if bom else data
+        crlf = "\r\n" in text
+        if "\r" in text:
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if dialect is Dialect.JSON:
+        defs, issues = read_json_text(text, path=file_path)
+        return LoadResult(display, dialect, tuple(defs), tuple(_diag(i, display) for i in issues))
+    if dialect in (Dialect.OPENCODE, Dialect.COPILOT):
+        note = YamlIssue(
+            "SA017",
+            f"{dialect.value} agent file recognised; its dialect is not checked yet",
+            1,
+            1,
+            "Claude Code does not load this file; convert it with `subagents convert` "
+            "to use it as a Claude agent",
+        )
+        return LoadResult(display, dialect, (), (_diag(note, display),))
+    definition, doc, issues = read_markdown_text(
+        text, dialect=dialect, path=file_path, bom=bom, crlf=crlf, include_body=include_body
+    )
+    view = None
+    if dialect is Dialect.CLAUDE:
+        shared = None if any(i.code == "SA007" for i in issues) else _parsed_block(doc, crlf)
+        # the text is already decoded: Claude Code reads the same characters unless the
+        # file has CRLF line ends (it keeps them; the strict reader normalised them)
+        same_text = isinstance(data, bytes) and b"\r" not in data
+        source: str | bytes = ("\ufeff" + text if bom else text) if same_text else data
+        size = len(data) if isinstance(data, bytes) else None
+        view = read_claude_code(source, profile=profile, parsed_block=shared, size=size)
+    diagnostics = tuple(_diag(i, display) for i in issues)
+    return LoadResult(
+        display,
+        dialect,
+        (definition,) if definition is not None else (),
+        diagnostics,
+        doc,
+        claude_code=view,
+    )
+
+
+def read_agent_file(
+    path: str | os.PathLike[str],
+    *,
+    dialect: Dialect | None = None,
+    include_body: bool = True,
+    display_path: str | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    claude_code: str | None = None,
+) -> LoadResult:
+    """Read one agent file (Markdown or JSON).  Never raises for bad input."""
+    p = Path(path)
+    display = display_path if display_path is not None else str(path)
+    chosen = dialect or detect_dialect(p) or Dialect.CLAUDE
+
+    def fail(code: str, message: str, hint: str | None = None) -> LoadResult:
+        issue = YamlIssue(code, message, 1, 1, hint)
+        return LoadResult(display, chosen, (), (_diag(issue, display),))
+
+    try:
+        # O_NONBLOCK: a FIFO named *.md must never hang a scan (it is refused just below).
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            if not stat.S_ISREG(st.st_mode):
+                return fail("SA015", "not a regular file")
+            if st.st_size > max_bytes:
+                big = fail(
+                    "SA002",
+                    f"file is {st.st_size:,} bytes; the limit is {max_bytes:,}",
+                    "agent definitions are small text files; move reference material into "
+                    "skills or separate documents",
+                )
+                profile = get_profile(claude_code)
+                if chosen is not Dialect.CLAUDE or st.st_size <= profile.max_file_bytes:
+                    return big  # over our configured cap only: not read, so no reading
+                return _with_view(big, read_claude_code(b"", profile=profile, size=st.st_size))
+            # Ask for what stat says (+1 to notice growth), not max_bytes: a 1 MiB buffer per
+            # small file is measurable when scanning thousands of agents.
+            data = fh.read(min(st.st_size, max_bytes) + 1)
+    except IsADirectoryError:
+        return fail("SA015", "is a folder, not a file")
+    except FileNotFoundError:
+        return fail("SA015", "file not found (deleted while it was being read?)")
+    except PermissionError:
+        return fail("SA015", "permission denied", "make the file readable (`chmod u+r`)")
+    except OSError as exc:
+        return fail("SA015", f"cannot read the file: {exc.strerror or exc}")
+    if len(data) > max_bytes:  # grew between stat and read
+        return fail("SA002", f"file is larger than the limit of {max_bytes:,} bytes")
+    return parse_agent_text(
+        data,
+        path=display,
+        dialect=chosen,
+        include_body=include_body,
+        file_path=p,
+        claude_code=claude_code,
+    )
+
+
+def _parsed_block(doc: FrontmatterDocument | None, crlf: bool) -> tuple[str, Any] | None:
+    """The strict reader's parse as Bun's (no second parse of the same text), when it applies:
+    a tree that parsed as it stands (not recovered), read from LF text, opened at line 1."""
+    if doc is None or doc.root is None or doc.recovered or crlf or doc.start_line != 1:
+        return None
+    return doc.yaml_text, bun_value(doc.root)
+
+
+def _with_view(result: LoadResult, view: ClaudeCodeView) -> LoadResult:
+    return LoadResult(
+        result.path, result.dialect, result.definitions, result.diagnostics, claude_code=view
+    )
+
+
+def load_agent(path: str | os.PathLike[str], *, dialect: Dialect | None = None) -> AgentDefinition:
+    """Load one agent, or raise :class:`DefinitionError` carrying the diagnostics
+    (:class:`~subagents.errors.AgentFileNotFound`, also a ``FileNotFoundError``, when there is
+    no file at ``path``)."""
+    if not os.path.exists(path):
+        from subagents.errors import AgentFileNotFound
+
+        raise AgentFileNotFound(path)
+    result = read_agent_file(path, dialect=dialect)
+    errors = [d for d in result.diagnostics if d.severity is Severity.ERROR]
+    if errors or result.definition is None:
+        first = errors[0] if errors else None
+        detail = f": {first.format_text()}" if first else ""
+        raise DefinitionError(
+            f"cannot load agent from {result.path}{detail}",
+            result.diagnostics,
+            hint="run `subagents validate` on the file for every problem",
+        )
+    if len(result.definitions) > 1:
+        raise DefinitionError(
+            f"{result.path} defines {len(result.definitions)} agents; "
+            "use read_agent_file() to get all of them"
+        )
+    return result.definition

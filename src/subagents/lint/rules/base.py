@@ -1,0 +1,223 @@
+"""What every rule receives, and how a rule points at the offending key or value.
+
+Design notes
+------------
+* A *definition rule* is ``(AgentDefinition, RuleContext) -> Iterator[Diagnostic]``; a *file
+  rule* is ``(FileContext) -> Iterator[Diagnostic]`` and runs once per file (a JSON file holds
+  many definitions; its text is scanned for secrets once).
+* Rules emit the catalogue's default severity; :mod:`subagents.lint.validate` re-maps every
+  diagnostic for the profile, so a rule never decides its own severity.
+* Positions: a rule asks the context for the key (:meth:`RuleContext.key_pos`), the value
+  (:meth:`value_pos`), an item of a list-valued field (:meth:`item_pos`, which also finds an
+  item inside a one-line comma string), or an offset in the file text (:func:`text_pos`).
+  Everything falls back to the opening ``---`` (or line 1), so every diagnostic has a line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from subagents.definition import FIELD_ALIASES, AgentDefinition, Dialect
+from subagents.diagnostics import Diagnostic, Severity
+from subagents.formats.frontmatter import FrontmatterDocument
+from subagents.formats.yamltree import YMap, YNode, YScalar, YSeq
+from subagents.lint.config import Config
+from subagents.lint.rules.catalog import RULES
+
+__all__ = [
+    "DefinitionRule",
+    "FileContext",
+    "FileRule",
+    "RuleContext",
+    "make_diagnostic",
+    "text_pos",
+]
+
+Pos = tuple[int | None, int | None]
+
+
+def make_diagnostic(
+    code: str, path: str, pos: Pos, message: str, hint: str | None = None
+) -> Diagnostic:
+    rule = RULES[code]
+    return Diagnostic(
+        path=path,
+        line=pos[0],
+        column=pos[1],
+        rule=code,
+        severity=rule.default or rule.strict or Severity.WARNING,
+        message=message,
+        hint=hint,
+    )
+
+
+def text_pos(text: str, offset: int) -> tuple[int, int]:
+    """1-based (line, column) of a character offset."""
+    line = text.count("\n", 0, offset) + 1
+    start = text.rfind("\n", 0, offset) + 1
+    return line, offset - start + 1
+
+
+@dataclass(slots=True)
+class FileContext:
+    """One file: its display path, the text the reader normalised, the config."""
+
+    path: str
+    file_path: Path | None
+    dialect: Dialect | None
+    config: Config
+    text: str | None = None
+    document: FrontmatterDocument | None = None
+    #: The folder the file belongs to (for SA402, a path leading out of it); None for text
+    #: given in memory.
+    agents_root: Path | None = None
+
+
+@dataclass(slots=True)
+class RuleContext:
+    """One definition inside one file."""
+
+    path: str
+    config: Config
+    dialect: Dialect
+    document: FrontmatterDocument | None = None
+    text: str | None = None
+    #: ``(code, line)`` of the reader's findings, so a rule can stay quiet where the reader
+    #: already explained the problem (a list where a string belongs is not also "empty").
+    reader_findings: frozenset[tuple[str, int | None]] = field(default_factory=frozenset)
+    #: True when Claude Code's own reading was judged for this file (rules/claude_code.py):
+    #: rules that restate Claude Code's load rules then stay quiet.
+    claude_code: bool = False
+    #: Does the caller keep findings of this code?  A rule whose only code is off in the
+    #: profile (and not selected) skips its work: the style rules scan the whole prompt.
+    wants: Callable[[str], bool] = field(default=lambda _code: True, repr=False)
+    _prompt_lower: str | None = None
+    #: Entry start offsets of one-line comma strings, per node: computed once, not once per
+    #: entry (a `tools:` line with thousands of unknown entries was quadratic).
+    _starts: dict[int, list[int]] = field(default_factory=dict)
+
+    def prompt_lower(self, defn: AgentDefinition) -> str:
+        """The system prompt lower-cased, computed once for all the rules that search it."""
+        if self._prompt_lower is None:
+            self._prompt_lower = defn.system_prompt.lower()
+        return self._prompt_lower
+
+    def type_error_at(self, defn: AgentDefinition, key: str) -> bool:
+        """Did the reader report the value of ``key`` as being of the wrong type?"""
+        loc = defn.location_of(key)
+        return loc is not None and ("SA014", loc.line) in self.reader_findings
+
+    def diag(self, code: str, pos: Pos, message: str, hint: str | None = None) -> Diagnostic:
+        return make_diagnostic(code, self.path, pos, message, hint)
+
+    # -- positions ----------------------------------------------------------------------------
+    def fallback_pos(self, defn: AgentDefinition) -> tuple[int, int]:
+        if self.document is not None:
+            return self.document.start_line, 1
+        if defn.locations:
+            first = min(defn.locations.values(), key=lambda loc: (loc.line, loc.column))
+            return first.line, first.column
+        return 1, 1
+
+    def key_pos(self, defn: AgentDefinition, key: str) -> tuple[int, int]:
+        loc = defn.location_of(key)
+        if loc is not None:
+            return loc.line, loc.column
+        return self.fallback_pos(defn)
+
+    def node(self, defn: AgentDefinition, key: str) -> YNode | None:
+        if self.document is None:
+            return None
+        for k in (key, *_spellings(key)):
+            f = self.document.fields.get(k)
+            if f is not None:
+                return f.node
+        return None
+
+    def value_pos(self, defn: AgentDefinition, key: str) -> tuple[int, int]:
+        node = self.node(defn, key)
+        if node is not None:
+            return node.line, node.column
+        return self.key_pos(defn, key)
+
+    def item_pos(self, defn: AgentDefinition, key: str, index: int, item: str) -> tuple[int, int]:
+        """Where the ``index``-th entry (text ``item``) of a list field is written."""
+        node = self.node(defn, key)
+        if isinstance(node, YSeq):
+            if 0 <= index < len(node.items):
+                it = node.items[index]
+                return it.line, it.column
+            return node.line, node.column
+        if isinstance(node, YScalar):
+            starts = self._starts.get(id(node))
+            if starts is None:
+                starts = self._starts[id(node)] = _entry_starts(node.value)
+            return _pos_in_scalar(node, item, index, starts)
+        return self.value_pos(defn, key)
+
+    def body_pos(self, defn: AgentDefinition, offset: int | None = None) -> tuple[int, int]:
+        """A position in the system prompt (Markdown body)."""
+        line = defn.body_line
+        if line is None:
+            return self.key_pos(defn, "system_prompt")
+        if offset is None:
+            return line, 1
+        rel_line, col = text_pos(defn.system_prompt, offset)
+        return line + rel_line - 1, col
+
+    def map_key_pos(self, defn: AgentDefinition, key: str, sub: str) -> tuple[int, int]:
+        """Position of ``sub`` inside the mapping value of ``key`` (e.g. a hook event)."""
+        node = self.node(defn, key)
+        if isinstance(node, YMap):
+            for k, _ in node.pairs:
+                if k.value == sub:
+                    return k.line, k.column
+        return self.value_pos(defn, key)
+
+
+def _entry_starts(value: str) -> list[int]:
+    """Offsets where each top-level comma-separated entry of ``value`` starts."""
+    starts: list[int] = []
+    depth, fresh = 0, True
+    for i, ch in enumerate(value):
+        if fresh and not ch.isspace() and ch != ",":
+            starts.append(i)
+            fresh = False
+        if ch == "(":
+            depth += 1
+        elif ch == ")" and depth:
+            depth -= 1
+        elif ch == "," and depth == 0:
+            fresh = True
+    return starts
+
+
+def _pos_in_scalar(node: YScalar, item: str, index: int,
+                   starts: list[int] | None = None) -> tuple[int, int]:
+    """Where the ``index``-th top-level comma-separated entry of a one-line scalar starts."""
+    if (node.end_line and node.end_line != node.line) or node.style in ("|", ">"):
+        return node.line, node.column
+    quote = 1 if node.style in ("'", '"') else 0
+    if starts is None:
+        starts = _entry_starts(node.value)
+    if 0 <= index < len(starts) and node.value.startswith(item[:1], starts[index]):
+        return node.line, node.column + quote + starts[index]
+    found = node.value.find(item) if item else -1
+    if found >= 0:
+        return node.line, node.column + quote + found
+    return node.line, node.column
+
+
+def _spellings(attr: str) -> tuple[str, ...]:
+    return _SPELLINGS.get(attr, ())
+
+
+_SPELLINGS: dict[str, tuple[str, ...]] = {}
+for _spelled, _attr in FIELD_ALIASES.items():
+    _SPELLINGS[_attr] = (*_SPELLINGS.get(_attr, ()), _spelled)
+
+
+DefinitionRule = Callable[[AgentDefinition, RuleContext], Iterator[Diagnostic]]
+FileRule = Callable[[FileContext], Iterator[Diagnostic]]

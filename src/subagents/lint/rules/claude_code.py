@@ -1,0 +1,259 @@
+"""Findings about what Claude Code does with a file, judged by one rule.
+
+**Error**: Claude Code skips the file, or silently does something other than what is written
+(drops a field or a tool, cuts the description, runs with no tools, keeps one of two
+definitions). **Warning**: Claude Code reads it as meant, but strict YAML parsers and other
+harnesses do not (portability), or a matter of style. Every message names the Claude Code
+version whose behaviour it states (the profile chosen by config ``claude_code``).
+
+The registry uses :func:`skip_diagnostic` and :func:`duplicate_diagnostic` (one finding per file
+Claude Code does not load); ``validate`` adds :func:`claude_code_findings`, which compares Claude
+Code's reading (:class:`~subagents.claude_code.reader.ClaudeCodeView`) with the strict reading.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from subagents.claude_code.reader import ClaudeCodeView, ParseMode, SkipKind
+from subagents.diagnostics import Diagnostic
+from subagents.lint.rules.base import make_diagnostic
+
+__all__ = ["claude_code_findings", "duplicate_diagnostic", "key_line", "skip_diagnostic"]
+
+
+def key_line(text: str | None, key: str) -> int | None:
+    """The 1-based line of the first column-0 ``key:`` in ``text`` (None if absent)."""
+    return key_pos(text, key)[0]
+
+
+def key_pos(text: str | None, key: str) -> tuple[int | None, int | None]:
+    """(line, column of the value) of the first column-0 ``key:`` in ``text``."""
+    if not text:
+        return None, None
+    m = re.search(rf"(?m)^{re.escape(key)}[ \t]*:[ \t]*", text)
+    if m is None:
+        return None, None
+    line = text.count("\n", 0, m.start()) + 1
+    end = text.find("\n", m.end())
+    rest = text[m.end() : end if end >= 0 else len(text)]
+    column = m.end() - m.start() + 1 if rest.strip() else 1
+    return line, column
+
+
+def _skip_code(view: ClaudeCodeView, text: str | None) -> tuple[str, int | None]:
+    skip = view.skip
+    assert skip is not None
+    kind = skip.kind
+    if kind is SkipKind.TOO_LARGE:
+        return "SA002", None
+    if kind is SkipKind.NO_FRONTMATTER:
+        stripped = (text or "").lstrip("\ufeff")
+        if stripped.startswith("---"):
+            return "SA004", 1
+        if stripped.lstrip().startswith("---"):
+            return "SA018", 1
+        return "SA003", 1
+    if kind is SkipKind.YAML:
+        return "SA005", view.error_line or 1
+    if kind is SkipKind.REFUSED:
+        code = "SA008" if "alias" in skip.message or "expands" in skip.message else "SA005"
+        return code, view.error_line or 1
+    if kind is SkipKind.NO_NAME:
+        not_mapping = view.frontmatter == {} and view.block_text.strip()
+        if not_mapping and view.parse is not ParseMode.FAILED:
+            return "SA006", 2
+        line = key_line(text, "name")
+        return ("SA014" if line is not None and view.frontmatter.get("name") else "SA102"), line
+    if kind is SkipKind.BAD_NAME:
+        return "SA101", key_line(text, "name")
+    if kind is SkipKind.NO_DESCRIPTION:
+        line = key_line(text, "description")
+        wrong_type = line is not None and bool(view.frontmatter.get("description"))
+        return ("SA014" if wrong_type else "SA103"), line
+    return "SA110", key_line(text, "hooks")
+
+
+def skip_diagnostic(view: ClaudeCodeView, path: str, text: str | None = None) -> Diagnostic:
+    """One error saying why Claude Code skips this file, and whether it would say so."""
+    assert view.skip is not None
+    code, line = _skip_code(view, text)
+    line = line or 1  # nothing to point at: the opening ---
+    label = view.profile.label
+    how = "skips this file" if view.skip.logged else "skips this file without a word"
+    message = f"{label} {how}: {view.skip.message}"
+    if view.skip.kind is SkipKind.REFUSED:
+        # a deliberate difference: we refuse what Claude Code would try to parse
+        message = (
+            f"refused for safety and not loaded: {view.skip.message} (deeper nesting or "
+            "expanding aliases can exhaust a parser; Claude Code would try)"
+        )
+    column: int | None = 1 if line else None
+    key = _VALUE_KEYS.get(view.skip.kind)
+    if key is not None and line is not None:
+        found_line, found_col = key_pos(text, key)
+        if found_line == line:
+            column = found_col
+    return make_diagnostic(code, path, (line, column), message, _SKIP_HINTS.get(code))
+
+
+_VALUE_KEYS = {
+    SkipKind.NO_NAME: "name",
+    SkipKind.BAD_NAME: "name",
+    SkipKind.NO_DESCRIPTION: "description",
+}
+
+
+_SKIP_HINTS = {
+    "SA002": "agent files are small text files; move reference material into skills",
+    "SA003": "start the file with a `---` line, then `name:` and `description:`, then `---`",
+    "SA004": "close the frontmatter with a `---` line after the last field",
+    "SA018": "remove everything before the opening `---` (`subagents fix` does it)",
+    "SA005": "`subagents fix` repairs unquoted values and broken continuations",
+    "SA006": "the frontmatter must be `key: value` lines",
+    "SA008": "write the value out in full; anchors and aliases can expand without bound",
+    "SA014": "`name` and `description` must be text",
+    "SA101": "use lowercase letters, digits and hyphens, e.g. `code-reviewer`",
+    "SA102": "add `name: my-agent` to the frontmatter",
+    "SA103": "say when to use the agent in `description`",
+    "SA110": "hooks map an event name to a list of `{matcher, hooks: [...]}` entries",
+}
+
+
+def duplicate_diagnostic(
+    path: str, name: str, winner: str, scope: str, label: str, line: int | None
+) -> Diagnostic:
+    """The file Claude Code drops because a later path in the same folder defines ``name``."""
+    return make_diagnostic(
+        "SA601",
+        path,
+        (line, 1 if line else None),
+        f"agent name {name!r} is defined again in this {scope} folder by {winner}; "
+        f"{label} keeps only the last path in code-unit order ({winner}) "
+        "and ignores this file",
+        "rename one agent (the `name` field, not the file name) or delete one file",
+    )
+
+
+def claude_code_findings(
+    view: ClaudeCodeView, path: str, text: str | None
+) -> Iterator[Diagnostic]:
+    """What ``validate`` says about Claude Code's reading of one file it reads."""
+    label = view.profile.label
+    if not view.loaded:
+        yield skip_diagnostic(view, path, text)
+        return
+
+    def line_of(key: str) -> int | None:
+        return key_line(text, key)
+
+    if view.parse is ParseMode.LENIENT:
+        quoted = ", ".join(f"`{k}`" for k in view.quoted_keys) or "a value"
+        truncated = [k for k in view.unknown_keys if k in _CONTINUATION_KEYS]
+        if truncated:
+            yield make_diagnostic(
+                "SA022",
+                path,
+                (line_of("description"), 1),
+                f"{label} reads only the first line of `description`: its lenient second YAML "
+                f"pass turns the continuation lines {', '.join(repr(k + ':') for k in truncated)} "
+                "into keys of their own; PyYAML, js-yaml and other harnesses reject the file",
+                "`subagents fix` makes the whole text one valid YAML value",
+            )
+        elif view.quoted_keys:  # (tabs alone: the reader's SA013 points at the line)
+            first = view.quoted_keys[0]
+            yield make_diagnostic(
+                "SA010",
+                path,
+                (line_of(first), 1),
+                f"{label} reads {quoted} only with its lenient second YAML pass; PyYAML, js-yaml "
+                "and other harnesses reject this frontmatter",
+                "`subagents fix` quotes the value without changing what Claude Code reads",
+            )
+    if view.block_cut_inline:
+        yield make_diagnostic(
+            "SA019",
+            path,
+            (_dash_line(text), 1),
+            f"{label} ends the frontmatter at this `---` inside a value: the text after it, "
+            "and every field below, becomes part of the system prompt",
+            "remove the `---` from the value, or quote the value and avoid `---` in it",
+        )
+    fm = view.frontmatter
+    if "tools" in fm and view.tools == ():
+        yield make_diagnostic(
+            "SA020",
+            path,
+            (line_of("tools"), 1),
+            f"`tools` is {_empty_kind(fm['tools'])}: {label} lists the agent with \"All tools\" "
+            "but runs it with no tools at all",
+            "list the tools (`tools: Read, Grep`), or delete the `tools` line for all tools",
+        )
+    if view.replaced_bytes:
+        yield make_diagnostic(
+            "SA001",
+            path,
+            (None, None),
+            f"the file is not valid UTF-8: {label} loads it with U+FFFD in place of each bad "
+            "byte sequence",
+            "re-save the file as UTF-8, e.g. `iconv -f latin1 -t utf-8 in.md > out.md`",
+        )
+    for note in view.notes:
+        if note.key == "hooks":
+            continue  # the hooks rules (SA109/SA110) point at the entry itself
+        code = _NOTE_CODES.get(note.key, "SA021")
+        line, column = key_pos(text, note.key)
+        yield make_diagnostic(
+            code,
+            path,
+            (line, column),
+            f"{label} ignores {note.message}",
+            _NOTE_HINTS.get(code, "use a value Claude Code accepts, or remove the field"),
+        )
+
+
+# A field Claude Code ignores keeps the code of its own rule (so `ignore = ["SA108"]` in a
+# config still covers it); the rest share SA021.
+_NOTE_CODES = {
+    "permissionMode": "SA106",
+    "maxTurns": "SA108",
+    "effort": "SA115",
+    "isolation": "SA116",
+    "model": "SA105",
+    "color": "SA205",
+    "hooks": "SA109",
+    "background": "SA014",
+}
+_NOTE_HINTS = {
+    "SA106": "set one of the modes listed, or remove the field (the default mode applies)",
+    "SA108": "write a positive whole number, e.g. `maxTurns: 20`",
+    "SA115": "use low, medium, high, xhigh or max",
+    "SA116": "use `worktree` or `remote`",
+    "SA105": "write one model: an alias (sonnet, opus, haiku, inherit) or a full model id",
+    "SA205": "use red, blue, green, yellow, purple, orange, pink or cyan",
+    "SA109": "hooks map event names (PreToolUse, PostToolUse, Stop, ...) to matcher lists",
+}
+
+
+_CONTINUATION_KEYS = frozenset({"user", "assistant", "Context", "Examples", "context", "Example"})
+
+
+def _empty_kind(value: object) -> str:
+    if value is None:
+        return "empty"
+    if value == "":
+        return '""'
+    if value == []:
+        return "[]"
+    if isinstance(value, dict):
+        return "a mapping, not a list"
+    return f"{value!r}, not a list of tool names"
+
+
+def _dash_line(text: str | None) -> int | None:
+    if not text:
+        return None
+    start = text.find("\n")
+    pos = text.find("---", start + 1)
+    return text.count("\n", 0, pos) + 1 if pos >= 0 else None

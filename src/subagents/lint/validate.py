@@ -1,0 +1,648 @@
+"""Validate agent files and folders: read, run the rules, filter, re-map severities, summarise.
+
+Design notes
+------------
+* One bad file never stops the others: the reader turns bad input into diagnostics, the rule
+  engine turns a crashing rule into ``SA000`` (and so does this module for a crashing reader),
+  and every file is handled on its own.
+* Dialect comes from the location (``loader.detect_dialect``) unless ``dialect=`` forces one.
+  Walking a folder takes ``*.md`` files (except well-known non-agent files such as README.md,
+  CLAUDE.md, AGENTS.md, SKILL.md, and the ``skills``/``commands`` folders) and JSON files named
+  ``agents.json`` / ``*.agents.json`` (a ``package.json`` is not an agent file); a JSON file
+  named explicitly is always read.  Symlinks are not followed into folders; a symlinked file
+  that resolves outside the folder being walked is ``SA402`` and is never read.
+* The *scope* for duplicate names is the nearest ``agents``/``agent`` folder above a file (Claude
+  Code scans agents folders recursively; subfolders do not change an id), else the folder that
+  was walked, and never mixes dialects: ``.claude/agents`` and ``.codex/agents`` holding the
+  same names is not a clash.  Each ``agents.json`` is a scope of its own (NanoClaw's global
+  and per-group files overlay each other by design; a key twice in one file is ``SA007``).
+* Severities: reader and rule diagnostics are re-mapped through the catalogue for the profile
+  (``strict`` flag or ``strict = true`` in config).  Filtering, in order: ``select`` (command
+  line replaces config), then ``ignore`` (config + command line + ``per-file-ignores`` + the
+  in-file ``# subagents: ignore[...]`` comment, which cannot silence security rules).  A rule
+  that is off in the profile is turned on when selected by its code, a code prefix narrower
+  than ``SA`` (``SA2``) or its name -- as a warning, or its strict severity under --strict.
+* With no paths: the agents the current project sees - ``.claude/agents`` in the current
+  folder and each parent up to the git root, then ``~/.claude/agents`` (``.codex/agents``
+  with ``dialect="codex"``).  The full precedence logic lives in the registry; this is the
+  self-contained minimum for ``validate``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from subagents.claude_code.definition import definition_from_view
+from subagents.claude_code.reader import SkipKind
+from subagents.definition import AgentDefinition, Dialect
+from subagents.diagnostics import Diagnostic, Severity, count_by_severity, sort_diagnostics
+from subagents.errors import UsageError
+from subagents.harnesses.loader import LoadResult, detect_dialect, read_agent_file
+from subagents.lint.config import Config, find_config, inline_ignores, load_config
+from subagents.lint.rules.base import FileContext, RuleContext
+from subagents.lint.rules.catalog import RULES, Profile, get_rule, matches
+from subagents.lint.rules.claude_code import claude_code_findings
+from subagents.lint.rules.engine import check_definition, check_file
+from subagents.lint.rules.scope import ScopedAgent, check_scope
+from subagents.lint.rules.security import path_escapes
+
+if TYPE_CHECKING:
+    from subagents.harnesses.layout import Source
+
+__all__ = [
+    "ValidationReport",
+    "default_paths",
+    "default_sources",
+    "iter_agent_files",
+    "source_roots",
+    "validate_paths",
+    "validate_text",
+]
+
+_SKIP_FILES = frozenset(
+    {"readme.md", "changelog.md", "contributing.md", "license.md", "code_of_conduct.md",
+     "security.md", "claude.md", "agents.md", "skill.md", "gemini.md"}
+)
+_SKIP_DIRS = frozenset(
+    {"node_modules", "__pycache__", "skills", "commands", "venv", "site-packages"}
+)
+_AGENT_DOT_DIRS = frozenset({".claude", ".codex", ".opencode", ".github"})
+_UNREADABLE = frozenset({"SA001", "SA002", "SA011", "SA012", "SA015"})
+
+
+@dataclass(slots=True)
+class ValidationReport:
+    """The outcome of one ``validate`` run."""
+
+    files: int = 0
+    agents: int = 0
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    strict: bool = False
+    #: configuration files skipped because others could have written them (for stderr)
+    config_warnings: list[str] = field(default_factory=list)
+
+    @property
+    def errors(self) -> int:
+        return count_by_severity(self.diagnostics)[Severity.ERROR]
+
+    @property
+    def warnings(self) -> int:
+        return count_by_severity(self.diagnostics)[Severity.WARNING]
+
+    @property
+    def infos(self) -> int:
+        return count_by_severity(self.diagnostics)[Severity.INFO]
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if any(d.severity is Severity.ERROR for d in self.diagnostics) else 0
+
+    def summary(self) -> dict[str, int]:
+        counts = count_by_severity(self.diagnostics)
+        return {
+            "files": self.files,
+            "agents": self.agents,
+            "errors": counts[Severity.ERROR],
+            "warnings": counts[Severity.WARNING],
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``--format json`` contract of DESIGN.md."""
+        return {
+            "summary": self.summary(),
+            "diagnostics": [d.to_dict() for d in self.diagnostics],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class _Target:
+    path: Path
+    display: str
+    dialect: Dialect | None
+    root: Path  # the folder it was found in
+    scope: str
+    #: Could the path lead out of ``root``?  Walked files can only through a symlink (the walk
+    #: never follows linked folders); an explicitly named file is always checked.
+    may_escape: bool = True
+
+
+@dataclass(slots=True)
+class _Filter:
+    profile: Profile
+    select: tuple[str, ...]
+    ignore: tuple[str, ...]
+
+    _kept: dict[str, bool] = field(default_factory=dict)
+
+    def keeps(self, code: str) -> bool:
+        """Could a finding of ``code`` survive this filter (ignoring per-file silencers)?
+        (Asked by rules for every definition: the answer is computed once per code.)"""
+        known = self._kept.get(code)
+        if known is not None:
+            return known
+        if (self.select and not matches(code, self.select)) or matches(code, self.ignore):
+            answer = False
+        else:
+            rule = RULES.get(code)
+            answer = rule is None or rule.severity(self.profile) is not None or _explicit(
+                code, self.select)
+        self._kept[code] = answer
+        return answer
+
+    def apply(self, diags: Iterable[Diagnostic], extra_ignore: Sequence[str],
+              inline: Sequence[str]) -> Iterator[Diagnostic]:
+        for d in diags:
+            rule = RULES.get(d.rule)
+            if self.select and not matches(d.rule, self.select) and d.rule != "SA000":
+                continue
+            if matches(d.rule, self.ignore) or matches(d.rule, extra_ignore):
+                continue
+            if inline and (rule is None or rule.silenceable) and matches(d.rule, inline):
+                continue
+            if rule is None:
+                yield d
+                continue
+            severity = rule.severity(self.profile)
+            if severity is None:
+                if not _explicit(d.rule, self.select):
+                    continue
+                # selected although off in this profile: advice by default, the strict
+                # severity under --strict
+                severity = (
+                    Severity.WARNING
+                    if self.profile is Profile.DEFAULT
+                    else rule.strict or Severity.WARNING
+                )
+            yield d if severity is d.severity else d.with_severity(severity)
+
+
+def _explicit(code: str, selectors: Sequence[str]) -> bool:
+    """Selected by its code, a code prefix narrower than ``SA`` (``SA2``), or its name."""
+    for s in selectors:
+        rule = get_rule(s)
+        if rule is not None and rule.code == code:
+            return True
+        up = s.strip().upper()
+        if len(up) > 2 and up.startswith("SA") and up[2:].isdigit() and code.startswith(up):
+            return True
+    return False
+
+
+def _agents_folder(p: Path, stop: Path | None = None) -> Path | None:
+    for parent in p.parents:
+        if parent.name in ("agents", "agent"):
+            return parent
+        if stop is not None and parent == stop:
+            return None
+    return None
+
+
+def _is_agent_candidate(name: str) -> bool:
+    """Does a file met while walking look like an agent file?  (Named files always are.)"""
+    low = name.lower()
+    if low.endswith(".md"):
+        return low not in _SKIP_FILES
+    return low == "agents.json" or low.endswith(".agents.json")
+
+
+def iter_agent_files(
+    folder: Path, display: str, *, report_links: bool = False
+) -> Iterator[tuple[Path, str, bool]]:
+    """``(path, display path, is_symlink)`` of every candidate agent file under ``folder``.
+
+    Linked folders are never descended.  With ``report_links``, one that leads outside
+    ``folder`` is yielded itself (``is_symlink=True``) so that validation can report it
+.  Callers that write (``fix``) should refuse linked files that resolve
+    outside the folder (``subagents.lint.rules.security.path_escapes``).
+    """
+    real_root = os.path.realpath(folder)
+    for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
+        # Inside a .claude/agents folder Claude Code reads hidden folders too.
+        in_claude = "/.claude/agents" in dirpath.replace(os.sep, "/")
+        dirnames[:] = sorted(
+            d for d in dirnames
+            if d not in _SKIP_DIRS
+            and (not d.startswith(".") or d in _AGENT_DOT_DIRS or in_claude)
+        )
+        rel = os.path.relpath(dirpath, folder)
+        for d in dirnames if report_links else ():
+            link = os.path.join(dirpath, d)
+            if os.path.islink(link) and path_escapes(link, real_root):
+                yield Path(link), os.path.normpath(os.path.join(display, rel, d)), True
+        for name in sorted(filenames):
+            if not _is_agent_candidate(name):
+                continue
+            full = os.path.join(dirpath, name)
+            shown = os.path.normpath(os.path.join(display, rel, name))
+            yield Path(full), shown, os.path.islink(full)
+
+
+def _display(p: Path, given: str | None) -> str:
+    """As the user typed it, else one spelling for every command (:mod:`subagents.fs`)."""
+    if given is not None:
+        return given
+    from subagents.fs import display_path
+
+    return display_path(p)
+
+
+def default_sources(
+    cwd: Path | None = None, home: Path | None = None, dialect: Dialect | None = None
+) -> list[Source]:
+    """The folder and ``agents.json`` sources the registry reads for this directory.
+
+    Built by :func:`subagents.harnesses.layout.plan_sources`, the function the registry plans its
+    scopes with, so ``validate``, ``fix``, ``list`` and ``doctor`` read the same folders.  The
+    CLI passes the registry's own plan (with ``--managed-dir``/plugins from the environment)
+    through ``subagents.cli.options.scope_sources``.
+    """
+    from subagents.harnesses.layout import plan_sources
+
+    chosen = Dialect.CODEX if dialect is Dialect.CODEX else Dialect.CLAUDE
+    return plan_sources(
+        cwd=(cwd or Path.cwd()).absolute(), home=home or Path.home(), dialect=chosen,
+        managed_dir=None, cli_text=None, agents_json=None, plugin_dirs=(),
+    )
+
+
+def default_paths(
+    cwd: Path | None = None, home: Path | None = None, dialect: Dialect | None = None
+) -> list[Path]:
+    """Agents folders the current project sees that exist: project folders up to the git root
+    (closest first), then the user's (``.codex/agents`` for the Codex dialect)."""
+    return [s.root for s in default_sources(cwd, home, dialect)
+            if s.root is not None and s.root.is_dir()]
+
+
+def source_roots(
+    sources: Sequence[Source],
+) -> tuple[list[Path], list[Diagnostic]]:
+    """The roots of ``sources`` that can be read, and a diagnostic for each that cannot (an
+    agents folder that is a file: the registry's own finding, so every command says the same)."""
+    from subagents.harnesses.layout import SourceKind, scan_folder
+
+    roots: list[Path] = []
+    problems: list[Diagnostic] = []
+    for src in sources:
+        root = src.root
+        if root is None or src.kind not in (SourceKind.FOLDER, SourceKind.JSON_FILE):
+            continue
+        if not os.path.lexists(root) or root in roots:
+            continue
+        if src.kind is SourceKind.FOLDER and not root.is_dir():
+            problems.extend(scan_folder(root, display=lambda q: _display(q, None)).diagnostics)
+            continue
+        roots.append(root)
+    return roots, problems
+
+
+def _targets(paths: Sequence[Path], given: Sequence[str | None],
+             dialect: Dialect | None) -> Iterator[_Target]:
+    for p, shown in zip(paths, given, strict=True):
+        display = _display(p, shown)
+        if p.is_dir():
+            # dialect and scope depend on the folder (and the name's suffix): compute once each
+            cache: dict[tuple[Path, str], tuple[Dialect, str]] = {}
+            for full, fdisplay, linked in iter_agent_files(p, display, report_links=True):
+                low = full.name.lower()
+                kind = ".json" if low.endswith(".json") else (
+                    ".agent.md" if low.endswith(".agent.md") else ".md")
+                key = (full.parent, kind)
+                if key not in cache:
+                    root_for_scope = _agents_folder(full, stop=p) or p
+                    d = dialect or detect_dialect(full) or Dialect.CLAUDE
+                    cache[key] = (d, f"{d}:{root_for_scope.absolute()}")
+                d, scope = cache[key]
+                if d is Dialect.JSON:  # each agents.json is its own namespace
+                    scope = f"{d}:{full.absolute()}"
+                yield _Target(full, fdisplay, d, p, scope, may_escape=linked)
+        else:
+            root = _agents_folder(p.absolute()) or p.absolute().parent
+            d = dialect or detect_dialect(p) or Dialect.CLAUDE
+            scope = f"{d}:{p.absolute()}" if d is Dialect.JSON else f"{d}:{root}"
+            yield _Target(p, display, d, root, scope)
+
+
+def _file_text(result: LoadResult, path: Path, max_bytes: int) -> str | None:
+    if result.document is not None:
+        return result.document.text
+    if any(d.rule in _UNREADABLE for d in result.diagnostics):
+        return None
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(max_bytes + 1)
+        return data.decode("utf-8-sig").replace("\r\n", "\n")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+_Silencers = dict[str, tuple["_Filter", tuple[str, ...], tuple[str, ...]]]
+
+
+def _validate_file(
+    target: _Target, config: Config, filt: _Filter, scoped: list[ScopedAgent],
+    silencers: _Silencers,
+) -> tuple[list[Diagnostic], int]:
+    fctx = FileContext(path=target.display, file_path=target.path, dialect=target.dialect,
+                       config=config, agents_root=target.root)
+    # before reading: a link out of the folder is reported, never followed.
+    if target.may_escape and path_escapes(target.path, target.root):
+        from subagents.lint.rules.security import check_path_escape
+
+        return list(filt.apply(check_path_escape(fctx), (), ())), 0
+    try:
+        result = read_agent_file(target.path, dialect=target.dialect,
+                                 display_path=target.display, max_bytes=config.max_file_size,
+                                 claude_code=config.claude_code)
+    except Exception as exc:  # a reader bug must not stop the other files
+        return list(filt.apply((_reader_crash(target.display, exc),), (), ())), 0
+    fctx.text = _file_text(result, target.path, config.max_file_size)
+    fctx.document = result.document
+    reader_diags, definitions = _claude_code_reading(
+        result, target.display, target.path, fctx.text
+    )
+    diags: list[Diagnostic] = [_recode(d) for d in reader_diags]
+    diags.extend(check_file(fctx))
+    reader_findings = frozenset((d.rule, d.line) for d in reader_diags)
+    for defn in definitions:
+        ctx = RuleContext(path=target.display, config=config, dialect=defn.dialect,
+                          document=result.document, text=fctx.text,
+                          reader_findings=reader_findings,
+                          claude_code=result.claude_code is not None, wants=filt.keeps)
+        diags.extend(check_definition(defn, ctx))
+        loc = defn.location_of("name") or (
+            next(iter(defn.locations.values())) if defn.locations else None
+        )
+        scoped.append(ScopedAgent(_slim(defn), target.display, loc.line if loc else 1,
+                                  loc.column if loc else 1, target.scope))
+    inline: tuple[str, ...] = ()
+    if fctx.text is not None:
+        end = result.document.end_line if result.document is not None else 0
+        inline = inline_ignores(fctx.text, frontmatter_end=end)
+    extra = config.ignores_for(target.path)
+    if definitions:  # scope rules report on this file later: same silencers apply
+        silencers[target.display] = (filt, extra, inline)
+    return list(filt.apply(diags, extra, inline)), len(definitions)
+
+
+# Reader findings that say "this is not strict YAML / not readable" -- superseded, for a file
+# Claude Code loads, by what Claude Code makes of it (rules/claude_code.py).
+_SUPERSEDED_WHEN_LOADED = frozenset(
+    {"SA001", "SA003", "SA004", "SA005", "SA006", "SA010", "SA012",
+     "SA018", "SA101", "SA102", "SA103"}
+)
+# Fields whose value Claude Code itself judges: a wrong type there is reported as what Claude
+# Code does with it (rules/claude_code.py), not as the strict reader's SA014.
+_CLAUDE_CODE_JUDGES = frozenset(
+    {"name", "description", "model", "tools", "disallowedTools", "maxTurns", "permissionMode",
+     "background", "effort", "isolation", "memory", "color", "mcpServers"}
+)
+
+
+def _finding_key(d: Diagnostic) -> str | None:
+    """The key a reader finding names (its message starts with it in backticks)."""
+    if not d.message.startswith("`"):
+        return None
+    return d.message[1:].split("`", 1)[0]
+
+
+_PARSE_FINDINGS = frozenset({"SA003", "SA004", "SA005", "SA010", "SA013", "SA018"})
+_UNREADABLE_SKIPS = frozenset({SkipKind.YAML, SkipKind.NO_FRONTMATTER, SkipKind.REFUSED})
+
+
+def _say_what_claude_code_does(d: Diagnostic, label: str) -> Diagnostic:
+    """A strict reader's YAML finding on a file Claude Code loads, saying what Claude Code
+    makes of it (the reader itself is dialect-neutral and cannot)."""
+    message = d.message
+    if d.rule == "SA007" and message.startswith("duplicate key"):
+        message += f"; {label} silently keeps the last value"
+    elif d.rule == "SA008" and message.endswith(" is not allowed in agent frontmatter"):
+        message = message.removesuffix(" is not allowed in agent frontmatter") + (
+            f": {label} resolves anchors and aliases, but many YAML tools and other harnesses "
+            "refuse them")
+    elif d.rule == "SA009" and message.endswith(" is not allowed"):
+        message = message.removeprefix("custom ").removesuffix(" is not allowed") + (
+            f": {label} silently drops it and reads the rest of the value")
+    else:
+        return d
+    return dataclasses.replace(d, message=message)
+
+
+def _claude_code_reading(
+    result: LoadResult, display: str, file_path: Path | None, text: str | None
+) -> tuple[list[Diagnostic], tuple[AgentDefinition, ...]]:
+    """Reader findings and the definitions the rules judge, as Claude Code reads the file.
+
+    For a Claude agent file the rules judge the definition Claude Code runs (its tools split,
+    its model, the last of duplicate keys); the strict reader keeps the positions and its
+    portability findings. A file Claude Code skips keeps the strict reader's findings and gets
+    one error saying why Claude Code skips it.
+    """
+    view = result.claude_code
+    if view is None:
+        return list(result.diagnostics), result.definitions
+    strict = result.definition
+    findings = list(
+        claude_code_findings(view, display, text)
+    )
+    if view.loaded:
+        kept = [
+            d
+            for d in result.diagnostics
+            if d.rule not in _SUPERSEDED_WHEN_LOADED
+            and not (d.rule == "SA014" and _finding_key(d) in _CLAUDE_CODE_JUDGES)
+        ]
+        defn = definition_from_view(
+            view,
+            path=file_path,
+            strict=strict,
+        )
+        label = view.profile.label
+        kept = [_say_what_claude_code_does(d, label) for d in kept]
+        return kept + findings, (defn,)
+    # The skip finding replaces the strict reader's finding at the same place, and explains
+    # what its parse errors would: one message, the same one `list` and `doctor` show.
+    if any(d.rule in ("SA011", "SA012") for d in result.diagnostics):
+        findings = []  # empty or binary: the reader's finding says more than "no frontmatter"
+    for i, f in enumerate(findings):
+        # an alias refused: the strict reader knows the exact column of the anchor
+        same = next((d for d in result.diagnostics if d.rule == f.rule == "SA008"), None)
+        if same is not None:
+            findings[i] = dataclasses.replace(f, line=same.line, column=same.column)
+    codes = {d.rule for d in findings if d.rule != "SA014"}
+    places = {(d.rule, d.line) for d in findings}
+    unreadable = view.skip is not None and view.skip.kind in _UNREADABLE_SKIPS
+    kept = [
+        d
+        for d in result.diagnostics
+        if (d.rule, d.line) not in places
+        and d.rule not in codes
+        and not (unreadable and d.rule in _PARSE_FINDINGS)
+    ]
+    return kept + findings, result.definitions
+
+
+# A value of the wrong *type* is the reader's SA014; for these fields the catalogue has a
+# specific rule, so the finding carries that code (and `ignore = ["SA108"]` covers both
+# `maxTurns: 0` and `maxTurns: ten`).  The reader's message starts with the key in backticks.
+_RECODE = {
+    "tags": "SA113", "maxTurns": "SA108", "max_turns": "SA108", "version": "SA112",
+    "permissionMode": "SA106", "permission_mode": "SA106", "hooks": "SA110", "model": "SA105",
+    "effort": "SA115", "isolation": "SA116",
+}
+
+
+def _recode(d: Diagnostic) -> Diagnostic:
+    if d.rule != "SA014" or not d.message.startswith("`"):
+        return d
+    code = _RECODE.get(d.message[1:].split("`", 1)[0])
+    if code is None:
+        return d
+    return Diagnostic(path=d.path, line=d.line, column=d.column, rule=code,
+                      severity=d.severity, message=d.message, hint=d.hint)
+
+
+def _reader_crash(path: str, exc: BaseException) -> Diagnostic:
+    return Diagnostic(
+        path=path,
+        line=1,
+        column=1,
+        rule="SA000",
+        severity=Severity.ERROR,
+        message=f"internal error while reading the file: {type(exc).__name__}: {exc}"[:300],
+        hint="this is a bug in subagents; please report it with the file",
+    )
+
+
+def _slim(defn: AgentDefinition) -> AgentDefinition:
+    """Keep what the scope rules need; drop the prompt so 10,000 files stay cheap."""
+    return defn.evolve(system_prompt=defn.system_prompt[:2000]) if len(
+        defn.system_prompt) > 2000 else defn
+
+
+def validate_paths(
+    paths: Sequence[str | os.PathLike[str]] = (),
+    *,
+    strict: bool = False,
+    dialect: Dialect | str | None = None,
+    config: Config | None = None,
+    select: Sequence[str] = (),
+    ignore: Sequence[str] = (),
+    sources: Sequence[Source] | None = None,
+) -> ValidationReport:
+    """Validate files and folders (none: the agents the current project sees).
+
+    With no ``paths``, the roots of ``sources`` (default: :func:`default_sources`) are read;
+    an agents folder that is not a folder is an error (``SA605``), as in ``subagents list``.
+
+    Raises :class:`~subagents.errors.UsageError` for a path that does not exist, and
+    :class:`~subagents.errors.ConfigError` for a broken configuration file.
+    """
+    forced = Dialect(dialect) if dialect is not None else None
+    given: list[str | None]
+    scope_problems: list[Diagnostic] = []
+    if paths:
+        resolved = [Path(p) for p in paths]
+        given = [os.fspath(p) for p in paths]
+        missing = [os.fspath(p) for p in resolved if not p.exists() and not p.is_symlink()]
+        if missing:
+            raise UsageError(
+                f"no such file or folder: {', '.join(missing)}",
+                hint="give agent files or folders that exist, or no path for this project's "
+                "agents",
+            )
+    else:
+        resolved, scope_problems = source_roots(
+            sources if sources is not None else default_sources(dialect=forced))
+        given = [None] * len(resolved)
+    configs: dict[Any, Config] = {}
+    report = ValidationReport(strict=strict)
+    all_diags: list[Diagnostic] = list(scope_problems)
+    scoped: list[ScopedAgent] = []
+    silencers: _Silencers = {}
+    filters: dict[int, _Filter] = {}
+    seen: set[str] = set()  # a file named twice (or inside a folder also named) counts once
+    for p, shown in zip(resolved, given, strict=True):
+        cfg = config if config is not None else _config_for(p, configs,
+                                                             report.config_warnings)
+        key = id(cfg)
+        if key not in filters:
+            profile = Profile.STRICT if (strict or cfg.strict) else Profile.DEFAULT
+            filters[key] = _Filter(profile, tuple(select) or cfg.select,
+                                   (*cfg.ignore, *ignore))
+        filt = filters[key]
+        for target in _targets([p], [shown], forced):
+            key_path = os.path.abspath(target.path)
+            if key_path in seen:
+                continue
+            seen.add(key_path)
+            diags, n = _validate_file(target, cfg, filt, scoped, silencers)
+            report.files += 1
+            report.agents += n
+            all_diags.extend(diags)
+    # the similar-description check is pairwise: skip it when nobody would see SA602
+    similar = any(f.keeps("SA602") for f in filters.values())
+    for d in check_scope(scoped, similar=similar):
+        filt, extra, inline = silencers[d.path]
+        all_diags.extend(filt.apply((d,), extra, inline))
+    report.strict = strict or any(f.profile is Profile.STRICT for f in filters.values())
+    report.diagnostics = sort_diagnostics(all_diags)
+    return report
+
+
+def _config_for(p: Path, cache: dict[Any, Config], notes: list[str]) -> Config:
+    """The config for a file, found once per folder (walking up stats several files per level,
+    which cost more than validating a small agent when done for every file)."""
+    folder = ("folder", p.parent)
+    if folder not in cache:
+        found = find_config(p, notes)
+        if found not in cache:
+            cache[found] = load_config(found) if found is not None else Config()
+        cache[folder] = cache[found]
+    return cache[folder]
+
+
+def validate_text(
+    text: str | bytes,
+    *,
+    path: str = "<string>",
+    dialect: Dialect = Dialect.CLAUDE,
+    strict: bool = False,
+    config: Config | None = None,
+) -> list[Diagnostic]:
+    """Validate text in memory (no file checks): the diagnostics, sorted."""
+    from subagents.harnesses.loader import parse_agent_text
+
+    cfg = config or Config()
+    filt = _Filter(Profile.STRICT if strict else Profile.DEFAULT, cfg.select, cfg.ignore)
+    result = parse_agent_text(text, path=path, dialect=dialect, claude_code=cfg.claude_code)
+    doc_text: str | None
+    if result.document is not None:
+        doc_text = result.document.text
+    elif isinstance(text, str):
+        doc_text = text
+    else:
+        try:
+            doc_text = text.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            doc_text = None
+    if doc_text is not None and "\r" in doc_text:
+        doc_text = doc_text.replace("\r\n", "\n")
+    reader_diags, definitions = _claude_code_reading(result, path, None, doc_text)
+    diags: list[Diagnostic] = [_recode(d) for d in reader_diags]
+    diags.extend(check_file(FileContext(path=path, file_path=None, dialect=dialect, config=cfg,
+                                        text=doc_text, document=result.document)))
+    for defn in definitions:
+        ctx = RuleContext(path=path, config=cfg, dialect=defn.dialect, document=result.document,
+                          text=doc_text,
+                          reader_findings=frozenset((d.rule, d.line) for d in reader_diags),
+                          claude_code=result.claude_code is not None, wants=filt.keeps)
+        diags.extend(check_definition(defn, ctx))
+    end = result.document.end_line if result.document is not None else 0
+    inline = inline_ignores(doc_text, frontmatter_end=end) if doc_text else ()
+    return sort_diagnostics(filt.apply(diags, (), inline))

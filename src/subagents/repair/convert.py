@@ -1,0 +1,306 @@
+"""Convert agent definitions between dialects, and say exactly what did not survive.
+
+``convert_definitions(defs, target)`` writes each :class:`AgentDefinition` in the target
+dialect (Claude Markdown, Codex Markdown, ``agents.json``, Agent SDK wire JSON) and returns the
+output files plus diagnostics.
+
+Design notes
+------------
+* **No silent loss.**  Instead of a hand-kept table of "what each target supports", every
+  output is *read back* with the real reader for its dialect and compared with the source,
+  field by field (the system prompt with outer whitespace stripped, since every harness strips
+  it).  Each field that was dropped or changed becomes a ``CV001``/``CV002`` warning naming the
+  field, its source line and the target — so the report is true even when a writer or reader
+  changes later.  The caller decides whether a warning is fatal (``convert --strict``).
+* **Names.**  Codex requires ``[a-z][a-z0-9_-]{2,63}``: a name outside it is an
+  error (``CV003``) and that agent is not written — the hint suggests a valid spelling, but we
+  never rename silently.  Claude Code skips names containing ``:`` or starting with ``-``
+  (REFERENCE.md): a warning.  A name that cannot be a file name (``/``, ``..``, empty) is an
+  error for the Markdown targets.  Two inputs with one name: the first wins, the second is an
+  error (``CV004``).
+* The SDK form comes from :func:`subagents.formats.sdkwire.to_sdk_dict` (imported lazily); it is
+  read back as JSON, which accepts the SDK's camelCase spelling.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from subagents.definition import FIELD_ALIASES, AgentDefinition, Dialect
+from subagents.diagnostics import Diagnostic, Severity
+from subagents.formats.writers import (
+    CODEX_NAME_PATTERN,
+    to_claude_markdown,
+    to_codex_markdown,
+    to_json_entry,
+    to_json_text,
+)
+from subagents.harnesses.loader import parse_agent_text
+
+__all__ = [
+    "ConversionResult",
+    "OutputFile",
+    "Target",
+    "convert_definitions",
+    "field_losses",
+]
+
+
+class Target(StrEnum):
+    CLAUDE = "claude"
+    CODEX = "codex"
+    JSON = "json"
+    SDK = "sdk"
+
+
+@dataclass(frozen=True, slots=True)
+class OutputFile:
+    filename: str  # relative to the output folder
+    text: str
+    names: tuple[str, ...]  # the agents it holds
+
+
+@dataclass(frozen=True, slots=True)
+class ConversionResult:
+    outputs: tuple[OutputFile, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    converted: tuple[str, ...]  # names written
+    failed: tuple[str, ...]  # names not written (errors)
+
+    @property
+    def has_errors(self) -> bool:
+        return any(d.severity is Severity.ERROR for d in self.diagnostics)
+
+    @property
+    def has_losses(self) -> bool:
+        return any(d.rule in ("CV001", "CV002") for d in self.diagnostics)
+
+
+_CODEX_NAME_RE = re.compile(rf"^{CODEX_NAME_PATTERN}$")
+_SAFE_FILE_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.@+-]*$")
+_PROVENANCE = frozenset({"dialect", "source", "path", "plugin", "locations", "body_line"})
+_COMPARED = tuple(
+    f.name
+    for f in dataclasses.fields(AgentDefinition)
+    if f.name not in _PROVENANCE and f.name not in ("name", "extra")
+)
+# attribute -> the spelling users write (camelCase where the files use it)
+_SPELLING: dict[str, str] = {}
+for _key, _attr in FIELD_ALIASES.items():
+    if _attr not in _SPELLING or (_key != _attr and "_" not in _key):
+        _SPELLING[_attr] = _key
+_SPELLING["system_prompt"] = "system prompt (body)"
+
+
+def _where(defn: AgentDefinition) -> str:
+    return str(defn.path) if defn.path is not None else f"<{defn.name or 'agent'}>"
+
+
+def _diag(
+    defn: AgentDefinition,
+    rule: str,
+    severity: Severity,
+    message: str,
+    *,
+    attr: str | None = None,
+    hint: str | None = None,
+) -> Diagnostic:
+    loc = defn.location_of(attr) if attr else defn.location_of("name")
+    return Diagnostic(
+        path=_where(defn),
+        line=loc.line if loc else None,
+        column=loc.column if loc else None,
+        rule=rule,
+        severity=severity,
+        message=message,
+        hint=hint,
+    )
+
+
+def _is_empty(value: Any) -> bool:
+    return value is None or value in ("", (), {}, [])
+
+
+def field_losses(
+    source: AgentDefinition, back: AgentDefinition | None, target: str
+) -> list[Diagnostic]:
+    """What ``back`` (the output read again) lost or changed compared with ``source``."""
+    out: list[Diagnostic] = []
+    if back is None:
+        return [
+            _diag(source, "CV002", Severity.ERROR, f"the {target} output could not be read back")
+        ]
+    for attr in _COMPARED:
+        before, after = getattr(source, attr), getattr(back, attr)
+        if attr == "system_prompt":
+            before, after = before.strip(), after.strip()
+        if before == after or (_is_empty(before) and _is_empty(after)):
+            continue
+        name = _SPELLING.get(attr, attr)
+        if _is_empty(after):
+            out.append(
+                _diag(
+                    source,
+                    "CV001",
+                    Severity.WARNING,
+                    f"`{name}` cannot be carried by {target}: dropped",
+                    attr=attr,
+                    hint=_DROP_HINTS.get(attr),
+                )
+            )
+        else:
+            out.append(
+                _diag(
+                    source,
+                    "CV002",
+                    Severity.WARNING,
+                    f"`{name}` changed in {target}: {_short(before)} became {_short(after)}",
+                    attr=attr,
+                )
+            )
+    for key, value in source.extra.items():
+        if key not in back.extra:
+            out.append(
+                _diag(
+                    source,
+                    "CV001",
+                    Severity.WARNING,
+                    f"unknown key `{key}` cannot be carried by {target}: dropped",
+                    attr=key,
+                )
+            )
+        elif back.extra[key] != value:
+            out.append(
+                _diag(
+                    source,
+                    "CV002",
+                    Severity.WARNING,
+                    f"unknown key `{key}` changed in {target}: {_short(value)} became "
+                    f"{_short(back.extra[key])}",
+                    attr=key,
+                )
+            )
+    return out
+
+
+_DROP_HINTS = {
+    "hooks": "configure the hooks in the harness's settings instead, or keep a Claude copy",
+    "color": "cosmetic only; nothing to do",
+}
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _name_problems(defn: AgentDefinition, target: Target) -> list[Diagnostic]:
+    name = defn.name
+    out: list[Diagnostic] = []
+    if target is Target.CODEX and not _CODEX_NAME_RE.match(name):
+        suggestion = re.sub(r"[^a-z0-9_-]+", "-", name.lower()).strip("-_")
+        if suggestion and not suggestion[0].isalpha():
+            suggestion = "agent-" + suggestion
+        suggestion = suggestion[:64]
+        hint = "Codex names match [a-z][a-z0-9_-]{2,63}"
+        if _CODEX_NAME_RE.match(suggestion):
+            hint += f"; rename it, e.g. `name: {suggestion}`"
+        out.append(
+            _diag(
+                defn,
+                "CV003",
+                Severity.ERROR,
+                f"name {name!r} is not a valid Codex agent name; not converted",
+                attr="name",
+                hint=hint,
+            )
+        )
+    elif target is Target.CLAUDE and (":" in name or name.startswith("-")):
+        out.append(
+            _diag(
+                defn,
+                "CV003",
+                Severity.WARNING,
+                f"name {name!r} is one Claude Code skips (`:` or a leading `-`)",
+                attr="name",
+                hint="use lowercase letters, digits and hyphens",
+            )
+        )
+    already = any(p.severity is Severity.ERROR for p in out)
+    if (
+        target in (Target.CLAUDE, Target.CODEX)
+        and not already
+        and not (_SAFE_FILE_RE.match(name) and ".." not in name)
+    ):
+        out.append(
+            _diag(
+                defn,
+                "CV003",
+                Severity.ERROR,
+                f"name {name!r} cannot be used as a file name; not converted",
+                attr="name",
+                hint="use lowercase letters, digits and hyphens",
+            )
+        )
+    return out
+
+
+def _sdk_dict(defn: AgentDefinition) -> dict[str, Any]:
+    from subagents.formats.sdkwire import to_sdk_dict
+
+    return to_sdk_dict(defn)
+
+
+def convert_definitions(defs: Iterable[AgentDefinition], target: Target | str) -> ConversionResult:
+    """Convert definitions to ``target``; outputs plus what each lost (never raises for data)."""
+    target = Target(target)
+    diagnostics: list[Diagnostic] = []
+    outputs: list[OutputFile] = []
+    converted: list[str] = []
+    failed: list[str] = []
+    seen: dict[str, AgentDefinition] = {}
+    entries: dict[str, dict[str, Any]] = {}
+    for defn in defs:
+        if defn.name in seen:
+            diagnostics.append(
+                _diag(
+                    defn,
+                    "CV004",
+                    Severity.ERROR,
+                    f"a second agent named {defn.name!r}; the one from "
+                    f"{_where(seen[defn.name])} is kept",
+                    attr="name",
+                    hint="rename one of them",
+                )
+            )
+            failed.append(defn.name)
+            continue
+        problems = _name_problems(defn, target)
+        diagnostics.extend(problems)
+        if any(p.severity is Severity.ERROR for p in problems):
+            failed.append(defn.name)
+            continue
+        seen[defn.name] = defn
+        back: AgentDefinition | None
+        if target in (Target.CLAUDE, Target.CODEX):
+            text = to_claude_markdown(defn) if target is Target.CLAUDE else to_codex_markdown(defn)
+            dialect = Dialect.CLAUDE if target is Target.CLAUDE else Dialect.CODEX
+            back = parse_agent_text(text, dialect=dialect).definition
+            outputs.append(OutputFile(f"{defn.name}.md", text, (defn.name,)))
+        else:
+            entry = to_json_entry(defn) if target is Target.JSON else _sdk_dict(defn)
+            entries[defn.name] = entry
+            reread = parse_agent_text(json.dumps({defn.name: entry}), dialect=Dialect.JSON)
+            back = reread.definition
+        diagnostics.extend(field_losses(defn, back, target.value))
+        converted.append(defn.name)
+    if target in (Target.JSON, Target.SDK) and entries:
+        filename = "agents.json" if target is Target.JSON else "agents.sdk.json"
+        outputs.append(OutputFile(filename, to_json_text(entries), tuple(entries)))
+    return ConversionResult(tuple(outputs), tuple(diagnostics), tuple(converted), tuple(failed))

@@ -1,0 +1,640 @@
+"""Repair agent files without changing what they mean (``subagents fix``).
+
+What is repaired
+----------------
+* **A frontmatter strict YAML rejects** (PyYAML, or the strict reader with a YAML syntax error, a
+  tab indentation or a duplicate key): :mod:`subagents.repair.fix_yaml` cuts it into the fields the
+  author wrote (``user:``/``assistant:``/``Context:`` lines are text, every other ``key:`` at column
+  0 a field), and re-writes each field that does not parse on its own as a literal block scalar (a
+  double-quoted string when a block cannot hold the text).  The text is what Claude Code reads when
+  it reads the field whole, and the whole text written up to the next field when Claude Code cuts it
+  to its first line or skips the file.  A block indented with tabs gets two spaces per tab instead.
+  A line that looks like a mangled field (``tools:`` indented, ``tools Read``) is never absorbed
+  into a text: the file is refused.
+* **Safe normalisations**: a UTF-8 BOM is removed; blank lines before the opening ``---`` are
+  removed and a uniformly indented frontmatter (and body, when the whole file is indented: one
+  corpus file does that) is un-indented; trailing whitespace after the ``---`` delimiters is
+  removed.  ``--tools-style comma|list`` rewrites ``tools``/``disallowedTools`` in one style
+  (both styles are valid, so nothing changes without the flag).
+
+What is deliberately *not* touched: line endings (CRLF stays CRLF; every emitted line takes the
+ending of the line it replaces), a ``Stop`` hook (Claude Code maps it to ``SubagentStop``
+itself), unknown keys, comments, and every byte outside the repaired lines.
+
+Safety
+------
+Every repair is verified before anything is written (:func:`subagents.repair.fix_yaml.verify`): the
+new frontmatter parses with PyYAML and with Claude Code's first YAML pass, both see exactly the
+fields written (none absorbed, none dropped), Claude Code reads each field as decided, PyYAML and
+Claude Code agree on ``name``, ``description``, ``tools`` and ``model``, and the body is
+unchanged; then the strict reader must find no error left.  On a file Claude Code loads whole,
+what it reads (name, description, tools, model, body) must be identical after all the changes.
+If any check fails, or a reader error remains that we cannot repair (anchors, an unclosed
+frontmatter...), the file is left untouched and reported as unrepairable, with the reason.  A
+value of the wrong type (``SA014``, ``maxTurns: ten``) does not block a repair: the file parses,
+and the value is ``validate``'s to report, like an unknown tool name.  A frontmatter nested too
+deeply is refused before any YAML parser sees it.  Writes are atomic: a temporary file in the
+same folder, ``fsync``, the original file mode copied, then ``os.replace`` (and the folder is
+fsynced).  Symbolic links are not written through: the link target may live outside the project.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import stat
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+from subagents.claude_code import ClaudeCodeProfile, bun_yaml, read_claude_code
+from subagents.definition import Dialect
+from subagents.diagnostics import Diagnostic, Severity
+from subagents.errors import SubagentError
+from subagents.formats.frontmatter import FrontmatterDocument
+from subagents.formats.yamltree import YScalar, YSeq
+from subagents.fs import atomic_write
+from subagents.harnesses.loader import LoadResult, detect_dialect, parse_agent_text
+from subagents.repair.fix_yaml import (
+    Unfixable,
+    content,
+    emit_quoted,
+    ending,
+    is_blank,
+    needs_repair,
+    repair_frontmatter,
+    verify,
+)
+
+__all__ = [
+    "Change",
+    "FixResult",
+    "FixStatus",
+    "ToolsStyle",
+    "fix_file",
+    "fix_text",
+    "write_atomic",
+]
+
+ToolsStyle = Literal["comma", "list"]
+
+_LINE_RE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+_DELIM_RE = re.compile(r"^(?P<indent>[ \t]*)(?P<delim>---|\.\.\.)(?P<trail>[ \t]*)$")
+_KEY_PREFIX_RE = re.compile(r"^(?P<key>[^\s:#][^:]*?)[ \t]*:")
+_TOOL_FIELDS = ("tools", "disallowedTools", "disallowed_tools")
+_MARKDOWN_DIALECTS = (Dialect.CLAUDE, Dialect.CODEX)
+# Reader errors about a *value* (``maxTurns: ten``): the file parses, the value needs a person.
+# Like the rules' errors they are `validate`'s to report; they do not block a repair.
+_VALUE_ERRORS = frozenset({"SA014"})
+
+
+class FixStatus(StrEnum):
+    UNCHANGED = "unchanged"  # nothing to repair
+    FIXED = "fixed"  # repaired (written, or would be with --diff/--check)
+    UNFIXABLE = "unfixable"  # reader errors remain that fix cannot repair; left untouched
+    SKIPPED = "skipped"  # not a Markdown agent file (JSON, OpenCode, Copilot) or a symlink
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One repair: the 1-based line in the *original* file it concerns, a code, a message."""
+
+    line: int | None
+    code: str
+    message: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"line": self.line, "code": self.code, "message": self.message}
+
+
+@dataclass(frozen=True, slots=True)
+class FixResult:
+    path: str
+    status: FixStatus
+    original: bytes
+    fixed: bytes  # == original unless status is FIXED
+    changes: tuple[Change, ...] = ()
+    problems: tuple[Diagnostic, ...] = ()  # why a file is unfixable / skipped
+    notes: tuple[str, ...] = ()  # normalisations that were considered and not done
+
+    @property
+    def changed(self) -> bool:
+        return self.fixed != self.original
+
+    def diff(self) -> str:
+        """A unified diff (``a/path`` → ``b/path``), empty when nothing changes."""
+        if not self.changed:
+            return ""
+        old = _decode_for_diff(self.original)
+        new = _decode_for_diff(self.fixed)
+        name = self.path.lstrip("/")
+        lines = difflib.unified_diff(
+            old.splitlines(keepends=True),
+            new.splitlines(keepends=True),
+            fromfile=f"a/{name}",
+            tofile=f"b/{name}",
+        )
+        out: list[str] = []
+        for line in lines:
+            out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+        return "".join(out)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "status": str(self.status),
+            "changes": [c.to_dict() for c in self.changes],
+            "problems": [p.to_dict() for p in self.problems],
+            "notes": list(self.notes),
+        }
+
+
+def _decode_for_diff(data: bytes) -> str:
+    return data.decode("utf-8", errors="replace")
+
+
+_Unfixable = Unfixable
+_content = content
+_ending = ending
+_is_blank = is_blank
+
+
+def _split_lines(text: str) -> list[str]:
+    """Lines with their own endings; splits exactly where the reader does (\\r\\n, \\r, \\n)."""
+    return _LINE_RE.findall(text)
+
+
+def _plain_or_quoted(item: str) -> str:
+    """A list item as a plain scalar when YAML reads it back as the same string."""
+    if item and item == item.strip() and "\n" not in item:
+        try:
+            if yaml.safe_load(f"- {item}") == [item]:
+                return item
+        except yaml.YAMLError:
+            pass
+    return emit_quoted("x", item, "")[0][len("x: ") :]
+
+
+# --------------------------------------------------------------------------- the fixer
+
+
+@dataclass
+class _State:
+    lines: list[str]
+    dialect: Dialect
+    changes: list[Change] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    # maps a current line index to the line number in the original file (for reporting)
+    origin: list[int] = field(default_factory=list)
+
+    def text(self) -> str:
+        return "".join(self.lines)
+
+    def orig_line(self, index: int) -> int:
+        return self.origin[index] if 0 <= index < len(self.origin) else index + 1
+
+    def replace(self, start: int, stop: int, new: list[str]) -> None:
+        """Replace lines[start:stop] (0-based) by ``new``."""
+        first = self.orig_line(start)
+        self.lines[start:stop] = new
+        self.origin[start:stop] = [first] * len(new)
+
+    def read(self, path: str) -> LoadResult:
+        return parse_agent_text(self.text(), path=path, dialect=self.dialect)
+
+
+def fix_text(
+    data: bytes | str,
+    *,
+    path: str = "<string>",
+    dialect: Dialect = Dialect.CLAUDE,
+    tools_style: ToolsStyle | None = None,
+    claude_code: ClaudeCodeProfile | None = None,
+) -> FixResult:
+    """Repair one agent file's content in memory.  Never raises for bad input.
+
+    ``claude_code``: the Claude Code version whose reading judges the repairs (default: the
+    newest recorded, :func:`subagents.claude_code.get_profile`)."""
+    original = data if isinstance(data, bytes) else data.encode("utf-8", "surrogatepass")
+
+    def unchanged(status: FixStatus, problems: tuple[Diagnostic, ...] = ()) -> FixResult:
+        return FixResult(path, status, original, original, problems=problems)
+
+    if dialect not in _MARKDOWN_DIALECTS:
+        return unchanged(
+            FixStatus.SKIPPED, (_problem(path, None, f"{dialect} files are not rewritten by fix"),)
+        )
+    too_deep = _too_deep(original)
+    if too_deep is not None:
+        return unchanged(FixStatus.UNFIXABLE, (_problem(path, too_deep, _TOO_DEEP),))
+    first_read = parse_agent_text(original, path=path, dialect=dialect)
+    try:
+        text = original.decode("utf-8")
+    except UnicodeDecodeError:
+        return unchanged(FixStatus.UNFIXABLE, _errors(first_read))
+    state = _State(_split_lines(text), dialect)
+    state.origin = list(range(1, len(state.lines) + 1))
+    try:
+        _strip_bom(state)
+        _unindent_opening(state)
+        _trim_delimiters(state)
+        before = state.read(path)
+        if before.document is None:
+            raise _Unfixable("no usable frontmatter")
+        changes_meaning = _repair_yaml(state, before, claude_code)
+        if tools_style is not None:
+            _restyle_tools(state, path, tools_style, claude_code)
+        if not changes_meaning:
+            _same_for_claude_code(original, state.text(), claude_code)
+        after = state.read(path)
+        remaining = tuple(d for d in _errors(after) if d.rule not in _VALUE_ERRORS)
+        if remaining:
+            return FixResult(
+                path,
+                FixStatus.UNFIXABLE,
+                original,
+                original,
+                problems=remaining,
+                notes=tuple(state.notes),
+            )
+    except _Unfixable as exc:
+        problems = _errors(first_read) or (_problem(path, exc.line, exc.message),)
+        return FixResult(
+            path,
+            FixStatus.UNFIXABLE,
+            original,
+            original,
+            problems=problems,
+            notes=(*state.notes, f"cannot repair: {exc.message}"),
+        )
+    fixed = state.text().encode("utf-8", "surrogatepass")
+    if fixed == original:
+        return FixResult(path, FixStatus.UNCHANGED, original, original, notes=tuple(state.notes))
+    return FixResult(
+        path, FixStatus.FIXED, original, fixed, tuple(state.changes), notes=tuple(state.notes)
+    )
+
+
+_TOO_DEEP = (
+    f"the frontmatter is nested more than {bun_yaml.MAX_DEPTH} levels deep; refused before any "
+    "YAML parser sees it"
+)
+
+
+def _too_deep(data: bytes) -> int | None:
+    """The line of the opening ``---`` when the frontmatter is nested too deeply to parse.
+
+    Checked before any reader runs: a deeply nested document can crash libyaml's C parser."""
+    lines = _split_lines(data.decode("utf-8", "replace"))
+    first = 0
+    while first < len(lines) and _is_blank(lines[first]):
+        first += 1
+    if first >= len(lines) or _content(lines[first]).strip().lstrip("\ufeff") != "---":
+        return None
+    close = _find_close(lines, first)
+    stop = close if close is not None else len(lines)
+    block = "".join(_content(line) + "\n" for line in lines[first + 1 : stop])
+    if bun_yaml.nesting_depth(block) > bun_yaml.MAX_DEPTH:
+        return first + 1
+    return None
+
+
+def _problem(path: str, line: int | None, message: str) -> Diagnostic:
+    return Diagnostic(
+        path=path, line=line, column=None, rule="FIX", severity=Severity.ERROR, message=message
+    )
+
+
+def _errors(result: LoadResult) -> tuple[Diagnostic, ...]:
+    return tuple(d for d in result.diagnostics if d.severity is Severity.ERROR)
+
+
+def _strip_bom(state: _State) -> None:
+    if state.lines and state.lines[0].startswith("\ufeff"):
+        state.lines[0] = state.lines[0][1:]
+        state.changes.append(Change(1, "bom", "removed the UTF-8 byte order mark"))
+
+
+def _find_close(lines: list[str], start: int) -> int | None:
+    for i in range(start + 1, len(lines)):
+        m = _DELIM_RE.match(_content(lines[i]))
+        if m and (m.group("delim") == "---" or not m.group("indent")):
+            return i
+    return None
+
+
+def _unindent_opening(state: _State) -> None:
+    lines = state.lines
+    first = 0
+    while first < len(lines) and _is_blank(lines[first]):
+        first += 1
+    if first >= len(lines):
+        return
+    m = _DELIM_RE.match(_content(lines[first]))
+    if not m or m.group("delim") != "---":
+        return
+    indent = m.group("indent")
+    if first == 0 and not indent:
+        return
+    if "\t" in indent:
+        raise _Unfixable("the opening `---` is indented with a tab", first + 1)
+    width = len(indent)
+    close = _find_close(lines, first) if width else None
+    if width:
+        if close is None:
+            raise _Unfixable("the indented frontmatter is never closed", first + 1)
+        region = range(first, close + 1)
+        if not all(_is_blank(lines[i]) or lines[i].startswith(indent) for i in region):
+            raise _Unfixable(
+                "the frontmatter is indented unevenly; un-indent it by hand", first + 1
+            )
+        body = range(close + 1, len(lines))
+        whole = all(_is_blank(lines[i]) or lines[i].startswith(indent) for i in body)
+        targets = range(first, len(lines)) if whole else region
+        for i in targets:
+            lines[i] = _dedent(lines[i], width)
+        where = "the whole file" if whole else "the frontmatter"
+        state.changes.append(
+            Change(
+                state.orig_line(first),
+                "indent",
+                f"removed the {width}-space indentation of {where} (an indented `---` "
+                "is not a frontmatter to Claude Code)",
+            )
+        )
+    if first:
+        del lines[:first]
+        removed = state.origin[:first]
+        del state.origin[:first]
+        state.changes.append(
+            Change(
+                removed[0],
+                "leading-blank",
+                f"removed {first} blank line(s) before the opening `---`",
+            )
+        )
+
+
+def _dedent(line: str, width: int) -> str:
+    content = _content(line)
+    ending = line[len(content) :]
+    lead = len(content) - len(content.lstrip(" "))
+    return content[min(lead, width) :] + ending
+
+
+def _trim_delimiters(state: _State) -> None:
+    lines = state.lines
+    if not lines:
+        return
+    m = _DELIM_RE.match(_content(lines[0]))
+    if not m or m.group("delim") != "---" or m.group("indent"):
+        return
+    close = _find_close(lines, 0)
+    for index in (0, close):
+        if index is None:
+            continue
+        content = _content(lines[index])
+        if content != content.rstrip(" \t"):
+            lines[index] = content.rstrip(" \t") + lines[index][len(content) :]
+            state.changes.append(
+                Change(
+                    state.orig_line(index),
+                    "delimiter",
+                    "removed trailing whitespace after the `---` delimiter",
+                )
+            )
+
+
+def _field_regions(doc: FrontmatterDocument, *, trim_comments: bool) -> dict[str, tuple[int, int]]:
+    """key -> (first, stop) 0-based line indexes of each top-level field.
+
+    Trailing blank lines are excluded (they stay where they are).  Trailing comment lines are
+    excluded only for valid YAML: in a recovered frontmatter the reader counted them as part of
+    the broken value, so they are part of its text.
+    """
+    ordered = sorted(doc.fields.values(), key=lambda f: f.key_line)
+    lines = doc.text.split("\n")
+    regions: dict[str, tuple[int, int]] = {}
+    for i, f in enumerate(ordered):
+        start = f.key_line - 1
+        stop = ordered[i + 1].key_line - 1 if i + 1 < len(ordered) else doc.end_line - 1
+        while stop > start + 1 and (
+            not lines[stop - 1].strip() or (trim_comments and lines[stop - 1].startswith("#"))
+        ):
+            stop -= 1
+        regions[f.key] = (start, stop)
+    return regions
+
+
+def _key_as_written(line: str, key: str) -> str:
+    m = _KEY_PREFIX_RE.match(_content(line))
+    return m.group("key") if m else key
+
+
+_SYNTAX_ERRORS = frozenset({"SA005", "SA007", "SA010", "SA013"})
+
+
+def _repair_yaml(state: _State, before: LoadResult, profile: ClaudeCodeProfile | None) -> bool:
+    """Make a frontmatter strict YAML rejects strict YAML (:mod:`subagents.repair.fix_yaml`).
+
+    Returns True when a repair deliberately changes what Claude Code reads (it cut a value, or
+    skipped the file)."""
+    lines = state.lines
+    close = _find_close(lines, 0) if lines and _content(lines[0]) == "---" else None
+    if close is None:
+        return False
+    block = "".join(_content(line).rstrip("\r") + "\n" for line in lines[1:close])
+    doc = before.document
+    flagged = (doc is not None and doc.recovered) or any(
+        d.rule in _SYNTAX_ERRORS for d in before.diagnostics
+    )
+    if not flagged and not needs_repair(block):
+        return False
+    before_text = state.text()
+    edits, expected = repair_frontmatter(lines, close, profile)
+    changes: list[Change] = []
+    for edit in sorted(edits, key=lambda e: -e.start):
+        if edit.blank_after:
+            # Whitespace-only lines right after a block scalar would be text of it (spaces
+            # beyond its indentation are content): they become empty lines.
+            after = edit.stop
+            while after < len(lines) and _is_blank(lines[after]):
+                text = _content(lines[after])
+                if text:
+                    lines[after] = lines[after][len(text) :]
+                after += 1
+        changes.append(Change(state.orig_line(edit.start), edit.code, edit.message))
+        close += len(edit.new) - (edit.stop - edit.start)
+        state.replace(edit.start, edit.stop, list(edit.new))
+    closing = _content(lines[close])
+    if closing != closing.lstrip(" \t"):
+        # An indented closing `---` (Claude Code and the strict reader both end the block
+        # there) would now look like a line of the block scalar above it: move it to column 0.
+        lines[close] = closing.lstrip(" \t") + lines[close][len(closing) :]
+        changes.insert(
+            0,
+            Change(state.orig_line(close), "delimiter", "moved the closing `---` to column 0"),
+        )
+    verify(before_text, lines, close, expected, profile)
+    state.changes.extend(reversed(changes))
+    return any(e.changes_meaning for e in edits)
+
+
+def _same_for_claude_code(original: bytes, fixed: str, profile: ClaudeCodeProfile | None) -> None:
+    """A file Claude Code loads whole must read exactly the same after every change."""
+    before = read_claude_code(original, profile=profile)
+    if not before.loaded:
+        return
+    after = read_claude_code(fixed, profile=profile)
+    if before.essentials() != after.essentials():
+        raise _Unfixable("the changes would alter what Claude Code reads; nothing was written")
+
+
+def _restyle_tools(
+    state: _State, path: str, style: ToolsStyle, profile: ClaudeCodeProfile | None
+) -> None:
+    result = state.read(path)
+    doc = result.document
+    if doc is None or doc.recovered or result.definition is None:
+        return
+    regions = _field_regions(doc, trim_comments=True)
+    for f in sorted(doc.fields.values(), key=lambda f: -f.key_line):
+        if f.key not in _TOOL_FIELDS:
+            continue
+        node = f.node
+        if style == "comma" and not isinstance(node, YSeq):
+            continue
+        if style == "list" and not (isinstance(node, YScalar) and node.is_plain and node.value):
+            continue
+        start, stop = regions[f.key]
+        chunk = state.lines[start:stop]
+        if any("#" in _content(line) for line in chunk):
+            state.notes.append(f"`{f.key}` on line {f.key_line} has a comment; style left as is")
+            continue
+        values = node.to_python()
+        items: list[str] = (
+            [str(v) for v in values] if isinstance(values, list) else _split(str(values))
+        )
+        key = _key_as_written(state.lines[start], f.key)
+        nl = _ending(state.lines[start], "\n")
+        if style == "comma":
+            if any(not isinstance(v, str) or ("," in v and "(" not in v) for v in values or []):
+                state.notes.append(f"`{f.key}` has entries a comma list cannot hold; left as is")
+                continue
+            new = [f"{key}: {', '.join(items)}{nl}"] if items else [f"{key}: []{nl}"]
+        else:
+            new = [f"{key}:{nl}"] + [f"  - {_plain_or_quoted(i)}{nl}" for i in items]
+        saved_lines, saved_origin = list(state.lines), list(state.origin)
+        cc_before = read_claude_code(state.text(), profile=profile)
+        state.replace(start, stop, new)
+        check = state.read(path)
+        cc_after = read_claude_code(state.text(), profile=profile)
+        old_def, new_def = result.definition, check.definition
+        if (
+            new_def is None
+            or _errors(check)
+            or (check.document is not None and check.document.recovered)
+            or new_def.tools != old_def.tools
+            or new_def.disallowed_tools != old_def.disallowed_tools
+            or (cc_before.tools, cc_before.disallowed_tools)
+            != (cc_after.tools, cc_after.disallowed_tools)
+        ):
+            state.lines, state.origin = saved_lines, saved_origin
+            state.notes.append(f"`{f.key}` could not be restyled without changing it; left as is")
+            continue
+        state.changes.append(
+            Change(
+                state.orig_line(start),
+                "tools-style",
+                f"wrote `{f.key}` as a "
+                + ("comma-separated string" if style == "comma" else "YAML list"),
+            )
+        )
+
+
+def _split(text: str) -> list[str]:
+    from subagents.known_tools import split_tool_list
+
+    return split_tool_list(text)
+
+
+# --------------------------------------------------------------------------- files
+
+
+def fix_file(
+    path: str | os.PathLike[str],
+    *,
+    write: bool = True,
+    tools_style: ToolsStyle | None = None,
+    dialect: Dialect | None = None,
+    display_path: str | None = None,
+    max_bytes: int = 1 << 20,
+    claude_code: ClaudeCodeProfile | None = None,
+) -> FixResult:
+    """Repair one file in place (atomically) unless ``write`` is false."""
+    p = Path(path)
+    display = display_path if display_path is not None else str(path)
+    chosen = dialect or detect_dialect(p) or Dialect.CLAUDE
+    try:
+        st = p.lstat()
+        if stat.S_ISLNK(st.st_mode):
+            return FixResult(
+                display,
+                FixStatus.SKIPPED,
+                b"",
+                b"",
+                problems=(_problem(display, None, "is a symbolic link; run fix on its target"),),
+            )
+        if not stat.S_ISREG(st.st_mode):
+            return FixResult(
+                display,
+                FixStatus.UNFIXABLE,
+                b"",
+                b"",
+                problems=(_problem(display, None, "not a regular file"),),
+            )
+        if st.st_size > max_bytes:
+            return FixResult(
+                display,
+                FixStatus.UNFIXABLE,
+                b"",
+                b"",
+                problems=(
+                    _problem(
+                        display, 1, f"file is {st.st_size:,} bytes; the limit is {max_bytes:,}"
+                    ),
+                ),
+            )
+        data = p.read_bytes()
+    except OSError as exc:
+        return FixResult(
+            display,
+            FixStatus.UNFIXABLE,
+            b"",
+            b"",
+            problems=(_problem(display, None, f"cannot read: {exc.strerror or exc}"),),
+        )
+    result = fix_text(
+        data, path=display, dialect=chosen, tools_style=tools_style, claude_code=claude_code
+    )
+    if write and result.status is FixStatus.FIXED:
+        write_atomic(p, result.fixed)
+    return result
+
+
+def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
+    """Replace ``path`` with ``data`` atomically (:func:`subagents.fs.atomic_write`).
+
+    Raises :class:`SubagentError` (with the path) when the folder is not writable.
+    """
+    try:
+        atomic_write(path, data)
+    except OSError as exc:
+        raise SubagentError(
+            f"cannot write {Path(path)}: {exc.strerror or exc}",
+            hint="check that the folder exists and is writable",
+        ) from exc
