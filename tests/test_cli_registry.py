@@ -286,7 +286,7 @@ def test_registry_scope_options_reach_build_registry(
         ],
     )
     assert out.exit_code == 0, out.output
-    assert out.output.splitlines() == ["codex", "chief j codexer plug:helper"]
+    assert out.output.splitlines() == ["codex-md", "chief j codexer plug:helper"]
 
 
 def test_agents_from_file(layout: dict[str, Path], tmp_path: Path) -> None:
@@ -552,11 +552,11 @@ def test_new_user_scope_and_codex_dialect(layout: dict[str, Path]) -> None:
     assert AgentRegistry().load_all().entry("mine").source.value == "user"
     assert run("new", "cx-review", "--dialect", "codex").exit_code == 0
     path = layout["project"] / ".codex" / "agents" / "cx-review.md"
-    loaded = read_agent_file(path, dialect=Dialect.CODEX)
+    loaded = read_agent_file(path, dialect=Dialect.CODEX_MD)
     assert loaded.ok and loaded.definition is not None
     assert loaded.definition.keywords == ("review", "diff", "lint")
     assert loaded.definition.model is None
-    reg = AgentRegistry(dialect=Dialect.CODEX).load_all()
+    reg = AgentRegistry(dialect=Dialect.CODEX_MD).load_all()
     assert reg.get("cx-review").system_prompt.lstrip().startswith("## Role")
 
 
@@ -587,7 +587,7 @@ def test_new_every_template_scope_and_dialect_from_a_subfolder(
 
     report = validate_paths([folder])
     assert [d for d in report.diagnostics if d.severity.value == "error"] == []
-    reg = AgentRegistry(dialect=Dialect(dialect)).load_all()
+    reg = AgentRegistry(dialect=Dialect.CODEX_MD if dialect == "codex" else Dialect(dialect)).load_all()
     for template in TEMPLATES:
         entry = reg.entry(f"n-{template}")
         assert entry.source.value == scope

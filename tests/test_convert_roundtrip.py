@@ -261,7 +261,7 @@ def test_corpus_to_codex_and_sdk_reports_instead_of_dropping() -> None:
         result = convert_definitions(defs, target)
         for out in result.outputs:
             if target is Target.CODEX:
-                back = parse_agent_text(out.text, dialect=Dialect.CODEX).definition
+                back = parse_agent_text(out.text, dialect=Dialect.CODEX_MD).definition
                 src = next(d for d in defs if d.name == out.names[0])
                 losses = field_losses(src, back, target.value)
                 reported = [
@@ -280,7 +280,7 @@ def test_corpus_codex_files_to_claude_and_back_keep_the_codex_fields() -> None:
     defs = []
     for path in sorted(folder.glob("*.md")):
         result = read_agent_file(path)
-        assert result.dialect is Dialect.CODEX
+        assert result.dialect is Dialect.CODEX_MD
         if result.ok and result.definition is not None:
             defs.append(result.definition)
     assert len(defs) >= 15
@@ -289,7 +289,7 @@ def test_corpus_codex_files_to_claude_and_back_keep_the_codex_fields() -> None:
     reread = [parse_agent_text(o.text).definition for o in as_claude.outputs]
     back = convert_definitions([d for d in reread if d is not None], Target.CODEX)
     for src, out in zip(defs, back.outputs, strict=True):
-        final = parse_agent_text(out.text, dialect=Dialect.CODEX).definition
+        final = parse_agent_text(out.text, dialect=Dialect.CODEX_MD).definition
         assert final is not None
         for attr in ("name", "description", "model", "tools", "keywords"):
             assert getattr(final, attr) == getattr(src, attr), (src.path, attr)

@@ -125,7 +125,7 @@ def test_corpus_claude_files_fix_is_idempotent_and_never_breaks_a_file() -> None
     ):
         for path in sorted((VOLT.parent / collection).rglob("*.md")):
             data = path.read_bytes()
-            dialect = Dialect.CODEX if "/.codex/" in str(path) else Dialect.CLAUDE
+            dialect = Dialect.CODEX_MD if "/.codex/" in str(path) else Dialect.CLAUDE
             before = parse_agent_text(data, dialect=dialect)
             result = fix_text(data, path=str(path), dialect=dialect)
             counts[result.status] += 1

@@ -48,7 +48,7 @@ def test_any_bytes(data: bytes) -> None:
 def test_frontmatter_shaped_text(pairs: list[tuple[str, str]], body: str) -> None:
     text = _frontmatter(pairs, body)
     _check(text)
-    _check(text, Dialect.CODEX)
+    _check(text, Dialect.CODEX_MD)
 
 
 @_SETTINGS

@@ -239,7 +239,7 @@ def test_json_duplicate_agent_names_reported() -> None:
     [
         ("proj/.claude/agents/x.md", Dialect.CLAUDE),
         ("notes/x.md", Dialect.CLAUDE),
-        ("proj/.codex/agents/x.md", Dialect.CODEX),
+        ("proj/.codex/agents/x.md", Dialect.CODEX_MD),
         ("agents.json", Dialect.JSON),
         ("proj/.opencode/agent/core/x.md", Dialect.OPENCODE),
         ("proj/.opencode/agents/x.md", Dialect.OPENCODE),

@@ -153,7 +153,7 @@ def test_codex_dialect_uses_codex_folders(layout: dict[str, Path]) -> None:
     write_agent(layout["home"] / ".codex" / "agents", "reviewer", body="codex user\n")
     write_agent(layout["sub_agents"], "reviewer", body="claude\n")
     write_agent(layout["sub_agents"], "claude-only")
-    reg = AgentRegistry(dialect=Dialect.CODEX).load_all()
+    reg = AgentRegistry(dialect=Dialect.CODEX_MD).load_all()
     assert reg.get("reviewer").system_prompt == "codex project\n"
     assert reg.get("reviewer").keywords == ("review",)
     assert "claude-only" not in _names(reg)
@@ -341,7 +341,7 @@ def test_codex_rejections_follow_seed_002(layout: dict[str, Path]) -> None:
     write_agent(folder, "empty-kw", extra='keywords: [review, ""]')
     write_agent(folder, "no-body", body="   \n")
     write_agent(folder, "no-desc", description="")  # description is optional in Codex
-    reg = AgentRegistry(dialect=Dialect.CODEX).load_all()
+    reg = AgentRegistry(dialect=Dialect.CODEX_MD).load_all()
     names = {e.name for e in reg.list(include_builtin=False)}
     assert names == {"no-body", "no-desc"}
     rules = {d.rule for d in reg.diagnostics()}

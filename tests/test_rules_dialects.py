@@ -13,7 +13,7 @@ from validate_helpers import GOOD_FRONT, agent, codes, diags, only, write
 def test_codex_name_and_lists() -> None:
     text = agent("name: Reviewer\ntools: [apply_patch, '', apply_patch]\n"
                  "keywords: [review, lint, review]", body="Review diffs.\n")
-    ds = diags(text, dialect=Dialect.CODEX)
+    ds = diags(text, dialect=Dialect.CODEX_MD)
     (n,) = only(ds, "SA501")
     assert (n.line, n.column) == (2, 7)
     assert [(d.line, d.column) for d in only(ds, "SA502")] == [(3, 22)]
@@ -26,7 +26,7 @@ def test_codex_good_file() -> None:
     text = agent("name: reviewer\ndescription: Reviews diffs\nmodel: gpt-5-codex\n"
                  "tools: [apply_patch, git_diff]\nkeywords: [review, diff]",
                  body="You are a meticulous reviewer.\n")
-    ds = diags(text, dialect=Dialect.CODEX)
+    ds = diags(text, dialect=Dialect.CODEX_MD)
     assert [d for d in ds if d.severity is Severity.ERROR] == []
 
 

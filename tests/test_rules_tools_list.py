@@ -40,7 +40,7 @@ def test_flow_list_and_disallowed_tools() -> None:
 def test_comma_string_and_other_dialects_are_quiet() -> None:
     assert only(diags(agent(GOOD_FRONT + "tools: Read, Grep\n")), "SA207") == []
     codex = ("---\nname: lister\ndescription: Reviews code.\ntools:\n  - Read\n---\n" + BODY)
-    assert only(validate_text(codex, dialect=Dialect.CODEX), "SA207") == []
+    assert only(validate_text(codex, dialect=Dialect.CODEX_MD), "SA207") == []
 
 
 def test_fix_with_comma_style_clears_it(tmp_path: Path) -> None:

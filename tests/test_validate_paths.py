@@ -42,7 +42,7 @@ def test_dialects_by_location(tmp_path: Path) -> None:
 
 def test_forced_dialect(tmp_path: Path) -> None:
     p = write(tmp_path, "x.md", agent("name: Reviewer", body="Review.\n"))
-    assert only(validate_paths([p], dialect="codex"), "SA501")
+    assert only(validate_paths([p], dialect="codex-md"), "SA501")
     assert only(validate_paths([p]), "SA206")
 
 
@@ -80,7 +80,7 @@ def test_no_paths_means_project_and_user_agents(
     report = validate_paths()
     assert report.files == 3 and report.agents == 3
     write(repo, ".codex/agents/cx.md", agent("name: cx-agent", body="Review diffs.\n"))
-    codex = validate_paths(dialect="codex")
+    codex = validate_paths(dialect="codex-md")
     assert codex.files == 1 and codex.diagnostics == []
 
 

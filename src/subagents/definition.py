@@ -61,11 +61,22 @@ class Scope(StrEnum):
 
 
 class Dialect(StrEnum):
+    """The file formats agents are written in (``--dialect``, ``convert --from/--to``).
+
+    ``codex`` is the official OpenAI Codex CLI's TOML; ``codex-md`` is the Markdown form some
+    Codex tools read from ``.codex/agents/*.md`` (the official CLI ignores those files).
+    """
+
     CLAUDE = "claude"
     CODEX = "codex"
-    JSON = "json"
+    CODEX_MD = "codex-md"
+    GEMINI = "gemini"
     OPENCODE = "opencode"
     COPILOT = "copilot"
+    CURSOR = "cursor"
+    QWEN = "qwen"
+    FACTORY = "factory"
+    JSON = "json"
 
 
 # Model aliases Claude Code accepts in `model:` (REFERENCE.md). Full ids are accepted too.

@@ -159,7 +159,7 @@ def convert(
 
     if out_dir is not None and to_stdout:
         raise click.UsageError("--out and --stdout exclude each other")
-    defs, diagnostics, failures = _read(paths, Dialect(source) if source else None)
+    defs, diagnostics, failures = _read(paths, (Dialect.CODEX_MD if source == "codex" else Dialect(source)) if source else None)
     result = convert_definitions(defs, target)
     diagnostics.extend(result.diagnostics)
 

@@ -57,7 +57,7 @@ def _scope_targets(dialect: Dialect | None) -> tuple[list[Path], list[FixResult]
     from subagents.harnesses.layout import SourceKind
     from subagents.lint.validate import source_roots
 
-    chosen = Dialect.CODEX if dialect is Dialect.CODEX else Dialect.CLAUDE
+    chosen = Dialect.CODEX_MD if dialect is Dialect.CODEX_MD else Dialect.CLAUDE
     folders = [s for s in scope_sources(dialect=chosen) if s.kind is SourceKind.FOLDER]
     roots, problems = source_roots(folders)
     broken = [
@@ -178,7 +178,7 @@ def fix(
     style: ToolsStyle | None = (
         "comma" if tools_style == "comma" else ("list" if tools_style == "list" else None)
     )
-    chosen = Dialect(dialect) if dialect else None
+    chosen = (Dialect.CODEX_MD if dialect == "codex" else Dialect(dialect)) if dialect else None
     write = not (show_diff or check)
     targets, results = _collect(paths, chosen)
     remaining: dict[str, list[Diagnostic]] = {}

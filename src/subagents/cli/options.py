@@ -176,7 +176,7 @@ def dialect_option(
     names = choices or ("claude", "codex")
 
     def _convert(ctx: click.Context, param: click.Parameter, value: str) -> Dialect:
-        return Dialect(value)
+        return Dialect.CODEX_MD if value == "codex" else Dialect(value)
 
     return click.option(
         "--dialect",
@@ -376,7 +376,8 @@ def build_registry(
     ctx = click.get_current_context(silent=True)
     meta: dict[str, Any] = dict(ctx.meta.get(_META, {})) if ctx is not None else {}
     if dialect is None:
-        dialect = Dialect(meta.get("dialect") or "claude")
+        word = meta.get("dialect") or "claude"
+        dialect = Dialect.CODEX_MD if word == "codex" else Dialect(word)
     if managed_dir is None:
         managed_dir = meta.get("managed_dir") or _env_path(MANAGED_DIR_ENV)
     if not plugin_dirs:

@@ -390,7 +390,7 @@ def _template_text(template: str) -> str:
 def render_template(template: str, name: str, dialect: Dialect = Dialect.CLAUDE) -> str:
     """The text of a new agent file from a packaged template, with ``name`` substituted."""
     text = _template_text(template)
-    if dialect is Dialect.CODEX:
+    if dialect is Dialect.CODEX_MD:
         from subagents.formats.writers import to_codex_markdown
         from subagents.harnesses.loader import parse_agent_text
 
@@ -478,11 +478,11 @@ def new(
     \b
         subagents new api-reviewer --template code-reviewer
     """
-    pattern = _CODEX_NAME if dialect is Dialect.CODEX else _CLAUDE_NAME
+    pattern = _CODEX_NAME if dialect is Dialect.CODEX_MD else _CLAUDE_NAME
     if not pattern.match(name):
         rule = (
             "[a-z][a-z0-9_-]{2,63} (Codex)"
-            if dialect is Dialect.CODEX
+            if dialect is Dialect.CODEX_MD
             else "lowercase letters, digits and hyphens, starting with a letter, "
             "at most 50 characters"
         )
@@ -490,7 +490,7 @@ def new(
             f"{name!r} is not a valid agent name: use {rule}", param_hint="NAME"
         )
     base = Path(os.path.abspath(cwd or os.getcwd()))
-    sub = Path(".codex" if dialect is Dialect.CODEX else ".claude") / "agents"
+    sub = Path(".codex" if dialect is Dialect.CODEX_MD else ".claude") / "agents"
     if scope == "user":
         home = Path(os.environ.get("HOME") or Path.home())
         folder = home / sub

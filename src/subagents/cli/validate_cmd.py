@@ -178,9 +178,10 @@ def validate(
     if not paths:  # the folders `subagents list` reads (one definition of the project)
         from subagents.cli.options import scope_sources
 
-        sources = scope_sources(dialect=Dialect.CODEX if dialect == "codex" else Dialect.CLAUDE)
+        sources = scope_sources(dialect=Dialect.CODEX_MD if dialect == "codex" else Dialect.CLAUDE)
     try:
-        report = validate_paths(expanded, strict=strict, dialect=dialect, select=sel,
+        report = validate_paths(expanded, strict=strict,
+                                dialect="codex-md" if dialect == "codex" else dialect, select=sel,
                                 ignore=ign, sources=sources)
     except UsageError as exc:
         raise click.UsageError(str(exc)) from None

@@ -130,7 +130,7 @@ def find_git_root(start: Path) -> Path | None:
 
 
 def _agents_subpath(dialect: Dialect) -> Path:
-    return Path(".codex" if dialect is Dialect.CODEX else ".claude") / "agents"
+    return Path(".codex" if dialect is Dialect.CODEX_MD else ".claude") / "agents"
 
 
 def project_folders(cwd: Path, dialect: Dialect = Dialect.CLAUDE) -> list[Path]:
@@ -490,7 +490,7 @@ def harness_skip(defn: AgentDefinition, display: str, dialect: Dialect) -> Diagn
             "use lowercase letters, digits and hyphens",
             line=line,
         )
-    if dialect is not Dialect.CODEX and not defn.description.strip():
+    if dialect is not Dialect.CODEX_MD and not defn.description.strip():
         dloc = defn.location_of("description")
         return _line_diag(
             display,
@@ -499,7 +499,7 @@ def harness_skip(defn: AgentDefinition, display: str, dialect: Dialect) -> Diagn
             "say when to use the agent in `description`",
             line=dloc.line if dloc else line,
         )
-    if dialect is Dialect.CODEX:
+    if dialect is Dialect.CODEX_MD:
         return _codex_skips(defn, display, line)
     return None
 

@@ -94,7 +94,7 @@ def detect_dialect(path: str | os.PathLike[str]) -> Dialect | None:
     if "/.opencode/agent/" in folder or "/.opencode/agents/" in folder:
         return Dialect.OPENCODE
     if "/.codex/agents/" in folder:
-        return Dialect.CODEX
+        return Dialect.CODEX_MD
     return Dialect.CLAUDE
 
 

@@ -263,7 +263,7 @@ def default_sources(
     """
     from subagents.harnesses.layout import plan_sources
 
-    chosen = Dialect.CODEX if dialect is Dialect.CODEX else Dialect.CLAUDE
+    chosen = Dialect.CODEX_MD if dialect is Dialect.CODEX_MD else Dialect.CLAUDE
     return plan_sources(
         cwd=(cwd or Path.cwd()).absolute(), home=home or Path.home(), dialect=chosen,
         managed_dir=None, cli_text=None, agents_json=None, plugin_dirs=(),

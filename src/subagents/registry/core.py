@@ -200,10 +200,10 @@ class AgentRegistry:
         self.cwd = Path(os.path.abspath(cwd if cwd is not None else os.getcwd()))
         self.home = Path(home) if home is not None else Path(os.environ.get("HOME") or Path.home())
         self.dialect = Dialect(dialect)
-        if self.dialect not in (Dialect.CLAUDE, Dialect.CODEX):
+        if self.dialect not in (Dialect.CLAUDE, Dialect.CODEX_MD):
             raise UsageError(
                 f"the registry discovers the claude or codex layout, not {self.dialect.value!r}",
-                hint="use Dialect.CLAUDE (.claude/agents) or Dialect.CODEX (.codex/agents)",
+                hint="use Dialect.CLAUDE (.claude/agents) or Dialect.CODEX_MD (.codex/agents)",
             )
         managed = (
             managed_dir

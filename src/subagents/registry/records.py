@@ -156,7 +156,7 @@ class AgentEntry:
                 result.diagnostics,
                 hint="run `subagents doctor` to see what is wrong with the file",
             )
-        if self.origin.dialect is Dialect.CODEX and not full.system_prompt.strip():
+        if self.origin.dialect is Dialect.CODEX_MD and not full.system_prompt.strip():
             raise DefinitionError(
                 f"{display}: Codex agent {self.name!r} has no instructions (empty body)",
                 result.diagnostics,

@@ -290,7 +290,7 @@ def convert_definitions(defs: Iterable[AgentDefinition], target: Target | str) -
         back: AgentDefinition | None
         if target in (Target.CLAUDE, Target.CODEX):
             text = to_claude_markdown(defn) if target is Target.CLAUDE else to_codex_markdown(defn)
-            dialect = Dialect.CLAUDE if target is Target.CLAUDE else Dialect.CODEX
+            dialect = Dialect.CLAUDE if target is Target.CLAUDE else Dialect.CODEX_MD
             back = parse_agent_text(text, dialect=dialect).definition
             outputs.append(OutputFile(f"{defn.name}.md", text, (defn.name,)))
         else:

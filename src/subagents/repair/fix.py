@@ -86,7 +86,7 @@ _LINE_RE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _DELIM_RE = re.compile(r"^(?P<indent>[ \t]*)(?P<delim>---|\.\.\.)(?P<trail>[ \t]*)$")
 _KEY_PREFIX_RE = re.compile(r"^(?P<key>[^\s:#][^:]*?)[ \t]*:")
 _TOOL_FIELDS = ("tools", "disallowedTools", "disallowed_tools")
-_MARKDOWN_DIALECTS = (Dialect.CLAUDE, Dialect.CODEX)
+_MARKDOWN_DIALECTS = (Dialect.CLAUDE, Dialect.CODEX_MD)
 # Reader errors about a *value* (``maxTurns: ten``): the file parses, the value needs a person.
 # Like the rules' errors they are `validate`'s to report; they do not block a repair.
 _VALUE_ERRORS = frozenset({"SA014"})

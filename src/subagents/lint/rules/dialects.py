@@ -29,7 +29,7 @@ _SEED_MODELS = ("sonnet", "opus", "haiku", "inherit")
 
 
 def check_codex(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
-    if defn.dialect is not D.CODEX:
+    if defn.dialect is not D.CODEX_MD:
         return
     if defn.name.strip() and not _CODEX_NAME_RE.match(defn.name):
         yield ctx.diag(

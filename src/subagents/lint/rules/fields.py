@@ -59,7 +59,7 @@ def is_valid_model(model: str, aliases: frozenset[str] | set[str] = frozenset())
 
 
 def _md(defn: AgentDefinition) -> bool:
-    return defn.dialect in (D.CLAUDE, D.CODEX)
+    return defn.dialect in (D.CLAUDE, D.CODEX_MD)
 
 
 def _has_field(defn: AgentDefinition, ctx: RuleContext, key: str) -> bool:
@@ -74,7 +74,7 @@ def check_name(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     if ctx.type_error_at(defn, "name"):
         return  # the reader's SA014 says it is not a string
     if not defn.name.strip():
-        if defn.dialect is D.CODEX or defn.dialect is D.CLAUDE:
+        if defn.dialect is D.CODEX_MD or defn.dialect is D.CLAUDE:
             present = _has_field(defn, ctx, "name")
             yield ctx.diag(
                 "SA102",
@@ -99,7 +99,7 @@ def check_name(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
 def check_description(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     if defn.dialect is D.CLAUDE and ctx.claude_code:
         return  # Claude Code's own description rule decides (rules/claude_code.py)
-    if defn.dialect is D.CODEX or ctx.type_error_at(defn, "description"):
+    if defn.dialect is D.CODEX_MD or ctx.type_error_at(defn, "description"):
         return  # optional in Codex; a wrong type is the reader's SA014
     if not defn.description.strip():
         present = _has_field(defn, ctx, "description")
@@ -116,7 +116,7 @@ _MAX_SUGGESTIONS = 20
 
 
 def check_tools(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
-    if defn.dialect is D.CODEX:
+    if defn.dialect is D.CODEX_MD:
         return
     extra = ctx.config.extra_tools
     unknown = 0
@@ -196,7 +196,7 @@ _TOOL_WORDS = {
 
 
 def check_model(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
-    if defn.model is None or defn.dialect is D.CODEX:
+    if defn.model is None or defn.dialect is D.CODEX_MD:
         return
     if is_valid_model(defn.model, set(ctx.config.model_aliases)):
         return

@@ -68,7 +68,7 @@ def check_description_length(defn: AgentDefinition, ctx: RuleContext) -> Iterato
     if not ctx.wants("SA201"):
         return
     text = defn.description.strip()
-    if not text or defn.dialect is D.CODEX:
+    if not text or defn.dialect is D.CODEX_MD:
         return
     n = len(text)
     if 10 <= n <= 200:
@@ -86,7 +86,7 @@ def check_prompt_length(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Dia
     if not ctx.wants("SA202"):
         return
     text = defn.system_prompt.strip()
-    if not text or defn.dialect is D.CODEX:
+    if not text or defn.dialect is D.CODEX_MD:
         return  # empty: SA114; Codex instructions have no length rule
     n = len(text)
     if 100 <= n <= 10_000:
@@ -161,13 +161,13 @@ def check_sections(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnost
 
 def check_unknown_keys(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     for key in defn.extra:
-        if defn.dialect is D.CODEX and key in KNOWN_KEYS:
+        if defn.dialect is D.CODEX_MD and key in KNOWN_KEYS:
             continue
         close = _close_key(key)
         yield ctx.diag(
             "SA204",
             ctx.key_pos(defn, key),
-            f"unknown key {key!r}; {'Codex' if defn.dialect is D.CODEX else 'Claude Code'} "
+            f"unknown key {key!r}; {'Codex' if defn.dialect is D.CODEX_MD else 'Claude Code'} "
             "ignores it",
             f"did you mean `{close}`?" if close
             else "check the spelling against `subagents schema`, or remove it",
@@ -266,7 +266,7 @@ def check_tools_list(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagno
 
 
 def check_read_only_role(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
-    if defn.dialect is D.CODEX:
+    if defn.dialect is D.CODEX_MD:
         return
     m = _READ_ONLY_ROLE_RE.search(defn.name.lower())
     if not m or defn.permission_mode == "plan":  # plan mode: no mutations
@@ -294,7 +294,7 @@ def check_max_turns_present(defn: AgentDefinition, ctx: RuleContext) -> Iterator
     if not ctx.wants("SA302"):
         return
     # present but of the wrong type (`maxTurns: true`, `1.5`) is SA108's finding, not "no maxTurns"
-    if (defn.max_turns is None and defn.dialect is not D.CODEX
+    if (defn.max_turns is None and defn.dialect is not D.CODEX_MD
             and defn.location_of("max_turns") is None and ctx.node(defn, "max_turns") is None):
         yield ctx.diag(
             "SA302",
@@ -316,7 +316,7 @@ def check_skills(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic
 
 
 def check_vague(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
-    if not defn.description or defn.dialect is D.CODEX or len(defn.description) > 160:
+    if not defn.description or defn.dialect is D.CODEX_MD or len(defn.description) > 160:
         return  # a long description is many things, but not vague in this sense
     text = " ".join(defn.description.split())
     words = re.findall(r"[A-Za-z0-9]+", text)
