@@ -159,7 +159,10 @@ def convert(
 
     if out_dir is not None and to_stdout:
         raise click.UsageError("--out and --stdout exclude each other")
-    defs, diagnostics, failures = _read(paths, (Dialect.CODEX_MD if source == "codex" else Dialect(source)) if source else None)
+    forced = None
+    if source:
+        forced = Dialect.CODEX_MD if source == "codex" else Dialect(source)
+    defs, diagnostics, failures = _read(paths, forced)
     result = convert_definitions(defs, target)
     diagnostics.extend(result.diagnostics)
 
