@@ -30,7 +30,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from subagents.conformance import data_path, harness_data_path
+from subagents.conformance import data_path
 from subagents.conformance.cases import CASES, case_by_id
 from subagents.conformance.clis import CLIS
 from subagents.conformance.harness import (

@@ -34,7 +34,7 @@ from typing import Any
 
 from subagents.conformance.fakeapi import offered_tool_names
 
-__all__ = ["CLIS", "CliSpec", "cli_spec", "request_system", "request_model"]
+__all__ = ["CLIS", "CliSpec", "cli_spec", "request_model", "request_system"]
 
 Setup = Callable[[str, Path, Path, str], tuple[list[str], dict[str, str]]]
 PROMPT = "Say hello."
@@ -59,6 +59,7 @@ class CliSpec:
     delay_after_tool: float = 0.0
     log_dir: str = ""  # a folder under HOME holding the CLI's own log files
     suffix: str = ".md"
+    listed_builtins: tuple[str, ...] = ()  # built-ins listed only beside custom agents
 
     def toolcall(self, agent_id: str) -> dict[str, Any]:
         call: dict[str, Any] = {"name": self.delegation_tool,
@@ -153,7 +154,8 @@ def _toml_str(value: str) -> str:
     return json.dumps(value)
 
 
-def _codex_setup(binary: str, project: Path, home: Path, url: str) -> tuple[list[str], dict[str, str]]:
+def _codex_setup(binary: str, project: Path, home: Path, url: str
+                 ) -> tuple[list[str], dict[str, str]]:
     codex_home = home / ".codex"
     codex_home.mkdir(exist_ok=True)
     config = codex_home / "config.toml"
@@ -191,7 +193,8 @@ def _codex_offered(body: Mapping[str, Any]) -> dict[str, str]:
 # ----------------------------------------------------------------------------- Gemini CLI
 
 
-def _gemini_setup(binary: str, project: Path, home: Path, url: str) -> tuple[list[str], dict[str, str]]:
+def _gemini_setup(binary: str, project: Path, home: Path, url: str
+                 ) -> tuple[list[str], dict[str, str]]:
     settings = home / ".gemini" / "settings.json"
     settings.parent.mkdir(parents=True, exist_ok=True)
     data: dict[str, Any] = {}
@@ -225,7 +228,8 @@ def _gemini_offered(body: Mapping[str, Any]) -> dict[str, str]:
 # ----------------------------------------------------------------------------- OpenCode
 
 
-def _opencode_setup(binary: str, project: Path, home: Path, url: str) -> tuple[list[str], dict[str, str]]:
+def _opencode_setup(binary: str, project: Path, home: Path, url: str
+                 ) -> tuple[list[str], dict[str, str]]:
     config = home / ".config" / "opencode" / "opencode.json"
     config.parent.mkdir(parents=True, exist_ok=True)
     data: dict[str, Any] = {}
@@ -258,7 +262,8 @@ def _opencode_offered(body: Mapping[str, Any]) -> dict[str, str]:
 # ----------------------------------------------------------------------------- Copilot CLI
 
 
-def _copilot_setup(binary: str, project: Path, home: Path, url: str) -> tuple[list[str], dict[str, str]]:
+def _copilot_setup(binary: str, project: Path, home: Path, url: str
+                 ) -> tuple[list[str], dict[str, str]]:
     argv = [binary, "-p", PROMPT, "--allow-all-tools", "--log-dir",
             str(home / "copilot-logs"), "--log-level", "all", "--no-auto-update"]
     return argv, {"COPILOT_PROVIDER_BASE_URL": url + "/v1", "COPILOT_MODEL": "gpt-4.1",
@@ -276,7 +281,8 @@ def _copilot_offered(body: Mapping[str, Any]) -> dict[str, str]:
 # ----------------------------------------------------------------------------- Qwen Code
 
 
-def _qwen_setup(binary: str, project: Path, home: Path, url: str) -> tuple[list[str], dict[str, str]]:
+def _qwen_setup(binary: str, project: Path, home: Path, url: str
+                 ) -> tuple[list[str], dict[str, str]]:
     argv = [binary, "-p", PROMPT, "--auth-type", "openai", "--yolo"]
     return argv, {"OPENAI_BASE_URL": url + "/v1", "OPENAI_API_KEY": "placeholder-key",
                   "OPENAI_MODEL": "gpt-4.1"}
@@ -294,7 +300,8 @@ CLIS: dict[str, CliSpec] = {
         CliSpec("codex", "Codex CLI", "@openai/codex", "0.169.0", "codex",
                 ".codex/agents", ".codex/agents", "spawn_agent", _codex_setup, _codex_offered,
                 lambda agent: {"agent_type": agent, "message": "Do the task."},
-                namespace="multi_agent_v1", delay_after_tool=6.0, suffix=".toml"),
+                namespace="multi_agent_v1", delay_after_tool=6.0, suffix=".toml",
+                listed_builtins=("default", "explorer", "worker")),
         CliSpec("gemini", "Gemini CLI", "@google/gemini-cli", "0.61.0", "gemini",
                 ".gemini/agents", ".gemini/agents", "invoke_agent", _gemini_setup,
                 _gemini_offered, lambda agent: {"agent_name": agent, "prompt": "Do the task."}),

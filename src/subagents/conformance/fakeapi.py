@@ -163,7 +163,7 @@ def _responses(body: dict[str, Any], call: Mapping[str, Any] | None) -> tuple[li
                           "output_tokens_details": {"reasoning_tokens": 0}}}
     if body.get("stream") is False:
         return None, response
-    named = [("response.created", {"type": "response.created",
+    named: list[tuple[str, dict[str, Any]]] = [("response.created", {"type": "response.created",
                                    "response": {**response, "status": "in_progress",
                                                 "output": []}})]
     if call is None:
@@ -197,7 +197,7 @@ def _handler(api: FakeModelAPI) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib name
+        def log_message(self, format: str, *args: Any) -> None:
             return
 
         def _read(self) -> Any:
@@ -216,7 +216,7 @@ def _handler(api: FakeModelAPI) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
 
-        def do_GET(self) -> None:  # noqa: N802 - stdlib name
+        def do_GET(self) -> None:
             api.record("GET", self.path, None)
             if "models" in self.path:
                 self._send({"object": "list", "models": [],
@@ -225,7 +225,7 @@ def _handler(api: FakeModelAPI) -> type[BaseHTTPRequestHandler]:
                 return
             self._send({})
 
-        def do_POST(self) -> None:  # noqa: N802 - stdlib name
+        def do_POST(self) -> None:
             body = self._read()
             api.record("POST", self.path, body)
             if not isinstance(body, dict):

@@ -45,8 +45,8 @@ def _str(o: Mapping[str, Any], key: str, where: str) -> str:
 
 def _opt(o: Mapping[str, Any], key: str, where: str, kind: type | tuple[type, ...]) -> Any:
     value = o.get(key)
-    if value is not None and (not isinstance(value, kind) or isinstance(value, bool)
-                              and kind is not bool):
+    if value is not None and (not isinstance(value, kind) or (isinstance(value, bool)
+                              and kind is not bool)):
         raise DataFileError(f"{where}: {key!r} has the wrong type: {value!r}")
     return value
 

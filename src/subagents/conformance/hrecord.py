@@ -46,7 +46,22 @@ __all__ = ["compare_harness", "record_files", "record_harness", "run_case"]
 
 _KEEP = re.compile(r"agent|\.md\b|\.toml\b|error|warning|invalid|↳|skipp|refus", re.I)
 _NOISE = re.compile(r"TERM=dumb|256-color|truecolor|--yolo|YOLO|Data collection|"
-                    r"Loaded cached credentials|experiments|telemetry|update available", re.I)
+                    r"Loaded cached credentials|experiments|telemetry|update available|"
+                    r"PATH aliases|Reading additional input|^• |^✓ ", re.I)
+_IDS = ((re.compile(r"\bses_[A-Za-z0-9]+"), "ses_<id>"),
+        (re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"), "<uuid>"),
+        (re.compile(r"task_id: \S+"), "task_id: <id>"),
+        (re.compile(r'"nickname":\s*"[^"]*"'), '"nickname":"<name>"'))
+_NOT_CONTINUED = re.compile(r"^(codex|OK-FAKE|tokens used|\d+|-+|OpenAI Codex.*|user|"
+                            r"(workdir|model|provider|approval|sandbox|reasoning \w+|"
+                            r"session id): .*)$")
+
+
+def _scrub(text: str) -> str:
+    """Run-specific ids (sessions, uuids, task ids) replaced, so re-recordings diff cleanly."""
+    for pattern, shown in _IDS:
+        text = pattern.sub(shown, text)
+    return text
 _STAMP = re.compile(r"^\d{4}-\d\d-\d\dT[\d:.]+Z?\s*")
 
 
@@ -89,7 +104,8 @@ def _messages(run: CliRun) -> tuple[str, ...]:
     """Lines about agents or errors, each with the lines that continue it (no stack frames)."""
     out: list[str] = []
     block = False
-    for raw in (run.stderr + "\n" + run.logs).splitlines():
+    logged = [ln for ln in run.logs.splitlines() if "[ERROR]" in ln or "[WARNING]" in ln]
+    for raw in [*run.stderr.splitlines(), "", *logged]:
         line = _STAMP.sub("", _relative(raw.rstrip(), run)).strip()
         line = re.sub(r"\x1b\[[0-9;]*m", "", line)
         if not line:
@@ -97,8 +113,9 @@ def _messages(run: CliRun) -> tuple[str, ...]:
             continue
         if line.startswith("at ") or _NOISE.search(line) or "node_modules" in line:
             continue
-        if _KEEP.search(line) or block and not line.startswith("["):
+        if _KEEP.search(line) or (block and not line.startswith("[")):
             block = True
+            line = _scrub(line)
             if line not in out:
                 out.append(line[:400])
         else:
@@ -141,7 +158,7 @@ def _spawn(spec: CliSpec, run: CliRun, agent: str, body: str | None) -> HSpawn:
             child = request
             break
     result = _tool_result(run.requests, spec.delegation_tool)
-    result = _relative(result, run) if result else None
+    result = _scrub(_relative(result, run)) if result else None
     if child is None or not isinstance(child.get("body"), dict):
         return HSpawn(agent, False, tool_result=result)
     data = child["body"]
@@ -210,13 +227,27 @@ def _case_result(spec: CliSpec, case: HCase, run: CliRun, offered: Mapping[str, 
 
 
 def record_builtins(spec: CliSpec, binary: Path, *, netns: bool = True) -> dict[str, str]:
-    """The agents an empty project offers."""
+    """The built-in agents the delegation tool offers.
+
+    Read from an empty project; a harness that lists its built-ins only beside custom agents
+    (Codex) has them read from a project holding one custom agent instead.
+    """
     run, offered = run_case(spec, binary, HCase("empty", "an empty project"), netns=netns)
-    if not offered:
-        raise HarnessError(f"{spec.title} {spec.version}: the empty-project run offered no "
-                           f"agents (exit {run.returncode}; stderr: "
+    if first_main_request(spec, run.requests) is None:
+        raise HarnessError(f"{spec.title} {spec.version}: the empty-project run sent no request "
+                           f"offering {spec.delegation_tool} (exit {run.returncode}; stderr: "
                            f"{_relative(run.stderr.strip(), run)[-400:]})")
+    if not offered and spec.listed_builtins:
+        probe = HCase("one", "one custom agent", home={
+            f"{spec.user_agents}/zz-probe{spec.suffix}": _PROBE[spec.suffix]})
+        run, offered = run_case(spec, binary, probe, netns=netns)
+        offered = {k: v for k, v in offered.items() if k in spec.listed_builtins}
     return offered
+
+
+_PROBE = {".toml": 'name = "zz-probe"\ndescription = "Probe."\ndeveloper_instructions = "x"\n',
+          ".md": "---\nname: zz-probe\ndescription: Probe.\n---\nx\n",
+          ".agent.md": "---\nname: zz-probe\ndescription: Probe.\n---\nx\n"}
 
 
 def record_harness(spec: CliSpec, binary: Path, *, case_ids: Sequence[str] = (),
@@ -302,7 +333,7 @@ def record_files(spec: CliSpec, binary: Path, files: Sequence[Path], *, placemen
         for item in batch:
             guess = guesses[item[0]]
             stem = item[0].split(".", 1)[0]
-            hit = [k for k in extra if k == guess or k == stem]
+            hit = [k for k in extra if k in (guess, stem)]
             unique = list(guesses.values()).count(guess) == 1
             if len(hit) == 1 and unique:
                 verdicts[item[0]] = verdict(item, {hit[0]: extra[hit[0]]}, "batch", run_)
@@ -358,7 +389,7 @@ def compare_harness(recording: HRecording, read: ReadFn, *,
             expected = recording.case(case.id)
         except KeyError:
             continue
-        if expected.errors or case.spawn is None and not case.trust:
+        if expected.errors or not case.trust:  # trust is not a question for a reader
             continue
         ours: dict[str, str | None] = {}
         for rel, text in list(case.project.items()) + [(f"~/{k}", v)
