@@ -20,11 +20,14 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Iterable
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from subagents.conformance.casekit import Case
 from subagents.conformance.cases import CASES, case_by_id
+from subagents.conformance.hmodel import HRecording
 from subagents.conformance.model import (
     BuiltinAgent,
     CaseResult,
@@ -37,6 +40,8 @@ from subagents.conformance.model import (
     SpawnResult,
 )
 
+ReadFn = Callable[[str, str], Iterable[Any]]
+
 __all__ = [
     "CASES",
     "BuiltinAgent",
@@ -46,15 +51,19 @@ __all__ = [
     "CorpusRecording",
     "DataFileError",
     "FileResult",
+    "HRecording",
     "LoadedAgent",
     "Recording",
     "SpawnResult",
     "available_versions",
     "case_by_id",
+    "compare_harness",
     "data_dir",
     "data_path",
+    "harness_data_path",
     "load_corpus_expectations",
     "load_expectations",
+    "load_harness_recording",
     "materialise_case",
 ]
 
@@ -69,6 +78,32 @@ def data_dir() -> Path:
 def data_path(version: str, *, corpus: bool = False) -> Path:
     suffix = "-corpus" if corpus else ""
     return data_dir() / f"claude-code-{version}{suffix}.json"
+
+
+def harness_data_path(harness: str, version: str) -> Path:
+    """``data/<harness>-<version>.json`` for one of the other harnesses."""
+    return data_dir() / f"{harness}-{version}.json"
+
+
+def load_harness_recording(harness: str, version: str | None = None) -> HRecording:
+    """The recorded cases of one other harness (default: its pinned version)."""
+    from subagents.conformance.clis import cli_spec
+
+    path = harness_data_path(harness, version or cli_spec(harness).version)
+    if not path.exists():
+        raise DataFileError(f"{path}: no recording for {harness}")
+    return HRecording.from_json(_read(path), str(path))
+
+
+def compare_harness(harness: str, read: ReadFn, version: str | None = None
+                    ) -> dict[str, list[str]]:
+    """Replay every recorded case of ``harness`` through ``read(text, path)``; the differences.
+
+    See :func:`subagents.conformance.hrecord.compare_harness`.
+    """
+    from subagents.conformance.hrecord import compare_harness as _compare
+
+    return _compare(load_harness_recording(harness, version), read)
 
 
 def _version_key(version: str) -> tuple[int, ...]:

@@ -5,6 +5,8 @@
     diff   [--claude-code VERSION] [--case ID ...] [--jobs N] [--claude PATH] [--no-netns]
     compare [--claude-code VERSION]
     list
+    record | diff | list  --harness codex|gemini|opencode|copilot|qwen [--case ID ...] [--jobs N]
+    record-files --harness H --placement FOLDER [--user] --output FILE FILES...
 
 ``record`` installs ``@anthropic-ai/claude-code@VERSION`` into the cache when needed, runs every
 case (or the named ones, keeping the other recorded cases) and writes
@@ -14,6 +16,10 @@ differs from the committed data (the recording date is not compared); exit 1 whe
 does.  ``compare`` needs no Claude Code: it reads every case with this project's registry and
 prints where that differs from the recording (exit 1 when a difference is not a documented
 deliberate one).  Exit 2: bad usage or Claude Code could not be installed or run.
+
+With ``--harness`` another harness CLI is installed at its pinned version and its cases
+(``subagents.conformance.hcases``) are recorded into ``data/<harness>-<version>.json``.
+``record-files`` records what a harness does with any agent files put in one of its folders.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from pathlib import Path
 
 from subagents.conformance import data_path
 from subagents.conformance.cases import CASES, case_by_id
+from subagents.conformance.clis import CLIS
 from subagents.conformance.harness import (
     DEFAULT_VERSION,
     HarnessError,
@@ -56,6 +63,7 @@ def _parser() -> argparse.ArgumentParser:
     for name, helptext in (("record", "run the cases and write the data file"),
                            ("diff", "run the cases again and show differences")):
         p = sub.add_parser(name, help=helptext)
+        _harness_flag(p)
         p.add_argument("--claude-code", default=DEFAULT_VERSION, metavar="VERSION",
                        help=f"Claude Code version to install and run (default {DEFAULT_VERSION})")
         p.add_argument("--case", action="append", default=[], metavar="ID",
@@ -71,8 +79,29 @@ def _parser() -> argparse.ArgumentParser:
     compare = sub.add_parser("compare", help="compare this project's reading with a recording")
     compare.add_argument("--claude-code", metavar="VERSION",
                          help="recorded version (default: the newest)")
-    sub.add_parser("list", help="list the cases")
+    _harness_flag(sub.add_parser("list", help="list the cases"))
+    files = sub.add_parser("record-files",
+                           help="record what a harness does with the given agent files")
+    files.add_argument("--harness", required=True, choices=sorted(CLIS),
+                       help="the harness CLI to run")
+    files.add_argument("--placement", required=True, metavar="FOLDER",
+                       help="the agents folder to put the files in, e.g. .gemini/agents")
+    files.add_argument("--user", action="store_true",
+                       help="FOLDER is relative to the temporary HOME, not the project")
+    files.add_argument("--batch-size", type=int, default=20, metavar="N")
+    files.add_argument("--jobs", type=int, default=2, metavar="N", help="parallel runs")
+    files.add_argument("--no-netns", action="store_true",
+                       help="do not run inside a loopback-only network namespace")
+    files.add_argument("--output", required=True, metavar="FILE", help="the JSON file to write")
+    files.add_argument("files", nargs="+", metavar="FILE")
     return parser
+
+
+def _harness_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--harness", default="claude-code",
+                   choices=["claude-code", *sorted(CLIS)],
+                   help="which harness (default claude-code); the others run at the version "
+                        "pinned in subagents.conformance.clis")
 
 
 def _claude(args: argparse.Namespace) -> Path:
@@ -201,6 +230,14 @@ def _cmd_list() -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
+        if args.command == "record-files":
+            from subagents.conformance.hcli import cmd_record_files
+
+            return cmd_record_files(args, _netns(args))
+        if getattr(args, "harness", "claude-code") != "claude-code":
+            from subagents.conformance.hcli import cmd_harness
+
+            return cmd_harness(args, _netns(args) if args.command != "list" else False)
         if args.command == "list":
             return _cmd_list()
         if args.command == "compare":

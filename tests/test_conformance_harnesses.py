@@ -1,0 +1,204 @@
+"""The other harnesses' recordings: data-file shape, the fake model API, the compare helper,
+and (slow, root and the CLI needed) re-recording a few cases of each harness."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from subagents.conformance import (
+    compare_harness,
+    data_dir,
+    harness_data_path,
+    load_harness_recording,
+)
+from subagents.conformance.__main__ import main
+from subagents.conformance.clis import CLIS, cli_spec
+from subagents.conformance.fakeapi import REPLY, FakeModelAPI, offered_tool_names
+from subagents.conformance.harness import netns_available
+from subagents.conformance.hcases import HARNESS_CASES, MARK
+from subagents.conformance.hmodel import HRecording
+from subagents.conformance.hrecord import compare_harness as compare_recording
+from subagents.conformance.model import DataFileError, dump_json
+from subagents.conformance.runner import find_cli
+
+RECORDED = sorted(p.stem.rsplit("-", 1)[0] for p in data_dir().glob("*.json")
+                  if not p.stem.startswith("claude-code") and not p.stem.endswith("-corpus"))
+
+
+def test_every_harness_is_recorded_at_its_pinned_version() -> None:
+    assert set(RECORDED) <= set(CLIS)
+    for name in RECORDED:
+        assert harness_data_path(name, cli_spec(name).version).exists()
+
+
+@pytest.mark.parametrize("name", RECORDED)
+def test_data_file_shape(name: str) -> None:
+    path = harness_data_path(name, cli_spec(name).version)
+    text = path.read_text("utf-8")
+    recording = load_harness_recording(name)
+    assert dump_json(recording.to_json()) == text  # sorted, stable, round-trips
+    assert "/tmp/" not in text and "sa-harness-" not in text
+    assert recording.harness == name and recording.package == cli_spec(name).package
+    assert len(recording.recorded) == 10 and recording.recorded[4] == "-"
+    if name != "copilot":  # Copilot CLI lists only custom agents by description
+        assert recording.builtin_agents, "the empty project offered built-in agents"
+    ids = [c.id for c in recording.cases]
+    assert ids == sorted(ids)
+    assert set(ids) == {c.id for c in HARNESS_CASES[name]}
+    assert 10 <= len(ids) <= 25
+    builtin = {b.id: b.description for b in recording.builtin_agents}
+    for case in recording.cases:
+        assert not case.errors, f"{case.id}: {case.errors}"
+        for agent in case.agents:  # built-ins are left out unless a file replaced one
+            assert agent.id not in builtin or agent.overrides_builtin
+    minimal = recording.case("minimal-valid")
+    assert minimal.exit_code == 0 and len(minimal.agents) == 1
+    assert minimal.spawned is not None and minimal.spawned.requested
+    assert minimal.spawned.body_in_prompt
+
+
+def test_recorded_facts_that_the_docs_rely_on() -> None:
+    if "gemini" in RECORDED:
+        gemini = load_harness_recording("gemini")
+        assert gemini.case("unacknowledged").agents == ()
+        assert gemini.case("project-beats-user").agents[0].description == "Project copy."
+        assert any("Expected array" in m for m in gemini.case("tools-string").messages)
+        spawned = gemini.case("minimal-valid").spawned
+        assert spawned is not None
+        assert set(spawned.tools) == {"read_file", "grep_search", "glob", "complete_task"}
+    if "opencode" in RECORDED:
+        opencode = load_harness_recording("opencode")
+        assert opencode.case("tools-string-fatal").exit_code != 0
+        assert opencode.case("nested-id").agents[0].id == "sub/nested"
+
+
+def test_a_malformed_data_file_is_named(tmp_path: Path) -> None:
+    with pytest.raises(DataFileError, match="format"):
+        HRecording.from_json({"format": 99}, "x.json")
+    with pytest.raises(DataFileError, match="cases"):
+        HRecording.from_json({"format": 1, "harness": "gemini", "version": "1", "package": "p",
+                              "recorded": "2026-01-01", "cases": "no"}, "x.json")
+
+
+def test_fake_api_speaks_each_dialect_and_logs_bodies(tmp_path: Path) -> None:
+    log = tmp_path / "requests.jsonl"
+    call = {"name": "task", "arguments": {"subagent_type": "x"}}
+    with FakeModelAPI(log, toolcall=call) as api:
+        def post(path: str, body: dict[str, object]) -> bytes:
+            request = urllib.request.Request(api.url + path, data=json.dumps(body).encode(),
+                                             method="POST")
+            with urllib.request.urlopen(request, timeout=10) as reply:
+                return bytes(reply.read())
+
+        chat = {"model": "m", "tools": [{"type": "function", "function": {"name": "task"}}]}
+        first = json.loads(post("/v1/chat/completions", chat))
+        assert first["choices"][0]["message"]["tool_calls"][0]["function"]["name"] == "task"
+        again = json.loads(post("/v1/chat/completions", chat))  # the call fires once only
+        assert again["choices"][0]["message"]["content"] == REPLY
+        streamed = post("/v1/chat/completions", {"stream": True})
+        assert streamed.endswith(b"data: [DONE]\n\n")
+        sse = post("/v1/responses", {"model": "m"}).decode()
+        assert "event: response.completed" in sse and REPLY in sse
+        gemini = post("/v1beta/models/g:streamGenerateContent?alt=sse", {"contents": []})
+        assert gemini.startswith(b"data: ") and gemini.endswith(b"\n\n")
+    logged = [json.loads(line) for line in log.read_text().splitlines()]
+    assert next(entry["path"] for entry in logged) == "/v1/chat/completions"
+    assert logged[0]["body"]["model"] == "m" and len(logged) == 5
+
+
+def test_offered_tool_names_reads_namespaces_and_declarations() -> None:
+    body = {"tools": [{"type": "namespace", "name": "multi_agent_v1",
+                       "tools": [{"name": "spawn_agent"}]},
+                      {"functionDeclarations": [{"name": "invoke_agent"}]}]}
+    assert offered_tool_names(body) == ["multi_agent_v1", "spawn_agent", "invoke_agent"]
+
+
+@dataclass
+class _Agent:
+    agent_id: str
+    description: str | None
+    model: str | None = None
+    native_tools: tuple[str, ...] = ()
+    outcome: str = "loaded"
+
+
+def _naive_reader(text: str, path: str) -> list[_Agent]:
+    """Loads every file whose frontmatter has name and description (no harness rules)."""
+    fields = dict(line.split(": ", 1) for line in text.splitlines() if ": " in line)
+    if "name" in fields and "description" in fields:
+        return [_Agent(fields["name"], fields["description"])]
+    return []
+
+
+@pytest.mark.skipif("gemini" not in RECORDED, reason="no Gemini CLI recording")
+def test_compare_helper_reports_what_a_reader_gets_wrong() -> None:
+    differences = compare_harness("gemini", _naive_reader)
+    # the naive reader loads a colour-keyed file Gemini CLI rejects, and a nested one
+    assert "unknown-key" in differences and "nested-folder" in differences
+    assert any("did not offer" in d for d in differences["unknown-key"])
+    assert "minimal-valid" not in differences  # it does agree on the documented example
+
+
+def test_compare_helper_with_a_reader_that_agrees() -> None:
+    recording = HRecording.from_json({
+        "format": 1, "harness": "gemini", "version": "0", "package": "p",
+        "recorded": "2026-01-01", "builtin_agents": [],
+        "cases": [{"id": "user-agent", "about": "", "files": [], "exit_code": 0,
+                   "agents": [{"id": "helper", "description": "User level helper."}],
+                   "messages": [], "spawned": None, "errors": []}]}, "inline")
+    assert compare_recording(recording, _naive_reader) == {}
+    assert compare_recording(recording, lambda text, path: []) == {
+        "user-agent": ["'helper': gemini 0 offered it; the reader does not load it"]}
+
+
+def test_list_names_every_case(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["list", "--harness", "opencode"]) == 0
+    out = capsys.readouterr().out
+    assert all(case.id in out for case in HARNESS_CASES["opencode"])
+
+
+def test_cases_that_delegate_carry_the_marker() -> None:
+    for cases in HARNESS_CASES.values():
+        for case in cases:
+            if case.spawn:
+                assert any(MARK in text for text in case.all_files().values()), case.id
+
+
+SLOW_CASES = {
+    "gemini": ["minimal-valid", "tools-string", "unacknowledged"],
+    "opencode": ["minimal-valid", "color-name-fatal", "nested-id"],
+    "codex": ["minimal-valid", "untrusted-project", "unknown-field"],
+    "copilot": ["minimal-valid", "nested", "name-is-id"],
+    "qwen": ["minimal-valid", "nested-skipped", "project-beats-user"],
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(SLOW_CASES))
+def test_rerecord_matches_committed(name: str) -> None:
+    spec = cli_spec(name)
+    binary = find_cli(name, spec.version, spec.binary)
+    if binary is None:
+        pytest.skip(f"{spec.title} {spec.version} is not installed "
+                    f"(python -m subagents.conformance record --harness {name} installs it)")
+    usable, why = netns_available()
+    if not usable:
+        pytest.skip(f"recording needs a loopback-only network namespace: {why}")
+    if name not in RECORDED:
+        pytest.skip(f"no committed recording for {spec.title}")
+    from subagents.conformance.hrecord import record_harness
+
+    committed = load_harness_recording(name)
+    fresh = record_harness(spec, binary, case_ids=SLOW_CASES[name], jobs=3)
+    for case_id in SLOW_CASES[name]:
+        old, new = committed.case(case_id), fresh.case(case_id)
+        assert new.exit_code == old.exit_code, case_id
+        assert new.agents == old.agents, case_id
+        if old.spawned is not None and new.spawned is not None:
+            assert (new.spawned.model, new.spawned.tools) == (old.spawned.model,
+                                                              old.spawned.tools)
