@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from subagents.definition import AgentDefinition, McpServerSpec
 from subagents.harnesses.base import Effect, Harness, Outcome
 from subagents.harnesses.codex import HARNESS, CodexHarness, rust_trim
+from harness_helpers import CORPUS, claude_corpus_definitions
 
-CORPUS = Path("/work/shared/corpus")
 
 MINIMAL = '''name = "reviewer"
 description = "Reviews the current diff for bugs and missing tests. Use after code changes."
@@ -331,22 +331,9 @@ def test_writer_fuzz(name: str, description: str, body: str) -> None:
         assert agent.prompt == body
 
 
-def _claude_definitions() -> list[AgentDefinition]:
-    from subagents.loader import parse_agent_text
-
-    out = []
-    for path in sorted(CORPUS.rglob("*.md")):
-        result = parse_agent_text(path.read_bytes(), path=str(path))
-        view = result.claude_code
-        if view is None or not view.loaded or not result.definitions:
-            continue
-        out.append(result.definitions[0])
-    return out
-
-
 @pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus is not on this machine")
 def test_corpus_through_writer_loads() -> None:
-    defs = _claude_definitions()
+    defs = claude_corpus_definitions()
     loads = sum(_reread(d)[1].outcome is Outcome.LOADS for d in defs)
     print(f"codex corpus: {loads}/{len(defs)} Claude-loadable files re-read as LOADS")
     assert defs and loads == len(defs)
