@@ -9,11 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from harness_helpers import CORPUS, claude_corpus_definitions
 from subagents.definition import AgentDefinition, McpServerSpec
 from subagents.harnesses.base import Effect, Harness, Outcome
 from subagents.harnesses.codex import HARNESS, CodexHarness, rust_trim
-from harness_helpers import CORPUS, claude_corpus_definitions
-
 
 MINIMAL = '''name = "reviewer"
 description = "Reviews the current diff for bugs and missing tests. Use after code changes."
@@ -289,7 +288,7 @@ def test_writer_drops_claude_only_keys_and_maps_sandbox() -> None:
     defn = AgentDefinition(name="r", description="d", system_prompt="p", model="sonnet",
                            tools=("Read", "Grep"), color="blue", permission_mode="acceptEdits",
                            max_turns=3)
-    written, agent = _reread(defn)
+    written, _ = _reread(defn)
     data = tomllib.loads(written.text)
     assert set(data) == {"name", "description", "developer_instructions", "sandbox_mode"}
     assert data["sandbox_mode"] == "read-only"  # no write tool: stricter than acceptEdits

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-from harness_helpers import CORPUS, claude_corpus_definitions
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from harness_helpers import CORPUS, claude_corpus_definitions
 from subagents.definition import AgentDefinition
 from subagents.harnesses.base import Harness, Outcome
 from subagents.harnesses.factory import HARNESS, SLUG, slugify
