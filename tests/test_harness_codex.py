@@ -156,7 +156,8 @@ def test_builtin_role_replacement_is_info() -> None:
 
 def test_hostile_text_never_raises() -> None:
     for text in ["a = " + "[" * 5000 + "]" * 5000, "\x00\x01", "[[[", "x" * 100_000,
-                 'name = """' + "'''" * 100, "= = =", "a.b.c = 1\na = 2"]:
+                 'name = """' + "'''" * 100, "= = =", "a.b.c = 1\na = 2",
+                 _role("[mcp_servers.s]\ncommand = 1\nargs = 5\nenv = [1]")]:
         agent = _one(text)
         assert agent.outcome is Outcome.SKIPPED
 

@@ -231,18 +231,25 @@ def _mcp_specs(servers: Any) -> tuple[McpServerSpec, ...]:
         if not isinstance(conf, Mapping):
             continue
         known = {"command", "args", "env", "url", "http_headers"}
+        args, env, headers = conf.get("args"), conf.get("env"), conf.get("http_headers")
+        command, url = conf.get("command"), conf.get("url")
         specs.append(McpServerSpec(
             name=str(name),
-            command=conf.get("command") if isinstance(conf.get("command"), str) else None,
-            args=tuple(a for a in conf.get("args", ()) if isinstance(a, str)),
-            env={k: v for k, v in dict(conf.get("env", {})).items() if isinstance(v, str)},
-            url=conf.get("url") if isinstance(conf.get("url"), str) else None,
-            type="http" if isinstance(conf.get("url"), str) else None,
-            headers={k: v for k, v in dict(conf.get("http_headers", {})).items()
-                     if isinstance(v, str)},
+            command=command if isinstance(command, str) else None,
+            args=tuple(a for a in args if isinstance(a, str)) if isinstance(args, list) else (),
+            env=_strings(env),
+            url=url if isinstance(url, str) else None,
+            type="http" if isinstance(url, str) else None,
+            headers=_strings(headers),
             extra={k: v for k, v in conf.items() if k not in known},
         ))
     return tuple(specs)
+
+
+def _strings(table: Any) -> dict[str, str]:
+    if not isinstance(table, Mapping):
+        return {}
+    return {str(k): v for k, v in table.items() if isinstance(v, str)}
 
 
 def _definition(role: _Role, path: Path | None) -> AgentDefinition:
