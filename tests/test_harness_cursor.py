@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from harness_helpers import CORPUS, claude_corpus_definitions
@@ -126,11 +126,12 @@ def test_writer_readonly_background_and_round_trip() -> None:
 @given(name=st.text(min_size=1, max_size=30).filter(lambda s: s.strip()),
        description=st.text(min_size=1, max_size=80).filter(lambda s: s.strip()),
        body=st.text(max_size=300))
+@example(name="0", description="0", body="\x00")
 def test_writer_fuzz(name: str, description: str, body: str) -> None:
     _, agent = _reread(AgentDefinition(name=name, description=description, system_prompt=body))
     assert agent.agent_id == name.strip()
     assert agent.description == description
-    assert agent.prompt == body.replace("\r\n", "\n").replace("\r", "\n").strip()
+    assert agent.prompt == body.replace("\x00", "").replace("\r\n", "\n").replace("\r", "\n").strip()
 
 
 @pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus is not on this machine")

@@ -5,7 +5,7 @@ a nesting guard before any parse, duplicate keys, anchors and foreign tags refus
 kept), so hostile input (huge, binary, deep, not a mapping, duplicate keys) never raises: it
 comes back as ``problem`` with a line.  Writing dumps each value as a double-quoted YAML
 scalar, so no value can ever hold a raw line break or a ``---`` line that would end the
-frontmatter early.
+frontmatter early.  NUL characters are dropped from a written body.
 """
 
 from __future__ import annotations
@@ -81,7 +81,9 @@ _Dumper.add_representer(str, _quoted)
 
 
 def dump_markdown(front: Mapping[str, Any], body: str) -> str:
-    """``---`` + frontmatter + ``---`` + body; every string double-quoted on one line."""
+    """``---`` + frontmatter + ``---`` + body; every string double-quoted on one line.
+
+    NUL characters are dropped from the body: a file holding one is binary to every reader."""
     text = yaml.dump(dict(front), Dumper=_Dumper, sort_keys=False, allow_unicode=True,
                      width=1 << 30, default_flow_style=False)
-    return f"---\n{text}---\n{body}\n"
+    return f"---\n{text}---\n{body.replace(chr(0), '')}\n"
