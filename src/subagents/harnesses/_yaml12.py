@@ -27,7 +27,7 @@ import yaml
 
 from subagents.formats.nesting import MAX_DEPTH, nesting_scan
 
-__all__ = ["TooDeep", "YamlError", "js_string", "js_type", "load"]
+__all__ = ["TooDeep", "YamlError", "dump", "js_string", "js_type", "load"]
 
 
 class YamlError(ValueError):
@@ -170,3 +170,26 @@ def js_string(value: Any) -> str:
     if isinstance(value, _dt.datetime):
         return value.isoformat()
     return str(value)
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+_PLAIN_NOT_STRING = (_BOOL, _NULL, _INT, _FLOAT, re.compile(r"^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"))
+
+
+def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    # quote what YAML 1.2 would read as another type, and control characters
+    if any(p.match(value) for p in _PLAIN_NOT_STRING) or any(c in value for c in "\n\r\t"):
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style='"')
+    return dumper.represent_str(value)
+
+
+_Dumper.add_representer(str, _represent_str)
+
+
+def dump(front: Any) -> str:
+    """YAML that both YAML 1.1 and 1.2 readers read back as ``front`` (block style, in order)."""
+    return yaml.dump(dict(front), Dumper=_Dumper, sort_keys=False, allow_unicode=True,
+                     default_flow_style=False, width=1 << 30)

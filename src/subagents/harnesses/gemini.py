@@ -44,8 +44,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from subagents.claude_code.reader import js_trim
 from subagents.definition import MODEL_ALIASES, AgentDefinition, McpServerSpec
 from subagents.harnesses import _yaml12
@@ -427,7 +425,7 @@ class GeminiHarness:
         else:
             front = self._local_front(definition, parked, slug)
             body = untemplate(definition.system_prompt)
-        text = "---\n" + _dump(front) + "---\n" + body + ("\n" if body else "")
+        text = "---\n" + _yaml12.dump(front) + "---\n" + body + ("\n" if body else "")
         return WrittenFile(f".gemini/agents/{slug}.md", text, tuple(notes))
 
     def _local_front(self, definition: AgentDefinition, parked: Mapping[str, Any],
@@ -570,38 +568,6 @@ def _server_data(spec: McpServerSpec) -> dict[str, Any]:
         if key in spec.extra:
             data[key] = spec.extra[key]
     return data
-
-
-# ---------------------------------------------------------------------- YAML out
-
-
-class _Dumper(yaml.SafeDumper):
-    pass
-
-
-_PLAIN_NOT_STRING = (
-    re.compile(r"^(?:true|True|TRUE|false|False|FALSE|~|null|Null|NULL|)$"),
-    re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"),
-    re.compile(r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
-               r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"),
-    re.compile(r"^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"),
-)
-
-
-def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
-    if any(p.match(value) for p in _PLAIN_NOT_STRING):
-        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style='"')
-    if "\n" in value or "\r" in value or "\t" in value:
-        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style='"')
-    return dumper.represent_str(value)
-
-
-_Dumper.add_representer(str, _represent_str)
-
-
-def _dump(front: Mapping[str, Any]) -> str:
-    return yaml.dump(dict(front), Dumper=_Dumper, sort_keys=False, allow_unicode=True,
-                     default_flow_style=False, width=1 << 30)
 
 
 _HINTS: Mapping[str, str] = {
