@@ -310,6 +310,15 @@ def test_writer_fuzz_always_loads(name: str, description: str, body: str,
         assert agent.native_tools is None
 
 
+@settings(max_examples=300, deadline=None)
+@given(value=st.text(st.characters(blacklist_categories=("Cs",)), max_size=40))
+def test_yaml_dump_reads_back_as_written(value: str) -> None:
+    from subagents.harnesses import _yaml12
+
+    assert _yaml12.load(_yaml12.dump({"k": value})) == {"k": value}
+    assert _yaml12.load(_yaml12.dump({"k": value}), with_timestamps=False) == {"k": value}
+
+
 # ---------------------------------------------------------------- hostile input
 
 

@@ -185,7 +185,8 @@ _PLAIN_NOT_STRING = (_BOOL, _NULL, _INT, _FLOAT, re.compile(r"^[0-9]{4}-[0-9]{1,
 
 def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
     # quote what YAML 1.2 would read as another type, and control characters
-    if any(p.match(value) for p in _PLAIN_NOT_STRING) or any(c in value for c in "\n\r\t"):
+    breaks = any(c in value for c in "\n\r\t\x85\u2028\u2029")
+    if breaks or any(p.match(value) for p in _PLAIN_NOT_STRING):
         return dumper.represent_scalar("tag:yaml.org,2002:str", value, style='"')
     return dumper.represent_str(value)
 
