@@ -13,7 +13,7 @@ CORPUS = Path("/work/shared/corpus")
 @lru_cache(maxsize=1)
 def claude_corpus_definitions() -> tuple[AgentDefinition, ...]:
     """Every corpus file our Claude Code emulation loads, as a definition."""
-    from subagents.loader import parse_agent_text
+    from subagents.harnesses.loader import parse_agent_text
 
     out = []
     for path in sorted(CORPUS.rglob("*.md")):

@@ -180,8 +180,9 @@ class FactoryHarness:
 
     def write(self, definition: AgentDefinition) -> WrittenFile:
         name = slugify(definition.name)
+        # a blank description makes the droid unlisted: fall back to a name that says something
         description = definition.description if definition.description.strip() else (
-            definition.name or "droid")
+            definition.name.strip() or name)
         front: dict[str, Any] = {"name": name, "description": description}
         model = definition.model.strip() if definition.model else None
         if model and model.lower() not in MODEL_ALIASES:
