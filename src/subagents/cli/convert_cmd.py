@@ -19,6 +19,7 @@ Design notes
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,10 @@ import click
 from subagents.cli.options import format_option
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic, Severity, sort_diagnostics
+
+_TARGETS = ("claude", "codex", "codex-md", "gemini", "opencode", "copilot", "cursor", "qwen",
+            "factory", "json", "sdk")
+_SOURCES = _TARGETS[:-1]
 
 
 def _display(path: Path) -> str:
@@ -53,12 +58,21 @@ def _inputs(paths: tuple[Path, ...]) -> list[tuple[Path, bool]]:
 def _read(
     paths: tuple[Path, ...], dialect: Dialect | None
 ) -> tuple[list[AgentDefinition], list[Diagnostic], int]:
-    from subagents.harnesses.loader import read_agent_file
+    from subagents.harnesses.loader import detect_dialect, read_agent_file
+    from subagents.lint.harness_rules import HARNESS_DIALECTS
 
     defs: list[AgentDefinition] = []
     diagnostics: list[Diagnostic] = []
     failures = 0
     for path, explicit in _inputs(paths):
+        chosen = dialect or detect_dialect(path)
+        if chosen in HARNESS_DIALECTS:
+            assert chosen is not None
+            found, problems = _read_harness_file(path, chosen, explicit)
+            defs.extend(found)
+            diagnostics.extend(problems)
+            failures += bool(problems and not found)
+            continue
         result = read_agent_file(path, dialect=dialect, display_path=_display(path))
         codes = {d.rule for d in result.diagnostics}
         if not explicit and not result.definitions and codes <= {"SA003", "SA012", "SA017"}:
@@ -88,6 +102,31 @@ def _read(
     return defs, diagnostics, failures
 
 
+def _read_harness_file(
+    path: Path, dialect: Dialect, explicit: bool
+) -> tuple[list[AgentDefinition], list[Diagnostic]]:
+    """The agents a harness loads from one file (Codex TOML, Gemini, OpenCode, ...); a file it
+    would not load is not converted, with the harness's own reason."""
+    from subagents.harnesses.base import Outcome
+    from subagents.lint.harness_rules import diagnostics_for, read_for_harness
+
+    shown = _display(path)
+    agents, _text, problem = read_for_harness(path, dialect, max_bytes=1 << 20)
+    if problem is not None:
+        return [], [dataclasses.replace(problem, path=shown)]
+    loaded = [a.definition.evolve(path=path) for a in agents
+              if a.outcome is Outcome.LOADS and a.definition is not None]
+    if loaded or (not explicit and not agents):
+        return loaded, []
+    errors = [d for d in diagnostics_for(agents, shown, dialect)
+              if d.severity is Severity.ERROR]
+    errors.append(Diagnostic(
+        path=shown, line=None, column=None, rule="CV005", severity=Severity.ERROR,
+        message=f"not converted: {dialect.value} does not load an agent from this file",
+        hint="run `subagents validate` on it for details"))
+    return [], errors
+
+
 @click.command(name="convert")
 @click.argument(
     "paths",
@@ -99,13 +138,15 @@ def _read(
     "--to",
     "target",
     required=True,
-    type=click.Choice(["claude", "codex", "json", "sdk"]),
-    help="Dialect to write: Claude Markdown, Codex Markdown, agents.json, or Agent SDK JSON.",
+    type=click.Choice(_TARGETS, case_sensitive=False),
+    help="Dialect to write: claude, codex (the Codex CLI's TOML), codex-md (Markdown in "
+    ".codex/agents), gemini, opencode, copilot, cursor, qwen, factory, json (agents.json) or "
+    "sdk (Agent SDK JSON).",
 )
 @click.option(
     "--from",
     "source",
-    type=click.Choice(["claude", "codex", "json"]),
+    type=click.Choice(_SOURCES, case_sensitive=False),
     default=None,
     help="Read every input as this dialect instead of guessing from its location.",
 )
@@ -159,9 +200,7 @@ def convert(
 
     if out_dir is not None and to_stdout:
         raise click.UsageError("--out and --stdout exclude each other")
-    forced = None
-    if source:
-        forced = Dialect.CODEX_MD if source == "codex" else Dialect(source)
+    forced = Dialect(source.lower()) if source else None
     defs, diagnostics, failures = _read(paths, forced)
     result = convert_definitions(defs, target)
     diagnostics.extend(result.diagnostics)

@@ -1,5 +1,103 @@
 """Every coding-agent harness's own subagent format: where it looks, how it reads, how to write.
 
-One module per harness implements :class:`subagents.harnesses.base.Harness`; see that module for
-the design.  :mod:`subagents.harnesses.crosswalk` translates tool names between harnesses.
+One module per harness implements :class:`subagents.harnesses.base.Harness` (see that module
+for the design); :mod:`subagents.harnesses.crosswalk` translates tool names between them.
+:func:`get_harness` finds one by its dialect name, importing only that module.
+
+==========  =====================================  ==========================================
+dialect     harness                                files
+==========  =====================================  ==========================================
+claude      Claude Code                            ``.claude/agents/**/*.md``
+codex       OpenAI Codex CLI                       ``.codex/agents/**/*.toml``, ``config.toml``
+codex-md    Codex Markdown agents                  ``.codex/agents/**/*.md``
+gemini      Gemini CLI                             ``.gemini/agents/*.md``
+opencode    OpenCode                               ``.opencode/agent(s)/**/*.md``, opencode.json
+copilot     GitHub Copilot                         ``.github/agents/**/*.agent.md``
+cursor      Cursor                                 ``.cursor/agents/*.md``
+qwen        Qwen Code                              ``.qwen/agents/*.md``
+factory     Factory Droid                          ``.factory/droids/*.md``
+==========  =====================================  ==========================================
+
+``json`` (``agents.json``) and ``sdk`` (the Agent SDK's wire form) are formats, not harnesses
+with folders of their own; :mod:`subagents.repair.convert` handles them.
 """
+
+from __future__ import annotations
+
+import difflib
+import importlib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
+
+from subagents.errors import UsageError
+
+if TYPE_CHECKING:
+    from subagents.harnesses.base import Harness, HarnessAgent
+
+__all__ = ["HARNESS_NAMES", "get_harness", "load_project"]
+
+# dialect name -> (module, attribute); the order is the order of listings and `sync`
+_HARNESSES: dict[str, tuple[str, str]] = {
+    "claude": ("subagents.harnesses.claude", "HARNESS"),
+    "codex": ("subagents.harnesses.codex", "HARNESS"),
+    "codex-md": ("subagents.harnesses.claude", "CODEX_MD"),
+    "gemini": ("subagents.harnesses.gemini", "HARNESS"),
+    "opencode": ("subagents.harnesses.opencode", "HARNESS"),
+    "copilot": ("subagents.harnesses.copilot", "HARNESS"),
+    "cursor": ("subagents.harnesses.cursor", "HARNESS"),
+    "qwen": ("subagents.harnesses.qwen", "HARNESS"),
+    "factory": ("subagents.harnesses.factory", "HARNESS"),
+}
+HARNESS_NAMES: tuple[str, ...] = tuple(_HARNESSES)
+
+
+def get_harness(name: str) -> Harness:
+    """The harness of a dialect name (``gemini``, ``codex``, ...); a clear error otherwise."""
+    key = name.strip().lower()
+    if key not in _HARNESSES:
+        close = difflib.get_close_matches(key, HARNESS_NAMES, n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise UsageError(f"unknown dialect {name!r}",
+                         hint=f"{hint}known dialects: {', '.join(HARNESS_NAMES)}")
+    module, attribute = _HARNESSES[key]
+    return cast("Harness", getattr(importlib.import_module(module), attribute))
+
+
+def load_project(harness: Harness, project: Path, home: Path) -> list[HarnessAgent]:
+    """Every agent file ``harness`` reads for ``project`` and ``home``, with what it does.
+
+    A harness that models its whole loading (layers, trust, acknowledgements, built-ins)
+    offers ``load_all``; for the others each discovered file is read in the harness's order
+    and the first file to load an id wins it (later ones are reported as skipped).
+    """
+    load_all = getattr(harness, "load_all", None)
+    if callable(load_all):
+        return list(cast("Sequence[HarnessAgent]", load_all(project, home)))
+    from subagents.fs import read_regular
+    from subagents.harnesses.base import Effect, Finding, HarnessAgent, Outcome
+
+    agents: list[HarnessAgent] = []
+    taken: dict[str, Path | None] = {}
+    for path in harness.discover(project, home):
+        try:
+            data = read_regular(path, 1 << 20)
+        except OSError as exc:
+            agents.append(HarnessAgent(harness.name, path, Outcome.SKIPPED, None, findings=(
+                Finding("read", f"cannot read the file: {exc}", Effect.SKIP),)))
+            continue
+        text = data.decode("utf-8", errors="replace")
+        for read in harness.read_text(text, path):
+            agent, agent_id = read, read.agent_id
+            if agent.outcome.value == "loads" and agent_id is not None:
+                if agent_id in taken:
+                    agent = HarnessAgent(
+                        read.harness, read.path, Outcome.SKIPPED, None, read.description,
+                        findings=(*read.findings, Finding(
+                            "shadowed", f"{harness.display_name} uses {taken[agent_id]} "
+                            f"for {agent_id!r}; this file is not used", Effect.SKIP)),
+                        definition=read.definition)
+                else:
+                    taken[agent_id] = path
+            agents.append(agent)
+    return agents

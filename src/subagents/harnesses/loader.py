@@ -82,20 +82,40 @@ def detect_dialect(path: str | os.PathLike[str]) -> Dialect | None:
     """The dialect a harness would read this path as; None if it is not an agent file."""
     # Plain string tests on the lower-cased path: this runs once per file of every scan.
     text = "/" + os.fspath(path).replace(os.sep, "/").lower()
+    folder = text[: text.rfind("/") + 1]
+    name = text[len(folder):]
+    if name in ("opencode.json", "opencode.jsonc"):
+        return Dialect.OPENCODE
     if text.endswith(".json"):
         return Dialect.JSON
+    if text.endswith(".toml"):
+        return Dialect.CODEX if "/.codex/agents/" in folder else None
     if not text.endswith(".md"):
         return None
-    folder = text[: text.rfind("/") + 1]
     if "/.claude/agents/" in folder:
         return Dialect.CLAUDE  # Claude Code reads every *.md there, *.agent.md included
-    if text.endswith(".agent.md") or "/.github/agents/" in folder:
+    for marker, dialect in _HARNESS_FOLDERS:
+        if marker in folder:
+            return dialect
+    if text.endswith(".agent.md"):
         return Dialect.COPILOT
-    if "/.opencode/agent/" in folder or "/.opencode/agents/" in folder:
-        return Dialect.OPENCODE
-    if "/.codex/agents/" in folder:
-        return Dialect.CODEX_MD
     return Dialect.CLAUDE
+
+
+# folder markers of the harnesses that read Markdown agents (first match wins)
+_HARNESS_FOLDERS: tuple[tuple[str, Dialect], ...] = (
+    ("/.github/agents/", Dialect.COPILOT),
+    ("/.opencode/agent/", Dialect.OPENCODE),
+    ("/.opencode/agents/", Dialect.OPENCODE),
+    ("/.config/opencode/agent/", Dialect.OPENCODE),
+    ("/.config/opencode/agents/", Dialect.OPENCODE),
+    ("/.codex/agents/", Dialect.CODEX_MD),
+    ("/.gemini/agents/", Dialect.GEMINI),
+    ("/.qwen/agents/", Dialect.QWEN),
+    ("/.cursor/agents/", Dialect.CURSOR),
+    ("/.factory/droids/", Dialect.FACTORY),
+    ("/.copilot/agents/", Dialect.COPILOT),
+)
 
 
 def _diag(issue: YamlIssue, display: str) -> Diagnostic:

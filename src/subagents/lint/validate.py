@@ -44,6 +44,12 @@ from subagents.diagnostics import Diagnostic, Severity, count_by_severity, sort_
 from subagents.errors import UsageError
 from subagents.harnesses.loader import LoadResult, detect_dialect, read_agent_file
 from subagents.lint.config import Config, find_config, inline_ignores, load_config
+from subagents.lint.harness_rules import (
+    HARNESS_DIALECTS,
+    definitions_of,
+    diagnostics_for,
+    read_for_harness,
+)
 from subagents.lint.rules.base import FileContext, RuleContext
 from subagents.lint.rules.catalog import RULES, Profile, get_rule, matches
 from subagents.lint.rules.claude_code import claude_code_findings
@@ -71,7 +77,8 @@ _SKIP_FILES = frozenset(
 _SKIP_DIRS = frozenset(
     {"node_modules", "__pycache__", "skills", "commands", "venv", "site-packages"}
 )
-_AGENT_DOT_DIRS = frozenset({".claude", ".codex", ".opencode", ".github"})
+_AGENT_DOT_DIRS = frozenset({".claude", ".codex", ".opencode", ".github", ".gemini", ".qwen",
+                             ".cursor", ".factory"})
 _UNREADABLE = frozenset({"SA001", "SA002", "SA011", "SA012", "SA015"})
 
 
@@ -234,8 +241,9 @@ def iter_agent_files(
             link = os.path.join(dirpath, d)
             if os.path.islink(link) and path_escapes(link, real_root):
                 yield Path(link), os.path.normpath(os.path.join(display, rel, d)), True
+        in_codex = "/.codex/agents" in dirpath.replace(os.sep, "/")
         for name in sorted(filenames):
-            if not _is_agent_candidate(name):
+            if not (_is_agent_candidate(name) or (in_codex and name.lower().endswith(".toml"))):
                 continue
             full = os.path.join(dirpath, name)
             shown = os.path.normpath(os.path.join(display, rel, name))
@@ -355,6 +363,8 @@ def _validate_file(
         from subagents.lint.rules.security import check_path_escape
 
         return list(filt.apply(check_path_escape(fctx), (), ())), 0
+    if target.dialect in HARNESS_DIALECTS:
+        return _validate_harness_file(target, config, filt, scoped, silencers)
     try:
         result = read_agent_file(target.path, dialect=target.dialect,
                                  display_path=target.display, max_bytes=config.max_file_size,
@@ -386,6 +396,34 @@ def _validate_file(
         inline = inline_ignores(fctx.text, frontmatter_end=end)
     extra = config.ignores_for(target.path)
     if definitions:  # scope rules report on this file later: same silencers apply
+        silencers[target.display] = (filt, extra, inline)
+    return list(filt.apply(diags, extra, inline)), len(definitions)
+
+
+def _validate_harness_file(
+    target: _Target, config: Config, filt: _Filter, scoped: list[ScopedAgent],
+    silencers: _Silencers,
+) -> tuple[list[Diagnostic], int]:
+    """A file meant for another harness: what that harness does with it, plus the security
+    rules on the agents it loads (lint/harness_rules.py)."""
+    dialect = target.dialect
+    assert dialect is not None  # only harness dialects come here
+    agents, text, problem = read_for_harness(target.path, dialect,
+                                             max_bytes=config.max_file_size)
+    if problem is not None:
+        return list(filt.apply((dataclasses.replace(problem, path=target.display),), (), ())), 0
+    diags = diagnostics_for(agents, target.display, dialect,
+                            strict=filt.profile is not Profile.DEFAULT)
+    definitions = definitions_of(agents, dialect)
+    for defn in definitions:
+        ctx = RuleContext(path=target.display, config=config, dialect=defn.dialect,
+                          document=None, text=text, reader_findings=frozenset(),
+                          claude_code=False, wants=filt.keeps)
+        diags.extend(d for d in check_definition(defn, ctx) if d.rule.startswith("SA4"))
+        scoped.append(ScopedAgent(_slim(defn), target.display, 1, 1, target.scope))
+    inline = inline_ignores(text, frontmatter_end=0) if text is not None else ()
+    extra = config.ignores_for(target.path)
+    if definitions:
         silencers[target.display] = (filt, extra, inline)
     return list(filt.apply(diags, extra, inline)), len(definitions)
 

@@ -44,19 +44,33 @@ from subagents.formats.writers import (
 from subagents.harnesses.loader import parse_agent_text
 
 __all__ = [
+    "HARNESS_TARGETS",
     "ConversionResult",
     "OutputFile",
     "Target",
     "convert_definitions",
+    "diagnostic_for",
     "field_losses",
 ]
 
 
 class Target(StrEnum):
     CLAUDE = "claude"
-    CODEX = "codex"
+    CODEX = "codex"  # the official Codex CLI's TOML
+    CODEX_MD = "codex-md"  # the Markdown form in .codex/agents/*.md
+    GEMINI = "gemini"
+    OPENCODE = "opencode"
+    COPILOT = "copilot"
+    CURSOR = "cursor"
+    QWEN = "qwen"
+    FACTORY = "factory"
     JSON = "json"
     SDK = "sdk"
+
+
+# targets written by a harness module (subagents.harnesses), read back by the same module
+HARNESS_TARGETS = frozenset({Target.CODEX, Target.GEMINI, Target.OPENCODE, Target.COPILOT,
+                             Target.CURSOR, Target.QWEN, Target.FACTORY})
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +135,14 @@ def _diag(
         message=message,
         hint=hint,
     )
+
+
+def diagnostic_for(
+    defn: AgentDefinition, rule: str, severity: Severity, message: str, *,
+    attr: str | None = None, hint: str | None = None,
+) -> Diagnostic:
+    """A conversion diagnostic pointing at ``attr``'s line in the source file."""
+    return _diag(defn, rule, severity, message, attr=attr, hint=hint)
 
 
 def _is_empty(value: Any) -> bool:
@@ -203,7 +225,7 @@ def _short(value: Any) -> str:
 def _name_problems(defn: AgentDefinition, target: Target) -> list[Diagnostic]:
     name = defn.name
     out: list[Diagnostic] = []
-    if target is Target.CODEX and not _CODEX_NAME_RE.match(name):
+    if target is Target.CODEX_MD and not _CODEX_NAME_RE.match(name):
         suggestion = re.sub(r"[^a-z0-9_-]+", "-", name.lower()).strip("-_")
         if suggestion and not suggestion[0].isalpha():
             suggestion = "agent-" + suggestion
@@ -234,7 +256,7 @@ def _name_problems(defn: AgentDefinition, target: Target) -> list[Diagnostic]:
         )
     already = any(p.severity is Severity.ERROR for p in out)
     if (
-        target in (Target.CLAUDE, Target.CODEX)
+        target in (Target.CLAUDE, Target.CODEX_MD)
         and not already
         and not (_SAFE_FILE_RE.match(name) and ".." not in name)
     ):
@@ -260,6 +282,10 @@ def _sdk_dict(defn: AgentDefinition) -> dict[str, Any]:
 def convert_definitions(defs: Iterable[AgentDefinition], target: Target | str) -> ConversionResult:
     """Convert definitions to ``target``; outputs plus what each lost (never raises for data)."""
     target = Target(target)
+    if target in HARNESS_TARGETS:
+        from subagents.repair.harness_convert import convert_to_harness
+
+        return convert_to_harness(defs, target.value)
     diagnostics: list[Diagnostic] = []
     outputs: list[OutputFile] = []
     converted: list[str] = []
@@ -288,7 +314,7 @@ def convert_definitions(defs: Iterable[AgentDefinition], target: Target | str) -
             continue
         seen[defn.name] = defn
         back: AgentDefinition | None
-        if target in (Target.CLAUDE, Target.CODEX):
+        if target in (Target.CLAUDE, Target.CODEX_MD):
             text = to_claude_markdown(defn) if target is Target.CLAUDE else to_codex_markdown(defn)
             dialect = Dialect.CLAUDE if target is Target.CLAUDE else Dialect.CODEX_MD
             back = parse_agent_text(text, dialect=dialect).definition

@@ -1,0 +1,160 @@
+"""Claude Code and the ``codex-md`` Markdown form, seen through the :class:`Harness` interface.
+
+Claude Code's own reading lives in :mod:`subagents.claude_code` (an emulation of a recorded
+version) and its folder layout in :mod:`subagents.harnesses.layout`; this module only adapts
+them, so that ``convert``, ``sync`` and the cross-harness listing treat Claude Code like every
+other harness.  ``codex-md`` is the Markdown form some Codex tools read from
+``.codex/agents/*.md`` (the official Codex CLI reads only ``.toml`` files there and ignores
+these); it is read by the strict Markdown reader, with no harness of its own to emulate.
+
+Design notes
+------------
+* Claude Code is the canonical vocabulary, so reading gives the definition as Claude Code runs
+  it (:func:`~subagents.claude_code.definition.definition_from_view`) and writing keeps every
+  field, including ``x-<harness>`` blocks parked by other readers (Claude Code ignores unknown
+  keys; the other writers restore them).
+* Why a file is skipped is Claude Code's own reason (``Skip.message``), with effect ``skip``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from subagents.claude_code.definition import definition_from_view
+from subagents.claude_code.reader import SkipKind
+from subagents.claude_code.scan import scan_agents_folder
+from subagents.definition import AgentDefinition, Dialect
+from subagents.formats.writers import to_claude_markdown, to_codex_markdown
+from subagents.harnesses.base import (
+    Effect,
+    Finding,
+    HarnessAgent,
+    Location,
+    Outcome,
+    WrittenFile,
+)
+from subagents.harnesses.layout import project_folders, user_folder
+from subagents.harnesses.loader import parse_agent_text
+
+__all__ = ["CODEX_MD", "HARNESS", "ClaudeHarness", "CodexMarkdownHarness"]
+
+
+# why Claude Code skips a file -> the rule code `validate` reports it under
+_SKIP_CODES = {
+    SkipKind.TOO_LARGE: "SA002", SkipKind.NO_FRONTMATTER: "SA003", SkipKind.YAML: "SA005",
+    SkipKind.REFUSED: "SA005", SkipKind.NO_NAME: "SA102", SkipKind.BAD_NAME: "SA101",
+    SkipKind.NO_DESCRIPTION: "SA103", SkipKind.HOOKS: "SA110",
+}
+
+
+def _file_name(name: str) -> str:
+    cleaned = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in name.strip())
+    return cleaned.strip(".-") or "agent"
+
+
+class ClaudeHarness:
+    """Claude Code (the version recorded in :mod:`subagents.claude_code.profile`)."""
+
+    name = "claude"
+    display_name = "Claude Code"
+    code_prefix = "SA"
+
+    @property
+    def version(self) -> str:
+        from subagents.claude_code.profile import get_profile
+
+        return get_profile().version
+
+    def locations(self, project: Path, home: Path) -> Sequence[Location]:
+        folders = [Location(p, "project", True, (".md",), rank)
+                   for rank, p in enumerate(project_folders(project, Dialect.CLAUDE))]
+        folders.append(Location(user_folder(home, Dialect.CLAUDE), "user", True, (".md",),
+                                len(folders)))
+        return folders
+
+    def discover(self, project: Path, home: Path) -> Sequence[Path]:
+        out: list[Path] = []
+        for location in self.locations(project, home):
+            if location.path.is_dir():
+                out.extend(scan_agents_folder(location.path))
+        return out
+
+    def claims(self, path: Path) -> bool:
+        text = "/" + path.as_posix().lower()
+        return text.endswith(".md") and "/.claude/agents/" in text
+
+    def read_text(self, text: str, path: Path | None = None) -> Sequence[HarnessAgent]:
+        result = parse_agent_text(text, path=str(path or "<string>"), dialect=Dialect.CLAUDE,
+                                  file_path=path)
+        view = result.claude_code
+        if view is None or not view.loaded:
+            message = view.skip.message if view is not None and view.skip else "not an agent"
+            line = view.error_line if view is not None else None
+            code = _SKIP_CODES.get(view.skip.kind, "SA005") if view and view.skip else "SA003"
+            finding = Finding(code, f"{view.profile.label if view else 'Claude Code'} skips "
+                              f"this file: {message}", Effect.SKIP, line=line)
+            return [HarnessAgent(self.name, path, Outcome.SKIPPED, None, findings=(finding,))]
+        strict = result.definitions[0] if result.definitions else None
+        definition = definition_from_view(view, path=path, strict=strict)
+        notes = tuple(Finding("SA021", note.message, Effect.DIFFERS, key=note.key)
+                      for note in view.notes)
+        return [HarnessAgent(
+            self.name, path, Outcome.LOADS, view.name, view.description, view.body.strip(),
+            view.model, view.tools, dict(view.frontmatter), notes, definition,
+        )]
+
+    def write(self, definition: AgentDefinition) -> WrittenFile:
+        return WrittenFile(f".claude/agents/{_file_name(definition.name)}.md",
+                           to_claude_markdown(definition))
+
+
+class CodexMarkdownHarness:
+    """The Markdown agent form in ``.codex/agents/*.md`` (not the official Codex CLI)."""
+
+    name = "codex-md"
+    display_name = "Codex Markdown agents"
+    version = "format"
+    code_prefix = "SA"
+
+    def locations(self, project: Path, home: Path) -> Sequence[Location]:
+        folders = [Location(p, "project", True, (".md",), rank)
+                   for rank, p in enumerate(project_folders(project, Dialect.CODEX_MD))]
+        folders.append(Location(user_folder(home, Dialect.CODEX_MD), "user", True, (".md",),
+                                len(folders)))
+        return folders
+
+    def discover(self, project: Path, home: Path) -> Sequence[Path]:
+        out: list[Path] = []
+        for location in self.locations(project, home):
+            if location.path.is_dir():
+                out.extend(p for p in sorted(location.path.rglob("*.md")) if p.is_file())
+        return out
+
+    def claims(self, path: Path) -> bool:
+        text = "/" + path.as_posix().lower()
+        return text.endswith(".md") and "/.codex/agents/" in text
+
+    def read_text(self, text: str, path: Path | None = None) -> Sequence[HarnessAgent]:
+        result = parse_agent_text(text, path=str(path or "<string>"), dialect=Dialect.CODEX_MD,
+                                  file_path=path)
+        errors = tuple(Finding(d.rule, d.message, Effect.SKIP, line=d.line, hint=d.hint)
+                       for d in result.diagnostics if d.severity.value == "error")
+        if not result.definitions or errors:
+            return [HarnessAgent(self.name, path, Outcome.SKIPPED, None,
+                                 findings=errors or (Finding("SA003", "not an agent file",
+                                                             Effect.SKIP),))]
+        definition = result.definitions[0]
+        return [HarnessAgent(
+            self.name, path, Outcome.LOADS, definition.name, definition.description,
+            definition.system_prompt.strip(), definition.model, definition.tools, {}, (),
+            definition,
+        )]
+
+    def write(self, definition: AgentDefinition) -> WrittenFile:
+        return WrittenFile(f".codex/agents/{_file_name(definition.name)}.md",
+                           to_codex_markdown(definition))
+
+
+HARNESS = ClaudeHarness()
+CODEX_MD = CodexMarkdownHarness()
