@@ -34,6 +34,7 @@ def strip_jsonc(text: str) -> tuple[str, int]:
     i, n = 0, len(text)
     depth = deepest = 0
     last_comma: int | None = None  # position of a comma not yet followed by a value
+    previous = ""  # the last significant character before the current one
     while i < n:
         c = text[i]
         if c == '"':
@@ -42,6 +43,7 @@ def strip_jsonc(text: str) -> tuple[str, int]:
                 j += 2 if text[j] == "\\" else 1
             i = j + 1
             last_comma = None
+            previous = '"'
             continue
         if c == "/" and text[i + 1: i + 2] == "/":
             j = text.find("\n", i)
@@ -65,10 +67,12 @@ def strip_jsonc(text: str) -> tuple[str, int]:
             depth -= 1
             if last_comma is not None:
                 out[last_comma] = " "
-        if c == ",":
+        if c == "," and previous not in ("{", "[", ","):
             last_comma = i
         elif not c.isspace():
             last_comma = None
+        if not c.isspace():
+            previous = c
         i += 1
     return "".join(out), deepest
 

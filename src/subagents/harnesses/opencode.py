@@ -204,7 +204,18 @@ class OpenCode:
             return True
         if path.suffix != ".md":
             return False
-        return _agent_rel(path) is not None or path.parent.name in ("mode", "modes")
+        env_dir = self.env.get("OPENCODE_CONFIG_DIR")
+        parts = path.parts
+        for i in range(1, len(parts) - 1):
+            config_dir = parts[i - 1] in (".opencode", "opencode") or (
+                env_dir is not None and Path(*parts[:i]) == Path(env_dir))
+            if not config_dir:
+                continue
+            if parts[i] in ("agent", "agents"):
+                return True
+            if parts[i] in ("mode", "modes") and i == len(parts) - 2:
+                return True
+        return False
 
     # ------------------------------------------------------------------ reading
 

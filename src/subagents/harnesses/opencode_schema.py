@@ -72,7 +72,8 @@ def _rule_issues(value: Any, where: str, optional: bool) -> list[str]:
     if isinstance(value, str):
         if value in ACTIONS:
             return []
-        return [f"Expected {_ACTION}{tail}, got {js_show(value)} {where}"]
+        # measured: a wrong action on a rule key is reported against the action member
+        return [f"Expected {_ACTION}, got {js_show(value)} {where}"]
     if _is_object(value):
         return [
             f"Expected {_ACTION}, got {js_show(v)} {where}.{k}"

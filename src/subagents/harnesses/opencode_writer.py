@@ -49,7 +49,10 @@ def _permission(defn: AgentDefinition, parked: Mapping[str, Any]) -> dict[str, A
         wanted = set(to_native("opencode", defn.tools).names)
         for key, natives in PERMISSION_KEYS.items():
             if not wanted.intersection(natives):
-                perms[key] = "deny"
+                if key in _DEFAULT_ON:  # the others are off unless allowed
+                    perms[key] = "deny"
+                elif perms.get(key) in ("allow", "ask"):
+                    perms[key] = "deny"
             elif key not in _DEFAULT_ON:
                 perms[key] = perms.get(key) if perms.get(key) not in (None, "deny") else "allow"
             elif perms.get(key) == "deny" or perms.get("*") == "deny":
