@@ -315,7 +315,9 @@ def _aliases(defn: AgentDefinition) -> tuple[str, ...] | None:
     names = list(defn.tools)
     single = {"Grep", "Glob"} & wanted
     if len(single) == 1:  # `search` would grant both
-        names = [n for n in names if n not in single]
+        names = [n for n in names if n.split("(", 1)[0].strip() not in single]
+    else:
+        single = set()
     out = list(to_native("copilot", names).names)
     out.extend(sorted(single))
     out.extend(f"{s.name}/*" for s in defn.mcp_servers if s.reference)

@@ -49,9 +49,8 @@ def _permission(defn: AgentDefinition, parked: Mapping[str, Any]) -> dict[str, A
         wanted = set(to_native("opencode", defn.tools).names)
         for key, natives in PERMISSION_KEYS.items():
             if not wanted.intersection(natives):
-                if key in _DEFAULT_ON:  # the others are off unless allowed
-                    perms[key] = "deny"
-                elif perms.get(key) in ("allow", "ask"):
+                # the keys outside the default set are off unless something allowed them
+                if key in _DEFAULT_ON or perms.get(key) in ("allow", "ask"):
                     perms[key] = "deny"
             elif key not in _DEFAULT_ON:
                 perms[key] = perms.get(key) if perms.get(key) not in (None, "deny") else "allow"
