@@ -99,6 +99,9 @@ class HarnessAgent:
     native: Mapping[str, object] = field(default_factory=dict)  # every key as the harness read it
     findings: tuple[Finding, ...] = ()
     definition: AgentDefinition | None = None  # canonical form (Claude vocabulary)
+    # False when the agent loads but the delegation tool does not offer it (OpenCode
+    # `mode: primary`, Copilot `disable-model-invocation: true`): it can only be picked by hand
+    delegable: bool = True
 
 
 @dataclass(frozen=True, slots=True)
