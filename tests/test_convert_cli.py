@@ -86,8 +86,8 @@ def test_json_back_to_claude_files(agents: Path, tmp_path: Path) -> None:
         assert back.evolve(path=None, dialect=original.dialect) == original.evolve(path=None)
 
 
-def test_to_codex_on_stdout_warns_about_dropped_fields(agents: Path) -> None:
-    code, out, err = run(".claude/agents/code-reviewer.md", "--to", "codex")
+def test_to_codex_md_on_stdout_warns_about_dropped_fields(agents: Path) -> None:
+    code, out, err = run(".claude/agents/code-reviewer.md", "--to", "codex-md")
     assert code == 0
     assert yaml.safe_load(frontmatter(out)) == {
         "name": "code-reviewer",
@@ -95,10 +95,27 @@ def test_to_codex_on_stdout_warns_about_dropped_fields(agents: Path) -> None:
         "model": "sonnet",
         "tools": ["Read", "Grep", "Glob"],
     }
-    assert "CV001 warning: `hooks` cannot be carried by codex: dropped" in err
-    assert "CV001 warning: `color` cannot be carried by codex: dropped" in err
-    assert "CV001 warning: `maxTurns` cannot be carried by codex: dropped" in err
+    assert "CV001 warning: `hooks` cannot be carried by codex-md: dropped" in err
+    assert "CV001 warning: `color` cannot be carried by codex-md: dropped" in err
+    assert "CV001 warning: `maxTurns` cannot be carried by codex-md: dropped" in err
     assert ".claude/agents/code-reviewer.md:8:1:" in err  # the hooks line in the source
+
+
+def test_to_codex_writes_the_official_toml(agents: Path) -> None:
+    import tomllib
+
+    code, out, err = run(".claude/agents/code-reviewer.md", "--to", "codex")
+    assert code == 0, err
+    data = tomllib.loads(out)
+    assert data["name"] == "code-reviewer"
+    assert data["description"] == "Reviews diffs for bugs and style problems before a merge."
+    assert data["developer_instructions"].strip()
+    assert data["sandbox_mode"] == "read-only"  # Read, Grep, Glob: nothing that writes
+    assert "tools" not in data and "color" not in data and "model" not in data  # an alias
+    assert "CV001 warning: `tools` cannot be carried by codex: dropped" in err
+    assert "CV001 warning: `hooks` cannot be carried by codex: dropped" in err
+    assert "CV001 warning: `model` cannot be carried by codex: dropped" in err
+    assert "CV007 info:" in err and "trusted project" in err
 
 
 def test_strict_fails_on_any_loss(agents: Path) -> None:
@@ -147,7 +164,7 @@ def test_invalid_codex_name_exit_1(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     (tmp_path / "agents.json").write_text(
         json.dumps({"Fact Checker": {"description": "Checks facts.", "prompt": "Check."}})
     )
-    code, out, err = run("agents.json", "--to", "codex")
+    code, out, err = run("agents.json", "--to", "codex-md")
     assert code == 1 and out == ""
     assert "CV003" in err and "fact-checker" in err
 
@@ -167,5 +184,5 @@ def test_docs_show_the_real_convert_warnings(monkeypatch: pytest.MonkeyPatch) ->
     )
     assert result.exit_code == 0
     doc = (root / "docs" / "fixing.md").read_text()
-    block = doc.split("--to codex > code-reviewer.codex.md\n", 1)[1].split("```", 1)[0]
+    block = doc.split("--to codex > code-reviewer.toml\n", 1)[1].split("```", 1)[0]
     assert result.stderr == block

@@ -126,7 +126,7 @@ def test_codex_writer_keeps_only_codex_fields() -> None:
     ("target", "dropped"),
     [
         (
-            Target.CODEX,
+            Target.CODEX_MD,
             {
                 "disallowedTools",
                 "permissionMode",
@@ -178,7 +178,7 @@ def test_every_field_a_target_cannot_carry_is_reported(target: Target, dropped: 
         d.message.split("`")[1] for d in result.diagnostics if d.message.startswith("unknown key")
     }
     # Codex and the SDK cannot carry unknown keys either; JSON and Claude keep them
-    assert unknown == ({"x-owner", "priority"} if target in (Target.CODEX, Target.SDK) else set())
+    assert unknown == ({"x-owner", "priority"} if target in (Target.CODEX_MD, Target.SDK) else set())
     assert all(d.severity.value == "warning" for d in result.diagnostics)
 
 
@@ -203,7 +203,7 @@ def test_sdk_permission_mode_manual_is_reported_as_changed() -> None:
 
 def test_codex_name_rule() -> None:
     bad = RICH.evolve(name="Code Reviewer")
-    result = convert_definitions([bad, RICH.evolve(name="ok")], Target.CODEX)
+    result = convert_definitions([bad, RICH.evolve(name="ok")], Target.CODEX_MD)
     assert result.converted == ()
     assert result.failed == ("Code Reviewer", "ok")
     codes = [d.rule for d in result.diagnostics if d.severity.value == "error"]
@@ -257,10 +257,10 @@ def test_corpus_claude_to_json_to_claude_preserves_every_field() -> None:
 @pytest.mark.skipif(not VOLT.is_dir(), reason="corpus not present")
 def test_corpus_to_codex_and_sdk_reports_instead_of_dropping() -> None:
     defs = _corpus_claude_definitions()
-    for target in (Target.CODEX, Target.SDK):
+    for target in (Target.CODEX_MD, Target.SDK):
         result = convert_definitions(defs, target)
         for out in result.outputs:
-            if target is Target.CODEX:
+            if target is Target.CODEX_MD:
                 back = parse_agent_text(out.text, dialect=Dialect.CODEX_MD).definition
                 src = next(d for d in defs if d.name == out.names[0])
                 losses = field_losses(src, back, target.value)
@@ -287,7 +287,7 @@ def test_corpus_codex_files_to_claude_and_back_keep_the_codex_fields() -> None:
     as_claude = convert_definitions(defs, Target.CLAUDE)
     assert not as_claude.diagnostics  # Claude carries everything
     reread = [parse_agent_text(o.text).definition for o in as_claude.outputs]
-    back = convert_definitions([d for d in reread if d is not None], Target.CODEX)
+    back = convert_definitions([d for d in reread if d is not None], Target.CODEX_MD)
     for src, out in zip(defs, back.outputs, strict=True):
         final = parse_agent_text(out.text, dialect=Dialect.CODEX_MD).definition
         assert final is not None

@@ -160,7 +160,7 @@ def field_losses(
         ]
     for attr in _COMPARED:
         before, after = getattr(source, attr), getattr(back, attr)
-        if attr == "system_prompt":
+        if attr in ("system_prompt", "description"):  # every harness trims both
             before, after = before.strip(), after.strip()
         if before == after or (_is_empty(before) and _is_empty(after)):
             continue
