@@ -297,7 +297,7 @@ def test_corpus_codex_files_to_claude_and_back_keep_the_codex_fields() -> None:
     # whatever Codex cannot carry from these files was reported, one warning per field
     dropped = {d.message for d in back.diagnostics if d.rule == "CV001"}
     expected = {
-        f"`{k}` cannot be carried by codex: dropped"
+        f"`{k}` cannot be carried by codex-md: dropped"
         for d in defs
         for k, v in (("color", d.color),)
         if v
