@@ -54,6 +54,7 @@ def _read(
     paths: tuple[Path, ...], dialect: Dialect | None
 ) -> tuple[list[AgentDefinition], list[Diagnostic], int]:
     from subagents.harnesses.loader import read_agent_file
+    from subagents.lint.rules.catalog import rule
 
     defs: list[AgentDefinition] = []
     diagnostics: list[Diagnostic] = []
@@ -72,17 +73,7 @@ def _read(
                 if result.recovered
                 else "run `subagents validate` on it for details"
             )
-            diagnostics.append(
-                Diagnostic(
-                    path=result.path,
-                    line=None,
-                    column=None,
-                    rule="CV005",
-                    severity=Severity.ERROR,
-                    message="not converted: the file cannot be read as an agent",
-                    hint=hint,
-                )
-            )
+            diagnostics.append(rule("CV005").templated("", result.path, None, None, hint))
             continue
         defs.extend(d.evolve(path=Path(result.path)) for d in result.definitions)
     return defs, diagnostics, failures
@@ -154,6 +145,7 @@ def convert(
       subagents convert reviewer.md --to codex                     # print to stdout
       subagents convert .claude/agents --to sdk --strict           # fail on any loss
     """
+    from subagents.lint.rules.catalog import rule
     from subagents.repair.convert import convert_definitions
     from subagents.repair.fix import write_atomic
 
@@ -177,17 +169,9 @@ def convert(
             dest = out_dir / out.filename
             if (dest.exists() or dest.is_symlink()) and not force:
                 failures += 1
-                diagnostics.append(
-                    Diagnostic(
-                        path=_display(dest),
-                        line=None,
-                        column=None,
-                        rule="CV006",
-                        severity=Severity.ERROR,
-                        message="exists already; not replaced",
-                        hint="use --force to replace it, or another --out folder",
-                    )
-                )
+                diagnostics.append(rule("CV006").templated(
+                    "", _display(dest), None, None,
+                    "use --force to replace it, or another --out folder"))
                 continue
             write_atomic(dest, out.text.encode("utf-8"))
             written.append(_display(dest))

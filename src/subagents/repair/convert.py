@@ -42,6 +42,7 @@ from subagents.formats.writers import (
     to_json_text,
 )
 from subagents.harnesses.loader import parse_agent_text
+from subagents.lint.rules.catalog import rule
 
 __all__ = [
     "ConversionResult",
@@ -104,23 +105,18 @@ def _where(defn: AgentDefinition) -> str:
 
 def _diag(
     defn: AgentDefinition,
-    rule: str,
-    severity: Severity,
-    message: str,
+    code: str,
+    variant: str = "",
     *,
     attr: str | None = None,
     hint: str | None = None,
+    **params: Any,
 ) -> Diagnostic:
+    """A finding of the convert rule ``code``; its wording and severity are the registry's
+    (:mod:`subagents.lint.rules.catalog`)."""
     loc = defn.location_of(attr) if attr else defn.location_of("name")
-    return Diagnostic(
-        path=_where(defn),
-        line=loc.line if loc else None,
-        column=loc.column if loc else None,
-        rule=rule,
-        severity=severity,
-        message=message,
-        hint=hint,
-    )
+    return rule(code).templated(variant, _where(defn), loc.line if loc else None,
+                                loc.column if loc else None, hint, **params)
 
 
 def _is_empty(value: Any) -> bool:
@@ -134,7 +130,7 @@ def field_losses(
     out: list[Diagnostic] = []
     if back is None:
         return [
-            _diag(source, "CV002", Severity.ERROR, f"the {target} output could not be read back")
+            _diag(source, "CV002", "unreadable", target=target)
         ]
     for attr in _COMPARED:
         before, after = getattr(source, attr), getattr(back, attr)
@@ -148,8 +144,8 @@ def field_losses(
                 _diag(
                     source,
                     "CV001",
-                    Severity.WARNING,
-                    f"`{name}` cannot be carried by {target}: dropped",
+                    field=name,
+                    target=target,
                     attr=attr,
                     hint=_DROP_HINTS.get(attr),
                 )
@@ -159,8 +155,10 @@ def field_losses(
                 _diag(
                     source,
                     "CV002",
-                    Severity.WARNING,
-                    f"`{name}` changed in {target}: {_short(before)} became {_short(after)}",
+                    field=name,
+                    target=target,
+                    before=_short(before),
+                    after=_short(after),
                     attr=attr,
                 )
             )
@@ -170,8 +168,9 @@ def field_losses(
                 _diag(
                     source,
                     "CV001",
-                    Severity.WARNING,
-                    f"unknown key `{key}` cannot be carried by {target}: dropped",
+                    "unknown-key",
+                    field=key,
+                    target=target,
                     attr=key,
                 )
             )
@@ -180,9 +179,11 @@ def field_losses(
                 _diag(
                     source,
                     "CV002",
-                    Severity.WARNING,
-                    f"unknown key `{key}` changed in {target}: {_short(value)} became "
-                    f"{_short(back.extra[key])}",
+                    "unknown-key",
+                    field=key,
+                    target=target,
+                    before=_short(value),
+                    after=_short(back.extra[key]),
                     attr=key,
                 )
             )
@@ -215,8 +216,8 @@ def _name_problems(defn: AgentDefinition, target: Target) -> list[Diagnostic]:
             _diag(
                 defn,
                 "CV003",
-                Severity.ERROR,
-                f"name {name!r} is not a valid Codex agent name; not converted",
+                "codex",
+                name=name,
                 attr="name",
                 hint=hint,
             )
@@ -226,8 +227,8 @@ def _name_problems(defn: AgentDefinition, target: Target) -> list[Diagnostic]:
             _diag(
                 defn,
                 "CV003",
-                Severity.WARNING,
-                f"name {name!r} is one Claude Code skips (`:` or a leading `-`)",
+                "claude-code",
+                name=name,
                 attr="name",
                 hint="use lowercase letters, digits and hyphens",
             )
@@ -242,8 +243,8 @@ def _name_problems(defn: AgentDefinition, target: Target) -> list[Diagnostic]:
             _diag(
                 defn,
                 "CV003",
-                Severity.ERROR,
-                f"name {name!r} cannot be used as a file name; not converted",
+                "file-name",
+                name=name,
                 attr="name",
                 hint="use lowercase letters, digits and hyphens",
             )
@@ -272,9 +273,8 @@ def convert_definitions(defs: Iterable[AgentDefinition], target: Target | str) -
                 _diag(
                     defn,
                     "CV004",
-                    Severity.ERROR,
-                    f"a second agent named {defn.name!r}; the one from "
-                    f"{_where(seen[defn.name])} is kept",
+                    name=defn.name,
+                    first=_where(seen[defn.name]),
                     attr="name",
                     hint="rename one of them",
                 )

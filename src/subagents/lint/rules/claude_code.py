@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from subagents.claude_code.reader import ClaudeCodeView, ParseMode, SkipKind
 from subagents.diagnostics import Diagnostic
 from subagents.lint.rules.base import make_diagnostic
+from subagents.lint.rules.catalog import check
 
 __all__ = ["claude_code_findings", "duplicate_diagnostic", "key_line", "skip_diagnostic"]
 
@@ -136,6 +137,8 @@ def duplicate_diagnostic(
     )
 
 
+@check("SA001", "SA002", "SA003", "SA004", "SA005", "SA006", "SA008", "SA010", "SA014", "SA018",
+       "SA019", "SA020", "SA021", "SA022", "SA101", "SA102", "SA103", "SA110")
 def claude_code_findings(
     view: ClaudeCodeView, path: str, text: str | None
 ) -> Iterator[Diagnostic]:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic
 from subagents.lint.rules.base import make_diagnostic
+from subagents.lint.rules.catalog import check
 
 __all__ = ["MAX_SIMILAR_SCOPE", "ScopedAgent", "check_scope"]
 
@@ -53,6 +54,7 @@ def _similar_finder() -> SimilarFinder | None:
     return finder
 
 
+@check("SA601", "SA602")
 def check_scope(agents: Iterable[ScopedAgent], *, similar: bool = True) -> Iterator[Diagnostic]:
     by_scope: dict[str, list[ScopedAgent]] = defaultdict(list)
     for a in agents:
