@@ -335,8 +335,7 @@ _TABLE: tuple[Rule, ...] = (
              ignored="agent name {name!r} is defined again in this {scope} folder by {winner}; "
                      "{harness} keeps only the last path in code-unit order ({winner}) and "
                      "ignores this file",
-             clash="agent name {name!r} is defined {count} times in one scope folder: {where} "
-                   "and {others}; neither is loaded")),
+             clash="agent name {name!r} is also defined in {others}; neither is loaded")),
     Rule("SA602", "similar-descriptions",
          "Two agents have descriptions so alike that routing cannot tell them apart.",
          _O, _W, _W),
