@@ -153,7 +153,7 @@ def test_convert_json(project: Path) -> None:
                                  str(out), "--format", "json"])
     data = json.loads(r.stdout)
     (item,) = data["files"]
-    assert item["path"] == os.path.join("out", "rev.md") and item["written"] is True
+    assert item["path"] == os.path.join("out", "rev.toml") and item["written"] is True
     assert "text" not in item
     assert any(d["rule"] == "CV001" for d in data["diagnostics"])  # what codex cannot carry
 

@@ -48,7 +48,10 @@ def test_every_catalogued_code_is_explained() -> None:
 def test_the_examples_cover_every_rule_a_file_can_trigger() -> None:
     without = sorted(code for code, e in EXPLAINED.items() if not e.bad_files)
     # rules about the tool itself, file permissions, folder trees and files being written
-    assert without == ["SA000", "SA015", "SA603", "SA604", "SA606"]
+    # (convert and store codes are not validate's: each has its own test of being emitted);
+    # SA017 is the library reader's pointer to a harness reader, which validate always uses
+    assert [c for c in without if c.startswith("SA")] == [
+        "SA000", "SA015", "SA017", "SA603", "SA604", "SA606"]
 
 
 def _write(root: Path, files: dict[str, str], setup: str | None) -> list[Path]:
@@ -245,7 +248,7 @@ def test_docs_check_fails_on_a_stale_page(tmp_path: Path) -> None:
 
 def test_the_specification_cites_every_rule() -> None:
     spec = (DOCS / "spec.md").read_text(encoding="utf-8")
-    missing = [code for code in RULES if code not in spec]
+    missing = [code for code in RULES if code.startswith("SA") and code not in spec]
     assert missing == []
 
 

@@ -60,6 +60,7 @@ def _read(
 ) -> tuple[list[AgentDefinition], list[Diagnostic], int]:
     from subagents.harnesses.loader import detect_dialect, read_agent_file
     from subagents.lint.harness_rules import HARNESS_DIALECTS
+    from subagents.lint.rules.catalog import rule
 
     defs: list[AgentDefinition] = []
     diagnostics: list[Diagnostic] = []
@@ -86,17 +87,7 @@ def _read(
                 if result.recovered
                 else "run `subagents validate` on it for details"
             )
-            diagnostics.append(
-                Diagnostic(
-                    path=result.path,
-                    line=None,
-                    column=None,
-                    rule="CV005",
-                    severity=Severity.ERROR,
-                    message="not converted: the file cannot be read as an agent",
-                    hint=hint,
-                )
-            )
+            diagnostics.append(rule("CV005").templated("", result.path, None, None, hint))
             continue
         defs.extend(d.evolve(path=Path(result.path)) for d in result.definitions)
     return defs, diagnostics, failures
@@ -109,6 +100,7 @@ def _read_harness_file(
     would not load is not converted, with the harness's own reason."""
     from subagents.harnesses.base import Outcome
     from subagents.lint.harness_rules import diagnostics_for, read_for_harness
+    from subagents.lint.rules.catalog import rule
 
     shown = _display(path)
     agents, _text, problem = read_for_harness(path, dialect, max_bytes=1 << 20)
@@ -120,10 +112,9 @@ def _read_harness_file(
         return loaded, []
     errors = [d for d in diagnostics_for(agents, shown, dialect)
               if d.severity is Severity.ERROR]
-    errors.append(Diagnostic(
-        path=shown, line=None, column=None, rule="CV005", severity=Severity.ERROR,
-        message=f"not converted: {dialect.value} does not load an agent from this file",
-        hint="run `subagents validate` on it for details"))
+    errors.append(rule("CV005").templated(
+        "harness", shown, None, None, "run `subagents validate` on it for details",
+        dialect=dialect.value))
     return [], errors
 
 
@@ -195,6 +186,7 @@ def convert(
       subagents convert reviewer.md --to codex                     # print to stdout
       subagents convert .claude/agents --to sdk --strict           # fail on any loss
     """
+    from subagents.lint.rules.catalog import rule
     from subagents.repair.convert import convert_definitions
     from subagents.repair.fix import write_atomic
 
@@ -219,17 +211,9 @@ def convert(
             dest = out_dir / out.filename
             if (dest.exists() or dest.is_symlink()) and not force:
                 failures += 1
-                diagnostics.append(
-                    Diagnostic(
-                        path=_display(dest),
-                        line=None,
-                        column=None,
-                        rule="CV006",
-                        severity=Severity.ERROR,
-                        message="exists already; not replaced",
-                        hint="use --force to replace it, or another --out folder",
-                    )
-                )
+                diagnostics.append(rule("CV006").templated(
+                    "", _display(dest), None, None,
+                    "use --force to replace it, or another --out folder"))
                 continue
             write_atomic(dest, out.text.encode("utf-8"))
             written.append(_display(dest))

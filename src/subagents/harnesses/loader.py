@@ -8,8 +8,9 @@ Guards, in order (issue "Read, judge and repair"): the size limit is checked wit
 before the file is read, and at most ``max_bytes + 1`` bytes are
 ever read; binary content and non-UTF-8 are refused with the line of the first bad byte; a
 UTF-8 BOM is stripped and CRLF accepted.  The dialect comes from the location
-(:func:`detect_dialect`); OpenCode and Copilot files are recognised and get one ``SA017`` info
-diagnostic until their dialects land, never Claude's errors.
+(:func:`detect_dialect`); another harness's file (Gemini, OpenCode, Copilot, ...) gets one
+``SA017`` info diagnostic pointing at its own reader (:mod:`subagents.harnesses`), never
+Claude's errors.
 
 The severities given here are the readers' defaults; ``subagents.lint.validate`` re-maps every
 diagnostic through the rule catalogue for the chosen profile.
@@ -165,14 +166,14 @@ def parse_agent_text(
     if dialect is Dialect.JSON:
         defs, issues = read_json_text(text, path=file_path)
         return LoadResult(display, dialect, tuple(defs), tuple(_diag(i, display) for i in issues))
-    if dialect in (Dialect.OPENCODE, Dialect.COPILOT):
+    if dialect not in (Dialect.CLAUDE, Dialect.CODEX_MD):
         note = YamlIssue(
             "SA017",
-            f"{dialect.value} agent file recognised; its dialect is not checked yet",
+            f"a {dialect.value} agent file: its own reader judges it "
+            "(subagents.harnesses), not this Markdown reader",
             1,
             1,
-            "Claude Code does not load this file; convert it with `subagents convert` "
-            "to use it as a Claude agent",
+            "run `subagents validate` on it, or convert it with `subagents convert`",
         )
         return LoadResult(display, dialect, (), (_diag(note, display),))
     definition, doc, issues = read_markdown_text(

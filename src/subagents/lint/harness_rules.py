@@ -95,7 +95,7 @@ def diagnostics_for(
             if agent.outcome is Outcome.FATAL and finding.effect is Effect.FATAL and not hint:
                 hint = f"{label} refuses to start while this file is there: fix or move it"
             out.append(Diagnostic(
-                path=display, line=finding.line, column=1 if finding.line else None,
+                path=display, line=finding.line or 1, column=1,
                 rule=finding.code, severity=severity_of(finding.effect, strict=strict),
                 message=finding.message, hint=hint,
             ))

@@ -68,6 +68,7 @@ from subagents.harnesses.layout import (
     scan_folder,
 )
 from subagents.harnesses.loader import LoadResult, parse_agent_text, read_agent_file
+from subagents.lint.rules.catalog import rule
 from subagents.lint.rules.claude_code import duplicate_diagnostic, skip_diagnostic
 from subagents.names import normalize_agent_name as normalize_name
 from subagents.registry.records import (
@@ -605,15 +606,12 @@ class AgentRegistry:
         for entry, where in zip(group, files, strict=True):
             others = ", ".join(f for f in files if f != where) or where
             loc = entry.header.location_of("name")
+            line = loc.line if loc else None
             out.append(
-                _diag(
-                    where,
-                    "SA601",
-                    f"agent name {name!r} is defined {len(group)} times in one "
-                    f"{entry.source.value} scope folder: {where} and {others}; neither is loaded",
+                rule("SA601").templated(
+                    "clash", where, line, None if line is None else 1,
                     "rename one agent (the `name` field, not the file name) or delete one file",
-                    line=loc.line if loc else None,
-                )
+                    name=name, others=others)
             )
         return out
 

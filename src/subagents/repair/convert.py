@@ -42,6 +42,7 @@ from subagents.formats.writers import (
     to_json_text,
 )
 from subagents.harnesses.loader import parse_agent_text
+from subagents.lint.rules.catalog import rule
 
 __all__ = [
     "HARNESS_TARGETS",
@@ -118,31 +119,27 @@ def _where(defn: AgentDefinition) -> str:
 
 def _diag(
     defn: AgentDefinition,
-    rule: str,
-    severity: Severity,
-    message: str,
+    code: str,
+    variant: str = "",
     *,
     attr: str | None = None,
     hint: str | None = None,
+    **params: Any,
 ) -> Diagnostic:
+    """A finding of the convert rule ``code``; its wording and severity are the registry's
+    (:mod:`subagents.lint.rules.catalog`)."""
     loc = defn.location_of(attr) if attr else defn.location_of("name")
-    return Diagnostic(
-        path=_where(defn),
-        line=loc.line if loc else None,
-        column=loc.column if loc else None,
-        rule=rule,
-        severity=severity,
-        message=message,
-        hint=hint,
-    )
+    return rule(code).templated(variant, _where(defn), loc.line if loc else None,
+                                loc.column if loc else None, hint, **params)
 
 
 def diagnostic_for(
-    defn: AgentDefinition, rule: str, severity: Severity, message: str, *,
-    attr: str | None = None, hint: str | None = None,
+    defn: AgentDefinition, code: str, variant: str = "", *, attr: str | None = None,
+    hint: str | None = None, **params: Any,
 ) -> Diagnostic:
-    """A conversion diagnostic pointing at ``attr``'s line in the source file."""
-    return _diag(defn, rule, severity, message, attr=attr, hint=hint)
+    """A conversion finding pointing at ``attr``'s line in the source file (the wording and
+    severity are the registry's template ``variant`` of ``code``)."""
+    return _diag(defn, code, variant, attr=attr, hint=hint, **params)
 
 
 def _is_empty(value: Any) -> bool:
@@ -156,7 +153,7 @@ def field_losses(
     out: list[Diagnostic] = []
     if back is None:
         return [
-            _diag(source, "CV002", Severity.ERROR, f"the {target} output could not be read back")
+            _diag(source, "CV002", "unreadable", target=target)
         ]
     for attr in _COMPARED:
         before, after = getattr(source, attr), getattr(back, attr)
@@ -170,8 +167,8 @@ def field_losses(
                 _diag(
                     source,
                     "CV001",
-                    Severity.WARNING,
-                    f"`{name}` cannot be carried by {target}: dropped",
+                    field=name,
+                    target=target,
                     attr=attr,
                     hint=_DROP_HINTS.get(attr),
                 )
@@ -181,8 +178,10 @@ def field_losses(
                 _diag(
                     source,
                     "CV002",
-                    Severity.WARNING,
-                    f"`{name}` changed in {target}: {_short(before)} became {_short(after)}",
+                    field=name,
+                    target=target,
+                    before=_short(before),
+                    after=_short(after),
                     attr=attr,
                 )
             )
@@ -192,8 +191,9 @@ def field_losses(
                 _diag(
                     source,
                     "CV001",
-                    Severity.WARNING,
-                    f"unknown key `{key}` cannot be carried by {target}: dropped",
+                    "unknown-key",
+                    field=key,
+                    target=target,
                     attr=key,
                 )
             )
@@ -202,9 +202,11 @@ def field_losses(
                 _diag(
                     source,
                     "CV002",
-                    Severity.WARNING,
-                    f"unknown key `{key}` changed in {target}: {_short(value)} became "
-                    f"{_short(back.extra[key])}",
+                    "unknown-key",
+                    field=key,
+                    target=target,
+                    before=_short(value),
+                    after=_short(back.extra[key]),
                     attr=key,
                 )
             )
@@ -237,8 +239,8 @@ def _name_problems(defn: AgentDefinition, target: Target) -> list[Diagnostic]:
             _diag(
                 defn,
                 "CV003",
-                Severity.ERROR,
-                f"name {name!r} is not a valid Codex agent name; not converted",
+                "codex",
+                name=name,
                 attr="name",
                 hint=hint,
             )
@@ -248,8 +250,8 @@ def _name_problems(defn: AgentDefinition, target: Target) -> list[Diagnostic]:
             _diag(
                 defn,
                 "CV003",
-                Severity.WARNING,
-                f"name {name!r} is one Claude Code skips (`:` or a leading `-`)",
+                "claude-code",
+                name=name,
                 attr="name",
                 hint="use lowercase letters, digits and hyphens",
             )
@@ -264,8 +266,8 @@ def _name_problems(defn: AgentDefinition, target: Target) -> list[Diagnostic]:
             _diag(
                 defn,
                 "CV003",
-                Severity.ERROR,
-                f"name {name!r} cannot be used as a file name; not converted",
+                "file-name",
+                name=name,
                 attr="name",
                 hint="use lowercase letters, digits and hyphens",
             )
@@ -298,9 +300,8 @@ def convert_definitions(defs: Iterable[AgentDefinition], target: Target | str) -
                 _diag(
                     defn,
                     "CV004",
-                    Severity.ERROR,
-                    f"a second agent named {defn.name!r}; the one from "
-                    f"{_where(seen[defn.name])} is kept",
+                    name=defn.name,
+                    first=_where(seen[defn.name]),
                     attr="name",
                     hint="rename one of them",
                 )

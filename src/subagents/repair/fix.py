@@ -71,6 +71,7 @@ from subagents.repair.fix_yaml import (
 )
 
 __all__ = [
+    "REPAIRS",
     "Change",
     "FixResult",
     "FixStatus",
@@ -81,6 +82,17 @@ __all__ = [
 ]
 
 ToolsStyle = Literal["comma", "list"]
+
+#: The repairs of ``fix``, by the name a rule of the registry attaches to itself
+#: (``Rule.fix`` in :mod:`subagents.lint.rules.catalog`; a test keeps the two in step and runs
+#: each repair on the documented example of each rule it is attached to).
+REPAIRS: dict[str, str] = {
+    "yaml": "re-writes a frontmatter strict YAML rejects (syntax, tabs, duplicate keys, a "
+            "description Claude Code cuts) as fields every parser reads alike",
+    "frontmatter-start": "removes what comes before the opening `---` (a BOM, blank lines, "
+                         "a uniform indentation)",
+    "tools-style": "rewrites `tools`/`disallowedTools` in one style (`--tools-style`)",
+}
 
 _LINE_RE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _DELIM_RE = re.compile(r"^(?P<indent>[ \t]*)(?P<delim>---|\.\.\.)(?P<trail>[ \t]*)$")

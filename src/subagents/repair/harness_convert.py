@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
 from subagents.definition import AgentDefinition
-from subagents.diagnostics import Diagnostic, Severity
+from subagents.diagnostics import Diagnostic
 from subagents.harnesses import get_harness
 from subagents.harnesses.base import Outcome, WrittenFile
 from subagents.repair.convert import (
@@ -59,10 +59,8 @@ def convert_to_harness(defs: Iterable[AgentDefinition], harness_name: str) -> Co
         filename = PurePosixPath(written.relpath).name
         if filename in by_file:
             diagnostics.append(diagnostic_for(
-                defn, "CV004", Severity.ERROR,
-                f"would be written to {filename}, like the agent from "
-                f"{by_file[filename].path or by_file[filename].name}; not converted",
-                attr="name", hint="rename one of them"))
+                defn, "CV004", "same-file", attr="name", hint="rename one of them",
+                filename=filename, first=by_file[filename].path or by_file[filename].name))
             failed.append(defn.name)
             continue
         by_file[filename] = defn
@@ -72,21 +70,20 @@ def convert_to_harness(defs: Iterable[AgentDefinition], harness_name: str) -> Co
         if back is None or back.outcome is not Outcome.LOADS or back.definition is None:
             why = "; ".join(f.message for f in back.findings) if back else "nothing was read"
             diagnostics.append(diagnostic_for(
-                defn, "CV002", Severity.ERROR,
-                f"the {harness_name} file written for this agent would not load in {label}: "
-                f"{why}", attr="name", hint="please report this: the writer should never do it"))
+                defn, "CV002", "not-loaded", attr="name",
+                hint="please report this: the writer should never do it",
+                target=harness_name, label=label, why=why))
             failed.append(defn.name)
             continue
         if back.definition.name != defn.name:
             diagnostics.append(diagnostic_for(
-                defn, "CV002", Severity.WARNING,
-                f"`name` changed in {harness_name}: {defn.name!r} became "
-                f"{back.definition.name!r} ({label} needs that form)", attr="name"))
+                defn, "CV002", "renamed", attr="name", target=harness_name,
+                before=defn.name, after=back.definition.name, label=label))
         diagnostics.extend(field_losses(defn, back.definition, harness_name))
         for note in written.notes:
             if note not in notes_seen:
                 notes_seen.add(note)
-                diagnostics.append(diagnostic_for(defn, "CV007", Severity.INFO, note))
+                diagnostics.append(diagnostic_for(defn, "CV007", note=note))
         outputs.append(OutputFile(filename, written.text, (defn.name,)))
         converted.append(defn.name)
     return ConversionResult(tuple(outputs), tuple(diagnostics), tuple(converted), tuple(failed))

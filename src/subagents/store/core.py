@@ -131,19 +131,20 @@ class StoreScopeError(StoreError):
 # --------------------------------------------------------------------------------- validation
 
 
-def _diag(
-    path: str, rule: str, message: str, hint: str | None = None, severity: Severity = Severity.ERROR
-) -> Diagnostic:
-    return Diagnostic(
-        path=path, line=None, column=None, rule=rule, severity=severity, message=message, hint=hint
-    )
+def _diag(path: str, code: str, variant: str = "", hint: str | None = None, /,
+          **params: Any) -> Diagnostic:
+    """A finding of the store rule ``code``: its wording and severity are the rule registry's
+    (:mod:`subagents.lint.rules.catalog`), an undeclared code cannot be built."""
+    from subagents.lint.rules.catalog import rule
+
+    return rule(code).templated(variant, path, None, None, hint, **params)
 
 
 def _validate_model(model: Any, path: str) -> list[Diagnostic]:
     if model is None:
         return []
     if not isinstance(model, str):
-        return [_diag(path, "ST010", f"model must be a string, not {type(model).__name__}")]
+        return [_diag(path, "ST010", "model", None, kind=type(model).__name__)]
     from subagents.lint.rules.fields import is_valid_model
 
     # The reader's own test (rule SA105), so that the store never writes a model that
@@ -162,8 +163,10 @@ def _validate_model(model: Any, path: str) -> list[Diagnostic]:
         _diag(
             path,
             "ST005",
-            f"model {model!r} is neither an alias ({aliases}) nor a full Claude model id",
+            "",
             hint,
+            model=model,
+            aliases=aliases,
         )
     ]
 
@@ -176,8 +179,9 @@ def _validate_tools(tools: Any, path: str) -> list[Diagnostic]:
             _diag(
                 path,
                 "ST006",
-                f"tools must be a list of tool names, not {type(tools).__name__}",
+                "",
                 'write ["Read", "Grep"]; omit tools to inherit every tool',
+                kind=type(tools).__name__,
             )
         ]
     out: list[Diagnostic] = []
@@ -185,21 +189,23 @@ def _validate_tools(tools: Any, path: str) -> list[Diagnostic]:
     for i, tool in enumerate(tools):
         if not isinstance(tool, str):
             out.append(
-                _diag(path, "ST006", f"tools[{i}] must be a string, not {type(tool).__name__}")
+                _diag(path, "ST006", "item", None, index=i, kind=type(tool).__name__)
             )
         elif not is_known_tool(tool):
             out.append(
                 _diag(
                     path,
                     "ST007",
-                    f"unknown tool {tool!r} in tools[{i}]",
+                    "",
                     "use a built-in tool name (Read, Grep, Bash, WebSearch, ...) "
                     "or mcp__server__tool",
+                    tool=tool,
+                    index=i,
                 )
             )
         elif tool in seen:
             out.append(
-                _diag(path, "ST011", f"tool {tool!r} is listed twice", severity=Severity.WARNING)
+                _diag(path, "ST011", "", None, tool=tool)
             )
         if isinstance(tool, str):
             seen.add(tool)
@@ -209,7 +215,7 @@ def _validate_tools(tools: Any, path: str) -> list[Diagnostic]:
 def _validate_text(value: Any, field_name: str, limit: int, path: str) -> list[Diagnostic]:
     if not isinstance(value, str):
         kind = "missing" if value is None else type(value).__name__
-        return [_diag(path, "ST010", f"{field_name} must be a non-empty string ({kind} given)")]
+        return [_diag(path, "ST010", "text", None, field=field_name, kind=kind)]
     if not value.strip():
         rule = "ST003" if field_name == "description" else "ST004"
         what = (
@@ -217,15 +223,18 @@ def _validate_text(value: Any, field_name: str, limit: int, path: str) -> list[D
             if field_name == "description"
             else "the agent's system prompt"
         )
-        return [_diag(path, rule, f"{field_name} is empty", f"write {what}")]
+        return [_diag(path, rule, "", f"write {what}", field=field_name)]
     size = len(value.encode("utf-8"))
     if size > limit:
         return [
             _diag(
                 path,
                 "ST008",
-                f"{field_name} is {size:,} bytes; the limit is {limit:,}",
+                "",
                 "shorten it (the whole agents.json must stay under 1 MiB to load)",
+                field=field_name,
+                size=size,
+                limit=limit,
             )
         ]
     return []
@@ -247,14 +256,16 @@ def validate_entry(
     """
     out: list[Diagnostic] = []
     if not isinstance(name, str):
-        out.append(_diag(path, "ST001", f"name must be a string, not {type(name).__name__}"))
+        out.append(_diag(path, "ST001", "type", None, kind=type(name).__name__))
     elif len(name) > MAX_NAME_LENGTH:
         out.append(
             _diag(
                 path,
                 "ST002",
-                f"name is {len(name):,} characters; the limit is {MAX_NAME_LENGTH}",
+                "",
                 "choose a short kebab-case name",
+                length=len(name),
+                limit=MAX_NAME_LENGTH,
             )
         )
     elif not NAME_RE.fullmatch(name):
@@ -265,10 +276,10 @@ def validate_entry(
             _diag(
                 path,
                 "ST001",
-                f"name {name[:80]!r} may contain only a-z, 0-9, _ and - (found {shown!r})"
-                if name
-                else "name is empty",
+                "chars" if name else "empty",
                 f"try {suggestion!r}" if suggestion else "use e.g. 'fact-checker'",
+                name=name[:80],
+                found=shown,
             )
         )
     out += _validate_text(description, "description", MAX_DESCRIPTION_BYTES, path)

@@ -5,6 +5,8 @@ Design notes
 * A *definition rule* is ``(AgentDefinition, RuleContext) -> Iterator[Diagnostic]``; a *file
   rule* is ``(FileContext) -> Iterator[Diagnostic]`` and runs once per file (a JSON file holds
   many definitions; its text is scanned for secrets once).
+* Findings are built from the declared rule (:meth:`~subagents.lint.rules.catalog.Rule.diagnostic`
+  via :func:`make_diagnostic`), so an undeclared code cannot be built.
 * Rules emit the catalogue's default severity; :mod:`subagents.lint.validate` re-maps every
   diagnostic for the profile, so a rule never decides its own severity.
 * Positions: a rule asks the context for the key (:meth:`RuleContext.key_pos`), the value
@@ -20,11 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from subagents.definition import FIELD_ALIASES, AgentDefinition, Dialect
-from subagents.diagnostics import Diagnostic, Severity
+from subagents.diagnostics import Diagnostic
 from subagents.formats.frontmatter import FrontmatterDocument
 from subagents.formats.yamltree import YMap, YNode, YScalar, YSeq
 from subagents.lint.config import Config
-from subagents.lint.rules.catalog import RULES
+from subagents.lint.rules.catalog import rule
 
 __all__ = [
     "DefinitionRule",
@@ -41,16 +43,8 @@ Pos = tuple[int | None, int | None]
 def make_diagnostic(
     code: str, path: str, pos: Pos, message: str, hint: str | None = None
 ) -> Diagnostic:
-    rule = RULES[code]
-    return Diagnostic(
-        path=path,
-        line=pos[0],
-        column=pos[1],
-        rule=code,
-        severity=rule.default or rule.strict or Severity.WARNING,
-        message=message,
-        hint=hint,
-    )
+    """A finding of the declared rule ``code`` (an undeclared code raises KeyError)."""
+    return rule(code).diagnostic(path, pos[0], pos[1], message, hint)
 
 
 def text_pos(text: str, offset: int) -> tuple[int, int]:

@@ -1,4 +1,13 @@
-"""The rule catalogue: every diagnostic code, its slug, its one-line doc and its severities.
+"""The rule registry: every diagnostic code of ``subagents``, declared once.
+
+Each :class:`Rule` carries its code, slug, one-line summary, severity per profile, where it is
+emitted (a lint check, the reader, the registry, ``convert``, the store), its message templates
+where the wording is fixed, and the ``subagents fix`` repair that handles it.  The long
+documentation lives in ``explanations.toml`` (prose is data), keyed by code and checked against
+this table when it is loaded: a rule without documentation or documentation without a rule is
+an error (:mod:`subagents.lint.rules.explanations`).  Checks register themselves here by code
+(:func:`check`); a check can only register a declared code, and the engine refuses a finding
+whose code the running check did not register.
 
 Design notes
 ------------
@@ -21,22 +30,34 @@ Design notes
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from enum import StrEnum
+from types import MappingProxyType
+from typing import Any, TypeVar
 
-from subagents.diagnostics import Severity
+from subagents.diagnostics import Diagnostic, Severity
 
 __all__ = [
+    "LINT_FAMILY",
     "RULES",
     "Category",
+    "Emitter",
+    "Message",
     "Profile",
     "Rule",
+    "check",
+    "checks_for",
+    "codes_of",
     "get_rule",
     "is_valid_selector",
     "matches",
+    "rule",
     "severity_for",
 ]
+
+#: The code family ``validate`` emits (and ``--select``/``--ignore`` pick from).
+LINT_FAMILY = "SA"
 
 
 class Category(StrEnum):
@@ -47,11 +68,37 @@ class Category(StrEnum):
     SECURITY = "security"
     DIALECT = "dialect"
     SCOPE = "scope"
+    CONVERT = "convert"
+    STORE = "store"
 
 
 class Profile(StrEnum):
     DEFAULT = "default"
     STRICT = "strict"
+
+
+class Emitter(StrEnum):
+    """Who emits a rule's findings: a registered lint check, or one fixed place."""
+
+    CHECK = "check"  # a function registered with @check (lint/rules/*.py)
+    ENGINE = "engine"  # the rule engine itself (SA000, a rule that crashed)
+    READER = "reader"  # the file reader (formats/, harnesses/loader.py)
+    DISCOVERY = "discovery"  # folders and the agent registry (harnesses/layout.py, registry/)
+    CONVERT = "convert"  # subagents.repair.convert and `subagents convert`
+    STORE = "store"  # subagents.store.core
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """A message template (``str.format`` fields) and, when one wording of a rule has its own
+    severity (``convert``: a name Codex refuses is an error, one Claude Code skips a warning),
+    that severity."""
+
+    text: str
+    severity: Severity | None = None
+
+
+_Fn = TypeVar("_Fn", bound=Callable[..., Any])
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,61 +114,116 @@ class Rule:
     #: May an in-file ``# subagents: ignore[...]`` comment silence it?  Security rules: no,
     #: otherwise a hostile file could switch off the detector that catches it.
     silenceable: bool = True
+    emitter: Emitter = Emitter.CHECK
+    #: Message templates by variant (``""`` is the rule's only or usual wording).
+    messages: Mapping[str, Message] = field(
+        default_factory=lambda: MappingProxyType({}), compare=False, hash=False)
+    #: The ``subagents fix`` repair for it (a name :mod:`subagents.repair.fix` knows), if any.
+    fix: str | None = None
 
     def severity(self, profile: Profile | str) -> Severity | None:
         return self.strict if Profile(profile) is Profile.STRICT else self.default
+
+    @property
+    def emitted_severity(self) -> Severity:
+        """The severity a finding is built with (the profile re-maps it in ``validate``)."""
+        return self.default or self.strict or Severity.WARNING
+
+    def message(self, variant: str = "", /, **params: Any) -> str:
+        """The message of ``variant`` with ``params`` filled in."""
+        return self.messages[variant].text.format(**params)
+
+    def diagnostic(
+        self,
+        path: str,
+        line: int | None,
+        column: int | None,
+        message: str,
+        hint: str | None = None,
+        *,
+        severity: Severity | None = None,
+    ) -> Diagnostic:
+        """A finding of this rule (the only way lint, convert and the store build one)."""
+        return Diagnostic(path=path, line=line, column=column, rule=self.code,
+                          severity=severity or self.emitted_severity, message=message, hint=hint)
+
+    def templated(
+        self,
+        variant: str,
+        path: str,
+        line: int | None,
+        column: int | None,
+        hint: str | None = None,
+        /,
+        **params: Any,
+    ) -> Diagnostic:
+        """A finding whose wording is this rule's template ``variant``."""
+        msg = self.messages[variant]
+        return self.diagnostic(path, line, column, msg.text.format(**params), hint,
+                               severity=msg.severity)
+
+
+def _msgs(**variants: str | Message) -> Mapping[str, Message]:
+    return MappingProxyType({
+        ("" if k == "main" else k.replace("_", "-")): v if isinstance(v, Message) else Message(v)
+        for k, v in variants.items()
+    })
 
 
 _E, _W, _I = Severity.ERROR, Severity.WARNING, Severity.INFO
 _R, _F, _S = Category.READER, Category.FIELDS, Category.SPEC
 _A, _X, _D, _O = Category.ANTI_PATTERN, Category.SECURITY, Category.DIALECT, Category.SCOPE
+_C, _T = Category.CONVERT, Category.STORE
 
 _TABLE: tuple[Rule, ...] = (
     Rule("SA000", "internal-error", "A rule crashed on this file (a bug in subagents).",
-         _R, _E, _E, silenceable=False),
+         _R, _E, _E, silenceable=False, emitter=Emitter.ENGINE),
     # --- reader (loader.py / formats/) -------------------------------------------------------
     Rule("SA001", "not-utf8",
          "The file is not valid UTF-8 (Claude Code reads it with U+FFFD for each bad byte).",
          _R, _E, _E),
     Rule("SA002", "file-too-large", "The file is over 1 MiB; Claude Code skips it.",
-         _R, _E, _E),
+         _R, _E, _E, emitter=Emitter.READER),
     Rule("SA003", "no-frontmatter",
          "The file has no `---` frontmatter block; Claude Code skips it without a word.",
-         _R, _E, _E),
+         _R, _E, _E, emitter=Emitter.READER),
     Rule("SA004", "unclosed-frontmatter",
          "The frontmatter is never closed; Claude Code skips the file without a word.",
-         _R, _E, _E),
+         _R, _E, _E, emitter=Emitter.READER),
     Rule("SA005", "yaml-syntax",
          "The frontmatter is not YAML even for Claude Code's lenient second pass; it skips the "
-         "file.", _R, _E, _E),
+         "file.", _R, _E, _E, emitter=Emitter.READER, fix="yaml"),
     Rule("SA006", "frontmatter-not-mapping", "The frontmatter is not a mapping of keys.",
-         _R, _E, _E),
+         _R, _E, _E, emitter=Emitter.READER),
     Rule("SA007", "duplicate-key",
          "A frontmatter key appears twice; Claude Code silently keeps the last value.",
-         _R, _E, _E),
+         _R, _E, _E, emitter=Emitter.READER),
     Rule("SA008", "yaml-alias",
          "YAML anchors and aliases: Claude Code resolves them, many tools refuse them; an alias "
-         "bomb is refused.", _R, _W, _E),
+         "bomb is refused.", _R, _W, _E, emitter=Emitter.READER),
     Rule("SA009", "yaml-custom-tag",
          "A YAML tag on a value; Claude Code silently drops it and reads the rest.",
-         _R, _E, _E),
+         _R, _E, _E, emitter=Emitter.READER),
     Rule("SA010", "lenient-yaml",
          "Only Claude Code's lenient YAML pass reads this; strict parsers reject it.",
-         _R, _W, _E),
-    Rule("SA011", "binary-content", "The file holds binary content (NUL bytes).", _R, _E, _E),
-    Rule("SA012", "empty-file", "The file is empty.", _R, _E, _E),
-    Rule("SA013", "tab-indentation", "The frontmatter is indented with tabs.", _R, _W, _E),
-    Rule("SA014", "wrong-type", "A field has a value of the wrong type.", _R, _E, _E),
+         _R, _W, _E, fix="yaml"),
+    Rule("SA011", "binary-content", "The file holds binary content (NUL bytes).", _R, _E, _E,
+         emitter=Emitter.READER),
+    Rule("SA012", "empty-file", "The file is empty.", _R, _E, _E, emitter=Emitter.READER),
+    Rule("SA013", "tab-indentation", "The frontmatter is indented with tabs.", _R, _W, _E,
+         emitter=Emitter.READER, fix="yaml"),
+    Rule("SA014", "wrong-type", "A field has a value of the wrong type.", _R, _E, _E,
+         emitter=Emitter.READER),
     Rule("SA015", "unreadable-file", "The file cannot be read (operating-system error).",
-         _R, _E, _E),
+         _R, _E, _E, emitter=Emitter.READER),
     Rule("SA016", "json-syntax", "The JSON is not valid or not an object of agents.",
-         _R, _E, _E),
+         _R, _E, _E, emitter=Emitter.READER),
     Rule("SA017", "dialect-not-supported",
-         "The file is in a dialect (OpenCode, Copilot) this version does not judge yet.",
-         _R, _I, _I),
+         "The Markdown reader was given another harness's file; its own reader judges it.",
+         _R, _I, _I, emitter=Emitter.READER),
     Rule("SA018", "frontmatter-not-at-start",
          "Something comes before the opening `---`; Claude Code skips the file without a "
-         "word.", _R, _E, _E),
+         "word.", _R, _E, _E, emitter=Emitter.READER, fix="frontmatter-start"),
     Rule("SA019", "frontmatter-cut-by-dashes",
          "A `---` inside a value ends Claude Code's frontmatter there; the rest becomes prompt.",
          _R, _E, _E),
@@ -130,7 +232,7 @@ _TABLE: tuple[Rule, ...] = (
          _F, _E, _E),
     Rule("SA022", "description-cut",
          "Claude Code reads only the first line of `description`; the rest became keys.",
-         _R, _E, _E),
+         _R, _E, _E, fix="yaml"),
     Rule("SA021", "ignored-by-claude-code",
          "A field value Claude Code ignores (the agent runs without it).", _F, _E, _E),
     # --- required fields and values ---------------------------------------------------------
@@ -188,7 +290,7 @@ _TABLE: tuple[Rule, ...] = (
     # Under --strict an info, for older versions that were reported to read a list as no tools.
     Rule("SA207", "tools-as-list",
          "`tools`/`disallowedTools` is a YAML list; the documented form is a comma string.",
-         _S, None, _I),
+         _S, None, _I, fix="tools-style"),
     # --- anti-patterns ------------------------------------------------------------------------
     Rule("SA301", "read-only-role-with-write-tools",
          "A reviewer/auditor/researcher can write files or run commands.", _A, _W, _W),
@@ -229,58 +331,187 @@ _TABLE: tuple[Rule, ...] = (
     # --- scope --------------------------------------------------------------------------------
     Rule("SA601", "duplicate-name",
          "Two files of one scope folder define one name; Claude Code keeps only the last path.",
-         _O, _E, _E),
+         _O, _E, _E, messages=_msgs(
+             ignored="agent name {name!r} is defined again in this {scope} folder by {winner}; "
+                     "{harness} keeps only the last path in code-unit order ({winner}) and "
+                     "ignores this file",
+             clash="agent name {name!r} is also defined in {others}; neither is loaded")),
     Rule("SA602", "similar-descriptions",
          "Two agents have descriptions so alike that routing cannot tell them apart.",
          _O, _W, _W),
     # --- discovery (registry) -----------------------------------------------------------------
     Rule("SA603", "unreadable-folder", "A scope folder cannot be read; its agents are not loaded.",
-         _O, _E, _E),
+         _O, _E, _E, emitter=Emitter.DISCOVERY),
     Rule("SA604", "symlink-loop",
-         "A symlink in an agents folder leads back to itself; it is not followed.", _O, _W, _W),
+         "A symlink in an agents folder leads back to itself; it is not followed.", _O, _W, _W,
+         emitter=Emitter.DISCOVERY),
     Rule("SA605", "agents-path-not-folder", "An agents path is a file, not a folder.",
-         _O, _E, _E),
+         _O, _E, _E, emitter=Emitter.DISCOVERY),
     Rule("SA606", "changed-while-read",
          "A file kept changing while it was read; it is read again on the next reload.",
-         _O, _W, _W),
+         _O, _W, _W, emitter=Emitter.DISCOVERY),
+    # --- convert (subagents convert): what a conversion lost or refused ----------------------
+    Rule("CV001", "convert-field-dropped",
+         "The target dialect cannot carry a field; the converted agent goes without it.",
+         _C, _W, _W, emitter=Emitter.CONVERT, messages=_msgs(
+             main="`{field}` cannot be carried by {target}: dropped",
+             unknown_key="unknown key `{field}` cannot be carried by {target}: dropped")),
+    Rule("CV002", "convert-field-changed",
+         "A field reads back differently in the target dialect, or the output does not read.",
+         _C, _W, _W, emitter=Emitter.CONVERT, messages=_msgs(
+             main="`{field}` changed in {target}: {before} became {after}",
+             unknown_key="unknown key `{field}` changed in {target}: {before} became {after}",
+             unreadable=Message("the {target} output could not be read back", _E),
+             renamed="`name` changed in {target}: {before!r} became {after!r} ({label} needs "
+                     "that form)",
+             not_loaded=Message("the {target} file written for this agent would not load in "
+                                "{label}: {why}", _E))),
+    Rule("CV003", "convert-invalid-name",
+         "The agent's name is not valid in the target dialect (or not as a file name).",
+         _C, _E, _E, emitter=Emitter.CONVERT, messages=_msgs(
+             codex="name {name!r} is not a valid Codex agent name; not converted",
+             claude_code=Message("name {name!r} is one Claude Code skips (`:` or a leading `-`)",
+                                 _W),
+             file_name="name {name!r} cannot be used as a file name; not converted")),
+    Rule("CV004", "convert-duplicate-name",
+         "Two agents given to one conversion have one name; the first is kept.",
+         _C, _E, _E, emitter=Emitter.CONVERT, messages=_msgs(
+             main="a second agent named {name!r}; the one from {first} is kept",
+             same_file="would be written to {filename}, like the agent from {first}; "
+                       "not converted")),
+    Rule("CV005", "convert-unreadable-input",
+         "An input file cannot be read as an agent, so it is not converted.",
+         _C, _E, _E, emitter=Emitter.CONVERT, messages=_msgs(
+             main="not converted: the file cannot be read as an agent",
+             harness="not converted: {dialect} does not load an agent from this file")),
+    Rule("CV006", "convert-output-exists",
+         "An output file exists already and `--force` was not given; it is not replaced.",
+         _C, _E, _E, emitter=Emitter.CONVERT, messages=_msgs(
+             main="exists already; not replaced")),
+    Rule("CV007", "convert-note",
+         "A note for the target harness that no converted file can carry.",
+         _C, _I, _I, emitter=Emitter.CONVERT, messages=_msgs(main="{note}")),
+    # --- store (the MCP tools and `subagents store`): what a write refuses -----------------
+    Rule("ST001", "store-invalid-name",
+         "A stored agent's name is not a string of a-z, 0-9, `_` and `-`.", _T, _E, _E,
+         emitter=Emitter.STORE, messages=_msgs(
+             type="name must be a string, not {kind}",
+             empty="name is empty",
+             chars="name {name!r} may contain only a-z, 0-9, _ and - (found {found!r})")),
+    Rule("ST002", "store-name-too-long", "A stored agent's name is too long.", _T, _E, _E,
+         emitter=Emitter.STORE, messages=_msgs(
+             main="name is {length:,} characters; the limit is {limit}")),
+    Rule("ST003", "store-empty-description", "A stored agent's description is empty.",
+         _T, _E, _E, emitter=Emitter.STORE, messages=_msgs(main="{field} is empty")),
+    Rule("ST004", "store-empty-prompt", "A stored agent's prompt is empty.",
+         _T, _E, _E, emitter=Emitter.STORE, messages=_msgs(main="{field} is empty")),
+    Rule("ST005", "store-invalid-model",
+         "A stored agent's model is neither an alias nor a full Claude model id.", _T, _E, _E,
+         emitter=Emitter.STORE, messages=_msgs(
+             main="model {model!r} is neither an alias ({aliases}) nor a full Claude model id")),
+    Rule("ST006", "store-tools-not-list",
+         "A stored agent's tools are not a list of strings.", _T, _E, _E,
+         emitter=Emitter.STORE, messages=_msgs(
+             main="tools must be a list of tool names, not {kind}",
+             item="tools[{index}] must be a string, not {kind}")),
+    Rule("ST007", "store-unknown-tool", "A stored agent lists a tool that does not exist.",
+         _T, _E, _E, emitter=Emitter.STORE, messages=_msgs(
+             main="unknown tool {tool!r} in tools[{index}]")),
+    Rule("ST008", "store-too-large",
+         "A stored agent's text is over its size limit (the store file must stay readable).",
+         _T, _E, _E, emitter=Emitter.STORE, messages=_msgs(
+             main="{field} is {size:,} bytes; the limit is {limit:,}")),
+    Rule("ST010", "store-wrong-type", "A stored agent's field has a value of the wrong type.",
+         _T, _E, _E, emitter=Emitter.STORE, messages=_msgs(
+             model="model must be a string, not {kind}",
+             text="{field} must be a non-empty string ({kind} given)")),
+    Rule("ST011", "store-duplicate-tool", "A stored agent lists one tool twice.", _T, _W, _W,
+         emitter=Emitter.STORE, messages=_msgs(main="tool {tool!r} is listed twice")),
 )
 
-RULES: Mapping[str, Rule] = {r.code: r for r in _TABLE}
-_BY_NAME: Mapping[str, Rule] = {r.name: r for r in _TABLE}
+RULES: Mapping[str, Rule] = MappingProxyType({r.code: r for r in _TABLE})
+_BY_NAME: Mapping[str, Rule] = MappingProxyType({r.name: r for r in _TABLE})
+if len(RULES) != len(_TABLE) or len(_BY_NAME) != len(_TABLE):  # pragma: no cover
+    raise RuntimeError("the rule table declares a code or a name twice")
+
+
+def rule(code: str) -> Rule:
+    """The declared rule of ``code``; an undeclared code is a programming error (KeyError)."""
+    try:
+        return RULES[code]
+    except KeyError:
+        raise KeyError(f"{code!r} is not a declared rule code (lint/rules/catalog.py)") from None
+
+
+# -- checks register themselves by code ---------------------------------------------------------
+_CHECKS: dict[str, list[Callable[..., Any]]] = {}
+_CODES_OF: dict[Callable[..., Any], frozenset[str]] = {}
+
+
+def check(*codes: str) -> Callable[[_Fn], _Fn]:
+    """Register the decorated function as the check of ``codes`` (each must be declared: an
+    undeclared code fails at import).  The engine refuses a finding whose code its check did
+    not register.  A code the reader emits may have a check too (Claude Code's reading)."""
+    for code in codes:
+        rule(code)
+
+    def register(fn: _Fn) -> _Fn:
+        _CODES_OF[fn] = frozenset(codes) | _CODES_OF.get(fn, frozenset())
+        for code in codes:
+            _CHECKS.setdefault(code, []).append(fn)
+        return fn
+
+    return register
+
+
+def checks_for(code: str) -> tuple[Callable[..., Any], ...]:
+    """The checks registered for ``code`` (after their modules were imported)."""
+    return tuple(_CHECKS.get(code, ()))
+
+
+def codes_of(fn: Callable[..., Any]) -> frozenset[str]:
+    """The codes ``fn`` registered for (empty for a function that is not a check)."""
+    return _CODES_OF.get(fn, frozenset())
 
 
 def get_rule(code_or_name: str) -> Rule | None:
-    """The rule for a code (``SA201``) or slug (``description-length``)."""
+    """The rule for a code (``SA201``, ``CV001``) or slug (``description-length``)."""
     return RULES.get(code_or_name.upper()) or _BY_NAME.get(code_or_name.lower())
+
+
+def _lint(rule_: Rule) -> bool:
+    return rule_.code.startswith(LINT_FAMILY)
 
 
 def severity_for(code: str, profile: Profile | str, fallback: Severity) -> Severity | None:
     """The severity of ``code`` in ``profile``; unknown codes keep ``fallback``."""
-    rule = RULES.get(code)
-    if rule is None:
+    found = RULES.get(code)
+    if found is None:
         return fallback
-    return rule.severity(profile)
+    return found.severity(profile)
 
 
 def is_valid_selector(selector: str) -> bool:
-    """``ALL``, a code prefix of at least ``SA``, or a slug."""
+    """``ALL``, a code prefix of at least ``SA``, or the slug of an ``SA`` rule (``validate``
+    emits only those; ``convert`` and store codes are not selectable)."""
     s = selector.strip()
     if s.upper() == "ALL":
         return True
     up = s.upper()
-    if (up.startswith("SA") and up[2:].isdigit()) or up == "SA":
+    if (up.startswith(LINT_FAMILY) and up[2:].isdigit()) or up == LINT_FAMILY:
         return any(code.startswith(up) for code in RULES)
-    return s.lower() in _BY_NAME
+    found = _BY_NAME.get(s.lower())
+    return found is not None and _lint(found)
 
 
 def matches(code: str, selectors: Iterable[str]) -> bool:
     """Does any selector (code, prefix, slug or ``ALL``) pick ``code``?"""
-    rule = RULES.get(code)
+    found = RULES.get(code)
     for raw in selectors:
         s = raw.strip()
         up = s.upper()
-        if up == "ALL" or (up.startswith("SA") and code.startswith(up)):
+        if up == "ALL" or (up.startswith(LINT_FAMILY) and code.startswith(up)):
             return True
-        if rule is not None and s.lower() == rule.name:
+        if found is not None and s.lower() == found.name:
             return True
     return False

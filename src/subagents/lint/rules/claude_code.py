@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from subagents.claude_code.reader import ClaudeCodeView, ParseMode, SkipKind
 from subagents.diagnostics import Diagnostic
 from subagents.lint.rules.base import make_diagnostic
+from subagents.lint.rules.catalog import check, rule
 
 __all__ = ["claude_code_findings", "duplicate_diagnostic", "key_line", "skip_diagnostic"]
 
@@ -125,17 +126,14 @@ def duplicate_diagnostic(
     path: str, name: str, winner: str, scope: str, label: str, line: int | None
 ) -> Diagnostic:
     """The file Claude Code drops because a later path in the same folder defines ``name``."""
-    return make_diagnostic(
-        "SA601",
-        path,
-        (line, 1 if line else None),
-        f"agent name {name!r} is defined again in this {scope} folder by {winner}; "
-        f"{label} keeps only the last path in code-unit order ({winner}) "
-        "and ignores this file",
+    return rule("SA601").templated(
+        "ignored", path, line, 1 if line else None,
         "rename one agent (the `name` field, not the file name) or delete one file",
-    )
+        name=name, scope=scope, winner=winner, harness=label)
 
 
+@check("SA001", "SA002", "SA003", "SA004", "SA005", "SA006", "SA008", "SA010", "SA014", "SA018",
+       "SA019", "SA020", "SA021", "SA022", "SA101", "SA102", "SA103", "SA110")
 def claude_code_findings(
     view: ClaudeCodeView, path: str, text: str | None
 ) -> Iterator[Diagnostic]:

@@ -19,6 +19,7 @@ from subagents.definition import AgentDefinition
 from subagents.definition import Dialect as D
 from subagents.diagnostics import Diagnostic
 from subagents.lint.rules.base import DefinitionRule, RuleContext
+from subagents.lint.rules.catalog import check
 from subagents.lint.rules.fields import is_valid_model
 
 __all__ = ["RULES"]
@@ -28,6 +29,7 @@ _JSON_NAME_RE = re.compile(r"^[a-z0-9_-]+$")
 _SEED_MODELS = ("sonnet", "opus", "haiku", "inherit")
 
 
+@check("SA501", "SA502", "SA503")
 def check_codex(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     if defn.dialect is not D.CODEX_MD:
         return
@@ -51,6 +53,7 @@ def check_codex(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]
             seen.add(entry)
 
 
+@check("SA504", "SA505")
 def check_json(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     if defn.dialect is not D.JSON:
         return

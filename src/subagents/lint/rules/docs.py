@@ -1,4 +1,4 @@
-"""Write the rules list of ``docs/rules.md`` from the catalogue and the explanations.
+"""Write the rules list of ``docs/rules.md`` from the rule registry and its explanations.
 
 ``python -m subagents.lint.rules.docs`` prints the generated section; ``--write FILE`` replaces the
 part of FILE between the two marker lines; ``--check FILE`` exits 1 when FILE is out of date
@@ -30,7 +30,10 @@ _FAMILIES = (
     (Category.SECURITY, "Security"),
     (Category.DIALECT, "Other dialects"),
     (Category.SCOPE, "Scopes and folders"),
+    (Category.CONVERT, "Converting between dialects (`subagents convert`)"),
+    (Category.STORE, "The agent store (MCP tools, `subagents store`)"),
 )
+_NOT_VALIDATE = (Category.CONVERT, Category.STORE)
 
 
 def _sev(rule: Rule, profile: str) -> str:
@@ -53,8 +56,11 @@ def render() -> str:
     ]
     for category, title in _FAMILIES:
         rules = [r for r in RULES.values() if r.category is category]
-        out += ["", f"### {title}", "", "| code | name | default | strict | what it reports |",
-                "|---|---|---|---|---|"]
+        out += ["", f"### {title}", ""]
+        if category in _NOT_VALIDATE:
+            out += ["These codes are not `validate`'s: they come with the command named above, "
+                    "whose severity does not depend on `--strict`.", ""]
+        out += ["| code | name | default | strict | what it reports |", "|---|---|---|---|---|"]
         for r in rules:
             out.append(f"| {r.code} | `{r.name}` | {_sev(r, 'default')} | {_sev(r, 'strict')} "
                        f"| {_cell(r.doc)} |")
@@ -66,6 +72,8 @@ def render() -> str:
             if e.claude_code:
                 out += ["", f"*Claude Code:* {e.claude_code}"]
             out += ["", f"*Fix:* {e.fix}"]
+            if r.fix is not None:
+                out += ["", "*Repaired by `subagents fix`.*"]
     return "\n".join(out) + "\n"
 
 

@@ -6,6 +6,9 @@ Design notes
   is stable; :mod:`subagents.lint.validate` sorts the final list anyway.
 * A rule that raises is a bug in the rule, not in the user's file: it becomes an internal
   ``SA000`` diagnostic naming the rule rather than a traceback that stops the other files.
+* Each check registered its codes (``@check`` in :mod:`subagents.lint.rules.catalog`); a
+  finding with a code its check did not register is a bug too and becomes ``SA000``, so the
+  registry is the true list of what every check can say.
 """
 
 from __future__ import annotations
@@ -13,9 +16,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from subagents.definition import AgentDefinition
-from subagents.diagnostics import Diagnostic, Severity
+from subagents.diagnostics import Diagnostic
 from subagents.lint.rules import dialects, fields, security, spec
 from subagents.lint.rules.base import DefinitionRule, FileContext, FileRule, RuleContext
+from subagents.lint.rules.catalog import codes_of, rule
 
 __all__ = ["DEFINITION_RULES", "FILE_RULES", "check_definition", "check_file"]
 
@@ -28,30 +32,36 @@ DEFINITION_RULES: tuple[DefinitionRule, ...] = (
 )
 
 
-def _internal(path: str, rule: object, exc: BaseException) -> Diagnostic:
-    name = getattr(rule, "__name__", repr(rule))
-    return Diagnostic(
-        path=path,
-        line=None,
-        column=None,
-        rule="SA000",
-        severity=Severity.ERROR,
-        message=f"internal error in rule {name}: {type(exc).__name__}: {exc}",
-        hint="this is a bug in subagents; please report it with the file",
-    )
+class UnregisteredCode(Exception):
+    """A check yielded a finding of a code it did not register."""
+
+
+def _internal(path: str, check: object, exc: BaseException) -> Diagnostic:
+    name = getattr(check, "__name__", repr(check))
+    return rule("SA000").diagnostic(
+        path, None, None, f"internal error in rule {name}: {type(exc).__name__}: {exc}",
+        "this is a bug in subagents; please report it with the file")
+
+
+def _registered(check: object, found: Iterator[Diagnostic]) -> Iterator[Diagnostic]:
+    allowed = codes_of(check)  # type: ignore[arg-type]
+    for d in found:
+        if d.rule not in allowed:
+            raise UnregisteredCode(f"emitted {d.rule}, which it did not register")
+        yield d
 
 
 def check_file(ctx: FileContext) -> Iterator[Diagnostic]:
-    for rule in FILE_RULES:
+    for check in FILE_RULES:
         try:
-            yield from rule(ctx)
+            yield from _registered(check, check(ctx))
         except Exception as exc:  # a rule bug must not stop the other files
-            yield _internal(ctx.path, rule, exc)
+            yield _internal(ctx.path, check, exc)
 
 
 def check_definition(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
-    for rule in DEFINITION_RULES:
+    for check in DEFINITION_RULES:
         try:
-            yield from rule(defn, ctx)
+            yield from _registered(check, check(defn, ctx))
         except Exception as exc:
-            yield _internal(ctx.path, rule, exc)
+            yield _internal(ctx.path, check, exc)

@@ -4,10 +4,12 @@ and the fix.  ``subagents explain CODE`` prints it;
 
 Design notes
 ------------
-* The text is data (``explanations.toml`` beside this module, shipped as package data), kept
-  next to the catalogue: a code added to :mod:`subagents.lint.rules.catalog` without a table there
-  fails the tests, and so does an example that stops producing its code (the tests run every
-  bad example through ``validate`` in the profile it names, and every fixed example too).
+* The text is data (``explanations.toml`` beside this module, shipped as package data), keyed
+  by the codes of the registry (:mod:`subagents.lint.rules.catalog`) and checked against it
+  when it is loaded: a declared rule without a table, or a table without a declared rule, is
+  a :class:`ValueError` (so ``explain`` and the docs generator fail loudly, and the tests with
+  them).  An example that stops producing its code fails the tests (they run every bad example
+  through ``validate`` in the profile it names, and every fixed example too).
 * Statements about Claude Code say "Measured" only for behaviour recorded from the real CLI
   (the conformance data in :mod:`subagents.conformance`).
 * The TOML is parsed on first use only (``tomllib``, standard library): ``validate`` never
@@ -20,7 +22,7 @@ import difflib
 import functools
 import textwrap
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
@@ -29,6 +31,7 @@ from subagents.lint.rules.catalog import RULES, Rule, get_rule
 
 __all__ = [
     "Explanation",
+    "check_against_registry",
     "explanation_for",
     "explanations",
     "render_text",
@@ -80,6 +83,7 @@ class Explanation:
         return {self.fixed_path or self.path: self.fixed}
 
 
+_FAMILIES = frozenset(code[:2] for code in RULES)
 _KEYS = frozenset(Explanation.__slots__) - {"code"}
 
 
@@ -93,11 +97,25 @@ def _build(code: str, raw: Mapping[str, Any]) -> Explanation:
     return Explanation(code=code, **raw)
 
 
+def check_against_registry(codes: Iterable[str]) -> None:
+    """Raise ValueError unless ``codes`` are exactly the declared rule codes."""
+    given = set(codes)
+    missing = sorted(set(RULES) - given)
+    unknown = sorted(given - set(RULES))
+    if missing or unknown:
+        raise ValueError(
+            "explanations.toml does not match the rule registry: "
+            + (f"no documentation for {', '.join(missing)}" if missing else "")
+            + ("; " if missing and unknown else "")
+            + (f"documentation for undeclared codes {', '.join(unknown)}" if unknown else ""))
+
+
 @functools.cache
 def explanations() -> Mapping[str, Explanation]:
-    """Every explanation by code, in the order of the file."""
+    """Every explanation by code, in the order of the file (checked against the registry)."""
     text = (resources.files("subagents.lint.rules") / "explanations.toml").read_text("utf-8")
     data = tomllib.loads(text)
+    check_against_registry(data)
     return {code: _build(code, raw) for code, raw in data.items()}
 
 
@@ -107,17 +125,14 @@ def explanation_for(code_or_slug: str) -> tuple[Rule, Explanation] | None:
     rule = get_rule(code_or_slug.strip())
     if rule is None:
         return None
-    expl = explanations().get(rule.code)
-    if expl is None:  # a catalogued code without documentation: the tests forbid it
-        expl = Explanation(code=rule.code, checks=rule.doc, why="", fix="")
-    return rule, expl
+    return rule, explanations()[rule.code]
 
 
 def suggest_codes(query: str, n: int = 3) -> list[str]:
     """Codes or slugs close to ``query`` (for a did-you-mean)."""
     q = query.strip()
     up = q.upper()
-    if up.startswith("SA"):
+    if up[:2] in _FAMILIES:
         same_family = [c for c in RULES if up[2:3] and c.startswith(up[:3])]
         close = difflib.get_close_matches(up, list(RULES), n=n, cutoff=0.6)
         ordered = list(dict.fromkeys([*close, *same_family]))

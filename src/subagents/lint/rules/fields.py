@@ -31,6 +31,7 @@ from subagents.diagnostics import Diagnostic
 from subagents.formats.yamltree import YMap, YNode, YScalar, YSeq
 from subagents.known_tools import BUILTIN_TOOLS, is_known_tool, parse_tool_entry
 from subagents.lint.rules.base import DefinitionRule, RuleContext
+from subagents.lint.rules.catalog import check
 
 __all__ = ["RULES", "is_valid_model"]
 
@@ -68,6 +69,7 @@ def _has_field(defn: AgentDefinition, ctx: RuleContext, key: str) -> bool:
     return defn.location_of(key) is not None
 
 
+@check("SA101", "SA102")
 def check_name(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     if defn.dialect is D.CLAUDE and ctx.claude_code:
         return  # Claude Code's own name rules decide (rules/claude_code.py)
@@ -96,6 +98,7 @@ def check_name(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
         )
 
 
+@check("SA103")
 def check_description(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     if defn.dialect is D.CLAUDE and ctx.claude_code:
         return  # Claude Code's own description rule decides (rules/claude_code.py)
@@ -115,6 +118,7 @@ def check_description(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagn
 _MAX_SUGGESTIONS = 20
 
 
+@check("SA104")
 def check_tools(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     if defn.dialect is D.CODEX_MD:
         return
@@ -195,6 +199,7 @@ _TOOL_WORDS = {
 }
 
 
+@check("SA105")
 def check_model(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     if defn.model is None or defn.dialect is D.CODEX_MD:
         return
@@ -217,6 +222,7 @@ def check_model(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]
     )
 
 
+@check("SA106", "SA115", "SA116")
 def check_enums(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     pm = defn.permission_mode
     if pm is not None and pm not in PERMISSION_MODES:
@@ -242,6 +248,7 @@ def check_enums(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]
         )
 
 
+@check("SA107")
 def check_tool_conflict(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     if defn.tools is not None and defn.disallowed_tools is not None:
         yield ctx.diag(
@@ -253,6 +260,7 @@ def check_tool_conflict(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Dia
         )
 
 
+@check("SA108")
 def check_max_turns(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     if defn.max_turns is not None and defn.max_turns <= 0:
         yield ctx.diag(
@@ -263,6 +271,7 @@ def check_max_turns(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnos
         )
 
 
+@check("SA112", "SA113")
 def check_metadata(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     if defn.version is not None and not _SEMVER_RE.match(defn.version.strip()):
         yield ctx.diag(
@@ -282,6 +291,7 @@ def check_metadata(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnost
                 )
 
 
+@check("SA114")
 def check_prompt(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     if defn.system_prompt.strip():
         return
@@ -294,6 +304,7 @@ def check_prompt(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic
     yield ctx.diag("SA114", pos, "the system prompt is empty", hint)
 
 
+@check("SA111")
 def check_mcp_servers(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     for server in defn.mcp_servers:
         if server.reference or server.command or server.url:
@@ -306,6 +317,7 @@ def check_mcp_servers(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagn
         )
 
 
+@check("SA109", "SA110")
 def check_hooks(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     node = ctx.node(defn, "hooks")
     if isinstance(node, YMap):

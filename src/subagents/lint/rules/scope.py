@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic
 from subagents.lint.rules.base import make_diagnostic
+from subagents.lint.rules.catalog import check, rule
 
 __all__ = ["MAX_SIMILAR_SCOPE", "ScopedAgent", "check_scope"]
 
@@ -53,6 +54,7 @@ def _similar_finder() -> SimilarFinder | None:
     return finder
 
 
+@check("SA601", "SA602")
 def check_scope(agents: Iterable[ScopedAgent], *, similar: bool = True) -> Iterator[Diagnostic]:
     by_scope: dict[str, list[ScopedAgent]] = defaultdict(list)
     for a in agents:
@@ -78,14 +80,10 @@ def _duplicates(members: list[ScopedAgent]) -> Iterator[Diagnostic]:
             rest = (o for j, o in enumerate(same) if j != i)
             others = [f"{o.path}:{o.line}" for o in itertools.islice(rest, 3)]
             more = f" and {len(same) - 4} more" if len(same) > 4 else ""
-            yield make_diagnostic(
-                "SA601",
-                a.path,
-                (a.line, a.column),
-                f"agent name {name!r} is also defined in {', '.join(others)}{more}; "
-                "neither is loaded",
-                "rename one of the agents or delete the copy",
-            )
+            yield rule("SA601").templated(
+                "clash", a.path, a.line, a.column,
+                "rename one agent (the `name` field, not the file name) or delete one file",
+                name=name, others=", ".join(others) + more)
 
 
 def _claude_code_duplicates(name: str, same: list[ScopedAgent]) -> Iterator[Diagnostic]:

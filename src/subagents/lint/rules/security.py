@@ -52,6 +52,7 @@ from subagents.lint.rules.base import (
     RuleContext,
     make_diagnostic,
 )
+from subagents.lint.rules.catalog import check
 
 __all__ = ["DEFINITION_RULES", "FILE_RULES", "detect_injection", "find_secrets", "mask",
            "path_escapes"]
@@ -233,6 +234,7 @@ def find_secrets(text: str) -> Iterator[tuple[int, str, str]]:
         yield m.start(), m.group(1).lower(), "-----BEGIN …-----"
 
 
+@check("SA404")
 def check_secrets(ctx: FileContext) -> Iterator[Diagnostic]:
     text = ctx.text
     if not text:
@@ -254,6 +256,7 @@ def check_secrets(ctx: FileContext) -> Iterator[Diagnostic]:
         )
 
 
+@check("SA401")
 def check_world_writable(ctx: FileContext) -> Iterator[Diagnostic]:
     if ctx.file_path is None or os.name == "nt":
         return
@@ -282,6 +285,7 @@ def path_escapes(file_path: os.PathLike[str] | str, root: os.PathLike[str] | str
     return os.path.commonpath([real, base]) != base
 
 
+@check("SA402")
 def check_path_escape(ctx: FileContext) -> Iterator[Diagnostic]:
     if ctx.file_path is None or ctx.agents_root is None:
         return
@@ -297,10 +301,14 @@ def check_path_escape(ctx: FileContext) -> Iterator[Diagnostic]:
 
 
 _TRAVERSAL_RE = re.compile(r"[/\\\x00]|\.\.|^~")
+_NAME_IS_FILE_NAME = frozenset({D.CLAUDE, D.CODEX_MD, D.JSON})
 
 
+@check("SA403")
 def check_name_traversal(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
-    if _TRAVERSAL_RE.search(defn.name):
+    # In the other harnesses' files the name is a display id (Copilot's `C#/.NET Janitor`) and
+    # every writer makes a file name of its own from it; here it is the file name.
+    if defn.dialect in _NAME_IS_FILE_NAME and _TRAVERSAL_RE.search(defn.name):
         yield ctx.diag(
             "SA403",
             ctx.value_pos(defn, "name") if defn.dialect is not D.JSON
@@ -387,6 +395,7 @@ def _override_positions(text: str) -> list[int]:
     return found
 
 
+@check("SA405")
 def check_injection(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     for key, text in (("system_prompt", defn.system_prompt), ("description", defn.description),
                       ("initial_prompt", defn.initial_prompt or "")):
@@ -571,6 +580,7 @@ _SIGNAL_WORDS = {"override": "override its instructions", "secret": "read secret
                  "send": "send to an address", "conceal": "hide it from the user"}
 
 
+@check("SA405")
 def check_injection_signals(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     """SA405 by :func:`detect_injection` (several signals, any order), for a prompt the
     override-then-send pattern above does not catch."""

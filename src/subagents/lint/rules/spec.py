@@ -26,6 +26,7 @@ from subagents.definition import Dialect as D
 from subagents.diagnostics import Diagnostic
 from subagents.formats.yamltree import YScalar, YSeq
 from subagents.lint.rules.base import DefinitionRule, RuleContext
+from subagents.lint.rules.catalog import check
 
 __all__ = ["DOCUMENTED_COLORS", "KNOWN_KEYS", "RULES", "SECTION_NAMES"]
 
@@ -64,6 +65,7 @@ def _chars(n: int) -> str:
     return f"{n:,} character" + ("" if n == 1 else "s")
 
 
+@check("SA201")
 def check_description_length(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     if not ctx.wants("SA201"):
         return
@@ -82,6 +84,7 @@ def check_description_length(defn: AgentDefinition, ctx: RuleContext) -> Iterato
     )
 
 
+@check("SA202")
 def check_prompt_length(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     if not ctx.wants("SA202"):
         return
@@ -139,6 +142,7 @@ def _has_section(headings: str, stem: str, word_end: bool) -> bool:
     return False
 
 
+@check("SA203")
 def check_sections(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     if not ctx.wants("SA203"):
         return
@@ -159,6 +163,7 @@ def check_sections(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnost
         )
 
 
+@check("SA204")
 def check_unknown_keys(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     for key in defn.extra:
         if defn.dialect is D.CODEX_MD and key in KNOWN_KEYS:
@@ -209,6 +214,7 @@ def _close_key(key: str) -> str | None:
     return known[found[0]] if found else None
 
 
+@check("SA205")
 def check_color(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     if defn.color is not None and defn.color.strip().lower() not in DOCUMENTED_COLORS:
         yield ctx.diag(
@@ -219,6 +225,7 @@ def check_color(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]
         )
 
 
+@check("SA206")
 def check_name_format(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     name = defn.name
     if defn.dialect is not D.CLAUDE or not name.strip() or ":" in name or name.startswith("-"):
@@ -235,6 +242,7 @@ def check_name_format(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagn
     )
 
 
+@check("SA207")
 def check_tools_list(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     """SA207: a YAML list in ``tools``; some Claude Code versions read it as no tools at all
     (anthropics/claude-code#13331, REFERENCE.md), which silently disarms the agent."""
@@ -265,6 +273,7 @@ def check_tools_list(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagno
 # --- anti-patterns ---------------------------------------------------------------------------
 
 
+@check("SA301")
 def check_read_only_role(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     if defn.dialect is D.CODEX_MD:
         return
@@ -290,6 +299,7 @@ def _article(word: str) -> str:
     return ("an " if word[:1] in "aeiou" else "a ") + word
 
 
+@check("SA302")
 def check_max_turns_present(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     if not ctx.wants("SA302"):
         return
@@ -304,6 +314,7 @@ def check_max_turns_present(defn: AgentDefinition, ctx: RuleContext) -> Iterator
         )
 
 
+@check("SA303")
 def check_skills(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     if len(defn.skills) > 3:
         yield ctx.diag(
@@ -315,6 +326,7 @@ def check_skills(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic
         )
 
 
+@check("SA304")
 def check_vague(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     if not defn.description or defn.dialect is D.CODEX_MD or len(defn.description) > 160:
         return  # a long description is many things, but not vague in this sense
