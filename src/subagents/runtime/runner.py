@@ -79,14 +79,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import os
 import re
 import time
 import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar, Unpack, overload
 
 from subagents.definition import AgentDefinition, McpServerSpec
 from subagents.errors import ProviderError, RunError, UsageError
@@ -103,6 +104,7 @@ from subagents.providers.base import (
     ToolUseBlock,
     Usage,
 )
+from subagents.runtime.config import DEFAULT_MAX_TURNS, EventSink, RunConfig, RunOptions
 from subagents.runtime.hooks import CompositeHooks, RunHooks, ToolCall
 from subagents.runtime.permissions import PermissionMode, PermissionPolicy
 from subagents.runtime.prompt import build_system_prompt, memory_path
@@ -114,13 +116,15 @@ from subagents.runtime.untrusted import fetches_untrusted, wrap_untrusted
 __all__ = [
     "DEFAULT_MAX_TURNS",
     "AgentRunner",
+    "EventSink",
+    "RunConfig",
     "RunEvent",
     "TurnControl",
     "build_system_prompt",
     "memory_path",
 ]
 
-DEFAULT_MAX_TURNS = 50
+_T = TypeVar("_T")
 
 SUMMARY_PROMPT = (
     "You have reached the maximum number of turns ({n}) for this task and cannot call tools "
@@ -131,7 +135,6 @@ EMPTY_NUDGE = "Your last reply was empty. Continue the task, or give your final 
 
 # (kind, data): "start", "turn", "tool", "stop" — for progress displays.
 RunEvent = tuple[str, Mapping[str, Any]]
-EventSink = Callable[[str, Mapping[str, Any]], None]
 
 
 class TurnControl:
@@ -176,6 +179,26 @@ def _run_id(agent: str) -> str:
     return f"{time.strftime('%Y%m%dT%H%M%S')}-{slug}-{uuid.uuid4().hex[:8]}"
 
 
+class _ConfigField(Generic[_T]):
+    """An option of the runner's :class:`RunConfig` as an attribute; setting it replaces the
+    runner's config (never a config shared with another runner: configs are frozen)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> _ConfigField[_T]: ...
+    @overload
+    def __get__(self, obj: AgentRunner, owner: type | None = None) -> _T: ...
+    def __get__(self, obj: AgentRunner | None, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        return getattr(obj.config, self.name)
+
+    def __set__(self, obj: AgentRunner, value: _T) -> None:
+        obj.config = obj.config.with_options(**{self.name: value})
+
+
 class AgentRunner:
     """Runs agent definitions against a :class:`~subagents.providers.base.Model`.
 
@@ -186,28 +209,13 @@ class AgentRunner:
     def __init__(
         self,
         model: Model,
+        config: RunConfig | None = None,
         *,
-        cwd: str | os.PathLike[str] | None = None,
         tools: Mapping[str, Tool] | Sequence[Tool] | None = None,
         extra_tools: Iterable[Tool] = (),
-        policy: PermissionPolicy | None = None,
-        hooks: RunHooks | None = None,
-        transcript_dir: str | os.PathLike[str] | None = None,
-        transcripts: bool | None = None,
-        default_max_turns: int = DEFAULT_MAX_TURNS,
-        max_tokens: int = 8192,
-        model_table: Mapping[str, str] | None = None,
-        parent_model: str | None = None,
-        include_env: bool = False,
-        on_event: EventSink | None = None,
-        environ: Mapping[str, str] | None = None,
-        mcp_servers: Mapping[str, McpServerSpec] | None = None,
-        trust: TrustPolicy | None = None,
-        mcp_read_only: Iterable[str] = (),
-        allow_flagged_prompts: bool = False,
+        **options: Unpack[RunOptions],
     ) -> None:
         self.model = model
-        self.cwd = Path(cwd or os.getcwd()).resolve()
         if tools is None:
             self.tools: dict[str, Tool] = builtin_tools()
         elif isinstance(tools, Mapping):
@@ -216,26 +224,51 @@ class AgentRunner:
             self.tools = {t.name: t for t in tools}
         for t in extra_tools:
             self.tools[t.name] = t
-        self.policy = policy or PermissionPolicy()
-        self.hooks = hooks
-        self.transcript_dir = Path(transcript_dir) if transcript_dir else None
-        # A library writes no files unless asked: a transcript is kept when ``transcripts``
-        # is true or a ``transcript_dir`` is given (the CLI asks by default, --no-transcript).
-        self.transcripts = (
-            transcripts if transcripts is not None else self.transcript_dir is not None
-        )
-        self.default_max_turns = default_max_turns
-        self.max_tokens = max_tokens
-        self.model_table = model_table
-        self.parent_model = parent_model
-        self.include_env = include_env
-        self.on_event = on_event
-        self.environ = environ
-        self.mcp_servers = dict(mcp_servers or {})  # configured servers agents may name
-        self.trust = trust or TrustPolicy()  # untrusted projects: no hooks, no MCP servers
-        self.mcp_read_only = tuple(mcp_read_only)  # MCP tools config declares read-only
-        self.allow_flagged_prompts = allow_flagged_prompts  # run prompts that look injected
+        cfg = (config or RunConfig()).with_options(**options).resolved()
+        self.config = dataclasses.replace(
+            cfg, policy=cfg.policy or PermissionPolicy(), trust=cfg.trust or TrustPolicy())
         self.last_result: AgentResult | None = None
+
+    def derive(
+        self,
+        *,
+        model: Model | None = None,
+        tools: Mapping[str, Tool] | None = None,
+        **options: Unpack[RunOptions],
+    ) -> AgentRunner:
+        """A new runner with this one's tools and config, ``model`` and ``options`` changed.
+
+        For callers that need another model or event sink for one run: the runner they were
+        given (maybe shared with others) is left as it is."""
+        return type(self)(model if model is not None else self.model,
+                          self.config.with_options(**options),
+                          tools=self.tools if tools is None else tools)
+
+    # The options as attributes, as before RunConfig (read and, on one's own runner, set).
+    cwd = _ConfigField[Path]("cwd")
+    policy = _ConfigField[PermissionPolicy]("policy")
+    hooks = _ConfigField[RunHooks | None]("hooks")
+    transcript_dir = _ConfigField[Path | None]("transcript_dir")
+    default_max_turns = _ConfigField[int]("default_max_turns")
+    max_tokens = _ConfigField[int]("max_tokens")
+    model_table = _ConfigField[Mapping[str, str] | None]("model_table")
+    parent_model = _ConfigField[str | None]("parent_model")
+    include_env = _ConfigField[bool]("include_env")
+    on_event = _ConfigField[EventSink | None]("on_event")
+    environ = _ConfigField[Mapping[str, str] | None]("environ")
+    mcp_servers = _ConfigField[Mapping[str, McpServerSpec]]("mcp_servers")
+    trust = _ConfigField[TrustPolicy]("trust")
+    mcp_read_only = _ConfigField[tuple[str, ...]]("mcp_read_only")
+    allow_flagged_prompts = _ConfigField[bool]("allow_flagged_prompts")
+
+    @property
+    def transcripts(self) -> bool:
+        """Whether runs keep a JSONL transcript."""
+        return self.config.keeps_transcripts
+
+    @transcripts.setter
+    def transcripts(self, value: bool | None) -> None:
+        self.config = self.config.with_options(transcripts=value)
 
     # ------------------------------------------------------------------ public API
 
