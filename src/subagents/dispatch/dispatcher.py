@@ -47,7 +47,7 @@ import contextvars
 import itertools
 import time
 import weakref
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -247,6 +247,20 @@ class AgentDispatcher:
         return tools
 
     # ------------------------------------------------------------------ dispatching
+
+    @contextlib.contextmanager
+    def rooted_at(self, agent_name: str | None) -> Iterator[None]:
+        """Run the code inside as a fresh delegation tree whose root is ``agent_name``.
+
+        The main thread uses it: with an agent as main thread (``run --agent X`` with
+        nesting), X is the root of the chain, so a Task call anywhere below cannot start X
+        again (recursion); ``None`` starts an empty chain (the built-in main thread)."""
+        root = (("main", normalize_agent_name(agent_name)),) if agent_name is not None else ()
+        token = _CHAIN.set(root)
+        try:
+            yield
+        finally:
+            _CHAIN.reset(token)
 
     def _semaphore(self, depth: int) -> asyncio.Semaphore:
         # Keyed by the loop object itself (weakly), not ``id(loop)``: a dispatcher used by

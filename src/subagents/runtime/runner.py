@@ -60,7 +60,8 @@ Design notes
   run kills the process groups its tools started, records the calls that were cut short
   (``refusal="interrupted"``) next to those that had finished, writes a ``stop`` event with
   ``stop_reason="interrupted"`` to the flushed transcript, calls ``on_stop`` and re-raises
-  :class:`asyncio.CancelledError`; the interrupted result is in ``runner.last_result``.
+  :class:`asyncio.CancelledError`; the interrupted result is in the call's ``result_slot``
+  (:class:`~subagents.runtime.result.ResultSlot`; ``runner.last_result`` too, for compatibility).
   :meth:`run_sync` turns that into :class:`~subagents.runtime.result.RunInterrupted` (exit 130).
 * **Conversations that go on** (agent teams): ``run(..., turns=control)`` hands the end of
   every turn to ``control.next_input(ctx, text)``; a string it returns becomes the next user
@@ -108,7 +109,13 @@ from subagents.runtime.config import DEFAULT_MAX_TURNS, EventSink, RunConfig, Ru
 from subagents.runtime.hooks import CompositeHooks, RunHooks, ToolCall
 from subagents.runtime.permissions import PermissionMode, PermissionPolicy
 from subagents.runtime.prompt import build_system_prompt, memory_path
-from subagents.runtime.result import AgentResult, RunInterrupted, RunStopReason, ToolCallRecord
+from subagents.runtime.result import (
+    AgentResult,
+    ResultSlot,
+    RunInterrupted,
+    RunStopReason,
+    ToolCallRecord,
+)
 from subagents.runtime.tools import Tool, ToolContext, ToolOutput, builtin_tools
 from subagents.runtime.transcript import Transcript, default_transcript_dir
 from subagents.runtime.untrusted import fetches_untrusted, wrap_untrusted
@@ -310,8 +317,11 @@ class AgentRunner:
         turns: TurnControl | None = None,
         run_id: str | None = None,
         history: Sequence[Message] = (),
+        result_slot: ResultSlot | None = None,
     ) -> AgentResult:
-        """Run ``agent`` on ``prompt`` to the end; see the module docstring."""
+        """Run ``agent`` on ``prompt`` to the end; see the module docstring.
+
+        ``result_slot`` receives the result also when the run is interrupted (cancelled)."""
         limit = max_turns or agent.max_turns or self.default_max_turns
         if limit < 1:
             raise UsageError(f"max_turns must be at least 1, got {limit}")
@@ -334,7 +344,7 @@ class AgentRunner:
             depth=(parent.depth + 1) if parent else 0, policy=run_policy, transcript=transcript,
             runner=self,
         )
-        state = _RunState(agent=agent, model=model_id, transcript=transcript,
+        state = _RunState(agent=agent, model=model_id, transcript=transcript, slot=result_slot,
                           warnings=[*run_policy.warnings, *outer.warnings_for(agent),
                                     *trust_notes],
                           started=time.perf_counter())
@@ -412,12 +422,12 @@ class AgentRunner:
             raise RunError("run_sync() was called inside a running event loop",
                            hint="use `await runner.run(agent, prompt)` there")
         self.last_result = None
+        slot = kwargs.pop("result_slot", None) or ResultSlot()
         try:
-            return asyncio.run(self.run(agent, prompt, **kwargs))
+            return asyncio.run(self.run(agent, prompt, result_slot=slot, **kwargs))
         except (KeyboardInterrupt, asyncio.CancelledError):
-            result = self.last_result
-            if result is not None and result.stop_reason == "interrupted":
-                raise RunInterrupted(result) from None
+            if slot.interrupted is not None:
+                raise RunInterrupted(slot.interrupted) from None
             raise
 
     # ------------------------------------------------------------------ the loop
@@ -730,6 +740,8 @@ class AgentRunner:
         })
         state.transcript.close()
         self.last_result = result
+        if state.slot is not None:
+            state.slot.result = result
         self._emit("stop", {"agent": result.agent, "stop_reason": result.stop_reason,
                             "turns": result.turns})
         return result
@@ -854,10 +866,11 @@ class _RunState:
     """Mutable bookkeeping of one run (kept off the runner so runs can overlap)."""
 
     __slots__ = ("agent", "calls", "error", "final_text", "late_warnings", "model", "result",
-                 "started", "stop", "transcript", "turns", "usage", "warnings")
+                 "slot", "started", "stop", "transcript", "turns", "usage", "warnings")
 
     def __init__(self, *, agent: AgentDefinition, model: str, transcript: Transcript,
-                 warnings: list[str], started: float) -> None:
+                 warnings: list[str], started: float, slot: ResultSlot | None = None) -> None:
+        self.slot = slot
         self.agent = agent
         self.model = model
         self.transcript = transcript

@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import copy
 import dataclasses
 import json
 import secrets
@@ -60,7 +59,7 @@ from subagents.dispatch.teams.turns import (
     history_from_transcripts,
 )
 from subagents.providers.base import Message, Usage
-from subagents.runtime.result import AgentResult
+from subagents.runtime.result import AgentResult, ResultSlot
 from subagents.runtime.tools.base import ToolContext, ToolOutput
 
 if TYPE_CHECKING:
@@ -321,14 +320,15 @@ class Team:
                 self._resume(m)
         runner = self._member_runner()
         lead.runs = len(list(self.files.transcripts_dir.glob(f"{LEAD}-*.jsonl"))) + 1
+        slot = ResultSlot()
         try:
             result = await runner.run(
                 lead_def, prompt, model=model, max_turns=max_turns,
                 extra_tools=[*tools, *extra_tools], turns=LeadControl(self, lead),
-                run_id=f"{LEAD}-{lead.runs}", history=history)
+                run_id=f"{LEAD}-{lead.runs}", history=history, result_slot=slot)
         except BaseException:
-            if runner.last_result is not None:
-                lead.results.append(runner.last_result)
+            if slot.result is not None:
+                lead.results.append(slot.result)
             raise
         finally:
             await self.close()
@@ -342,11 +342,9 @@ class Team:
             "Task calls in one message", "Agent calls in one message")
 
     def _member_runner(self) -> AgentRunner:
-        runner = copy.copy(self.runner)
-        runner.transcript_dir = self.files.transcripts_dir
         # A member's transcript is one of the team's files (a resume reads it back).
-        runner.transcripts = self.transcripts
-        return runner
+        return self.runner.derive(transcript_dir=self.files.transcripts_dir,
+                                  transcripts=self.transcripts)
 
     async def close(self) -> None:
         """Stop every teammate: idle ones end their runs, working ones are cancelled."""
@@ -490,14 +488,15 @@ class Team:
         tools = team_tools(self, member, agent_description=self._agent_description()
                            if member.definition.tools is None else None)
         result: AgentResult | None = None
+        slot = ResultSlot()
         try:
             await self.subagent_start(member)
             result = await runner.run(
                 member.definition, prompt, model=member.model, parent=parent,
                 extra_tools=tools, turns=control, run_id=f"{member.name}-{member.runs}",
-                history=history)
+                history=history, result_slot=slot)
         except asyncio.CancelledError:
-            result = runner.last_result
+            result = slot.result
             if not member.killed:
                 if result is not None:
                     member.results.append(result)
