@@ -70,10 +70,13 @@ Design notes
   without another model call (an approved shutdown).  ``max_turns`` then bounds each turn
   (the requests since the last user message), not the whole conversation.  ``history``
   starts the conversation from earlier messages (a member resumed from its transcripts).
-* **Delegation**: a tool that starts a child run calls ``ctx.runner.run(child, prompt,
-  parent=ctx, policy=ctx.policy.restrict(child))`` and appends the result to ``ctx.children``;
-  the child inherits the parent's model as ``parent`` level, depth + 1, and can never be looser
-  than the parent (see :mod:`subagents.runtime.permissions`).
+* **Delegation**: a tool that starts a child run asks ``ctx.delegate.spawn(child, prompt,
+  parent=ctx)`` (the runner is the :class:`~subagents.runtime.tools.base.Delegate` of its
+  tools); the result joins ``ctx.children``; the child inherits the parent's model as
+  ``parent`` level, depth + 1, and can never be looser than the parent (see
+  :mod:`subagents.runtime.permissions`).
+* **Options** are one frozen :class:`~subagents.runtime.config.RunConfig`; the tool-call step
+  (checks, execution, records) is :mod:`subagents.runtime.tool_step`.
 """
 
 from __future__ import annotations
