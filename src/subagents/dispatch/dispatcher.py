@@ -47,9 +47,9 @@ import contextvars
 import itertools
 import time
 import weakref
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 from subagents.definition import AgentDefinition
 from subagents.dispatch.task_tool import (
@@ -68,7 +68,7 @@ from subagents.dispatch.task_tool import (
 from subagents.errors import SubagentError
 from subagents.providers.base import Model, ToolSpec, Usage
 from subagents.runtime.result import AgentResult
-from subagents.runtime.tools.base import Tool, ToolContext, ToolOutput
+from subagents.runtime.tools.base import Tool, ToolContext, ToolInputError, ToolOutput
 
 if TYPE_CHECKING:
     from subagents.registry.core import AgentEntry, AgentRegistry
@@ -242,11 +242,24 @@ class AgentDispatcher:
         tools: list[Tool] = []
         current = with_builtins(d for d, _ in self._entries())
         for tool_name, agent in agent_tool_map(current).items():
-            cls = type(f"AgentTool_{len(tools)}", (AgentTool,), {"name": tool_name})
-            tools.append(cls(self, agent))
+            tools.append(AgentTool(self, agent, name=tool_name))
         return tools
 
     # ------------------------------------------------------------------ dispatching
+
+    @contextlib.contextmanager
+    def rooted_at(self, agent_name: str | None) -> Iterator[None]:
+        """Run the code inside as a fresh delegation tree whose root is ``agent_name``.
+
+        The main thread uses it: with an agent as main thread (``run --agent X`` with
+        nesting), X is the root of the chain, so a Task call anywhere below cannot start X
+        again (recursion); ``None`` starts an empty chain (the built-in main thread)."""
+        root = (("main", normalize_agent_name(agent_name)),) if agent_name is not None else ()
+        token = _CHAIN.set(root)
+        try:
+            yield
+        finally:
+            _CHAIN.reset(token)
 
     def _semaphore(self, depth: int) -> asyncio.Semaphore:
         # Keyed by the loop object itself (weakly), not ``id(loop)``: a dispatcher used by
@@ -407,8 +420,8 @@ class TaskTool(Tool):
     child then does is checked under the child's own, never looser, policy.
     """
 
-    name: ClassVar[str] = TASK_TOOL_NAME
-    read_only: ClassVar[bool] = True
+    name: str = TASK_TOOL_NAME
+    read_only: bool = True
 
     def __init__(self, dispatcher: AgentDispatcher, spec: ToolSpec) -> None:
         self.dispatcher = dispatcher
@@ -424,18 +437,22 @@ class TaskTool(Tool):
         try:
             call = parse_task_input(input)
         except TaskInputError as exc:
-            return ToolOutput.error(exc.message)
+            raise ToolInputError(exc.message) from None
         return await self.dispatcher.handle_call(call, ctx)
 
 
 class AgentTool(Tool):
     """One agent offered as its own tool (``agent__{name}``); input ``{prompt}``."""
 
-    read_only: ClassVar[bool] = True
+    read_only: bool = True
 
-    def __init__(self, dispatcher: AgentDispatcher, agent: AgentDefinition) -> None:
+    def __init__(self, dispatcher: AgentDispatcher, agent: AgentDefinition, *,
+                 name: str | None = None) -> None:
+        from subagents.dispatch.task_tool import agent_tool_map
+
         self.dispatcher = dispatcher
         self.agent = agent
+        self.name = name or next(iter(agent_tool_map([agent])))
 
     def spec(self) -> ToolSpec:
         from subagents.dispatch.task_tool import agent_tool_definitions
@@ -450,6 +467,6 @@ class AgentTool(Tool):
         try:
             call = parse_task_input(input, default_agent=self.agent.qualified_name)
         except TaskInputError as exc:
-            return ToolOutput.error(exc.message)
+            raise ToolInputError(exc.message) from None
         call = TaskCall(self.agent.qualified_name, call.prompt, call.description, call.model)
         return await self.dispatcher.handle_call(call, ctx)

@@ -44,7 +44,6 @@ from typing import TYPE_CHECKING, Any
 
 from subagents.definition import AgentDefinition, Scope
 from subagents.dispatch.dispatcher import (
-    _CHAIN,
     DEFAULT_MAX_CONCURRENCY,
     DEFAULT_MAX_DEPTH,
     AgentDispatcher,
@@ -66,7 +65,7 @@ from subagents.providers.base import (
     ModelResponse,
     ToolUseBlock,
 )
-from subagents.runtime.result import AgentResult, RunInterrupted
+from subagents.runtime.result import AgentResult, ResultSlot, RunInterrupted
 from subagents.runtime.tools.base import Tool
 
 if TYPE_CHECKING:
@@ -160,14 +159,16 @@ async def run_main_thread_async(
     auto_route: bool = False,
     on_event: EventSink | None = None,
     cwd: str | os.PathLike[str] | None = None,
+    result_slot: ResultSlot | None = None,
 ) -> AgentResult:
     """Run the main thread on ``prompt``; see the module docstring.
 
     Give the agents as ``registry`` (read once, when the run starts) or ``agents``; the model as
-    ``model`` (a runner is made) or a ready ``runner`` (its model and event sink are wrapped
-    for the duration of the run and restored after: ``on_event``, when given, *replaces* the
-    runner's sink, so a live display does not get every event twice; without it the runner's
-    sink also receives the delegation events).  ``timeout`` bounds each child run.
+    ``model`` (a runner is made) or a ready ``runner`` (left unchanged: the run uses a runner
+    derived from it with the model wrapped; ``on_event``, when given, *replaces* the runner's
+    sink, so a live display does not get every event twice; without it the runner's sink also
+    receives the delegation events).  ``timeout`` bounds each child run.  ``result_slot``
+    receives the main thread's result also when the run is interrupted.
     ``auto_route`` (Codex ``subagents.auto_route = true``) sends a request that hits one
     agent's ``keywords`` straight to that agent, like an explicit mention.
     """
@@ -176,32 +177,27 @@ async def run_main_thread_async(
     # Agents written during this run are not loaded into it (dispatch/snapshot.py).
     source: Any = RegistrySnapshot(registry) if registry is not None else list(agents or [])
     sink = _tagging(on_event)
-    own_runner = runner is None
+    # The caller's runner is never changed: this run gets its own, derived from it, with the
+    # aliasing model and this run's event sink.
     if runner is None:
         if model is None:
             raise RunError("run_main_thread needs a model or a runner")
         from subagents.runtime.runner import AgentRunner
 
-        runner = AgentRunner(AliasingModel(model), cwd=cwd, policy=policy, on_event=sink)
-        saved: tuple[Any, Any] | None = None
+        own = AgentRunner(AliasingModel(model), cwd=cwd, policy=policy, on_event=sink)
     else:
-        saved = (runner.model, runner.on_event)
-        runner.model = AliasingModel(runner.model)
-        previous = runner.on_event
-        if sink is None and previous is not None:
+        if sink is None and runner.on_event is not None:
             # The runner's own sink gets the dispatcher's events too, tagged with their node.
-            sink = _tagging(previous)
-        if sink is not None:
-            runner.on_event = sink  # an explicit on_event replaces the runner's for this run
+            sink = _tagging(runner.on_event)
+        own = runner.derive(model=AliasingModel(runner.model), on_event=sink)
     dispatcher = AgentDispatcher(
-        source, runner=runner, nesting=nesting, max_depth=max_depth,
+        source, runner=own, nesting=nesting, max_depth=max_depth,
         max_concurrency=max_concurrency, timeout=timeout, policy=policy,
         budget_chars=budget_chars, on_event=sink,
     )
     main = main_agent or MAIN_THREAD
-    token = _CHAIN.set((("main", normalize_agent_name(main.qualified_name)),)
-                       if main_agent is not None else ())
-    try:
+    # An agent as main thread is the root of the delegation chain: it cannot delegate to itself.
+    with dispatcher.rooted_at(main.qualified_name if main_agent is not None else None):
         pinned: str | None = None
         why = "explicitly requested"
         warning: str | None = None
@@ -231,23 +227,18 @@ async def run_main_thread_async(
         if agent_tools:
             extra.extend(dispatcher.agent_tools())
         text = prompt
+        main_runner = own
         if pinned is not None:
             if sink is not None:
                 sink("notice", {"message": f"delegating to {pinned!r} first ({why})"})
             text = f"{prompt}\n\n{invocation_reminder(pinned)}"
-            runner.model = ForceFirstCall(runner.model, main.name, TASK_TOOL_NAME)
-        result = await runner.run(main, text, model=model_id, max_turns=max_turns,
-                                  extra_tools=extra, policy=policy if not own_runner else None,
-                                  cwd=cwd)
+            main_runner = own.derive(model=ForceFirstCall(own.model, main.name, TASK_TOOL_NAME))
+        result = await main_runner.run(
+            main, text, model=model_id, max_turns=max_turns, extra_tools=extra,
+            policy=policy if runner is not None else None, cwd=cwd, result_slot=result_slot)
         if warning:
             result = dataclasses.replace(result, warnings=(*result.warnings, warning))
         return result
-    finally:
-        _CHAIN.reset(token)
-        if saved is not None:
-            runner.model, runner.on_event = saved
-        elif own_runner and isinstance(runner.model, ForceFirstCall):
-            runner.model = runner.model.inner
 
 
 def invocation_reminder(agent: str) -> str:
@@ -298,8 +289,8 @@ class ForceFirstCall:
 def run_main_thread(prompt: str, **kwargs: Any) -> AgentResult:
     """:func:`run_main_thread_async` in a fresh event loop (for the CLI).
 
-    Ctrl-C raises :class:`~subagents.runtime.result.RunInterrupted` with what was done so far
-    when the runner recorded it, else ``KeyboardInterrupt`` propagates.
+    Ctrl-C raises :class:`~subagents.runtime.result.RunInterrupted` with what the main thread
+    had done so far when its run recorded it, else ``KeyboardInterrupt`` propagates.
     """
     try:
         asyncio.get_running_loop()
@@ -308,12 +299,11 @@ def run_main_thread(prompt: str, **kwargs: Any) -> AgentResult:
     else:
         raise RunError("run_main_thread() was called inside a running event loop",
                        hint="use `await run_main_thread_async(...)` there")
-    runner: AgentRunner | None = kwargs.get("runner")
+    slot: ResultSlot = kwargs.pop("result_slot", None) or ResultSlot()
     try:
-        return asyncio.run(run_main_thread_async(prompt, **kwargs))
+        return asyncio.run(run_main_thread_async(prompt, result_slot=slot, **kwargs))
     except (KeyboardInterrupt, asyncio.CancelledError):
-        last = runner.last_result if runner is not None else None
-        if last is not None and last.stop_reason == "interrupted":
-            raise RunInterrupted(last) from None
+        if slot.interrupted is not None:
+            raise RunInterrupted(slot.interrupted) from None
         raise
 

@@ -110,7 +110,7 @@ async def run_pipeline(
     # beats it, as for any subagent (AgentRunner.resolve_model).
     parent = ToolContext(
         cwd=runner.cwd, agent_name="pipeline", run_id=run_id, depth=0, policy=runner.policy,
-        runner=runner, model=runner.resolve_model(_SESSION, model) if model else "",
+        delegate=runner, model=runner.resolve_model(_SESSION, model) if model else "",
     )
     folder = Path(handoff_dir) if handoff_dir is not None else None
     results: list[AgentResult] = []

@@ -47,6 +47,19 @@ class ToolUseBlock:
     input: Mapping[str, Any]
     type: Literal["tool_use"] = "tool_use"
 
+    @property
+    def malformed(self) -> str | None:
+        """Why the arguments could not be read (for the model), or ``None`` when they could.
+
+        A provider that receives arguments that are not a JSON object keeps them verbatim
+        (so the history goes back on the wire as it came); the runner reads this, never the
+        way a provider keeps them."""
+        from subagents.providers._shared import malformed_arguments
+
+        if not isinstance(self.input, Mapping):
+            return None  # the tool's own input check says so (Tool.check_input)
+        return malformed_arguments(self.input)
+
 
 @dataclass(frozen=True, slots=True)
 class ToolResultBlock:

@@ -67,11 +67,17 @@ def mcp_tool_name(server: str, tool: str) -> str:
 
 
 class McpTool(Tool):
-    """One tool of a running MCP server (a subclass per tool carries its name and schema)."""
+    """One tool of a running MCP server: an instance per tool, with its name and schema."""
 
-    server_name: str = ""
-    remote_name: str = ""
-    client: Any = None
+    def __init__(self, *, name: str, description: str, input_schema: Mapping[str, Any],
+                 read_only: bool, server_name: str, remote_name: str, client: Any) -> None:
+        self.name = name
+        self.description = description
+        self.input_schema = input_schema
+        self.read_only = read_only
+        self.server_name = server_name
+        self.remote_name = remote_name
+        self.client = client
 
     async def run(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
         try:
@@ -212,18 +218,11 @@ class McpServerPool:
                 self.warnings.append(
                     f"MCP tool {full_name} says it is read-only; it still needs permission "
                     "(list it in mcp-read-only in your config to treat it as read-only)")
-            tool_cls = type(
-                "McpTool_" + _NAME_SAFE_RE.sub("_", f"{spec.name}_{remote.name}"),
-                (McpTool,),
-                {
-                    "name": mcp_tool_name(spec.name, remote.name),
-                    "description": remote.description or f"{remote.name} (MCP: {spec.name})",
-                    "input_schema": dict(remote.input_schema or {"type": "object"}),
-                    "read_only": read_only,
-                    "server_name": spec.name,
-                    "remote_name": remote.name,
-                },
+            tool = McpTool(
+                name=full_name,
+                description=remote.description or f"{remote.name} (MCP: {spec.name})",
+                input_schema=dict(remote.input_schema or {"type": "object"}),
+                read_only=read_only, server_name=spec.name, remote_name=remote.name,
+                client=client,
             )
-            tool = tool_cls()
-            tool.client = client
             self.tools.append(tool)

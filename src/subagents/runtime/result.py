@@ -22,7 +22,7 @@ from typing import Any, Literal
 from subagents.errors import RunError
 from subagents.providers.base import Usage
 
-__all__ = ["AgentResult", "RunInterrupted", "RunStopReason", "ToolCallRecord"]
+__all__ = ["AgentResult", "ResultSlot", "RunInterrupted", "RunStopReason", "ToolCallRecord"]
 
 RunStopReason = Literal["end_turn", "max_turns", "error", "interrupted"]
 
@@ -107,12 +107,35 @@ class AgentResult:
         }
 
 
+class ResultSlot:
+    """Where a run leaves its result, also when it is cancelled.
+
+    A cancelled coroutine returns nothing: :meth:`AgentRunner.run` re-raises
+    :class:`asyncio.CancelledError` (so ``asyncio.timeout`` and task groups keep working).  A
+    caller that wants the interrupted result passes ``result_slot=ResultSlot()`` and reads
+    ``slot.result`` after the exception; unlike a runner attribute, a slot belongs to one call,
+    so runs sharing a runner cannot overwrite each other's.
+    """
+
+    __slots__ = ("result",)
+
+    def __init__(self) -> None:
+        self.result: AgentResult | None = None
+
+    @property
+    def interrupted(self) -> AgentResult | None:
+        """The result if the run was interrupted, else ``None``."""
+        r = self.result
+        return r if r is not None and r.stop_reason == "interrupted" else None
+
+
 class RunInterrupted(RunError):
     """Raised by :meth:`AgentRunner.run_sync` on Ctrl-C; ``result`` has what was done so far.
 
     The async :meth:`AgentRunner.run` re-raises :class:`asyncio.CancelledError` instead (so
-    ``asyncio.timeout`` and task groups keep working) and leaves the interrupted result in
-    ``runner.last_result``.
+    ``asyncio.timeout`` and task groups keep working) and leaves the interrupted result in the
+    :class:`ResultSlot` given as ``result_slot`` (and, for compatibility, in
+    ``runner.last_result``, which concurrent runs share).
     """
 
     exit_code = 130

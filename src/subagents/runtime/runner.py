@@ -60,7 +60,8 @@ Design notes
   run kills the process groups its tools started, records the calls that were cut short
   (``refusal="interrupted"``) next to those that had finished, writes a ``stop`` event with
   ``stop_reason="interrupted"`` to the flushed transcript, calls ``on_stop`` and re-raises
-  :class:`asyncio.CancelledError`; the interrupted result is in ``runner.last_result``.
+  :class:`asyncio.CancelledError`; the interrupted result is in the call's ``result_slot``
+  (:class:`~subagents.runtime.result.ResultSlot`; ``runner.last_result`` too, for compatibility).
   :meth:`run_sync` turns that into :class:`~subagents.runtime.result.RunInterrupted` (exit 130).
 * **Conversations that go on** (agent teams): ``run(..., turns=control)`` hands the end of
   every turn to ``control.next_input(ctx, text)``; a string it returns becomes the next user
@@ -69,58 +70,69 @@ Design notes
   without another model call (an approved shutdown).  ``max_turns`` then bounds each turn
   (the requests since the last user message), not the whole conversation.  ``history``
   starts the conversation from earlier messages (a member resumed from its transcripts).
-* **Delegation**: a tool that starts a child run calls ``ctx.runner.run(child, prompt,
-  parent=ctx, policy=ctx.policy.restrict(child))`` and appends the result to ``ctx.children``;
-  the child inherits the parent's model as ``parent`` level, depth + 1, and can never be looser
-  than the parent (see :mod:`subagents.runtime.permissions`).
+* **Delegation**: a tool that starts a child run asks ``ctx.delegate.spawn(child, prompt,
+  parent=ctx)`` (the runner is the :class:`~subagents.runtime.tools.base.Delegate` of its
+  tools); the result joins ``ctx.children``; the child inherits the parent's model as
+  ``parent`` level, depth + 1, and can never be looser than the parent (see
+  :mod:`subagents.runtime.permissions`).
+* **Options** are one frozen :class:`~subagents.runtime.config.RunConfig`; the tool-call step
+  (checks, execution, records) is :mod:`subagents.runtime.tool_step`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import os
 import re
 import time
 import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar, Unpack, overload
 
 from subagents.definition import AgentDefinition, McpServerSpec
 from subagents.errors import ProviderError, RunError, UsageError
 from subagents.lint.trust import TrustPolicy
-from subagents.providers import malformed_arguments
 from subagents.providers.base import (
     Message,
     Model,
     ModelRequest,
     ModelResponse,
     TextBlock,
-    ToolResultBlock,
     ToolSpec,
     ToolUseBlock,
     Usage,
 )
-from subagents.runtime.hooks import CompositeHooks, RunHooks, ToolCall
-from subagents.runtime.permissions import PermissionMode, PermissionPolicy
+from subagents.runtime.config import DEFAULT_MAX_TURNS, EventSink, RunConfig, RunOptions
+from subagents.runtime.hooks import CompositeHooks, RunHooks
+from subagents.runtime.permissions import Decision, PermissionMode, PermissionPolicy
 from subagents.runtime.prompt import build_system_prompt, memory_path
-from subagents.runtime.result import AgentResult, RunInterrupted, RunStopReason, ToolCallRecord
-from subagents.runtime.tools import Tool, ToolContext, ToolOutput, builtin_tools
+from subagents.runtime.result import (
+    AgentResult,
+    ResultSlot,
+    RunInterrupted,
+    RunStopReason,
+    ToolCallRecord,
+)
+from subagents.runtime.tool_step import ToolStep
+from subagents.runtime.tools import Tool, ToolContext, builtin_tools
 from subagents.runtime.transcript import Transcript, default_transcript_dir
-from subagents.runtime.untrusted import fetches_untrusted, wrap_untrusted
 
 __all__ = [
     "DEFAULT_MAX_TURNS",
     "AgentRunner",
+    "EventSink",
+    "RunConfig",
     "RunEvent",
     "TurnControl",
     "build_system_prompt",
     "memory_path",
 ]
 
-DEFAULT_MAX_TURNS = 50
+_T = TypeVar("_T")
 
 SUMMARY_PROMPT = (
     "You have reached the maximum number of turns ({n}) for this task and cannot call tools "
@@ -131,7 +143,6 @@ EMPTY_NUDGE = "Your last reply was empty. Continue the task, or give your final 
 
 # (kind, data): "start", "turn", "tool", "stop" — for progress displays.
 RunEvent = tuple[str, Mapping[str, Any]]
-EventSink = Callable[[str, Mapping[str, Any]], None]
 
 
 class TurnControl:
@@ -176,6 +187,26 @@ def _run_id(agent: str) -> str:
     return f"{time.strftime('%Y%m%dT%H%M%S')}-{slug}-{uuid.uuid4().hex[:8]}"
 
 
+class _ConfigField(Generic[_T]):
+    """An option of the runner's :class:`RunConfig` as an attribute; setting it replaces the
+    runner's config (never a config shared with another runner: configs are frozen)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> _ConfigField[_T]: ...
+    @overload
+    def __get__(self, obj: AgentRunner, owner: type | None = None) -> _T: ...
+    def __get__(self, obj: AgentRunner | None, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        return getattr(obj.config, self.name)
+
+    def __set__(self, obj: AgentRunner, value: _T) -> None:
+        obj.config = obj.config.with_options(**{self.name: value})
+
+
 class AgentRunner:
     """Runs agent definitions against a :class:`~subagents.providers.base.Model`.
 
@@ -186,28 +217,13 @@ class AgentRunner:
     def __init__(
         self,
         model: Model,
+        config: RunConfig | None = None,
         *,
-        cwd: str | os.PathLike[str] | None = None,
         tools: Mapping[str, Tool] | Sequence[Tool] | None = None,
         extra_tools: Iterable[Tool] = (),
-        policy: PermissionPolicy | None = None,
-        hooks: RunHooks | None = None,
-        transcript_dir: str | os.PathLike[str] | None = None,
-        transcripts: bool | None = None,
-        default_max_turns: int = DEFAULT_MAX_TURNS,
-        max_tokens: int = 8192,
-        model_table: Mapping[str, str] | None = None,
-        parent_model: str | None = None,
-        include_env: bool = False,
-        on_event: EventSink | None = None,
-        environ: Mapping[str, str] | None = None,
-        mcp_servers: Mapping[str, McpServerSpec] | None = None,
-        trust: TrustPolicy | None = None,
-        mcp_read_only: Iterable[str] = (),
-        allow_flagged_prompts: bool = False,
+        **options: Unpack[RunOptions],
     ) -> None:
         self.model = model
-        self.cwd = Path(cwd or os.getcwd()).resolve()
         if tools is None:
             self.tools: dict[str, Tool] = builtin_tools()
         elif isinstance(tools, Mapping):
@@ -216,26 +232,51 @@ class AgentRunner:
             self.tools = {t.name: t for t in tools}
         for t in extra_tools:
             self.tools[t.name] = t
-        self.policy = policy or PermissionPolicy()
-        self.hooks = hooks
-        self.transcript_dir = Path(transcript_dir) if transcript_dir else None
-        # A library writes no files unless asked: a transcript is kept when ``transcripts``
-        # is true or a ``transcript_dir`` is given (the CLI asks by default, --no-transcript).
-        self.transcripts = (
-            transcripts if transcripts is not None else self.transcript_dir is not None
-        )
-        self.default_max_turns = default_max_turns
-        self.max_tokens = max_tokens
-        self.model_table = model_table
-        self.parent_model = parent_model
-        self.include_env = include_env
-        self.on_event = on_event
-        self.environ = environ
-        self.mcp_servers = dict(mcp_servers or {})  # configured servers agents may name
-        self.trust = trust or TrustPolicy()  # untrusted projects: no hooks, no MCP servers
-        self.mcp_read_only = tuple(mcp_read_only)  # MCP tools config declares read-only
-        self.allow_flagged_prompts = allow_flagged_prompts  # run prompts that look injected
+        cfg = (config or RunConfig()).with_options(**options).resolved()
+        self.config = dataclasses.replace(
+            cfg, policy=cfg.policy or PermissionPolicy(), trust=cfg.trust or TrustPolicy())
         self.last_result: AgentResult | None = None
+
+    def derive(
+        self,
+        *,
+        model: Model | None = None,
+        tools: Mapping[str, Tool] | None = None,
+        **options: Unpack[RunOptions],
+    ) -> AgentRunner:
+        """A new runner with this one's tools and config, ``model`` and ``options`` changed.
+
+        For callers that need another model or event sink for one run: the runner they were
+        given (maybe shared with others) is left as it is."""
+        return type(self)(model if model is not None else self.model,
+                          self.config.with_options(**options),
+                          tools=self.tools if tools is None else tools)
+
+    # The options as attributes, as before RunConfig (read and, on one's own runner, set).
+    cwd = _ConfigField[Path]("cwd")
+    policy = _ConfigField[PermissionPolicy]("policy")
+    hooks = _ConfigField[RunHooks | None]("hooks")
+    transcript_dir = _ConfigField[Path | None]("transcript_dir")
+    default_max_turns = _ConfigField[int]("default_max_turns")
+    max_tokens = _ConfigField[int]("max_tokens")
+    model_table = _ConfigField[Mapping[str, str] | None]("model_table")
+    parent_model = _ConfigField[str | None]("parent_model")
+    include_env = _ConfigField[bool]("include_env")
+    on_event = _ConfigField[EventSink | None]("on_event")
+    environ = _ConfigField[Mapping[str, str] | None]("environ")
+    mcp_servers = _ConfigField[Mapping[str, McpServerSpec]]("mcp_servers")
+    trust = _ConfigField[TrustPolicy]("trust")
+    mcp_read_only = _ConfigField[tuple[str, ...]]("mcp_read_only")
+    allow_flagged_prompts = _ConfigField[bool]("allow_flagged_prompts")
+
+    @property
+    def transcripts(self) -> bool:
+        """Whether runs keep a JSONL transcript."""
+        return self.config.keeps_transcripts
+
+    @transcripts.setter
+    def transcripts(self, value: bool | None) -> None:
+        self.config = self.config.with_options(transcripts=value)
 
     # ------------------------------------------------------------------ public API
 
@@ -277,8 +318,11 @@ class AgentRunner:
         turns: TurnControl | None = None,
         run_id: str | None = None,
         history: Sequence[Message] = (),
+        result_slot: ResultSlot | None = None,
     ) -> AgentResult:
-        """Run ``agent`` on ``prompt`` to the end; see the module docstring."""
+        """Run ``agent`` on ``prompt`` to the end; see the module docstring.
+
+        ``result_slot`` receives the result also when the run is interrupted (cancelled)."""
         limit = max_turns or agent.max_turns or self.default_max_turns
         if limit < 1:
             raise UsageError(f"max_turns must be at least 1, got {limit}")
@@ -299,9 +343,9 @@ class AgentRunner:
         ctx = ToolContext(
             cwd=workdir, agent_name=agent.name, model=model_id, run_id=run_id,
             depth=(parent.depth + 1) if parent else 0, policy=run_policy, transcript=transcript,
-            runner=self,
+            delegate=self,
         )
-        state = _RunState(agent=agent, model=model_id, transcript=transcript,
+        state = _RunState(agent=agent, model=model_id, transcript=transcript, slot=result_slot,
                           warnings=[*run_policy.warnings, *outer.warnings_for(agent),
                                     *trust_notes],
                           started=time.perf_counter())
@@ -379,12 +423,12 @@ class AgentRunner:
             raise RunError("run_sync() was called inside a running event loop",
                            hint="use `await runner.run(agent, prompt)` there")
         self.last_result = None
+        slot = kwargs.pop("result_slot", None) or ResultSlot()
         try:
-            return asyncio.run(self.run(agent, prompt, **kwargs))
+            return asyncio.run(self.run(agent, prompt, result_slot=slot, **kwargs))
         except (KeyboardInterrupt, asyncio.CancelledError):
-            result = self.last_result
-            if result is not None and result.stop_reason == "interrupted":
-                raise RunInterrupted(result) from None
+            if slot.interrupted is not None:
+                raise RunInterrupted(slot.interrupted) from None
             raise
 
     # ------------------------------------------------------------------ the loop
@@ -403,6 +447,9 @@ class AgentRunner:
         history: Sequence[Message] = (),
     ) -> None:
         specs = [t.spec() for t in offered.values()]
+        step = ToolStep(ctx=ctx, hooks=hooks, offered=offered, everything=everything,
+                        policy=self.policy, transcript=state.transcript, calls=state.calls,
+                        warnings=state.warnings, emit=self._emit)
         # ``history``: an earlier conversation resumed (a teammate's transcripts)
         messages: list[Message] = [*history, Message.user(prompt)]
         if history and history[-1].role == "user":
@@ -457,34 +504,7 @@ class AgentRunner:
                 base = turn
                 nudged = False
                 continue
-            locks = _write_locks(ctx, uses, offered)
-            calls = [asyncio.ensure_future(
-                self._call_tool(ctx, state, hooks, use, offered, everything, turn,
-                                locks.get(use.id, ())))
-                for use in uses]
-            try:
-                done = await asyncio.gather(*calls)
-            except asyncio.CancelledError:
-                # Interrupted.  gather() raises as soon as the first call is cancelled, while
-                # the others may still be cleaning up (killing their process group): let them
-                # finish, so that every call is in the result — the finished ones as they
-                # ended, the ones cut short as "interrupted" (they record themselves).
-                for c in calls:
-                    c.cancel()
-                with contextlib.suppress(BaseException):
-                    await asyncio.wait(calls, timeout=10)
-                state.calls.extend(c.result()[1] for c in calls
-                                   if c.done() and not c.cancelled() and c.exception() is None)
-                raise
-            # Records and results in the order the model asked, whatever finished first.
-            state.calls.extend(record for _, record in done)
-            outputs = [out for out, _ in done]
-            results = Message("user", tuple(
-                # outside text reaches the model marked as data (records keep it as it was)
-                ToolResultBlock(use.id, wrap_untrusted(use.name, out.content)
-                                if fetches_untrusted(use.name) else out.content, out.is_error)
-                for use, out in zip(uses, outputs, strict=True)
-            ))
+            results = await step.run(uses, turn)
             messages.append(results)
             state.transcript.message(results, turn=turn)
             if control is not None and control.stop_now(ctx):
@@ -535,129 +555,6 @@ class AgentRunner:
         state.usage = state.usage + response.usage
         return response
 
-    async def _call_tool(
-        self,
-        ctx: ToolContext,
-        state: _RunState,
-        hooks: RunHooks,
-        use: ToolUseBlock,
-        offered: dict[str, Tool],
-        everything: dict[str, Tool],
-        turn: int,
-        locks: Sequence[asyncio.Lock] = (),
-    ) -> tuple[ToolOutput, ToolCallRecord]:
-        if not locks:
-            return await self._call_tool_now(ctx, state, hooks, use, offered, everything, turn)
-        async with contextlib.AsyncExitStack() as held:
-            for lock in locks:  # taken before the first await: FIFO = the model's order
-                await held.enter_async_context(lock)
-            return await self._call_tool_now(ctx, state, hooks, use, offered, everything, turn)
-
-    async def _call_tool_now(
-        self,
-        ctx: ToolContext,
-        state: _RunState,
-        hooks: RunHooks,
-        use: ToolUseBlock,
-        offered: dict[str, Tool],
-        everything: dict[str, Tool],
-        turn: int,
-    ) -> tuple[ToolOutput, ToolCallRecord]:
-        started = time.perf_counter()
-        self._emit("tool", {"agent": ctx.agent_name, "turn": turn, "name": use.name,
-                            "input": dict(use.input)})
-        tool = offered.get(use.name)
-        output: ToolOutput
-        refusal: str | None
-        if tool is None:
-            if use.name in everything:
-                output, refusal = _refuse(
-                    f"{use.name} is not available to this agent (not in its allowed tools); it "
-                    f"was not run. Available tools: {', '.join(offered) or 'none'}",
-                    "not_allowed")
-            else:
-                output, refusal = _refuse(
-                    f"there is no tool named {use.name!r}; it was not run. Available tools: "
-                    f"{', '.join(offered) or 'none'}", "unknown")
-        else:
-            try:
-                output, refusal = await self._checked_call(ctx, state, hooks, tool, use)
-            except asyncio.CancelledError:
-                # Ctrl-C or a parent's timeout while the call ran: keep a trace of it (the
-                # process group is killed by the run), so the transcript says what was cut.
-                self._record(state, use, turn, started,
-                             ToolOutput.error("interrupted while running"), "interrupted")
-                raise
-            except Exception as exc:  # a failing check (ask callback, schema) refuses the call
-                output, refusal = _refuse(f"{use.name} was not run: checking the call failed "
-                                          f"({type(exc).__name__}: {exc})", "permission")
-        return output, self._record(state, use, turn, started, output, refusal, keep=False)
-
-    def _record(self, state: _RunState, use: ToolUseBlock, turn: int, started: float,
-                output: ToolOutput, refusal: str | None, *, keep: bool = True) -> ToolCallRecord:
-        """A call's record, and its ``tool`` transcript event (with the reason of a refusal).
-
-        ``keep`` appends it to the run's calls at once (an interrupted call: the normal path
-        appends after the whole message, in the model's order)."""
-        duration = time.perf_counter() - started
-        executed = refusal is None  # an interrupted call did not complete
-        record = ToolCallRecord(
-            id=use.id, name=use.name, input=dict(use.input), output=output.content,
-            is_error=output.is_error, turn=turn, duration=duration, executed=executed,
-            refusal=refusal,
-        )
-        event: dict[str, Any] = {"id": use.id, "name": use.name, "turn": turn,
-                                 "executed": executed, "is_error": output.is_error,
-                                 "duration": round(duration, 6)}
-        if refusal is not None:
-            event["refusal"] = refusal
-            event["reason"] = output.content
-        state.transcript.event("tool", event)
-        if keep:
-            state.calls.append(record)
-        return record
-
-    async def _checked_call(
-        self, ctx: ToolContext, state: _RunState, hooks: RunHooks, tool: Tool, use: ToolUseBlock
-    ) -> tuple[ToolOutput, str | None]:
-        """(output, refusal): a refusal (its kind) comes back as an ``is_error`` output, and
-        nothing was run; ``None`` means the tool ran."""
-        input = use.input
-        if not isinstance(input, Mapping):
-            return _refuse(f"the arguments of {tool.name} must be a JSON object; it was not run",
-                           "arguments")
-        garbled = malformed_arguments(input)  # the provider could not parse the JSON
-        if garbled:
-            return _refuse(f"{garbled} ({tool.name} was not run)", "arguments")
-        problem = tool.validate(input)
-        if problem:
-            return _refuse(f"invalid arguments for {tool.name}: {problem}; it was not run",
-                           "arguments")
-        policy = ctx.policy or self.policy
-        reason = policy.tools.refusal(tool.name, input, ctx.cwd)
-        if reason:
-            return _refuse(f"{tool.name} refused: {reason}; it was not run", "rule")
-        call = ToolCall(use.id, tool.name, input, tool.read_only)
-        try:
-            decision = await hooks.before_tool(ctx, call)
-        except Exception as exc:  # a broken hook refuses, it does not crash the run
-            return _refuse(f"{tool.name} refused: a hook failed ({exc}); it was not run", "hook")
-        if decision is not None and not decision.allow:
-            return _refuse(f"{tool.name} refused by a hook: {decision.reason or 'blocked'}",
-                           "hook")
-        verdict = await policy.decide(tool, input, ctx)
-        if not verdict.allowed:
-            return _refuse(f"permission denied for {tool.name}: {verdict.reason}; it was not run",
-                           "unasked" if verdict.unasked else "permission")
-        try:
-            output = await tool.run(input, ctx)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # a tool bug becomes an is_error result, never a crash
-            output = ToolOutput.error(f"{tool.name} failed: {type(exc).__name__}: {exc}")
-        await self._safe(hooks.after_tool(ctx, call, output), state, "after_tool")
-        return output, None
-
     # ------------------------------------------------------------------ helpers
 
     def _prompt_check(self, agent: AgentDefinition) -> list[str]:
@@ -697,6 +594,8 @@ class AgentRunner:
         })
         state.transcript.close()
         self.last_result = result
+        if state.slot is not None:
+            state.slot.result = result
         self._emit("stop", {"agent": result.agent, "stop_reason": result.stop_reason,
                             "turns": result.turns})
         return result
@@ -709,60 +608,46 @@ class AgentRunner:
         except Exception as exc:
             state.warnings.append(f"hook {what} failed: {type(exc).__name__}: {exc}")
 
+    # ------------------------------------------------------------------ Delegate (for tools)
+
+    async def spawn(
+        self,
+        agent: AgentDefinition,
+        prompt: str,
+        *,
+        parent: ToolContext,
+        model: str | None = None,
+        extra_tools: Sequence[Tool] = (),
+    ) -> AgentResult:
+        """A child run of ``parent`` (:class:`~subagents.runtime.tools.base.Delegate`): one
+        level deeper, under the parent's policy restricted to the child; its result joins
+        ``parent.children``."""
+        result = await self.run(agent, prompt, parent=parent, model=model,
+                                extra_tools=extra_tools)
+        parent.children.append(result)
+        return result
+
+    def emit(self, kind: str, data: Mapping[str, Any]) -> None:
+        """Send a progress event to ``on_event`` (a failing sink is ignored)."""
+        self._emit(kind, data)
+
+    async def check_permission(
+        self, tool: Tool, input: Mapping[str, Any], ctx: ToolContext
+    ) -> Decision:
+        """The run's permission decision for ``tool`` with ``input`` (fails closed: a check
+        that raises is a refusal)."""
+        policy = ctx.policy or self.policy
+        try:
+            return await policy.decide(tool, input, ctx)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            return Decision(False, f"the permission check failed ({type(exc).__name__}: {exc})")
+
     def _emit(self, kind: str, data: Mapping[str, Any]) -> None:
         if self.on_event is not None:
             with contextlib.suppress(Exception):
                 self.on_event(kind, data)
-
-
-def _write_locks(
-    ctx: ToolContext, uses: Sequence[ToolUseBlock], offered: Mapping[str, Tool]
-) -> dict[str, tuple[asyncio.Lock, ...]]:
-    """Locks that make calls of one message touching a file *being written* keep their order.
-
-    Independent calls run concurrently; two edits of one file would race (both read the old
-    text, the last write wins and the other edit is lost), and a ``Read`` next to an ``Edit``
-    of the same file would see either version.  So calls sharing a written path run one after
-    another in the model's order (as Claude Code runs such calls).  Only those calls get
-    locks: a message without writes costs nothing.
-    """
-    writers: dict[str, list[str]] = {}
-    for use in uses:
-        tool = offered.get(use.name)
-        if tool is None or tool.read_only or not isinstance(use.input, Mapping):
-            continue
-        try:
-            if tool.validate(use.input) is not None:
-                continue
-            paths = {str(ctx.resolve(p)) for p in tool.write_paths(use.input)}
-        except Exception:  # the call itself will report its problem
-            continue
-        for path in paths:
-            writers.setdefault(path, []).append(use.id)
-    if not writers:
-        return {}
-    by_path: dict[str, list[str]] = {}
-    for use in uses:  # again, in order, now with the readers of those paths
-        if any(use.id in ids for ids in writers.values()):
-            for path, ids in writers.items():
-                if use.id in ids:
-                    by_path.setdefault(path, []).append(use.id)
-            continue
-        tool = offered.get(use.name)
-        target = use.input.get("file_path") if isinstance(use.input, Mapping) else None
-        if tool is not None and tool.read_only and isinstance(target, str) and target:
-            try:
-                path = str(ctx.resolve(target))
-            except (OSError, RuntimeError, ValueError):
-                continue
-            if path in writers:
-                by_path.setdefault(path, []).append(use.id)
-    shared = {path: asyncio.Lock() for path, ids in by_path.items() if len(ids) > 1}
-    locks: dict[str, tuple[asyncio.Lock, ...]] = {}
-    for path in sorted(shared):  # one global order of acquisition: no deadlock
-        for use_id in by_path[path]:
-            locks[use_id] = (*locks.get(use_id, ()), shared[path])
-    return locks
 
 
 _TOOL_HINTS = {
@@ -813,18 +698,15 @@ def _has_same_hooks(hooks: Iterable[RunHooks], wanted: RunHooks) -> bool:
     return False
 
 
-def _refuse(message: str, kind: str) -> tuple[ToolOutput, str]:
-    return ToolOutput.error(message), kind
-
-
 class _RunState:
     """Mutable bookkeeping of one run (kept off the runner so runs can overlap)."""
 
     __slots__ = ("agent", "calls", "error", "final_text", "late_warnings", "model", "result",
-                 "started", "stop", "transcript", "turns", "usage", "warnings")
+                 "slot", "started", "stop", "transcript", "turns", "usage", "warnings")
 
     def __init__(self, *, agent: AgentDefinition, model: str, transcript: Transcript,
-                 warnings: list[str], started: float) -> None:
+                 warnings: list[str], started: float, slot: ResultSlot | None = None) -> None:
+        self.slot = slot
         self.agent = agent
         self.model = model
         self.transcript = transcript

@@ -177,9 +177,8 @@ async def run_team_async(
         raise RunError(f"there is no team {resume!r} to resume: {files.config_path} does not "
                        "exist", hint="the team folders are listed under "
                        f"{files.team_dir.parent}")
-    saved = (runner.model, runner.cwd)
-    runner.model = AliasingModel(runner.model, {"Task": "Agent"})
-    runner.cwd = workdir
+    # The team's own runner (the caller's is left as it is): Task calls read as Agent.
+    runner = runner.derive(model=AliasingModel(runner.model, {"Task": "Agent"}), cwd=workdir)
     dispatcher = AgentDispatcher(current, runner=runner, policy=policy)
     team = Team(runner=runner, files=files, agents=current, dispatcher=dispatcher, hooks=hooks,
                 limits=limits or TeamLimits(), on_event=on_event, session_id=session,
@@ -188,16 +187,13 @@ async def run_team_async(
         team_out.append(team)
     lead_def = lead_agent or TEAM_LEAD
     history: list[Any] = []
-    try:
-        if resume is not None:
-            history = _restore(team, lead_def, current)
-            prompt = prompt or RESUME_PROMPT
-        if not prompt or not prompt.strip():
-            raise RunError("the team run needs a prompt")
-        result = await team.run_lead(lead_def, prompt, model=model_id, max_turns=max_turns,
-                                     history=history)
-    finally:
-        runner.model, runner.cwd = saved
+    if resume is not None:
+        history = _restore(team, lead_def, current)
+        prompt = prompt or RESUME_PROMPT
+    if not prompt or not prompt.strip():
+        raise RunError("the team run needs a prompt")
+    result = await team.run_lead(lead_def, prompt, model=model_id, max_turns=max_turns,
+                                 history=history)
     children = [r for m in team.teammates() for r in m.results]
     result = _with_team(result, team, children)
     return TeamOutcome(result, team.snapshot())

@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import copy
 import dataclasses
 import json
 import secrets
@@ -51,7 +50,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from subagents.definition import AgentDefinition, Scope
+from subagents.dispatch.teams import messaging
 from subagents.dispatch.teams.files import TeamFileError, TeamFiles, now_iso, now_ms
+from subagents.dispatch.teams.messaging import (
+    _shutdown_id,
+    _terminated,
+)
 from subagents.dispatch.teams.tasks import TaskBoard
 from subagents.dispatch.teams.tools import TEAM_TOOL_NAMES, team_tools
 from subagents.dispatch.teams.turns import (
@@ -60,7 +64,7 @@ from subagents.dispatch.teams.turns import (
     history_from_transcripts,
 )
 from subagents.providers.base import Message, Usage
-from subagents.runtime.result import AgentResult
+from subagents.runtime.result import AgentResult, ResultSlot
 from subagents.runtime.tools.base import ToolContext, ToolOutput
 
 if TYPE_CHECKING:
@@ -321,14 +325,15 @@ class Team:
                 self._resume(m)
         runner = self._member_runner()
         lead.runs = len(list(self.files.transcripts_dir.glob(f"{LEAD}-*.jsonl"))) + 1
+        slot = ResultSlot()
         try:
             result = await runner.run(
                 lead_def, prompt, model=model, max_turns=max_turns,
                 extra_tools=[*tools, *extra_tools], turns=LeadControl(self, lead),
-                run_id=f"{LEAD}-{lead.runs}", history=history)
+                run_id=f"{LEAD}-{lead.runs}", history=history, result_slot=slot)
         except BaseException:
-            if runner.last_result is not None:
-                lead.results.append(runner.last_result)
+            if slot.result is not None:
+                lead.results.append(slot.result)
             raise
         finally:
             await self.close()
@@ -342,11 +347,9 @@ class Team:
             "Task calls in one message", "Agent calls in one message")
 
     def _member_runner(self) -> AgentRunner:
-        runner = copy.copy(self.runner)
-        runner.transcript_dir = self.files.transcripts_dir
         # A member's transcript is one of the team's files (a resume reads it back).
-        runner.transcripts = self.transcripts
-        return runner
+        return self.runner.derive(transcript_dir=self.files.transcripts_dir,
+                                  transcripts=self.transcripts)
 
     async def close(self) -> None:
         """Stop every teammate: idle ones end their runs, working ones are cancelled."""
@@ -490,14 +493,15 @@ class Team:
         tools = team_tools(self, member, agent_description=self._agent_description()
                            if member.definition.tools is None else None)
         result: AgentResult | None = None
+        slot = ResultSlot()
         try:
             await self.subagent_start(member)
             result = await runner.run(
                 member.definition, prompt, model=member.model, parent=parent,
                 extra_tools=tools, turns=control, run_id=f"{member.name}-{member.runs}",
-                history=history)
+                history=history, result_slot=slot)
         except asyncio.CancelledError:
-            result = runner.last_result
+            result = slot.result
             if not member.killed:
                 if result is not None:
                     member.results.append(result)
@@ -574,146 +578,15 @@ class Team:
 
     async def send_call(self, sender: Member, input: Mapping[str, Any],
                         ctx: ToolContext) -> ToolOutput:
-        to = str(input["to"]).strip()
-        message = input.get("message", "")
-        summary = input.get("summary")
-        summary = summary[:200] if isinstance(summary, str) and summary.strip() else None
-        target = self.member(to)
-        if isinstance(message, dict):
-            return self._protocol(sender, to, target, message)
-        if target is None:
-            names = ", ".join(["team-lead", *(m.name for m in self.teammates())])
-            return _json({"success": False, "message": f"No agent named '{to}' is reachable."
-                          f"\nTeam members: {names}."})
-        if self.messages >= self.limits.max_messages:
-            return _json({"success": False, "message": f"The team's message limit "
-                          f"({self.limits.max_messages}) is reached; finish with what you "
-                          "have."})
-        self.messages += 1
-        text = str(message)
-        if target.is_lead and to.lower() == "main" and not sender.is_lead:
-            # Claude Code delivers these in memory, as <agent-message>, with no inbox entry
-            self.main_queue.append({"from": sender.name, "text": text})
-            target.wake.set()
-            self._emit("message", sender=sender.name, to="main")
-            return _json({"success": True,
-                          "message": "Message queued for the main conversation's next turn."})
-        first_line = text.strip().splitlines()[0][:200] if text.strip() else ""
-        sender.last_sent = f"[to {target.name}] {first_line}"
-        color = sender.color if not sender.is_lead else None
-        msg_id = self.post(target, sender.name, text, summary=summary or first_line or None,
-                           color=color)
-        self._emit("message", sender=sender.name, to=target.name)
-        note = ""
-        if target.state in ("shut down", "stopped", "failed") and not target.is_lead:
-            note = self._resume(target)
-        routing: dict[str, Any] = {"sender": sender.name, "target": f"@{target.name}"}
-        if target.color and not target.is_lead:
-            routing["targetColor"] = target.color
-        if color:
-            routing["senderColor"] = color
-        routing.update({"summary": summary or first_line, "content": text})
-        return _json({"success": True, "message": f"Message sent to {target.name}'s inbox{note}",
-                      "msg_id": msg_id, "routing": routing})
+        """A SendMessage call (:func:`subagents.dispatch.teams.messaging.send_call`)."""
+        return await messaging.send_call(self, sender, input, ctx)
 
     def _resume(self, member: Member) -> str:
-        """Start a stopped teammate again with its earlier conversation (its transcripts)."""
-        history = history_from_transcripts(self.files.transcripts_dir, member.name)
-        prompt = self.render(self.files.take_messages(member.name), for_lead=False)
-        member.approved_shutdown = member.killed = False
-        member.failure = None
-        if member.state == "shut down":
-            self._add_to_config(member)
-        self._start(member, prompt, self.lead.ctx if self.lead else None, history)
-        self._emit("member", name=member.name, state="working")
-        return (f". Teammate \"{member.name}\" was not running; resumed it with "
-                f"{len(history)} prior messages and your message as its next prompt")
-
-    def _protocol(self, sender: Member, to: str, target: Member | None,
-                  message: Mapping[str, Any]) -> ToolOutput:
-        kind = message.get("type")
-        if kind == "shutdown_request":
-            if not sender.is_lead:
-                return ToolOutput.error("Only the team lead can send a shutdown_request.")
-            if target is None or target.is_lead:
-                return _json({"success": False, "message": f"No teammate named '{to}' is "
-                              "reachable."})
-            rid = f"shutdown-{now_ms()}@{target.name}"
-            target.shutdown_ids.add(rid)
-            payload: dict[str, Any] = {"type": "shutdown_request", "requestId": rid,
-                                       "from": sender.name}
-            if isinstance(message.get("reason"), str):
-                payload["reason"] = message["reason"]
-            payload["timestamp"] = now_iso()
-            self.post_json(target, sender.name, payload)
-            if target.state in ("stopped", "failed", "shut down"):
-                self._resume(target)
-            return _json({"success": True, "message": f"Shutdown request sent to "
-                          f"{target.name}. Request ID: {rid}", "request_id": rid,
-                          "target": target.name})
-        if kind == "shutdown_response":
-            if target is None or not target.is_lead:
-                return ToolOutput.error('<tool_use_error>shutdown_response must be sent to '
-                                        '"team-lead"</tool_use_error>')
-            rid = str(message.get("request_id", ""))
-            if rid not in sender.shutdown_ids:
-                return _json({"success": False, "message": "No shutdown request with that ID "
-                              "from your team lead has reached this session, so nothing was "
-                              "done and you keep running."})
-            sender.shutdown_ids.discard(rid)
-            if message.get("approve") is True:
-                sender.approved_shutdown = True
-                self.post_json(target, sender.name, {
-                    "type": "shutdown_approved", "requestId": rid, "from": sender.name,
-                    "timestamp": now_iso(), "paneId": "in-process", "backendType": "in-process"})
-                return _json({"success": True, "message": "Shutdown approved. Ending now.",
-                              "request_id": rid})
-            reason = str(message.get("reason") or "")
-            self.post_json(target, sender.name, {"type": "shutdown_rejected", "requestId": rid,
-                                                 "from": sender.name, "reason": reason,
-                                                 "timestamp": now_iso()})
-            return _json({"success": True, "message": f'Shutdown rejected. Reason: "{reason}". '
-                          "Continuing to work.", "request_id": rid})
-        if kind == "plan_approval_response":
-            if not sender.is_lead:
-                return ToolOutput.error("Only the team lead answers plan approval requests.")
-            rid = str(message.get("request_id", ""))
-            owner = next((m for m in self.teammates() if rid in m.plan_ids), None)
-            if owner is None:
-                return _json({"success": False, "message": f"No plan approval request {rid!r} "
-                              "is waiting."})
-            owner.plan_ids.discard(rid)
-            if message.get("approve") is True:
-                owner.plan_mode_required = False
-                if owner.ctx is not None and owner.ctx.policy is not None:
-                    lead_policy = self.lead.ctx.policy if self.lead and self.lead.ctx else None
-                    mode = lead_policy.effective_mode.value if lead_policy else "default"
-                    owner.ctx.policy = dataclasses.replace(
-                        owner.ctx.policy, mode="default" if mode == "plan" else mode)
-                self.post(owner, sender.name, "[Plan Approved] You can now proceed with "
-                          "implementation")
-                return _json({"success": True, "message": f"Plan approved for {owner.name}. "
-                              "They will receive the approval and can proceed with "
-                              "implementation.", "request_id": rid})
-            feedback = str(message.get("feedback") or "")
-            self.post(owner, sender.name, f"[Plan Rejected] {feedback}".strip())
-            return _json({"success": True, "message": f"Plan rejected for {owner.name}.",
-                          "request_id": rid})
-        return ToolOutput.error(f"unknown message type {kind!r}: send text, or one of "
-                                "shutdown_request, shutdown_response, plan_approval_response")
+        return messaging.resume(self, member)
 
     async def plan_request(self, member: Member, plan: str, ctx: ToolContext) -> ToolOutput:
-        if member.is_lead or self.lead is None:
-            return ToolOutput.error("ExitPlanMode is for teammates in plan mode")
-        if not member.plan_mode_required:
-            return ToolOutput("Your plan was already approved; go ahead.")
-        rid = f"plan_approval-{now_ms()}@{member.name}@{self.name}"
-        member.plan_ids.add(rid)
-        self.post_json(self.lead, member.name, {
-            "type": "plan_approval_request", "from": member.name, "timestamp": now_iso(),
-            "planContent": plan, "requestId": rid})
-        return ToolOutput("Your plan was sent to the team lead for approval. Wait for the "
-                          "answer before changing anything.")
+        """An ExitPlanMode call of a teammate that must have its plan approved."""
+        return await messaging.plan_request(self, member, plan, ctx)
 
     # ------------------------------------------------------------------ tasks
 
@@ -823,29 +696,3 @@ class Team:
                       "output_tokens": self.usage().output_tokens},
             "problems": [*self.problems, *problems],
         }
-
-
-def _json(data: Mapping[str, Any]) -> ToolOutput:
-    return ToolOutput(json.dumps(data, ensure_ascii=False))
-
-
-def _shutdown_id(text: str) -> str | None:
-    if '"type":"shutdown_request"' not in text:
-        return None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
-        return None
-    rid = data.get("requestId") if isinstance(data, dict) else None
-    return rid if isinstance(rid, str) else None
-
-
-def _terminated(member: Member, freed: Sequence[Mapping[str, Any]], *,
-                failed: bool = False) -> str:
-    head = (f"{member.name} has stopped: {member.failure}." if failed
-            else f"{member.name} has shut down.")
-    if not freed:
-        return head
-    tasks = ", ".join(f'#{t["id"]} "{t.get("subject", "")}"' for t in freed)
-    return (f"{head} {len(freed)} task(s) were unassigned: {tasks}. Use TaskList to check "
-            "availability and TaskUpdate with owner to reassign them to idle teammates.")

@@ -14,7 +14,7 @@ checked under its own, never looser, policy.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 from subagents.runtime.tools.base import Tool, ToolContext, ToolOutput, validate_input
 
@@ -29,7 +29,7 @@ _MODES = ["acceptEdits", "bypassPermissions", "default", "dontAsk", "plan"]
 
 
 class _TeamTool(Tool):
-    read_only: ClassVar[bool] = True
+    read_only: bool = True
 
     def __init__(self, team: Team, member: Member) -> None:
         self.team = team
@@ -45,8 +45,8 @@ calling Agent again. Teammates cannot start teammates (the roster is flat)."""
 
 
 class AgentTool(_TeamTool):
-    name: ClassVar[str] = "Agent"
-    input_schema: ClassVar[Mapping[str, Any]] = {
+    name: str = "Agent"
+    input_schema: Mapping[str, Any] = {
         "type": "object",
         "properties": {
             "description": {"type": "string",
@@ -99,8 +99,8 @@ class AgentTool(_TeamTool):
 
 
 class SendMessageTool(_TeamTool):
-    name: ClassVar[str] = "SendMessage"
-    description: ClassVar[str] = (
+    name: str = "SendMessage"
+    description: str = (
         "Send a message to another agent on your team. Plain text output is not visible to "
         "other agents: to talk to them you MUST use this tool. Incoming messages arrive "
         "automatically between your turns; never poll for them. Address agents by name "
@@ -112,7 +112,7 @@ class SendMessageTool(_TeamTool):
         "approve, feedback?}. Do not send a shutdown_request unless you were asked to, and do "
         "not send JSON status messages: write plain text."
     )
-    input_schema: ClassVar[Mapping[str, Any]] = {
+    input_schema: Mapping[str, Any] = {
         "type": "object",
         "properties": {
             "to": {"type": "string", "pattern": "^[^\\n\\r]*$", "maxLength": 300,
@@ -162,14 +162,14 @@ class SendMessageTool(_TeamTool):
 
 
 class TaskCreateTool(_TeamTool):
-    name: ClassVar[str] = "TaskCreate"
-    description: ClassVar[str] = (
+    name: str = "TaskCreate"
+    description: str = (
         "Create a task in the team's shared task list (status pending, no owner), to track "
         "multi-step work and potentially assign it to teammates. Give enough detail in the "
         "description for another agent to do it; assign it with TaskUpdate owner. Check "
         "TaskList first to avoid duplicates."
     )
-    input_schema: ClassVar[Mapping[str, Any]] = {
+    input_schema: Mapping[str, Any] = {
         "type": "object",
         "properties": {
             "subject": {"type": "string", "description": "A brief title"},
@@ -186,9 +186,9 @@ class TaskCreateTool(_TeamTool):
 
 
 class TaskGetTool(_TeamTool):
-    name: ClassVar[str] = "TaskGet"
-    description: ClassVar[str] = "Show one task of the shared task list in full."
-    input_schema: ClassVar[Mapping[str, Any]] = {
+    name: str = "TaskGet"
+    description: str = "Show one task of the shared task list in full."
+    input_schema: Mapping[str, Any] = {
         "type": "object",
         "properties": {"taskId": {"type": "string", "description": "The task's id"}},
         "required": ["taskId"],
@@ -200,8 +200,8 @@ class TaskGetTool(_TeamTool):
 
 
 class TaskListTool(_TeamTool):
-    name: ClassVar[str] = "TaskList"
-    description: ClassVar[str] = (
+    name: str = "TaskList"
+    description: str = (
         "List the team's tasks, one line each: id, status, subject, (owner), [blocked by …]. "
         "Before assigning tasks to teammates, check what exists.\n\n"
         "Teammate Workflow:\n1. After finishing a task, call TaskList.\n2. Pick a pending "
@@ -209,7 +209,7 @@ class TaskListTool(_TeamTool):
         "owner to your name with TaskUpdate (a task someone else owns cannot be claimed), or "
         "wait for the lead.\n4. If blocked, work on unblocking it or tell the lead."
     )
-    input_schema: ClassVar[Mapping[str, Any]] = {
+    input_schema: Mapping[str, Any] = {
         "type": "object", "properties": {}, "additionalProperties": False}
 
     async def run(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
@@ -217,14 +217,14 @@ class TaskListTool(_TeamTool):
 
 
 class TaskUpdateTool(_TeamTool):
-    name: ClassVar[str] = "TaskUpdate"
-    description: ClassVar[str] = (
+    name: str = "TaskUpdate"
+    description: str = (
         "Update a task: claim it by setting owner, move it pending → in_progress → "
         "completed (only when fully done), or deleted to remove it; add dependencies with "
         'addBlocks / addBlockedBy, e.g. {"taskId":"2","addBlockedBy":["1"]}. Read the '
         "current state with TaskGet first."
     )
-    input_schema: ClassVar[Mapping[str, Any]] = {
+    input_schema: Mapping[str, Any] = {
         "type": "object",
         "properties": {
             "taskId": {"type": "string"},
@@ -247,12 +247,12 @@ class TaskUpdateTool(_TeamTool):
 
 
 class ExitPlanModeTool(_TeamTool):
-    name: ClassVar[str] = "ExitPlanMode"
-    description: ClassVar[str] = (
+    name: str = "ExitPlanMode"
+    description: str = (
         "You are in plan mode: when your plan is ready, call this with the plan. It goes to "
         "the team lead for approval; wait for the answer before changing anything."
     )
-    input_schema: ClassVar[Mapping[str, Any]] = {
+    input_schema: Mapping[str, Any] = {
         "type": "object",
         "properties": {"plan": {"type": "string", "description": "The plan, in Markdown"}},
         "required": ["plan"],

@@ -35,22 +35,25 @@ import signal
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, Protocol
 
 from subagents.providers.base import ToolSpec
 
 if TYPE_CHECKING:
-    from subagents.runtime.permissions import PermissionPolicy
+    from subagents.definition import AgentDefinition
+    from subagents.runtime.permissions import Decision, PermissionPolicy
     from subagents.runtime.result import AgentResult
     from subagents.runtime.transcript import Transcript
 
 __all__ = [
     "BlockingTool",
+    "Delegate",
     "ProcessRegistry",
     "Tool",
     "ToolContext",
+    "ToolInputError",
     "ToolOutput",
     "validate_input",
 ]
@@ -96,13 +99,56 @@ def kill_process_group(pgid: int) -> None:
         os.killpg(pgid, signal.SIGKILL)
 
 
+class ToolInputError(Exception):
+    """A tool call's input cannot be used; ``message`` goes back to the model as the call's
+    ``is_error`` result (refusal ``arguments``), and nothing was run.
+
+    Raised by :meth:`Tool.check_input` (not an object, schema mismatch) and by a tool's ``run``
+    for checks of its own; the runner turns it into the result the model sees."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class Delegate(Protocol):
+    """What a tool may ask of the run hosting it (``ctx.delegate``).
+
+    The runner implements it; a tool gets no wider handle on the runner than this."""
+
+    async def spawn(
+        self,
+        agent: AgentDefinition,
+        prompt: str,
+        *,
+        parent: ToolContext,
+        model: str | None = None,
+        extra_tools: Sequence[Tool] = (),
+    ) -> AgentResult:
+        """Run ``agent`` on ``prompt`` as a child of ``parent``: one level deeper, under the
+        parent's policy restricted to the child (never looser)."""
+        ...
+
+    def emit(self, kind: str, data: Mapping[str, Any]) -> None:
+        """Send a progress event to the run's event sink (failures of the sink are ignored)."""
+        ...
+
+    async def check_permission(
+        self, tool: Tool, input: Mapping[str, Any], ctx: ToolContext
+    ) -> Decision:
+        """Would the run's policy let ``tool`` run with ``input`` (asking, if it asks)?"""
+        ...
+
+
 @dataclass(slots=True, kw_only=True)
 class ToolContext:
     """What a tool may know about the run calling it.
 
-    ``runner``, ``depth`` and ``children`` exist for the delegation (``Task``) tool: it starts a
-    child run through ``ctx.runner`` with ``parent=ctx`` and appends the child's result to
-    ``ctx.children``, which the runner copies into ``AgentResult.children``.
+    ``delegate`` (the hosting run, see :class:`Delegate`), ``depth`` and ``children`` exist for
+    delegation (``Task``): a child run started with ``parent=ctx`` is one level deeper, and
+    its result is appended to ``ctx.children``, which the runner copies into
+    ``AgentResult.children``.  ``runner=`` is the former name of ``delegate`` and still
+    accepted.
     """
 
     cwd: Path
@@ -115,8 +161,13 @@ class ToolContext:
     todos: list[dict[str, Any]] = field(default_factory=list)
     children: list[AgentResult] = field(default_factory=list)
     transcript: Transcript | None = None
-    runner: Any = None  # the AgentRunner (Any: avoids an import cycle)
+    delegate: Delegate | None = None
+    runner: InitVar[Delegate | None] = None
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self, runner: Delegate | None) -> None:
+        if self.delegate is None:
+            self.delegate = runner
 
     def resolve(self, path: str) -> Path:
         """An absolute, symlink-resolved path; relative paths are taken from ``cwd``."""
@@ -127,13 +178,19 @@ class ToolContext:
 
 
 class Tool(ABC):
-    """A tool the model can call."""
+    """A tool the model can call: an object with a name, a typed input schema and ``run``.
 
-    name: ClassVar[str] = ""
-    description: ClassVar[str] = ""
-    input_schema: ClassVar[Mapping[str, Any]] = {"type": "object", "properties": {}}
-    read_only: ClassVar[bool] = False
-    edits_files: ClassVar[bool] = False  # acceptEdits approves these inside the working folder
+    ``name``, ``description``, ``input_schema``, ``read_only`` and ``edits_files`` are plain
+    attributes: a subclass may give them as class attributes (the built-ins do) or set them
+    per instance in ``__init__`` (MCP tools, one tool per agent), so no class is made at run
+    time for a tool.
+    """
+
+    name: str = ""
+    description: str = ""
+    input_schema: Mapping[str, Any] = {"type": "object", "properties": {}}
+    read_only: bool = False
+    edits_files: bool = False  # acceptEdits approves these inside the working folder
 
     def spec(self) -> ToolSpec:
         return ToolSpec(self.name, self.description, self.input_schema)
@@ -141,6 +198,16 @@ class Tool(ABC):
     def validate(self, input: Mapping[str, Any]) -> str | None:
         """An error message if ``input`` does not match the schema, else ``None``."""
         return validate_input(input, self.input_schema)
+
+    def check_input(self, input: object) -> Mapping[str, Any]:
+        """``input`` if this tool can run with it; else :class:`ToolInputError`."""
+        if not isinstance(input, Mapping):
+            raise ToolInputError(
+                f"the arguments of {self.name} must be a JSON object; it was not run")
+        problem = self.validate(input)
+        if problem:
+            raise ToolInputError(f"invalid arguments for {self.name}: {problem}; it was not run")
+        return input
 
     def write_paths(self, input: Mapping[str, Any]) -> Sequence[str]:
         """Paths this call would write to (for the working-folder check)."""

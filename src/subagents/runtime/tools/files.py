@@ -25,7 +25,7 @@ import os
 import stat
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from subagents.fs import atomic_write
 from subagents.runtime.tools.base import BlockingTool, ToolContext, ToolOutput
@@ -71,7 +71,7 @@ class ReadTool(BlockingTool):
         "the working directory. Returns lines numbered like `cat -n`. Use offset (1-based line) "
         "and limit (number of lines) to read part of a long file."
     )
-    input_schema: ClassVar[Mapping[str, Any]] = {
+    input_schema: Mapping[str, Any] = {
         "type": "object",
         "properties": {
             "file_path": {"type": "string", "minLength": 1, "description": "Path of the file"},
@@ -173,7 +173,7 @@ class WriteTool(BlockingTool):
         "Write a file (create or overwrite) with the given content. file_path may be absolute "
         "or relative to the working directory; parent folders are created."
     )
-    input_schema: ClassVar[Mapping[str, Any]] = {
+    input_schema: Mapping[str, Any] = {
         "type": "object",
         "properties": {
             "file_path": {"type": "string", "minLength": 1},
@@ -228,7 +228,7 @@ class EditTool(BlockingTool):
         "Replace old_string with new_string in a file. old_string must occur exactly once "
         "unless replace_all is true. An empty old_string on a missing file creates it."
     )
-    input_schema: ClassVar[Mapping[str, Any]] = {
+    input_schema: Mapping[str, Any] = {
         "type": "object",
         "properties": {"file_path": {"type": "string", "minLength": 1}, **_EDIT_PROPS},
         "required": ["file_path", "old_string", "new_string"],
@@ -271,7 +271,7 @@ class MultiEditTool(BlockingTool):
         "Apply several edits to one file, in order, all or nothing. Each edit has old_string, "
         "new_string and optional replace_all, with the same rules as Edit."
     )
-    input_schema: ClassVar[Mapping[str, Any]] = {
+    input_schema: Mapping[str, Any] = {
         "type": "object",
         "properties": {
             "file_path": {"type": "string", "minLength": 1},

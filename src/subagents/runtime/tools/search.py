@@ -30,7 +30,7 @@ import re
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from subagents.fs import read_regular
 from subagents.runtime.tools.base import BlockingTool, ToolContext, ToolOutput
@@ -146,7 +146,7 @@ class GrepTool(BlockingTool):
         "files. output_mode: 'files_with_matches' (default), 'content' (matching lines, with "
         "-n line numbers and -A/-B/-C context), or 'count'."
     )
-    input_schema: ClassVar[Mapping[str, Any]] = {
+    input_schema: Mapping[str, Any] = {
         "type": "object",
         "properties": {
             "pattern": {"type": "string", "minLength": 1},
@@ -252,7 +252,7 @@ class GlobTool(BlockingTool):
         "Find files by glob pattern (e.g. '**/*.py', 'src/**/*.{ts,tsx}') under path (default: "
         "the working directory). Returns paths, most recently modified first."
     )
-    input_schema: ClassVar[Mapping[str, Any]] = {
+    input_schema: Mapping[str, Any] = {
         "type": "object",
         "properties": {
             "pattern": {"type": "string", "minLength": 1},
@@ -310,7 +310,7 @@ class LSTool(BlockingTool):
         "List the entries of one directory (folders first, with a trailing '/'). path defaults "
         "to the working directory; ignore is a list of glob patterns to leave out."
     )
-    input_schema: ClassVar[Mapping[str, Any]] = {
+    input_schema: Mapping[str, Any] = {
         "type": "object",
         "properties": {
             "path": {"type": "string"},

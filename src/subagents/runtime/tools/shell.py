@@ -42,7 +42,7 @@ import os
 import shutil
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from subagents.runtime.sandbox import (
     SandboxSettings,
@@ -73,7 +73,7 @@ class BashTool(Tool):
         "and everything it started are killed when it ends or times out. Output is capped at "
         "30000 characters."
     )
-    input_schema: ClassVar[Mapping[str, Any]] = {
+    input_schema: Mapping[str, Any] = {
         "type": "object",
         "properties": {
             "command": {"type": "string", "minLength": 1, "description": "The command to run"},

@@ -9,7 +9,7 @@ model sees its own plan; nothing is written to disk.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
 
 from subagents.runtime.tools.base import Tool, ToolContext, ToolOutput
 
@@ -24,7 +24,7 @@ class TodoWriteTool(Tool):
         "Replace your task list for this run. Each todo has content, status (pending, "
         "in_progress, completed) and optional activeForm. Use it to plan multi-step work."
     )
-    input_schema: ClassVar[Mapping[str, Any]] = {
+    input_schema: Mapping[str, Any] = {
         "type": "object",
         "properties": {
             "todos": {

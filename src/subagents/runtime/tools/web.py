@@ -27,7 +27,7 @@ import re
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any
 from urllib.parse import urlparse
 
 from subagents.runtime.tools.base import BlockingTool, ToolContext, ToolOutput
@@ -86,7 +86,7 @@ class WebFetchTool(BlockingTool):
         "Fetch an http(s) URL and return its text content (HTML converted to text, capped). "
         "prompt says what you are looking for."
     )
-    input_schema: ClassVar[Mapping[str, Any]] = {
+    input_schema: Mapping[str, Any] = {
         "type": "object",
         "properties": {
             "url": {"type": "string", "minLength": 1},
@@ -130,7 +130,7 @@ class WebFetchTool(BlockingTool):
 class WebSearchTool(BlockingTool):
     name = "WebSearch"
     description = "Search the web; returns titles, URLs and snippets."
-    input_schema: ClassVar[Mapping[str, Any]] = {
+    input_schema: Mapping[str, Any] = {
         "type": "object",
         "properties": {
             "query": {"type": "string", "minLength": 2},
