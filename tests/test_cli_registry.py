@@ -252,18 +252,18 @@ def test_plugin_dirs_and_managed_dir_from_the_environment(
     assert names == ["boss", "p1:one", "p2:sub:two"]
 
 
-def test_registry_scope_options_reach_build_registry(
+def test_scope_options_reach_the_registry(
     layout: dict[str, Path], tmp_path: Path
 ) -> None:
     """What `subagents run` gets by adding one decorator (it keeps its own --agents/--cwd)."""
     import click
 
-    from subagents.cli.options import build_registry, registry_scope_options
+    from subagents.cli.options import ScopeOptions, option_group
 
     @click.command()
-    @registry_scope_options
-    def probe() -> None:
-        reg = build_registry().load_all()
+    @option_group(ScopeOptions)
+    def probe(scope: ScopeOptions) -> None:
+        reg = scope.build_registry().load_all()
         click.echo(reg.dialect.value)
         click.echo(" ".join(e.name for e in reg.list(include_builtin=False)))
 

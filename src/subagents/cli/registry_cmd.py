@@ -38,13 +38,13 @@ import click
 
 from subagents.cli.doctor_cmd import doctor
 from subagents.cli.options import (
-    build_registry,
+    RegistryOptions,
     cwd_option,
     dialect_option,
     fail,
     fail_json,
     format_option,
-    registry_options,
+    option_group,
     report_broken_scopes,
 )
 from subagents.definition import AgentDefinition, Dialect, Scope
@@ -75,19 +75,6 @@ _CODEX_KEYWORDS = {
 }
 
 
-def _load(
-    agents: str | None,
-    dialect: Dialect,
-    cwd: Path | None,
-    plugin_dirs: tuple[Path, ...],
-    managed_dir: Path | None,
-) -> AgentRegistry:
-    reg = build_registry(
-        agents=agents, dialect=dialect, cwd=cwd, plugin_dirs=plugin_dirs, managed_dir=managed_dir
-    )
-    return reg.load_all()
-
-
 def _tools_text(tools: tuple[str, ...] | None) -> str:
     return "(all)" if tools is None else (", ".join(tools) or "(none)")
 
@@ -108,7 +95,7 @@ def _clip(text: str, width: int) -> str:
 
 
 @click.command("list")
-@registry_options
+@option_group(RegistryOptions)
 @format_option("text", "json")
 @click.option(
     "--include-builtin",
@@ -116,11 +103,7 @@ def _clip(text: str, width: int) -> str:
     help="Also list the built-in agents (general-purpose, Explore, Plan).",
 )
 def list_agents(
-    agents: str | None,
-    dialect: Dialect,
-    cwd: Path | None,
-    plugin_dirs: tuple[Path, ...],
-    managed_dir: Path | None,
+    registry: RegistryOptions,
     output_format: str,
     include_builtin: bool,
 ) -> None:
@@ -132,7 +115,7 @@ def list_agents(
     (run `subagents doctor` for the full explanation).  Exits 1 when a scope folder cannot be
     read (e.g. .claude/agents is a file), else 0.
     """
-    reg = _load(agents, dialect, cwd, plugin_dirs, managed_dir)
+    reg = registry.load()
     listed = reg.list(include_builtin=include_builtin)
     shadowed = reg.shadowed(include_builtin=include_builtin)
     diags = reg.diagnostics()
@@ -294,7 +277,7 @@ def json_fields(d: AgentDefinition) -> dict[str, Any]:
 
 @click.command()
 @click.argument("name")
-@registry_options
+@option_group(RegistryOptions)
 @format_option("text", "json")
 @click.option(
     "--prompt/--no-prompt",
@@ -304,11 +287,7 @@ def json_fields(d: AgentDefinition) -> dict[str, Any]:
 )
 def show(
     name: str,
-    agents: str | None,
-    dialect: Dialect,
-    cwd: Path | None,
-    plugin_dirs: tuple[Path, ...],
-    managed_dir: Path | None,
+    registry: RegistryOptions,
     output_format: str,
     with_prompt: bool,
 ) -> None:
@@ -318,7 +297,7 @@ def show(
     Usage examples come from a `## Usage Examples` section of the prompt or from <example>
     blocks in the description.  An unknown NAME exits 1 with the closest names.
     """
-    reg = _load(agents, dialect, cwd, plugin_dirs, managed_dir)
+    reg = registry.load()
     try:
         entry = reg.entry(name)
         defn = entry.definition
