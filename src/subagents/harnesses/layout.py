@@ -52,6 +52,7 @@ from typing import NamedTuple
 
 from subagents.definition import AgentDefinition, Dialect, Scope
 from subagents.diagnostics import Diagnostic, Severity
+from subagents.known_tools import AGENT_TOOL, AGENT_TOOL_NAMES
 
 __all__ = [
     "BUILTIN_AGENTS",
@@ -239,7 +240,9 @@ def plan_sources(
     return sources
 
 
-_READ_ONLY_DENY = ("Write", "Edit", "MultiEdit", "NotebookEdit", "Task", "Agent")
+# the delegation tool under both its names (known_tools.AGENT_TOOL_NAMES), old name first
+_READ_ONLY_DENY = ("Write", "Edit", "MultiEdit", "NotebookEdit",
+                   *sorted(AGENT_TOOL_NAMES, key=lambda n: n == AGENT_TOOL))
 
 # Claude Code's built-in agents (REFERENCE.md "Built-in agents"), lowest precedence.
 BUILTIN_AGENTS: tuple[AgentDefinition, ...] = (
