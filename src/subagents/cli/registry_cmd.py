@@ -52,6 +52,7 @@ from subagents.diagnostics import Severity
 from subagents.errors import AgentNotFoundError, DefinitionError
 from subagents.fs import display_path
 from subagents.harnesses.layout import find_git_root
+from subagents.names import CODEX_NAME, PORTABLE_NAME
 from subagents.registry.core import AgentRegistry, usage_examples
 
 __all__ = ["FALLBACK", "doctor", "list_agents", "new", "not_found_lines", "show"]
@@ -64,8 +65,6 @@ TEMPLATES = (
     "architect-review",
 )
 _FOLDER_ERRORS = ("SA603", "SA605")  # a scope folder that is a file or cannot be read
-_CLAUDE_NAME = re.compile(r"^[a-z][a-z0-9-]{0,49}$")
-_CODEX_NAME = re.compile(r"^[a-z][a-z0-9_-]{2,63}$")
 _CODEX_KEYWORDS = {
     "code-reviewer": ("review", "diff", "lint"),
     "security-auditor": ("security", "audit", "vulnerability"),
@@ -457,14 +456,9 @@ def new(
     \b
         subagents new api-reviewer --template code-reviewer
     """
-    pattern = _CODEX_NAME if dialect is Dialect.CODEX else _CLAUDE_NAME
-    if not pattern.match(name):
-        rule = (
-            "[a-z][a-z0-9_-]{2,63} (Codex)"
-            if dialect is Dialect.CODEX
-            else "lowercase letters, digits and hyphens, starting with a letter, "
-            "at most 50 characters"
-        )
+    grammar = CODEX_NAME if dialect is Dialect.CODEX else PORTABLE_NAME
+    if not grammar.matches(name):
+        rule = f"{CODEX_NAME.pattern} (Codex)" if dialect is Dialect.CODEX else PORTABLE_NAME.rule
         raise click.BadParameter(
             f"{name!r} is not a valid agent name: use {rule}", param_hint="NAME"
         )
