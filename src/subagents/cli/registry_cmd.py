@@ -53,7 +53,7 @@ from subagents.errors import AgentNotFoundError, DefinitionError
 from subagents.fs import display_path
 from subagents.harnesses.layout import find_git_root
 from subagents.names import CODEX_NAME, PORTABLE_NAME
-from subagents.registry.core import AgentRegistry, usage_examples
+from subagents.registry.core import AgentRegistry
 
 __all__ = ["FALLBACK", "doctor", "list_agents", "new", "not_found_lines", "show"]
 
@@ -315,7 +315,9 @@ def show(
             click.echo("  " + d.format_text().split("\n")[0], err=True)
         sys.exit(1)
     shadowed = reg.explain(entry.name).shadowed
-    examples = usage_examples(defn)
+    from subagents.dispatch.examples import usage_examples  # the ones `subagents test` routes
+
+    examples = [e.request for e in usage_examples(defn)]
     if output_format == "json":
         data = entry.to_dict()
         data.update(json_fields(defn))

@@ -77,7 +77,6 @@ from subagents.registry.records import (
     _as_claude_code_reads,
     _state_of,
     follows_claude_code,
-    usage_examples,
 )
 from subagents.registry.watch import ChangeEvent, diff_state
 
@@ -89,7 +88,6 @@ __all__ = [
     "FileRecord",
     "FolderState",
     "normalize_name",
-    "usage_examples",
 ]
 
 
