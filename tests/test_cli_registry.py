@@ -252,18 +252,18 @@ def test_plugin_dirs_and_managed_dir_from_the_environment(
     assert names == ["boss", "p1:one", "p2:sub:two"]
 
 
-def test_registry_scope_options_reach_build_registry(
+def test_scope_options_reach_the_registry(
     layout: dict[str, Path], tmp_path: Path
 ) -> None:
     """What `subagents run` gets by adding one decorator (it keeps its own --agents/--cwd)."""
     import click
 
-    from subagents.cli.options import build_registry, registry_scope_options
+    from subagents.cli.options import ScopeOptions, option_group
 
     @click.command()
-    @registry_scope_options
-    def probe() -> None:
-        reg = build_registry().load_all()
+    @option_group(ScopeOptions)
+    def probe(scope: ScopeOptions) -> None:
+        reg = scope.build_registry().load_all()
         click.echo(reg.dialect.value)
         click.echo(" ".join(e.name for e in reg.list(include_builtin=False)))
 
@@ -320,8 +320,8 @@ def test_list_text_table(layout: dict[str, Path]) -> None:
 
 def test_show_prints_fields_origin_shadowed_and_examples(layout: dict[str, Path]) -> None:
     body = (
-        "You review.\n\n## Usage Examples\n\n**Example 1: one**\nUser: a\n\n"
-        "**Example 2: two**\nUser: b\n\n## Other\nnot an example\n"
+        "You review.\n\n## Usage Examples\n\n**Example 1: one**\nUser: review my diff\n\n"
+        "**Example 2: two**\nUser: check the PR\n\n## Other\nnot an example\n"
     )
     write_agent(layout["sub_agents"], "rev", body=body, extra="maxTurns: 7")
     write_agent(layout["user_agents"], "rev")
@@ -331,19 +331,20 @@ def test_show_prints_fields_origin_shadowed_and_examples(layout: dict[str, Path]
     assert out.startswith("rev  (project .claude/agents/rev.md)")
     assert "maxTurns:" in out and "7" in out
     assert "shadows:\n  user " in out
-    assert "1. **Example 1: one**" in out and "2. **Example 2: two**" in out
+    assert "1. review my diff" in out and "2. check the PR" in out
     assert "not an example" not in out
     data = _json(run("show", "rev", "--format", "json"))
-    assert data["examples"] == ["**Example 1: one**\nUser: a", "**Example 2: two**\nUser: b"]
+    assert data["examples"] == ["review my diff", "check the PR"]
     assert data["maxTurns"] == 7 and data["source"] == "project"  # typed as in the file
     assert data["shadowed"][0]["source"] == "user"
 
 
 def test_show_examples_from_description_example_blocks(layout: dict[str, Path]) -> None:
-    desc = '"Use it. <example>Context: x\\nuser: do it</example> <example>two</example>"'
+    desc = ('"Use it. <example>Context: x\\nuser: do it now</example> '
+            '<example>user: and this one\\nassistant: ok</example>"')
     write_agent(layout["sub_agents"], "ex", description=desc)
     data = _json(run("show", "ex", "--format", "json"))
-    assert data["examples"] == ["Context: x\nuser: do it", "two"]
+    assert data["examples"] == ["do it now", "and this one"]
 
 
 def test_show_unknown_name_exit_1_with_suggestions_and_fallback(layout: dict[str, Path]) -> None:

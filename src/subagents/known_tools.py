@@ -15,13 +15,20 @@ Extra names can be added by configuration (``extra-tools``); the rules take them
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 __all__ = [
+    "AGENT_TOOL",
+    "AGENT_TOOL_NAMES",
     "BUILTIN_TOOLS",
     "MUTATING_TOOLS",
     "READ_ONLY_TOOLS",
+    "TOOL_ALIASES",
     "ToolEntry",
+    "canonical_tool_name",
+    "is_agent_tool",
     "is_known_tool",
     "parse_tool_entry",
     "split_tool_list",
@@ -69,6 +76,30 @@ BUILTIN_TOOLS: frozenset[str] = frozenset(
     }
 )
 
+#: Tools Claude Code renamed, old name -> current name: ``Agent`` is the new name of ``Task``
+#: (both are accepted in ``tools``, in permission rules and as a call), ``KillShell`` was
+#: ``KillBash``.  The one table of these renames: everything that compares tool names goes
+#: through :func:`canonical_tool_name`.
+TOOL_ALIASES: Mapping[str, str] = MappingProxyType({"Task": "Agent", "KillBash": "KillShell"})
+
+#: The delegation tool under its current name, and every name it goes by.
+AGENT_TOOL = "Agent"
+AGENT_TOOL_NAMES: frozenset[str] = frozenset(
+    {AGENT_TOOL, *(old for old, new in TOOL_ALIASES.items() if new == AGENT_TOOL)}
+)
+
+
+def canonical_tool_name(name: str) -> str:
+    """The current name of a tool: ``Task`` -> ``Agent``, ``KillBash`` -> ``KillShell``;
+    any other name unchanged."""
+    return TOOL_ALIASES.get(name, name)
+
+
+def is_agent_tool(name: str) -> bool:
+    """Is ``name`` the delegation tool (``Agent``, or its old name ``Task``)?"""
+    return canonical_tool_name(name) == AGENT_TOOL
+
+
 # Tools that never change anything and need no permission (issue "Run an agent", item 4).
 READ_ONLY_TOOLS: frozenset[str] = frozenset(
     {"Read", "Grep", "Glob", "LS", "TodoWrite", "NotebookRead", "BashOutput", "TaskGet",
@@ -101,7 +132,7 @@ class ToolEntry:
     @property
     def agent_allowlist(self) -> tuple[str, ...] | None:
         """``Agent(a, b)`` / ``Task(a, b)`` -> ``("a", "b")``."""
-        if self.name in ("Agent", "Task") and self.specifier is not None:
+        if is_agent_tool(self.name) and self.specifier is not None:
             return tuple(s.strip() for s in self.specifier.split(",") if s.strip())
         return None
 

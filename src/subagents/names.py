@@ -9,14 +9,29 @@ find the same agent for the same spelling.  Before this module the registry igno
 
 :func:`normalize_agent_name` is the matching key: case folded, and white space, ``-``, ``_``
 and ``.`` removed.  It is a key for *finding* an agent, never a name to show or write.
+
+This module is also the home of each dialect's *name grammar* (:class:`NameGrammar`): the
+pattern a name must match, written once and used by the linter, the loaders, the converter,
+the store and ``subagents new``.
+
+* :data:`CODEX_NAME` -- codex-subagents refuses names outside ``[a-z][a-z0-9_-]{2,63}``.
+* :data:`PORTABLE_NAME` -- the format specification's kebab-case name (at most 50
+  characters), the one every harness accepts; ``subagents new`` writes only such names.
+* :data:`JSON_NAME` -- agents.json (NanoClaw) keys: ``[a-z0-9_-]+``.
+
+Claude Code itself is more lenient (any non-empty name up to its length limit); what it
+accepts is measured and kept in :mod:`subagents.claude_code` (``profile.max_name_length``),
+not repeated here.  Grammars are matched against the whole name (``re.fullmatch``), so a
+trailing newline never slips through ``$``.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+from dataclasses import dataclass, field
 
-__all__ = ["normalize_agent_name"]
+__all__ = ["CODEX_NAME", "JSON_NAME", "PORTABLE_NAME", "NameGrammar", "normalize_agent_name"]
 
 _SEPARATORS = re.compile(r"[\s_.\-]+")
 
@@ -25,3 +40,31 @@ _SEPARATORS = re.compile(r"[\s_.\-]+")
 def normalize_agent_name(name: str) -> str:
     """``Code Reviewer`` / ``code_reviewer`` / ``code.reviewer`` → ``codereviewer``."""
     return _SEPARATORS.sub("", name).casefold()
+
+
+@dataclass(frozen=True, slots=True)
+class NameGrammar:
+    """The names one dialect accepts: ``pattern`` (a regular expression, shown to users as
+    written) and ``rule``, the same in words."""
+
+    pattern: str
+    rule: str
+    _compiled: re.Pattern[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_compiled", re.compile(self.pattern))
+
+    def matches(self, name: str) -> bool:
+        """Does the whole of ``name`` follow this grammar?"""
+        return self._compiled.fullmatch(name) is not None
+
+
+CODEX_NAME = NameGrammar(
+    r"[a-z][a-z0-9_-]{2,63}",
+    "3-64 lowercase letters, digits, `_` or `-`, starting with a letter",
+)
+PORTABLE_NAME = NameGrammar(
+    r"[a-z][a-z0-9-]{0,49}",
+    "lowercase letters, digits and hyphens, starting with a letter, at most 50 characters",
+)
+JSON_NAME = NameGrammar(r"[a-z0-9_-]+", "lowercase letters, digits, `_` and `-` only")

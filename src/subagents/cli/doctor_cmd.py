@@ -29,8 +29,7 @@ from typing import Any
 import click
 
 from subagents.claude_code.profile import get_profile
-from subagents.cli.options import build_registry, format_option, registry_options
-from subagents.definition import Dialect
+from subagents.cli.options import RegistryOptions, format_option, option_group
 from subagents.diagnostics import Diagnostic, Severity
 from subagents.harnesses.layout import Source, SourceKind, find_git_root
 from subagents.registry.core import AgentEntry, AgentRegistry, FileRecord
@@ -335,15 +334,11 @@ def _name_text(reg: AgentRegistry, name: str) -> tuple[list[str], bool]:
 
 @click.command()
 @click.argument("name", required=False)
-@registry_options
+@option_group(RegistryOptions)
 @format_option("text", "json")
 def doctor(
     name: str | None,
-    agents: str | None,
-    dialect: Dialect,
-    cwd: Path | None,
-    plugin_dirs: tuple[Path, ...],
-    managed_dir: Path | None,
+    registry: RegistryOptions,
     output_format: str,
 ) -> None:
     """Explain, for this directory, every agent file that is not loaded and every hidden name.
@@ -360,9 +355,7 @@ def doctor(
       subagents doctor code-reviewer
       subagents doctor --format json | jq '.not_loaded[].path'
     """
-    reg = build_registry(
-        agents=agents, dialect=dialect, cwd=cwd, plugin_dirs=plugin_dirs, managed_dir=managed_dir
-    ).load_all()
+    reg = registry.load()
     if name is not None:
         if output_format == "json":
             data = _name_report(reg, name)

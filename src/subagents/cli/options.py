@@ -1,29 +1,30 @@
 """Shared click options for every command that reads the agent registry.
 
 Every command that sees "the agents this directory sees" accepts the same flags, spelled the
-same way, so they live here once::
+same way, so they live here once, as *option groups*: a frozen dataclass per group, added to a
+command by one decorator that passes the command one typed object::
 
     import click
-    from subagents.cli.options import registry_options, build_registry, format_option
+    from subagents.cli.options import RegistryOptions, format_option, option_group
 
     @click.command()
-    @registry_options            # --agents JSON, --dialect, --cwd, --plugin-dir, --managed-dir
-    @format_option("text", "json")
-    def my_cmd(agents: str | None, dialect: Dialect, cwd: Path, plugin_dirs: tuple[Path, ...],
-               managed_dir: Path | None, output_format: str) -> None:
-        registry = build_registry(agents=agents, dialect=dialect, cwd=cwd,
-                                  plugin_dirs=plugin_dirs, managed_dir=managed_dir)
-        registry.load_all()
+    @option_group(RegistryOptions)  # --agents, --dialect, --cwd, --plugin-dir, --managed-dir,
+    @format_option("text", "json")  # --group-dir, --global-dir
+    def my_cmd(registry: RegistryOptions, output_format: str) -> None:
+        reg = registry.load()
 
-The options can also be used one by one (``@agents_option``, ``@dialect_option()``,
-``@cwd_option``, ``@plugin_dir_option``, ``@managed_dir_option``, ``@group_dir_option``,
-``@global_dir_option``, ``@format_option(...)``); the parameter names are ``agents``,
-``dialect``, ``cwd``, ``plugin_dirs``, ``managed_dir`` and ``output_format``.  A command with
-its own ``--agents``/``--cwd`` (``subagents run``) adds ``@registry_scope_options`` and keeps
-calling ``build_registry(agents=..., cwd=...)``.
+A command with its own ``--agents``/``--cwd`` (``subagents run``) takes
+``@option_group(ScopeOptions)`` (--dialect, --plugin-dir, --managed-dir, --group-dir,
+--global-dir) and calls ``scope.build_registry(agents=..., cwd=...)``.  The single options
+(``@agents_option``, ``@dialect_option()``, ``@cwd_option``, ``@format_option(...)``...) stay
+available for commands that need only one of them.
 
 Design notes
 ------------
+* One channel: every flag reaches the command as a field of a group object; nothing travels
+  through the click context.  :func:`option_group` checks, when the command module is
+  imported, that a group's options name exactly its fields, so a group cannot grow a flag
+  that the command never sees.
 * ``--agents`` is validated *here*, at parse time, so a malformed value is a click usage error
   (exit 2) before any work starts: not JSON, not a JSON object, a key that is empty, an entry
   that is not an object, or a ``name`` / ``description`` / ``prompt`` that is not a string.
@@ -36,11 +37,8 @@ Design notes
   / ``SUBAGENTS_PLUGIN_DIRS`` (``os.pathsep``-separated), and NanoClaw's ``agents.json`` by
   ``--group-dir`` / ``SUBAGENTS_GROUP_DIR`` and ``--global-dir`` / ``SUBAGENTS_GLOBAL_DIR``
   (the variables ``subagents define/remove/export`` use, so a stored agent is listed).
-* ``--group-dir``/``--global-dir`` (and everything in :func:`registry_scope_options`) are
-  declared ``expose_value=False`` and reach :func:`build_registry` through ``ctx.meta``: adding
-  an option here never breaks the signature of a command that uses ``registry_options``.
-  ``build_registry`` falls back to the environment for whatever it is not given, so even a
-  command that forgot the flags sees the same agents as ``list`` under the same environment.
+  :func:`build_registry` falls back to the environment for whatever it is not given, so a
+  command without the flags sees the same agents as ``list`` under the same environment.
 * ``--dialect`` picks the discovery layout (``claude``: ``.claude/agents``; ``codex``:
   ``.codex/agents``); commands that need more dialects pass their own choices.
 * Nothing here imports the registry at module import time: ``build_registry`` imports it when
@@ -49,12 +47,15 @@ Design notes
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import json
 import os
 import sys
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, NoReturn, Protocol, TypeVar, cast
 
 import click
 
@@ -65,6 +66,9 @@ if TYPE_CHECKING:
     from subagents.registry.core import AgentRegistry
 
 __all__ = [
+    "OptionGroup",
+    "RegistryOptions",
+    "ScopeOptions",
     "agents_option",
     "build_registry",
     "check_agents_json",
@@ -76,9 +80,8 @@ __all__ = [
     "global_dir_option",
     "group_dir_option",
     "managed_dir_option",
+    "option_group",
     "plugin_dir_option",
-    "registry_options",
-    "registry_scope_options",
     "report_broken_scopes",
     "scope_sources",
     "wants_json",
@@ -91,7 +94,6 @@ PLUGIN_DIRS_ENV = "SUBAGENTS_PLUGIN_DIRS"
 GROUP_DIR_ENV = "SUBAGENTS_GROUP_DIR"  # the same variables as `subagents define/remove/export`
 GLOBAL_DIR_ENV = "SUBAGENTS_GLOBAL_DIR"
 STORE_FILENAME = "agents.json"  # = subagents.store.file.STORE_FILENAME (not imported here)
-_META = "subagents.registry.core"
 
 _STRING_FIELDS = ("name", "description", "prompt", "model")
 
@@ -233,38 +235,21 @@ managed_dir_option = click.option(
 )
 
 
-def _remember(key: str) -> Callable[[click.Context, click.Parameter, Any], Any]:
-    """A callback that keeps the value in ``ctx.meta`` for :func:`build_registry`.
-
-    Options declared with ``expose_value=False`` reach ``build_registry`` this way, so adding
-    one to :func:`registry_options` never changes the signature of a command that uses it.
-    """
-
-    def _cb(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
-        if value is not None and value != ():
-            ctx.meta.setdefault(_META, {})[key] = value
-        return value
-
-    return _cb
-
-
 group_dir_option = click.option(
     "--group-dir",
+    "group_dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
     envvar=GROUP_DIR_ENV,
-    expose_value=False,
-    callback=_remember("group_dir"),
     help=_GROUP_HELP,
 )
 
 global_dir_option = click.option(
     "--global-dir",
+    "global_dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
     envvar=GLOBAL_DIR_ENV,
-    expose_value=False,
-    callback=_remember("global_dir"),
     help=_GLOBAL_HELP,
 )
 
@@ -286,63 +271,133 @@ def format_option(
     )
 
 
-def registry_options(func: F) -> F:
-    """All registry options at once: --agents, --dialect, --cwd, --plugin-dir, --managed-dir
-    (passed to the command), and --group-dir, --global-dir (kept for ``build_registry``)."""
-    for deco in (
-        global_dir_option,
-        group_dir_option,
-        managed_dir_option,
-        plugin_dir_option,
-        cwd_option,
-        dialect_option(),
-        agents_option,
-    ):
-        func = deco(func)
-    return func
+# --------------------------------------------------------------------------- option groups
 
 
-def registry_scope_options(func: F) -> F:
-    """The scope options for a command that has its own ``--agents``/``--cwd`` handling
-    (``subagents run``): --dialect, --plugin-dir, --managed-dir, --group-dir, --global-dir.
+class OptionGroup(Protocol):
+    """What :func:`option_group` needs of a group: a dataclass whose fields are the click
+    parameter names of ``click_options`` (top first, as ``--help`` lists them), and the name
+    of the keyword argument the command receives the built object under."""
 
-    None of them is passed to the command: ``build_registry`` reads them from the click
-    context, so the command only adds this decorator and keeps calling
-    ``build_registry(agents=..., cwd=...)``.
+    param: ClassVar[str]
+    click_options: ClassVar[tuple[Callable[[Any], Any], ...]]
+
+    def __init__(self, **values: Any) -> None: ...
+
+
+def option_group(group: type[OptionGroup]) -> Callable[[F], F]:
+    """Add ``group``'s click options to a command and pass it one ``group`` object.
+
+    The command declares one parameter, named ``group.param`` and typed ``group``, instead of
+    one per flag; the flags, their help, defaults and ``--help`` order are those of
+    ``group.click_options``.  A group whose options do not name exactly its fields is a
+    programming error, caught when the command module is imported.
     """
-    for deco in (
-        global_dir_option,
-        group_dir_option,
-        click.option(
-            "--managed-dir",
-            type=click.Path(file_okay=False, path_type=Path),
-            default=None,
-            envvar=MANAGED_DIR_ENV,
-            expose_value=False,
-            callback=_remember("managed_dir"),
-            help=_MANAGED_HELP,
-        ),
-        click.option(
-            "--plugin-dir",
-            type=click.Path(file_okay=False, path_type=Path),
-            multiple=True,
-            envvar=PLUGIN_DIRS_ENV,
-            expose_value=False,
-            callback=_remember("plugin_dirs"),
-            help=_PLUGIN_HELP,
-        ),
+    def _probe() -> None: ...
+
+    for deco in reversed(group.click_options):
+        _probe = deco(_probe)
+    params: list[click.Parameter] = list(getattr(_probe, "__click_params__", []))
+    names = [p.name for p in params if p.name is not None]
+    fields = {f.name for f in dataclasses.fields(group)}  # type: ignore[arg-type]
+    if set(names) != fields:
+        raise TypeError(f"{group.__name__}: options {sorted(names)} != fields {sorted(fields)}")
+
+    def decorate(func: F) -> F:
+        @functools.wraps(func)
+        def command(*args: Any, **kwargs: Any) -> Any:
+            values = {name: kwargs.pop(name) for name in names}
+            kwargs[group.param] = group(**values)
+            return func(*args, **kwargs)
+
+        wrapped: Any = command
+        for deco in reversed(group.click_options):
+            wrapped = deco(wrapped)
+        return cast(F, wrapped)
+
+    return decorate
+
+
+def _dialect_or_none(ctx: click.Context, param: click.Parameter, value: str | None
+                     ) -> Dialect | None:
+    if value is None:
+        return None
+    return Dialect.CODEX_MD if value == "codex" else Dialect(value)
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeOptions:
+    """The scope folders beyond the working tree: --dialect, --plugin-dir, --managed-dir,
+    --group-dir, --global-dir.  For a command with its own ``--agents``/``--cwd`` (``subagents
+    run``); what is unset here comes from the environment in :meth:`build_registry`."""
+
+    param: ClassVar[str] = "scope"
+    click_options: ClassVar[tuple[Callable[[Any], Any], ...]] = (
         click.option(
             "--dialect",
+            "dialect",
             type=click.Choice(["claude", "codex"], case_sensitive=False),
             default=None,
-            expose_value=False,
-            callback=_remember("dialect"),
+            callback=_dialect_or_none,
             help="Which harness layout to discover: claude (.claude/agents, the default) or "
             "codex (.codex/agents).",
         ),
-    ):
-        func = deco(func)
-    return func
+        plugin_dir_option,
+        managed_dir_option,
+        group_dir_option,
+        global_dir_option,
+    )
+
+    dialect: Dialect | None = None
+    plugin_dirs: tuple[Path, ...] = ()
+    managed_dir: Path | None = None
+    group_dir: Path | None = None
+    global_dir: Path | None = None
+
+    def build_registry(self, *, agents: str | None = None, cwd: Path | None = None
+                       ) -> AgentRegistry:
+        """The registry these options (plus ``agents`` and ``cwd``) describe, not loaded."""
+        return build_registry(
+            agents=agents, dialect=self.dialect, cwd=cwd, plugin_dirs=self.plugin_dirs,
+            managed_dir=self.managed_dir, group_dir=self.group_dir, global_dir=self.global_dir,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class RegistryOptions:
+    """Every registry option: --agents, --dialect, --cwd, --plugin-dir, --managed-dir,
+    --group-dir, --global-dir (``list``, ``show``, ``doctor``, ``route``, ``test``, ``watch``)."""
+
+    param: ClassVar[str] = "registry"
+    click_options: ClassVar[tuple[Callable[[Any], Any], ...]] = (
+        agents_option,
+        dialect_option(),
+        cwd_option,
+        plugin_dir_option,
+        managed_dir_option,
+        group_dir_option,
+        global_dir_option,
+    )
+
+    agents: str | None = None
+    dialect: Dialect = Dialect.CLAUDE
+    cwd: Path | None = None
+    plugin_dirs: tuple[Path, ...] = ()
+    managed_dir: Path | None = None
+    group_dir: Path | None = None
+    global_dir: Path | None = None
+
+    def build(self) -> AgentRegistry:
+        """The registry these options describe (not loaded yet)."""
+        return build_registry(
+            agents=self.agents, dialect=self.dialect, cwd=self.cwd,
+            plugin_dirs=self.plugin_dirs, managed_dir=self.managed_dir,
+            group_dir=self.group_dir, global_dir=self.global_dir,
+        )
+
+    def load(self) -> AgentRegistry:
+        """The registry these options describe, loaded."""
+        return self.build().load_all()
 
 
 def _env_path(name: str) -> Path | None:
@@ -361,30 +416,25 @@ def build_registry(
     cwd: Path | None = None,
     plugin_dirs: tuple[Path, ...] = (),
     managed_dir: Path | None = None,
+    group_dir: Path | None = None,
+    global_dir: Path | None = None,
     agents_json: tuple[Path | None, Path | None] | None = None,
 ) -> AgentRegistry:
-    """An :class:`~subagents.registry.core.AgentRegistry` for the options above (not loaded yet).
+    """An :class:`~subagents.registry.core.AgentRegistry` for these options (not loaded yet).
 
-    What the arguments leave unset comes from the current click context (options declared
-    with ``expose_value=False``: --group-dir, --global-dir, and the options of
-    :func:`registry_scope_options`), then from the environment (SUBAGENTS_MANAGED_DIR,
+    What the arguments leave unset comes from the environment (SUBAGENTS_MANAGED_DIR,
     SUBAGENTS_PLUGIN_DIRS, SUBAGENTS_GROUP_DIR, SUBAGENTS_GLOBAL_DIR) -- so every command that
     reads the registry sees the same agents for the same flags and environment.
     """
     from subagents.registry.core import AgentRegistry
 
-    ctx = click.get_current_context(silent=True)
-    meta: dict[str, Any] = dict(ctx.meta.get(_META, {})) if ctx is not None else {}
-    if dialect is None:
-        word = meta.get("dialect") or "claude"
-        dialect = Dialect.CODEX_MD if word == "codex" else Dialect(word)
     if managed_dir is None:
-        managed_dir = meta.get("managed_dir") or _env_path(MANAGED_DIR_ENV)
+        managed_dir = _env_path(MANAGED_DIR_ENV)
     if not plugin_dirs:
-        plugin_dirs = tuple(meta.get("plugin_dirs") or _env_paths(PLUGIN_DIRS_ENV))
+        plugin_dirs = _env_paths(PLUGIN_DIRS_ENV)
     if agents_json is None:
-        group = meta.get("group_dir") or _env_path(GROUP_DIR_ENV)
-        glob = meta.get("global_dir") or _env_path(GLOBAL_DIR_ENV)
+        group = group_dir or _env_path(GROUP_DIR_ENV)
+        glob = global_dir or _env_path(GLOBAL_DIR_ENV)
         if group is not None or glob is not None:
             agents_json = (
                 Path(glob) / STORE_FILENAME if glob is not None else None,
@@ -395,7 +445,7 @@ def build_registry(
         cli_agents=agents,
         managed_dir=managed_dir,
         plugin_dirs=tuple(plugin_dirs),
-        dialect=dialect,
+        dialect=dialect or Dialect.CLAUDE,
         agents_json=agents_json,
     )
 

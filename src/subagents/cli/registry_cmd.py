@@ -38,13 +38,13 @@ import click
 
 from subagents.cli.doctor_cmd import doctor
 from subagents.cli.options import (
-    build_registry,
+    RegistryOptions,
     cwd_option,
     dialect_option,
     fail,
     fail_json,
     format_option,
-    registry_options,
+    option_group,
     report_broken_scopes,
 )
 from subagents.definition import AgentDefinition, Dialect, Scope
@@ -52,7 +52,8 @@ from subagents.diagnostics import Severity
 from subagents.errors import AgentNotFoundError, DefinitionError
 from subagents.fs import display_path
 from subagents.harnesses.layout import find_git_root
-from subagents.registry.core import AgentRegistry, usage_examples
+from subagents.names import CODEX_NAME, PORTABLE_NAME
+from subagents.registry.core import AgentRegistry
 
 __all__ = ["FALLBACK", "doctor", "list_agents", "new", "not_found_lines", "show"]
 
@@ -64,8 +65,6 @@ TEMPLATES = (
     "architect-review",
 )
 _FOLDER_ERRORS = ("SA603", "SA605")  # a scope folder that is a file or cannot be read
-_CLAUDE_NAME = re.compile(r"^[a-z][a-z0-9-]{0,49}$")
-_CODEX_NAME = re.compile(r"^[a-z][a-z0-9_-]{2,63}$")
 _CODEX_KEYWORDS = {
     "code-reviewer": ("review", "diff", "lint"),
     "security-auditor": ("security", "audit", "vulnerability"),
@@ -73,19 +72,6 @@ _CODEX_KEYWORDS = {
     "researcher": ("research", "explain", "where"),
     "architect-review": ("architecture", "design", "adr"),
 }
-
-
-def _load(
-    agents: str | None,
-    dialect: Dialect,
-    cwd: Path | None,
-    plugin_dirs: tuple[Path, ...],
-    managed_dir: Path | None,
-) -> AgentRegistry:
-    reg = build_registry(
-        agents=agents, dialect=dialect, cwd=cwd, plugin_dirs=plugin_dirs, managed_dir=managed_dir
-    )
-    return reg.load_all()
 
 
 def _tools_text(tools: tuple[str, ...] | None) -> str:
@@ -108,7 +94,7 @@ def _clip(text: str, width: int) -> str:
 
 
 @click.command("list")
-@registry_options
+@option_group(RegistryOptions)
 @format_option("text", "json")
 @click.option(
     "--include-builtin",
@@ -116,11 +102,7 @@ def _clip(text: str, width: int) -> str:
     help="Also list the built-in agents (general-purpose, Explore, Plan).",
 )
 def list_agents(
-    agents: str | None,
-    dialect: Dialect,
-    cwd: Path | None,
-    plugin_dirs: tuple[Path, ...],
-    managed_dir: Path | None,
+    registry: RegistryOptions,
     output_format: str,
     include_builtin: bool,
 ) -> None:
@@ -132,7 +114,7 @@ def list_agents(
     (run `subagents doctor` for the full explanation).  Exits 1 when a scope folder cannot be
     read (e.g. .claude/agents is a file), else 0.
     """
-    reg = _load(agents, dialect, cwd, plugin_dirs, managed_dir)
+    reg = registry.load()
     listed = reg.list(include_builtin=include_builtin)
     shadowed = reg.shadowed(include_builtin=include_builtin)
     diags = reg.diagnostics()
@@ -294,7 +276,7 @@ def json_fields(d: AgentDefinition) -> dict[str, Any]:
 
 @click.command()
 @click.argument("name")
-@registry_options
+@option_group(RegistryOptions)
 @format_option("text", "json")
 @click.option(
     "--prompt/--no-prompt",
@@ -304,11 +286,7 @@ def json_fields(d: AgentDefinition) -> dict[str, Any]:
 )
 def show(
     name: str,
-    agents: str | None,
-    dialect: Dialect,
-    cwd: Path | None,
-    plugin_dirs: tuple[Path, ...],
-    managed_dir: Path | None,
+    registry: RegistryOptions,
     output_format: str,
     with_prompt: bool,
 ) -> None:
@@ -318,7 +296,7 @@ def show(
     Usage examples come from a `## Usage Examples` section of the prompt or from <example>
     blocks in the description.  An unknown NAME exits 1 with the closest names.
     """
-    reg = _load(agents, dialect, cwd, plugin_dirs, managed_dir)
+    reg = registry.load()
     try:
         entry = reg.entry(name)
         defn = entry.definition
@@ -337,7 +315,9 @@ def show(
             click.echo("  " + d.format_text().split("\n")[0], err=True)
         sys.exit(1)
     shadowed = reg.explain(entry.name).shadowed
-    examples = usage_examples(defn)
+    from subagents.dispatch.examples import usage_examples  # the ones `subagents test` routes
+
+    examples = [e.request for e in usage_examples(defn)]
     if output_format == "json":
         data = entry.to_dict()
         data.update(json_fields(defn))
@@ -478,14 +458,10 @@ def new(
     \b
         subagents new api-reviewer --template code-reviewer
     """
-    pattern = _CODEX_NAME if dialect is Dialect.CODEX_MD else _CLAUDE_NAME
-    if not pattern.match(name):
-        rule = (
-            "[a-z][a-z0-9_-]{2,63} (Codex)"
-            if dialect is Dialect.CODEX_MD
-            else "lowercase letters, digits and hyphens, starting with a letter, "
-            "at most 50 characters"
-        )
+    grammar = CODEX_NAME if dialect is Dialect.CODEX_MD else PORTABLE_NAME
+    if not grammar.matches(name):
+        rule = (f"{CODEX_NAME.pattern} (Codex)" if dialect is Dialect.CODEX_MD
+                else PORTABLE_NAME.rule)
         raise click.BadParameter(
             f"{name!r} is not a valid agent name: use {rule}", param_hint="NAME"
         )

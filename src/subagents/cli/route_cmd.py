@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from subagents.cli.options import (
-    build_registry,
+    RegistryOptions,
     format_option,
-    registry_options,
+    option_group,
     report_broken_scopes,
 )
 from subagents.definition import AgentDefinition, Dialect
@@ -73,21 +73,14 @@ def _load_paths(paths: tuple[Path, ...]) -> list[AgentDefinition]:
 
 def _agents(
     paths: tuple[Path, ...],
-    agents: str | None,
-    dialect: Dialect,
-    cwd: Path | None,
-    plugin_dirs: tuple[Path, ...],
-    managed_dir: Path | None,
+    registry: RegistryOptions,
 ) -> list[AgentDefinition]:
     if paths:
         return _load_paths(paths)
-    registry = build_registry(
-        agents=agents, dialect=dialect, cwd=cwd, plugin_dirs=plugin_dirs, managed_dir=managed_dir
-    )
-    registry.load_all()
-    report_broken_scopes(registry)
+    reg = registry.load()
+    report_broken_scopes(reg)
     out = []
-    for entry in registry.list(include_builtin=False):
+    for entry in reg.list(include_builtin=False):
         try:
             out.append(entry.definition)
         except SubagentError:
@@ -118,17 +111,13 @@ def _match_json(m: RouteMatch, rank: int) -> dict[str, Any]:
     help="How many agents to show.",
 )
 @_path_option
-@registry_options
+@option_group(RegistryOptions)
 @format_option("text", "json")
 def route(
     text: str,
     top: int,
     paths: tuple[Path, ...],
-    agents: str | None,
-    dialect: Dialect,
-    cwd: Path | None,
-    plugin_dirs: tuple[Path, ...],
-    managed_dir: Path | None,
+    registry: RegistryOptions,
     output_format: str,
 ) -> None:
     """Rank the agents for the request TEXT, best first, with scores and why.
@@ -145,7 +134,7 @@ def route(
     from subagents.dispatch.explicit import parse_explicit
     from subagents.dispatch.router import RouteMatch, Router
 
-    defs = _agents(paths, agents, dialect, cwd, plugin_dirs, managed_dir)
+    defs = _agents(paths, registry)
     router = Router(defs)
     matches = router.route(text, top=top)
     explicit = parse_explicit(text, [d.qualified_name for d in defs])
@@ -263,7 +252,7 @@ async def _run_examples(
 @click.option("--script", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               default=None, help="The JSON reply script for --provider scripted.")
 @_path_option
-@registry_options
+@option_group(RegistryOptions)
 @format_option("text", "json")
 def test(
     names: tuple[str, ...],
@@ -271,11 +260,7 @@ def test(
     model: str | None,
     script: Path | None,
     paths: tuple[Path, ...],
-    agents: str | None,
-    dialect: Dialect,
-    cwd: Path | None,
-    plugin_dirs: tuple[Path, ...],
-    managed_dir: Path | None,
+    registry: RegistryOptions,
     output_format: str,
 ) -> None:
     """Check offline that each agent's usage examples route to that agent.
@@ -300,7 +285,7 @@ def test(
     from subagents.dispatch.router import Router
     from subagents.dispatch.task_tool import resolve_agent
 
-    defs = _agents(paths, agents, dialect, cwd, plugin_dirs, managed_dir)
+    defs = _agents(paths, registry)
     selected = defs
     if names:
         selected = []
@@ -322,7 +307,7 @@ def test(
         rows.extend(_check(router, ex) for ex in exs)
     if provider:
         by_name = {d.qualified_name: d for d in defs}
-        asyncio.run(_run_examples(rows, by_name, provider, model, script, cwd))
+        asyncio.run(_run_examples(rows, by_name, provider, model, script, registry.cwd))
     misses = [r for r in rows if not r["ok"]]
     if output_format == "json":
         click.echo(

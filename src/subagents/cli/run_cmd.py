@@ -42,7 +42,17 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from subagents.cli.options import agents_option, format_option, registry_scope_options
+from subagents.cli.options import ScopeOptions, agents_option, format_option, option_group
+from subagents.cli.run_options import (
+    ConnectionOptions,
+    ModelOptions,
+    PermissionOptions,
+    TargetOptions,
+    TeamOptions,
+    ToolOptions,
+    TranscriptOptions,
+    TrustOptions,
+)
 from subagents.errors import RunError
 
 if TYPE_CHECKING:
@@ -50,7 +60,6 @@ if TYPE_CHECKING:
     from subagents.runtime.permissions import PermissionAsk, PermissionRequest
     from subagents.runtime.result import AgentResult
 
-MODES = ("default", "acceptEdits", "plan", "dontAsk", "bypassPermissions")
 EXIT_PIPELINE_STOPPED = 3  # a --pipeline ended before its last stage
 
 
@@ -79,87 +88,9 @@ Exit codes: 0 done, 1 the run failed, 2 usage error, 3 a --pipeline stopped
 before its last stage (--require-ready and no READY_FOR_* marker), 130 interrupted.""",
 )
 @click.argument("prompt", nargs=-1, required=True)
-@click.option(
-    "--agent",
-    "agent_name",
-    metavar="NAME",
-    default=None,
-    help="Run this agent as the main thread. Without it, a main thread delegates to "
-    "the agents this directory sees through the Task tool.",
-)
-@click.option(
-    "--pipeline",
-    "pipeline",
-    metavar="A,B,C",
-    default=None,
-    help="Run these agents one after another, each getting the task and the previous "
-    "stage's answer, e.g. --pipeline architect-review,implementer-tester. A SubagentStop "
-    "hook may name the next stage (JSON {\"next\": NAME} or a READY_FOR_<NEXT> marker on "
-    "its stdout), so --pipeline FIRST can start a pipeline declared in hooks.",
-)
-@click.option(
-    "--handoff-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="With --pipeline: also write each stage's answer to DIR/NN-agent.md.",
-)
-@click.option(
-    "--require-ready",
-    is_flag=True,
-    help="With --pipeline: stop after a stage whose answer has no READY_FOR_* marker "
-    "(exit 3).",
-)
-@click.option(
-    "--teams",
-    is_flag=True,
-    help="Agent teams: the main thread leads a team, starting teammates with Agent + name "
-    "and coordinating through SendMessage and the task list (also on with "
-    "CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS=1, in the environment or a settings file's env, "
-    "or teams = true in config).",
-)
-@click.option(
-    "--team-layout",
-    type=click.Choice(["project", "claude"]),
-    default=None,
-    help="Where team files go: project (.subagents/teams and .subagents/tasks, the default) "
-    "or claude (~/.claude/teams and ~/.claude/tasks).",
-)
-@click.option(
-    "--resume-team",
-    metavar="TEAM",
-    default=None,
-    help="Resume an interrupted team (e.g. session-3d1e9a3a) from its files; PROMPT may be "
-    "'-' with nothing on stdin, or a new instruction for the lead.",
-)
-@click.option(
-    "--max-teammates",
-    type=click.IntRange(min=1),
-    default=None,
-    help="At most N teammates at once (default 10, or max-teammates in config).",
-)
-@click.option(
-    "--provider",
-    type=click.Choice(["anthropic", "openai", "scripted"]),
-    default=None,
-    envvar="SUBAGENTS_PROVIDER",
-    show_envvar=True,
-    help="Model provider (default: anthropic).",
-)
-@click.option(
-    "--model",
-    "model_id",
-    metavar="ID",
-    default=None,
-    help="Model id or alias (sonnet, opus, haiku, fable) of the main thread; subagents "
-    "and pipeline stages use it only when they name no model of their own "
-    "(CLAUDE_CODE_SUBAGENT_MODEL beats both for them, as in Claude Code).",
-)
-@click.option(
-    "--max-turns",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Stop after N model turns with a summary (default: the agent's maxTurns, else 50).",
-)
+@option_group(TargetOptions)
+@option_group(TeamOptions)
+@option_group(ModelOptions)
 @click.option(
     "--cwd",
     type=click.Path(exists=True, file_okay=False, path_type=Path),
@@ -170,127 +101,27 @@ before its last stage (--require-ready and no READY_FOR_* marker), 130 interrupt
     "text", "json",
     help="text: the final answer; json: the whole result object.",
 )
-@click.option(
-    "--yes",
-    "-y",
-    "assume_yes",
-    is_flag=True,
-    help="Approve every permission request (writes, edits, Bash). Plan mode, writes "
-    "outside the working folder and writes to protected paths (.claude/, .git/, "
-    ".subagents.toml...) are still refused.",
-)
-@click.option(
-    "--allow",
-    "allow_rules",
-    metavar="RULE",
-    multiple=True,
-    help="Pre-approve calls matching RULE, e.g. 'Bash(git diff:*)', 'Edit'. "
-    "Repeatable; adds to `allow` in config.",
-)
-@click.option(
-    "--permission-mode",
-    type=click.Choice(MODES),
-    default="default",
-    show_default=True,
-    help="Mode of the run; an agent's own permissionMode can only make it stricter.",
-)
+@option_group(PermissionOptions)
 @agents_option
-@registry_scope_options
-@click.option(
-    "--transcript-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    envvar="SUBAGENTS_TRANSCRIPT_DIR",
-    show_envvar=True,
-    help="Folder for the JSONL transcript the command writes for every run (default: "
-    "~/.subagents/transcripts; --no-transcript writes none).",
-)
-@click.option("--no-transcript", is_flag=True, help="Do not write a transcript.")
-@click.option(
-    "--script",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    default=None,
-    help="JSON list of replies for --provider scripted.",
-)
-@click.option(
-    "--base-url",
-    default=None,
-    metavar="URL",
-    help="Provider base URL (default: ANTHROPIC_BASE_URL / OPENAI_BASE_URL).",
-)
-@click.option("--stream", is_flag=True, default=None, help="Use the provider's streaming API.")
-@click.option(
-    "--web",
-    is_flag=True,
-    help="Offer WebFetch (off by default: no network access behind your back).",
-)
-@click.option(
-    "--sandbox",
-    "sandbox_mode",
-    type=click.Choice(["required", "ask", "off"]),
-    default=None,
-    envvar="SUBAGENTS_SANDBOX",
-    show_envvar=True,
-    help="Bash commands run in a bubblewrap sandbox (writes only in the working folder, no "
-    "network, no credentials). Where none is available: required (the default) refuses the "
-    "command, ask asks you each time, off runs commands without one. Also `sandbox = ...` in "
-    "~/.subagents/config.toml.",
-)
-@click.option(
-    "--sandbox-network",
-    is_flag=True,
-    help="Let sandboxed Bash commands use the network.",
-)
-@click.option(
-    "--trust",
-    "trust_project",
-    is_flag=True,
-    help="Trust this project (remembered): its agents' hooks and mcpServers may run and its "
-    ".subagents.toml applies. On a terminal you are asked once instead.",
-)
-@click.option(
-    "--allow-flagged-prompt",
-    "allow_flagged",
-    is_flag=True,
-    help="Run an agent even if its prompt reads like a prompt injection (refused otherwise).",
-)
-@click.option(
-    "--allow-bypass-permissions",
-    "allow_bypass",
-    is_flag=True,
-    help="Let permissionMode bypassPermissions take effect for this run (a project's own "
-    "config cannot allow it; your ~/.subagents/config.toml can).",
-)
+@option_group(ScopeOptions)
+@option_group(TranscriptOptions)
+@option_group(ConnectionOptions)
+@option_group(ToolOptions)
+@option_group(TrustOptions)
 def run(
     prompt: tuple[str, ...],
-    agent_name: str | None,
-    pipeline: str | None,
-    handoff_dir: Path | None,
-    require_ready: bool,
-    provider: str | None,
-    model_id: str | None,
-    max_turns: int | None,
+    target: TargetOptions,
+    team: TeamOptions,
+    model: ModelOptions,
     cwd: Path | None,
     output_format: str,
-    assume_yes: bool,
-    allow_rules: tuple[str, ...],
-    permission_mode: str,
+    permissions: PermissionOptions,
     agents: str | None,
-    transcript_dir: Path | None,
-    no_transcript: bool,
-    script: Path | None,
-    base_url: str | None,
-    stream: bool | None,
-    web: bool,
-    sandbox_mode: str | None,
-    sandbox_network: bool,
-    trust_project: bool,
-    allow_bypass: bool,
-    allow_flagged: bool,
-    teams: bool = False,
-    team_layout: str | None = None,
-    resume_team: str | None = None,
-    max_teammates: int | None = None,
+    scope: ScopeOptions,
+    transcripts: TranscriptOptions,
+    connection: ConnectionOptions,
+    tools: ToolOptions,
+    trust: TrustOptions,
 ) -> None:
     """Run an agent (or the main thread) on PROMPT and print its final answer.
 
@@ -311,89 +142,91 @@ def run(
     if not text.strip():
         raise click.UsageError('the prompt is empty; give the task, e.g. subagents run "..."')
     workdir = (cwd or Path.cwd()).resolve()
-    trusted, root = _trusted(workdir, trust_project)
+    trusted, root = _trusted(workdir, trust.trust_project)
     config, notes = run_config(workdir, trusted=trusted)
     for note in notes:
         click.echo(f"note: {note}", err=True)
-    provider = provider or "anthropic"
-    if provider == "scripted" and script is None:
+    provider = model.provider or "anthropic"
+    if provider == "scripted" and connection.script is None:
         raise click.UsageError("--provider scripted needs --script FILE (a JSON list of replies)")
-    if script is not None and provider != "scripted":
+    if connection.script is not None and provider != "scripted":
         raise click.UsageError("--script only works with --provider scripted")
 
-    if pipeline is not None and agent_name:
+    if target.pipeline is not None and target.agent_name:
         raise click.UsageError("give either --agent or --pipeline, not both")
-    if pipeline is not None and (teams or resume_team is not None):
+    if target.pipeline is not None and (team.teams or team.resume_team is not None):
         raise click.UsageError("--teams and --pipeline do not go together")
-    if (handoff_dir is not None or require_ready) and pipeline is None:
+    if (target.handoff_dir is not None or target.require_ready) and target.pipeline is None:
         raise click.UsageError("--handoff-dir and --require-ready go with --pipeline")
-    registry = _registry(agents, workdir)
-    agent = _find_agent(agent_name, registry, workdir) if agent_name else None
-    stage_names = [n.strip() for n in (pipeline or "").split(",") if n.strip()]
-    if pipeline is not None and not stage_names:
+    registry = _registry(scope, agents, workdir)
+    agent = _find_agent(target.agent_name, registry, workdir) if target.agent_name else None
+    stage_names = [n.strip() for n in (target.pipeline or "").split(",") if n.strip()]
+    if target.pipeline is not None and not stage_names:
         raise click.UsageError("--pipeline needs agent names, e.g. --pipeline spec,build")
     stages = [_find_agent(n, registry, workdir) for n in stage_names]
 
-    options: dict[str, Any] = {"script": str(script) if script else None}
+    options: dict[str, Any] = {"script": str(connection.script) if connection.script else None}
     if provider != "scripted":
-        options = {"base_url": base_url, "stream": stream}
-    model = get_provider(provider, **options)
+        options = {"base_url": connection.base_url, "stream": connection.stream}
+    llm = get_provider(provider, **options)
 
-    ask = _ask_callback(assume_yes)
+    ask = _ask_callback(permissions.assume_yes)
     policy = PermissionPolicy(
-        mode=permission_mode,
-        allow_rules=(*config.allow_rules, *allow_rules),
+        mode=permissions.permission_mode,
+        allow_rules=(*config.allow_rules, *permissions.allow_rules),
         writable_dirs=config.writable_dirs,
-        allow_bypass=config.allow_bypass_permissions or allow_bypass,
+        allow_bypass=config.allow_bypass_permissions or trust.allow_bypass,
         ask=ask,
     )
     for warning in policy.warnings:
         click.echo(f"warning: {warning}", err=True)
     progress = _progress if _stderr_tty() else None
     runner = AgentRunner(
-        model,
+        llm,
         cwd=workdir,
-        tools=builtin_tools(web=web, sandbox=SandboxSettings(
-            mode=(sandbox_mode or config.sandbox or "required"),  # type: ignore[arg-type]
-            network=sandbox_network or config.sandbox_network,
+        tools=builtin_tools(web=tools.web, sandbox=SandboxSettings(
+            mode=(tools.sandbox_mode or config.sandbox or "required"),  # type: ignore[arg-type]
+            network=tools.sandbox_network or config.sandbox_network,
             writable=config.writable_dirs)),
         policy=policy,
-        transcript_dir=transcript_dir or config.transcript_dir,
-        transcripts=not no_transcript,
+        transcript_dir=transcripts.transcript_dir or config.transcript_dir,
+        transcripts=not transcripts.no_transcript,
         model_table=config.model_aliases or None,
         include_env=True,
         on_event=progress,
         trust=TrustPolicy(untrusted=() if trusted else (root,)),
         mcp_read_only=config.mcp_read_only,
-        allow_flagged_prompts=allow_flagged,
+        allow_flagged_prompts=trust.allow_flagged,
     )
     # Teams switched on by the environment, settings or config leave pipelines alone.
-    team_mode = resume_team is not None or (
-        not stages and _teams_on(teams, workdir, config, trusted))
+    team_mode = team.resume_team is not None or (
+        not stages and _teams_on(team.teams, workdir, config, trusted))
     try:
         if team_mode:
             # the agents of a team run are those at its start (dispatch/snapshot.py)
             from subagents.dispatch.snapshot import RegistrySnapshot
 
             _team_run(text, runner, RegistrySnapshot(registry) if registry is not None
-                      else None, model_id, max_turns, workdir, config, agent,
-                      team_layout, resume_team, max_teammates, output_format,
-                      live=not _asks(ask, assume_yes) and _stderr_tty(), progress=progress,
+                      else None, model.model_id, model.max_turns, workdir, config, agent,
+                      team.team_layout, team.resume_team, team.max_teammates, output_format,
+                      live=not _asks(ask, permissions.assume_yes) and _stderr_tty(),
+                      progress=progress,
                       trusted=trusted, plan=policy.effective_mode.value == "plan")
             return
         if stages:
-            result = _pipeline(text, stages, runner, model_id, handoff_dir, require_ready,
-                               progress, registry=registry, workdir=workdir, trusted=trusted,
+            result = _pipeline(text, stages, runner, model.model_id, target.handoff_dir,
+                               target.require_ready, progress, registry=registry,
+                               workdir=workdir, trusted=trusted,
                                plan=policy.effective_mode.value == "plan")
         elif agent is not None and registry is None:  # pragma: no cover - no registry build
-            result = runner.run_sync(agent, text, model=model_id, max_turns=max_turns)
+            result = runner.run_sync(agent, text, model=model.model_id, max_turns=model.max_turns)
         else:
             # With --agent, that agent *is* the main thread and may still delegate to the
             # others through the Task tool (Claude Code's `claude --agent`),
             # within its own `tools` allowlist.
             result = _main_thread(
-                text, runner, registry, model_id, max_turns, workdir, progress, agent,
-                live=not _asks(ask, assume_yes),
+                text, runner, registry, model.model_id, model.max_turns, workdir, progress, agent,
+                live=not _asks(ask, permissions.assume_yes),
             )
     except RunInterrupted as exc:
         _print(exc.result, output_format)
@@ -425,7 +258,7 @@ def run(
     if stages and len(result.children) < len(stages):
         done = len(result.children)
         click.echo(
-            f"error: the pipeline stopped after stage {done} of {len(stages)} "
+            f"error: the target.pipeline stopped after stage {done} of {len(stages)} "
             f"({result.children[-1].agent if result.children else 'none'}); "
             "its answer is printed above",
             err=True,
@@ -560,14 +393,10 @@ def _shown_paths(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _registry(agents: str | None, workdir: Path) -> Any:
-    try:
-        from subagents.cli.options import build_registry
-    except ImportError:  # pragma: no cover - the registry is part of the package
-        return None
+def _registry(scope: ScopeOptions, agents: str | None, workdir: Path) -> Any:
     from subagents.cli.options import report_broken_scopes
 
-    registry = build_registry(agents=agents, cwd=workdir).load_all()
+    registry = scope.build_registry(agents=agents, cwd=workdir).load_all()
     report_broken_scopes(registry)
     return registry
 

@@ -23,17 +23,15 @@ import json
 import signal
 import sys
 from dataclasses import replace
-from pathlib import Path
 
 import click
 
 from subagents.cli.options import (
-    build_registry,
+    RegistryOptions,
     format_option,
-    registry_options,
+    option_group,
     report_broken_scopes,
 )
-from subagents.definition import Dialect
 from subagents.registry.watch import ChangeEvent
 
 __all__ = ["watch"]
@@ -71,19 +69,13 @@ def _emit(event: ChangeEvent, output_format: str, builtin_count: int) -> None:
 
 
 async def _run(
-    agents: str | None,
-    dialect: Dialect,
-    cwd: Path | None,
-    plugin_dirs: tuple[Path, ...],
-    managed_dir: Path | None,
+    registry: RegistryOptions,
     output_format: str,
     include_builtin: bool,
     debounce_ms: int,
     timeout: float | None,
 ) -> None:
-    reg = build_registry(
-        agents=agents, dialect=dialect, cwd=cwd, plugin_dirs=plugin_dirs, managed_dir=managed_dir
-    )
+    reg = registry.build()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -124,7 +116,7 @@ async def _run(
 
 
 @click.command()
-@registry_options
+@option_group(RegistryOptions)
 @format_option("text", "json")
 @click.option("--include-builtin", is_flag=True, help="Count the built-in agents in `ready`.")
 @click.option(
@@ -142,11 +134,7 @@ async def _run(
     help="Stop after this many seconds (default: run until Ctrl-C).",
 )
 def watch(
-    agents: str | None,
-    dialect: Dialect,
-    cwd: Path | None,
-    plugin_dirs: tuple[Path, ...],
-    managed_dir: Path | None,
+    registry: RegistryOptions,
     output_format: str,
     include_builtin: bool,
     debounce_ms: int,
@@ -166,11 +154,7 @@ def watch(
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(
             _run(
-                agents,
-                dialect,
-                cwd,
-                plugin_dirs,
-                managed_dir,
+                registry,
                 output_format,
                 include_builtin,
                 debounce_ms,

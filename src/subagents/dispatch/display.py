@@ -27,6 +27,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from subagents.known_tools import is_agent_tool
 from subagents.runtime.result import AgentResult
 
 __all__ = ["DelegationTree", "format_result_tree", "live_tree"]
@@ -85,7 +86,7 @@ class DelegationTree:
             node.turn = int(data.get("turn") or 0)
         elif kind == "tool":
             name = str(data.get("name", "?"))
-            if name in ("Task", "Agent") or name.startswith("agent__"):
+            if is_agent_tool(name) or name.startswith("agent__"):
                 return  # shown as the delegation's own node
             node.tools.append(_tool_label(name, data.get("input") or {}))
             if len(node.tools) > MAX_TOOLS_SHOWN:
@@ -196,7 +197,7 @@ def format_result_tree(result: AgentResult) -> str:
         mark = "✓" if r.ok else "✗"
         tokens = r.usage.input_tokens + r.usage.output_tokens
         extra = f": {_short(r.error, 80)}" if r.error else ""
-        tools = [c.name for c in r.tool_calls if c.name not in ("Task", "Agent")]
+        tools = [c.name for c in r.tool_calls if not is_agent_tool(c.name)]
         lines.append(f"{'  ' * depth}{mark} {r.agent} ({r.stop_reason}, {r.turns} turns, "
                      f"{tokens} tokens{', tools: ' + ', '.join(tools) if tools else ''}){extra}")
         for child in r.children:

@@ -36,6 +36,7 @@ from typing import Any
 from subagents.definition import AgentDefinition
 from subagents.errors import SubagentError
 from subagents.harnesses.layout import BUILTIN_AGENTS
+from subagents.known_tools import AGENT_TOOL_NAMES
 from subagents.names import normalize_agent_name
 from subagents.providers.base import ToolSpec
 
@@ -61,7 +62,7 @@ __all__ = [
 
 TASK_TOOL_NAME = "Task"
 # Claude Code renamed Task to Agent and still accepts Task (REFERENCE.md): accept both.
-TASK_TOOL_ALIASES: frozenset[str] = frozenset({"Task", "Agent"})
+TASK_TOOL_ALIASES: frozenset[str] = AGENT_TOOL_NAMES
 AGENT_TOOL_PREFIX = "agent__"
 DEFAULT_BUDGET_CHARS = 12_000
 # When over budget, one agent line is cut to this many characters of description.

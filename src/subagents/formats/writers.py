@@ -41,7 +41,6 @@ from subagents.definition import AgentDefinition, HookMatcher, McpServerSpec
 from subagents.known_tools import split_tool_list
 
 __all__ = [
-    "CODEX_NAME_PATTERN",
     "hooks_to_data",
     "mcp_servers_to_data",
     "to_claude_markdown",
@@ -49,9 +48,6 @@ __all__ = [
     "to_json_entry",
     "to_json_text",
 ]
-
-CODEX_NAME_PATTERN = r"[a-z][a-z0-9_-]{2,63}"
-
 
 class _Dumper(yaml.SafeDumper):
     """SafeDumper that writes multi-line strings as literal blocks and never folds lines."""

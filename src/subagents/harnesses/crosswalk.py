@@ -28,6 +28,8 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from subagents.known_tools import canonical_tool_name
+
 __all__ = [
     "HARNESSES_WITH_TOOL_LISTS",
     "TOOL_TABLE",
@@ -63,7 +65,6 @@ TOOL_TABLE: Mapping[str, Mapping[str, tuple[str, ...]]] = {
     "TodoWrite": {"gemini": ("write_todos",), "opencode": ("todowrite",), "copilot": ("todo",),
                   "qwen": ("todo_write",), "factory": ("TodoWrite",)},
     "Agent": {"opencode": ("task",), "copilot": ("agent",), "qwen": ("agent",)},
-    "Task": {"opencode": ("task",), "copilot": ("agent",), "qwen": ("agent",)},
     "Skill": {"gemini": ("activate_skill",), "opencode": ("skill",), "qwen": ("skill",)},
     "AskUserQuestion": {"gemini": ("ask_user",), "opencode": ("question",)},
 }
@@ -101,7 +102,7 @@ def to_native(harness: str, claude_names: Iterable[str]) -> Translation:
     unmapped: list[str] = []
     for name in claude_names:
         bare = name.split("(", 1)[0].strip()  # "Bash(git diff:*)" is Bash for other harnesses
-        native = TOOL_TABLE.get(bare, {}).get(harness)
+        native = TOOL_TABLE.get(canonical_tool_name(bare), {}).get(harness)  # Task = Agent
         if native is None:
             mcp = _mcp_to_native(harness, bare)
             native = (mcp,) if mcp is not None else None

@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import stat as stat_mod
 import time
 from collections.abc import Callable, Iterable
@@ -52,6 +51,8 @@ from typing import NamedTuple
 
 from subagents.definition import AgentDefinition, Dialect, Scope
 from subagents.diagnostics import Diagnostic, Severity
+from subagents.known_tools import AGENT_TOOL, AGENT_TOOL_NAMES
+from subagents.names import CODEX_NAME
 
 __all__ = [
     "BUILTIN_AGENTS",
@@ -239,7 +240,9 @@ def plan_sources(
     return sources
 
 
-_READ_ONLY_DENY = ("Write", "Edit", "MultiEdit", "NotebookEdit", "Task", "Agent")
+# the delegation tool under both its names (known_tools.AGENT_TOOL_NAMES), old name first
+_READ_ONLY_DENY = ("Write", "Edit", "MultiEdit", "NotebookEdit",
+                   *sorted(AGENT_TOOL_NAMES, key=lambda n: n == AGENT_TOOL))
 
 # Claude Code's built-in agents (REFERENCE.md "Built-in agents"), lowest precedence.
 BUILTIN_AGENTS: tuple[AgentDefinition, ...] = (
@@ -504,19 +507,16 @@ def harness_skip(defn: AgentDefinition, display: str, dialect: Dialect) -> Diagn
     return None
 
 
-_CODEX_NAME = re.compile(r"^[a-z][a-z0-9_-]{2,63}$")
-
-
 def _codex_skips(defn: AgentDefinition, display: str, line: int) -> Diagnostic | None:
     """What codex-subagents' parser rejects, header part.
 
     (Empty instructions are checked when the body is loaded: discovery does not read it.)
     """
-    if not _CODEX_NAME.match(defn.name):
+    if not CODEX_NAME.matches(defn.name):
         return _line_diag(
             display,
             "SA501",
-            f"Codex name {defn.name!r} does not match [a-z][a-z0-9_-]{{2,63}}: not loaded",
+            f"Codex name {defn.name!r} does not match {CODEX_NAME.pattern}: not loaded",
             "use lowercase letters, digits, '_' and '-', starting with a letter (3-64 chars)",
             line=line,
         )

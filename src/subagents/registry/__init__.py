@@ -22,7 +22,6 @@ _EXPORTS = {
     "FileRecord": "subagents.registry.core",
     "FolderState": "subagents.registry.core",
     "normalize_name": "subagents.registry.core",
-    "usage_examples": "subagents.registry.core",
 }
 __all__ = [
     "BUILTIN_AGENTS",
@@ -33,7 +32,6 @@ __all__ = [
     "FileRecord",
     "FolderState",
     "normalize_name",
-    "usage_examples",
 ]
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
@@ -46,7 +44,6 @@ if TYPE_CHECKING:
         FileRecord,
         FolderState,
         normalize_name,
-        usage_examples,
     )
     from subagents.registry.watch import ChangeEvent
 

@@ -78,7 +78,6 @@ from subagents.registry.records import (
     _as_claude_code_reads,
     _state_of,
     follows_claude_code,
-    usage_examples,
 )
 from subagents.registry.watch import ChangeEvent, diff_state
 
@@ -90,7 +89,6 @@ __all__ = [
     "FileRecord",
     "FolderState",
     "normalize_name",
-    "usage_examples",
 ]
 
 

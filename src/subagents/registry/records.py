@@ -10,7 +10,6 @@ The names are re-exported by :mod:`subagents.registry.core`.
 from __future__ import annotations
 
 import builtins
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -28,7 +27,6 @@ __all__ = [
     "FileRecord",
     "FolderState",
     "follows_claude_code",
-    "usage_examples",
 ]
 
 
@@ -46,29 +44,6 @@ def _as_claude_code_reads(
     return as_plugin_agent(view, file_stem=path.stem, plugin=src.plugin.split(":", 1)[0])
 
 
-_EXAMPLES_HEADING = re.compile(r"(?im)^(#{1,6})[ \t]+usage examples?[ \t]*#*[ \t]*$")
-_EXAMPLE_SPLIT = re.compile(r"(?m)^(?=\*\*example\b|#{3,6}[ \t]|[ \t]*<example>)", re.I)
-_EXAMPLE_TAG = re.compile(r"<example>(.*?)</example>", re.S | re.I)
-
-
-def usage_examples(defn: AgentDefinition) -> builtins.list[str]:
-    """Usage examples of an agent.
-
-    From a ``## Usage Examples`` section of the prompt (up to the next heading of the same or a
-    higher level), split at ``**Example ...`` lines or sub-headings; and from ``<example>``
-    blocks in the description (Claude Code's own convention).
-    """
-    out: builtins.list[str] = []
-    body = defn.system_prompt
-    m = _EXAMPLES_HEADING.search(body)
-    if m:
-        level = len(m.group(1))
-        rest = body[m.end() :]
-        end = re.search(rf"(?m)^#{{1,{level}}}[ \t]", rest)
-        section = rest[: end.start()] if end else rest
-        out += [part.strip() for part in _EXAMPLE_SPLIT.split(section) if part.strip()]
-    out += [ex.strip() for ex in _EXAMPLE_TAG.findall(defn.description) if ex.strip()]
-    return out
 
 
 @dataclass(slots=True, eq=False)

@@ -35,7 +35,6 @@ from typing import Any
 from subagents.definition import FIELD_ALIASES, AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic, Severity
 from subagents.formats.writers import (
-    CODEX_NAME_PATTERN,
     to_claude_markdown,
     to_codex_markdown,
     to_json_entry,
@@ -43,6 +42,7 @@ from subagents.formats.writers import (
 )
 from subagents.harnesses.loader import parse_agent_text
 from subagents.lint.rules.catalog import rule
+from subagents.names import CODEX_NAME
 
 __all__ = [
     "HARNESS_TARGETS",
@@ -97,7 +97,6 @@ class ConversionResult:
         return any(d.rule in ("CV001", "CV002") for d in self.diagnostics)
 
 
-_CODEX_NAME_RE = re.compile(rf"^{CODEX_NAME_PATTERN}$")
 _SAFE_FILE_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.@+-]*$")
 _PROVENANCE = frozenset({"dialect", "source", "path", "plugin", "locations", "body_line"})
 _COMPARED = tuple(
@@ -227,13 +226,13 @@ def _short(value: Any) -> str:
 def _name_problems(defn: AgentDefinition, target: Target) -> list[Diagnostic]:
     name = defn.name
     out: list[Diagnostic] = []
-    if target is Target.CODEX_MD and not _CODEX_NAME_RE.match(name):
+    if target is Target.CODEX_MD and not CODEX_NAME.matches(name):
         suggestion = re.sub(r"[^a-z0-9_-]+", "-", name.lower()).strip("-_")
         if suggestion and not suggestion[0].isalpha():
             suggestion = "agent-" + suggestion
         suggestion = suggestion[:64]
-        hint = "Codex names match [a-z][a-z0-9_-]{2,63}"
-        if _CODEX_NAME_RE.match(suggestion):
+        hint = f"Codex names match {CODEX_NAME.pattern}"
+        if CODEX_NAME.matches(suggestion):
             hint += f"; rename it, e.g. `name: {suggestion}`"
         out.append(
             _diag(

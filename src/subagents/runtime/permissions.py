@@ -59,7 +59,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
-from subagents.known_tools import ToolEntry, parse_tool_entry
+from subagents.known_tools import (
+    AGENT_TOOL,
+    ToolEntry,
+    canonical_tool_name,
+    is_agent_tool,
+    parse_tool_entry,
+)
 from subagents.runtime.protected import protected_reason
 
 if TYPE_CHECKING:
@@ -88,8 +94,6 @@ class PermissionMode(StrEnum):
 
 _STRICTNESS = {m: i for i, m in enumerate(PermissionMode)}
 _MODE_ALIASES = {"manual": PermissionMode.DEFAULT, "auto": PermissionMode.DEFAULT}
-# Same tool under two names in Claude Code's history.
-_ALIASES = {"Task": "Agent", "KillBash": "KillShell"}
 _FILE_FIELDS = ("file_path", "path", "notebook_path")
 #: Agents offered as tools of their own (``agent__deployer``) are the Agent tool for rules.
 AGENT_TOOL_PREFIX = "agent__"
@@ -107,8 +111,7 @@ def normalize_mode(mode: str | None) -> PermissionMode:
         return PermissionMode.DEFAULT
 
 
-def _canon(name: str) -> str:
-    return _ALIASES.get(name, name)
+_canon = canonical_tool_name  # Task -> Agent, KillBash -> KillShell (known_tools)
 
 
 def _name_matches(entry: ToolEntry, tool_name: str) -> bool:
@@ -120,7 +123,7 @@ def _name_matches(entry: ToolEntry, tool_name: str) -> bool:
         if entry.mcp_tool in (None, "*"):
             return True
         return fnmatch.fnmatchcase(tool_name, entry.raw)
-    if tool_name.startswith(AGENT_TOOL_PREFIX) and _canon(entry.name) == "Agent":
+    if tool_name.startswith(AGENT_TOOL_PREFIX) and is_agent_tool(entry.name):
         return True  # each agent offered as its own tool is still the Agent tool
     return _canon(entry.name) == _canon(tool_name)
 
@@ -226,7 +229,7 @@ def spec_matches(entry: ToolEntry, input: Mapping[str, Any], cwd: Path, *, deny:
             return deny_matches(spec, command)
         parts = _shell_parts(command)
         return bool(parts) and all(_command_matches(spec, p) for p in parts or ())
-    if name == "Agent":
+    if name == AGENT_TOOL:
         return _agent_matches(entry.agent_allowlist or (), tool_name, input, deny=deny)
     if name == "WebFetch" and spec.startswith("domain:"):
         host = (urlparse(str(input.get("url", ""))).hostname or "").lower()

@@ -664,11 +664,11 @@ def _unavailable_tools(agent: AgentDefinition, available: Mapping[str, Tool]) ->
     are off (``WebFetch``) are simply not offered; without a word, an agent written for them
     fails in ways that are hard to trace back.  MCP entries are the MCP pool's business.
     """
-    from subagents.known_tools import parse_tool_entry
+    from subagents.known_tools import AGENT_TOOL_NAMES, canonical_tool_name, parse_tool_entry
 
     have = set(available)
-    if have & {"Task", "Agent"}:
-        have |= {"Task", "Agent"}
+    if have & AGENT_TOOL_NAMES:
+        have |= AGENT_TOOL_NAMES
     missing: list[str] = []
     for raw in agent.tools or ():
         entry = parse_tool_entry(raw)
@@ -678,7 +678,7 @@ def _unavailable_tools(agent: AgentDefinition, available: Mapping[str, Tool]) ->
             missing.append(entry.name)
     out = []
     for name in missing:
-        hint = _TOOL_HINTS.get("Agent" if name == "Task" else name)
+        hint = _TOOL_HINTS.get(canonical_tool_name(name))
         out.append(f"tool {name} is in the tools of {agent.name!r} but this run does not "
                    f"provide it{f' ({hint})' if hint else ''}; it is not offered")
     return out

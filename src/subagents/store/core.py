@@ -75,6 +75,7 @@ from subagents.definition import MODEL_ALIASES, AgentDefinition
 from subagents.diagnostics import Diagnostic, Severity
 from subagents.errors import AgentNotFoundError, StoreCorruptError, StoreError
 from subagents.known_tools import is_known_tool
+from subagents.names import JSON_NAME
 from subagents.store.file import (
     STORE_FILENAME,
     StoreDoc,
@@ -114,7 +115,7 @@ MAX_PROMPT_BYTES = 256 * 1024
 MAX_STORE_BYTES = 1 << 20  # the loader's file limit
 DEFAULT_LOCK_TIMEOUT = 10.0
 
-NAME_RE = re.compile(r"[a-z0-9_-]+")
+NAME_RE = re.compile(JSON_NAME.pattern)  # agents.json keys (subagents.names.JSON_NAME)
 
 _T = TypeVar("_T")
 

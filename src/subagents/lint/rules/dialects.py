@@ -12,7 +12,6 @@ Design notes
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from subagents.definition import AgentDefinition
@@ -21,11 +20,10 @@ from subagents.diagnostics import Diagnostic
 from subagents.lint.rules.base import DefinitionRule, RuleContext
 from subagents.lint.rules.catalog import check
 from subagents.lint.rules.fields import is_valid_model
+from subagents.names import CODEX_NAME, JSON_NAME
 
 __all__ = ["RULES"]
 
-_CODEX_NAME_RE = re.compile(r"^[a-z][a-z0-9_-]{2,63}$")
-_JSON_NAME_RE = re.compile(r"^[a-z0-9_-]+$")
 _SEED_MODELS = ("sonnet", "opus", "haiku", "inherit")
 
 
@@ -33,12 +31,12 @@ _SEED_MODELS = ("sonnet", "opus", "haiku", "inherit")
 def check_codex(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     if defn.dialect is not D.CODEX_MD:
         return
-    if defn.name.strip() and not _CODEX_NAME_RE.match(defn.name):
+    if defn.name.strip() and not CODEX_NAME.matches(defn.name):
         yield ctx.diag(
             "SA501",
             ctx.value_pos(defn, "name"),
-            f"`name` {defn.name!r} does not match `[a-z][a-z0-9_-]{{2,63}}` (Codex)",
-            "use 3-64 lowercase letters, digits, `_` or `-`, starting with a letter",
+            f"`name` {defn.name!r} does not match `{CODEX_NAME.pattern}` (Codex)",
+            f"use {CODEX_NAME.rule}",
         )
     for key in ("tools", "keywords"):
         entries = getattr(defn, key) or ()
@@ -57,12 +55,12 @@ def check_codex(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]
 def check_json(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     if defn.dialect is not D.JSON:
         return
-    if not _JSON_NAME_RE.match(defn.name):
+    if not JSON_NAME.matches(defn.name):
         yield ctx.diag(
             "SA504",
             ctx.fallback_pos(defn),
-            f"agent name {defn.name!r} does not match `[a-z0-9_-]+` (agents.json)",
-            "use lowercase letters, digits, `_` and `-` only",
+            f"agent name {defn.name!r} does not match `{JSON_NAME.pattern}` (agents.json)",
+            f"use {JSON_NAME.rule}",
         )
     # a model that is not even a valid alias or id is SA105's error; this warning is for a
     # valid full id that NanoClaw's agents.json does not allow

@@ -27,6 +27,7 @@ from subagents.diagnostics import Diagnostic
 from subagents.formats.yamltree import YScalar, YSeq
 from subagents.lint.rules.base import DefinitionRule, RuleContext
 from subagents.lint.rules.catalog import check
+from subagents.names import PORTABLE_NAME
 
 __all__ = ["DOCUMENTED_COLORS", "KNOWN_KEYS", "RULES", "SECTION_NAMES"]
 
@@ -37,7 +38,6 @@ DOCUMENTED_COLORS = frozenset(
 # Keys the Codex and JSON dialects define besides Claude's (FIELD_ALIASES covers Claude's).
 KNOWN_KEYS = frozenset({"keywords", "prompt"})
 
-_NAME_RE = re.compile(r"^[a-z][a-z0-9-]{0,49}$")
 # the marker of an ATX heading line: up to 3 spaces, 1-6 `#`, a space or tab
 _HEADING_PREFIX_RE = re.compile(r" {0,3}#{1,6}[ \t]")
 # section, the stem a heading must hold (lower case), must the stem end a word?
@@ -230,7 +230,7 @@ def check_name_format(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagn
     name = defn.name
     if defn.dialect is not D.CLAUDE or not name.strip() or ":" in name or name.startswith("-"):
         return
-    if _NAME_RE.match(name):
+    if PORTABLE_NAME.matches(name):
         return
     suggestion = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:50]
     yield ctx.diag(
