@@ -212,8 +212,17 @@ def test_codex_name_rule() -> None:
 
 
 def test_unsafe_file_names_are_refused_for_markdown_targets() -> None:
-    result = convert_definitions([RICH.evolve(name="../evil")], Target.CLAUDE)
-    assert result.outputs == () and result.failed == ("../evil",)
+    for name in ("../evil", "a/b", "x\\y"):
+        result = convert_definitions([RICH.evolve(name=name)], Target.CLAUDE)
+        assert result.outputs == () and result.failed == (name,)
+
+
+def test_names_that_are_not_file_names_get_a_slug_file_and_keep_their_name() -> None:
+    result = convert_definitions([RICH.evolve(name="C# Expert"),
+                                  RICH.evolve(name="c expert")], Target.CLAUDE)
+    assert [o.filename for o in result.outputs] == ["c-expert.md"]
+    assert "name: C# Expert" in result.outputs[0].text
+    assert [d.rule for d in result.diagnostics] == ["CV004"]  # the second would share the file
 
 
 def test_duplicate_names_keep_the_first() -> None:

@@ -288,7 +288,8 @@ def test_writer_remote_roundtrip() -> None:
 
 def test_untemplate() -> None:
     assert untemplate("${A}${query}${${B}}") == "$A${query}${$B}"
-    assert slugify("Ünïcode Agent!") == "-n-code-agent-"
+    assert slugify("Ünïcode Agent!") == "n-code-agent"
+    assert slugify("C++ Expert") == "c-expert"  # never `---`: it would end a Claude frontmatter
 
 
 _text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=60)

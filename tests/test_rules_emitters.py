@@ -69,6 +69,12 @@ def test_every_convert_code_is_emitted(tmp_path: Path) -> None:
     assert notes and all(d.severity is Severity.INFO for d in notes)
     assert any("trusted project" in d.message for d in notes)
     seen.add("CV007")
+    # a target that cannot hold the agent at all: Copilot's 30,000-character prompt limit
+    huge = ok.evolve(system_prompt="x" * 30_001)
+    result = convert_definitions([huge, ok.evolve(name="small")], "copilot")
+    (refused,) = [d for d in result.diagnostics if d.rule == "CV008"]
+    assert refused.severity is Severity.ERROR and result.converted == ("small",)
+    seen.add("CV008")
     changed = field_losses(ok, ok.evolve(description="Other."), "codex")
     assert [d.message for d in changed] == [
         "`description` changed in codex: 'Reviews.' became 'Other.'"]

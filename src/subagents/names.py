@@ -31,7 +31,14 @@ import functools
 import re
 from dataclasses import dataclass, field
 
-__all__ = ["CODEX_NAME", "JSON_NAME", "PORTABLE_NAME", "NameGrammar", "normalize_agent_name"]
+__all__ = [
+    "CODEX_NAME",
+    "JSON_NAME",
+    "PORTABLE_NAME",
+    "NameGrammar",
+    "normalize_agent_name",
+    "slugify",
+]
 
 _SEPARATORS = re.compile(r"[\s_.\-]+")
 
@@ -40,6 +47,16 @@ _SEPARATORS = re.compile(r"[\s_.\-]+")
 def normalize_agent_name(name: str) -> str:
     """``Code Reviewer`` / ``code_reviewer`` / ``code.reviewer`` → ``codereviewer``."""
     return _SEPARATORS.sub("", name).casefold()
+
+
+def slugify(name: str, *, keep_underscore: bool = False, fallback: str = "agent",
+            limit: int = 64) -> str:
+    """A lowercase slug of ``name``: each run of other characters becomes one ``-``, and no
+    ``-`` (or ``_``) at either end (``C++ Expert`` -> ``c-expert``).  One run, never ``---``:
+    Claude Code ends a frontmatter at the first ``---`` anywhere, even inside a name."""
+    allowed = r"a-z0-9_" if keep_underscore else r"a-z0-9"
+    slug = re.sub(rf"[^{allowed}]+", "-", name.lower()).strip("-_")[:limit].strip("-_")
+    return slug or fallback
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,6 +41,7 @@ from subagents.harnesses.base import (
 )
 from subagents.harnesses.crosswalk import to_claude, to_native
 from subagents.harnesses.mdagent import dump_markdown, read_markdown
+from subagents.names import slugify as slug_name
 
 __all__ = ["HARNESS", "FactoryHarness", "slugify"]
 
@@ -53,8 +54,7 @@ FIELDS: tuple[str, ...] = ("name", "description", "model", "reasoningEffort", "t
 
 def slugify(name: str) -> str:
     """A name Factory's pattern accepts: lowercase letters, digits and inner hyphens."""
-    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
-    return slug or "droid"
+    return slug_name(name, fallback="droid", limit=128)
 
 
 def _warn(code: str, message: str, *, line: int | None = None, key: str | None = None,

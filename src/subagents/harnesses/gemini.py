@@ -61,6 +61,7 @@ from subagents.harnesses.base import (
     WrittenFile,
 )
 from subagents.harnesses.crosswalk import to_claude, to_native
+from subagents.names import slugify as slug_name
 
 __all__ = ["HARNESS", "GeminiHarness", "agent_hash", "slugify", "untemplate"]
 
@@ -85,9 +86,8 @@ _X = "x-gemini"
 
 
 def slugify(name: str) -> str:
-    """A ``name`` Gemini accepts (``^[a-z0-9-_]+$``): lowercased, other characters -> ``-``."""
-    slug = re.sub(r"[^a-z0-9_-]", "-", name.lower())
-    return slug or "agent"
+    """A ``name`` Gemini accepts (``^[a-z0-9-_]+$``): :func:`subagents.names.slugify`."""
+    return slug_name(name, keep_underscore=True, limit=128)
 
 
 def untemplate(body: str) -> str:

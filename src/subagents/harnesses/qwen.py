@@ -543,7 +543,8 @@ def _js_typeof(value: Any) -> str:
 def _qwen_name(name: str) -> str:
     cleaned = "".join(ch if ch.isalpha() or ch.isnumeric() or ch in "_-" else "-"
                       for ch in name.strip())
-    cleaned = cleaned.strip("-_")[:50].strip("-_")
+    # one `-` per run: a `---` in a name would end a Claude Code frontmatter on the way back
+    cleaned = re.sub(r"-{2,}", "-", cleaned).strip("-_")[:50].strip("-_")
     if len(cleaned) < 2 or cleaned.lower() in RESERVED:
         cleaned = (cleaned + "-agent").lstrip("-_") if cleaned else "agent"
     return cleaned

@@ -42,7 +42,7 @@ from subagents.formats.writers import (
 )
 from subagents.harnesses.loader import parse_agent_text
 from subagents.lint.rules.catalog import rule
-from subagents.names import CODEX_NAME
+from subagents.names import CODEX_NAME, slugify
 
 __all__ = [
     "HARNESS_TARGETS",
@@ -223,6 +223,18 @@ def _short(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def _file_stem(name: str) -> str:
+    """The file name (without ``.md``) an agent is written to: the name itself when it is a
+    safe file name, else a slug of it (``C# Expert`` -> ``c-expert``); the name inside the file
+    is kept as it is.  Empty (refused) when nothing usable is left, and for a name holding a
+    path separator or ``..``, which the security rules refuse in any agent file."""
+    if any(bad in name for bad in ("/", "\\", "..", "\x00")):
+        return ""
+    if _SAFE_FILE_RE.match(name):
+        return name
+    return slugify(name, fallback="")
+
+
 def _name_problems(defn: AgentDefinition, target: Target) -> list[Diagnostic]:
     name = defn.name
     out: list[Diagnostic] = []
@@ -244,7 +256,7 @@ def _name_problems(defn: AgentDefinition, target: Target) -> list[Diagnostic]:
                 hint=hint,
             )
         )
-    elif target is Target.CLAUDE and (":" in name or name.startswith("-")):
+    elif target is Target.CLAUDE and (":" in name or name.startswith("-") or "---" in name):
         out.append(
             _diag(
                 defn,
@@ -256,11 +268,7 @@ def _name_problems(defn: AgentDefinition, target: Target) -> list[Diagnostic]:
             )
         )
     already = any(p.severity is Severity.ERROR for p in out)
-    if (
-        target in (Target.CLAUDE, Target.CODEX_MD)
-        and not already
-        and not (_SAFE_FILE_RE.match(name) and ".." not in name)
-    ):
+    if target in (Target.CLAUDE, Target.CODEX_MD) and not already and not _file_stem(name):
         out.append(
             _diag(
                 defn,
@@ -292,6 +300,7 @@ def convert_definitions(defs: Iterable[AgentDefinition], target: Target | str) -
     converted: list[str] = []
     failed: list[str] = []
     seen: dict[str, AgentDefinition] = {}
+    stems: dict[str, AgentDefinition] = {}
     entries: dict[str, dict[str, Any]] = {}
     for defn in defs:
         if defn.name in seen:
@@ -312,13 +321,22 @@ def convert_definitions(defs: Iterable[AgentDefinition], target: Target | str) -
         if any(p.severity is Severity.ERROR for p in problems):
             failed.append(defn.name)
             continue
+        if target in (Target.CLAUDE, Target.CODEX_MD):
+            stem = _file_stem(defn.name)
+            if stem in stems:
+                diagnostics.append(_diag(defn, "CV004", "same-file", attr="name",
+                                         hint="rename one of them", filename=f"{stem}.md",
+                                         first=_where(stems[stem])))
+                failed.append(defn.name)
+                continue
+            stems[stem] = defn
         seen[defn.name] = defn
         back: AgentDefinition | None
         if target in (Target.CLAUDE, Target.CODEX_MD):
             text = to_claude_markdown(defn) if target is Target.CLAUDE else to_codex_markdown(defn)
             dialect = Dialect.CLAUDE if target is Target.CLAUDE else Dialect.CODEX_MD
             back = parse_agent_text(text, dialect=dialect).definition
-            outputs.append(OutputFile(f"{defn.name}.md", text, (defn.name,)))
+            outputs.append(OutputFile(f"{_file_stem(defn.name)}.md", text, (defn.name,)))
         else:
             entry = to_json_entry(defn) if target is Target.JSON else _sdk_dict(defn)
             entries[defn.name] = entry

@@ -388,6 +388,10 @@ _TABLE: tuple[Rule, ...] = (
          "An output file exists already and `--force` was not given; it is not replaced.",
          _C, _E, _E, emitter=Emitter.CONVERT, messages=_msgs(
              main="exists already; not replaced")),
+    Rule("CV008", "convert-target-cannot-hold",
+         "The target harness cannot hold this agent at all (say, a prompt over its limit).",
+         _C, _E, _E, emitter=Emitter.CONVERT, messages=_msgs(
+             main="not converted: {why}")),
     Rule("CV007", "convert-note",
          "A note for the target harness that no converted file can carry.",
          _C, _I, _I, emitter=Emitter.CONVERT, messages=_msgs(main="{note}")),
