@@ -34,6 +34,7 @@ __all__ = [
     "HARNESSES_WITH_TOOL_LISTS",
     "TOOL_TABLE",
     "Translation",
+    "markdown_table",
     "to_claude",
     "to_native",
 ]
@@ -151,3 +152,14 @@ def _mcp_to_claude(harness: str, name: str) -> str | None:
     if harness == "qwen" and name.startswith("mcp__"):
         return name
     return None
+
+
+def markdown_table() -> str:
+    """The crosswalk as the Markdown table of ``docs/harnesses.md`` (a test keeps them equal)."""
+    lines = ["| Claude Code | " + " | ".join(HARNESSES_WITH_TOOL_LISTS) + " |",
+             "|---|" + "---|" * len(HARNESSES_WITH_TOOL_LISTS)]
+    for claude, per_harness in TOOL_TABLE.items():
+        cells = [", ".join(f"`{n}`" for n in per_harness.get(h, ())) or "—"
+                 for h in HARNESSES_WITH_TOOL_LISTS]
+        lines.append(f"| `{claude}` | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
