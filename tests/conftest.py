@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from validate_helpers import CORPUS
+from corpus_helpers import CORPUS, NO_CORPUS
 
 _SCRUBBED = (
     "ANTHROPIC_API_KEY",
@@ -46,5 +46,5 @@ def home(_isolated_home: Path) -> Path:
 def corpus() -> Path:
     """The shared corpus of real agent files (read only; never copied into the repo)."""
     if not CORPUS.is_dir():
-        pytest.skip(f"the shared corpus is not present at {CORPUS}")
+        pytest.skip(NO_CORPUS)
     return CORPUS

@@ -11,9 +11,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from corpus_helpers import CORPUS, FURAI, VOLT, needs_corpus
 from fix_helpers import (
-    FURAI,
-    VOLT,
     changed_regions,
     frontmatter,
     load_frontmatter,
@@ -29,7 +28,7 @@ from subagents.repair.fix import FixStatus, fix_file, fix_text, write_atomic
 
 
 def _volt_broken() -> list[Path]:
-    if not VOLT.is_dir():
+    if not CORPUS.is_dir():
         return []
     return sorted(
         p
@@ -41,12 +40,12 @@ def _volt_broken() -> list[Path]:
 VOLT_BROKEN = _volt_broken()
 
 
-@pytest.mark.skipif(not VOLT.is_dir(), reason="corpus not present")
+@needs_corpus
 def test_volt_has_exactly_eight_broken_frontmatters() -> None:
     assert len(VOLT_BROKEN) == 8
 
 
-@pytest.mark.skipif(not VOLT.is_dir(), reason="corpus not present")
+@needs_corpus
 @pytest.mark.parametrize("path", VOLT_BROKEN, ids=lambda p: p.name)
 def test_corpus_broken_description_is_repaired_exactly(path: Path) -> None:
     original = path.read_text("utf-8")
@@ -87,7 +86,7 @@ def test_corpus_broken_description_is_repaired_exactly(path: Path) -> None:
     assert fix_text(result.fixed).status is FixStatus.UNCHANGED
 
 
-@pytest.mark.skipif(not FURAI.is_dir(), reason="corpus not present")
+@needs_corpus
 def test_corpus_indented_file_with_leading_blank_line() -> None:
     path = FURAI / "files" / "agents" / "sqs-expert.md"
     original = path.read_bytes()
@@ -115,7 +114,7 @@ def test_corpus_indented_file_with_leading_blank_line() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not VOLT.is_dir(), reason="corpus not present")
+@needs_corpus
 def test_corpus_claude_files_fix_is_idempotent_and_never_breaks_a_file() -> None:
     counts = dict.fromkeys(FixStatus, 0)
     for collection in (
