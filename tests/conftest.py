@@ -3,6 +3,12 @@
 Like simonw/llm's tests, the user directory is redirected per test, so no test ever reads or
 writes the real ``~/.claude`` or ``~/.codex``, and no test can reach a real model provider by
 accident (keys and base URLs are removed; tests that need them set them explicitly).
+
+The fast loop is ``pytest -m "not slow" -n 2``.  A test that reads the shared corpus (the
+``corpus`` mark, ``corpus_helpers.needs_corpus``, or the ``corpus`` fixture) is slow by
+nature and is marked so here, and skips with one reason when the corpus is absent; the
+hypothesis profile (fewer examples in the fast loop) is chosen in ``pytest_configure``, see
+hypothesis_helpers.py.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from corpus_helpers import CORPUS, NO_CORPUS
+from hypothesis_helpers import choose_profile
 
 _SCRUBBED = (
     "ANTHROPIC_API_KEY",
@@ -22,6 +29,19 @@ _SCRUBBED = (
     "OPENAI_BASE_URL",
     "CLAUDE_CODE_SUBAGENT_MODEL",
 )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    choose_profile(config)
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects: the marks added here count
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.get_closest_marker("corpus") or "corpus" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)
+            if not CORPUS.is_dir():
+                item.add_marker(pytest.mark.skip(reason=NO_CORPUS))
 
 
 @pytest.fixture(autouse=True)

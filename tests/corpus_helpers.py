@@ -5,6 +5,8 @@ The corpus (about 600 agent files from public collections) lives beside the proj
 ``SUBAGENTS_CORPUS`` to use a copy somewhere else.  When the folder is absent, every test that
 needs it skips with the one reason :data:`NO_CORPUS` (``needs_corpus`` as a mark, or the
 ``corpus`` fixture in conftest.py), so a checkout without the corpus still runs the rest.
+Reading the corpus is slow by nature: conftest.py marks these tests ``slow``, so the fast loop
+(``-m "not slow"``) needs no corpus at all.
 """
 
 from __future__ import annotations
@@ -27,5 +29,6 @@ NO_CORPUS = (
     "(set SUBAGENTS_CORPUS to its folder)"
 )
 
-#: Mark a test (or a module, via ``pytestmark``) that reads the corpus.
-needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason=NO_CORPUS)
+#: Mark a test (or a module, via ``pytestmark``) that reads the corpus; conftest.py makes it
+#: ``slow`` and skips it with :data:`NO_CORPUS` when the folder is absent.
+needs_corpus = pytest.mark.corpus

@@ -19,6 +19,7 @@ from fix_helpers import (
     split_lines,
     yaml_breaks,
 )
+from hypothesis_helpers import examples
 from subagents.claude_code import ParseMode, read_claude_code
 from subagents.definition import Dialect
 from subagents.harnesses.loader import parse_agent_text
@@ -382,7 +383,7 @@ _ALPHABET = st.sampled_from(
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_ALPHABET, min_size=1, max_size=30).map("".join))
 def test_any_single_line_description_is_fixed_exactly_or_left_alone(value: str) -> None:
     text = f"---\nname: rev\ndescription: {value}\ntools: Read\n---\nBody\n"
@@ -513,7 +514,7 @@ _LINE_TEXT = st.lists(
 ).map("".join)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     first=_LINE_TEXT,
     rest=st.lists(st.tuples(st.integers(0, 4), _LINE_TEXT), min_size=1, max_size=5),

@@ -96,6 +96,7 @@ def _release(proc: subprocess.Popen[str]) -> None:
     proc.stdin.flush()
 
 
+@pytest.mark.slow
 def test_waiters_get_the_lock_in_arrival_order(tmp_path: Path) -> None:
     lock_path, order = tmp_path / "agents.json.lock", tmp_path / "order"
     holder = _holder(lock_path, order)
@@ -108,6 +109,7 @@ def test_waiters_get_the_lock_in_arrival_order(tmp_path: Path) -> None:
     assert len(tickets) <= 1  # each writer removed its predecessor's ticket
 
 
+@pytest.mark.slow
 def test_a_queued_writer_that_dies_does_not_block_the_next(tmp_path: Path) -> None:
     lock_path, order = tmp_path / "agents.json.lock", tmp_path / "order"
     holder = _holder(lock_path, order)
