@@ -13,6 +13,7 @@ hypothesis_helpers.py.
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,11 +29,22 @@ _SCRUBBED = (
     "OPENAI_API_KEY",
     "OPENAI_BASE_URL",
     "CLAUDE_CODE_SUBAGENT_MODEL",
+    # a developer's own defaults would change which model a run asks for, or write
+    # transcripts into one folder shared by every test (and every xdist worker)
+    "ANTHROPIC_MODEL",
+    "OPENAI_MODEL",
+    "SUBAGENTS_TRANSCRIPT_DIR",
 )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     choose_profile(config)
+    # Started with SIGINT ignored (nohup, `cmd &` in a script, some CI launchers), Python keeps
+    # ignoring it and so does every child: the Ctrl-C tests would wait for an interruption
+    # that never comes.  Take it back, as a terminal run has it (children then start with the
+    # default action and Python turns it into KeyboardInterrupt, as for a user).
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects: the marks added here count
