@@ -3,16 +3,24 @@
 Like simonw/llm's tests, the user directory is redirected per test, so no test ever reads or
 writes the real ``~/.claude`` or ``~/.codex``, and no test can reach a real model provider by
 accident (keys and base URLs are removed; tests that need them set them explicitly).
+
+The fast loop is ``pytest -m "not slow" -n 2``.  A test that reads the shared corpus (the
+``corpus`` mark, ``corpus_helpers.needs_corpus``, or the ``corpus`` fixture) is slow by
+nature and is marked so here, and skips with one reason when the corpus is absent; the
+hypothesis profile (fewer examples in the fast loop) is chosen in ``pytest_configure``, see
+hypothesis_helpers.py.
 """
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from validate_helpers import CORPUS
+from corpus_helpers import CORPUS, NO_CORPUS
+from hypothesis_helpers import choose_profile
 
 _SCRUBBED = (
     "ANTHROPIC_API_KEY",
@@ -21,7 +29,31 @@ _SCRUBBED = (
     "OPENAI_API_KEY",
     "OPENAI_BASE_URL",
     "CLAUDE_CODE_SUBAGENT_MODEL",
+    # a developer's own defaults would change which model a run asks for, or write
+    # transcripts into one folder shared by every test (and every xdist worker)
+    "ANTHROPIC_MODEL",
+    "OPENAI_MODEL",
+    "SUBAGENTS_TRANSCRIPT_DIR",
 )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    choose_profile(config)
+    # Started with SIGINT ignored (nohup, `cmd &` in a script, some CI launchers), Python keeps
+    # ignoring it and so does every child: the Ctrl-C tests would wait for an interruption
+    # that never comes.  Take it back, as a terminal run has it (children then start with the
+    # default action and Python turns it into KeyboardInterrupt, as for a user).
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects: the marks added here count
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.get_closest_marker("corpus") or "corpus" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)
+            if not CORPUS.is_dir():
+                item.add_marker(pytest.mark.skip(reason=NO_CORPUS))
 
 
 @pytest.fixture(autouse=True)
@@ -46,5 +78,5 @@ def home(_isolated_home: Path) -> Path:
 def corpus() -> Path:
     """The shared corpus of real agent files (read only; never copied into the repo)."""
     if not CORPUS.is_dir():
-        pytest.skip(f"the shared corpus is not present at {CORPUS}")
+        pytest.skip(NO_CORPUS)
     return CORPUS

@@ -8,13 +8,6 @@ from typing import Any
 
 import yaml
 
-from validate_helpers import CORPUS as SHARED_CORPUS
-
-CORPUS = SHARED_CORPUS
-VOLT = CORPUS / "VoltAgent__awesome-claude-code-subagents"
-FURAI = CORPUS / "0xfurai__claude-code-subagents"
-CATLOG = CORPUS / "catlog22__Claude-Code-Workflow"
-
 _LINE_RE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 

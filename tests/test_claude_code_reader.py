@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from hypothesis_helpers import examples
 from subagents.claude_code import (
     ParseMode,
     SkipKind,
@@ -371,7 +372,7 @@ def _reference_name_ok(name: str) -> bool:
 _CLAUDE_CODE_BLOCK = re.compile(f"---[{JS_SPACE}]*\n([\\s\\S]*?)---[{JS_SPACE}]*\n?")
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_line, max_size=8), st.text(max_size=60))
 def test_fuzz_block_split_matches_the_reference_model(lines: list[str], body: str) -> None:
     text = "---\n" + "\n".join(lines) + "\n---\n" + body
@@ -382,14 +383,14 @@ def test_fuzz_block_split_matches_the_reference_model(lines: list[str], body: st
     assert got == ((m.group(1), text[m.end():], m.start(1)) if m else None)
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(st.text(alphabet="-\n \t\x1f\u00a0ab:\r", max_size=30))
 def test_fuzz_block_split_equals_claude_codes_regex_on_any_text(text: str) -> None:
     m = _CLAUDE_CODE_BLOCK.match(text) if text.find("---", 3) >= 0 else None
     assert split_block(text) == ((m.group(1), text[m.end():], m.start(1)) if m else None)
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), suppress_health_check=[HealthCheck.too_slow])
 @given(_line, _line)
 def test_fuzz_one_line_values_load_as_written(name: str, description: str) -> None:
     """Any one-line name and description: never a crash, and Claude Code's rules hold."""
@@ -402,14 +403,14 @@ def test_fuzz_one_line_values_load_as_written(name: str, description: str) -> No
     assert set(quoted) <= {"description"}
 
 
-@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), suppress_health_check=[HealthCheck.too_slow])
 @given(st.binary(max_size=400))
 def test_fuzz_arbitrary_bytes_never_raise(data: bytes) -> None:
     view = read_claude_code(b"---\n" + data)
     assert view.loaded == (view.skip is None)
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(st.lists(st.text(alphabet="Read Grep,()*: \t", max_size=12), max_size=4))
 def test_fuzz_split_tools(items: list[str]) -> None:
     out = split_tools(items)
@@ -418,7 +419,7 @@ def test_fuzz_split_tools(items: list[str]) -> None:
         assert "*" not in out
 
 
-@settings(max_examples=400)
+@settings(max_examples=examples(400))
 @given(st.text(alphabet="ReadGp,) \t\u00a0\x1f*", max_size=20))
 def test_fuzz_split_fast_path_equals_claude_codes_character_loop(item: str) -> None:
     from subagents.claude_code.reader import _split_item

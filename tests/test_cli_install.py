@@ -58,6 +58,7 @@ def test_default_dependencies_cover_every_command() -> None:
         assert extras[old] == [], old
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args",
     [["validate", "one.md"], ["run", "--help"], ["--help"], ["list"], ["fix", "--check"]],
@@ -76,6 +77,7 @@ def _project(tmp_path: Path) -> Path:
     return tmp_path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("block", "args", "env"),
     [
@@ -98,6 +100,7 @@ def test_a_missing_package_is_a_clean_message(
     assert "RC 1" in out.stdout, out.stdout + out.stderr
 
 
+@pytest.mark.slow
 def test_an_unexpected_import_error_of_a_known_package_is_caught(tmp_path: Path) -> None:
     """The last-resort handler in main(): an import that bypassed the helpers."""
     code = (

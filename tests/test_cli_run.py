@@ -417,6 +417,7 @@ You run commands carefully.
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("provider", ["anthropic", "openai"])
 def test_agent_hooks_skills_and_mcp_are_wired_into_a_real_cli_run(
     project: Path, monkeypatch: pytest.MonkeyPatch, provider: str

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
+from corpus_helpers import CORPUS, needs_corpus
 from subagents.claude_code.reader import listing_tools
 from subagents.conformance import CASES, load_corpus_expectations, load_expectations
 from subagents.conformance.compare import DELIBERATE, agreement_table, compare_recording
 from subagents.registry.core import AgentRegistry
-from validate_helpers import CORPUS
 
 
 def test_every_recorded_case_agrees_or_is_a_documented_deliberate_difference(
@@ -60,7 +60,7 @@ def _sha1(text: str) -> str:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus is not beside the project")
+@needs_corpus
 def test_list_on_the_corpus_matches_claude_code_file_for_file(tmp_path: Path) -> None:
     """Each collection as one project's .claude/agents: listed exactly as Claude Code lists it."""
     recording = load_corpus_expectations()

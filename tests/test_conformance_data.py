@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hypothesis_helpers import examples
 from subagents.conformance import (
     CASES,
     DataFileError,
@@ -337,7 +338,7 @@ _DESC = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters
                 min_size=1, max_size=40).filter(lambda d: "\n- " not in d and "\n\n" not in d)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.dictionaries(_NAME, st.tuples(_DESC, st.sampled_from(["All tools", "Read, Grep"])),
                        min_size=1, max_size=6))
 def test_parse_listing_round_trips(agents: dict[str, tuple[str, str]]) -> None:

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fix_helpers import CATLOG, FURAI, VOLT, frontmatter
+from corpus_helpers import CATLOG, FURAI, VOLT, needs_corpus
+from fix_helpers import frontmatter
 from subagents.definition import AgentDefinition, Dialect, HookCommand, HookMatcher, McpServerSpec
 from subagents.formats.writers import to_claude_markdown, to_codex_markdown, to_json_entry
 from subagents.harnesses.loader import parse_agent_text, read_agent_file
@@ -243,7 +244,7 @@ def test_field_losses_compares_prompts_without_outer_whitespace() -> None:
 # --------------------------------------------------------------------------- the corpus
 
 
-@pytest.mark.skipif(not VOLT.is_dir(), reason="corpus not present")
+@needs_corpus
 def test_corpus_claude_to_json_to_claude_preserves_every_field() -> None:
     defs = _corpus_claude_definitions()
     assert len(defs) > 250
@@ -263,7 +264,7 @@ def test_corpus_claude_to_json_to_claude_preserves_every_field() -> None:
         assert _fields(final.definition) == _fields(src), src.path
 
 
-@pytest.mark.skipif(not VOLT.is_dir(), reason="corpus not present")
+@needs_corpus
 def test_corpus_to_codex_and_sdk_reports_instead_of_dropping() -> None:
     defs = _corpus_claude_definitions()
     for target in (Target.CODEX_MD, Target.SDK):
@@ -283,7 +284,7 @@ def test_corpus_to_codex_and_sdk_reports_instead_of_dropping() -> None:
         assert len(warned) == len(coloured) - sum(1 for d in coloured if d.name in result.failed)
 
 
-@pytest.mark.skipif(not CATLOG.is_dir(), reason="corpus not present")
+@needs_corpus
 def test_corpus_codex_files_to_claude_and_back_keep_the_codex_fields() -> None:
     folder = CATLOG / "files" / ".codex" / "agents"
     defs = []

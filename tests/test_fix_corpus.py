@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fix_helpers import CORPUS
+from corpus_helpers import CORPUS, needs_corpus
 from subagents.claude_code import read_claude_code
 from subagents.harnesses.loader import detect_dialect, parse_agent_text
 from subagents.repair.fix import FixStatus, fix_file
@@ -46,7 +46,7 @@ def _strict_rejects(path: Path) -> bool:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="corpus not present")
+@needs_corpus
 def test_fix_leaves_no_strict_yaml_failure_and_keeps_claude_codes_reading(
     tmp_path: Path,
 ) -> None:

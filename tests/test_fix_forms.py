@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fix_helpers import frontmatter, load_frontmatter, split_lines
+from hypothesis_helpers import examples
 from subagents.claude_code import ClaudeCodeView, ParseMode, get_profile, read_claude_code
 from subagents.harnesses.loader import parse_agent_text
 from subagents.repair.fix import FixResult, FixStatus, fix_text
@@ -362,7 +363,7 @@ _TEXT_LINES = st.sampled_from(
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     first=st.sampled_from(["Use when: x", "Use this agent. Examples:", "Plain", "@x", ""]),
     continuation=st.lists(_TEXT_LINES, max_size=6),

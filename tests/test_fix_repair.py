@@ -11,15 +11,15 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from corpus_helpers import CORPUS, FURAI, VOLT, needs_corpus
 from fix_helpers import (
-    FURAI,
-    VOLT,
     changed_regions,
     frontmatter,
     load_frontmatter,
     split_lines,
     yaml_breaks,
 )
+from hypothesis_helpers import examples
 from subagents.claude_code import ParseMode, read_claude_code
 from subagents.definition import Dialect
 from subagents.harnesses.loader import parse_agent_text
@@ -29,7 +29,7 @@ from subagents.repair.fix import FixStatus, fix_file, fix_text, write_atomic
 
 
 def _volt_broken() -> list[Path]:
-    if not VOLT.is_dir():
+    if not CORPUS.is_dir():
         return []
     return sorted(
         p
@@ -41,12 +41,12 @@ def _volt_broken() -> list[Path]:
 VOLT_BROKEN = _volt_broken()
 
 
-@pytest.mark.skipif(not VOLT.is_dir(), reason="corpus not present")
+@needs_corpus
 def test_volt_has_exactly_eight_broken_frontmatters() -> None:
     assert len(VOLT_BROKEN) == 8
 
 
-@pytest.mark.skipif(not VOLT.is_dir(), reason="corpus not present")
+@needs_corpus
 @pytest.mark.parametrize("path", VOLT_BROKEN, ids=lambda p: p.name)
 def test_corpus_broken_description_is_repaired_exactly(path: Path) -> None:
     original = path.read_text("utf-8")
@@ -87,7 +87,7 @@ def test_corpus_broken_description_is_repaired_exactly(path: Path) -> None:
     assert fix_text(result.fixed).status is FixStatus.UNCHANGED
 
 
-@pytest.mark.skipif(not FURAI.is_dir(), reason="corpus not present")
+@needs_corpus
 def test_corpus_indented_file_with_leading_blank_line() -> None:
     path = FURAI / "files" / "agents" / "sqs-expert.md"
     original = path.read_bytes()
@@ -115,7 +115,7 @@ def test_corpus_indented_file_with_leading_blank_line() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not VOLT.is_dir(), reason="corpus not present")
+@needs_corpus
 def test_corpus_claude_files_fix_is_idempotent_and_never_breaks_a_file() -> None:
     counts = dict.fromkeys(FixStatus, 0)
     for collection in (
@@ -383,7 +383,7 @@ _ALPHABET = st.sampled_from(
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_ALPHABET, min_size=1, max_size=30).map("".join))
 def test_any_single_line_description_is_fixed_exactly_or_left_alone(value: str) -> None:
     text = f"---\nname: rev\ndescription: {value}\ntools: Read\n---\nBody\n"
@@ -514,7 +514,7 @@ _LINE_TEXT = st.lists(
 ).map("".join)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     first=_LINE_TEXT,
     rest=st.lists(st.tuples(st.integers(0, 4), _LINE_TEXT), min_size=1, max_size=5),

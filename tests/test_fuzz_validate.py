@@ -9,11 +9,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from hypothesis_helpers import examples
 from subagents.definition import Dialect
 from subagents.lint.report import render_json
 from subagents.lint.validate import validate_paths, validate_text
 
-_SETTINGS = settings(max_examples=300, deadline=None,
+_SETTINGS = settings(max_examples=examples(300), deadline=None,
                      suppress_health_check=[HealthCheck.too_slow])
 
 _KEYS = ["name", "description", "tools", "model", "maxTurns", "hooks", "mcpServers", "skills",
@@ -63,7 +64,7 @@ def test_any_json(value: object) -> None:
     _check(json.dumps(value), Dialect.JSON)
 
 
-@settings(max_examples=60, deadline=None,
+@settings(max_examples=examples(60), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(data=st.binary(max_size=1500),
        where=st.sampled_from([".claude/agents/a.md", ".codex/agents/a.md", "agents.json",

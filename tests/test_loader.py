@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hypothesis_helpers import examples
 from subagents import AgentDefinition, DefinitionError, load_agent
 from subagents.definition import Dialect
 from subagents.diagnostics import Severity
@@ -260,7 +261,7 @@ def test_opencode_and_copilot_get_one_info(tmp_path: Path) -> None:
     assert [(d.rule, d.severity) for d in r.diagnostics] == [("SA017", Severity.INFO)]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.binary(max_size=2048))
 def test_fuzz_any_bytes_give_diagnostics_not_exceptions(data: bytes) -> None:
     t = time.perf_counter()
@@ -274,7 +275,7 @@ def test_fuzz_any_bytes_give_diagnostics_not_exceptions(data: bytes) -> None:
 _yamlish = st.text(alphabet=st.sampled_from(list("ab:-&*!|>'\"#[]{},\t \n<>example")), max_size=300)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_yamlish)
 def test_fuzz_yaml_shaped_frontmatter(body: str) -> None:
     text = f"---\nname: x\n{body}\n---\nprompt"

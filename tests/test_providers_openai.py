@@ -346,6 +346,7 @@ async def test_error_event_mid_stream(server: FakeLLMServer) -> None:
     assert len(server.requests) == 3  # not retried: a retry would fail the same way
 
 
+@pytest.mark.slow
 @STREAM
 async def test_timeout_is_retried_like_a_dropped_connection(
     server: FakeLLMServer, stream: bool

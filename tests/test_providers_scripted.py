@@ -137,6 +137,7 @@ def test_get_provider_drops_none_options_and_ignores_case(clean_env: None) -> No
     assert openai_model.name == "openai"
 
 
+@pytest.mark.slow
 def test_importing_providers_does_not_import_the_sdks() -> None:
     code = (
         "import sys, asyncio\n"
@@ -167,6 +168,7 @@ def test_default_model_option_and_env(
     assert chosen.default_model == "model-from-option"  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow
 def test_standalone_server_serves_a_script_file(tmp_path: Path, clean_env: None) -> None:
     import asyncio
     import os

@@ -44,6 +44,7 @@ def test_unknown_attribute_is_an_attribute_error() -> None:
         raise AssertionError("expected AttributeError")
 
 
+@pytest.mark.slow
 def test_import_and_reader_do_not_pull_heavy_dependencies() -> None:
     code = (
         "import sys, subagents\n"
@@ -65,6 +66,7 @@ def test_scripted_model_names_unused_replies() -> None:
         model.assert_complete()
 
 
+@pytest.mark.slow
 def test_python_dash_m_runs_the_cli() -> None:
     out = subprocess.run([sys.executable, "-m", "subagents", "--version"], capture_output=True,
                          text=True, check=True)
@@ -135,6 +137,7 @@ def test_documented_imports_from_the_docs_work() -> None:
         exec(line, {})
 
 
+@pytest.mark.slow
 def test_old_module_runs_with_dash_m() -> None:
     done = subprocess.run([sys.executable, "-m", "subagents.testing_server", "--help"],
                           capture_output=True, text=True, timeout=120, check=False)

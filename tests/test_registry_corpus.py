@@ -7,15 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from corpus_helpers import CORPUS, needs_corpus
 from subagents.claude_code.reader import as_plugin_agent
 from subagents.definition import Dialect
 from subagents.harnesses.loader import read_agent_file
 from subagents.registry.core import AgentRegistry
-from validate_helpers import CORPUS as SHARED_CORPUS
 
-CORPUS = Path(os.environ.get("SUBAGENTS_CORPUS", str(SHARED_CORPUS)))
-
-pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"corpus not found at {CORPUS}")
+pytestmark = needs_corpus
 
 
 @pytest.mark.slow

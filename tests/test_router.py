@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from corpus_helpers import FURAI, VOLT, needs_corpus
 from subagents.definition import AgentDefinition
 from subagents.dispatch.router import Router, find_similar_agents, stem, tokenize
-from validate_helpers import CORPUS as SHARED_CORPUS
 
-CORPUS = SHARED_CORPUS / "0xfurai__claude-code-subagents" / "files" / "agents"
+FURAI_AGENTS = FURAI / "files" / "agents"
 
 
 def agent(name: str, description: str = "", body: str = "", keywords: tuple[str, ...] = ()) -> AgentDefinition:
@@ -94,14 +94,14 @@ def test_similarity_skips_empty_descriptions_and_same_names() -> None:
     assert find_similar_agents([a, a.evolve(path=Path("other.md")), agent("y", "")]) == []
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="corpus not present")
+@needs_corpus
 def test_real_collection_routes_obvious_requests() -> None:
     import re
 
     import yaml
 
     defs = []
-    for p in sorted(CORPUS.glob("*.md")):
+    for p in sorted(FURAI_AGENTS.glob("*.md")):
         m = re.match(r"\s*---\s*\n(.*?)\n\s*---\s*\n(.*)", p.read_text(), re.S)
         assert m, p
         fm = yaml.safe_load(m.group(1))
@@ -183,15 +183,12 @@ def test_why_terms_add_up_to_the_score() -> None:
             assert sum(m.terms.values()) == pytest.approx(m.score, rel=1e-6, abs=1e-9), text
 
 
+@needs_corpus
 def test_similarity_threshold_flags_real_overlaps_not_the_demo_project() -> None:
     from subagents.dispatch.router import SIMILAR_THRESHOLD
     from subagents.harnesses.loader import read_agent_file
-    from validate_helpers import CORPUS
 
-    volt = CORPUS / "VoltAgent__awesome-claude-code-subagents"
-    if not volt.is_dir():
-        pytest.skip("corpus not present")
-    defs = [d for p in sorted(volt.rglob("*.md"))
+    defs = [d for p in sorted(VOLT.rglob("*.md"))
             if (d := read_agent_file(p).definition) is not None]
     pairs = {frozenset((a.name, b.name)) for a, b, _ in find_similar_agents(defs)}
     assert frozenset(("mobile-developer", "mobile-app-developer")) in pairs

@@ -46,6 +46,7 @@ def test_json_model_is_one_finding_not_two() -> None:
     assert _json("sonnet") == []
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(60)
 def test_a_tools_line_with_thousands_of_unknown_entries_stays_linear() -> None:
     # before: each entry's column was found by re-scanning the whole line and each got a fuzzy

@@ -11,8 +11,8 @@ import re
 
 import pytest
 
+from corpus_helpers import CORPUS, needs_corpus
 from subagents.lint.rules.spec import SECTION_NAMES, _has_section, _headings
-from validate_helpers import CORPUS
 
 _ATX = re.compile(r" {0,3}#{1,6}[ \t](.*)")
 
@@ -53,7 +53,7 @@ def test_edge_cases(prompt: str, expected: set[str]) -> None:
     assert _fast(prompt) == expected == _reference(prompt)
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="corpus not available")
+@needs_corpus
 def test_agrees_with_the_line_reading_on_the_corpus() -> None:
     checked = 0
     for path in sorted(CORPUS.rglob("*.md")):

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from corpus_helpers import CORPUS, needs_corpus
 from subagents.diagnostics import Severity
 from subagents.lint.validate import validate_paths
-from validate_helpers import CORPUS, GOOD_FRONT, agent, diags, only, write
+from validate_helpers import GOOD_FRONT, agent, diags, only, write
 
 _rng = random.Random(7)
 
@@ -151,7 +152,7 @@ def test_symlink_leaving_the_agents_folder_is_reported_and_not_read(tmp_path: Pa
     assert not [d for d in report.diagnostics if "notes.md" in d.path or "/loop" in d.path]
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="corpus not available")
+@needs_corpus
 def test_security_rules_stay_quiet_on_the_corpus() -> None:
     """The ordinary real files (many are security-review agents) trigger no SA4xx at all."""
     report = validate_paths([CORPUS])

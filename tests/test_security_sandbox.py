@@ -172,6 +172,7 @@ async def test_own_pid_namespace_and_no_survivors(sandboxed: BashTool, tmp_path:
     assert gone(marker)
 
 
+@pytest.mark.slow
 def test_ctrl_c_ends_the_sandboxed_command_and_its_setsid_children(
         sandboxed: BashTool, tmp_path: Path) -> None:
     marker = "31337077"

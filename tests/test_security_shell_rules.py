@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hypothesis_helpers import examples
 from runtime_helpers import ctx_for
 from subagents.definition import AgentDefinition
 from subagents.dispatch.dispatcher import AgentDispatcher
@@ -114,7 +115,7 @@ def test_deny_rule_with_arguments_finds_them_in_order() -> None:
     assert not deny_matches("git push:*", "git status")
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.text(max_size=200))
 def test_parsing_never_raises(command: str) -> None:
     plain_commands(command)

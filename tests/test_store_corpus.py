@@ -12,13 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from corpus_helpers import CORPUS, needs_corpus
 from subagents.diagnostics import Severity
 from subagents.store.core import AgentStore, validate_entry
-from validate_helpers import CORPUS as SHARED_CORPUS
 
-CORPUS = SHARED_CORPUS
-
-pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="shared corpus not present")
+pytestmark = needs_corpus
 
 
 def test_corpus_agents_round_trip_through_the_store(tmp_path: Path) -> None:

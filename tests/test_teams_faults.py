@@ -136,6 +136,7 @@ def _writer(root: str, who: int, count: int) -> None:
         files.append_message("lead", {"from": f"p{who}", "text": f"{who}-{i}"})
 
 
+@pytest.mark.slow
 def test_two_processes_writing_one_inbox_lose_nothing(tmp_path: Path) -> None:
     ctx = multiprocessing.get_context("spawn" if sys.platform == "darwin" else "fork")
     procs = [ctx.Process(target=_writer, args=(str(tmp_path), w, 60)) for w in range(3)]

@@ -9,6 +9,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hypothesis_helpers import examples
 from subagents.dispatch.teams import TeamFiles, TeamLayout
 from subagents.dispatch.teams.tasks import TaskBoard
 
@@ -43,7 +44,7 @@ def _check(tasks: dict[str, dict[str, Any]]) -> None:
             del left[k]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(OPS, max_size=25))
 def test_task_list_invariants_hold_under_any_sequence(ops: list[tuple[Any, ...]]) -> None:
     with tempfile.TemporaryDirectory() as tmp:

@@ -87,6 +87,7 @@ def test_yaml_alias_bomb_is_refused_at_the_first_anchor(tmp_path: Path) -> None:
     assert peak < 32 << 20 and cpu < 10
 
 
+@pytest.mark.slow
 def test_a_thousand_files_half_broken(tmp_path: Path) -> None:
     folder = tmp_path / ".claude" / "agents"
     for i in range(1000):

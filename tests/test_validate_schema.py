@@ -9,10 +9,11 @@ from typing import Any
 import pytest
 import yaml
 
+from corpus_helpers import CORPUS, needs_corpus
 from subagents.diagnostics import Severity
 from subagents.lint.schema import frontmatter_schema
 from subagents.lint.validate import iter_agent_files, validate_paths
-from validate_helpers import CORPUS, DATA
+from validate_helpers import DATA
 
 jsonschema = pytest.importorskip("jsonschema")
 
@@ -54,7 +55,7 @@ def test_schema_rejects_what_validate_rejects(patch: dict[str, Any], path: str) 
     assert list(_validator().iter_errors({"name": "ok"}))  # description required
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="corpus not available")
+@needs_corpus
 def test_corpus_files_without_errors_conform() -> None:
     v = _validator()
     folders = [CORPUS / "0xfurai__claude-code-subagents",

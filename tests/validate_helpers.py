@@ -8,7 +8,6 @@ from pathlib import Path
 from subagents.diagnostics import Diagnostic
 from subagents.lint.validate import ValidationReport, validate_text
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 DATA = Path(__file__).resolve().parent / "data" / "validate"
 
 BODY = (

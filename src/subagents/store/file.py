@@ -622,6 +622,10 @@ class StoreLock:
             )
             flock(ticket_fd, op)  # a new file: nobody else can hold it
             self._ticket_fd, self._ticket = ticket_fd, ticket
+            # Not atomic on its own: a reader between these two calls sees an empty tail.
+            # Every reader holds the tail mutex (as here), so none can; a writer killed
+            # between them leaves an empty tail, which costs what its death costs anyway
+            # (its successor goes early).  Anything that reads the tail must take the mutex.
             os.ftruncate(tail_fd, 0)
             os.pwrite(tail_fd, ticket.encode("ascii"), 0)
         except OSError:

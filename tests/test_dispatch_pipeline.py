@@ -1,4 +1,4 @@
-"""Pipelines: agents chained stage by stage (runtime/pipeline.py)."""
+"""Pipelines: agents chained stage by stage (dispatch/pipeline.py)."""
 
 from __future__ import annotations
 

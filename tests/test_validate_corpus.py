@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from corpus_helpers import CORPUS, needs_corpus
 from subagents.diagnostics import Severity
 from subagents.lint.validate import validate_paths
-from validate_helpers import CORPUS
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(not CORPUS.is_dir(), reason="corpus not available"),
+    needs_corpus,
 ]
 
 # collection -> (files, agents, {rule: error count}, infos, {rule: warning count})
