@@ -120,7 +120,7 @@ class AliasingModel:
                    for b in response.content):
             return response
         content = tuple(
-            ToolUseBlock(b.id, self.aliases[b.name], b.input)
+            dataclasses.replace(b, name=self.aliases[b.name])
             if isinstance(b, ToolUseBlock) and b.name in self.aliases and b.name not in offered
             and self.aliases[b.name] in offered else b
             for b in response.content

@@ -40,13 +40,11 @@ from typing import Any
 from subagents.errors import ProviderError, ProviderResponseError
 from subagents.providers._shared import (
     MALFORMED,
-    MALFORMED_ARGUMENTS_KEY,
     LoopClients,
     classify_status,
     connection_failure,
     is_transport_error,
     malformed_reply,
-    parse_tool_arguments,
     redact,
     require_key,
 )
@@ -85,6 +83,8 @@ def _block_to_wire(block: TextBlock | ToolUseBlock | ToolResultBlock) -> dict[st
     if isinstance(block, TextBlock):
         return {"type": "text", "text": block.text} if block.text else None
     if isinstance(block, ToolUseBlock):
+        # arguments that were not an object cannot be sent back as such: the call goes back
+        # with no input, and its error result quotes what was received (ToolUseBlock.malformed)
         return {"type": "tool_use", "id": block.id, "name": block.name, "input": dict(block.input)}
     return {
         "type": "tool_result",
@@ -138,10 +138,14 @@ def _from_message(message: Any, raw_inputs: Mapping[int, str]) -> ModelResponse:
             tool_input: Any = block.input
             if index in raw_inputs:
                 # streamed: judge the raw JSON text, not the SDK's lenient partial parse
-                tool_input = parse_tool_arguments(raw_inputs[index])
+                content.append(ToolUseBlock.from_arguments(block.id, block.name,
+                                                           raw_inputs[index]))
             elif not isinstance(tool_input, dict):
-                tool_input = {MALFORMED_ARGUMENTS_KEY: json.dumps(tool_input)}
-            content.append(ToolUseBlock(block.id, block.name, tool_input))
+                content.append(ToolUseBlock(block.id, block.name, {},
+                                            raw_arguments=json.dumps(tool_input),
+                                            arguments_error="not a JSON object"))
+            else:
+                content.append(ToolUseBlock(block.id, block.name, tool_input))
         # thinking, server tool blocks and the like carry nothing the runner acts on
     raw_stop = getattr(message, "stop_reason", None) or ""
     stop: StopReason = _STOP.get(raw_stop, "end_turn")

@@ -15,7 +15,8 @@ Design decisions:
   blocks become ``tool_calls`` with JSON-string arguments.  Chat completions have no
   ``is_error``, so an error result's content is prefixed with ``Error:``.
 * **Broken arguments never crash a run**: arguments that are not a JSON object become a
-  ``ToolUseBlock`` carrying the raw text (see :func:`subagents.providers.malformed_arguments`),
+  ``ToolUseBlock`` carrying the raw text (:meth:`ToolUseBlock.from_arguments
+  <subagents.providers.base.ToolUseBlock.from_arguments>`),
   and are sent back verbatim in the history so the model sees what it said.
 * **Stop reasons**: ``tool_calls`` -> ``tool_use``, ``length`` -> ``max_tokens``,
   ``content_filter`` -> ``refusal``, else ``end_turn``; any reply that carries tool calls is
@@ -50,8 +51,6 @@ from subagents.providers._shared import (
     connection_failure,
     is_transport_error,
     malformed_reply,
-    parse_tool_arguments,
-    raw_arguments,
     redact,
     require_key,
 )
@@ -108,7 +107,7 @@ def _assistant_to_wire(message: Message) -> dict[str, Any]:
         {
             "id": b.id,
             "type": "function",
-            "function": {"name": b.name, "arguments": raw_arguments(b.input)},
+            "function": {"name": b.name, "arguments": b.wire_arguments},
         }
         for b in message.content
         if isinstance(b, ToolUseBlock)
@@ -164,7 +163,7 @@ def _response(
     content: list[TextBlock | ToolUseBlock] = [TextBlock(text)] if text else []
     for given_id, name, arguments in calls:
         call_id = given_id or f"call_{next(_call_ids)}"  # some local servers send no id
-        content.append(ToolUseBlock(call_id, name, parse_tool_arguments(arguments)))
+        content.append(ToolUseBlock.from_arguments(call_id, name, arguments))
     stop: StopReason = "tool_use" if calls else _FINISH.get(finish or "stop", "end_turn")
     if stop == "tool_use" and not calls:
         stop = "end_turn"  # "tool_calls" with no calls: nothing for the runner to run
