@@ -23,8 +23,9 @@ import json
 import os
 import re
 import weakref
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from types import ModuleType
+from typing import Any, TypeVar
 
 from subagents.errors import (
     MissingCredentialsError,
@@ -32,14 +33,21 @@ from subagents.errors import (
     ProviderError,
     ProviderResponseError,
 )
-from subagents.providers.retry import RetryableFailure, parse_retry_after
+from subagents.providers.retry import (
+    RetryableFailure,
+    RetryPolicy,
+    parse_retry_after,
+    retry_async,
+)
 
 __all__ = [
     "MALFORMED",
     "ReplyShapeError",
+    "call_with_retries",
     "classify_status",
     "classify_stream_error",
     "connection_failure",
+    "import_sdk",
     "is_transport_error",
     "malformed_reply",
     "redact",
@@ -195,6 +203,43 @@ def malformed_reply(
         f"(malformed JSON or an unexpected shape): {detail}",
         hint="check that the base URL points at a compatible API, not a web page or a proxy",
     )
+
+
+def import_sdk(module: str, provider: str) -> ModuleType:
+    """The provider's SDK, imported when a provider is built (never at package import); a
+    missing SDK is the error that says which extra to install."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        from subagents._deps import missing_dependency
+
+        raise missing_dependency(exc, provider) from None
+
+
+_T = TypeVar("_T")
+
+
+async def call_with_retries(
+    once: Callable[[], Awaitable[_T]],
+    translate: Callable[[Exception], ProviderError | RetryableFailure],
+    policy: RetryPolicy,
+    *,
+    what: str,
+) -> _T:
+    """``once()`` under the retry ``policy``: an SDK's exception is ``translate``d into a
+    final :class:`~subagents.errors.ProviderError` or a retryable failure; ours pass through."""
+
+    async def attempt() -> _T:
+        try:
+            return await once()
+        except (ProviderError, RetryableFailure):
+            raise
+        except Exception as exc:
+            raise translate(exc) from None
+
+    return await retry_async(attempt, policy, what=what)
 
 
 def is_transport_error(exc: BaseException) -> bool:

@@ -41,8 +41,10 @@ from subagents.errors import ProviderError, ProviderResponseError
 from subagents.providers._shared import (
     MALFORMED,
     LoopClients,
+    call_with_retries,
     classify_status,
     connection_failure,
+    import_sdk,
     is_transport_error,
     malformed_reply,
     redact,
@@ -59,7 +61,7 @@ from subagents.providers.base import (
     Usage,
     forced_tool,
 )
-from subagents.providers.retry import RetryableFailure, RetryPolicy, retry_async
+from subagents.providers.retry import RetryableFailure, RetryPolicy
 
 __all__ = ["DEFAULT_BASE_URL", "AnthropicModel", "to_anthropic_params"]
 
@@ -205,14 +207,7 @@ class AnthropicModel(LoopClients):
         self.stream = stream
         self.retry = retry or RetryPolicy.from_env()
         self.timeout = timeout
-        try:
-            import anthropic  # lazy: see module docstring
-        except ImportError as exc:
-            from subagents._deps import missing_dependency
-
-            raise missing_dependency(exc, "the Anthropic provider") from None
-
-        self._sdk = anthropic
+        self._sdk = import_sdk("anthropic", "the Anthropic provider")  # lazy: see above
         # one client per event loop (weakly keyed: a finished loop takes its client with it)
         LoopClients.__init__(self)
 
@@ -235,19 +230,14 @@ class AnthropicModel(LoopClients):
     async def complete(self, request: ModelRequest) -> ModelResponse:
         params = to_anthropic_params(request)
 
-        async def attempt() -> ModelResponse:
+        async def once() -> ModelResponse:
             client = self._client_for_loop()
-            try:
-                if self.stream:
-                    return await self._streamed(client, params)
-                message = await client.messages.create(**params)
-                return _from_message(message, {})
-            except (ProviderError, RetryableFailure):
-                raise
-            except Exception as exc:
-                raise self._translate(exc) from None
+            if self.stream:
+                return await self._streamed(client, params)
+            return _from_message(await client.messages.create(**params), {})
 
-        return await retry_async(attempt, self.retry, what=f"anthropic request to {self.url}")
+        return await call_with_retries(once, self._translate, self.retry,
+                                       what=f"anthropic request to {self.url}")
 
     @property
     def url(self) -> str:

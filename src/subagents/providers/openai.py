@@ -46,9 +46,11 @@ from subagents.providers._shared import (
     MALFORMED,
     LoopClients,
     ReplyShapeError,
+    call_with_retries,
     classify_status,
     classify_stream_error,
     connection_failure,
+    import_sdk,
     is_transport_error,
     malformed_reply,
     redact,
@@ -65,7 +67,7 @@ from subagents.providers.base import (
     Usage,
     forced_tool,
 )
-from subagents.providers.retry import RetryableFailure, RetryPolicy, retry_async
+from subagents.providers.retry import RetryableFailure, RetryPolicy
 
 __all__ = ["DEFAULT_BASE_URL", "OpenAIModel", "to_openai_params"]
 
@@ -228,14 +230,7 @@ class OpenAIModel(LoopClients):
         self.stream = stream
         self.retry = retry or RetryPolicy.from_env()
         self.timeout = timeout
-        try:
-            import openai  # lazy: see module docstring
-        except ImportError as exc:
-            from subagents._deps import missing_dependency
-
-            raise missing_dependency(exc, "the OpenAI-compatible provider") from None
-
-        self._sdk = openai
+        self._sdk = import_sdk("openai", "the OpenAI-compatible provider")  # lazy: see above
         # one client per event loop (weakly keyed: a finished loop takes its client with it)
         LoopClients.__init__(self)
 
@@ -257,19 +252,14 @@ class OpenAIModel(LoopClients):
     async def complete(self, request: ModelRequest) -> ModelResponse:
         params = to_openai_params(request, max_tokens_param=self.max_tokens_param)
 
-        async def attempt() -> ModelResponse:
+        async def once() -> ModelResponse:
             client = self._client_for_loop()
-            try:
-                if self.stream:
-                    return await self._streamed(client, params)
-                completion = await client.chat.completions.create(**params)
-                return _from_completion(completion)
-            except (ProviderError, RetryableFailure):
-                raise
-            except Exception as exc:
-                raise self._translate(exc) from None
+            if self.stream:
+                return await self._streamed(client, params)
+            return _from_completion(await client.chat.completions.create(**params))
 
-        return await retry_async(attempt, self.retry, what=f"openai request to {self.url}")
+        return await call_with_retries(once, self._translate, self.retry,
+                                       what=f"openai request to {self.url}")
 
     async def _streamed(self, client: Any, params: dict[str, Any]) -> ModelResponse:
         stream = await client.chat.completions.create(
