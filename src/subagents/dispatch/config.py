@@ -93,29 +93,22 @@ class DispatchOptions(TypedDict, total=False):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class MainThreadConfig:
-    """How :func:`~subagents.dispatch.main_thread.run_main_thread_async` runs a request.
+class MainThreadConfig(DispatchConfig):
+    """How :func:`~subagents.dispatch.main_thread.run_main_thread_async` runs a request: the
+    delegation options of :class:`DispatchConfig` and the main thread's own.
 
     ``main_agent`` runs the main thread (default: the built-in main thread) on ``model_id``
     for at most ``max_turns``; ``agent_tools`` offers each agent as its own tool next to Task;
     ``explicit`` honours "use the X agent" in the request; ``auto_route`` sends a request that
-    hits one agent's ``keywords`` straight to it; ``cwd`` is where the run works.  The rest
-    are the delegation options of :class:`DispatchConfig`.
+    hits one agent's ``keywords`` straight to it; ``cwd`` is where the run works.
     """
 
     main_agent: AgentDefinition | None = None
     model_id: str | None = None
     max_turns: int | None = None
-    nesting: bool = False
-    max_depth: int = DEFAULT_MAX_DEPTH
-    max_concurrency: int = DEFAULT_MAX_CONCURRENCY
-    timeout: float | None = None
-    policy: PermissionPolicy | None = None
-    budget_chars: int = DEFAULT_BUDGET_CHARS
     agent_tools: bool = False
     explicit: bool = True
     auto_route: bool = False
-    on_event: EventSink | None = None
     cwd: str | os.PathLike[str] | None = None
 
     def with_options(self, **options: Any) -> MainThreadConfig:
@@ -124,27 +117,18 @@ class MainThreadConfig:
 
     def dispatch(self, on_event: EventSink | None) -> DispatchConfig:
         """The delegation part, with the run's own event sink."""
-        return DispatchConfig(nesting=self.nesting, max_depth=self.max_depth,
-                              max_concurrency=self.max_concurrency, timeout=self.timeout,
-                              policy=self.policy, budget_chars=self.budget_chars,
-                              on_event=on_event)
+        shared = {f.name: getattr(self, f.name) for f in dataclasses.fields(DispatchConfig)}
+        return DispatchConfig(**{**shared, "on_event": on_event})
 
 
-class MainThreadOptions(TypedDict, total=False):
+class MainThreadOptions(DispatchOptions, total=False):
     """The keyword arguments ``run_main_thread_async(...)`` accepted before
     :class:`MainThreadConfig`."""
 
     main_agent: AgentDefinition | None
     model_id: str | None
     max_turns: int | None
-    nesting: bool
-    max_depth: int
-    max_concurrency: int
-    timeout: float | None
-    policy: PermissionPolicy | None
-    budget_chars: int
     agent_tools: bool
     explicit: bool
     auto_route: bool
-    on_event: EventSink | None
     cwd: str | os.PathLike[str] | None

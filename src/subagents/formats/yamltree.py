@@ -215,6 +215,11 @@ def _duplicate(key: YScalar, first_line: int) -> YamlIssue:
     )
 
 
+def _no_alias(subject: str, line: int, column: int, hint: str) -> YamlIssue:
+    return YamlIssue("SA008", f"{subject} is not allowed in agent frontmatter", line, column,
+                     hint, subject=subject)
+
+
 class _Refused(Exception):
     def __init__(self, issue: YamlIssue) -> None:
         self.issue = issue
@@ -301,19 +306,10 @@ class _Builder:
 
     def _check_props(self, event: yaml.NodeEvent) -> None:
         if event.anchor is not None:
-            line, col = self._pos(event)
-            subject = f"YAML anchor `&{event.anchor}`"
-            raise _Refused(
-                YamlIssue(
-                    "SA008",
-                    f"{subject} is not allowed in agent frontmatter",
-                    line,
-                    col,
-                    "write the value out in full; anchors and aliases can expand into "
-                    "huge documents (alias bombs) and no harness needs them",
-                    subject=subject,
-                )
-            )
+            raise _Refused(_no_alias(
+                f"YAML anchor `&{event.anchor}`", *self._pos(event),
+                "write the value out in full; anchors and aliases can expand into huge "
+                "documents (alias bombs) and no harness needs them"))
         tag = getattr(event, "tag", None)
         if tag and tag != "!" and tag not in _ALLOWED_TAGS:
             line, col = self._pos(event)
@@ -393,18 +389,9 @@ class _Builder:
             node = self.stack.pop()[0]
             self._add(node)
         elif isinstance(event, yaml.AliasEvent):
-            line, col = self._pos(event)
-            subject = f"YAML alias `*{event.anchor}`"
-            raise _Refused(
-                YamlIssue(
-                    "SA008",
-                    f"{subject} is not allowed in agent frontmatter",
-                    line,
-                    col,
-                    "write the value out in full; aliases can expand into huge documents",
-                    subject=subject,
-                )
-            )
+            raise _Refused(_no_alias(
+                f"YAML alias `*{event.anchor}`", *self._pos(event),
+                "write the value out in full; aliases can expand into huge documents"))
         elif isinstance(event, yaml.DocumentStartEvent):
             self.documents += 1
 
