@@ -495,3 +495,29 @@ def test_a_runs_registry_snapshot_lists_like_the_registry(tmp_path: Path) -> Non
             e.name for e in registry.list(include_builtin=include)]
     assert "general-purpose" in [e.name for e in snapshot.list(include_builtin=True)]
     assert snapshot.entry("Explore").definition.name == "Explore"
+
+
+def test_options_are_one_frozen_config_and_the_keywords_still_work() -> None:
+    import dataclasses
+
+    from subagents.dispatch.config import DispatchConfig, MainThreadConfig
+    from subagents.errors import SubagentError
+
+    model = PerAgentModel({})
+    typed = AgentDispatcher([agent("one")], DispatchConfig(max_depth=2, timeout=5.0), model=model)
+    keywords = AgentDispatcher([agent("one")], model=model, max_depth=2, timeout=5.0)
+    assert typed.config == keywords.config
+    assert typed.config.max_depth == 2 and typed.config.nesting is False
+    # a keyword wins over the same field of the config
+    both = AgentDispatcher([agent("one")], DispatchConfig(max_depth=2), model=model, max_depth=4)
+    assert both.config.max_depth == 4
+    with pytest.raises(TypeError, match="max_dept"):
+        AgentDispatcher([agent("one")], model=model, max_dept=2)  # type: ignore[call-arg]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        typed.config.max_depth = 9  # type: ignore[misc]
+    with pytest.raises(SubagentError):
+        AgentDispatcher([agent("one")], DispatchConfig(max_depth=0), model=model)
+    main = MainThreadConfig(nesting=True, max_depth=2, agent_tools=True)
+    assert main.dispatch(None) == DispatchConfig(nesting=True, max_depth=2)
+    with pytest.raises(TypeError, match="auto_rout"):
+        main.with_options(auto_rout=True)

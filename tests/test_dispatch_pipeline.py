@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from dispatch_helpers import PerAgentModel, agent, runner
 from subagents.dispatch.pipeline import run_pipeline
 from subagents.errors import ProviderConnectionError
@@ -90,3 +92,23 @@ async def test_the_callers_policy_bounds_every_stage(tmp_path: Path) -> None:
     second = model.requests["pm-spec"][1].messages[-1].content[0]
     assert isinstance(second, ToolResultBlock) and second.is_error
     assert not isinstance(second, TextBlock)
+
+
+async def test_an_interrupted_stage_leaves_its_result_in_the_slot(tmp_path: Path) -> None:
+    import asyncio
+
+    from subagents.runtime.result import ResultSlot
+
+    model = PerAgentModel({"pm-spec": [text("Spec. READY_FOR_ARCH")],
+                           "architect-review": [text("never")]},
+                          delays={"architect-review": 60})
+    slot = ResultSlot()
+    task = asyncio.create_task(run_pipeline([SPEC, ARCH], "t", runner=runner(model, tmp_path),
+                                            result_slot=slot))
+    while not model.requests["architect-review"]:
+        await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    interrupted = slot.interrupted
+    assert interrupted is not None and interrupted.agent == "architect-review"

@@ -108,7 +108,7 @@ def test_a_field_yaml_reads_differently_from_claude_code_is_not_guessed_at() -> 
     result = fix_text(text.encode())
     assert result.status is FixStatus.UNFIXABLE
     assert result.fixed == text.encode()
-    assert any("'sonnet # best'" in n and "'sonnet'" in n for n in result.notes)
+    assert result.why is not None and "'sonnet # best'" in result.why and "'sonnet'" in result.why
 
 
 def test_name_pyyaml_would_read_as_true_is_quoted() -> None:
@@ -294,7 +294,8 @@ def test_refusals_leave_the_file_untouched_and_say_why(text: str, why: str) -> N
     result = fix_text(text.encode())
     assert result.status is FixStatus.UNFIXABLE
     assert result.fixed == text.encode()
-    assert any(why in n for n in result.notes), result.notes
+    assert result.why is not None and why in result.why, result.notes
+    assert result.to_dict()["notes"][-1] == f"cannot repair: {result.why}"
 
 
 def test_a_dash_line_claude_code_ends_the_frontmatter_at_is_refused() -> None:
@@ -303,7 +304,7 @@ def test_a_dash_line_claude_code_ends_the_frontmatter_at_is_refused() -> None:
     result = fix_text(text.encode())
     assert result.status is FixStatus.UNFIXABLE
     assert result.fixed == text.encode()
-    assert any("ends the frontmatter on line 3" in n for n in result.notes), result.notes
+    assert result.why is not None and "ends the frontmatter on line 3" in result.why, result.notes
 
 
 def test_an_indented_closing_line_moves_to_column_0_under_a_block() -> None:
@@ -319,7 +320,7 @@ def test_parsers_that_disagree_on_a_value_are_not_guessed_at() -> None:
     text = "---\nname: r\ndescription: >#\ntools: Read\n---\nB\n"
     result = fix_text(text.encode())
     assert result.status is FixStatus.UNFIXABLE
-    assert any("disagree" in n for n in result.notes), result.notes
+    assert result.why is not None and "disagree" in result.why, result.notes
 
 
 def test_tabs_that_would_make_a_description_a_map_are_text() -> None:

@@ -504,7 +504,7 @@ def test_a_comment_line_inside_a_broken_value_is_not_guessed_at() -> None:
     result = fix_text(text.encode())
     assert result.status is FixStatus.UNFIXABLE
     assert result.fixed == text.encode()
-    assert any("text or a comment" in n for n in result.notes)
+    assert result.why is not None and "text or a comment" in result.why, result.notes
 
 
 _LINE_TEXT = st.lists(

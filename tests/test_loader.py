@@ -312,3 +312,27 @@ def test_deep_nesting_is_a_diagnostic_not_a_recursion_error(value: str) -> None:
     ):
         r = parse_agent_text(text)
         assert [d.rule for d in r.diagnostics] == ["SA005"], r.diagnostics
+
+
+def test_reader_findings_carry_the_key_they_are_about() -> None:
+    """Code that re-codes or re-words a reader finding reads typed facts, not the message: a
+    finding keeps its key and the construct it names, and neither reaches the JSON."""
+    text = "---\nname: a\nmaxTurns: ten\nmaxTurns: 3\ntags: !!binary x\n---\nPrompt.\n"
+    found = {d.rule: d for d in parse_agent_text(text).diagnostics}
+    assert found["SA007"].key == "maxTurns"
+    assert found["SA009"].subject == "YAML tag `!!binary`"
+    wrong = parse_agent_text("---\nname: a\ndescription: d\nmaxTurns: ten\n---\nP.\n")
+    (d,) = [d for d in wrong.diagnostics if d.rule == "SA014"]
+    assert d.key == "maxTurns"
+    assert set(d.to_dict()) == {"path", "line", "column", "rule", "severity", "message", "hint"}
+    from dataclasses import replace
+
+    assert replace(d, key="other", subject="x") == d
+    assert d.with_severity(Severity.INFO).key == "maxTurns"
+
+
+def test_wrong_type_is_recoded_by_key_not_by_wording() -> None:
+    from subagents.lint.validate import validate_text
+
+    text = "---\nname: a\ndescription: Reviews diffs.\nmaxTurns: ten\n---\nYou review.\n"
+    assert "SA108" in {d.rule for d in validate_text(text, path="a.md")}

@@ -51,3 +51,20 @@ def test_the_rule_catalogue_quotes_the_grammars() -> None:
     assert CODEX_NAME.pattern in RULES["SA501"].doc
     assert JSON_NAME.pattern in RULES["SA504"].doc
     assert PORTABLE_NAME.pattern in RULES["SA206"].doc
+
+
+def test_one_rewrite_suggests_a_valid_spelling_for_every_grammar() -> None:
+    from subagents.names import CODEX_NAME, JSON_NAME, PORTABLE_NAME
+
+    assert PORTABLE_NAME.suggest("Code Reviewer!") == "code-reviewer"
+    assert PORTABLE_NAME.suggest("snake_case") == "snake-case"  # `_` is not portable
+    assert JSON_NAME.suggest("Snake_Case x") == "snake_case-x"
+    assert CODEX_NAME.suggest("1st Pass") == "agent-1st-pass"  # a letter must come first
+    assert CODEX_NAME.suggest("ab") is None  # too short for Codex: no suggestion
+    assert PORTABLE_NAME.suggest("!!!") is None
+    long = PORTABLE_NAME.suggest("word " * 30)
+    assert long is not None and len(long) <= 50 and not long.endswith("-")
+    for grammar in (CODEX_NAME, JSON_NAME, PORTABLE_NAME):
+        for name in ("Code Reviewer", "x.y.z", "UPPER_case-1", "émoji ✓ name"):
+            got = grammar.suggest(name)
+            assert got is None or grammar.matches(got), (grammar.pattern, name, got)

@@ -21,7 +21,7 @@ from subagents.errors import (
     ProviderConnectionError,
     ProviderResponseError,
 )
-from subagents.providers import MALFORMED_ARGUMENTS_KEY, RetryPolicy, get_provider
+from subagents.providers import RetryPolicy, get_provider
 from subagents.providers.anthropic import AnthropicModel
 from subagents.providers.base import ToolUseBlock, Usage
 from subagents.testing import text, tool_call, tool_calls
@@ -123,7 +123,8 @@ async def test_streamed_malformed_tool_input_is_reported_not_swallowed(
     reply = await make(server, stream=True).complete(simple_request())
     (call,) = reply.tool_uses
     assert call.id == "toolu_bad"
-    assert call.input[MALFORMED_ARGUMENTS_KEY] == '{"file_path": "a.t'
+    assert call.input == {} and call.raw_arguments == '{"file_path": "a.t'
+    assert call.malformed is not None and "not valid JSON" in call.malformed
 
 
 @STREAM

@@ -21,10 +21,8 @@ from subagents.errors import (
     ProviderResponseError,
 )
 from subagents.providers import (
-    MALFORMED_ARGUMENTS_KEY,
     RetryPolicy,
     get_provider,
-    malformed_arguments,
 )
 from subagents.providers.base import (
     Message,
@@ -170,10 +168,9 @@ async def test_malformed_arguments_become_data_not_a_crash(
     reply = await model.complete(simple_request())
     (call,) = reply.tool_uses
     assert call.id == "call_bad" and call.name == "Read"
-    assert call.input[MALFORMED_ARGUMENTS_KEY] == raw
-    message = malformed_arguments(call.input)
+    assert call.input == {} and call.raw_arguments == raw
+    message = call.malformed
     assert message is not None and reason in message and raw in message
-    assert malformed_arguments({"file_path": "a"}) is None
     # sent back verbatim, so the model sees what it said
     history = [Message.user("hi"), reply.as_message(),
                Message("user", (ToolResultBlock("call_bad", message, is_error=True),))]

@@ -99,3 +99,26 @@ def test_every_convert_code_is_emitted(tmp_path: Path) -> None:
     assert "CV006" in out.output and (dest / "reviewer.md").read_text() == "mine\n"
     seen.add("CV006")
     assert seen == {c for c, r in RULES.items() if r.emitter is Emitter.CONVERT}
+
+
+def test_every_fix_code_is_emitted(tmp_path: Path) -> None:
+    """`fix` reports the files it leaves alone under declared codes, never a pseudo-code."""
+    from subagents.definition import Dialect
+    from subagents.repair.fix import FixStatus, fix_file, fix_text
+
+    seen: dict[str, Diagnostic] = {}
+    other = fix_text("name = 'a'\n", dialect=Dialect.CODEX)
+    deep = fix_text("---\nname: a\nx: " + "[" * 200 + "]" * 200 + "\n---\nPrompt.\n")
+    target = tmp_path / "real.md"
+    target.write_text(_AGENT.format(name="a"), encoding="utf-8")
+    (tmp_path / "link.md").symlink_to(target)
+    link = fix_file(tmp_path / "link.md")
+    assert (other.status, deep.status, link.status) == (
+        FixStatus.SKIPPED, FixStatus.UNFIXABLE, FixStatus.SKIPPED)
+    for result in (other, deep, link):
+        for d in result.problems:
+            assert d.severity is RULES[d.rule].default, d
+            seen[d.rule] = d
+    assert set(seen) == {c for c, r in RULES.items() if r.emitter is Emitter.FIX}
+    assert "not rewritten by fix" in other.problems[0].message
+    assert "symbolic link" in link.problems[0].message

@@ -12,7 +12,7 @@ import pytest
 from runtime_helpers import alive, wait_dead, wait_file
 from subagents.definition import AgentDefinition
 from subagents.runtime.permissions import PermissionPolicy, PermissionRequest
-from subagents.runtime.result import RunInterrupted
+from subagents.runtime.result import ResultSlot, RunInterrupted
 from subagents.runtime.runner import AgentRunner
 from subagents.testing import ScriptedModel, text, tool_call, tool_calls
 
@@ -37,13 +37,14 @@ async def test_cancelled_run_kills_bash_and_flushes_transcript(tmp_path: Path) -
     model = ScriptedModel([tool_call("Bash", {"command": "echo $$ > sh.pid; sleep 300"}),
                            text("never")])
     r = _runner(model, tmp_path)
-    task = asyncio.create_task(r.run(AGENT, "sleep"))
+    slot = ResultSlot()
+    task = asyncio.create_task(r.run(AGENT, "sleep", result_slot=slot))
     pid = int(await asyncio.to_thread(wait_file, tmp_path / "sh.pid"))
     assert alive(pid)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    result = r.last_result
+    result = slot.interrupted
     assert result is not None and result.stop_reason == "interrupted"
     assert result.turns == 1
     assert wait_dead(pid), "the Bash child outlived the interrupted run"
@@ -77,12 +78,13 @@ async def test_a_call_cut_by_the_interruption_is_recorded(tmp_path: Path) -> Non
         text("never"),
     ])
     r = _runner(model, tmp_path)
-    task = asyncio.create_task(r.run(AGENT, "sleep"))
+    slot = ResultSlot()
+    task = asyncio.create_task(r.run(AGENT, "sleep", result_slot=slot))
     pid = int(await asyncio.to_thread(wait_file, tmp_path / "sh.pid"))
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    result = r.last_result
+    result = slot.interrupted
     assert result is not None and wait_dead(pid)
     # the in-flight call is in the result and the transcript, marked as cut, not as done
     # (the quick call may have finished or been cut too: both are kept either way)
@@ -109,14 +111,15 @@ async def test_cancel_during_a_model_request_through_the_real_sdk(
                                stream=stream)
         r = AgentRunner(model, cwd=tmp_path, transcript_dir=tmp_path / "t", parent_model="m")
         agent = AgentDefinition(name="lister", system_prompt="x", tools=("LS",))
-        task = asyncio.create_task(r.run(agent, "list"))
+        slot = ResultSlot()
+        task = asyncio.create_task(r.run(agent, "list", result_slot=slot))
         while len(server.requests) < 2:  # the second request is on the wire, unanswered
             await asyncio.sleep(0.02)
         await asyncio.sleep(0.1)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await asyncio.wait_for(task, 10)  # not the 60 s the server would hang
-    result = r.last_result
+    result = slot.interrupted
     assert result is not None and result.stop_reason == "interrupted" and result.turns == 2
     assert [c.name for c in result.tool_calls] == ["LS"] and result.tool_calls[0].executed
     events = _events(result.transcript_path)

@@ -21,7 +21,7 @@ from subagents.providers.base import (
 )
 from subagents.runtime.hooks import HookDecision, RunHooks, ToolCall
 from subagents.runtime.permissions import PermissionPolicy, PermissionRequest
-from subagents.runtime.result import AgentResult
+from subagents.runtime.result import AgentResult, ResultSlot
 from subagents.runtime.runner import AgentRunner, build_system_prompt
 from subagents.runtime.tools import Tool, ToolContext, ToolOutput, builtin_tools
 from subagents.testing import ScriptedModel, text, tool_call, tool_calls
@@ -106,10 +106,11 @@ async def test_invented_tool_and_bad_arguments(tmp_path: Path) -> None:
 
 
 async def test_unparseable_arguments_from_the_provider(tmp_path: Path) -> None:
-    from subagents.providers import MALFORMED_ARGUMENTS_KEY, MALFORMED_REASON_KEY
+    from subagents.providers.base import ModelResponse, ToolUseBlock
 
-    garbled = {MALFORMED_ARGUMENTS_KEY: '{"file_path": "a', MALFORMED_REASON_KEY: "not valid JSON"}
-    model = ScriptedModel([tool_call("Read", garbled), text("retrying later")])
+    garbled = ToolUseBlock.from_arguments("t1", "Read", '{"file_path": "a')
+    model = ScriptedModel([ModelResponse(content=(garbled,), stop_reason="tool_use"),
+                           text("retrying later")])
     result = await runner(model, tmp_path).run(READER, "go")
     (block,) = results_of(model.requests[1])
     assert block.is_error and "not valid JSON" in block.content
@@ -395,9 +396,10 @@ async def test_child_run_cannot_escape_parent_denylist(tmp_path: Path) -> None:
 async def test_without_transcript(tmp_path: Path) -> None:
     model = ScriptedModel([tool_call("Glob", {"pattern": "*"}), text("done")])
     r = AgentRunner(model, cwd=tmp_path, transcripts=False, parent_model="m")
-    result = await r.run(READER, "go")
+    slot = ResultSlot()
+    result = await r.run(READER, "go", result_slot=slot)
     assert result.transcript_path is None and result.final_text == "done"
-    assert r.last_result is result
+    assert slot.result is result and slot.interrupted is None
 
 
 def test_run_sync_and_isolation(tmp_path: Path) -> None:

@@ -8,7 +8,6 @@ from typing import Any
 
 from dispatch_helpers import PerAgentModel, agent
 from subagents.dispatch.dispatcher import AgentDispatcher, AgentTool
-from subagents.providers import MALFORMED_ARGUMENTS_KEY, MALFORMED_REASON_KEY
 from subagents.providers.base import ToolUseBlock
 from subagents.runtime.runner import AgentRunner
 from subagents.runtime.tools.base import Tool, ToolContext, ToolInputError, ToolOutput
@@ -59,9 +58,24 @@ def test_check_input_raises_typed_errors() -> None:
 
 
 def test_malformed_arguments_are_a_typed_property_of_the_block() -> None:
-    garbled = ToolUseBlock("1", "Read", {MALFORMED_ARGUMENTS_KEY: '{"a', MALFORMED_REASON_KEY: "x"})
+    garbled = ToolUseBlock.from_arguments("1", "Read", '{"a')
+    assert garbled.input == {} and garbled.raw_arguments == '{"a'
+    assert garbled.arguments_error is not None and "not valid JSON" in garbled.arguments_error
     assert garbled.malformed is not None and "'{\"a'" in garbled.malformed
-    assert ToolUseBlock("2", "Read", {"file_path": "a"}).malformed is None
+    assert garbled.wire_arguments == '{"a'  # sent back as it came
+    listed = ToolUseBlock.from_arguments("3", "Read", '["a"]')
+    assert listed.arguments_error == "a JSON list, not an object"
+    ok = ToolUseBlock.from_arguments("2", "Read", '{"file_path": "a"}')
+    assert ok.malformed is None and ok.input == {"file_path": "a"} and ok.raw_arguments is None
+    assert ToolUseBlock.from_arguments("4", "LS", " ").input == {}
+    # the transcript keeps what was received, and a team's history reads it back
+    from subagents.dispatch.teams.turns import _message_from_json
+    from subagents.providers.base import Message
+    from subagents.runtime.transcript import message_to_json
+
+    back = _message_from_json(message_to_json(Message("assistant", (garbled,))))
+    assert back is not None and back.content == (garbled,)
+    assert back.content[0].raw_arguments == '{"a' and back.content[0].malformed == garbled.malformed
 
 
 def test_agent_tools_are_instances_of_one_class(tmp_path: Path) -> None:

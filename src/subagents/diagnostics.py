@@ -4,12 +4,17 @@ A :class:`Diagnostic` is data, not an exception: bad input produces diagnostics 
 goes on.  ``line`` and ``column`` are 1-based positions in the *file* (not in the frontmatter),
 or ``None`` when the finding is about the file as a whole.  ``to_dict`` is the JSON contract of
 ``subagents validate --format json`` (DESIGN.md) and must not change shape.
+
+``key`` and ``subject`` are typed facts an emitter passes along for the code that re-words or
+re-codes a finding (the frontmatter key a reader finding is about, the YAML construct it names),
+so that nobody has to parse them back out of ``message``.  They are not part of the JSON
+contract and do not take part in equality.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
@@ -40,6 +45,10 @@ class Diagnostic:
     severity: Severity
     message: str
     hint: str | None = None
+    #: The field key the finding is about (``maxTurns`` for a wrong type), when there is one.
+    key: str | None = field(default=None, compare=False)
+    #: The construct the finding names, in words (``YAML anchor `&a` ``), when there is one.
+    subject: str | None = field(default=None, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -65,15 +74,7 @@ class Diagnostic:
         return text
 
     def with_severity(self, severity: Severity) -> Diagnostic:
-        return Diagnostic(
-            path=self.path,
-            line=self.line,
-            column=self.column,
-            rule=self.rule,
-            severity=severity,
-            message=self.message,
-            hint=self.hint,
-        )
+        return replace(self, severity=severity)
 
 
 def sort_diagnostics(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:

@@ -12,7 +12,9 @@ and ``.`` removed.  It is a key for *finding* an agent, never a name to show or 
 
 This module is also the home of each dialect's *name grammar* (:class:`NameGrammar`): the
 pattern a name must match, written once and used by the linter, the loaders, the converter,
-the store and ``subagents new``.
+the store and ``subagents new``, and of the one rewrite that suggests a valid spelling of an
+invalid name (:meth:`NameGrammar.suggest`: lower case, runs of other characters become one
+hyphen), so the linter, ``convert`` and the store suggest the same spelling.
 
 * :data:`CODEX_NAME` -- codex-subagents refuses names outside ``[a-z][a-z0-9_-]{2,63}``.
 * :data:`PORTABLE_NAME` -- the format specification's kebab-case name (at most 50
@@ -62,10 +64,14 @@ def slugify(name: str, *, keep_underscore: bool = False, fallback: str = "agent"
 @dataclass(frozen=True, slots=True)
 class NameGrammar:
     """The names one dialect accepts: ``pattern`` (a regular expression, shown to users as
-    written) and ``rule``, the same in words."""
+    written) and ``rule``, the same in words.  ``keep`` (the punctuation a name may hold),
+    ``max_length`` and ``letter_first`` shape the spelling :meth:`suggest` proposes."""
 
     pattern: str
     rule: str
+    keep: str = "-"
+    max_length: int | None = None
+    letter_first: bool = False
     _compiled: re.Pattern[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -75,13 +81,26 @@ class NameGrammar:
         """Does the whole of ``name`` follow this grammar?"""
         return self._compiled.fullmatch(name) is not None
 
+    def suggest(self, name: str) -> str | None:
+        """A spelling of ``name`` this grammar accepts (``Code Reviewer`` -> ``code-reviewer``),
+        or ``None`` when the rewrite gives none."""
+        other = f"[^a-z0-9{re.escape(self.keep)}]+"
+        spelled = re.sub(other, "-", name.lower()).strip(self.keep)
+        if self.letter_first and spelled and not spelled[0].isalpha():
+            spelled = "agent-" + spelled
+        if self.max_length is not None:
+            spelled = spelled[: self.max_length].rstrip(self.keep)
+        return spelled if spelled and self.matches(spelled) else None
+
 
 CODEX_NAME = NameGrammar(
     r"[a-z][a-z0-9_-]{2,63}",
     "3-64 lowercase letters, digits, `_` or `-`, starting with a letter",
+    keep="_-", max_length=64, letter_first=True,
 )
 PORTABLE_NAME = NameGrammar(
     r"[a-z][a-z0-9-]{0,49}",
     "lowercase letters, digits and hyphens, starting with a letter, at most 50 characters",
+    max_length=50, letter_first=True,
 )
-JSON_NAME = NameGrammar(r"[a-z0-9_-]+", "lowercase letters, digits, `_` and `-` only")
+JSON_NAME = NameGrammar(r"[a-z0-9_-]+", "lowercase letters, digits, `_` and `-` only", keep="_-")

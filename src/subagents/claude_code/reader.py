@@ -107,6 +107,8 @@ class Skip:
     kind: SkipKind
     message: str
     logged: bool
+    #: A refusal because YAML aliases expand without bound (an alias bomb, a recursive alias).
+    alias: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -459,7 +461,7 @@ def _refused(
     return ClaudeCodeView(
         profile,
         False,
-        Skip(SkipKind.REFUSED, str(exc), True),
+        Skip(SkipKind.REFUSED, str(exc), True, alias=isinstance(exc, bun_yaml.AliasBombError)),
         ParseMode.REFUSED,
         block_text=block_text,
         block_line=block_line,

@@ -253,9 +253,8 @@ def _report_text(
                 say(f"    {where}{c.message}")
         elif r.status is FixStatus.UNFIXABLE:
             say(f"cannot repair (left untouched): {r.path}")
-            for note in r.notes:
-                if note.startswith("cannot repair: "):
-                    say(f"    why: {note.removeprefix('cannot repair: ')}")
+            if r.why is not None:
+                say(f"    why: {r.why}")
             for p in r.problems:
                 say("    " + p.format_text().replace("\n", "\n    "))
         elif r.path in remaining:
@@ -266,8 +265,7 @@ def _report_text(
             reason = r.problems[0].message if r.problems else "not a Markdown agent file"
             say(f"skipped: {r.path}: {reason}")
         for note in r.notes:
-            if not note.startswith("cannot repair: "):
-                say(f"    note: {note}")
+            say(f"    note: {note}")
     n_fixed = sum(r.status is FixStatus.FIXED for r in results)
     n_bad = sum(r.status is FixStatus.UNFIXABLE for r in results)
     n_same = sum(r.status is FixStatus.UNCHANGED and r.path not in remaining for r in results)

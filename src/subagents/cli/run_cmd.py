@@ -482,7 +482,7 @@ def _pipeline(
     import asyncio
 
     from subagents.dispatch.pipeline import run_pipeline
-    from subagents.runtime.result import RunInterrupted
+    from subagents.runtime.result import ResultSlot, RunInterrupted
 
     hooks = _settings_hooks(workdir or Path.cwd(), trusted, plan)
     for warning in hooks.warnings:
@@ -510,18 +510,18 @@ def _pipeline(
             return None
         return chosen
 
+    slot = ResultSlot()  # the stage a Ctrl-C interrupts leaves its result here
     try:
         return asyncio.run(
             run_pipeline(
                 stages, text, runner=runner, model=model_id, handoff_dir=handoff_dir,
                 require_ready=require_ready, on_event=progress, hooks=hooks,
-                resolve=resolve,
+                resolve=resolve, result_slot=slot,
             )
         )
     except (KeyboardInterrupt, asyncio.CancelledError):
-        last = runner.last_result
-        if last is not None and last.stop_reason == "interrupted":
-            raise RunInterrupted(last) from None
+        if slot.interrupted is not None:
+            raise RunInterrupted(slot.interrupted) from None
         raise
 
 

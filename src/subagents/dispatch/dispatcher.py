@@ -49,11 +49,16 @@ import time
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 from subagents.definition import AgentDefinition
+from subagents.dispatch.config import (
+    DEFAULT_MAX_CONCURRENCY,
+    DEFAULT_MAX_DEPTH,
+    DispatchConfig,
+    DispatchOptions,
+)
 from subagents.dispatch.task_tool import (
-    DEFAULT_BUDGET_CHARS,
     TASK_TOOL_NAME,
     TaskCall,
     TaskInputError,
@@ -72,7 +77,6 @@ from subagents.runtime.tools.base import Tool, ToolContext, ToolInputError, Tool
 
 if TYPE_CHECKING:
     from subagents.registry.core import AgentEntry, AgentRegistry
-    from subagents.runtime.permissions import PermissionPolicy
     from subagents.runtime.runner import AgentRunner
 
 __all__ = [
@@ -85,9 +89,6 @@ __all__ = [
     "current_node",
     "tree_usage",
 ]
-
-DEFAULT_MAX_DEPTH = 3
-DEFAULT_MAX_CONCURRENCY = 20
 
 EventSink = Callable[[str, Mapping[str, Any]], None]
 DispatchEvent = tuple[str, Mapping[str, Any]]
@@ -139,49 +140,38 @@ class AgentDispatcher:
     fixed iterable of definitions, or a callable returning the current ones.  Built-in
     ``general-purpose`` is always available unless an agent of that name overrides it.
     ``runner`` runs the children (it may be the one running the parent); ``runner_factory``
-    makes one per child instead; ``model`` alone makes a default runner.
+    makes one per child instead; ``model`` alone makes a default runner.  The options are a
+    :class:`~subagents.dispatch.config.DispatchConfig` (``config``) or its fields as keywords.
     """
 
     def __init__(
         self,
         agents: AgentRegistry | Iterable[AgentDefinition] | Callable[[], Iterable[AgentDefinition]],
+        config: DispatchConfig | None = None,
         *,
         runner: AgentRunner | None = None,
         runner_factory: Callable[[], AgentRunner] | None = None,
         model: Model | None = None,
-        nesting: bool = False,
-        max_depth: int = DEFAULT_MAX_DEPTH,
-        max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
-        timeout: float | None = None,
-        policy: PermissionPolicy | None = None,
-        budget_chars: int = DEFAULT_BUDGET_CHARS,
-        on_event: EventSink | None = None,
-        reload: bool = True,
+        **options: Unpack[DispatchOptions],
     ) -> None:
+        cfg = (config or DispatchConfig()).with_options(**options)
         if runner is None and runner_factory is None and model is not None:
             from subagents.runtime.runner import AgentRunner
 
-            runner = AgentRunner(model, policy=policy)
+            runner = AgentRunner(model, policy=cfg.policy)
         if runner is None and runner_factory is None:
             raise SubagentError(
                 "AgentDispatcher needs a model or a runner to run the agents",
                 hint="pass model=..., runner=AgentRunner(model) or runner_factory=...",
             )
-        if max_depth < 1 or max_concurrency < 1:
+        if cfg.max_depth < 1 or cfg.max_concurrency < 1:
             raise SubagentError("max_depth and max_concurrency must be at least 1")
         self._source: Any = (
             agents if callable(agents) or _is_registry(agents) else tuple(agents)  # type: ignore[arg-type]
         )
         self.runner = runner
         self.runner_factory = runner_factory
-        self.nesting = nesting
-        self.max_depth = max_depth
-        self.max_concurrency = max_concurrency
-        self.timeout = timeout
-        self.policy = policy
-        self.budget_chars = budget_chars
-        self.on_event = on_event
-        self.reload = reload
+        self.config = cfg
         self._semaphores: weakref.WeakKeyDictionary[
             asyncio.AbstractEventLoop, dict[int, asyncio.Semaphore]
         ] = weakref.WeakKeyDictionary()
@@ -195,7 +185,7 @@ class AgentDispatcher:
         src = self._source
         if _is_registry(src):
             registry: AgentRegistry = src
-            if self.reload:
+            if self.config.reload:
                 with contextlib.suppress(SubagentError, OSError):
                     registry.reload()
             return [(e.header, e) for e in registry.list(include_builtin=True)]
@@ -228,7 +218,7 @@ class AgentDispatcher:
     def task_tool(self, *, query: str | None = None, pinned: Iterable[str] = ()) -> TaskTool:
         """A ``Task`` tool over the current agents, built now (call once per request)."""
         spec = build_task_tool(
-            [d for d, _ in self._entries()], query=query, budget_chars=self.budget_chars,
+            [d for d, _ in self._entries()], query=query, budget_chars=self.config.budget_chars,
             pinned=pinned,
         )
         return TaskTool(self, spec)
@@ -268,13 +258,13 @@ class AgentDispatcher:
         per_loop = self._semaphores.setdefault(asyncio.get_running_loop(), {})
         sem = per_loop.get(depth)
         if sem is None:
-            sem = per_loop[depth] = asyncio.Semaphore(self.max_concurrency)
+            sem = per_loop[depth] = asyncio.Semaphore(self.config.max_concurrency)
         return sem
 
     def _emit(self, kind: str, data: Mapping[str, Any]) -> None:
-        if self.on_event is not None:
+        if self.config.on_event is not None:
             with contextlib.suppress(Exception):
-                self.on_event(kind, data)
+                self.config.on_event(kind, data)
 
     async def dispatch(
         self,
@@ -321,9 +311,9 @@ class AgentDispatcher:
         chain = _CHAIN.get()
         depth = (parent.depth if parent is not None else len(chain)) + 1
         key = normalize_agent_name(agent.qualified_name)
-        if depth > self.max_depth:
+        if depth > self.config.max_depth:
             return _error_result(agent.name, f"cannot delegate to {agent.name!r}: delegation "
-                                 f"depth limit of {self.max_depth} reached", started=started)
+                                 f"depth limit of {self.config.max_depth} reached", started=started)
         if any(k == key for _, k in chain):
             path = " → ".join([*(k for _, k in chain), key])
             return _error_result(agent.name, f"agent {agent.name!r} is already running in this "
@@ -358,17 +348,17 @@ class AgentDispatcher:
     ) -> AgentResult:
         runner = self.runner if self.runner is not None else self.runner_factory()  # type: ignore[misc]
         extra: list[Tool] = []
-        if self.nesting and depth < self.max_depth:
+        if self.config.nesting and depth < self.config.max_depth:
             extra.append(self.task_tool(query=task))
         async with self._semaphore(depth):
             self.running += 1
             self.peak_running = max(self.peak_running, self.running)
-            deadline = asyncio.timeout(self.timeout)
+            deadline = asyncio.timeout(self.config.timeout)
             try:
                 async with deadline:
                     return await runner.run(
                         agent, task, model=model, parent=parent, extra_tools=extra,
-                        policy=None if parent is not None else self.policy,
+                        policy=None if parent is not None else self.config.policy,
                     )
             except TimeoutError as exc:
                 if not deadline.expired():
@@ -377,7 +367,7 @@ class AgentDispatcher:
                     return _error_result(agent.name, f"agent {agent.name!r} failed: "
                                          f"TimeoutError: {exc}", started=started)
                 return _error_result(agent.name, f"agent {agent.name!r} timed out after "
-                                     f"{self.timeout:g} s and was stopped", started=started)
+                                     f"{self.config.timeout:g} s and was stopped", started=started)
             except SubagentError as exc:
                 return _error_result(agent.name, f"agent {agent.name!r} failed: {exc}",
                                      started=started)

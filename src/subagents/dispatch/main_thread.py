@@ -38,14 +38,12 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import os
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 from subagents.definition import AgentDefinition, Scope
+from subagents.dispatch.config import MainThreadConfig, MainThreadOptions
 from subagents.dispatch.dispatcher import (
-    DEFAULT_MAX_CONCURRENCY,
-    DEFAULT_MAX_DEPTH,
     AgentDispatcher,
     current_node,
     tree_usage,
@@ -53,7 +51,6 @@ from subagents.dispatch.dispatcher import (
 from subagents.dispatch.explicit import parse_explicit
 from subagents.dispatch.snapshot import RegistrySnapshot
 from subagents.dispatch.task_tool import (
-    DEFAULT_BUDGET_CHARS,
     TASK_TOOL_NAME,
     normalize_agent_name,
 )
@@ -70,7 +67,6 @@ from subagents.runtime.tools.base import Tool
 
 if TYPE_CHECKING:
     from subagents.registry.core import AgentRegistry
-    from subagents.runtime.permissions import PermissionPolicy
     from subagents.runtime.runner import AgentRunner
 
 __all__ = [
@@ -120,7 +116,7 @@ class AliasingModel:
                    for b in response.content):
             return response
         content = tuple(
-            ToolUseBlock(b.id, self.aliases[b.name], b.input)
+            dataclasses.replace(b, name=self.aliases[b.name])
             if isinstance(b, ToolUseBlock) and b.name in self.aliases and b.name not in offered
             and self.aliases[b.name] in offered else b
             for b in response.content
@@ -140,26 +136,14 @@ def _tagging(sink: EventSink | None) -> EventSink | None:
 
 async def run_main_thread_async(
     prompt: str,
+    config: MainThreadConfig | None = None,
     *,
     registry: AgentRegistry | None = None,
     agents: list[AgentDefinition] | None = None,
     model: Model | None = None,
     runner: AgentRunner | None = None,
-    main_agent: AgentDefinition | None = None,
-    model_id: str | None = None,
-    max_turns: int | None = None,
-    nesting: bool = False,
-    max_depth: int = DEFAULT_MAX_DEPTH,
-    max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
-    timeout: float | None = None,
-    policy: PermissionPolicy | None = None,
-    budget_chars: int = DEFAULT_BUDGET_CHARS,
-    agent_tools: bool = False,
-    explicit: bool = True,
-    auto_route: bool = False,
-    on_event: EventSink | None = None,
-    cwd: str | os.PathLike[str] | None = None,
     result_slot: ResultSlot | None = None,
+    **options: Unpack[MainThreadOptions],
 ) -> AgentResult:
     """Run the main thread on ``prompt``; see the module docstring.
 
@@ -170,13 +154,16 @@ async def run_main_thread_async(
     receives the delegation events).  ``timeout`` bounds each child run.  ``result_slot``
     receives the main thread's result also when the run is interrupted.
     ``auto_route`` (Codex ``subagents.auto_route = true``) sends a request that hits one
-    agent's ``keywords`` straight to that agent, like an explicit mention.
+    agent's ``keywords`` straight to that agent, like an explicit mention.  The options are a
+    :class:`~subagents.dispatch.config.MainThreadConfig` (``config``) or its fields as keywords.
     """
+    cfg = (config or MainThreadConfig()).with_options(**options)
+    main_agent, policy, cwd = cfg.main_agent, cfg.policy, cfg.cwd
     if registry is None and agents is None:
         raise RunError("run_main_thread needs the agents: pass registry= or agents=")
     # Agents written during this run are not loaded into it (dispatch/snapshot.py).
     source: Any = RegistrySnapshot(registry) if registry is not None else list(agents or [])
-    sink = _tagging(on_event)
+    sink = _tagging(cfg.on_event)
     # The caller's runner is never changed: this run gets its own, derived from it, with the
     # aliasing model and this run's event sink.
     if runner is None:
@@ -190,18 +177,14 @@ async def run_main_thread_async(
             # The runner's own sink gets the dispatcher's events too, tagged with their node.
             sink = _tagging(runner.on_event)
         own = runner.derive(model=AliasingModel(runner.model), on_event=sink)
-    dispatcher = AgentDispatcher(
-        source, runner=own, nesting=nesting, max_depth=max_depth,
-        max_concurrency=max_concurrency, timeout=timeout, policy=policy,
-        budget_chars=budget_chars, on_event=sink,
-    )
+    dispatcher = AgentDispatcher(source, cfg.dispatch(sink), runner=own)
     main = main_agent or MAIN_THREAD
     # An agent as main thread is the root of the delegation chain: it cannot delegate to itself.
     with dispatcher.rooted_at(main.qualified_name if main_agent is not None else None):
         pinned: str | None = None
         why = "explicitly requested"
         warning: str | None = None
-        if explicit:
+        if cfg.explicit:
             names = [d.qualified_name for d in dispatcher.agents()]
             hit = parse_explicit(prompt, names)
             if hit is not None and hit.agent is not None and (
@@ -215,7 +198,7 @@ async def run_main_thread_async(
                            "it instead")
                 if sink is not None:
                     sink("notice", {"message": warning})
-        if pinned is None and auto_route:
+        if pinned is None and cfg.auto_route:
             from subagents.dispatch.router import Router
 
             chosen = Router(dispatcher.agents(), use_body=False).keyword_route(prompt)
@@ -224,7 +207,7 @@ async def run_main_thread_async(
                 why = "keyword auto-routing"
         extra: list[Tool] = [dispatcher.task_tool(
             query=prompt, pinned=(pinned,) if pinned is not None else ())]
-        if agent_tools:
+        if cfg.agent_tools:
             extra.extend(dispatcher.agent_tools())
         text = prompt
         main_runner = own
@@ -234,7 +217,7 @@ async def run_main_thread_async(
             text = f"{prompt}\n\n{invocation_reminder(pinned)}"
             main_runner = own.derive(model=ForceFirstCall(own.model, main.name, TASK_TOOL_NAME))
         result = await main_runner.run(
-            main, text, model=model_id, max_turns=max_turns, extra_tools=extra,
+            main, text, model=cfg.model_id, max_turns=cfg.max_turns, extra_tools=extra,
             policy=policy if runner is not None else None, cwd=cwd, result_slot=result_slot)
         if warning:
             result = dataclasses.replace(result, warnings=(*result.warnings, warning))

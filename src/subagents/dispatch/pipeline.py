@@ -53,7 +53,7 @@ from subagents.definition import AgentDefinition
 from subagents.errors import UsageError
 from subagents.providers.base import Usage
 from subagents.runtime.permissions import PermissionMode
-from subagents.runtime.result import AgentResult
+from subagents.runtime.result import AgentResult, ResultSlot
 from subagents.runtime.tools.base import ToolContext
 from subagents.runtime.tools.files import atomic_write_text
 
@@ -96,8 +96,12 @@ async def run_pipeline(
     hooks: SettingsHooks | None = None,
     resolve: Callable[[str], AgentDefinition | None] | None = None,
     max_stages: int = DEFAULT_MAX_STAGES,
+    result_slot: ResultSlot | None = None,
 ) -> AgentResult:
     """Run ``stages`` on ``task``; see the module docstring.
+
+    ``result_slot`` receives each stage's result as it finishes, also when the stage is
+    interrupted (cancelled): after a Ctrl-C it holds the interrupted stage's result.
 
     ``hooks`` (settings ``SubagentStop`` hooks) and the stages' own ``SubagentStop`` hooks may
     name the next stage; ``resolve`` turns a name into an agent (the registry's ``get``).
@@ -130,7 +134,8 @@ async def run_pipeline(
         # plan-mode check (which strips them from the agent) must be applied here too.
         own = _own_stop_hooks(runner.trust.restrict(agent, plan=_plan(parent, agent))[0])
         result = await runner.run(
-            agent, stage_prompt(task, index, total, previous), parent=parent, hooks=own)
+            agent, stage_prompt(task, index, total, previous), parent=parent, hooks=own,
+            result_slot=result_slot)
         results.append(result)
         if folder is not None:
             # temp + fsync + rename; a new file gets the umask's mode, an old one keeps its own

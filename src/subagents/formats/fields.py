@@ -69,6 +69,7 @@ def build_definition(
                 loc.line,
                 loc.column,
                 _TYPE_HINTS.get(FIELD_ALIASES.get(f.key, "")),
+                key=f.key,
             )
         )
 

@@ -70,7 +70,8 @@ def read_json_text(
     for key in duplicates:
         line, col = positions.get((key, None), (1, 1))
         issues.append(
-            YamlIssue("SA007", f"duplicate key `{key}`: JSON keeps only the last", line, col)
+            YamlIssue("SA007", f"duplicate key `{key}`: JSON keeps only the last", line, col,
+                      key=key)
         )
     definitions: list[AgentDefinition] = []
     for name, entry in data.items():
@@ -103,6 +104,7 @@ def read_json_text(
                     f"`name` {entry['name']!r} inside agent `{name}` is ignored: "
                     "the object key is the name",
                     *positions.get((name, "name"), (line, col)),
+                    key="name",
                 )
             )
         definition, field_issues = build_definition(

@@ -118,13 +118,19 @@ YNode = YScalar | YSeq | YMap
 
 @dataclass(frozen=True, slots=True)
 class YamlIssue:
-    """A problem found while building the tree: ``code`` is a rule code from the catalogue."""
+    """A problem found while building the tree: ``code`` is a rule code from the catalogue.
+
+    ``key`` is the frontmatter key the problem is about (a duplicate key, a field of the wrong
+    type) and ``subject`` the construct it names (``YAML anchor `&a` ``): typed, so that code
+    re-wording or re-coding a finding never parses ``message``."""
 
     code: str
     message: str
     line: int
     column: int
     hint: str | None = None
+    key: str | None = None
+    subject: str | None = None
 
 
 @dataclass(slots=True)
@@ -205,7 +211,13 @@ def _duplicate(key: YScalar, first_line: int) -> YamlIssue:
         key.line,
         key.column,
         "YAML parsers keep only one of the two values, silently; delete one of them",
+        key=key.value,
     )
+
+
+def _no_alias(subject: str, line: int, column: int, hint: str) -> YamlIssue:
+    return YamlIssue("SA008", f"{subject} is not allowed in agent frontmatter", line, column,
+                     hint, subject=subject)
 
 
 class _Refused(Exception):
@@ -294,28 +306,23 @@ class _Builder:
 
     def _check_props(self, event: yaml.NodeEvent) -> None:
         if event.anchor is not None:
-            line, col = self._pos(event)
-            raise _Refused(
-                YamlIssue(
-                    "SA008",
-                    f"YAML anchor `&{event.anchor}` is not allowed in agent frontmatter",
-                    line,
-                    col,
-                    "write the value out in full; anchors and aliases can expand into "
-                    "huge documents (alias bombs) and no harness needs them",
-                )
-            )
+            raise _Refused(_no_alias(
+                f"YAML anchor `&{event.anchor}`", *self._pos(event),
+                "write the value out in full; anchors and aliases can expand into huge "
+                "documents (alias bombs) and no harness needs them"))
         tag = getattr(event, "tag", None)
         if tag and tag != "!" and tag not in _ALLOWED_TAGS:
             line, col = self._pos(event)
+            subject = f"YAML tag `{_short_tag(tag)}`"
             raise _Refused(
                 YamlIssue(
                     "SA009",
-                    f"custom YAML tag `{_short_tag(tag)}` is not allowed",
+                    f"custom {subject} is not allowed",
                     line,
                     col,
                     "remove the tag; agent frontmatter holds plain strings, numbers, "
                     "lists and mappings",
+                    subject=subject,
                 )
             )
 
@@ -382,16 +389,9 @@ class _Builder:
             node = self.stack.pop()[0]
             self._add(node)
         elif isinstance(event, yaml.AliasEvent):
-            line, col = self._pos(event)
-            raise _Refused(
-                YamlIssue(
-                    "SA008",
-                    f"YAML alias `*{event.anchor}` is not allowed in agent frontmatter",
-                    line,
-                    col,
-                    "write the value out in full; aliases can expand into huge documents",
-                )
-            )
+            raise _Refused(_no_alias(
+                f"YAML alias `*{event.anchor}`", *self._pos(event),
+                "write the value out in full; aliases can expand into huge documents"))
         elif isinstance(event, yaml.DocumentStartEvent):
             self.documents += 1
 

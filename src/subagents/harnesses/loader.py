@@ -128,6 +128,8 @@ def _diag(issue: YamlIssue, display: str) -> Diagnostic:
         severity=_READER_SEVERITY.get(issue.code, Severity.ERROR),
         message=issue.message,
         hint=issue.hint,
+        key=issue.key,
+        subject=issue.subject,
     )
 
 

@@ -442,30 +442,21 @@ _CLAUDE_CODE_JUDGES = frozenset(
 )
 
 
-def _finding_key(d: Diagnostic) -> str | None:
-    """The key a reader finding names (its message starts with it in backticks)."""
-    if not d.message.startswith("`"):
-        return None
-    return d.message[1:].split("`", 1)[0]
-
-
 _PARSE_FINDINGS = frozenset({"SA003", "SA004", "SA005", "SA010", "SA013", "SA018"})
 _UNREADABLE_SKIPS = frozenset({SkipKind.YAML, SkipKind.NO_FRONTMATTER, SkipKind.REFUSED})
 
 
 def _say_what_claude_code_does(d: Diagnostic, label: str) -> Diagnostic:
     """A strict reader's YAML finding on a file Claude Code loads, saying what Claude Code
-    makes of it (the reader itself is dialect-neutral and cannot)."""
-    message = d.message
-    if d.rule == "SA007" and message.startswith("duplicate key"):
-        message += f"; {label} silently keeps the last value"
-    elif d.rule == "SA008" and message.endswith(" is not allowed in agent frontmatter"):
-        message = message.removesuffix(" is not allowed in agent frontmatter") + (
-            f": {label} resolves anchors and aliases, but many YAML tools and other harnesses "
-            "refuse them")
-    elif d.rule == "SA009" and message.endswith(" is not allowed"):
-        message = message.removeprefix("custom ").removesuffix(" is not allowed") + (
-            f": {label} silently drops it and reads the rest of the value")
+    makes of it (the reader itself is dialect-neutral and cannot).  The reader passes the
+    duplicate key and the construct it refuses along with the finding (``key``, ``subject``)."""
+    if d.rule == "SA007" and d.key is not None:
+        message = f"{d.message}; {label} silently keeps the last value"
+    elif d.rule == "SA008" and d.subject is not None:
+        message = (f"{d.subject}: {label} resolves anchors and aliases, but many YAML tools "
+                   "and other harnesses refuse them")
+    elif d.rule == "SA009" and d.subject is not None:
+        message = f"{d.subject}: {label} silently drops it and reads the rest of the value"
     else:
         return d
     return dataclasses.replace(d, message=message)
@@ -493,7 +484,7 @@ def _claude_code_reading(
             d
             for d in result.diagnostics
             if d.rule not in _SUPERSEDED_WHEN_LOADED
-            and not (d.rule == "SA014" and _finding_key(d) in _CLAUDE_CODE_JUDGES)
+            and not (d.rule == "SA014" and d.key in _CLAUDE_CODE_JUDGES)
         ]
         defn = definition_from_view(
             view,
@@ -527,7 +518,7 @@ def _claude_code_reading(
 
 # A value of the wrong *type* is the reader's SA014; for these fields the catalogue has a
 # specific rule, so the finding carries that code (and `ignore = ["SA108"]` covers both
-# `maxTurns: 0` and `maxTurns: ten`).  The reader's message starts with the key in backticks.
+# `maxTurns: 0` and `maxTurns: ten`).  The reader passes the key along (``Diagnostic.key``).
 _RECODE = {
     "tags": "SA113", "maxTurns": "SA108", "max_turns": "SA108", "version": "SA112",
     "permissionMode": "SA106", "permission_mode": "SA106", "hooks": "SA110", "model": "SA105",
@@ -536,13 +527,8 @@ _RECODE = {
 
 
 def _recode(d: Diagnostic) -> Diagnostic:
-    if d.rule != "SA014" or not d.message.startswith("`"):
-        return d
-    code = _RECODE.get(d.message[1:].split("`", 1)[0])
-    if code is None:
-        return d
-    return Diagnostic(path=d.path, line=d.line, column=d.column, rule=code,
-                      severity=d.severity, message=d.message, hint=d.hint)
+    code = _RECODE.get(d.key) if d.rule == "SA014" and d.key is not None else None
+    return d if code is None else dataclasses.replace(d, rule=code)
 
 
 def _reader_crash(path: str, exc: BaseException) -> Diagnostic:

@@ -16,11 +16,6 @@ import importlib
 from typing import Any
 
 from subagents.errors import UsageError
-from subagents.providers._shared import (
-    MALFORMED_ARGUMENTS_KEY,
-    MALFORMED_REASON_KEY,
-    malformed_arguments,
-)
 from subagents.providers.base import Model
 from subagents.providers.models import (
     DEFAULT_ALIASES,
@@ -34,8 +29,6 @@ from subagents.providers.retry import RetryPolicy
 
 __all__ = [
     "DEFAULT_ALIASES",
-    "MALFORMED_ARGUMENTS_KEY",
-    "MALFORMED_REASON_KEY",
     "PROVIDERS",
     "ModelChoice",
     "RetryPolicy",
@@ -43,7 +36,6 @@ __all__ = [
     "choose_model",
     "effective_model",
     "get_provider",
-    "malformed_arguments",
     "resolve_model",
 ]
 

@@ -9,10 +9,11 @@ Design decisions:
   other 4xx are final :class:`~subagents.errors.ProviderResponseError` with the status and the
   server's own message; a body that is not JSON is a final ``ProviderResponseError``
   (a retry would get the same garbage from a broken proxy or server).
-* **Malformed tool arguments are data, not an error.**  An OpenAI-compatible server that sends
-  arguments that are not a JSON object yields a ``ToolUseBlock`` whose input is
-  ``{MALFORMED_ARGUMENTS_KEY: raw, MALFORMED_REASON_KEY: why}``; the runner answers it with an
-  ``is_error`` tool result (see :func:`malformed_arguments`), so the model can correct itself.
+* **Malformed tool arguments are data, not an error.**  A server that sends arguments that are
+  not a JSON object yields a ``ToolUseBlock`` with empty ``input``, the text verbatim in
+  ``raw_arguments`` and the reason in ``arguments_error``
+  (:meth:`~subagents.providers.base.ToolUseBlock.from_arguments`); the runner answers it with an
+  ``is_error`` tool result, so the model can correct itself.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ import json
 import os
 import re
 import weakref
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from types import ModuleType
+from typing import Any, TypeVar
 
 from subagents.errors import (
     MissingCredentialsError,
@@ -31,27 +33,27 @@ from subagents.errors import (
     ProviderError,
     ProviderResponseError,
 )
-from subagents.providers.retry import RetryableFailure, parse_retry_after
+from subagents.providers.retry import (
+    RetryableFailure,
+    RetryPolicy,
+    parse_retry_after,
+    retry_async,
+)
 
 __all__ = [
     "MALFORMED",
-    "MALFORMED_ARGUMENTS_KEY",
-    "MALFORMED_REASON_KEY",
     "ReplyShapeError",
+    "call_with_retries",
     "classify_status",
     "classify_stream_error",
     "connection_failure",
+    "import_sdk",
     "is_transport_error",
-    "malformed_arguments",
     "malformed_reply",
-    "parse_tool_arguments",
     "redact",
     "require_key",
     "server_message",
 ]
-
-MALFORMED_ARGUMENTS_KEY = "__subagents_raw_arguments__"
-MALFORMED_REASON_KEY = "__subagents_arguments_error__"
 
 RETRYABLE_STATUS = frozenset({408, 409, 429})
 
@@ -203,48 +205,41 @@ def malformed_reply(
     )
 
 
-def parse_tool_arguments(raw: str | None) -> dict[str, Any]:
-    """Tool-call arguments as sent on the wire -> the input mapping (never raises).
+def import_sdk(module: str, provider: str) -> ModuleType:
+    """The provider's SDK, imported when a provider is built (never at package import); a
+    missing SDK is the error that says which extra to install."""
+    import importlib
 
-    Empty arguments mean no arguments.  Anything that is not a JSON object is kept verbatim
-    under :data:`MALFORMED_ARGUMENTS_KEY` with the reason under :data:`MALFORMED_REASON_KEY`.
-    """
-    if raw is None or not raw.strip():
-        return {}
     try:
-        value = json.loads(raw)
-    except ValueError as exc:
-        return {MALFORMED_ARGUMENTS_KEY: raw, MALFORMED_REASON_KEY: f"not valid JSON: {exc}"}
-    if not isinstance(value, dict):
-        return {
-            MALFORMED_ARGUMENTS_KEY: raw,
-            MALFORMED_REASON_KEY: f"a JSON {type(value).__name__}, not an object",
-        }
-    return value
+        return importlib.import_module(module)
+    except ImportError as exc:
+        from subagents._deps import missing_dependency
+
+        raise missing_dependency(exc, provider) from None
 
 
-def malformed_arguments(tool_input: Mapping[str, Any]) -> str | None:
-    """If a tool call's arguments could not be parsed, the message for its ``is_error`` result.
-
-    The runner calls this before validating a tool call: ``None`` means the input is a normal
-    mapping.
-    """
-    if MALFORMED_ARGUMENTS_KEY not in tool_input:
-        return None
-    raw = str(tool_input.get(MALFORMED_ARGUMENTS_KEY, ""))
-    reason = str(tool_input.get(MALFORMED_REASON_KEY, "not a JSON object"))
-    shown = raw if len(raw) <= 200 else raw[:199] + "…"
-    return (
-        f"The tool arguments were {reason}. Arguments received: {shown!r}. "
-        "Call the tool again with a JSON object matching its input schema."
-    )
+_T = TypeVar("_T")
 
 
-def raw_arguments(tool_input: Mapping[str, Any]) -> str:
-    """The arguments to send back on the wire for a tool call (verbatim if they were broken)."""
-    if MALFORMED_ARGUMENTS_KEY in tool_input:
-        return str(tool_input[MALFORMED_ARGUMENTS_KEY])
-    return json.dumps(dict(tool_input), ensure_ascii=False)
+async def call_with_retries(
+    once: Callable[[], Awaitable[_T]],
+    translate: Callable[[Exception], ProviderError | RetryableFailure],
+    policy: RetryPolicy,
+    *,
+    what: str,
+) -> _T:
+    """``once()`` under the retry ``policy``: an SDK's exception is ``translate``d into a
+    final :class:`~subagents.errors.ProviderError` or a retryable failure; ours pass through."""
+
+    async def attempt() -> _T:
+        try:
+            return await once()
+        except (ProviderError, RetryableFailure):
+            raise
+        except Exception as exc:
+            raise translate(exc) from None
+
+    return await retry_async(attempt, policy, what=what)
 
 
 def is_transport_error(exc: BaseException) -> bool:

@@ -40,13 +40,13 @@ from typing import Any
 from subagents.errors import ProviderError, ProviderResponseError
 from subagents.providers._shared import (
     MALFORMED,
-    MALFORMED_ARGUMENTS_KEY,
     LoopClients,
+    call_with_retries,
     classify_status,
     connection_failure,
+    import_sdk,
     is_transport_error,
     malformed_reply,
-    parse_tool_arguments,
     redact,
     require_key,
 )
@@ -61,7 +61,7 @@ from subagents.providers.base import (
     Usage,
     forced_tool,
 )
-from subagents.providers.retry import RetryableFailure, RetryPolicy, retry_async
+from subagents.providers.retry import RetryableFailure, RetryPolicy
 
 __all__ = ["DEFAULT_BASE_URL", "AnthropicModel", "to_anthropic_params"]
 
@@ -85,6 +85,8 @@ def _block_to_wire(block: TextBlock | ToolUseBlock | ToolResultBlock) -> dict[st
     if isinstance(block, TextBlock):
         return {"type": "text", "text": block.text} if block.text else None
     if isinstance(block, ToolUseBlock):
+        # arguments that were not an object cannot be sent back as such: the call goes back
+        # with no input, and its error result quotes what was received (ToolUseBlock.malformed)
         return {"type": "tool_use", "id": block.id, "name": block.name, "input": dict(block.input)}
     return {
         "type": "tool_result",
@@ -138,10 +140,14 @@ def _from_message(message: Any, raw_inputs: Mapping[int, str]) -> ModelResponse:
             tool_input: Any = block.input
             if index in raw_inputs:
                 # streamed: judge the raw JSON text, not the SDK's lenient partial parse
-                tool_input = parse_tool_arguments(raw_inputs[index])
+                content.append(ToolUseBlock.from_arguments(block.id, block.name,
+                                                           raw_inputs[index]))
             elif not isinstance(tool_input, dict):
-                tool_input = {MALFORMED_ARGUMENTS_KEY: json.dumps(tool_input)}
-            content.append(ToolUseBlock(block.id, block.name, tool_input))
+                content.append(ToolUseBlock(block.id, block.name, {},
+                                            raw_arguments=json.dumps(tool_input),
+                                            arguments_error="not a JSON object"))
+            else:
+                content.append(ToolUseBlock(block.id, block.name, tool_input))
         # thinking, server tool blocks and the like carry nothing the runner acts on
     raw_stop = getattr(message, "stop_reason", None) or ""
     stop: StopReason = _STOP.get(raw_stop, "end_turn")
@@ -201,14 +207,7 @@ class AnthropicModel(LoopClients):
         self.stream = stream
         self.retry = retry or RetryPolicy.from_env()
         self.timeout = timeout
-        try:
-            import anthropic  # lazy: see module docstring
-        except ImportError as exc:
-            from subagents._deps import missing_dependency
-
-            raise missing_dependency(exc, "the Anthropic provider") from None
-
-        self._sdk = anthropic
+        self._sdk = import_sdk("anthropic", "the Anthropic provider")  # lazy: see above
         # one client per event loop (weakly keyed: a finished loop takes its client with it)
         LoopClients.__init__(self)
 
@@ -231,19 +230,14 @@ class AnthropicModel(LoopClients):
     async def complete(self, request: ModelRequest) -> ModelResponse:
         params = to_anthropic_params(request)
 
-        async def attempt() -> ModelResponse:
+        async def once() -> ModelResponse:
             client = self._client_for_loop()
-            try:
-                if self.stream:
-                    return await self._streamed(client, params)
-                message = await client.messages.create(**params)
-                return _from_message(message, {})
-            except (ProviderError, RetryableFailure):
-                raise
-            except Exception as exc:
-                raise self._translate(exc) from None
+            if self.stream:
+                return await self._streamed(client, params)
+            return _from_message(await client.messages.create(**params), {})
 
-        return await retry_async(attempt, self.retry, what=f"anthropic request to {self.url}")
+        return await call_with_retries(once, self._translate, self.retry,
+                                       what=f"anthropic request to {self.url}")
 
     @property
     def url(self) -> str:

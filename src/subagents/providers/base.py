@@ -11,6 +11,7 @@ the loop.  Providers raise :class:`~subagents.errors.ProviderError` subclasses, 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -42,23 +43,51 @@ class TextBlock:
 
 @dataclass(frozen=True, slots=True)
 class ToolUseBlock:
+    """A tool call.  ``input`` is the parsed arguments; when the provider received arguments
+    that are not a JSON object, ``input`` is empty, ``raw_arguments`` keeps them verbatim (so
+    the history goes back on the wire as it came) and ``arguments_error`` says why."""
+
     id: str
     name: str
     input: Mapping[str, Any]
     type: Literal["tool_use"] = "tool_use"
+    raw_arguments: str | None = field(default=None, kw_only=True)
+    arguments_error: str | None = field(default=None, kw_only=True)
+
+    @classmethod
+    def from_arguments(cls, id: str, name: str, raw: str | None) -> ToolUseBlock:
+        """A call from arguments as sent on the wire (never raises): empty arguments mean no
+        arguments; anything that is not a JSON object is kept verbatim with the reason."""
+        if raw is None or not raw.strip():
+            return cls(id, name, {})
+        try:
+            value = json.loads(raw)
+        except ValueError as exc:
+            return cls(id, name, {}, raw_arguments=raw, arguments_error=f"not valid JSON: {exc}")
+        if not isinstance(value, dict):
+            return cls(id, name, {}, raw_arguments=raw,
+                       arguments_error=f"a JSON {type(value).__name__}, not an object")
+        return cls(id, name, value)
+
+    @property
+    def wire_arguments(self) -> str:
+        """The arguments as JSON text for the wire: verbatim when they could not be read."""
+        if self.raw_arguments is not None:
+            return self.raw_arguments
+        return json.dumps(dict(self.input), ensure_ascii=False)
 
     @property
     def malformed(self) -> str | None:
-        """Why the arguments could not be read (for the model), or ``None`` when they could.
-
-        A provider that receives arguments that are not a JSON object keeps them verbatim
-        (so the history goes back on the wire as it came); the runner reads this, never the
-        way a provider keeps them."""
-        from subagents.providers._shared import malformed_arguments
-
-        if not isinstance(self.input, Mapping):
-            return None  # the tool's own input check says so (Tool.check_input)
-        return malformed_arguments(self.input)
+        """Why the arguments could not be read (the ``is_error`` result for the model), or
+        ``None`` when they could."""
+        if self.arguments_error is None:
+            return None
+        raw = self.raw_arguments or ""
+        shown = raw if len(raw) <= 200 else raw[:199] + "…"
+        return (
+            f"The tool arguments were {self.arguments_error}. Arguments received: {shown!r}. "
+            "Call the tool again with a JSON object matching its input schema."
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,8 @@ Design decisions:
   blocks become ``tool_calls`` with JSON-string arguments.  Chat completions have no
   ``is_error``, so an error result's content is prefixed with ``Error:``.
 * **Broken arguments never crash a run**: arguments that are not a JSON object become a
-  ``ToolUseBlock`` carrying the raw text (see :func:`subagents.providers.malformed_arguments`),
+  ``ToolUseBlock`` carrying the raw text (:meth:`ToolUseBlock.from_arguments
+  <subagents.providers.base.ToolUseBlock.from_arguments>`),
   and are sent back verbatim in the history so the model sees what it said.
 * **Stop reasons**: ``tool_calls`` -> ``tool_use``, ``length`` -> ``max_tokens``,
   ``content_filter`` -> ``refusal``, else ``end_turn``; any reply that carries tool calls is
@@ -45,13 +46,13 @@ from subagents.providers._shared import (
     MALFORMED,
     LoopClients,
     ReplyShapeError,
+    call_with_retries,
     classify_status,
     classify_stream_error,
     connection_failure,
+    import_sdk,
     is_transport_error,
     malformed_reply,
-    parse_tool_arguments,
-    raw_arguments,
     redact,
     require_key,
 )
@@ -66,7 +67,7 @@ from subagents.providers.base import (
     Usage,
     forced_tool,
 )
-from subagents.providers.retry import RetryableFailure, RetryPolicy, retry_async
+from subagents.providers.retry import RetryableFailure, RetryPolicy
 
 __all__ = ["DEFAULT_BASE_URL", "OpenAIModel", "to_openai_params"]
 
@@ -108,7 +109,7 @@ def _assistant_to_wire(message: Message) -> dict[str, Any]:
         {
             "id": b.id,
             "type": "function",
-            "function": {"name": b.name, "arguments": raw_arguments(b.input)},
+            "function": {"name": b.name, "arguments": b.wire_arguments},
         }
         for b in message.content
         if isinstance(b, ToolUseBlock)
@@ -164,7 +165,7 @@ def _response(
     content: list[TextBlock | ToolUseBlock] = [TextBlock(text)] if text else []
     for given_id, name, arguments in calls:
         call_id = given_id or f"call_{next(_call_ids)}"  # some local servers send no id
-        content.append(ToolUseBlock(call_id, name, parse_tool_arguments(arguments)))
+        content.append(ToolUseBlock.from_arguments(call_id, name, arguments))
     stop: StopReason = "tool_use" if calls else _FINISH.get(finish or "stop", "end_turn")
     if stop == "tool_use" and not calls:
         stop = "end_turn"  # "tool_calls" with no calls: nothing for the runner to run
@@ -229,14 +230,7 @@ class OpenAIModel(LoopClients):
         self.stream = stream
         self.retry = retry or RetryPolicy.from_env()
         self.timeout = timeout
-        try:
-            import openai  # lazy: see module docstring
-        except ImportError as exc:
-            from subagents._deps import missing_dependency
-
-            raise missing_dependency(exc, "the OpenAI-compatible provider") from None
-
-        self._sdk = openai
+        self._sdk = import_sdk("openai", "the OpenAI-compatible provider")  # lazy: see above
         # one client per event loop (weakly keyed: a finished loop takes its client with it)
         LoopClients.__init__(self)
 
@@ -258,19 +252,14 @@ class OpenAIModel(LoopClients):
     async def complete(self, request: ModelRequest) -> ModelResponse:
         params = to_openai_params(request, max_tokens_param=self.max_tokens_param)
 
-        async def attempt() -> ModelResponse:
+        async def once() -> ModelResponse:
             client = self._client_for_loop()
-            try:
-                if self.stream:
-                    return await self._streamed(client, params)
-                completion = await client.chat.completions.create(**params)
-                return _from_completion(completion)
-            except (ProviderError, RetryableFailure):
-                raise
-            except Exception as exc:
-                raise self._translate(exc) from None
+            if self.stream:
+                return await self._streamed(client, params)
+            return _from_completion(await client.chat.completions.create(**params))
 
-        return await retry_async(attempt, self.retry, what=f"openai request to {self.url}")
+        return await call_with_retries(once, self._translate, self.retry,
+                                       what=f"openai request to {self.url}")
 
     async def _streamed(self, client: Any, params: dict[str, Any]) -> ModelResponse:
         stream = await client.chat.completions.create(

@@ -239,12 +239,9 @@ def _name_problems(defn: AgentDefinition, target: Target) -> list[Diagnostic]:
     name = defn.name
     out: list[Diagnostic] = []
     if target is Target.CODEX_MD and not CODEX_NAME.matches(name):
-        suggestion = re.sub(r"[^a-z0-9_-]+", "-", name.lower()).strip("-_")
-        if suggestion and not suggestion[0].isalpha():
-            suggestion = "agent-" + suggestion
-        suggestion = suggestion[:64]
+        suggestion = CODEX_NAME.suggest(name)
         hint = f"Codex names match {CODEX_NAME.pattern}"
-        if CODEX_NAME.matches(suggestion):
+        if suggestion is not None:
             hint += f"; rename it, e.g. `name: {suggestion}`"
         out.append(
             _diag(

@@ -59,6 +59,7 @@ from subagents.formats.frontmatter import FrontmatterDocument
 from subagents.formats.yamltree import YScalar, YSeq
 from subagents.fs import atomic_write
 from subagents.harnesses.loader import LoadResult, detect_dialect, parse_agent_text
+from subagents.lint.rules.catalog import rule
 from subagents.repair.fix_yaml import (
     Unfixable,
     content,
@@ -132,6 +133,7 @@ class FixResult:
     changes: tuple[Change, ...] = ()
     problems: tuple[Diagnostic, ...] = ()  # why a file is unfixable / skipped
     notes: tuple[str, ...] = ()  # normalisations that were considered and not done
+    why: str | None = None  # why an unfixable file cannot be repaired, when fix itself refused
 
     @property
     def changed(self) -> bool:
@@ -161,7 +163,8 @@ class FixResult:
             "status": str(self.status),
             "changes": [c.to_dict() for c in self.changes],
             "problems": [p.to_dict() for p in self.problems],
-            "notes": list(self.notes),
+            # the JSON keeps the refusal as the last note (its shape predates ``why``)
+            "notes": [*self.notes, *((f"cannot repair: {self.why}",) if self.why else ())],
         }
 
 
@@ -238,11 +241,12 @@ def fix_text(
 
     if dialect not in _MARKDOWN_DIALECTS:
         return unchanged(
-            FixStatus.SKIPPED, (_problem(path, None, f"{dialect} files are not rewritten by fix"),)
+            FixStatus.SKIPPED,
+            (rule("FX001").templated("dialect", path, None, None, dialect=dialect),),
         )
     too_deep = _too_deep(original)
     if too_deep is not None:
-        return unchanged(FixStatus.UNFIXABLE, (_problem(path, too_deep, _TOO_DEEP),))
+        return unchanged(FixStatus.UNFIXABLE, (_cannot_repair(path, too_deep, _TOO_DEEP),))
     first_read = parse_agent_text(original, path=path, dialect=dialect)
     try:
         text = original.decode("utf-8")
@@ -274,14 +278,15 @@ def fix_text(
                 notes=tuple(state.notes),
             )
     except _Unfixable as exc:
-        problems = _errors(first_read) or (_problem(path, exc.line, exc.message),)
+        problems = _errors(first_read) or (_cannot_repair(path, exc.line, exc.message),)
         return FixResult(
             path,
             FixStatus.UNFIXABLE,
             original,
             original,
             problems=problems,
-            notes=(*state.notes, f"cannot repair: {exc.message}"),
+            notes=tuple(state.notes),
+            why=exc.message,
         )
     fixed = state.text().encode("utf-8", "surrogatepass")
     if fixed == original:
@@ -315,10 +320,8 @@ def _too_deep(data: bytes) -> int | None:
     return None
 
 
-def _problem(path: str, line: int | None, message: str) -> Diagnostic:
-    return Diagnostic(
-        path=path, line=line, column=None, rule="FIX", severity=Severity.ERROR, message=message
-    )
+def _cannot_repair(path: str, line: int | None, why: str) -> Diagnostic:
+    return rule("FX002").templated("", path, line, None, why=why)
 
 
 def _errors(result: LoadResult) -> tuple[Diagnostic, ...]:
@@ -599,7 +602,7 @@ def fix_file(
                 FixStatus.SKIPPED,
                 b"",
                 b"",
-                problems=(_problem(display, None, "is a symbolic link; run fix on its target"),),
+                problems=(rule("FX001").templated("symlink", display, None, None),),
             )
         if not stat.S_ISREG(st.st_mode):
             return FixResult(
@@ -607,7 +610,7 @@ def fix_file(
                 FixStatus.UNFIXABLE,
                 b"",
                 b"",
-                problems=(_problem(display, None, "not a regular file"),),
+                problems=(rule("SA015").diagnostic(display, None, None, "not a regular file"),),
             )
         if st.st_size > max_bytes:
             return FixResult(
@@ -616,9 +619,9 @@ def fix_file(
                 b"",
                 b"",
                 problems=(
-                    _problem(
-                        display, 1, f"file is {st.st_size:,} bytes; the limit is {max_bytes:,}"
-                    ),
+                    rule("SA002").diagnostic(
+                        display, 1, None,
+                        f"file is {st.st_size:,} bytes; the limit is {max_bytes:,}"),
                 ),
             )
         data = p.read_bytes()
@@ -628,7 +631,10 @@ def fix_file(
             FixStatus.UNFIXABLE,
             b"",
             b"",
-            problems=(_problem(display, None, f"cannot read: {exc.strerror or exc}"),),
+            problems=(
+                rule("SA015").diagnostic(display, None, None,
+                                         f"cannot read: {exc.strerror or exc}"),
+            ),
         )
     result = fix_text(
         data, path=display, dialect=chosen, tools_style=tools_style, claude_code=claude_code

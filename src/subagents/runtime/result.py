@@ -134,8 +134,7 @@ class RunInterrupted(RunError):
 
     The async :meth:`AgentRunner.run` re-raises :class:`asyncio.CancelledError` instead (so
     ``asyncio.timeout`` and task groups keep working) and leaves the interrupted result in the
-    :class:`ResultSlot` given as ``result_slot`` (and, for compatibility, in
-    ``runner.last_result``, which concurrent runs share).
+    :class:`ResultSlot` given as ``result_slot``.
     """
 
     exit_code = 130

@@ -61,7 +61,7 @@ Design notes
   (``refusal="interrupted"``) next to those that had finished, writes a ``stop`` event with
   ``stop_reason="interrupted"`` to the flushed transcript, calls ``on_stop`` and re-raises
   :class:`asyncio.CancelledError`; the interrupted result is in the call's ``result_slot``
-  (:class:`~subagents.runtime.result.ResultSlot`; ``runner.last_result`` too, for compatibility).
+  (:class:`~subagents.runtime.result.ResultSlot`).
   :meth:`run_sync` turns that into :class:`~subagents.runtime.result.RunInterrupted` (exit 130).
 * **Conversations that go on** (agent teams): ``run(..., turns=control)`` hands the end of
   every turn to ``control.next_input(ctx, text)``; a string it returns becomes the next user
@@ -173,7 +173,8 @@ def flatten_tool_blocks(messages: Sequence[Message]) -> list[Message]:
                 if b.text:
                     blocks.append(b)
             elif isinstance(b, ToolUseBlock):
-                args = json.dumps(dict(b.input), ensure_ascii=False, default=str)
+                args = b.raw_arguments if b.raw_arguments is not None else json.dumps(
+                    dict(b.input), ensure_ascii=False, default=str)
                 blocks.append(TextBlock(f"[called tool {b.name} (id {b.id}) with {args}]"))
             else:
                 kind = "error from" if b.is_error else "result of"
@@ -211,7 +212,7 @@ class AgentRunner:
     """Runs agent definitions against a :class:`~subagents.providers.base.Model`.
 
     One runner may serve many runs, also concurrently (a parent and its children): per-run
-    state lives in the run, not in the runner; ``last_result`` is the latest run to finish.
+    state lives in the run, not in the runner; a run leaves its result in its ``result_slot``.
     """
 
     def __init__(
@@ -235,7 +236,6 @@ class AgentRunner:
         cfg = (config or RunConfig()).with_options(**options).resolved()
         self.config = dataclasses.replace(
             cfg, policy=cfg.policy or PermissionPolicy(), trust=cfg.trust or TrustPolicy())
-        self.last_result: AgentResult | None = None
 
     def derive(
         self,
@@ -422,7 +422,6 @@ class AgentRunner:
         else:
             raise RunError("run_sync() was called inside a running event loop",
                            hint="use `await runner.run(agent, prompt)` there")
-        self.last_result = None
         slot = kwargs.pop("result_slot", None) or ResultSlot()
         try:
             return asyncio.run(self.run(agent, prompt, result_slot=slot, **kwargs))
@@ -593,7 +592,6 @@ class AgentRunner:
             "final_text": result.final_text, "warnings": list(result.warnings),
         })
         state.transcript.close()
-        self.last_result = result
         if state.slot is not None:
             state.slot.result = result
         self._emit("stop", {"agent": result.agent, "stop_reason": result.stop_reason,

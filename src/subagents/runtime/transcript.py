@@ -42,7 +42,12 @@ def message_to_json(message: Message) -> dict[str, Any]:
         if isinstance(b, TextBlock):
             blocks.append({"type": "text", "text": b.text})
         elif isinstance(b, ToolUseBlock):
-            blocks.append({"type": "tool_use", "id": b.id, "name": b.name, "input": dict(b.input)})
+            use: dict[str, Any] = {"type": "tool_use", "id": b.id, "name": b.name,
+                                   "input": dict(b.input)}
+            if b.arguments_error is not None:  # arguments that were not a JSON object
+                use["raw_arguments"] = b.raw_arguments
+                use["arguments_error"] = b.arguments_error
+            blocks.append(use)
         elif isinstance(b, ToolResultBlock):
             blocks.append(
                 {

@@ -272,7 +272,7 @@ def validate_entry(
     elif not NAME_RE.fullmatch(name):
         bad = sorted({c for c in name if not NAME_RE.fullmatch(c)})
         shown = "".join(bad)[:20] or "(empty)"
-        suggestion = re.sub(r"[^a-z0-9_-]+", "-", name.lower()).strip("-")
+        suggestion = JSON_NAME.suggest(name)
         out.append(
             _diag(
                 path,

@@ -221,7 +221,7 @@ def _blocks(reply: ModelResponse | RawToolCall) -> list[tuple[str, Any]]:
         if isinstance(block, TextBlock):
             blocks.append(("text", block.text))
         elif isinstance(block, ToolUseBlock):
-            blocks.append(("tool", (block.id, block.name, json.dumps(dict(block.input)))))
+            blocks.append(("tool", (block.id, block.name, block.wire_arguments)))
     return blocks
 
 

@@ -209,8 +209,11 @@ def _message_from_json(event: Mapping[str, Any]) -> Message | None:
         if b.get("type") == "text":
             blocks.append(TextBlock(str(b.get("text", ""))))
         elif b.get("type") == "tool_use":
-            blocks.append(ToolUseBlock(str(b.get("id")), str(b.get("name")),
-                                       dict(b.get("input") or {})))
+            error = b.get("arguments_error")
+            blocks.append(ToolUseBlock(
+                str(b.get("id")), str(b.get("name")), dict(b.get("input") or {}),
+                raw_arguments=str(b.get("raw_arguments", "")) if error is not None else None,
+                arguments_error=str(error) if error is not None else None))
         elif b.get("type") == "tool_result":
             blocks.append(ToolResultBlock(str(b.get("tool_use_id")), str(b.get("content", "")),
                                           bool(b.get("is_error"))))

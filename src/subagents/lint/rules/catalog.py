@@ -15,7 +15,8 @@ Design notes
   read, or reads differently), ``SA1xx`` field values, ``SA2xx`` the subagent format
   specification (``docs/spec.md``; style and portability, mostly on only under ``--strict``),
   ``SA3xx`` anti-patterns, ``SA4xx`` security (errors in every profile), ``SA5xx``
-  dialect-specific rules (Codex, agents.json), ``SA6xx`` rules about a whole scope.
+  dialect-specific rules (Codex, agents.json), ``SA6xx`` rules about a whole scope; ``CV``
+  codes are ``convert``'s, ``ST`` codes the store's and ``FX`` codes ``fix``'s.
 * The severity rule: **error** = Claude Code skips the file or silently does something other
   than what is written; **warning** = Claude Code reads it as meant but strict parsers or other
   harnesses do not, or style; ``--strict`` turns portability and the specification into errors.
@@ -70,6 +71,7 @@ class Category(StrEnum):
     SCOPE = "scope"
     CONVERT = "convert"
     STORE = "store"
+    FIX = "fix"
 
 
 class Profile(StrEnum):
@@ -86,6 +88,7 @@ class Emitter(StrEnum):
     DISCOVERY = "discovery"  # folders and the agent registry (harnesses/layout.py, registry/)
     CONVERT = "convert"  # subagents.repair.convert and `subagents convert`
     STORE = "store"  # subagents.store.core
+    FIX = "fix"  # subagents.repair.fix and `subagents fix`
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,7 +176,7 @@ def _msgs(**variants: str | Message) -> Mapping[str, Message]:
 _E, _W, _I = Severity.ERROR, Severity.WARNING, Severity.INFO
 _R, _F, _S = Category.READER, Category.FIELDS, Category.SPEC
 _A, _X, _D, _O = Category.ANTI_PATTERN, Category.SECURITY, Category.DIALECT, Category.SCOPE
-_C, _T = Category.CONVERT, Category.STORE
+_C, _T, _FX = Category.CONVERT, Category.STORE, Category.FIX
 
 _TABLE: tuple[Rule, ...] = (
     Rule("SA000", "internal-error", "A rule crashed on this file (a bug in subagents).",
@@ -431,6 +434,15 @@ _TABLE: tuple[Rule, ...] = (
              text="{field} must be a non-empty string ({kind} given)")),
     Rule("ST011", "store-duplicate-tool", "A stored agent lists one tool twice.", _T, _W, _W,
          emitter=Emitter.STORE, messages=_msgs(main="tool {tool!r} is listed twice")),
+    # --- fix (subagents fix): a file it leaves alone ----------------------------------------
+    Rule("FX001", "fix-not-rewritten",
+         "A file `subagents fix` does not rewrite (another harness's format, a symbolic link).",
+         _FX, _W, _W, emitter=Emitter.FIX, messages=_msgs(
+             dialect="{dialect} files are not rewritten by fix",
+             symlink="is a symbolic link; run fix on its target")),
+    Rule("FX002", "fix-cannot-repair",
+         "The file cannot be repaired without a human decision; it is left untouched.",
+         _FX, _E, _E, emitter=Emitter.FIX, messages=_msgs(main="{why}")),
 )
 
 RULES: Mapping[str, Rule] = MappingProxyType({r.code: r for r in _TABLE})

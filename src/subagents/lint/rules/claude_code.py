@@ -59,7 +59,7 @@ def _skip_code(view: ClaudeCodeView, text: str | None) -> tuple[str, int | None]
     if kind is SkipKind.YAML:
         return "SA005", view.error_line or 1
     if kind is SkipKind.REFUSED:
-        code = "SA008" if "alias" in skip.message or "expands" in skip.message else "SA005"
+        code = "SA008" if skip.alias else "SA005"
         return code, view.error_line or 1
     if kind is SkipKind.NO_NAME:
         not_mapping = view.frontmatter == {} and view.block_text.strip()

@@ -32,8 +32,9 @@ _FAMILIES = (
     (Category.SCOPE, "Scopes and folders"),
     (Category.CONVERT, "Converting between dialects (`subagents convert`)"),
     (Category.STORE, "The agent store (MCP tools, `subagents store`)"),
+    (Category.FIX, "Repairing files (`subagents fix`)"),
 )
-_NOT_VALIDATE = (Category.CONVERT, Category.STORE)
+_NOT_VALIDATE = (Category.CONVERT, Category.STORE, Category.FIX)
 
 
 def _sev(rule: Rule, profile: str) -> str:

@@ -232,7 +232,7 @@ def check_name_format(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagn
         return
     if PORTABLE_NAME.matches(name):
         return
-    suggestion = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:50]
+    suggestion = PORTABLE_NAME.suggest(name)
     yield ctx.diag(
         "SA206",
         ctx.value_pos(defn, "name"),
