@@ -230,10 +230,15 @@ class Copilot:
                                         "neither a list nor a comma-separated string",
                                         Effect.DIFFERS, key="tools"))
             native_tools, dropped = expand_tools(entries)
-            for entry in dropped:
+            if dropped:
+                # GitHub documents that unknown names are ignored, and many are VS Code's own
+                # tools (`codebase`, `editFiles`) that work there: a portability warning, one
+                # per file, not an error per name
+                names = ", ".join(repr(entry) for entry in dropped)
                 findings.append(Finding(
-                    "CP008", f"{WHO} drops the tool name {entry!r}: it is not a tool or alias "
-                    "it knows", Effect.DIFFERS, key="tools",
+                    "CP008", f"{WHO} ignores tool names it does not know: {names} (names of "
+                    "VS Code's own tools work only in VS Code)", Effect.PORTABILITY,
+                    key="tools",
                     hint="use read, edit, search, execute, agent, web, todo or server/tool"))
         delegable = not (fm.get("disable-model-invocation") is True or fm.get("infer") is False)
         if not delegable:

@@ -322,11 +322,16 @@ class OpenCode:
             findings.append(Finding(
                 "OC007", f"{WHO} lists this agent without a description (\"This subagent should "
                 "only be called manually by the user.\")", Effect.INFO, key="description"))
-        for key in sorted(set(config) - set(SCHEMA_KEYS)):
-            if key != "options":
-                findings.append(Finding(
-                    "OC008", f"{WHO} does not know `{key}`: it passes it to the model provider "
-                    "as an option", Effect.DIFFERS, key=key))
+        unknown = sorted(set(config) - set(SCHEMA_KEYS) - {"options"})
+        if unknown:
+            # the measured behaviour: they become provider options (that is how
+            # `reasoningEffort` is meant to be given); a provider may reject the others
+            listed = ", ".join(f"`{key}`" for key in unknown)
+            findings.append(Finding(
+                "OC008", f"{WHO} passes keys it does not know to the model provider as "
+                f"options: {listed}", Effect.PORTABILITY, key=unknown[0],
+                hint="keep metadata out of the frontmatter, or under `options` only what the "
+                "provider understands"))
         tools = agent_tools(config)
         return self._agent(
             path, Outcome.LOADS, agent_id,

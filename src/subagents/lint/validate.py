@@ -420,7 +420,8 @@ def _validate_harness_file(
                           document=None, text=text, reader_findings=frozenset(),
                           claude_code=False, wants=filt.keeps)
         diags.extend(d for d in check_definition(defn, ctx) if d.rule.startswith("SA4"))
-        scoped.append(ScopedAgent(_slim(defn), target.display, 1, 1, target.scope))
+        # not given to the scope rules: what a name clash does is the harness's own rule
+        # (its reader and `list --dialect` say it), not Claude Code's "neither is loaded"
     inline = inline_ignores(text, frontmatter_end=0) if text is not None else ()
     extra = config.ignores_for(target.path)
     if definitions:
