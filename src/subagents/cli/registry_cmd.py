@@ -116,7 +116,14 @@ def list_agents(
     in a higher scope shadows the lower ones; files that failed to load are listed at the end
     (run `subagents doctor` for the full explanation).  Exits 1 when a scope folder cannot be
     read (e.g. .claude/agents is a file), else 0.
+
+    --dialect gemini (codex, opencode, ...) lists the agents that harness loads, as it loads
+    them; --dialect all lists every harness with folders here, each agent tagged with its
+    harness and file, and the files each harness skips with the reason.
     """
+    if registry.every_harness:
+        _list_every(registry, output_format, include_builtin)
+        return
     reg = registry.load()
     listed = reg.list(include_builtin=include_builtin)
     shadowed = reg.shadowed(include_builtin=include_builtin)
@@ -172,6 +179,43 @@ def list_agents(
         click.echo(f"\nnot loaded ({len(errors)} {noun}; `subagents doctor` explains):")
         for d in errors:
             click.echo("  " + d.format_text().split("\n")[0])
+    if broken_scope:
+        sys.exit(1)
+
+
+def _list_every(registry: RegistryOptions, output_format: str, include_builtin: bool) -> None:
+    """``list --dialect all``: one group per harness present."""
+    from subagents.cli.harness_text import every_harness_json, harness_lines, harness_reports
+
+    regs = registry.load_every()
+    broken_scope = any(
+        d.rule in _FOLDER_ERRORS and d.severity is Severity.ERROR
+        for reg in regs for d in reg.diagnostics()
+    )
+    if output_format == "json":
+        click.echo(json.dumps(every_harness_json(regs, include_builtin=include_builtin),
+                              indent=2))
+        if broken_scope:
+            sys.exit(1)
+        return
+    if not regs:
+        click.echo("no agents found: no harness has agent folders here or in your home folder")
+    for index, report in enumerate(harness_reports(regs)):
+        if index:
+            click.echo("")
+        lines = harness_lines(report, names=False)
+        click.echo(lines[0] + (":" if report.loads else ""))
+        rows = [
+            [e.name, e.source.value, e.model or "inherit", _clip(_tools_text(e.tools), 40),
+             e.display_path or e.origin.label]
+            for e in report.loads
+        ]
+        if rows:
+            click.echo("\n".join("  " + line for line in
+                                 _table(["NAME", "SOURCE", "MODEL", "TOOLS", "PATH"],
+                                        rows).splitlines()))
+        for line in lines[1:]:
+            click.echo(line)
     if broken_scope:
         sys.exit(1)
 
