@@ -27,7 +27,7 @@ def test_a_group_reaches_the_command_as_one_frozen_object(tmp_path: Path) -> Non
     def probe(registry: RegistryOptions) -> None:
         seen.append(registry)
 
-    args = ["--dialect", "codex", "--cwd", str(tmp_path), "--plugin-dir", str(tmp_path / "p"),
+    args = ["--dialect", "codex-md", "--cwd", str(tmp_path), "--plugin-dir", str(tmp_path / "p"),
             "--group-dir", str(tmp_path / "g"), "--global-dir", str(tmp_path / "h")]
     result = CliRunner().invoke(probe, args)
     assert result.exit_code == 0, result.output

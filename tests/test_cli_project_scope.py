@@ -81,11 +81,11 @@ def test_the_paths_are_spelled_the_same(layout: Path) -> None:
 
 
 def test_codex_dialect_reads_codex_folders_everywhere(layout: Path) -> None:
-    _, out, _ = invoke("validate", "--dialect", "codex", "--format", "json")
+    _, out, _ = invoke("validate", "--dialect", "codex-md", "--format", "json")
     assert json.loads(out)["summary"]["files"] >= 1
-    _, out, _ = invoke("fix", "--dialect", "codex", "--check", "--format", "json")
+    _, out, _ = invoke("fix", "--dialect", "codex-md", "--check", "--format", "json")
     fixed = _stems([f["path"] for f in json.loads(out)["files"]])
-    _, out, _ = invoke("list", "--dialect", "codex", "--format", "json")
+    _, out, _ = invoke("list", "--dialect", "codex-md", "--format", "json")
     listed = _stems([a["path"] for a in json.loads(out)["agents"]])
     assert "codex-one" in fixed and "codex-one" in listed
     assert "in-the-subfolder" not in fixed | listed

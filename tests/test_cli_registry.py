@@ -58,6 +58,7 @@ def test_list_json_from_a_subfolder_shows_winners_shadowed_and_broken(
         "path": str(layout["root_agents"] / "reviewer.md"),  # outside the cwd: absolute
         "model": "opus",
         "tools": ["Read", "Grep"],
+        "harness": "claude",
     }
     assert agents["only-user"]["source"] == "user"
     assert agents["only-user"]["tools"] is None and agents["only-user"]["model"] is None
@@ -111,7 +112,7 @@ def test_list_spells_paths_like_validate(layout: dict[str, Path]) -> None:
 def test_list_with_agents_json_and_dialect(layout: dict[str, Path]) -> None:
     write_agent(layout["sub"] / ".codex" / "agents", "codexy", extra="keywords: [x]")
     agents = json.dumps({"from-cli": {"description": "d", "prompt": "p", "tools": ["Read"]}})
-    data = _json(run("list", "--format", "json", "--agents", agents, "--dialect", "codex"))
+    data = _json(run("list", "--format", "json", "--agents", agents, "--dialect", "codex-md"))
     by = {a["name"]: a for a in data["agents"]}
     assert by["from-cli"]["source"] == "cli" and by["from-cli"]["path"] is None
     assert by["from-cli"]["tools"] == ["Read"]
@@ -282,7 +283,7 @@ def test_scope_options_reach_the_registry(
             "--group-dir",
             str(tmp_path / "grp"),
             "--dialect",
-            "codex",
+            "codex-md",
         ],
     )
     assert out.exit_code == 0, out.output
@@ -551,7 +552,7 @@ def test_new_refuses_a_name_already_defined_in_that_folder(layout: dict[str, Pat
 def test_new_user_scope_and_codex_dialect(layout: dict[str, Path]) -> None:
     assert run("new", "mine", "--scope", "user", "--template", "researcher").exit_code == 0
     assert AgentRegistry().load_all().entry("mine").source.value == "user"
-    assert run("new", "cx-review", "--dialect", "codex").exit_code == 0
+    assert run("new", "cx-review", "--dialect", "codex-md").exit_code == 0
     path = layout["project"] / ".codex" / "agents" / "cx-review.md"
     loaded = read_agent_file(path, dialect=Dialect.CODEX_MD)
     assert loaded.ok and loaded.definition is not None
@@ -561,7 +562,7 @@ def test_new_user_scope_and_codex_dialect(layout: dict[str, Path]) -> None:
     assert reg.get("cx-review").system_prompt.lstrip().startswith("## Role")
 
 
-@pytest.mark.parametrize("dialect", ["claude", "codex"])
+@pytest.mark.parametrize("dialect", ["claude", "codex-md"])
 @pytest.mark.parametrize("scope", ["project", "user"])
 def test_new_every_template_scope_and_dialect_from_a_subfolder(
     layout: dict[str, Path], scope: str, dialect: str
@@ -578,7 +579,7 @@ def test_new_every_template_scope_and_dialect_from_a_subfolder(
     finally:
         os.umask(old_umask)
     base = layout["home"] if scope == "user" else layout["project"]  # the git root, not cwd
-    folder = base / f".{dialect}" / "agents"
+    folder = base / f".{dialect.removesuffix('-md')}" / "agents"
     assert sorted(p.name for p in folder.iterdir()) == sorted(f"n-{t}.md" for t in TEMPLATES)
     for d in (folder, folder.parent):
         assert stat.S_IMODE(d.stat().st_mode) == 0o755
@@ -588,7 +589,7 @@ def test_new_every_template_scope_and_dialect_from_a_subfolder(
 
     report = validate_paths([folder])
     assert [d for d in report.diagnostics if d.severity.value == "error"] == []
-    reg = AgentRegistry(dialect=Dialect.CODEX_MD if dialect == "codex" else Dialect(dialect)).load_all()
+    reg = AgentRegistry(dialect=Dialect(dialect)).load_all()
     for template in TEMPLATES:
         entry = reg.entry(f"n-{template}")
         assert entry.source.value == scope

@@ -40,10 +40,10 @@ def test_codex_lint_and_converter_agree_with_the_grammar(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", ["abc", "ab", "a_b", "A-b", "a" * 50, "a" * 51])
-@pytest.mark.parametrize("dialect", ["claude", "codex"])
+@pytest.mark.parametrize("dialect", ["claude", "codex-md", "codex"])
 def test_new_accepts_exactly_the_grammar(name: str, dialect: str, tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["new", name, "--dialect", dialect, "--cwd", str(tmp_path)])
-    grammar = CODEX_NAME if dialect == "codex" else PORTABLE_NAME
+    grammar = CODEX_NAME if dialect.startswith("codex") else PORTABLE_NAME
     assert (result.exit_code == 0) == grammar.matches(name), result.output
 
 

@@ -73,14 +73,14 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-@pytest.mark.parametrize("dialect", ["claude", "codex"])
+@pytest.mark.parametrize("dialect", ["claude", "codex-md"])
 def test_generated_agents_pass_strict_and_use_users_words(project: Path, dialect: str) -> None:
     for template in TEMPLATES:
         r = CliRunner().invoke(cli, ["new", f"my-{template}", "--template", template,
                                      "--dialect", dialect])
         assert r.exit_code == 0, r.output
         assert not FORBIDDEN.search(r.output), r.output
-    folder = project / f".{dialect}" / "agents"
+    folder = project / f".{dialect.removesuffix('-md')}" / "agents"
     files = sorted(folder.glob("*.md"))
     assert len(files) == len(TEMPLATES)
     report = validate_paths([folder], strict=True)

@@ -56,7 +56,7 @@ def test_select_ignore_and_dialect(tmp_path: Path) -> None:
     p = write(tmp_path, "a.md", agent("name: Bad Name\ndescription: short", body="Hi\n"))
     _, out = run("validate", "--select", "SA2", "--ignore", "name-not-kebab-case", str(p))
     assert "SA201" in out and "SA206" not in out and "SA302" not in out
-    code, out = run("validate", "--dialect", "codex", str(p))
+    code, out = run("validate", "--dialect", "codex-md", str(p))
     assert code == 1 and "SA501" in out
 
 

@@ -6,18 +6,23 @@ Design notes
   found").  So the text is ordered by that question: the scope folders the directory reads
   (so a missing or unreadable one is obvious), what loaded, then what did not and why (grouped
   by folder, file names short, the rule, line and fix), same-folder clashes, and shadowing.
+* By default the main part is Claude Code's view and a Harnesses section covers every harness
+  with folders here (:mod:`subagents.cli.harness_text`); its skipped and fatal files count as
+  problems (exit 1).  ``--dialect X`` gives harness X's view only.
 * One screen: messages are wrapped to the terminal (at most 100 columns) under their file
   instead of trailing a long path; a folder's path is printed once as a heading; the home
   folder is written ``~``.  Text only -- JSON keeps the exact display paths.
 * ``--format json`` gives the same facts in the shapes of ``list`` and ``validate``:
   ``agents`` and ``shadowed`` as ``list``, ``diagnostics`` as ``validate`` (all of the
-  registry's), plus ``scopes``, ``not_loaded`` and ``clashes``.  With NAME, one object about
+  registry's), plus ``scopes``, ``not_loaded``, ``clashes`` and ``harnesses`` (per harness
+  present: ``loads``, ``skipped``, ``fatal``).  With NAME, one object about
   that name.  Exit codes are the same in both formats: 1 when a file is not loaded, a name
   clashes or a folder cannot be read (with NAME: when that agent is not loaded), else 0.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -33,6 +38,7 @@ from subagents.cli.options import RegistryOptions, format_option, option_group
 from subagents.diagnostics import Diagnostic, Severity
 from subagents.harnesses.layout import Source, SourceKind, find_git_root
 from subagents.registry.core import AgentEntry, AgentRegistry, FileRecord
+from subagents.registry.harness_view import HarnessRegistry, HarnessReport
 
 __all__ = ["doctor", "doctor_report"]
 
@@ -49,6 +55,11 @@ def _where(e: AgentEntry) -> str:
 
 def _errors(rec: FileRecord) -> list[Diagnostic]:
     return [d for d in rec.diagnostics if d.severity is Severity.ERROR]
+
+
+def _other_problems(reg: AgentRegistry, reports: list[HarnessReport]) -> int:
+    """Files the *other* harnesses skip or fail on (the main registry counts its own)."""
+    return sum(r.problems() for r in reports if r.harness != reg.dialect.value)
 
 
 def _problem_count(reg: AgentRegistry) -> int:
@@ -184,7 +195,7 @@ def _short(display_path: str, folder: str) -> str:
 
 def _text_scopes(reg: AgentRegistry, scr: _Screen) -> list[str]:
     rows: list[tuple[str, str, str]] = []
-    if reg.managed_dir is None:
+    if reg.managed_dir is None and not isinstance(reg, HarnessRegistry):
         rows.append(("managed", "(none: --managed-dir or SUBAGENTS_MANAGED_DIR)", ""))
     root = find_git_root(reg.cwd)
     for src, state in reg.folder_states():
@@ -236,7 +247,20 @@ def _records_text(
     return out
 
 
-def _text(reg: AgentRegistry) -> tuple[list[str], int]:
+def _harness_text(reports: list[HarnessReport], scr: _Screen) -> list[str]:
+    from subagents.cli.harness_text import harness_lines
+
+    if not reports:
+        return []
+    out = ["", "Harnesses (which harness loads which file):"]
+    for report in reports:
+        for line in harness_lines(report, indent=2):
+            out += scr.wrap(scr.path(line.strip()), len(line) - len(line.lstrip()))
+    return out
+
+
+def _text(reg: AgentRegistry, reports: list[HarnessReport] | None = None
+          ) -> tuple[list[str], int]:
     scr = _Screen(reg)
     out = [f"subagents doctor: {scr.path(str(reg.cwd))}  (dialect {reg.dialect.value})"]
     out += ["", "Scope folders, highest precedence first:", *_text_scopes(reg, scr)]
@@ -306,8 +330,9 @@ def _text(reg: AgentRegistry) -> tuple[list[str], int]:
             hides = "; ".join(f"{e.source.value} {scr.path(_where(e))}" for e in hidden)
             out += scr.wrap(f"{'':<{width}}  hides {hides}", 2)
 
+    out += _harness_text(reports or [], scr)
     warnings = sum(d.severity is Severity.WARNING for d in reg.diagnostics())
-    problems = _problem_count(reg)
+    problems = _problem_count(reg) + _other_problems(reg, reports or [])
     out.append("")
     if warnings:
         out.append(
@@ -349,13 +374,18 @@ def doctor(
     files tried to define it and failed.  Exits 1 when a file is not loaded, a name clashes or
     a folder cannot be read (with NAME: when that agent is not loaded).
 
+    The Harnesses section says, for every harness with folders here (Claude Code, Codex,
+    Gemini CLI, OpenCode, ...), which files it loads, which it skips and why, and which stop
+    it from starting; those count as problems too.  --dialect X looks at one harness only.
+
     \b
     Examples:
       subagents doctor
       subagents doctor code-reviewer
       subagents doctor --format json | jq '.not_loaded[].path'
     """
-    reg = registry.load()
+    every = registry.dialect is None or registry.every_harness
+    reg = (dataclasses.replace(registry, dialect=None) if every else registry).load()
     if name is not None:
         if output_format == "json":
             data = _name_report(reg, name)
@@ -367,12 +397,17 @@ def doctor(
         if not ok:
             sys.exit(1)
         return
+    from subagents.cli.harness_text import harness_reports
+
+    reports = harness_reports(registry.load_every() if every else [reg])
     if output_format == "json":
         data = doctor_report(reg)
+        data["harnesses"] = [r.to_dict() for r in reports]
+        data["summary"]["problems"] += _other_problems(reg, reports)
         click.echo(json.dumps(data, indent=2))
         problems = int(data["summary"]["problems"])
     else:
-        lines, problems = _text(reg)
+        lines, problems = _text(reg, reports)
         click.echo("\n".join(lines))
     if problems:
         sys.exit(1)

@@ -9,7 +9,7 @@ Design notes
   No path means exactly the folders ``validate`` and ``list`` read
   (``subagents.cli.options.scope_sources``: ``.claude/agents`` here and in each parent up to
   the git root, ``~/.claude/agents``, managed and plugin folders; ``.codex/agents`` with
-  ``--dialect codex``).  An agents folder that is a file is reported (exit 1).
+  ``--dialect codex-md``).  An agents folder that is a file is reported (exit 1).
 * The summary counts exactly: a file fix leaves as it is but that ``validate`` still finds
   errors in (an unknown tool, say) is "with errors fix does not repair", not "already fine".
 * ``--diff`` prints a unified diff on stdout (``git apply``-able, ``a/`` and ``b/`` prefixes) and
@@ -124,9 +124,10 @@ def _quiet_skip(result: FixResult, explicit: bool) -> bool:
 )
 @click.option(
     "--dialect",
-    type=click.Choice(["claude", "codex"]),
+    type=click.Choice(["claude", "codex-md", "codex"]),
     default=None,
-    help="Read files as this dialect instead of guessing from their location.",
+    help="Read files as this dialect instead of guessing from their location: claude or "
+    "codex-md (.codex/agents/*.md). fix repairs Markdown agents only.",
 )
 @click.option(
     "--format",
@@ -178,7 +179,11 @@ def fix(
     style: ToolsStyle | None = (
         "comma" if tools_style == "comma" else ("list" if tools_style == "list" else None)
     )
-    chosen = (Dialect.CODEX_MD if dialect == "codex" else Dialect(dialect)) if dialect else None
+    if dialect == "codex":
+        raise click.UsageError(
+            "fix repairs Markdown agents; the Codex CLI's TOML agents are checked by "
+            "`subagents validate --dialect codex`. For .codex/agents/*.md use --dialect codex-md")
+    chosen = Dialect(dialect) if dialect else None
     write = not (show_diff or check)
     targets, results = _collect(paths, chosen)
     remaining: dict[str, list[Diagnostic]] = {}

@@ -39,8 +39,14 @@ Design notes
   (the variables ``subagents define/remove/export`` use, so a stored agent is listed).
   :func:`build_registry` falls back to the environment for whatever it is not given, so a
   command without the flags sees the same agents as ``list`` under the same environment.
-* ``--dialect`` picks the discovery layout (``claude``: ``.claude/agents``; ``codex``:
-  ``.codex/agents``); commands that need more dialects pass their own choices.
+* ``--dialect`` picks whose agents to see, as that harness loads them: ``claude`` (Claude
+  Code's folders, ``--agents``, plugins, managed), ``codex-md`` (``.codex/agents/*.md``), or a
+  harness read by its own module (``codex`` = the Codex CLI's TOML, ``gemini``, ``opencode``,
+  ``copilot``, ``cursor``, ``qwen``, ``factory``: :class:`~subagents.registry.harness_view.
+  HarnessRegistry`).  ``all`` (``list``, ``doctor``) gives one registry per harness present
+  (:meth:`RegistryOptions.load_every`); other commands refuse it (exit 2).  An unknown name
+  exits 2 with the closest known one.  ``--agents``, managed and plugin folders are Claude
+  Code's: ``--agents`` with a harness dialect is a usage error.
 * Nothing here imports the registry at module import time: ``build_registry`` imports it when
   called, so ``--help`` stays cheap.
 """
@@ -55,7 +61,7 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, NoReturn, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, NoReturn, Protocol, TypeVar, cast
 
 import click
 
@@ -94,6 +100,9 @@ PLUGIN_DIRS_ENV = "SUBAGENTS_PLUGIN_DIRS"
 GROUP_DIR_ENV = "SUBAGENTS_GROUP_DIR"  # the same variables as `subagents define/remove/export`
 GLOBAL_DIR_ENV = "SUBAGENTS_GLOBAL_DIR"
 STORE_FILENAME = "agents.json"  # = subagents.store.file.STORE_FILENAME (not imported here)
+# = subagents.registry.harness_view.HARNESS_REGISTRY_DIALECTS (not imported here)
+_HARNESS_READERS = frozenset(
+    {"codex", "gemini", "opencode", "copilot", "cursor", "qwen", "factory"})
 
 _STRING_FIELDS = ("name", "description", "prompt", "model")
 
@@ -171,24 +180,68 @@ agents_option = click.option(
 )
 
 
-def dialect_option(
-    *choices: str, default: str = "claude", help: str | None = None
-) -> Callable[[F], F]:
-    """``--dialect`` converted to :class:`~subagents.definition.Dialect` (default ``claude``)."""
-    names = choices or ("claude", "codex")
+ALL_HARNESSES: Literal["all"] = "all"
+# the names --dialect takes for the agents a directory sees (json is a file format, not a
+# harness with folders): subagents.harnesses.HARNESS_NAMES, spelled out so --help stays cheap
+DIALECT_NAMES: tuple[str, ...] = (
+    "claude", "codex", "codex-md", "gemini", "opencode", "copilot", "cursor", "qwen", "factory",
+)
+DialectChoice = Dialect | Literal["all"]
+_DIALECT_HELP = (
+    "Which harness's agents to see: claude (.claude/agents), codex (the Codex CLI's "
+    ".codex/agents/*.toml and config.toml), codex-md (.codex/agents/*.md), gemini, opencode, "
+    "copilot, cursor, qwen or factory -- as that harness loads them"
+)
 
-    def _convert(ctx: click.Context, param: click.Parameter, value: str) -> Dialect:
-        return Dialect.CODEX_MD if value == "codex" else Dialect(value)
+
+def parse_dialect(value: str | None, *, allow_all: bool, param: str = "--dialect"
+                  ) -> DialectChoice | None:
+    """A ``--dialect`` value: a :class:`Dialect`, ``"all"`` (when allowed) or ``None``; an
+    unknown name is a usage error (exit 2) with the closest name."""
+    if value is None:
+        return None
+    key = value.strip().lower()
+    if allow_all and key == ALL_HARNESSES:
+        return ALL_HARNESSES
+    if key in DIALECT_NAMES:
+        return Dialect(key)
+    import difflib
+
+    names = (*DIALECT_NAMES, ALL_HARNESSES) if allow_all else DIALECT_NAMES
+    close = difflib.get_close_matches(key, names, n=1, cutoff=0.5)
+    guess = f"did you mean {close[0]!r}? " if close else ""
+    raise click.BadParameter(
+        f"unknown dialect {value!r}; {guess}known: {', '.join(names)}", param_hint=param
+    )
+
+
+def dialect_option(
+    *choices: str, default: str | None = "claude", help: str | None = None,
+    allow_all: bool = False,
+) -> Callable[[F], F]:
+    """``--dialect`` converted to :class:`~subagents.definition.Dialect` (default ``claude``).
+
+    ``choices`` limits the accepted names (default: every harness, plus ``all`` when
+    ``allow_all``); an unknown name exits 2 with the closest known one."""
+    names = choices or (*DIALECT_NAMES, *((ALL_HARNESSES,) if allow_all else ()))
+
+    def _convert(ctx: click.Context, param: click.Parameter, value: str | None
+                 ) -> DialectChoice | None:
+        if value is not None and value.strip().lower() not in names:
+            if value.strip().lower() in DIALECT_NAMES:
+                raise click.BadParameter(
+                    f"{value!r} is not available here; use one of: {', '.join(names)}")
+            parse_dialect(value, allow_all=allow_all)
+        return parse_dialect(value, allow_all=allow_all)
 
     return click.option(
         "--dialect",
         "dialect",
-        type=click.Choice(names, case_sensitive=False),
+        metavar="[" + "|".join(names) + "]",
         default=default,
-        show_default=True,
+        show_default=default is not None,
         callback=_convert,
-        help=help
-        or "Which harness layout to discover: claude (.claude/agents) or codex (.codex/agents).",
+        help=help or _DIALECT_HELP + ".",
     )
 
 
@@ -318,13 +371,6 @@ def option_group(group: type[OptionGroup]) -> Callable[[F], F]:
     return decorate
 
 
-def _dialect_or_none(ctx: click.Context, param: click.Parameter, value: str | None
-                     ) -> Dialect | None:
-    if value is None:
-        return None
-    return Dialect.CODEX_MD if value == "codex" else Dialect(value)
-
-
 @dataclass(frozen=True, slots=True)
 class ScopeOptions:
     """The scope folders beyond the working tree: --dialect, --plugin-dir, --managed-dir,
@@ -333,22 +379,14 @@ class ScopeOptions:
 
     param: ClassVar[str] = "scope"
     click_options: ClassVar[tuple[Callable[[Any], Any], ...]] = (
-        click.option(
-            "--dialect",
-            "dialect",
-            type=click.Choice(["claude", "codex"], case_sensitive=False),
-            default=None,
-            callback=_dialect_or_none,
-            help="Which harness layout to discover: claude (.claude/agents, the default) or "
-            "codex (.codex/agents).",
-        ),
+        dialect_option(default=None, help=_DIALECT_HELP + " (default: claude)."),
         plugin_dir_option,
         managed_dir_option,
         group_dir_option,
         global_dir_option,
     )
 
-    dialect: Dialect | None = None
+    dialect: DialectChoice | None = None
     plugin_dirs: tuple[Path, ...] = ()
     managed_dir: Path | None = None
     group_dir: Path | None = None
@@ -358,7 +396,7 @@ class ScopeOptions:
                        ) -> AgentRegistry:
         """The registry these options (plus ``agents`` and ``cwd``) describe, not loaded."""
         return build_registry(
-            agents=agents, dialect=self.dialect, cwd=cwd, plugin_dirs=self.plugin_dirs,
+            agents=agents, dialect=_one(self.dialect), cwd=cwd, plugin_dirs=self.plugin_dirs,
             managed_dir=self.managed_dir, group_dir=self.group_dir, global_dir=self.global_dir,
         )
 
@@ -371,7 +409,9 @@ class RegistryOptions:
     param: ClassVar[str] = "registry"
     click_options: ClassVar[tuple[Callable[[Any], Any], ...]] = (
         agents_option,
-        dialect_option(),
+        dialect_option(default=None, allow_all=True,
+                       help=_DIALECT_HELP + "; all: every harness with folders here (list, "
+                       "doctor). Default: claude (doctor: all)."),
         cwd_option,
         plugin_dir_option,
         managed_dir_option,
@@ -380,17 +420,23 @@ class RegistryOptions:
     )
 
     agents: str | None = None
-    dialect: Dialect = Dialect.CLAUDE
+    dialect: DialectChoice | None = None
     cwd: Path | None = None
     plugin_dirs: tuple[Path, ...] = ()
     managed_dir: Path | None = None
     group_dir: Path | None = None
     global_dir: Path | None = None
 
+    @property
+    def every_harness(self) -> bool:
+        """``--dialect all``: one registry per harness present (:meth:`load_every`)."""
+        return self.dialect == ALL_HARNESSES
+
     def build(self) -> AgentRegistry:
-        """The registry these options describe (not loaded yet)."""
+        """The registry these options describe (not loaded yet); ``--dialect all`` is a usage
+        error here (the commands that show every harness call :meth:`load_every`)."""
         return build_registry(
-            agents=self.agents, dialect=self.dialect, cwd=self.cwd,
+            agents=self.agents, dialect=_one(self.dialect), cwd=self.cwd,
             plugin_dirs=self.plugin_dirs, managed_dir=self.managed_dir,
             group_dir=self.group_dir, global_dir=self.global_dir,
         )
@@ -398,6 +444,29 @@ class RegistryOptions:
     def load(self) -> AgentRegistry:
         """The registry these options describe, loaded."""
         return self.build().load_all()
+
+    def load_every(self) -> list[AgentRegistry]:
+        """One loaded registry per harness with agent folders in this project or home (in
+        the order of ``subagents.harnesses.HARNESS_NAMES``).  Claude's also when --agents,
+        --managed-dir, a plugin folder or an ``agents.json`` folder adds agents to it."""
+        from subagents.harnesses.layout import find_git_root
+        from subagents.registry.harness_view import present_harnesses
+
+        claude = build_registry(
+            agents=self.agents, dialect=Dialect.CLAUDE, cwd=self.cwd,
+            plugin_dirs=self.plugin_dirs, managed_dir=self.managed_dir,
+            group_dir=self.group_dir, global_dir=self.global_dir,
+        )
+        project = find_git_root(claude.cwd) or claude.cwd
+        present = present_harnesses(project, claude.home)
+        extra = (claude.cli_text is not None or claude.managed_dir is not None
+                 or bool(claude.plugin_dirs) or claude.agents_json is not None)
+        out: list[AgentRegistry] = []
+        for name in present if "claude" in present or not extra else ["claude", *present]:
+            reg = claude if name == "claude" else build_registry(dialect=Dialect(name),
+                                                                  cwd=self.cwd)
+            out.append(reg.load_all())
+        return out
 
 
 def _env_path(name: str) -> Path | None:
@@ -407,6 +476,16 @@ def _env_path(name: str) -> Path | None:
 
 def _env_paths(name: str) -> tuple[Path, ...]:
     return tuple(Path(p) for p in os.environ.get(name, "").split(os.pathsep) if p.strip())
+
+
+def _one(dialect: DialectChoice | None) -> Dialect | None:
+    if dialect == ALL_HARNESSES:
+        raise click.UsageError(
+            "--dialect all shows every harness in `list` and `doctor`; name one harness here "
+            f"({', '.join(DIALECT_NAMES)})"
+        )
+    assert dialect is None or isinstance(dialect, Dialect)
+    return dialect
 
 
 def build_registry(
@@ -428,6 +507,14 @@ def build_registry(
     """
     from subagents.registry.core import AgentRegistry
 
+    if dialect is not None and dialect.value in _HARNESS_READERS:
+        from subagents.registry.harness_view import HarnessRegistry
+
+        if agents is not None:
+            raise click.UsageError(
+                f"--agents adds Claude Code agents; --dialect {dialect.value} shows the agents "
+                f"that harness loads from its own files: drop one of them")
+        return HarnessRegistry(cwd, harness=dialect.value)
     if managed_dir is None:
         managed_dir = _env_path(MANAGED_DIR_ENV)
     if not plugin_dirs:

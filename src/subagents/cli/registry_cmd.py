@@ -15,11 +15,14 @@ Design notes
   general-purpose fallback.  ``doctor`` lives in
   :mod:`subagents.cli.doctor_cmd` (re-exported here for the command table).
 * ``new`` writes from the packaged templates: Claude files keep the template's
-  comments and layout with only the ``name:`` line replaced; Codex files go through the Codex
-  writer.  Folders are created with mode 755.  The write is atomic *and* refuses
-  to overwrite: temp file + fsync, then ``os.link`` to the final name (fails if it exists, so
-  two concurrent ``new`` calls cannot both win), then the temp name is removed.  Where hard
-  links are not supported the name is claimed with ``O_EXCL`` and the file renamed over it.
+  comments and layout with only the ``name:`` line replaced; ``codex-md`` files go through the
+  Codex Markdown writer and ``codex`` (the Codex CLI's TOML) through the Codex harness's writer,
+  whose notes (trust, tools it cannot express) are printed.  Other harnesses get a usage error
+  pointing at ``convert --to``: one writer per harness, no second template set.  Folders
+  are created with mode 755.  The write is atomic *and* refuses to overwrite: temp file +
+  fsync, then ``os.link`` to the final name (fails if it exists, so two concurrent ``new``
+  calls cannot both win), then the temp name is removed.  Where hard links are not
+  supported the name is claimed with ``O_EXCL`` and the file renamed over it.
 """
 
 from __future__ import annotations
@@ -113,7 +116,14 @@ def list_agents(
     in a higher scope shadows the lower ones; files that failed to load are listed at the end
     (run `subagents doctor` for the full explanation).  Exits 1 when a scope folder cannot be
     read (e.g. .claude/agents is a file), else 0.
+
+    --dialect gemini (codex, opencode, ...) lists the agents that harness loads, as it loads
+    them; --dialect all lists every harness with folders here, each agent tagged with its
+    harness and file, and the files each harness skips with the reason.
     """
+    if registry.every_harness:
+        _list_every(registry, output_format, include_builtin)
+        return
     reg = registry.load()
     listed = reg.list(include_builtin=include_builtin)
     shadowed = reg.shadowed(include_builtin=include_builtin)
@@ -169,6 +179,43 @@ def list_agents(
         click.echo(f"\nnot loaded ({len(errors)} {noun}; `subagents doctor` explains):")
         for d in errors:
             click.echo("  " + d.format_text().split("\n")[0])
+    if broken_scope:
+        sys.exit(1)
+
+
+def _list_every(registry: RegistryOptions, output_format: str, include_builtin: bool) -> None:
+    """``list --dialect all``: one group per harness present."""
+    from subagents.cli.harness_text import every_harness_json, harness_lines, harness_reports
+
+    regs = registry.load_every()
+    broken_scope = any(
+        d.rule in _FOLDER_ERRORS and d.severity is Severity.ERROR
+        for reg in regs for d in reg.diagnostics()
+    )
+    if output_format == "json":
+        click.echo(json.dumps(every_harness_json(regs, include_builtin=include_builtin),
+                              indent=2))
+        if broken_scope:
+            sys.exit(1)
+        return
+    if not regs:
+        click.echo("no agents found: no harness has agent folders here or in your home folder")
+    for index, report in enumerate(harness_reports(regs)):
+        if index:
+            click.echo("")
+        lines = harness_lines(report, names=False)
+        click.echo(lines[0] + (":" if report.loads else ""))
+        rows = [
+            [e.name, e.source.value, e.model or "inherit", _clip(_tools_text(e.tools), 40),
+             e.display_path or e.origin.label]
+            for e in report.loads
+        ]
+        if rows:
+            click.echo("\n".join("  " + line for line in
+                                 _table(["NAME", "SOURCE", "MODEL", "TOOLS", "PATH"],
+                                        rows).splitlines()))
+        for line in lines[1:]:
+            click.echo(line)
     if broken_scope:
         sys.exit(1)
 
@@ -370,6 +417,8 @@ def _template_text(template: str) -> str:
 def render_template(template: str, name: str, dialect: Dialect = Dialect.CLAUDE) -> str:
     """The text of a new agent file from a packaged template, with ``name`` substituted."""
     text = _template_text(template)
+    if dialect is Dialect.CODEX:
+        return str(_codex_toml(template, name).text)
     if dialect is Dialect.CODEX_MD:
         from subagents.formats.writers import to_codex_markdown
         from subagents.harnesses.loader import parse_agent_text
@@ -383,6 +432,22 @@ def render_template(template: str, name: str, dialect: Dialect = Dialect.CLAUDE)
     new_text, count = re.subn(rf"(?m)^name: {re.escape(template)}$", f"name: {name}", text, count=1)
     assert count == 1, f"packaged template {template} has no name line"
     return new_text
+
+
+def _codex_toml(template: str, name: str) -> Any:
+    """The template as the Codex CLI's TOML agent (a ``WrittenFile``: text and notes)."""
+    from subagents.harnesses import get_harness
+    from subagents.harnesses.loader import parse_agent_text
+
+    defn = parse_agent_text(_template_text(template), path=f"{template}.md").definition
+    assert defn is not None, f"packaged template {template} does not load"
+    # Claude model aliases mean nothing to Codex: omit, so the session model is used.
+    return get_harness("codex").write(defn.evolve(name=name, model=None))
+
+
+# `new` writes these; every other harness gets its file from `convert` (one writer per harness)
+_NEW_DIALECTS = {Dialect.CLAUDE: (".claude", ".md"), Dialect.CODEX_MD: (".codex", ".md"),
+                 Dialect.CODEX: (".codex", ".toml")}
 
 
 def _make_dirs(folder: Path) -> None:
@@ -442,44 +507,52 @@ def write_new_file(path: Path, text: str) -> None:
     show_default=True,
     help="project: .claude/agents at the git root (or here); user: ~/.claude/agents.",
 )
-@dialect_option(help="Which layout to write: claude (.claude/agents) or codex (.codex/agents).")
+@dialect_option(help="Which file to write: claude (.claude/agents/NAME.md), codex (the Codex "
+                "CLI's .codex/agents/NAME.toml) or codex-md (.codex/agents/NAME.md). For other "
+                "harnesses write a claude agent and run `subagents convert --to HARNESS`.")
 @cwd_option
 @format_option("text", "json")
 def new(
     name: str, template: str, scope: str, dialect: Dialect, cwd: Path | None, output_format: str
 ) -> None:
-    """Write a new agent file NAME.md from a template, ready to edit.
+    """Write a new agent file NAME.md (NAME.toml for codex) from a template, ready to edit.
 
     The file goes to the project's agents folder (or the user's with --scope user), which is
-    created if missing.  An existing file, or an agent of the same name in that folder, is
-    never overwritten (exit 1).  With --format json, prints {"path", "name", "template",
-    "dialect", "scope"}.  Example:
+    created if missing.  With --dialect codex it is the Codex CLI's TOML agent
+    (.codex/agents/NAME.toml); codex-md writes the Markdown form some Codex tools read.  An
+    existing file, or an agent of the same name in that folder, is never overwritten (exit 1).
+    With --format json, prints {"path", "name", "template", "dialect", "scope"}.  Example:
 
     \b
         subagents new api-reviewer --template code-reviewer
     """
-    grammar = CODEX_NAME if dialect is Dialect.CODEX_MD else PORTABLE_NAME
+    if dialect not in _NEW_DIALECTS:
+        raise click.UsageError(
+            f"new writes claude, codex or codex-md agents, not {dialect.value}: write a claude "
+            f"agent, then `subagents convert .claude/agents/{name}.md --to {dialect.value}`"
+        )
+    codex = dialect in (Dialect.CODEX, Dialect.CODEX_MD)
+    grammar = CODEX_NAME if codex else PORTABLE_NAME
     if not grammar.matches(name):
-        rule = (f"{CODEX_NAME.pattern} (Codex)" if dialect is Dialect.CODEX_MD
-                else PORTABLE_NAME.rule)
+        rule = f"{CODEX_NAME.pattern} (Codex)" if codex else PORTABLE_NAME.rule
         raise click.BadParameter(
             f"{name!r} is not a valid agent name: use {rule}", param_hint="NAME"
         )
     base = Path(os.path.abspath(cwd or os.getcwd()))
-    sub = Path(".codex" if dialect is Dialect.CODEX_MD else ".claude") / "agents"
+    dot, suffix = _NEW_DIALECTS[dialect]
+    sub = Path(dot) / "agents"
     if scope == "user":
         home = Path(os.environ.get("HOME") or Path.home())
         folder = home / sub
     else:
         folder = (find_git_root(base) or base) / sub
-    target = folder / f"{name}.md"
+    target = folder / f"{name}{suffix}"
     shown = display_path(target)
     if target.exists() or target.is_symlink():
         fail(output_format, f"{shown} already exists; not overwriting it",
              "pick another NAME or delete the file first")
-    reg = AgentRegistry(base, dialect=dialect).load_all()
     wanted = Scope.USER if scope == "user" else Scope.PROJECT
-    for e in [*reg.list(), *reg.shadowed()]:
+    for e in _defined_in(base, dialect):
         if (
             e.name == name
             and e.source is wanted
@@ -490,6 +563,7 @@ def new(
                  "a second file with that name would clash",
                  "pick another NAME, or edit that file")
     text = render_template(template, name, dialect)
+    notes: tuple[str, ...] = _codex_toml(template, name).notes if dialect is Dialect.CODEX else ()
     if folder.exists() and not folder.is_dir():
         fail(output_format, f"{display_path(folder)} exists and is not a folder",
              "agents live in a folder of .md files; move that file away")
@@ -507,10 +581,26 @@ def new(
                                "dialect": dialect.value, "scope": scope}, indent=2))
         return
     click.echo(f"wrote {shown} (template {template}, {dialect.value} dialect)")
+    for note in notes:
+        click.echo(f"note: {note}")
     click.echo(
         "next: edit the description and prompt, then `subagents validate "
         f"{shown}` and `subagents show {name}`"
     )
+
+
+def _defined_in(base: Path, dialect: Dialect) -> list[Any]:
+    """Every agent (winners and shadowed) of ``dialect`` that ``base`` sees -- for ``new``'s
+    same-name check.  The Codex CLI's agents are read as Codex reads them, trusted or not."""
+    if dialect is Dialect.CODEX:
+        from subagents.harnesses.codex import CodexHarness
+        from subagents.registry.harness_view import HarnessRegistry
+
+        reg: AgentRegistry = HarnessRegistry(base, harness=CodexHarness(trusted=True))
+    else:
+        reg = AgentRegistry(base, dialect=dialect)
+    reg.load_all()
+    return [*reg.list(), *reg.shadowed()]
 
 
 def _plural(n: int, noun: str) -> str:

@@ -34,6 +34,31 @@ from subagents.errors import ConfigError, UsageError
 __all__ = ["expand_globs", "rules", "schema", "validate"]
 
 _DIALECTS = [d.value for d in Dialect]
+# dialects read by a harness module (subagents.lint.harness_rules.HARNESS_DIALECTS)
+_HARNESS_READERS = ("codex", "gemini", "opencode", "copilot", "cursor", "qwen", "factory")
+
+
+def _harness_files(dialect: str) -> list[str]:
+    """With no PATH and a harness dialect: every file in that harness's agent folders (and
+    its agent files such as ``opencode.json``) for this project and the home folder -- also
+    those the harness would not read now (an untrusted Codex project), since they are the
+    files to check."""
+    from subagents.harnesses import get_harness
+    from subagents.harnesses.layout import find_git_root
+
+    harness = get_harness(dialect)
+    cwd = Path.cwd().absolute()
+    home = Path(os.environ.get("HOME") or Path.home())
+    project = find_git_root(cwd) or cwd
+    found: list[str] = []
+    for loc in harness.locations(project, home):
+        if loc.path.is_file():
+            found.append(str(loc.path))
+        elif loc.path.is_dir():
+            walk = loc.path.rglob("*") if loc.recursive else loc.path.glob("*")
+            found += sorted(str(p) for p in walk
+                            if p.is_file() and p.name.endswith(loc.suffixes))
+    return list(dict.fromkeys(found))
 
 
 class _ConfigProblem(click.ClickException):
@@ -175,13 +200,14 @@ def validate(
                                f"{output_format} or --statistics")
     expanded = expand_globs(paths)
     sources = None
-    if not paths:  # the folders `subagents list` reads (one definition of the project)
+    if not paths and dialect in _HARNESS_READERS:
+        expanded = _harness_files(dialect)  # the files that harness reads here and in home
+    elif not paths:  # the folders `subagents list` reads (one definition of the project)
         from subagents.cli.options import scope_sources
 
-        sources = scope_sources(dialect=Dialect.CODEX_MD if dialect == "codex" else Dialect.CLAUDE)
+        sources = scope_sources(dialect=Dialect(dialect) if dialect else Dialect.CLAUDE)
     try:
-        report = validate_paths(expanded, strict=strict,
-                                dialect="codex-md" if dialect == "codex" else dialect, select=sel,
+        report = validate_paths(expanded, strict=strict, dialect=dialect, select=sel,
                                 ignore=ign, sources=sources)
     except UsageError as exc:
         raise click.UsageError(str(exc)) from None
@@ -220,11 +246,15 @@ def validate(
                           summary=summary), nl=False, color=bool(color) or None)
     if not paths and report.files == 0 and output_format == "text":
         # An empty result is most often a command run in the wrong folder: say where we looked.
-        dot = ".codex" if dialect == "codex" else ".claude"
-        notes.append(
-            f"no agent files found: looked for {dot}/agents here and in each parent folder up "
-            f"to the git root, and in ~/{dot}/agents (give a PATH to check other files)"
-        )
+        if dialect in _HARNESS_READERS:
+            notes.append(f"no agent files found where {dialect} looks for them in this project "
+                         "and your home folder (give a PATH to check other files)")
+        else:
+            dot = ".codex" if dialect == "codex-md" else ".claude"
+            notes.append(
+                f"no agent files found: looked for {dot}/agents here and in each parent folder "
+                f"up to the git root, and in ~/{dot}/agents (give a PATH to check other files)"
+            )
     exit_code = report.exit_code
     if max_warnings is not None and warnings > max_warnings:
         notes.append(f"{_count(warnings, 'warning')}, more than --max-warnings {max_warnings}")

@@ -92,6 +92,14 @@ class AgentEntry:
         return self.header.path
 
     @property
+    def harness(self) -> str:
+        """The harness that loads this agent (its dialect name): ``claude`` for Claude Code's
+        folders, ``--agents`` and ``agents.json`` (Claude Code / Agent SDK JSON) and the
+        built-ins; ``gemini``, ``codex``, ... for an agent read by that harness's reader."""
+        dialect = self.origin.dialect
+        return "claude" if dialect is Dialect.JSON else dialect.value
+
+    @property
     def body_loaded(self) -> bool:
         return self._full is not None
 
@@ -140,7 +148,8 @@ class AgentEntry:
         return full.evolve(source=self.origin.scope, path=path, plugin=self.header.plugin)
 
     def to_dict(self) -> dict[str, Any]:
-        """One item of ``subagents list --format json``'s ``agents`` (DESIGN.md)."""
+        """One item of ``subagents list --format json``'s ``agents`` (DESIGN.md), plus the
+        ``harness`` that loads it."""
         return {
             "name": self.name,
             "description": self.description,
@@ -148,6 +157,7 @@ class AgentEntry:
             "path": self.display_path,
             "model": self.model,
             "tools": builtins.list(self.tools) if self.tools is not None else None,
+            "harness": self.harness,
         }
 
     def to_shadow_dict(self) -> dict[str, Any]:
@@ -157,6 +167,7 @@ class AgentEntry:
             "name": self.name,
             "source": self.source.value,
             "path": self.display_path,
+            "harness": self.harness,
             "shadowed_by": None
             if by is None
             else {"source": by.source.value, "path": by.display_path},
