@@ -31,9 +31,10 @@ _FAMILIES = (
     (Category.DIALECT, "Other dialects"),
     (Category.SCOPE, "Scopes and folders"),
     (Category.CONVERT, "Converting between dialects (`subagents convert`)"),
+    (Category.SYNC, "Keeping harness folders in sync (`subagents sync`)"),
     (Category.STORE, "The agent store (MCP tools, `subagents store`)"),
 )
-_NOT_VALIDATE = (Category.CONVERT, Category.STORE)
+_NOT_VALIDATE = (Category.CONVERT, Category.SYNC, Category.STORE)
 
 
 def _sev(rule: Rule, profile: str) -> str:
