@@ -175,7 +175,14 @@ def resolve_targets(project: Path, requested: Sequence[str] = (),
         if key == "claude":
             raise UsageError("claude is what sync writes from, not a harness to sync to",
                              hint="known harnesses: " + ", ".join(SYNC_TARGETS))
-        harness = get_harness(key)  # raises UsageError with a did-you-mean hint
+        if key not in SYNC_TARGETS:
+            import difflib
+
+            close = difflib.get_close_matches(key, SYNC_TARGETS, n=1)
+            raise UsageError(f"unknown harness {name!r}",
+                             hint=(f"did you mean {close[0]!r}? " if close else "")
+                             + "known harnesses: " + ", ".join(SYNC_TARGETS))
+        harness = get_harness(key)
         if harness.name not in out:
             out.append(harness.name)
     if not chosen:
