@@ -57,7 +57,7 @@ from pathlib import Path, PurePosixPath
 
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic, Severity
-from subagents.errors import UsageError
+from subagents.errors import SubagentError, UsageError
 from subagents.fs import atomic_write, display_path, read_regular
 from subagents.harnesses import HARNESS_NAMES, get_harness
 from subagents.harnesses.base import Harness, HarnessAgent
@@ -374,7 +374,8 @@ def plan_sync(project: Path | str, targets: Sequence[str], *, force: bool = Fals
                               "harnesses' folders; run it at the project root")
     plan = SyncPlan(root, tuple(targets), force=force)
     sources, skipped = _read_sources(root, plan.diagnostics)
-    expected = _expected_outputs(root, plan, sources)
+    unsynced: set[tuple[str, str]] = set()
+    expected = _expected_outputs(root, plan, sources, unsynced)
     by_source: dict[tuple[str, str], str] = {(e.source, e.harness): rel
                                              for rel, e in expected.items()}
     for rel, exp in expected.items():
@@ -385,15 +386,18 @@ def plan_sync(project: Path | str, targets: Sequence[str], *, force: bool = Fals
             if rel in seen:
                 continue
             seen.add(rel)
-            status = _orphan_status(root, rel, harness, by_source, skipped, force)
+            kept = skipped | {src for src, h in unsynced if h == harness}
+            status = _orphan_status(root, rel, harness, by_source, kept, force)
             if status is not None:
                 plan.files.append(status)
     plan.files.sort(key=lambda f: f.path)
     return plan
 
 
-def _expected_outputs(root: Path, plan: SyncPlan, sources: list[tuple[str, AgentDefinition]]
-                      ) -> dict[str, _Expected]:
+def _expected_outputs(root: Path, plan: SyncPlan, sources: list[tuple[str, AgentDefinition]],
+                      unsynced: set[tuple[str, str]]) -> dict[str, _Expected]:
+    """What each harness file should hold; (source, harness) pairs that could not be written
+    are added to ``unsynced`` (their earlier outputs are kept, not treated as orphans)."""
     expected: dict[str, _Expected] = {}
     notes_seen: set[str] = set()
     synced: set[str] = set()
@@ -403,7 +407,14 @@ def _expected_outputs(root: Path, plan: SyncPlan, sources: list[tuple[str, Agent
         line = name_loc.line if name_loc else None
         for harness_name in plan.targets:
             harness = get_harness(harness_name)
-            result = convert_definitions([defn], harness_name)
+            try:
+                result = convert_definitions([defn], harness_name)
+            except SubagentError as exc:  # a writer refusing an agent (Copilot's prompt limit)
+                plan.diagnostics.append(rule("SY006").templated(
+                    "harness", shown, line, None, exc.hint, harness=harness_name,
+                    why=exc.message))
+                unsynced.add((rel_source, harness_name))
+                continue
             for d in result.diagnostics:
                 if d.rule == "CV007":
                     if d.message in notes_seen:
@@ -411,17 +422,20 @@ def _expected_outputs(root: Path, plan: SyncPlan, sources: list[tuple[str, Agent
                     notes_seen.add(d.message)
                 plan.diagnostics.append(d)
             if result.failed or not result.outputs:
+                unsynced.add((rel_source, harness_name))
                 continue
             text = result.outputs[0].text
             rel = _output_path(root, harness_name, harness.write(defn).relpath)
             if not _safe_relpath(rel):
                 plan.diagnostics.append(rule("SY006").templated(
                     "path", shown, line, None, "rename the agent"))
+                unsynced.add((rel_source, harness_name))
                 continue
             if rel in expected:
                 plan.diagnostics.append(rule("SY006").templated(
                     "name", shown, line, None, "rename one of the two agents",
                     output=rel, other=expected[rel].source))
+                unsynced.add((rel_source, harness_name))
                 continue
             marked = add_marker(text, rel_source)
             if not _same_reading(harness, text, marked, rel):
@@ -429,6 +443,7 @@ def _expected_outputs(root: Path, plan: SyncPlan, sources: list[tuple[str, Agent
                     "marker", shown, line, None,
                     "please report this: the marker should be a comment the harness ignores",
                     harness=f"{harness.display_name} {harness.version}".strip()))
+                unsynced.add((rel_source, harness_name))
                 continue
             expected[rel] = _Expected(harness_name, rel_source, shown, marked, line)
             synced.add(rel_source)

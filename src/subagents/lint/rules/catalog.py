@@ -423,7 +423,8 @@ _TABLE: tuple[Rule, ...] = (
              main="not synced: the file cannot be read as an agent",
              name="not synced: {output} would be written for {other} too",
              path="not synced: the path holds characters a generated-file marker cannot carry",
-             marker="not synced: {harness} would read the marked file differently")),
+             marker="not synced: {harness} would read the marked file differently",
+             harness="not synced to {harness}: {why}")),
     Rule("SY007", "sync-write-failed",
          "A generated file could not be written or removed; nothing was changed there.",
          _Y, _E, _E, emitter=Emitter.SYNC, messages=_msgs(
