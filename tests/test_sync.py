@@ -268,6 +268,8 @@ def test_pyproject_config_and_opencode_singular_folder(tmp_path: Path) -> None:
 def test_unwritable_folder_writes_nothing(tmp_path: Path) -> None:
     root = _project(tmp_path, harnesses=("codex",))
     (root / ".gemini").write_text("a file where a folder should be\n")
+    dry = _sync(root, "--to", "codex", "--to", "gemini", "--dry-run")
+    assert dry.exit_code == 1 and ".gemini is not a folder" in dry.stdout
     result = _sync(root, "--to", "codex", "--to", "gemini")
     assert result.exit_code == 1
     assert "SY007" in result.stdout and ".gemini is not a folder" in result.stdout
@@ -503,3 +505,17 @@ def test_a_harness_refusing_an_agent_is_reported_and_its_old_output_kept(tmp_pat
            "'helper' as a Copilot agent" in result.stdout
     assert (root / ".github/agents/helper.agent.md").exists()  # kept, not an orphan
     assert (root / ".github/agents/reviewer.agent.md").exists()
+
+
+def test_docs_show_the_real_output(tmp_path: Path) -> None:
+    """The generated files shown in docs/sync.md are what sync writes for that source."""
+    docs = (Path(__file__).resolve().parents[1] / "docs/sync.md").read_text(encoding="utf-8")
+    (tmp_path / ".claude/agents").mkdir(parents=True)
+    (tmp_path / ".claude/agents/reviewer.md").write_text(
+        "---\nname: reviewer\ndescription: Reviews diffs for bugs.\ntools: Read, Grep\n"
+        "color: red\n---\nYou review diffs.\n", encoding="utf-8")
+    assert _sync(tmp_path, "--to", "gemini", "--to", "codex").exit_code == 0
+    gemini = (tmp_path / ".gemini/agents/reviewer.md").read_text(encoding="utf-8")
+    codex = (tmp_path / ".codex/agents/reviewer.toml").read_text(encoding="utf-8")
+    assert f"```markdown\n{gemini.rstrip()}\n```" in docs
+    assert f"```toml\n{codex.rstrip()}\n```" in docs

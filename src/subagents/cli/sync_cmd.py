@@ -103,7 +103,14 @@ def sync(ctx: click.Context, *, project: Path, targets: tuple[str, ...], check: 
     from subagents.cli.options import fail
     from subagents.errors import ConfigError, UsageError
     from subagents.lint.config import load_config
-    from subagents.repair.sync import Action, State, apply_sync, plan_sync, resolve_targets
+    from subagents.repair.sync import (
+        Action,
+        State,
+        apply_sync,
+        folder_problems,
+        plan_sync,
+        resolve_targets,
+    )
 
     root = project
     try:
@@ -120,6 +127,8 @@ def sync(ctx: click.Context, *, project: Path, targets: tuple[str, ...], check: 
         done = set(result.written) | set(result.removed)
         write_failures = list(result.diagnostics)
         problems += write_failures
+    elif dry_run and not check:
+        problems += folder_problems(plan)
     changes = [f for f in plan.files if f.action is not Action.NONE]
     in_sync = sum(f.state is State.IN_SYNC for f in plan.files)
     losses = plan.losses

@@ -77,6 +77,7 @@ __all__ = [
     "apply_sync",
     "content_digest",
     "detect_targets",
+    "folder_problems",
     "plan_sync",
     "read_marker",
     "resolve_targets",
@@ -551,19 +552,27 @@ def _folder_problem(folder: Path) -> str | None:
     return None
 
 
-def apply_sync(plan: SyncPlan) -> SyncResult:
-    """Do what ``plan`` says: every write atomic, every folder checked before the first one."""
-    root = plan.project
-    writes = [f for f in plan.files if f.action is Action.WRITE and f.text is not None]
-    removes = [f for f in plan.files if f.action is Action.REMOVE]
+def folder_problems(plan: SyncPlan) -> list[Diagnostic]:
+    """``SY007`` for each folder the plan writes into that cannot be written (``--dry-run``
+    shows them; :func:`apply_sync` writes nothing when there is one)."""
     problems: list[Diagnostic] = []
-    for folder in sorted({(root / f.path).parent for f in writes}):
+    writes = [f for f in plan.files if f.action is Action.WRITE]
+    for folder in sorted({(plan.project / f.path).parent for f in writes}):
         why = _folder_problem(folder)
         if why is not None:
             problems.append(rule("SY007").templated(
                 "folder", display_path(folder), None, None,
                 "make the folder writable (or move what is in its way) and sync again",
                 folder=display_path(folder), why=why))
+    return problems
+
+
+def apply_sync(plan: SyncPlan) -> SyncResult:
+    """Do what ``plan`` says: every write atomic, every folder checked before the first one."""
+    root = plan.project
+    writes = [f for f in plan.files if f.action is Action.WRITE and f.text is not None]
+    removes = [f for f in plan.files if f.action is Action.REMOVE]
+    problems = folder_problems(plan)
     if problems:
         return SyncResult((), (), tuple(problems))
     written: list[str] = []
