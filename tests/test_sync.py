@@ -352,6 +352,7 @@ def test_json_output(tmp_path: Path) -> None:
     summary = data["summary"]
     assert summary["mode"] == "check" and summary["harnesses"] == list(THREE)
     assert summary["sources"] == 2 and summary["problems"] == 6 and summary["ok"] is False
+    assert (summary["to_write"], summary["written"], summary["removed"]) == (5, 0, 0)
     assert {p["rule"] for p in data["problems"]} == {"SY003", "SY005"}
     assert {d["rule"] for d in data["diagnostics"]} >= {"CV001", "CV007"}
     states = {f["path"]: f["state"] for f in data["files"]}

@@ -9,9 +9,10 @@ Design notes
   as ``validate`` prints them), the files written or removed, and a summary go to stdout; what
   the harnesses cannot carry (``CV001``/``CV002`` warnings) and the harnesses' notes
   (``CV007``) go to stderr, as ``convert`` prints them.  ``--format json`` prints one object:
-  ``summary``, ``problems`` (what makes the command fail), ``diagnostics`` (the rest: losses
-  and notes) and ``files`` (each harness file with its state, the action sync takes for it and,
-  unless nothing is written, whether it was done).
+  ``summary`` (``to_write``/``to_remove``: what the plan does; ``written``/``removed``: what
+  was done, 0 under ``--check`` and ``--dry-run``), ``problems`` (what makes the command
+  fail), ``diagnostics`` (the rest: losses and notes) and ``files`` (each harness file with
+  its state, the action sync takes for it and, unless nothing is written, whether it was done).
 * Harnesses: ``--to`` (repeatable) wins over the configuration's ``sync`` list, which wins over
   the folders found in the project.
 * Exit codes: 0 in sync (or synced); 1 a problem remains (``--check``: anything out of sync;
@@ -29,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from subagents.cli.options import format_option
-from subagents.diagnostics import Diagnostic, sort_diagnostics
+from subagents.diagnostics import sort_diagnostics
 
 if TYPE_CHECKING:
     from subagents.repair.sync import FileStatus, SyncPlan
@@ -121,12 +122,10 @@ def sync(ctx: click.Context, *, project: Path, targets: tuple[str, ...], check: 
         fail(output_format, exc.message, exc.hint, exc.exit_code)
     problems = plan.problems(check=check)
     done: set[str] | None = None
-    write_failures: list[Diagnostic] = []
     if not check and not dry_run:
         result = apply_sync(plan)
         done = set(result.written) | set(result.removed)
-        write_failures = list(result.diagnostics)
-        problems += write_failures
+        problems += result.diagnostics
     elif dry_run and not check:
         problems += folder_problems(plan)
     changes = [f for f in plan.files if f.action is not Action.NONE]
@@ -139,10 +138,12 @@ def sync(ctx: click.Context, *, project: Path, targets: tuple[str, ...], check: 
         click.echo(json.dumps({
             "summary": {"mode": mode, "harnesses": list(plan.targets), "sources": plan.sources,
                         "in_sync": in_sync,
-                        "written": sum(f.action is Action.WRITE for f in changes
-                                       if done is None or f.path in done),
-                        "removed": sum(f.action is Action.REMOVE for f in changes
-                                       if done is None or f.path in done),
+                        "to_write": sum(f.action is Action.WRITE for f in changes),
+                        "to_remove": sum(f.action is Action.REMOVE for f in changes),
+                        "written": sum(f.action is Action.WRITE and f.path in (done or ())
+                                       for f in changes),
+                        "removed": sum(f.action is Action.REMOVE and f.path in (done or ())
+                                       for f in changes),
                         "problems": len(problems), "fields_not_carried": len(losses),
                         "ok": not failed},
             "problems": [d.to_dict() for d in sort_diagnostics(problems)],
