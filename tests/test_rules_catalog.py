@@ -39,7 +39,7 @@ from subagents.repair import fix
 def test_codes_and_slugs() -> None:
     assert len({r.name for r in RULES.values()}) == len(RULES)
     for code, r in RULES.items():
-        assert re.fullmatch(r"(SA|CV|ST|FX)\d{3}", code) and r.code == code
+        assert re.fullmatch(r"(SA|CV|SY|ST|FX)\d{3}", code) and r.code == code
         assert re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", r.name), r.name
         assert r.doc.endswith(".") and "\n" not in r.doc and len(r.doc) < 120
         assert r.default is not None or r.strict is not None
@@ -47,6 +47,8 @@ def test_codes_and_slugs() -> None:
             assert r.default is r.strict is Severity.ERROR and not r.silenceable, code
         if code.startswith("CV"):
             assert r.category is Category.CONVERT and r.emitter is Emitter.CONVERT
+        if code.startswith("SY"):
+            assert r.category is Category.SYNC and r.emitter is Emitter.SYNC
         if code.startswith("ST"):
             assert r.category is Category.STORE and r.emitter is Emitter.STORE
         if code.startswith("FX"):

@@ -29,6 +29,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "validate": ("subagents.cli.validate_cmd:validate", "Check agent files; exit 1 on errors."),
     "fix": ("subagents.cli.fix_cmd:fix", "Repair what can be repaired (atomic writes)."),
     "convert": ("subagents.cli.convert_cmd:convert", "Convert agents between dialects."),
+    "sync": ("subagents.cli.sync_cmd:sync",
+             "Write .claude/agents into every harness folder; --check for CI."),
     "schema": ("subagents.cli.validate_cmd:schema", "Print the frontmatter JSON Schema."),
     "rules": ("subagents.cli.validate_cmd:rules", "List every rule with its code and doc."),
     "explain": ("subagents.cli.explain_cmd:explain", "Explain one rule: why, example, fix."),

@@ -25,6 +25,8 @@ Design notes
   enough).  ``subagents run`` reads these only from ``~/.subagents/config.toml`` and a trusted
   project (:mod:`subagents.lint.trust`).  ``sandbox`` (``required``/``ask``/``off``) and
   ``sandbox-network`` (bool) set the Bash sandbox, from the user's own config only.
+  ``sync`` (harness names, e.g. ``["gemini", "codex"]``) is what ``subagents sync`` writes
+  when no ``--to`` is given.
   Unknown keys and wrong types are a :class:`~subagents.errors.ConfigError` with the path (and
   the line, which ``tomllib`` gives for syntax errors): a typo in ``ignore`` must not silently
   turn into "lint nothing".
@@ -62,7 +64,7 @@ _KNOWN_KEYS = frozenset(
     {"select", "ignore", "extra-tools", "model-aliases", "max-file-size", "per-file-ignores",
      "strict", "allow", "allow-bypass-permissions", "writable-dirs", "transcript-dir",
      "claude-code", "claude_code", "teams", "team-layout", "max-teammates",
-     "max-team-messages", "mcp-read-only", "sandbox", "sandbox-network"}
+     "max-team-messages", "mcp-read-only", "sandbox", "sandbox-network", "sync"}
 )
 
 
@@ -94,6 +96,8 @@ class Config:
     #: Bash sandbox: "required" / "ask" / "off", and network access (user config only)
     sandbox: str | None = None
     sandbox_network: bool = False
+    #: The harnesses ``subagents sync`` writes (dialect names; empty: the folders that exist)
+    sync: tuple[str, ...] = ()
     #: The file this came from (``None``: defaults) and the folder globs are relative to.
     path: Path | None = None
 
@@ -304,7 +308,29 @@ def _parse(table: Mapping[str, Any], p: Path) -> Config:
                   mcp_read_only=_str_list(table.get("mcp-read-only", []), p, "mcp-read-only"),
                   sandbox=_sandbox_mode(table.get("sandbox"), p),
                   sandbox_network=_flag(table.get("sandbox-network", False), p,
-                                        "sandbox-network"))
+                                        "sandbox-network"),
+                  sync=_sync_targets(table.get("sync", []), p))
+
+
+def _sync_targets(value: Any, p: Path) -> tuple[str, ...]:
+    """The ``sync`` list: harness dialect names, checked here so a typo is reported with the
+    config file's path (and the closest name) rather than later."""
+    import difflib
+
+    from subagents.harnesses import HARNESS_NAMES
+
+    known = tuple(n for n in HARNESS_NAMES if n != "claude")
+    out: list[str] = []
+    for name in _str_list(value, p, "sync"):
+        key = name.lower()
+        if key not in known:
+            close = difflib.get_close_matches(key, known, n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise ConfigError(f"{_where(p, 'sync')}: unknown harness {name!r}",
+                              hint=f"{hint}known harnesses: {', '.join(known)}")
+        if key not in out:
+            out.append(key)
+    return tuple(out)
 
 
 def _sandbox_mode(value: Any, p: Path) -> str | None:

@@ -16,7 +16,8 @@ Design notes
   specification (``docs/spec.md``; style and portability, mostly on only under ``--strict``),
   ``SA3xx`` anti-patterns, ``SA4xx`` security (errors in every profile), ``SA5xx``
   dialect-specific rules (Codex, agents.json), ``SA6xx`` rules about a whole scope; ``CV``
-  codes are ``convert``'s, ``ST`` codes the store's and ``FX`` codes ``fix``'s.
+  codes are ``convert``'s, ``SY`` codes ``sync``'s, ``ST`` codes the store's and ``FX`` codes
+  ``fix``'s.
 * The severity rule: **error** = Claude Code skips the file or silently does something other
   than what is written; **warning** = Claude Code reads it as meant but strict parsers or other
   harnesses do not, or style; ``--strict`` turns portability and the specification into errors.
@@ -70,6 +71,7 @@ class Category(StrEnum):
     DIALECT = "dialect"
     SCOPE = "scope"
     CONVERT = "convert"
+    SYNC = "sync"
     STORE = "store"
     FIX = "fix"
 
@@ -87,6 +89,7 @@ class Emitter(StrEnum):
     READER = "reader"  # the file reader (formats/, harnesses/loader.py)
     DISCOVERY = "discovery"  # folders and the agent registry (harnesses/layout.py, registry/)
     CONVERT = "convert"  # subagents.repair.convert and `subagents convert`
+    SYNC = "sync"  # subagents.repair.sync and `subagents sync`
     STORE = "store"  # subagents.store.core
     FIX = "fix"  # subagents.repair.fix and `subagents fix`
 
@@ -176,7 +179,7 @@ def _msgs(**variants: str | Message) -> Mapping[str, Message]:
 _E, _W, _I = Severity.ERROR, Severity.WARNING, Severity.INFO
 _R, _F, _S = Category.READER, Category.FIELDS, Category.SPEC
 _A, _X, _D, _O = Category.ANTI_PATTERN, Category.SECURITY, Category.DIALECT, Category.SCOPE
-_C, _T, _FX = Category.CONVERT, Category.STORE, Category.FIX
+_C, _T, _FX, _Y = Category.CONVERT, Category.STORE, Category.FIX, Category.SYNC
 
 _TABLE: tuple[Rule, ...] = (
     Rule("SA000", "internal-error", "A rule crashed on this file (a bug in subagents).",
@@ -398,6 +401,43 @@ _TABLE: tuple[Rule, ...] = (
     Rule("CV007", "convert-note",
          "A note for the target harness that no converted file can carry.",
          _C, _I, _I, emitter=Emitter.CONVERT, messages=_msgs(main="{note}")),
+    # --- sync (subagents sync): generated harness files against their Claude sources -------
+    Rule("SY001", "sync-hand-edited",
+         "A file `subagents sync` generated was edited by hand since it was written.",
+         _Y, _E, _E, emitter=Emitter.SYNC, messages=_msgs(
+             main="generated from {source} but edited by hand since; edit the source instead",
+             orphan="generated from {source} (gone) and edited by hand since; not removed")),
+    Rule("SY002", "sync-out-of-date",
+         "A generated file no longer matches what its source gives.",
+         _Y, _E, _E, emitter=Emitter.SYNC, messages=_msgs(
+             main="out of date: {source} gives different {harness} output now")),
+    Rule("SY003", "sync-missing-output",
+         "A source agent has no generated file for a harness the project syncs to.",
+         _Y, _E, _E, emitter=Emitter.SYNC, messages=_msgs(
+             main="no {harness} output: {output} is missing")),
+    Rule("SY004", "sync-orphan",
+         "A generated file whose source agent is gone (or no longer writes that file).",
+         _Y, _E, _E, emitter=Emitter.SYNC, messages=_msgs(
+             main="orphan: generated from {source}, which no longer exists",
+             moved="orphan: generated from {source}, which now writes {now} instead")),
+    Rule("SY005", "sync-conflict",
+         "A file `subagents sync` did not write sits where a generated file goes.",
+         _Y, _E, _E, emitter=Emitter.SYNC, messages=_msgs(
+             main="not written by subagents sync; the {harness} output of {source} goes here")),
+    Rule("SY006", "sync-source-unreadable",
+         "A source agent cannot be read or written for a harness; it is skipped.",
+         _Y, _E, _E, emitter=Emitter.SYNC, messages=_msgs(
+             main="not synced: the file cannot be read as an agent",
+             name="not synced: {output} would be written for {other} too",
+             path="not synced: the path holds characters a generated-file marker cannot carry",
+             marker="not synced: {harness} would read the marked file differently",
+             harness="not synced to {harness}: {why}")),
+    Rule("SY007", "sync-write-failed",
+         "A generated file could not be written or removed; nothing was changed there.",
+         _Y, _E, _E, emitter=Emitter.SYNC, messages=_msgs(
+             main="cannot write: {why}",
+             remove="cannot remove: {why}",
+             folder="cannot write into {folder}: {why}; nothing was written")),
     # --- store (the MCP tools and `subagents store`): what a write refuses -----------------
     Rule("ST001", "store-invalid-name",
          "A stored agent's name is not a string of a-z, 0-9, `_` and `-`.", _T, _E, _E,

@@ -31,10 +31,11 @@ _FAMILIES = (
     (Category.DIALECT, "Other dialects"),
     (Category.SCOPE, "Scopes and folders"),
     (Category.CONVERT, "Converting between dialects (`subagents convert`)"),
+    (Category.SYNC, "Keeping harness folders in sync (`subagents sync`)"),
     (Category.STORE, "The agent store (MCP tools, `subagents store`)"),
     (Category.FIX, "Repairing files (`subagents fix`)"),
 )
-_NOT_VALIDATE = (Category.CONVERT, Category.STORE, Category.FIX)
+_NOT_VALIDATE = (Category.CONVERT, Category.SYNC, Category.STORE, Category.FIX)
 
 
 def _sev(rule: Rule, profile: str) -> str:
