@@ -48,6 +48,14 @@ _SKIP_CODES = {
 }
 
 
+def _markdown_locations(project: Path, home: Path, dialect: Dialect) -> list[Location]:
+    """The project folders up to the git root (closest first), then the user's folder."""
+    folders = [Location(p, "project", True, (".md",), rank)
+               for rank, p in enumerate(project_folders(project, dialect))]
+    folders.append(Location(user_folder(home, dialect), "user", True, (".md",), len(folders)))
+    return folders
+
+
 def _file_name(name: str) -> str:
     cleaned = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in name.strip())
     return cleaned.strip(".-") or "agent"
@@ -67,11 +75,7 @@ class ClaudeHarness:
         return get_profile().version
 
     def locations(self, project: Path, home: Path) -> Sequence[Location]:
-        folders = [Location(p, "project", True, (".md",), rank)
-                   for rank, p in enumerate(project_folders(project, Dialect.CLAUDE))]
-        folders.append(Location(user_folder(home, Dialect.CLAUDE), "user", True, (".md",),
-                                len(folders)))
-        return folders
+        return _markdown_locations(project, home, Dialect.CLAUDE)
 
     def discover(self, project: Path, home: Path) -> Sequence[Path]:
         out: list[Path] = []
@@ -118,11 +122,7 @@ class CodexMarkdownHarness:
     code_prefix = "SA"
 
     def locations(self, project: Path, home: Path) -> Sequence[Location]:
-        folders = [Location(p, "project", True, (".md",), rank)
-                   for rank, p in enumerate(project_folders(project, Dialect.CODEX_MD))]
-        folders.append(Location(user_folder(home, Dialect.CODEX_MD), "user", True, (".md",),
-                                len(folders)))
-        return folders
+        return _markdown_locations(project, home, Dialect.CODEX_MD)
 
     def discover(self, project: Path, home: Path) -> Sequence[Path]:
         out: list[Path] = []
