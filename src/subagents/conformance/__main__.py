@@ -89,6 +89,9 @@ def _parser() -> argparse.ArgumentParser:
     files.add_argument("--user", action="store_true",
                        help="FOLDER is relative to the temporary HOME, not the project")
     files.add_argument("--batch-size", type=int, default=20, metavar="N")
+    files.add_argument("--keep-names", action="store_true",
+                       help="put each file in under its own name, not NNNN-<name> (a batch "
+                            "never holds two files of one name)")
     files.add_argument("--jobs", type=int, default=2, metavar="N", help="parallel runs")
     files.add_argument("--no-netns", action="store_true",
                        help="do not run inside a loopback-only network namespace")

@@ -22,6 +22,7 @@ import datetime as _dt
 import hashlib
 import json
 import re
+import tomllib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -283,14 +284,60 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def _declared_name(file_name: str, data: bytes) -> str | None:
+    """The name a file declares: ``name`` of a TOML file, the frontmatter ``name:`` otherwise."""
+    if file_name.endswith(".toml"):
+        try:
+            value = tomllib.loads(data.decode("utf-8", errors="replace")).get("name")
+        except tomllib.TOMLDecodeError:
+            return None
+        return value if isinstance(value, str) else None
+    return name_guess(data)
+
+
+def _stem(file_name: str) -> str:
+    for suffix in (".agent.md", ".md", ".toml"):
+        if file_name.endswith(suffix):
+            return file_name[: -len(suffix)]
+    return file_name
+
+
+Item = tuple[str, Path, bytes]
+
+
+def _batches(items: Sequence[Item], size: int) -> list[list[Item]]:
+    """Runs of at most ``size`` items, no two with one file name or one declared name."""
+    batches: list[list[Item]] = []
+    seen: list[set[str]] = []
+    for item in items:
+        keys = {item[0], _stem(item[0]), _declared_name(item[0], item[2]) or item[0]}
+        for batch, used in zip(batches, seen, strict=True):
+            if len(batch) < size and not keys & used:
+                batch.append(item)
+                used.update(keys)
+                break
+        else:
+            batches.append([item])
+            seen.append(set(keys))
+    return batches
+
+
 def record_files(spec: CliSpec, binary: Path, files: Sequence[Path], *, placement: str,
                  scope: str = "project", batch_size: int = 20, jobs: int = 2,
-                 netns: bool = True, progress: Callable[[str], None] | None = None
-                 ) -> HFilesRecording:
-    """Put ``files`` into ``placement`` (under the project, or HOME with scope="user")."""
+                 netns: bool = True, progress: Callable[[str], None] | None = None,
+                 keep_names: bool = False) -> HFilesRecording:
+    """Put ``files`` into ``placement`` (under the project, or HOME with scope="user").
+
+    Each file goes in as ``NNNN-<file name>`` (so two files of one name can share a run), or,
+    with ``keep_names``, under its own name (a harness that takes the id from the file name,
+    OpenCode, then offers the id the file really gets); a batch never holds two files of one
+    file name or one declared name.
+    """
     builtins = record_builtins(spec, binary, netns=netns)
-    items = [(f"{i:04d}-{p.name}", p, p.read_bytes()) for i, p in enumerate(files)]
-    verdicts: dict[str, HFileVerdict] = {}
+    items = [(p.name if keep_names else f"{i:04d}-{p.name}", p, p.read_bytes())
+             for i, p in enumerate(files)]
+    verdicts: dict[int, HFileVerdict] = {}
+    index = {id(item): i for i, item in enumerate(items)}
 
     def run(batch: list[tuple[str, Path, bytes]]) -> tuple[CliRun, dict[str, str]]:
         tree = {f"{placement}/{name}": data.decode("utf-8", errors="surrogateescape")
@@ -314,7 +361,7 @@ def record_files(spec: CliSpec, binary: Path, files: Sequence[Path], *, placemen
     def alone(item: tuple[str, Path, bytes], how: str = "alone") -> None:
         run_, offered = run([item])
         blocks = run_.returncode not in (0, None) and not offered
-        verdicts[item[0]] = verdict(item, new(offered), how, run_, blocks)
+        verdicts[index[id(item)]] = verdict(item, new(offered), how, run_, blocks)
 
     def settle(batch: list[tuple[str, Path, bytes]]) -> None:
         run_, offered = run(batch)
@@ -326,27 +373,29 @@ def record_files(spec: CliSpec, binary: Path, files: Sequence[Path], *, placemen
             return
         if len(batch) == 1:
             blocks = run_.returncode not in (0, None) and not offered
-            verdicts[batch[0][0]] = verdict(batch[0], extra, "bisect" if blocks else "alone",
+            verdicts[index[id(batch[0])]] = verdict(batch[0], extra,
+                                                   "bisect" if blocks else "alone",
                                             run_, blocks)
             return
-        guesses = {item[0]: name_guess(item[2]) for item in batch}
+        guesses = {item[0]: _declared_name(item[0], item[2]) for item in batch}
         for item in batch:
             guess = guesses[item[0]]
-            stem = item[0].split(".", 1)[0]
+            stem = _stem(item[0])
             hit = [k for k in extra if k in (guess, stem)]
-            unique = list(guesses.values()).count(guess) == 1
+            unique = guess is None or list(guesses.values()).count(guess) == 1
             if len(hit) == 1 and unique:
-                verdicts[item[0]] = verdict(item, {hit[0]: extra[hit[0]]}, "batch", run_)
+                verdicts[index[id(item)]] = verdict(item, {hit[0]: extra[hit[0]]}, "batch",
+                                                    run_)
             else:
                 alone(item)
         if progress is not None:
             progress(f"batch of {len(batch)}: {len(extra)} agent(s)")
 
-    batches = [items[i:i + batch_size] for i in range(0, len(items), batch_size)]
+    batches = _batches(items, batch_size)
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         list(pool.map(settle, batches))
     return HFilesRecording(spec.name, spec.version, _dt.date.today().isoformat(), placement,
-                           batch_size, tuple(verdicts[name] for name, _, _ in items))
+                           batch_size, tuple(verdicts[i] for i in range(len(items))))
 
 
 def _shown(path: Path) -> str:

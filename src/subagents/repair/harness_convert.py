@@ -27,6 +27,7 @@ from pathlib import Path, PurePosixPath
 
 from subagents.definition import AgentDefinition
 from subagents.diagnostics import Diagnostic
+from subagents.errors import DefinitionError
 from subagents.harnesses import get_harness
 from subagents.harnesses.base import Outcome, WrittenFile
 from subagents.repair.convert import (
@@ -55,7 +56,14 @@ def convert_to_harness(defs: Iterable[AgentDefinition], harness_name: str) -> Co
     by_file: dict[str, AgentDefinition] = {}
     notes_seen: set[str] = set()
     for defn in defs:
-        written = harness.write(defn)
+        try:
+            written = harness.write(defn)
+        except DefinitionError as exc:  # the writer cannot make a file the harness loads
+            diagnostics.append(diagnostic_for(
+                defn, "CV002", "not-loaded", attr="name", hint=exc.hint,
+                target=harness_name, label=label, why=exc.message))
+            failed.append(defn.name)
+            continue
         filename = PurePosixPath(written.relpath).name
         if filename in by_file:
             diagnostics.append(diagnostic_for(
