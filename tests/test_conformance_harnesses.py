@@ -3,7 +3,9 @@ and (slow, root and the CLI needed) re-recording a few cases of each harness."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,13 +23,22 @@ from subagents.conformance.clis import CLIS, cli_spec
 from subagents.conformance.fakeapi import REPLY, FakeModelAPI, offered_tool_names
 from subagents.conformance.harness import netns_available
 from subagents.conformance.hcases import HARNESS_CASES, MARK
-from subagents.conformance.hmodel import HRecording
-from subagents.conformance.hrecord import compare_harness as compare_recording
+from subagents.conformance.hcompare import compare_reader
+from subagents.conformance.hmodel import HRecording, HSpawn
+from subagents.conformance.hcompare import compare_harness as compare_recording
 from subagents.conformance.model import DataFileError, dump_json
 from subagents.conformance.runner import find_cli
 
+# computed at import, before conftest.py points HOME at a fresh folder for each test
+_REAL_CACHE = Path(os.environ.get("XDG_CACHE_HOME")
+                   or os.path.join(os.path.expanduser("~"), ".cache"))
+CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+if not CORPUS.is_dir():
+    CORPUS = Path("/work/shared/corpus")
+
 RECORDED = sorted(p.stem.rsplit("-", 1)[0] for p in data_dir().glob("*.json")
-                  if not p.stem.startswith("claude-code") and not p.stem.endswith("-corpus"))
+                  if not p.stem.startswith("claude-code")
+                  and not p.stem.endswith(("-corpus", "-converted")))
 
 
 def test_every_harness_is_recorded_at_its_pinned_version() -> None:
@@ -123,7 +134,7 @@ class _Agent:
     agent_id: str
     description: str | None
     model: str | None = None
-    native_tools: tuple[str, ...] = ()
+    native_tools: tuple[str, ...] | None = None  # None: not stated
     outcome: str = "loaded"
 
 
@@ -180,8 +191,9 @@ SLOW_CASES = {
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(SLOW_CASES))
-def test_rerecord_matches_committed(name: str) -> None:
+def test_rerecord_matches_committed(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     spec = cli_spec(name)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(_REAL_CACHE))  # the real install, not the test HOME
     binary = find_cli(name, spec.version, spec.binary)
     if binary is None:
         pytest.skip(f"{spec.title} {spec.version} is not installed "
@@ -202,3 +214,136 @@ def test_rerecord_matches_committed(name: str) -> None:
         if old.spawned is not None and new.spawned is not None:
             assert (new.spawned.model, new.spawned.tools) == (old.spawned.model,
                                                               old.spawned.tools)
+
+
+# ----------------------------------------------------------------------------- each reader
+
+# Where this project's reader differs from the recorded CLI on purpose: (harness, case) -> why.
+# docs/conformance.md lists the same table.  The test below fails when a difference appears
+# that is not listed here, and when a listed one stops differing.
+DELIBERATE: dict[tuple[str, str], str] = {
+    ("opencode", "no-description"):
+        "the reader reports the file's own description (none) and says in OC007 that OpenCode "
+        "1.18.33 lists the agent with a stock text; taking the stock text as the description "
+        "would make convert carry a description the file never had",
+}
+
+
+@pytest.mark.parametrize("name", RECORDED)
+def test_each_reader_agrees_with_its_recorded_cli(name: str) -> None:
+    """Every recorded case through subagents.harnesses (load_project): the same agents, ids,
+    descriptions, and the launched child's model and tools where the reader states them."""
+    recording = load_harness_recording(name)
+    differences = compare_reader(recording)
+    unexplained = {k: v for k, v in differences.items() if (name, k) not in DELIBERATE}
+    assert unexplained == {}
+    stale = [k for (h, k) in DELIBERATE if h == name and k not in differences]
+    assert stale == [], "listed as deliberate but no longer different"
+    assert len(recording.cases) - len(differences) >= len(recording.cases) - 1
+
+
+def _tampered(recording: HRecording, case_id: str, **change: object) -> HRecording:
+    import dataclasses
+
+    cases = tuple(dataclasses.replace(c, **change) if c.id == case_id else c  # type: ignore[arg-type]
+                  for c in recording.cases)
+    return dataclasses.replace(recording, cases=cases)
+
+
+def test_compare_reader_notices_each_kind_of_difference() -> None:
+    gemini = load_harness_recording("gemini")
+    case = gemini.case("minimal-valid")
+    assert case.spawned is not None
+    agent = case.agents[0]
+    wrong_text = _tampered(gemini, "minimal-valid",
+                           agents=(type(agent)(agent.id, "Something else."),))
+    assert "description" in compare_reader(wrong_text)["minimal-valid"][0]
+    spawned = case.spawned
+    other_tools = _tampered(gemini, "minimal-valid", spawned=HSpawn(
+        spawned.agent, True, spawned.model, ("complete_task", "read_file"),
+        spawned.body_in_prompt, spawned.prompt_starts_with_body))
+    assert "tools" in compare_reader(other_tools)["minimal-valid"][0]
+    model_case = gemini.case("temperature-model")
+    assert model_case.spawned is not None
+    other_model = _tampered(gemini, "temperature-model", spawned=HSpawn(
+        model_case.spawned.agent, True, "gemini-1.0-pro"))
+    assert "model" in compare_reader(other_model)["temperature-model"][0]
+    refused = _tampered(gemini, "minimal-valid", exit_code=1)
+    found = compare_reader(refused)["minimal-valid"]
+    assert any("exited 1" in d for d in found) and any("did not offer" in d for d in found)
+    assert compare_reader(_tampered(gemini, "minimal-valid", agents=())) == {
+        "minimal-valid": ["'reviewer': the reader loads it; gemini 0.61.0 did not offer it"]}
+
+
+# ----------------------------------------------------------------------------- convert output
+
+CONVERTED = {name: data_dir() / f"{name}-{cli_spec(name).version}-converted.json"
+             for name in sorted(CLIS)}
+
+
+def _corpus_definitions() -> dict[str, list[object]]:
+    """The corpus agents Claude Code loads, per collection (as `convert` reads them)."""
+    from subagents.harnesses import get_harness
+
+    claude = get_harness("claude")
+    by_collection: dict[str, list[object]] = {}
+    for path in sorted(CORPUS.rglob("*.md")):
+        rel = path.relative_to(CORPUS)
+        if rel.parts == ("README.md",):
+            continue
+        for agent in claude.read_text(path.read_text("utf-8", errors="replace"), path):
+            if agent.outcome.value == "loads" and agent.definition is not None:
+                by_collection.setdefault(rel.parts[0], []).append(agent.definition)
+    return by_collection
+
+
+@pytest.fixture(scope="module")
+def corpus_definitions() -> dict[str, list[object]]:
+    if not CORPUS.is_dir():
+        pytest.skip("the shared corpus is not beside the project")
+    return _corpus_definitions()
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@pytest.mark.parametrize("name", sorted(CLIS))
+def test_every_converted_corpus_file_is_loaded_by_the_cli(
+        name: str, corpus_definitions: dict[str, list[object]]) -> None:
+    """`convert --to NAME` on the corpus: the real CLI (recorded with record-files) offered
+    every file it writes, under the id and with the description the reader expects."""
+    from subagents.conformance.hrecord import load_files_recording
+    from subagents.harnesses import get_harness
+    from subagents.repair.convert import convert_definitions
+
+    path = CONVERTED[name]
+    if not path.exists():
+        pytest.fail(f"no recording of the converted corpus for {name}: {path.name}")
+    recording = load_files_recording(path)
+    assert recording.version == cli_spec(name).version
+    verdicts = {v.sha256: v for v in recording.files}
+    harness = get_harness(name)
+    problems: list[str] = []
+    checked = 0
+    for collection, definitions in sorted(corpus_definitions.items()):
+        result = convert_definitions(definitions, name)  # type: ignore[arg-type]
+        for output in result.outputs:
+            where = f"{collection}/{output.filename}"
+            verdict = verdicts.get(_sha(output.text))
+            if verdict is None:
+                problems.append(f"{where}: not in {path.name} (re-record it)")
+                continue
+            back = [a for a in harness.read_text(output.text, Path(output.filename))
+                    if a.outcome.value == "loads"]
+            assert len(back) == 1, where
+            expected_id, expected_text = back[0].agent_id, (back[0].description or "").strip()
+            checked += 1
+            if not verdict.loaded:
+                problems.append(f"{where}: the CLI did not offer it {verdict.messages}")
+            elif verdict.ids != (expected_id,):
+                problems.append(f"{where}: offered as {verdict.ids}, expected {expected_id!r}")
+            elif verdict.descriptions_sha256 != (_sha(expected_text),):
+                problems.append(f"{where}: the offered description differs from the file's")
+    assert problems == []
+    assert checked >= 500  # the corpus holds ~580 agents Claude Code loads

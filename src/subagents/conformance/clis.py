@@ -133,17 +133,25 @@ def tool_description(body: Mapping[str, Any], name: str, namespace: str = "", *,
     return ""
 
 
-def _listing(text: str, header: str, entry: re.Pattern[str]) -> dict[str, str]:
+def _listing(text: str, header: str, entry: re.Pattern[str], end: str = "") -> dict[str, str]:
+    """``{id: description}`` of a listing: each entry runs to the next one (a description
+    may hold blank lines); the last one to ``end`` when given and present (``end="$"``: to the
+    end of the text), else to the first blank line."""
     start = text.find(header)
     if start < 0:
         return {}
     block = text[start + len(header):]
+    stop = len(block) if end == "$" else block.find(end) if end else -1
+    if stop >= 0:
+        block = block[:stop]
     matches = list(entry.finditer(block))
     out: dict[str, str] = {}
     for i, match in enumerate(matches):
-        end = matches[i + 1].start() if i + 1 < len(matches) else len(block)
-        rest = block[match.end():end]
-        out[match.group(1)] = (match.group(2) + rest).split("\n\n", 1)[0].strip()
+        last = i + 1 == len(matches)
+        rest = match.group(2) + block[match.end():matches[i + 1].start() if not last else None]
+        if last and stop < 0:
+            rest = rest.split("\n\n", 1)[0]
+        out[match.group(1)] = rest.strip()
     return out
 
 
@@ -220,7 +228,8 @@ _GEMINI_XML = re.compile(
 
 def _gemini_offered(body: Mapping[str, Any]) -> dict[str, str]:
     system = request_system(body)
-    found = _listing(system, "The following sub-agents are available:\n\n", _GEMINI_ENTRY)
+    found = _listing(system, "The following sub-agents are available:\n\n", _GEMINI_ENTRY,
+                     "\n\nRemember that the closest relevant sub-agent")
     return found or {m.group(1).strip(): m.group(2).strip()
                      for m in _GEMINI_XML.finditer(system)}
 
@@ -256,7 +265,8 @@ _OPENCODE_ENTRY = re.compile(r"^- ([^:\n]+): ?(.*)$", re.M)
 
 def _opencode_offered(body: Mapping[str, Any]) -> dict[str, str]:
     return _listing(tool_description(body, "task"),
-                    "Available agent types and the tools they have access to:", _OPENCODE_ENTRY)
+                    "Available agent types and the tools they have access to:", _OPENCODE_ENTRY,
+                    "$")
 
 
 # ----------------------------------------------------------------------------- Copilot CLI
@@ -275,7 +285,8 @@ _BOLD_ENTRY = re.compile(r"^- \*\*(.+?)\*\*: ?(.*)$", re.M)
 
 
 def _copilot_offered(body: Mapping[str, Any]) -> dict[str, str]:
-    return _listing(tool_description(body, "task"), "User-provided custom agents:", _BOLD_ENTRY)
+    return _listing(tool_description(body, "task"), "User-provided custom agents:", _BOLD_ENTRY,
+                    "$")
 
 
 # ----------------------------------------------------------------------------- Qwen Code
@@ -289,8 +300,9 @@ def _qwen_setup(binary: str, project: Path, home: Path, url: str
 
 
 def _qwen_offered(body: Mapping[str, Any]) -> dict[str, str]:
-    text = tool_description(body, "agent")
-    return {m.group(1): m.group(2).strip() for m in _BOLD_ENTRY.finditer(text)}
+    return _listing(tool_description(body, "agent"),
+                    "Available agent types and the tools they have access to:", _BOLD_ENTRY,
+                    "\n\nWhen using the Agent tool")
 
 
 # ----------------------------------------------------------------------------- the table

@@ -7,8 +7,7 @@
   says for each whether it was offered; a file not settled in its batch runs alone.  When a
   batch makes the CLI exit non-zero (OpenCode refuses to start when one file is invalid), the
   batch is split in halves until the files that do it are found.
-- :func:`compare_harness` replays every recorded case through a reader callable and lists the
-  differences.
+- the comparison of a reader with the data lives in :mod:`subagents.conformance.hcompare`.
 
 Design decisions: the trust settings a harness needs are written for a case unless it says
 ``trust=False``; messages keep only lines that speak of agents or errors, with the temporary
@@ -23,12 +22,18 @@ import hashlib
 import json
 import re
 import tomllib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-from subagents.conformance.clis import CliSpec, first_main_request, request_model, request_system
+from subagents.conformance.clis import (
+    PROMPT,
+    CliSpec,
+    first_main_request,
+    request_model,
+    request_system,
+)
 from subagents.conformance.fakeapi import offered_tool_names
 from subagents.conformance.harness import HarnessError
 from subagents.conformance.hcases import HARNESS_CASES, MARK, HCase
@@ -43,19 +48,23 @@ from subagents.conformance.hmodel import (
 from subagents.conformance.record import name_guess
 from subagents.conformance.runner import CliRun, run_cli
 
-__all__ = ["compare_harness", "record_files", "record_harness", "run_case"]
+__all__ = ["load_files_recording", "record_files", "record_harness", "run_case"]
 
 _KEEP = re.compile(r"agent|\.md\b|\.toml\b|error|warning|invalid|↳|skipp|refus", re.I)
 _NOISE = re.compile(r"TERM=dumb|256-color|truecolor|--yolo|YOLO|Data collection|"
                     r"Loaded cached credentials|experiments|telemetry|update available|"
-                    r"PATH aliases|Reading additional input|^• |^✓ ", re.I)
+                    r"PATH aliases|Reading additional input|^• |^✓ |"
+                    # runtime lines that are not about agents: Codex's model metadata,
+                    # Copilot CLI's metrics, native runtime and session plumbing
+                    r"Model metadata for|CAFE metrics|\[rust:|SessionClient|^collab: ", re.I)
 _IDS = ((re.compile(r"\bses_[A-Za-z0-9]+"), "ses_<id>"),
         (re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"), "<uuid>"),
         (re.compile(r"task_id: \S+"), "task_id: <id>"),
         (re.compile(r'"nickname":\s*"[^"]*"'), '"nickname":"<name>"'))
-_NOT_CONTINUED = re.compile(r"^(codex|OK-FAKE|tokens used|\d+|-+|OpenAI Codex.*|user|"
-                            r"(workdir|model|provider|approval|sandbox|reasoning \w+|"
-                            r"session id): .*)$")
+# the transcript Codex prints to stderr: its header, the prompt, the reply and the token count
+_NOT_CONTINUED = re.compile(r"^(codex|OK-FAKE|tokens used|[\d,]+|-+|OpenAI Codex.*|user|"
+                            + re.escape(PROMPT) + r"|(workdir|model|provider|approval|sandbox|"
+                            r"reasoning \w+|session id): .*)$")
 
 
 def _scrub(text: str) -> str:
@@ -113,6 +122,9 @@ def _messages(run: CliRun) -> tuple[str, ...]:
             block = False
             continue
         if line.startswith("at ") or _NOISE.search(line) or "node_modules" in line:
+            continue
+        if _NOT_CONTINUED.match(line):
+            block = False
             continue
         if _KEEP.search(line) or (block and not line.startswith("[")):
             block = True
@@ -403,67 +415,6 @@ def _shown(path: Path) -> str:
         return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
     except ValueError:
         return path.name
-
-
-# ----------------------------------------------------------------------------- compare
-
-
-class ReadAgent(Protocol):
-    """What a harness reader returns per agent (only these attributes are compared)."""
-
-    agent_id: str
-    description: str | None
-    outcome: str
-
-
-ReadFn = Callable[[str, str], Iterable[Any]]
-
-
-def compare_harness(recording: HRecording, read: ReadFn, *,
-                    cases: Iterable[HCase] | None = None) -> dict[str, list[str]]:
-    """Replay each recorded case through ``read(text, path)``; {case id: differences}.
-
-    ``path`` is the file's path as the case wrote it (``.gemini/agents/x.md`` for a project
-    file, ``~/.gemini/agents/x.md`` for a user file).  Each returned object needs
-    ``agent_id``, ``description`` and ``outcome`` (``"loaded"`` when the harness would offer
-    it).  Only single-file questions are compared: for each case, the set of agent ids the
-    reader says load, and their descriptions, against the recorded offered agents.  Cases
-    where folders, trust or precedence decide (several files with one id, files outside the
-    harness's folders) are compared the same way, so a reader that ignores them shows up.
-    """
-    chosen = list(cases) if cases is not None else HARNESS_CASES[recording.harness]
-    out: dict[str, list[str]] = {}
-    for case in chosen:
-        try:
-            expected = recording.case(case.id)
-        except KeyError:
-            continue
-        if expected.errors or not case.trust:  # trust is not a question for a reader
-            continue
-        ours: dict[str, str | None] = {}
-        for rel, text in list(case.project.items()) + [(f"~/{k}", v)
-                                                        for k, v in case.home.items()]:
-            for agent in read(text, rel):
-                if getattr(agent, "outcome", "") == "loaded":
-                    ours.setdefault(str(agent.agent_id), getattr(agent, "description", None))
-        if expected.exit_code not in (0, None):
-            theirs: dict[str, str] = {}
-        else:
-            theirs = {a.id: a.description for a in expected.agents}
-        diffs = []
-        for agent_id in sorted(set(ours) | set(theirs)):
-            if agent_id not in theirs:
-                diffs.append(f"{agent_id!r}: the reader loads it; {recording.harness} "
-                             f"{recording.version} did not offer it")
-            elif agent_id not in ours:
-                diffs.append(f"{agent_id!r}: {recording.harness} {recording.version} offered "
-                             "it; the reader does not load it")
-            elif ours[agent_id] is not None and ours[agent_id] != theirs[agent_id]:
-                diffs.append(f"{agent_id!r}: description {ours[agent_id]!r} != "
-                             f"{theirs[agent_id]!r}")
-        if diffs:
-            out[case.id] = diffs
-    return out
 
 
 def load_files_recording(path: Path) -> HFilesRecording:
