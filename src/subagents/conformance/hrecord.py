@@ -197,8 +197,8 @@ def _body_of(case: HCase) -> str | None:
     return None
 
 
-def run_case(spec: CliSpec, binary: Path, case: HCase, *, netns: bool = True
-             ) -> tuple[CliRun, dict[str, str]]:
+def run_case(spec: CliSpec, binary: Path, case: HCase, *, netns: bool = True,
+             known: frozenset[str] | None = None) -> tuple[CliRun, dict[str, str]]:
     """Run one case; (the raw run, the agents offered as {id: description})."""
     def write(project: Path, home: Path) -> None:
         _write_tree(project, case.project)
@@ -213,7 +213,7 @@ def run_case(spec: CliSpec, binary: Path, case: HCase, *, netns: bool = True
                   delay_after_tool=spec.delay_after_tool if case.spawn else 0.0,
                   netns=netns, log_dir=spec.log_dir)
     main = first_main_request(spec, run.requests)
-    offered = spec.offered(main["body"]) if main else {}
+    offered = spec.offered(main["body"], known) if main else {}
     return run, {k: _relative(v, run) for k, v in offered.items()}
 
 
@@ -356,7 +356,10 @@ def record_files(spec: CliSpec, binary: Path, files: Sequence[Path], *, placemen
                 for name, _, data in batch}
         case = HCase("files", "files", tree if scope == "project" else {},
                      tree if scope == "user" else {})
-        return run_case(spec, binary, case, netns=netns)
+        known = frozenset(builtins) | {key for name, _, data in batch
+                                       for key in (_stem(name), _declared_name(name, data))
+                                       if key}
+        return run_case(spec, binary, case, netns=netns, known=known)
 
     def verdict(item: tuple[str, Path, bytes], offered: Mapping[str, str], how: str,
                 run_: CliRun, blocks: bool = False) -> HFileVerdict:
