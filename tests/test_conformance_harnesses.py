@@ -23,9 +23,9 @@ from subagents.conformance.clis import CLIS, cli_spec
 from subagents.conformance.fakeapi import REPLY, FakeModelAPI, offered_tool_names
 from subagents.conformance.harness import netns_available
 from subagents.conformance.hcases import HARNESS_CASES, MARK
+from subagents.conformance.hcompare import compare_harness as compare_recording
 from subagents.conformance.hcompare import compare_reader
 from subagents.conformance.hmodel import HRecording, HSpawn
-from subagents.conformance.hcompare import compare_harness as compare_recording
 from subagents.conformance.model import DataFileError, dump_json
 from subagents.conformance.runner import find_cli
 
