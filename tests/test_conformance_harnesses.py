@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
@@ -347,3 +348,108 @@ def test_every_converted_corpus_file_is_loaded_by_the_cli(
                 problems.append(f"{where}: the offered description differs from the file's")
     assert problems == []
     assert checked >= 500  # the corpus holds ~580 agents Claude Code loads
+
+
+# ----------------------------------------------------------------------------- record-files logic
+
+
+def _fake_opencode(monkeypatch: pytest.MonkeyPatch, runs: list[list[str]]) -> None:
+    """OpenCode as a function: a file holding FATAL stops start-up; the others are offered
+    under their file name (the real CLI's behaviour, recorded in the tools-string-fatal case)."""
+    from subagents.conformance import hrecord
+    from subagents.conformance.runner import CliRun
+
+    def run_case(spec: object, binary: object, case: object, *, netns: bool = True,
+                 known: frozenset[str] | None = None) -> tuple[CliRun, dict[str, str]]:
+        files = dict(getattr(case, "project", {}))
+        names = sorted(Path(rel).name for rel in files)
+        runs.append(names)
+        fatal = any("FATAL" in text for text in files.values())
+        offered = {} if fatal else {"explore": "Built in."}
+        if not fatal:
+            offered.update({Path(rel).stem: f"About {Path(rel).stem}." for rel in files})
+        run = CliRun(Path("/p"), Path("/h"), [], "", "boom FATAL" if fatal else "", "",
+                     1 if fatal else 0, False)
+        return run, offered
+
+    def builtins(spec: object, binary: object, *, netns: bool = True) -> dict[str, str]:
+        return {k: v for k, v in run_case(spec, binary, object())[1].items() if k == "explore"}
+
+    monkeypatch.setattr(hrecord, "run_case", run_case)
+    monkeypatch.setattr(hrecord, "record_builtins", builtins)
+
+
+def test_record_files_batches_and_bisects_to_the_file_that_stops_start_up(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from subagents.conformance.hrecord import record_files
+
+    runs: list[list[str]] = []
+    _fake_opencode(monkeypatch, runs)
+    paths = []
+    for i in range(8):
+        path = tmp_path / f"a{i}.md"
+        path.write_text("---\nmode: subagent\n---\n" + ("FATAL\n" if i == 5 else "x\n"))
+        paths.append(path)
+    result = record_files(cli_spec("opencode"), Path("opencode"), paths,
+                          placement=".opencode/agents", batch_size=8, jobs=1, keep_names=True)
+    by_name = {Path(v.path).name: v for v in result.files}
+    assert [Path(v.path).name for v in result.files] == [p.name for p in paths]  # input order
+    assert by_name["a5.md"].blocks_startup and not by_name["a5.md"].loaded
+    assert by_name["a5.md"].decided_by == "bisect"
+    for i in (0, 1, 2, 3, 4, 6, 7):
+        verdict = by_name[f"a{i}.md"]
+        assert verdict.loaded and verdict.ids == (f"a{i}",) and not verdict.blocks_startup
+        assert verdict.descriptions_sha256 == (_sha(f"About a{i}."),)
+    assert runs[0] == [] and len(runs[1]) == 8  # built-ins, then the whole batch
+    assert len(runs) < 1 + 8  # bisection, not one run per file
+
+
+def test_record_files_keeps_clashing_names_apart(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from subagents.conformance.hrecord import record_files
+
+    runs: list[list[str]] = []
+    _fake_opencode(monkeypatch, runs)
+    paths = []
+    for folder in ("one", "two"):
+        (tmp_path / folder).mkdir()
+        path = tmp_path / folder / "same.md"
+        path.write_text(f"---\nmode: subagent\n---\n{folder}\n")
+        paths.append(path)
+    result = record_files(cli_spec("opencode"), Path("opencode"), paths,
+                          placement=".opencode/agents", batch_size=10, jobs=1, keep_names=True)
+    assert all(len(set(run)) == len(run) for run in runs)
+    assert [v.ids for v in result.files] == [("same",), ("same",)]
+    assert result.files[0].sha256 != result.files[1].sha256
+
+
+def test_listing_parsers_keep_multiline_descriptions_and_known_ids() -> None:
+    from subagents.conformance.clis import _listing
+
+    text = ("Available:\n- alpha: First line.\nSecond line.\n\nExamples:\n- Context: a case\n\n"
+            "- beta: Short.\n\nTrailing prose.")
+    entry = re.compile(r"^- ([^:\n]+): ?(.*)$", re.M)
+    assert _listing(text, "Available:", entry, known=frozenset({"alpha", "beta"})) == {
+        "alpha": "First line.\nSecond line.\n\nExamples:\n- Context: a case",
+        "beta": "Short."}
+    assert _listing(text, "Available:", entry)["Context"] == "a case"  # without known ids
+    assert _listing(text, "Available:", entry, "$", frozenset({"beta"}))["beta"] == (
+        "Short.\n\nTrailing prose.")
+
+
+def test_messages_leave_out_transcript_and_runtime_noise() -> None:
+    from subagents.conformance.hrecord import _messages
+    from subagents.conformance.runner import CliRun
+
+    stderr = ("OpenAI Codex v0.169.0\n--------\nworkdir: /tmp/p\nmodel: gpt-5\n--------\nuser\n"
+              "Say hello.\nwarning: Model metadata for `gpt-5` not found.\n"
+              "warning: Ignoring malformed agent role definition: agent role `x` must define a "
+              "description\ncodex\nOK-FAKE\ntokens used\n2\n")
+    logs = ("2026-01-01T00:00:00Z [WARNING] CAFE metrics startup did not settle\n"
+            "2026-01-01T00:00:00Z [WARNING] /tmp/p/.github/agents/u.agent.md: unknown fields "
+            "ignored: color\n")
+    run = CliRun(Path("/tmp/p"), Path("/tmp/h"), [], "", stderr, logs, 0, False)
+    assert _messages(run) == (
+        "warning: Ignoring malformed agent role definition: agent role `x` must define a "
+        "description",
+        "[WARNING] <project>/.github/agents/u.agent.md: unknown fields ignored: color")
