@@ -27,6 +27,7 @@ from subagents.conformance.hcases import HARNESS_CASES, MARK
 from subagents.conformance.hcompare import compare_harness as compare_recording
 from subagents.conformance.hcompare import compare_reader
 from subagents.conformance.hmodel import HRecording, HSpawn
+from subagents.conformance.hrecord import _NOISE, _NOT_CONTINUED
 from subagents.conformance.model import DataFileError, dump_json
 from subagents.conformance.runner import find_cli
 
@@ -68,6 +69,9 @@ def test_data_file_shape(name: str) -> None:
         assert not case.errors, f"{case.id}: {case.errors}"
         for agent in case.agents:  # built-ins are left out unless a file replaced one
             assert agent.id not in builtin or agent.overrides_builtin
+    for case in recording.cases:  # only lines about loading agents, no transcript or runtime
+        for line in case.messages:
+            assert not _NOT_CONTINUED.match(line) and not _NOISE.search(line), (case.id, line)
     minimal = recording.case("minimal-valid")
     assert minimal.exit_code == 0 and len(minimal.agents) == 1
     assert minimal.spawned is not None and minimal.spawned.requested
