@@ -6,7 +6,7 @@
     compare [--claude-code VERSION]
     list
     record | diff | list  --harness codex|gemini|opencode|copilot|qwen [--case ID ...] [--jobs N]
-    record-files --harness H --placement FOLDER [--user] --output FILE FILES...
+    record-files --harness H --placement FOLDER [--user] [--keep-names] --output FILE FILES...
 
 ``record`` installs ``@anthropic-ai/claude-code@VERSION`` into the cache when needed, runs every
 case (or the named ones, keeping the other recorded cases) and writes
