@@ -457,3 +457,17 @@ def test_messages_leave_out_transcript_and_runtime_noise() -> None:
         "warning: Ignoring malformed agent role definition: agent role `x` must define a "
         "description",
         "[WARNING] <project>/.github/agents/u.agent.md: unknown fields ignored: color")
+
+
+def test_a_definition_the_writer_refuses_is_reported_not_raised() -> None:
+    """Copilot CLI does not load a prompt over 30,000 characters: convert says so (CV002)."""
+    from subagents.definition import AgentDefinition
+    from subagents.repair.convert import convert_definitions
+
+    long = AgentDefinition(name="huge", description="Too long.", system_prompt="x" * 30_001)
+    short = AgentDefinition(name="small", description="Fine.", system_prompt="Do it.")
+    result = convert_definitions([long, short], "copilot")
+    assert [o.filename for o in result.outputs] == ["small.agent.md"]
+    assert result.failed == ("huge",)
+    (finding,) = [d for d in result.diagnostics if d.rule == "CV002"]
+    assert "30,000" in finding.message and finding.severity.value == "error"
