@@ -101,7 +101,7 @@ def compare_harness(harness: str, read: ReadFn, version: str | None = None
 
     See :func:`subagents.conformance.hrecord.compare_harness`.
     """
-    from subagents.conformance.hrecord import compare_harness as _compare
+    from subagents.conformance.hcompare import compare_harness as _compare
 
     return _compare(load_harness_recording(harness, version), read)
 

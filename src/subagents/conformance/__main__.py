@@ -6,7 +6,7 @@
     compare [--claude-code VERSION]
     list
     record | diff | list  --harness codex|gemini|opencode|copilot|qwen [--case ID ...] [--jobs N]
-    record-files --harness H --placement FOLDER [--user] --output FILE FILES...
+    record-files --harness H --placement FOLDER [--user] [--keep-names] --output FILE FILES...
 
 ``record`` installs ``@anthropic-ai/claude-code@VERSION`` into the cache when needed, runs every
 case (or the named ones, keeping the other recorded cases) and writes
@@ -89,6 +89,9 @@ def _parser() -> argparse.ArgumentParser:
     files.add_argument("--user", action="store_true",
                        help="FOLDER is relative to the temporary HOME, not the project")
     files.add_argument("--batch-size", type=int, default=20, metavar="N")
+    files.add_argument("--keep-names", action="store_true",
+                       help="put each file in under its own name, not NNNN-<name> (a batch "
+                            "never holds two files of one name)")
     files.add_argument("--jobs", type=int, default=2, metavar="N", help="parallel runs")
     files.add_argument("--no-netns", action="store_true",
                        help="do not run inside a loopback-only network namespace")

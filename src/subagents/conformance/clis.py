@@ -7,8 +7,10 @@ A :class:`CliSpec` holds everything the generic recorder needs to know about one
 - ``setup(project, home, url)``: writes the settings that point the CLI at the fake model API
   and returns the headless command and the extra environment (placeholder keys only);
 - the delegation tool and the arguments of a scripted call to it;
-- ``offered(request)``: the agents the main agent's first request offers to the delegation tool,
-  as ``{id: description}``, read from that tool's schema or the system prompt.
+- ``offered(request, known)``: the agents the main agent's first request offers to the
+  delegation tool, as ``{id: description}``, read from that tool's schema or the system prompt;
+  a description may span lines and hold blank lines, and when ``known`` ids are given only
+  those start an entry (so a description line like ``- Context: ...`` stays in its entry).
 
 The settings are the ones measured to work offline (see docs/conformance.md): Codex through a
 ``model_providers.fake`` entry using the Responses API, Gemini CLI through
@@ -37,6 +39,9 @@ from subagents.conformance.fakeapi import offered_tool_names
 __all__ = ["CLIS", "CliSpec", "cli_spec", "request_model", "request_system"]
 
 Setup = Callable[[str, Path, Path, str], tuple[list[str], dict[str, str]]]
+# the ids that may start a listing entry (None: any); a description line such as
+# "- Context: ..." is then not taken for an entry of its own
+Known = frozenset[str] | None
 PROMPT = "Say hello."
 
 
@@ -53,7 +58,7 @@ class CliSpec:
     user_agents: str  # relative to HOME
     delegation_tool: str
     setup: Setup
-    offered: Callable[[Mapping[str, Any]], dict[str, str]]
+    offered: Callable[[Mapping[str, Any], Known], dict[str, str]]
     toolcall_args: Callable[[str], dict[str, Any]]
     namespace: str = ""
     delay_after_tool: float = 0.0
@@ -133,17 +138,26 @@ def tool_description(body: Mapping[str, Any], name: str, namespace: str = "", *,
     return ""
 
 
-def _listing(text: str, header: str, entry: re.Pattern[str]) -> dict[str, str]:
+def _listing(text: str, header: str, entry: re.Pattern[str], end: str = "",
+             known: Known = None) -> dict[str, str]:
+    """``{id: description}`` of a listing: each entry runs to the next one (a description
+    may hold blank lines); the last one to ``end`` when given and present (``end="$"``: to the
+    end of the text), else to the first blank line."""
     start = text.find(header)
     if start < 0:
         return {}
     block = text[start + len(header):]
-    matches = list(entry.finditer(block))
+    stop = len(block) if end == "$" else block.find(end) if end else -1
+    if stop >= 0:
+        block = block[:stop]
+    matches = [m for m in entry.finditer(block) if known is None or m.group(1) in known]
     out: dict[str, str] = {}
     for i, match in enumerate(matches):
-        end = matches[i + 1].start() if i + 1 < len(matches) else len(block)
-        rest = block[match.end():end]
-        out[match.group(1)] = (match.group(2) + rest).split("\n\n", 1)[0].strip()
+        last = i + 1 == len(matches)
+        rest = match.group(2) + block[match.end():matches[i + 1].start() if not last else None]
+        if last and stop < 0:
+            rest = rest.split("\n\n", 1)[0]
+        out[match.group(1)] = rest.strip()
     return out
 
 
@@ -178,7 +192,7 @@ def _codex_setup(binary: str, project: Path, home: Path, url: str
 _CODEX_ROLE = re.compile(r"^([^\n{}]+): \{\n(.*?)\n\}", re.S | re.M)
 
 
-def _codex_offered(body: Mapping[str, Any]) -> dict[str, str]:
+def _codex_offered(body: Mapping[str, Any], known: Known = None) -> dict[str, str]:
     text = tool_description(body, "spawn_agent", "multi_agent_v1", whole=True)
     start = text.find("Available roles:")
     if start < 0:
@@ -218,9 +232,10 @@ _GEMINI_XML = re.compile(
     r"<subagent>\s*<name>(.*?)</name>\s*<description>(.*?)</description>\s*</subagent>", re.S)
 
 
-def _gemini_offered(body: Mapping[str, Any]) -> dict[str, str]:
+def _gemini_offered(body: Mapping[str, Any], known: Known = None) -> dict[str, str]:
     system = request_system(body)
-    found = _listing(system, "The following sub-agents are available:\n\n", _GEMINI_ENTRY)
+    found = _listing(system, "The following sub-agents are available:\n\n", _GEMINI_ENTRY,
+                     "\n\nRemember that the closest relevant sub-agent", known)
     return found or {m.group(1).strip(): m.group(2).strip()
                      for m in _GEMINI_XML.finditer(system)}
 
@@ -254,9 +269,10 @@ def _opencode_setup(binary: str, project: Path, home: Path, url: str
 _OPENCODE_ENTRY = re.compile(r"^- ([^:\n]+): ?(.*)$", re.M)
 
 
-def _opencode_offered(body: Mapping[str, Any]) -> dict[str, str]:
+def _opencode_offered(body: Mapping[str, Any], known: Known = None) -> dict[str, str]:
     return _listing(tool_description(body, "task"),
-                    "Available agent types and the tools they have access to:", _OPENCODE_ENTRY)
+                    "Available agent types and the tools they have access to:", _OPENCODE_ENTRY,
+                    "$", known)
 
 
 # ----------------------------------------------------------------------------- Copilot CLI
@@ -274,8 +290,9 @@ def _copilot_setup(binary: str, project: Path, home: Path, url: str
 _BOLD_ENTRY = re.compile(r"^- \*\*(.+?)\*\*: ?(.*)$", re.M)
 
 
-def _copilot_offered(body: Mapping[str, Any]) -> dict[str, str]:
-    return _listing(tool_description(body, "task"), "User-provided custom agents:", _BOLD_ENTRY)
+def _copilot_offered(body: Mapping[str, Any], known: Known = None) -> dict[str, str]:
+    return _listing(tool_description(body, "task"), "User-provided custom agents:", _BOLD_ENTRY,
+                    "$", known)
 
 
 # ----------------------------------------------------------------------------- Qwen Code
@@ -288,9 +305,10 @@ def _qwen_setup(binary: str, project: Path, home: Path, url: str
                   "OPENAI_MODEL": "gpt-4.1"}
 
 
-def _qwen_offered(body: Mapping[str, Any]) -> dict[str, str]:
-    text = tool_description(body, "agent")
-    return {m.group(1): m.group(2).strip() for m in _BOLD_ENTRY.finditer(text)}
+def _qwen_offered(body: Mapping[str, Any], known: Known = None) -> dict[str, str]:
+    return _listing(tool_description(body, "agent"),
+                    "Available agent types and the tools they have access to:", _BOLD_ENTRY,
+                    "\n\nWhen using the Agent tool", known)
 
 
 # ----------------------------------------------------------------------------- the table

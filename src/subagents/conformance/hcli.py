@@ -97,7 +97,7 @@ def cmd_record_files(args: argparse.Namespace, netns: bool) -> int:
     result = record_files(spec, binary, paths, placement=args.placement.strip("/"),
                           scope="user" if args.user else "project",
                           batch_size=max(1, args.batch_size), jobs=args.jobs, netns=netns,
-                          progress=_say)
+                          progress=_say, keep_names=args.keep_names)
     out = Path(args.output)
     write_atomic(out, dump_json(result.to_json()))
     loaded = sum(1 for f in result.files if f.loaded)

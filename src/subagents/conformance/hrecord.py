@@ -7,8 +7,7 @@
   says for each whether it was offered; a file not settled in its batch runs alone.  When a
   batch makes the CLI exit non-zero (OpenCode refuses to start when one file is invalid), the
   batch is split in halves until the files that do it are found.
-- :func:`compare_harness` replays every recorded case through a reader callable and lists the
-  differences.
+- the comparison of a reader with the data lives in :mod:`subagents.conformance.hcompare`.
 
 Design decisions: the trust settings a harness needs are written for a case unless it says
 ``trust=False``; messages keep only lines that speak of agents or errors, with the temporary
@@ -22,12 +21,19 @@ import datetime as _dt
 import hashlib
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import tomllib
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-from subagents.conformance.clis import CliSpec, first_main_request, request_model, request_system
+from subagents.conformance.clis import (
+    PROMPT,
+    CliSpec,
+    first_main_request,
+    request_model,
+    request_system,
+)
 from subagents.conformance.fakeapi import offered_tool_names
 from subagents.conformance.harness import HarnessError
 from subagents.conformance.hcases import HARNESS_CASES, MARK, HCase
@@ -42,19 +48,23 @@ from subagents.conformance.hmodel import (
 from subagents.conformance.record import name_guess
 from subagents.conformance.runner import CliRun, run_cli
 
-__all__ = ["compare_harness", "record_files", "record_harness", "run_case"]
+__all__ = ["load_files_recording", "record_files", "record_harness", "run_case"]
 
 _KEEP = re.compile(r"agent|\.md\b|\.toml\b|error|warning|invalid|↳|skipp|refus", re.I)
 _NOISE = re.compile(r"TERM=dumb|256-color|truecolor|--yolo|YOLO|Data collection|"
                     r"Loaded cached credentials|experiments|telemetry|update available|"
-                    r"PATH aliases|Reading additional input|^• |^✓ ", re.I)
+                    r"PATH aliases|Reading additional input|^• |^✓ |"
+                    # runtime lines that are not about agents: Codex's model metadata,
+                    # Copilot CLI's metrics, native runtime and session plumbing
+                    r"Model metadata for|CAFE metrics|\[rust:|SessionClient|^collab: ", re.I)
 _IDS = ((re.compile(r"\bses_[A-Za-z0-9]+"), "ses_<id>"),
         (re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"), "<uuid>"),
         (re.compile(r"task_id: \S+"), "task_id: <id>"),
         (re.compile(r'"nickname":\s*"[^"]*"'), '"nickname":"<name>"'))
-_NOT_CONTINUED = re.compile(r"^(codex|OK-FAKE|tokens used|\d+|-+|OpenAI Codex.*|user|"
-                            r"(workdir|model|provider|approval|sandbox|reasoning \w+|"
-                            r"session id): .*)$")
+# the transcript Codex prints to stderr: its header, the prompt, the reply and the token count
+_NOT_CONTINUED = re.compile(r"^(codex|OK-FAKE|tokens used|[\d,]+|-+|OpenAI Codex.*|user|"
+                            + re.escape(PROMPT) + r"|(workdir|model|provider|approval|sandbox|"
+                            r"reasoning \w+|session id): .*)$")
 
 
 def _scrub(text: str) -> str:
@@ -112,6 +122,9 @@ def _messages(run: CliRun) -> tuple[str, ...]:
             block = False
             continue
         if line.startswith("at ") or _NOISE.search(line) or "node_modules" in line:
+            continue
+        if _NOT_CONTINUED.match(line):
+            block = False
             continue
         if _KEEP.search(line) or (block and not line.startswith("[")):
             block = True
@@ -184,8 +197,8 @@ def _body_of(case: HCase) -> str | None:
     return None
 
 
-def run_case(spec: CliSpec, binary: Path, case: HCase, *, netns: bool = True
-             ) -> tuple[CliRun, dict[str, str]]:
+def run_case(spec: CliSpec, binary: Path, case: HCase, *, netns: bool = True,
+             known: frozenset[str] | None = None) -> tuple[CliRun, dict[str, str]]:
     """Run one case; (the raw run, the agents offered as {id: description})."""
     def write(project: Path, home: Path) -> None:
         _write_tree(project, case.project)
@@ -200,7 +213,7 @@ def run_case(spec: CliSpec, binary: Path, case: HCase, *, netns: bool = True
                   delay_after_tool=spec.delay_after_tool if case.spawn else 0.0,
                   netns=netns, log_dir=spec.log_dir)
     main = first_main_request(spec, run.requests)
-    offered = spec.offered(main["body"]) if main else {}
+    offered = spec.offered(main["body"], known) if main else {}
     return run, {k: _relative(v, run) for k, v in offered.items()}
 
 
@@ -283,21 +296,70 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def _declared_name(file_name: str, data: bytes) -> str | None:
+    """The name a file declares: ``name`` of a TOML file, the frontmatter ``name:`` otherwise."""
+    if file_name.endswith(".toml"):
+        try:
+            value = tomllib.loads(data.decode("utf-8", errors="replace")).get("name")
+        except tomllib.TOMLDecodeError:
+            return None
+        return value if isinstance(value, str) else None
+    return name_guess(data)
+
+
+def _stem(file_name: str) -> str:
+    for suffix in (".agent.md", ".md", ".toml"):
+        if file_name.endswith(suffix):
+            return file_name[: -len(suffix)]
+    return file_name
+
+
+Item = tuple[str, Path, bytes]
+
+
+def _batches(items: Sequence[Item], size: int) -> list[list[Item]]:
+    """Runs of at most ``size`` items, no two with one file name or one declared name."""
+    batches: list[list[Item]] = []
+    seen: list[set[str]] = []
+    for item in items:
+        keys = {item[0], _stem(item[0]), _declared_name(item[0], item[2]) or item[0]}
+        for batch, used in zip(batches, seen, strict=True):
+            if len(batch) < size and not keys & used:
+                batch.append(item)
+                used.update(keys)
+                break
+        else:
+            batches.append([item])
+            seen.append(set(keys))
+    return batches
+
+
 def record_files(spec: CliSpec, binary: Path, files: Sequence[Path], *, placement: str,
                  scope: str = "project", batch_size: int = 20, jobs: int = 2,
-                 netns: bool = True, progress: Callable[[str], None] | None = None
-                 ) -> HFilesRecording:
-    """Put ``files`` into ``placement`` (under the project, or HOME with scope="user")."""
+                 netns: bool = True, progress: Callable[[str], None] | None = None,
+                 keep_names: bool = False) -> HFilesRecording:
+    """Put ``files`` into ``placement`` (under the project, or HOME with scope="user").
+
+    Each file goes in as ``NNNN-<file name>`` (so two files of one name can share a run), or,
+    with ``keep_names``, under its own name (a harness that takes the id from the file name,
+    OpenCode, then offers the id the file really gets); a batch never holds two files of one
+    file name or one declared name.
+    """
     builtins = record_builtins(spec, binary, netns=netns)
-    items = [(f"{i:04d}-{p.name}", p, p.read_bytes()) for i, p in enumerate(files)]
-    verdicts: dict[str, HFileVerdict] = {}
+    items = [(p.name if keep_names else f"{i:04d}-{p.name}", p, p.read_bytes())
+             for i, p in enumerate(files)]
+    verdicts: dict[int, HFileVerdict] = {}
+    index = {id(item): i for i, item in enumerate(items)}
 
     def run(batch: list[tuple[str, Path, bytes]]) -> tuple[CliRun, dict[str, str]]:
         tree = {f"{placement}/{name}": data.decode("utf-8", errors="surrogateescape")
                 for name, _, data in batch}
         case = HCase("files", "files", tree if scope == "project" else {},
                      tree if scope == "user" else {})
-        return run_case(spec, binary, case, netns=netns)
+        known = frozenset(builtins) | {key for name, _, data in batch
+                                       for key in (_stem(name), _declared_name(name, data))
+                                       if key}
+        return run_case(spec, binary, case, netns=netns, known=known)
 
     def verdict(item: tuple[str, Path, bytes], offered: Mapping[str, str], how: str,
                 run_: CliRun, blocks: bool = False) -> HFileVerdict:
@@ -314,7 +376,7 @@ def record_files(spec: CliSpec, binary: Path, files: Sequence[Path], *, placemen
     def alone(item: tuple[str, Path, bytes], how: str = "alone") -> None:
         run_, offered = run([item])
         blocks = run_.returncode not in (0, None) and not offered
-        verdicts[item[0]] = verdict(item, new(offered), how, run_, blocks)
+        verdicts[index[id(item)]] = verdict(item, new(offered), how, run_, blocks)
 
     def settle(batch: list[tuple[str, Path, bytes]]) -> None:
         run_, offered = run(batch)
@@ -326,27 +388,29 @@ def record_files(spec: CliSpec, binary: Path, files: Sequence[Path], *, placemen
             return
         if len(batch) == 1:
             blocks = run_.returncode not in (0, None) and not offered
-            verdicts[batch[0][0]] = verdict(batch[0], extra, "bisect" if blocks else "alone",
+            verdicts[index[id(batch[0])]] = verdict(batch[0], extra,
+                                                   "bisect" if blocks else "alone",
                                             run_, blocks)
             return
-        guesses = {item[0]: name_guess(item[2]) for item in batch}
+        guesses = {item[0]: _declared_name(item[0], item[2]) for item in batch}
         for item in batch:
             guess = guesses[item[0]]
-            stem = item[0].split(".", 1)[0]
+            stem = _stem(item[0])
             hit = [k for k in extra if k in (guess, stem)]
-            unique = list(guesses.values()).count(guess) == 1
+            unique = guess is None or list(guesses.values()).count(guess) == 1
             if len(hit) == 1 and unique:
-                verdicts[item[0]] = verdict(item, {hit[0]: extra[hit[0]]}, "batch", run_)
+                verdicts[index[id(item)]] = verdict(item, {hit[0]: extra[hit[0]]}, "batch",
+                                                    run_)
             else:
                 alone(item)
         if progress is not None:
             progress(f"batch of {len(batch)}: {len(extra)} agent(s)")
 
-    batches = [items[i:i + batch_size] for i in range(0, len(items), batch_size)]
+    batches = _batches(items, batch_size)
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         list(pool.map(settle, batches))
     return HFilesRecording(spec.name, spec.version, _dt.date.today().isoformat(), placement,
-                           batch_size, tuple(verdicts[name] for name, _, _ in items))
+                           batch_size, tuple(verdicts[i] for i in range(len(items))))
 
 
 def _shown(path: Path) -> str:
@@ -354,67 +418,6 @@ def _shown(path: Path) -> str:
         return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
     except ValueError:
         return path.name
-
-
-# ----------------------------------------------------------------------------- compare
-
-
-class ReadAgent(Protocol):
-    """What a harness reader returns per agent (only these attributes are compared)."""
-
-    agent_id: str
-    description: str | None
-    outcome: str
-
-
-ReadFn = Callable[[str, str], Iterable[Any]]
-
-
-def compare_harness(recording: HRecording, read: ReadFn, *,
-                    cases: Iterable[HCase] | None = None) -> dict[str, list[str]]:
-    """Replay each recorded case through ``read(text, path)``; {case id: differences}.
-
-    ``path`` is the file's path as the case wrote it (``.gemini/agents/x.md`` for a project
-    file, ``~/.gemini/agents/x.md`` for a user file).  Each returned object needs
-    ``agent_id``, ``description`` and ``outcome`` (``"loaded"`` when the harness would offer
-    it).  Only single-file questions are compared: for each case, the set of agent ids the
-    reader says load, and their descriptions, against the recorded offered agents.  Cases
-    where folders, trust or precedence decide (several files with one id, files outside the
-    harness's folders) are compared the same way, so a reader that ignores them shows up.
-    """
-    chosen = list(cases) if cases is not None else HARNESS_CASES[recording.harness]
-    out: dict[str, list[str]] = {}
-    for case in chosen:
-        try:
-            expected = recording.case(case.id)
-        except KeyError:
-            continue
-        if expected.errors or not case.trust:  # trust is not a question for a reader
-            continue
-        ours: dict[str, str | None] = {}
-        for rel, text in list(case.project.items()) + [(f"~/{k}", v)
-                                                        for k, v in case.home.items()]:
-            for agent in read(text, rel):
-                if getattr(agent, "outcome", "") == "loaded":
-                    ours.setdefault(str(agent.agent_id), getattr(agent, "description", None))
-        if expected.exit_code not in (0, None):
-            theirs: dict[str, str] = {}
-        else:
-            theirs = {a.id: a.description for a in expected.agents}
-        diffs = []
-        for agent_id in sorted(set(ours) | set(theirs)):
-            if agent_id not in theirs:
-                diffs.append(f"{agent_id!r}: the reader loads it; {recording.harness} "
-                             f"{recording.version} did not offer it")
-            elif agent_id not in ours:
-                diffs.append(f"{agent_id!r}: {recording.harness} {recording.version} offered "
-                             "it; the reader does not load it")
-            elif ours[agent_id] is not None and ours[agent_id] != theirs[agent_id]:
-                diffs.append(f"{agent_id!r}: description {ours[agent_id]!r} != "
-                             f"{theirs[agent_id]!r}")
-        if diffs:
-            out[case.id] = diffs
-    return out
 
 
 def load_files_recording(path: Path) -> HFilesRecording:
