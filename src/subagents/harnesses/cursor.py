@@ -40,6 +40,7 @@ from subagents.harnesses.base import (
     Outcome,
     WrittenFile,
 )
+from subagents.harnesses.folders import flat_locations, in_flat_folder, scan_flat
 from subagents.harnesses.mdagent import dump_markdown, read_markdown
 
 __all__ = ["HARNESS", "CursorHarness"]
@@ -68,24 +69,13 @@ class CursorHarness:
     code_prefix = "CU"
 
     def locations(self, project: Path, home: Path) -> Sequence[Location]:
-        return (
-            Location(project / ".cursor" / "agents", "project", False, (".md",), 0),
-            Location(home / ".cursor" / "agents", "user", False, (".md",), 1),
-        )
+        return flat_locations(project, home, ".cursor")
 
     def discover(self, project: Path, home: Path) -> Sequence[Path]:
-        out: list[Path] = []
-        for loc in self.locations(project, home):
-            try:
-                out.extend(sorted(p for p in loc.path.iterdir()
-                                  if p.suffix == ".md" and p.is_file()))
-            except OSError:
-                continue
-        return out
+        return scan_flat(self.locations(project, home))
 
     def claims(self, path: Path) -> bool:
-        return (path.suffix == ".md" and path.parent.name == "agents"
-                and path.parent.parent.name == ".cursor")
+        return in_flat_folder(path, ".cursor")
 
     def read_text(self, text: str, path: Path | None = None) -> Sequence[HarnessAgent]:
         if path is not None and not self.claims(path):

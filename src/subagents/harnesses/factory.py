@@ -40,6 +40,7 @@ from subagents.harnesses.base import (
     WrittenFile,
 )
 from subagents.harnesses.crosswalk import to_claude, to_native
+from subagents.harnesses.folders import flat_locations, in_flat_folder, scan_flat
 from subagents.harnesses.mdagent import dump_markdown, read_markdown
 from subagents.names import slugify as slug_name
 
@@ -69,24 +70,13 @@ class FactoryHarness:
     code_prefix = "FD"
 
     def locations(self, project: Path, home: Path) -> Sequence[Location]:
-        return (
-            Location(project / ".factory" / "droids", "project", False, (".md",), 0),
-            Location(home / ".factory" / "droids", "user", False, (".md",), 1),
-        )
+        return flat_locations(project, home, ".factory", "droids")
 
     def discover(self, project: Path, home: Path) -> Sequence[Path]:
-        out: list[Path] = []
-        for loc in self.locations(project, home):
-            try:
-                out.extend(sorted(p for p in loc.path.iterdir()
-                                  if p.suffix == ".md" and p.is_file()))
-            except OSError:
-                continue
-        return out
+        return scan_flat(self.locations(project, home))
 
     def claims(self, path: Path) -> bool:
-        return (path.suffix == ".md" and path.parent.name == "droids"
-                and path.parent.parent.name == ".factory")
+        return in_flat_folder(path, ".factory", "droids")
 
     def read_text(self, text: str, path: Path | None = None) -> Sequence[HarnessAgent]:
         if path is not None and not self.claims(path):

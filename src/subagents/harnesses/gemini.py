@@ -61,6 +61,7 @@ from subagents.harnesses.base import (
     WrittenFile,
 )
 from subagents.harnesses.crosswalk import to_claude, to_native
+from subagents.harnesses.folders import flat_locations, in_flat_folder, scan_flat
 from subagents.names import slugify as slug_name
 
 __all__ = ["HARNESS", "GeminiHarness", "agent_hash", "slugify", "untemplate"]
@@ -127,37 +128,18 @@ class GeminiHarness:
     # ------------------------------------------------------------------ discovery
 
     def locations(self, project: Path, home: Path) -> Sequence[Location]:
-        return (
-            Location(project / ".gemini" / "agents", "project", False, (".md",), 1),
-            Location(home / ".gemini" / "agents", "user", False, (".md",), 2),
-        )
+        return flat_locations(project, home, ".gemini", first_rank=1)  # built-ins rank 0
 
     def discover(self, project: Path, home: Path) -> Sequence[Path]:
-        found: list[Path] = []
-        for location in self.locations(project, home):
-            try:
-                entries = sorted(location.path.iterdir(), key=lambda p: p.name)
-            except OSError:
-                continue
-            for entry in entries:
-                try:
-                    regular = entry.is_file() and not entry.is_symlink()
-                except OSError:
-                    continue
-                if regular and self._named(entry.name):
-                    found.append(entry)
-        return found
+        return scan_flat(self.locations(project, home), lambda entry: (
+            self._named(entry.name) and entry.is_file() and not entry.is_symlink()))
 
     @staticmethod
     def _named(name: str) -> bool:
         return name.endswith(".md") and not name.startswith("_")
 
     def claims(self, path: Path) -> bool:
-        return (
-            self._named(path.name)
-            and path.parent.name == "agents"
-            and path.parent.parent.name == ".gemini"
-        )
+        return self._named(path.name) and in_flat_folder(path, ".gemini")
 
     # ------------------------------------------------------------------ reading
 

@@ -52,6 +52,7 @@ from subagents.harnesses import _yaml12
 from subagents.harnesses._qwen_tools import QWEN_TOOL_LOOKUP
 from subagents.harnesses.base import Effect, Finding, HarnessAgent, Location, Outcome, WrittenFile
 from subagents.harnesses.crosswalk import to_claude, to_native
+from subagents.harnesses.folders import flat_locations, in_flat_folder, scan_flat
 
 __all__ = ["HARNESS", "QwenHarness", "parse_simple", "resolve_tool"]
 
@@ -260,25 +261,16 @@ class QwenHarness:
     # ------------------------------------------------------------------ discovery
 
     def locations(self, project: Path, home: Path) -> Sequence[Location]:
-        out = []
-        if project.resolve() != home.resolve():
-            out.append(Location(project / ".qwen" / "agents", "project", False, (".md",), 1))
-        out.append(Location(home / ".qwen" / "agents", "user", False, (".md",), 2))
-        return tuple(out)
+        # Qwen Code skips the project folder when the project is the home folder
+        same = project.resolve() == home.resolve()
+        return flat_locations(None if same else project, home, ".qwen", first_rank=1)
 
     def discover(self, project: Path, home: Path) -> Sequence[Path]:
-        found: list[Path] = []
-        for location in self.locations(project, home):
-            try:
-                entries = sorted(location.path.iterdir(), key=lambda p: p.name)
-            except OSError:
-                continue
-            found.extend(e for e in entries if e.name.endswith(".md") and not e.is_dir())
-        return found
+        return scan_flat(self.locations(project, home),
+                         lambda entry: entry.name.endswith(".md") and not entry.is_dir())
 
     def claims(self, path: Path) -> bool:
-        return (path.name.endswith(".md") and path.parent.name == "agents"
-                and path.parent.parent.name == ".qwen")
+        return in_flat_folder(path, ".qwen")
 
     # ------------------------------------------------------------------ reading
 
