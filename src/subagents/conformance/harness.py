@@ -153,7 +153,8 @@ class RunOutput:
     stderr: str
 
 
-def _read_jsonl(path: Path) -> list[dict[str, object]]:
+def read_jsonl(path: Path) -> list[dict[str, object]]:
+    """The JSON objects of a JSON-lines file (other lines skipped; none if it is missing)."""
     out: list[dict[str, object]] = []
     if path.exists():
         for line in path.read_text("utf-8", errors="replace").splitlines():
@@ -204,8 +205,8 @@ def run_project(
         debug = out / "debug.log"
         return RunOutput(
             project=project, home=home,
-            events=_read_jsonl(out / "stdout.jsonl"),
-            requests=_read_jsonl(out / "requests.jsonl"),
+            events=read_jsonl(out / "stdout.jsonl"),
+            requests=read_jsonl(out / "requests.jsonl"),
             debug_log=debug.read_text("utf-8", errors="replace") if debug.exists() else "",
             returncode=rc, netns=use_netns,
             stderr=(done.stderr or "")[-2000:],

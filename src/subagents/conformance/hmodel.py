@@ -24,23 +24,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from subagents.conformance.model import FORMAT, DataFileError
+from subagents.conformance.model import FORMAT, DataFileError, _list, _map, _str, _strs
 
 __all__ = ["HCaseResult", "HFileVerdict", "HFilesRecording", "HRecording", "HSpawn",
            "OfferedAgent"]
-
-
-def _map(obj: Any, where: str) -> Mapping[str, Any]:
-    if not isinstance(obj, dict):
-        raise DataFileError(f"{where}: expected an object, got {type(obj).__name__}")
-    return obj
-
-
-def _str(o: Mapping[str, Any], key: str, where: str) -> str:
-    value = o.get(key)
-    if not isinstance(value, str):
-        raise DataFileError(f"{where}: {key!r} must be a string, got {value!r}")
-    return value
 
 
 def _opt(o: Mapping[str, Any], key: str, where: str, kind: type | tuple[type, ...]) -> Any:
@@ -48,20 +35,6 @@ def _opt(o: Mapping[str, Any], key: str, where: str, kind: type | tuple[type, ..
     if value is not None and (not isinstance(value, kind) or (isinstance(value, bool)
                               and kind is not bool)):
         raise DataFileError(f"{where}: {key!r} has the wrong type: {value!r}")
-    return value
-
-
-def _strs(o: Mapping[str, Any], key: str, where: str) -> tuple[str, ...]:
-    value = o.get(key, [])
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise DataFileError(f"{where}: {key!r} must be a list of strings")
-    return tuple(value)
-
-
-def _list(o: Mapping[str, Any], key: str, where: str) -> list[Any]:
-    value = o.get(key, [])
-    if not isinstance(value, list):
-        raise DataFileError(f"{where}: {key!r} must be a list")
     return value
 
 

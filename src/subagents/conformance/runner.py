@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from subagents.conformance.harness import HarnessError, netns_available
+from subagents.conformance.harness import read_jsonl as _read_jsonl
 from subagents.conformance.model import write_atomic
 
 __all__ = ["CliRun", "base_env", "cache_dir", "find_cli", "install_cli", "run_cli"]
@@ -122,17 +123,6 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _read_jsonl(path: Path) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    if path.exists():
-        for line in path.read_text("utf-8", errors="replace").splitlines():
-            try:
-                value = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(value, dict):
-                out.append(value)
-    return out
 
 
 def _read_logs(folder: Path) -> str:
