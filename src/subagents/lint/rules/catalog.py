@@ -41,6 +41,7 @@ from typing import Any, TypeVar
 from subagents.diagnostics import Diagnostic, Severity
 
 __all__ = [
+    "HARNESS_FAMILIES",
     "LINT_FAMILY",
     "RULES",
     "Category",
@@ -52,6 +53,7 @@ __all__ = [
     "checks_for",
     "codes_of",
     "get_rule",
+    "harness_family",
     "is_valid_selector",
     "matches",
     "rule",
@@ -60,6 +62,30 @@ __all__ = [
 
 #: The code family ``validate`` emits (and ``--select``/``--ignore`` pick from).
 LINT_FAMILY = "SA"
+
+# Findings of another harness's own reader (subagents.harnesses): code prefix -> (dialect,
+# harness).  Each finding's message says what that harness does with the file and names the
+# version measured; the severity follows the one rule (lint/harness_rules.py).  They are
+# selectable like SA codes (`--select GM`, `--ignore OC008`); tests/test_harness_codes.py keeps
+# this table equal to the harness modules' own prefixes.
+HARNESS_FAMILIES: Mapping[str, tuple[str, str]] = MappingProxyType({
+    "CX": ("codex", "OpenAI Codex CLI"),
+    "GM": ("gemini", "Gemini CLI"),
+    "OC": ("opencode", "OpenCode"),
+    "CP": ("copilot", "GitHub Copilot"),
+    "CU": ("cursor", "Cursor"),
+    "QW": ("qwen", "Qwen Code"),
+    "FD": ("factory", "Factory Droid"),
+})
+
+
+def harness_family(code: str) -> tuple[str, str] | None:
+    """``(dialect, harness)`` when ``code`` (or a prefix such as ``GM0``) is a harness's own."""
+    up = code.strip().upper()
+    family = HARNESS_FAMILIES.get(up[:2])
+    if family is None or not (len(up) == 2 or (up[2:].isdigit() and len(up) <= 5)):
+        return None
+    return family
 
 
 class Category(StrEnum):
@@ -551,7 +577,7 @@ def is_valid_selector(selector: str) -> bool:
     """``ALL``, a code prefix of at least ``SA``, or the slug of an ``SA`` rule (``validate``
     emits only those; ``convert`` and store codes are not selectable)."""
     s = selector.strip()
-    if s.upper() == "ALL":
+    if s.upper() == "ALL" or harness_family(s) is not None:
         return True
     up = s.upper()
     if (up.startswith(LINT_FAMILY) and up[2:].isdigit()) or up == LINT_FAMILY:
@@ -567,6 +593,8 @@ def matches(code: str, selectors: Iterable[str]) -> bool:
         s = raw.strip()
         up = s.upper()
         if up == "ALL" or (up.startswith(LINT_FAMILY) and code.startswith(up)):
+            return True
+        if harness_family(up) is not None and code.startswith(up):
             return True
         if found is not None and s.lower() == found.name:
             return True

@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from subagents.lint.rules.catalog import RULES, Category, Rule
+from subagents.lint.rules.catalog import HARNESS_FAMILIES, RULES, Category, Rule
 from subagents.lint.rules.explanations import explanations
 
 __all__ = ["BEGIN", "END", "render", "splice"]
@@ -76,6 +76,14 @@ def render() -> str:
             out += ["", f"*Fix:* {e.fix}"]
             if r.fix is not None:
                 out += ["", "*Repaired by `subagents fix`.*"]
+    out += ["", "### Other harnesses' own findings", "",
+            "A file in another harness's folder is judged by that harness's own reader "
+            "(`docs/harnesses.md`). Its findings carry the harness's prefix; the message says "
+            "what the harness does, and the severity follows the same rule as above. "
+            "`--select`/`--ignore` take a prefix (`GM`) or a code (`GM004`).", "",
+            "| prefix | dialect | harness |", "|---|---|---|"]
+    out += [f"| {prefix} | `{dialect}` | {title} |"
+            for prefix, (dialect, title) in HARNESS_FAMILIES.items()]
     return "\n".join(out) + "\n"
 
 
