@@ -5,7 +5,8 @@ writes the real ``~/.claude`` or ``~/.codex``, and no test can reach a real mode
 accident (keys and base URLs are removed; tests that need them set them explicitly).
 
 The fast loop is ``pytest -m "not slow" -n 2``.  A test that reads the shared corpus (the
-``corpus`` mark, ``corpus_helpers.needs_corpus``, or the ``corpus`` fixture) is slow by
+``corpus`` mark, ``corpus_helpers.needs_corpus``, a ``*corpus*`` fixture, or a test named
+for the corpus) is slow by
 nature and is marked so here, and skips with one reason when the corpus is absent; the
 hypothesis profile (fewer examples in the fast loop) is chosen in ``pytest_configure``, see
 hypothesis_helpers.py.
@@ -50,7 +51,11 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects: the marks added here count
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        if item.get_closest_marker("corpus") or "corpus" in getattr(item, "fixturenames", ()):
+        # the mark, a fixture that reads the corpus, or a test named for it (the harness
+        # modules' corpus-wide round trips)
+        fixtures = getattr(item, "fixturenames", ())
+        if (item.get_closest_marker("corpus") or any("corpus" in f for f in fixtures)
+                or "corpus" in item.name):
             item.add_marker(pytest.mark.slow)
             if not CORPUS.is_dir():
                 item.add_marker(pytest.mark.skip(reason=NO_CORPUS))
