@@ -41,7 +41,7 @@ from subagents.harnesses.base import (
     WrittenFile,
 )
 from subagents.harnesses.folders import flat_locations, in_flat_folder, scan_flat
-from subagents.harnesses.mdagent import dump_markdown, read_markdown
+from subagents.harnesses.mdagent import dump_markdown, model_findings, read_markdown
 
 __all__ = ["HARNESS", "CursorHarness"]
 
@@ -115,16 +115,10 @@ class CursorHarness:
                                   "automatically by the description", key="description",
                                   line=lines.get("description")))
             description = None if not isinstance(description, str) else description
-        model = fields.get("model")
-        if model is not None and not isinstance(model, str):
-            findings.append(_warn("CU006", f"`model` should be `inherit`, `fast` or a model id "
-                                  f"({DOCS})", line=lines.get("model"), key="model"))
-            model = None
-        elif isinstance(model, str) and model.strip().lower() in MODEL_ALIASES \
-                and model.strip().lower() != "inherit":
-            findings.append(_warn("CU007", f"`{model}` is a Claude Code alias; {DOCS} lists "
-                                  "`inherit`, `fast` or a model id", line=lines.get("model"),
-                                  key="model"))
+        model, model_notes = model_findings(
+            fields.get("model"), lines.get("model"), codes=("CU006", "CU007"), who=DOCS,
+            allowed="`inherit`, `fast` or a model id")
+        findings.extend(model_notes)
         for flag in ("readonly", "is_background"):
             if flag in fields and not isinstance(fields[flag], bool):
                 findings.append(_warn("CU008", f"`{flag}` should be true or false ({DOCS})",

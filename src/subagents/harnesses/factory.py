@@ -41,7 +41,7 @@ from subagents.harnesses.base import (
 )
 from subagents.harnesses.crosswalk import to_claude, to_native
 from subagents.harnesses.folders import flat_locations, in_flat_folder, scan_flat
-from subagents.harnesses.mdagent import dump_markdown, read_markdown
+from subagents.harnesses.mdagent import dump_markdown, model_findings, read_markdown
 from subagents.names import slugify as slug_name
 
 __all__ = ["HARNESS", "FactoryHarness", "slugify"]
@@ -114,16 +114,10 @@ class FactoryHarness:
                                   "the Task tool lists droids by it", line=lines.get(
                                       "description"), key="description"))
             description = None
-        model = fields.get("model")
-        if model is not None and not isinstance(model, str):
-            findings.append(_warn("FD005", f"`model` should be `inherit` or a model id "
-                                  f"({DOCS})", line=lines.get("model"), key="model"))
-            model = None
-        elif isinstance(model, str) and model.strip().lower() in MODEL_ALIASES \
-                and model.strip().lower() != "inherit":
-            findings.append(_warn("FD006", f"`{model}` is a Claude Code alias; {DOCS} lists "
-                                  "`inherit` or a full model id", line=lines.get("model"),
-                                  key="model"))
+        model, model_notes = model_findings(
+            fields.get("model"), lines.get("model"), codes=("FD005", "FD006"), who=DOCS,
+            allowed="`inherit` or a full model id")
+        findings.extend(model_notes)
         effort = fields.get("reasoningEffort")
         native_tools, claude_tools, category = self._tools(fields, lines, findings)
         for key in fields:

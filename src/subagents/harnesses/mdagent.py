@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from subagents.formats.frontmatter import split_frontmatter
+from subagents.harnesses.base import Effect, Finding
 
 __all__ = ["MAX_BYTES", "MdAgent", "dump_markdown", "read_markdown"]
 
@@ -87,3 +88,23 @@ def dump_markdown(front: Mapping[str, Any], body: str) -> str:
     text = yaml.dump(dict(front), Dumper=_Dumper, sort_keys=False, allow_unicode=True,
                      width=1 << 30, default_flow_style=False)
     return f"---\n{text}---\n{body.replace(chr(0), '')}\n"
+
+
+def model_findings(
+    model: object, line: int | None, *, codes: tuple[str, str], who: str, allowed: str,
+) -> tuple[str | None, list[Finding]]:
+    """``(model to use, findings)`` for a documented ``model`` field that takes ``inherit`` or
+    a model id (Cursor, Factory): not text is ignored, a Claude Code alias is not theirs.
+    ``codes``: (the code for a value that is not text, the code for a Claude alias)."""
+    from subagents.definition import MODEL_ALIASES
+
+    if model is None:
+        return None, []
+    if not isinstance(model, str):
+        return None, [Finding(codes[0], f"`model` should be {allowed} ({who})",
+                              Effect.PORTABILITY, line, "model")]
+    alias = model.strip().lower()
+    if alias in MODEL_ALIASES and alias != "inherit":
+        return model, [Finding(codes[1], f"`{model}` is a Claude Code alias; {who} lists "
+                               f"{allowed}", Effect.PORTABILITY, line, "model")]
+    return model, []
