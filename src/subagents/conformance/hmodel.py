@@ -24,7 +24,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from subagents.conformance.model import FORMAT, DataFileError, _list, _map, _str, _strs
+from subagents.conformance.model import (
+    FORMAT,
+    DataFileError,
+    _batch_header,
+    _list,
+    _map,
+    _str,
+    _strs,
+)
 
 __all__ = ["HCaseResult", "HFileVerdict", "HFilesRecording", "HRecording", "HSpawn",
            "OfferedAgent"]
@@ -208,12 +216,7 @@ class HFilesRecording:
 
     @classmethod
     def from_json(cls, obj: Any, where: str) -> HFilesRecording:
-        o = _map(obj, where)
-        if o.get("format") != FORMAT:
-            raise DataFileError(f"{where}: format {o.get('format')!r}, this reader knows {FORMAT}")
-        size = o.get("batch_size")
-        if not isinstance(size, int):
-            raise DataFileError(f"{where}: 'batch_size' must be an integer")
+        o, size = _batch_header(obj, where)
         return cls(_str(o, "harness", where), _str(o, "version", where),
                    _str(o, "recorded", where), _str(o, "placement", where), size,
                    tuple(HFileVerdict.from_json(f, where) for f in _list(o, "files", where)))

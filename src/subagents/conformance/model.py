@@ -69,6 +69,17 @@ def _map(obj: Any, where: str) -> Mapping[str, Any]:
     return obj
 
 
+def _batch_header(obj: Any, where: str) -> tuple[Mapping[str, Any], int]:
+    """The object of a batch recording and its batch size, after checking its format."""
+    o = _map(obj, where)
+    if o.get("format") != FORMAT:
+        raise DataFileError(f"{where}: format {o.get('format')!r}, this reader knows {FORMAT}")
+    size = o.get("batch_size")
+    if not isinstance(size, int):
+        raise DataFileError(f"{where}: 'batch_size' must be an integer")
+    return o, size
+
+
 def _list(obj: Mapping[str, Any], key: str, where: str) -> list[Any]:
     value = obj.get(key, [])
     if not isinstance(value, list):
@@ -293,12 +304,7 @@ class CorpusRecording:
 
     @classmethod
     def from_json(cls, obj: Any, where: str) -> CorpusRecording:
-        o = _map(obj, where)
-        if o.get("format") != FORMAT:
-            raise DataFileError(f"{where}: format {o.get('format')!r}, this reader knows {FORMAT}")
-        size = o.get("batch_size")
-        if not isinstance(size, int):
-            raise DataFileError(f"{where}: 'batch_size' must be an integer")
+        o, size = _batch_header(obj, where)
         return cls(_str(o, "harness", where), _str(o, "version", where),
                    _str(o, "recorded", where), size,
                    tuple(CorpusEntry.from_json(f, where) for f in _list(o, "files", where)))
