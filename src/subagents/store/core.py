@@ -49,7 +49,7 @@ Design decisions
   would make the file exceed :data:`MAX_STORE_BYTES` is refused.  Store-level codes are
   ``ST0xx`` (the reader's are ``SA0xx``).
 * **Scopes.**  ``group`` is read-write; ``global`` is writable only when ``main=True`` (the
-  seed's "main group"), readable always.  A store without a global folder simply has no
+  NanoClaw "main group"), readable always.  A store without a global folder simply has no
   global scope.
 * **Lock waits are bounded** (``lock_timeout``, default 10 s) and raise
   :class:`StoreLockTimeout`; the time a write waited is reported in its result, which is how
