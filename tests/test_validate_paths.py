@@ -144,3 +144,15 @@ def test_explicit_config_object_overrides_files(tmp_path: Path) -> None:
     p = write(tmp_path, "a.md", agent("name: a\ndescription: short\nmaxTurns: 3"))
     assert not only(validate_paths([p], strict=True), "SA201")
     assert only(validate_paths([p], config=Config(), strict=True), "SA201")
+
+
+def test_other_files_in_harness_folders_are_not_agents(tmp_path: Path) -> None:
+    """`.github/workflows`, `.cursor/rules`, `.gemini/commands` hold Markdown that is not an
+    agent: walking a project judges only what each harness reads as an agent."""
+    write(tmp_path, ".github/pull_request_template.md", "# Describe the change\n")
+    write(tmp_path, ".cursor/rules/style.md", "Use tabs.\n")
+    write(tmp_path, ".gemini/commands/notes.md", "just notes\n")
+    write(tmp_path, ".gemini/agents/ok.md",
+          "---\nname: ok\ndescription: Reviews diffs.\n---\nYou review diffs.\n")
+    report = validate_paths([tmp_path])
+    assert report.files == 1 and report.errors == 0, report.diagnostics

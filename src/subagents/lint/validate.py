@@ -77,8 +77,9 @@ _SKIP_FILES = frozenset(
 _SKIP_DIRS = frozenset(
     {"node_modules", "__pycache__", "skills", "commands", "venv", "site-packages"}
 )
-_AGENT_DOT_DIRS = frozenset({".claude", ".codex", ".opencode", ".github", ".gemini", ".qwen",
-                             ".cursor", ".factory"})
+_HARNESS_DOT_DIRS = frozenset({".codex", ".opencode", ".github", ".gemini", ".qwen", ".cursor",
+                               ".factory"})
+_AGENT_DOT_DIRS = frozenset({".claude", *_HARNESS_DOT_DIRS})
 _UNREADABLE = frozenset({"SA001", "SA002", "SA011", "SA012", "SA015"})
 
 
@@ -241,11 +242,17 @@ def iter_agent_files(
             link = os.path.join(dirpath, d)
             if os.path.islink(link) and path_escapes(link, real_root):
                 yield Path(link), os.path.normpath(os.path.join(display, rel, d)), True
-        in_codex = "/.codex/agents" in dirpath.replace(os.sep, "/")
+        posix = dirpath.replace(os.sep, "/") + "/"
+        in_codex = "/.codex/agents/" in posix
+        # another harness's folder holds more than agents (.github/workflows, .cursor/rules,
+        # .gemini/commands): only what that harness reads as an agent is walked
+        other_harness = not in_claude and any(f"/{d}/" in posix for d in _HARNESS_DOT_DIRS)
         for name in sorted(filenames):
             if not (_is_agent_candidate(name) or (in_codex and name.lower().endswith(".toml"))):
                 continue
             full = os.path.join(dirpath, name)
+            if other_harness and detect_dialect(full) in (Dialect.CLAUDE, None):
+                continue
             shown = os.path.normpath(os.path.join(display, rel, name))
             yield Path(full), shown, os.path.islink(full)
 
