@@ -43,7 +43,6 @@ from __future__ import annotations
 import difflib
 import os
 import re
-import stat
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -57,7 +56,7 @@ from subagents.diagnostics import Diagnostic, Severity
 from subagents.errors import SubagentError
 from subagents.formats.frontmatter import FrontmatterDocument
 from subagents.formats.yamltree import YScalar, YSeq
-from subagents.fs import atomic_write
+from subagents.fs import NotRegular, TooLarge, atomic_write, read_regular
 from subagents.harnesses.loader import LoadResult, detect_dialect, parse_agent_text
 from subagents.lint.rules.catalog import rule
 from subagents.repair.fix_yaml import (
@@ -594,9 +593,11 @@ def fix_file(
     p = Path(path)
     display = display_path if display_path is not None else str(path)
     chosen = dialect or detect_dialect(p) or Dialect.CLAUDE
+    def unfixable(problem: Diagnostic) -> FixResult:
+        return FixResult(display, FixStatus.UNFIXABLE, b"", b"", problems=(problem,))
+
     try:
-        st = p.lstat()
-        if stat.S_ISLNK(st.st_mode):
+        if p.is_symlink():  # never write through a link; say so instead of guessing
             return FixResult(
                 display,
                 FixStatus.SKIPPED,
@@ -604,38 +605,18 @@ def fix_file(
                 b"",
                 problems=(rule("FX001").templated("symlink", display, None, None),),
             )
-        if not stat.S_ISREG(st.st_mode):
-            return FixResult(
-                display,
-                FixStatus.UNFIXABLE,
-                b"",
-                b"",
-                problems=(rule("SA015").diagnostic(display, None, None, "not a regular file"),),
-            )
-        if st.st_size > max_bytes:
-            return FixResult(
-                display,
-                FixStatus.UNFIXABLE,
-                b"",
-                b"",
-                problems=(
-                    rule("SA002").diagnostic(
-                        display, 1, None,
-                        f"file is {st.st_size:,} bytes; the limit is {max_bytes:,}"),
-                ),
-            )
-        data = p.read_bytes()
+        # the one hostile-safe read (no FIFO hang, bounded even if the file grows meanwhile)
+        data = read_regular(p, max_bytes, follow_links=False)
+        if len(data) > max_bytes:
+            raise TooLarge(len(data))
+    except NotRegular:
+        return unfixable(rule("SA015").diagnostic(display, None, None, "not a regular file"))
+    except TooLarge as exc:
+        return unfixable(rule("SA002").diagnostic(
+            display, 1, None, f"file is {exc.size:,} bytes; the limit is {max_bytes:,}"))
     except OSError as exc:
-        return FixResult(
-            display,
-            FixStatus.UNFIXABLE,
-            b"",
-            b"",
-            problems=(
-                rule("SA015").diagnostic(display, None, None,
-                                         f"cannot read: {exc.strerror or exc}"),
-            ),
-        )
+        return unfixable(rule("SA015").diagnostic(display, None, None,
+                                                  f"cannot read: {exc.strerror or exc}"))
     result = fix_text(
         data, path=display, dialect=chosen, tools_style=tools_style, claude_code=claude_code
     )
