@@ -2,17 +2,10 @@
 ``scripted`` provider.
 
 :class:`ScriptedModel` is a :class:`~subagents.providers.base.Model` that replies from a queue,
-so an agent loop can be driven without a network or an API key::
-
-    from subagents.testing import ScriptedModel, text, tool_call
-
-    model = ScriptedModel([
-        tool_call("Read", {"file_path": "README.md"}),
-        text("The README says hello."),
-    ])
-    result = AgentRunner(model=model).run_sync(agent, "Summarise the README")
-    model.assert_complete()              # every scripted reply was used
-    assert model.requests[1].messages[-1].content[0].is_error is False
+so an agent loop runs without a network or an API key (users import it from
+:mod:`subagents.testing`, whose docstring shows it in use).  It lives here, with the providers,
+so that the ``scripted`` provider can use it without the provider layer importing the testing
+kit.
 
 A reply may also be a callable ``(request) -> ModelResponse`` (to answer from what was asked)
 or an exception instance, which is raised (to script provider failures).
