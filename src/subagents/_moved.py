@@ -15,12 +15,14 @@ the old place.  ``tests/test_public_api.py`` checks every entry.
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import importlib.machinery
-import importlib.util
 import sys
 from collections.abc import Sequence
 from types import CodeType, ModuleType
+from typing import TYPE_CHECKING, cast
+
+if TYPE_CHECKING:
+    from importlib.abc import Loader
 
 __all__ = ["MOVED", "install"]
 
@@ -62,7 +64,9 @@ def _target(fullname: str) -> str | None:
     return None
 
 
-class _Alias(importlib.abc.Loader):
+class _Alias:
+    """A loader (duck-typed: ``importlib.abc`` costs ~10 ms of start-up to import)."""
+
     def __init__(self, target: str) -> None:
         self.target = target
 
@@ -74,13 +78,17 @@ class _Alias(importlib.abc.Loader):
 
     def get_code(self, fullname: str) -> CodeType | None:
         """For ``python -m old.name``: the new module's code, run as ``__main__``."""
+        import importlib.util
+
         spec = importlib.util.find_spec(self.target)
         loader = spec.loader if spec is not None else None
         get_code = getattr(loader, "get_code", None)
         return get_code(self.target) if get_code is not None else None
 
 
-class _MovedFinder(importlib.abc.MetaPathFinder):
+class _MovedFinder:
+    """A meta-path finder (duck-typed, for the same reason)."""
+
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None,
     ) -> importlib.machinery.ModuleSpec | None:
@@ -89,7 +97,8 @@ class _MovedFinder(importlib.abc.MetaPathFinder):
             return None
         module = sys.modules.get(new)
         is_package = module is not None and hasattr(module, "__path__")
-        return importlib.machinery.ModuleSpec(fullname, _Alias(new), is_package=is_package)
+        loader = cast("Loader", _Alias(new))  # a Loader in all but the base class
+        return importlib.machinery.ModuleSpec(fullname, loader, is_package=is_package)
 
 
 def install() -> None:
