@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
 
+from corpus_helpers import CORPUS
 from subagents.definition import AgentDefinition
-
-CORPUS = Path("/work/shared/corpus")
 
 
 @lru_cache(maxsize=1)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from corpus_helpers import CORPUS
 from subagents.conformance import (
     compare_harness,
     data_dir,
@@ -34,9 +35,6 @@ from subagents.conformance.runner import find_cli
 # computed at import, before conftest.py points HOME at a fresh folder for each test
 _REAL_CACHE = Path(os.environ.get("XDG_CACHE_HOME")
                    or os.path.join(os.path.expanduser("~"), ".cache"))
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
-if not CORPUS.is_dir():
-    CORPUS = Path("/work/shared/corpus")
 
 RECORDED = sorted(p.stem.rsplit("-", 1)[0] for p in data_dir().glob("*.json")
                   if not p.stem.startswith("claude-code")
@@ -471,3 +469,31 @@ def test_a_definition_the_writer_refuses_is_reported_not_raised() -> None:
     assert result.failed == ("huge",)
     (finding,) = [d for d in result.diagnostics if d.rule == "CV008"]
     assert "30,000" in finding.message and finding.severity.value == "error"
+
+
+@pytest.mark.parametrize("name", ["gemini"])
+def test_the_corpus_as_it_is_agrees_with_the_cli(name: str) -> None:
+    """Every corpus file copied unchanged into the harness's folder: the real CLI's verdict
+    (recorded with record-files; `data/<harness>-<version>-corpus.json`) is the reader's."""
+    from subagents.conformance.hrecord import load_files_recording
+    from subagents.harnesses import get_harness
+
+    if not CORPUS.is_dir():
+        pytest.skip("the shared corpus is not beside the project")
+    recording = load_files_recording(
+        data_dir() / f"{name}-{cli_spec(name).version}-corpus.json")
+    verdicts = {v.sha256: v for v in recording.files}
+    harness = get_harness(name)
+    folder = Path("/p") / recording.placement
+    checked, differ = 0, []
+    for path in sorted(CORPUS.rglob("*.md")):
+        data = path.read_bytes()
+        verdict = verdicts.get(hashlib.sha256(data).hexdigest())
+        if verdict is None:
+            continue
+        checked += 1
+        agents = harness.read_text(data.decode("utf-8", errors="replace"), folder / path.name)
+        loads = any(a.outcome.value == "loads" for a in agents)
+        if loads != verdict.loaded:
+            differ.append(f"{path.relative_to(CORPUS)}: CLI {verdict.loaded}, reader {loads}")
+    assert checked >= 570 and differ == []

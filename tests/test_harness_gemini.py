@@ -9,13 +9,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from corpus_helpers import CORPUS
 from subagents.claude_code.definition import definition_from_view
 from subagents.claude_code.reader import js_trim, read_claude_code
 from subagents.definition import AgentDefinition, McpServerSpec
 from subagents.harnesses.base import Effect, Harness, Outcome
 from subagents.harnesses.gemini import HARNESS, agent_hash, slugify, untemplate
 
-CORPUS = Path("/work/shared/corpus")
 P = Path("/p/.gemini/agents/a.md")
 
 

@@ -8,13 +8,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from corpus_helpers import CORPUS
 from subagents.claude_code.definition import definition_from_view
 from subagents.claude_code.reader import read_claude_code
 from subagents.definition import AgentDefinition, McpServerSpec
 from subagents.harnesses.base import Effect, Harness, Outcome
 from subagents.harnesses.qwen import HARNESS, parse_simple, resolve_tool
 
-CORPUS = Path("/work/shared/corpus")
 P = Path("/p/.qwen/agents/a.md")
 BODY = "You review code carefully."
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from corpus_helpers import CORPUS, needs_corpus
 from subagents.cli.main import cli
 from subagents.definition import AgentDefinition
 from subagents.errors import SubagentError
@@ -446,11 +447,8 @@ def test_the_marker_loads_identically_in_every_harness(harness: str) -> None:
         _same(harness, plain, marked, rel)
 
 
-CORPUS = Path("/work/shared/corpus")
-
-
 @pytest.mark.slow
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="/work/shared/corpus is not on this machine")
+@needs_corpus
 @pytest.mark.parametrize("harness", SYNC_TARGETS)
 def test_the_marker_is_harmless_on_the_corpus(harness: str) -> None:
     from subagents.harnesses.loader import read_agent_file
