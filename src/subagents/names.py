@@ -38,6 +38,7 @@ __all__ = [
     "JSON_NAME",
     "PORTABLE_NAME",
     "NameGrammar",
+    "file_stem",
     "normalize_agent_name",
     "slugify",
 ]
@@ -59,6 +60,21 @@ def slugify(name: str, *, keep_underscore: bool = False, fallback: str = "agent"
     allowed = r"a-z0-9_" if keep_underscore else r"a-z0-9"
     slug = re.sub(rf"[^{allowed}]+", "-", name.lower()).strip("-_")[:limit].strip("-_")
     return slug or fallback
+
+
+def file_stem(name: str) -> str:
+    """The file name (without ``.md``) an agent is written to: the name itself when it is a
+    safe file name, else a slug of it (``C# Expert`` -> ``c-expert``); the name inside the file
+    is kept as it is.  Empty (refused) when nothing usable is left, and for a name holding a
+    path separator or ``..``, which the security rules refuse in any agent file."""
+    if any(bad in name for bad in ("/", "\\", "..", "\x00")):
+        return ""
+    if _SAFE_FILE.match(name):
+        return name
+    return slugify(name, fallback="")
+
+
+_SAFE_FILE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.@+-]*$")
 
 
 @dataclass(frozen=True, slots=True)

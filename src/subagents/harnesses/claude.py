@@ -36,6 +36,7 @@ from subagents.harnesses.base import (
 )
 from subagents.harnesses.layout import project_folders, user_folder
 from subagents.harnesses.loader import parse_agent_text
+from subagents.names import file_stem
 
 __all__ = ["CODEX_MD", "HARNESS", "ClaudeHarness", "CodexMarkdownHarness"]
 
@@ -56,9 +57,6 @@ def _markdown_locations(project: Path, home: Path, dialect: Dialect) -> list[Loc
     return folders
 
 
-def _file_name(name: str) -> str:
-    cleaned = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in name.strip())
-    return cleaned.strip(".-") or "agent"
 
 
 class ClaudeHarness:
@@ -109,7 +107,7 @@ class ClaudeHarness:
         )]
 
     def write(self, definition: AgentDefinition) -> WrittenFile:
-        return WrittenFile(f".claude/agents/{_file_name(definition.name)}.md",
+        return WrittenFile(f".claude/agents/{file_stem(definition.name) or 'agent'}.md",
                            to_claude_markdown(definition))
 
 
@@ -152,7 +150,7 @@ class CodexMarkdownHarness:
         )]
 
     def write(self, definition: AgentDefinition) -> WrittenFile:
-        return WrittenFile(f".codex/agents/{_file_name(definition.name)}.md",
+        return WrittenFile(f".codex/agents/{file_stem(definition.name) or 'agent'}.md",
                            to_codex_markdown(definition))
 
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -42,7 +41,7 @@ from subagents.formats.writers import (
 )
 from subagents.harnesses.loader import parse_agent_text
 from subagents.lint.rules.catalog import rule
-from subagents.names import CODEX_NAME, slugify
+from subagents.names import CODEX_NAME, file_stem
 
 __all__ = [
     "HARNESS_TARGETS",
@@ -97,7 +96,6 @@ class ConversionResult:
         return any(d.rule in ("CV001", "CV002") for d in self.diagnostics)
 
 
-_SAFE_FILE_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.@+-]*$")
 _PROVENANCE = frozenset({"dialect", "source", "path", "plugin", "locations", "body_line"})
 _COMPARED = tuple(
     f.name
@@ -223,16 +221,6 @@ def _short(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _file_stem(name: str) -> str:
-    """The file name (without ``.md``) an agent is written to: the name itself when it is a
-    safe file name, else a slug of it (``C# Expert`` -> ``c-expert``); the name inside the file
-    is kept as it is.  Empty (refused) when nothing usable is left, and for a name holding a
-    path separator or ``..``, which the security rules refuse in any agent file."""
-    if any(bad in name for bad in ("/", "\\", "..", "\x00")):
-        return ""
-    if _SAFE_FILE_RE.match(name):
-        return name
-    return slugify(name, fallback="")
 
 
 def _name_problems(defn: AgentDefinition, target: Target) -> list[Diagnostic]:
@@ -265,7 +253,7 @@ def _name_problems(defn: AgentDefinition, target: Target) -> list[Diagnostic]:
             )
         )
     already = any(p.severity is Severity.ERROR for p in out)
-    if target in (Target.CLAUDE, Target.CODEX_MD) and not already and not _file_stem(name):
+    if target in (Target.CLAUDE, Target.CODEX_MD) and not already and not file_stem(name):
         out.append(
             _diag(
                 defn,
@@ -319,7 +307,7 @@ def convert_definitions(defs: Iterable[AgentDefinition], target: Target | str) -
             failed.append(defn.name)
             continue
         if target in (Target.CLAUDE, Target.CODEX_MD):
-            stem = _file_stem(defn.name)
+            stem = file_stem(defn.name)
             if stem in stems:
                 diagnostics.append(_diag(defn, "CV004", "same-file", attr="name",
                                          hint="rename one of them", filename=f"{stem}.md",
@@ -333,7 +321,7 @@ def convert_definitions(defs: Iterable[AgentDefinition], target: Target | str) -
             text = to_claude_markdown(defn) if target is Target.CLAUDE else to_codex_markdown(defn)
             dialect = Dialect.CLAUDE if target is Target.CLAUDE else Dialect.CODEX_MD
             back = parse_agent_text(text, dialect=dialect).definition
-            outputs.append(OutputFile(f"{_file_stem(defn.name)}.md", text, (defn.name,)))
+            outputs.append(OutputFile(f"{file_stem(defn.name)}.md", text, (defn.name,)))
         else:
             entry = to_json_entry(defn) if target is Target.JSON else _sdk_dict(defn)
             entries[defn.name] = entry
