@@ -471,7 +471,7 @@ def test_a_definition_the_writer_refuses_is_reported_not_raised() -> None:
     assert "30,000" in finding.message and finding.severity.value == "error"
 
 
-@pytest.mark.parametrize("name", ["gemini"])
+@pytest.mark.parametrize("name", ["gemini", "qwen"])
 def test_the_corpus_as_it_is_agrees_with_the_cli(name: str) -> None:
     """Every corpus file copied unchanged into the harness's folder: the real CLI's verdict
     (recorded with record-files; `data/<harness>-<version>-corpus.json`) is the reader's."""
