@@ -240,8 +240,9 @@ def run(
     _print(result, output_format)
     if result.stop_reason == "max_turns" and _stderr_tty():
         click.echo(f"note: stopped at the turn limit ({result.turns} turns)", err=True)
-    # Warnings are diagnostics, not progress: always on stderr (a clean run prints none).
-    for warning in result.warnings:
+    # Warnings are diagnostics, not progress: always on stderr (a clean run prints none);
+    # those of pipeline stages and delegated agents too (hooks or MCP servers left out).
+    for warning in result.all_warnings():
         click.echo(f"warning: {warning}", err=True)
     refused = _permission_refusals(result)
     if refused:
@@ -258,7 +259,7 @@ def run(
     if stages and len(result.children) < len(stages):
         done = len(result.children)
         click.echo(
-            f"error: the target.pipeline stopped after stage {done} of {len(stages)} "
+            f"error: the pipeline stopped after stage {done} of {len(stages)} "
             f"({result.children[-1].agent if result.children else 'none'}); "
             "its answer is printed above",
             err=True,
@@ -331,7 +332,7 @@ def _team_run(
     click.echo(f"team {team['team']}: {len(mates)} teammate(s), {team['messages']} message(s), "
                f"{team['usage']['input_tokens']} input + {team['usage']['output_tokens']} "
                f"output tokens; files in {team['team_dir']}", err=True)
-    for warning in result.warnings:
+    for warning in result.all_warnings():
         click.echo(f"warning: {warning}", err=True)
     if result.stop_reason == "error":
         click.echo(f"error: {result.error}", err=True)
