@@ -158,7 +158,7 @@ def run(
         raise click.UsageError("--teams and --pipeline do not go together")
     if (target.handoff_dir is not None or target.require_ready) and target.pipeline is None:
         raise click.UsageError("--handoff-dir and --require-ready go with --pipeline")
-    registry = _registry(scope, agents, workdir)
+    registry = _registry(scope, agents, workdir, config.gemini_acknowledged)
     agent = _find_agent(target.agent_name, registry, workdir) if target.agent_name else None
     stage_names = [n.strip() for n in (target.pipeline or "").split(",") if n.strip()]
     if target.pipeline is not None and not stage_names:
@@ -382,10 +382,14 @@ def _shown_paths(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _registry(scope: ScopeOptions, agents: str | None, workdir: Path) -> Any:
+def _registry(scope: ScopeOptions, agents: str | None, workdir: Path,
+              gemini_acknowledged: bool = False) -> Any:
     from subagents.cli.options import report_broken_scopes
 
-    registry = scope.build_registry(agents=agents, cwd=workdir).load_all()
+    # the configuration's gemini-acknowledged applies like the rest of it: the project's
+    # own file only once the project is trusted (run_config)
+    registry = scope.build_registry(agents=agents, cwd=workdir,
+                                    gemini_acknowledged=gemini_acknowledged).load_all()
     report_broken_scopes(registry)
     return registry
 

@@ -64,7 +64,8 @@ _KNOWN_KEYS = frozenset(
     {"select", "ignore", "extra-tools", "model-aliases", "max-file-size", "per-file-ignores",
      "strict", "allow", "allow-bypass-permissions", "writable-dirs", "transcript-dir",
      "claude-code", "claude_code", "teams", "team-layout", "max-teammates",
-     "max-team-messages", "mcp-read-only", "sandbox", "sandbox-network", "sync"}
+     "max-team-messages", "mcp-read-only", "sandbox", "sandbox-network", "sync",
+     "gemini-acknowledged"}
 )
 
 
@@ -98,6 +99,8 @@ class Config:
     sandbox_network: bool = False
     #: The harnesses ``subagents sync`` writes (dialect names; empty: the folders that exist)
     sync: tuple[str, ...] = ()
+    #: Load Gemini project agents that Gemini CLI has not acknowledged yet (show, run)
+    gemini_acknowledged: bool = False
     #: The file this came from (``None``: defaults) and the folder globs are relative to.
     path: Path | None = None
 
@@ -310,7 +313,9 @@ def _parse(table: Mapping[str, Any], p: Path) -> Config:
                   sandbox=_sandbox_mode(table.get("sandbox"), p),
                   sandbox_network=_flag(table.get("sandbox-network", False), p,
                                         "sandbox-network"),
-                  sync=_sync_targets(table.get("sync", []), p))
+                  sync=_sync_targets(table.get("sync", []), p),
+                  gemini_acknowledged=_flag(table.get("gemini-acknowledged", False), p,
+                                            "gemini-acknowledged"))
 
 
 def _sync_targets(value: Any, p: Path) -> tuple[str, ...]:

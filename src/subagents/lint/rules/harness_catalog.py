@@ -97,6 +97,8 @@ HARNESS_RULES: tuple[_Row, ...] = (
            "The folder is not trusted; Gemini CLI skips every project agent."),
     _error("GM012", "gemini-duplicate-name",
            "Another agent has this name; Gemini CLI ignores the later one."),
+    _note("GM013", "gemini-acknowledgement-assumed",
+          "A project agent Gemini CLI has not acknowledged, loaded because you said it is."),
     _error("GM020", "gemini-template-placeholder",
            "`${word}` in the prompt is a template placeholder Gemini CLI cannot fill."),
     _note("GM021", "gemini-template-input",
