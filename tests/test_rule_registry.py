@@ -62,6 +62,7 @@ def test_every_harness_code_is_emitted_by_its_harness_module() -> None:
 def test_every_declared_code_is_documented_with_its_own_text() -> None:
     expl = explanations()
     page = DOCS.read_text(encoding="utf-8")
+    assert page.count("## All rules") == 1  # one generated list (a stale copy had stayed)
     for code in RULES:
         assert f"**{code} `{RULES[code].name}`.**" in page, code
     checks = [e.checks for e in expl.values()]

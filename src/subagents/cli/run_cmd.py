@@ -42,7 +42,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from subagents.cli.options import ScopeOptions, agents_option, format_option, option_group
+from subagents.cli.options import (
+    ScopeOptions,
+    agents_option,
+    cwd_option,
+    format_option,
+    option_group,
+)
 from subagents.cli.run_options import (
     ConnectionOptions,
     ModelOptions,
@@ -91,12 +97,7 @@ before its last stage (--require-ready and no READY_FOR_* marker), 130 interrupt
 @option_group(TargetOptions)
 @option_group(TeamOptions)
 @option_group(ModelOptions)
-@click.option(
-    "--cwd",
-    type=click.Path(exists=True, file_okay=False, path_type=Path),
-    default=None,
-    help="Working folder for the agent's tools (default: here).",
-)
+@cwd_option
 @format_option(
     "text", "json",
     help="text: the final answer; json: the whole result object.",
