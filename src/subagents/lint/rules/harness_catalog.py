@@ -133,6 +133,10 @@ HARNESS_RULES: tuple[_Row, ...] = (
           "OpenCode reads the frontmatter only after quoting values that hold a colon."),
     _note("OC012", "opencode-no-frontmatter",
           "No frontmatter: OpenCode loads the whole text as the prompt, with defaults."),
+    _error("OC013", "opencode-unreadable-file",
+           "An OpenCode agent file cannot be read; it is not loaded."),
+    _error("OC014", "opencode-duplicate-name",
+           "An earlier OpenCode agent file has this name; this one is not used."),
     # --- GitHub Copilot ---------------------------------------------------------------------
     _error("CP002", "copilot-no-frontmatter",
            "The frontmatter is missing or not a mapping; Copilot skips the file."),
@@ -151,6 +155,10 @@ HARNESS_RULES: tuple[_Row, ...] = (
            "The file is over Copilot's size limit; it is skipped."),
     _note("CP010", "copilot-manual-only",
           "The agent loads but is not offered to the task tool (manual use only)."),
+    _error("CP011", "copilot-unreadable-file",
+           "A Copilot agent file cannot be read; it is not loaded."),
+    _error("CP012", "copilot-duplicate-name",
+           "An earlier Copilot agent file has this name; this one is not used."),
     # --- Cursor (documented behaviour) -------------------------------------------------------
     _note("CU001", "cursor-not-read",
           "The file is not where Cursor reads agents (subfolder or not `.md`)."),
@@ -168,6 +176,10 @@ HARNESS_RULES: tuple[_Row, ...] = (
     _error("CU009", "cursor-tools-not-applied",
            "`tools`/`disallowedTools` are not applied: Cursor gives every tool of the parent."),
     _warn("CU010", "cursor-unknown-key", "A key Cursor's documentation does not list."),
+    _error("CU011", "cursor-unreadable-file",
+           "A Cursor agent file cannot be read; it is not loaded."),
+    _error("CU012", "cursor-duplicate-name",
+           "An earlier Cursor agent file has this name; this one is not used."),
     # --- Qwen Code --------------------------------------------------------------------------
     _error("QW001", "qwen-no-frontmatter",
            "The file does not start with `---` frontmatter; Qwen Code skips it."),
@@ -216,4 +228,7 @@ HARNESS_RULES: tuple[_Row, ...] = (
     _warn("FD008", "factory-unknown-tool",
           "A tool ID Factory Droid does not list, or one subagents cannot use."),
     _warn("FD009", "factory-unknown-key", "A key Factory Droid's documentation does not list."),
+    _error("FD010", "factory-unreadable-file", "A droid file cannot be read; it is not loaded."),
+    _error("FD011", "factory-duplicate-name",
+           "An earlier droid file has this name; this one is not used."),
 )
