@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from lsp_helpers import LspClient
 
+from lsp_helpers import LspClient
 from subagents.definition import Dialect
 from subagents.lint.validate import validate_paths
 from subagents.lsp.analysis import Checker, agent_dialect, code_actions, line_edits
