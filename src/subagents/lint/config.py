@@ -127,7 +127,7 @@ class Config:
 
 def config_root(start: Path | str) -> Path:
     """The folder the configuration walk from ``start`` stops at (see the module notes)."""
-    from subagents.harnesses.layout import find_git_root
+    from subagents.fs import find_git_root
 
     here = Path(start).absolute()
     if not here.is_dir():
