@@ -8,8 +8,8 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-from providers_helpers import clean_env_fixture, server_fixture, simple_request
 
+from providers_helpers import clean_env_fixture, server_fixture, simple_request
 from subagents.definition import AgentDefinition
 from subagents.lint.config import load_config
 from subagents.providers.anthropic import AnthropicModel, to_anthropic_params
