@@ -34,16 +34,17 @@ def is_git_repository(cwd: Path) -> bool:
     return any((p / ".git").exists() for p in (here, *here.parents))
 
 
-def environment_block(cwd: Path, model: str, *, git: bool | None = None,
+def environment_block(cwd: Path, model: str | None, *, git: bool | None = None,
                       today: date | None = None) -> str:
-    """The ``# Environment`` section for a run of ``model`` in ``cwd``."""
+    """The ``# Environment`` section for a run of ``model`` in ``cwd`` (no model line when
+    ``model`` is ``None``)."""
     from subagents.providers.generation import model_display_name
 
     in_git = is_git_repository(cwd) if git is None else git
-    name = model_display_name(model)
+    name = model_display_name(model) if model else ""
     model_line = (f"You run on the model {name}; its exact id is {model}." if name != model
                   else f"You run on the model {model}.")
-    return "\n".join([
+    lines = [
         "# Environment",
         "Where this session runs:",
         f" - Working directory: {cwd}",
@@ -51,8 +52,8 @@ def environment_block(cwd: Path, model: str, *, git: bool | None = None,
         f" - Platform: {platform.system().lower()}",
         f" - Shell: {shell_name()}",
         f" - OS version: {platform.system()} {platform.release()}",
-        "",
-        model_line,
-        "",
-        f"Today's date: {(today or date.today()).isoformat()}.",
-    ])
+    ]
+    if model:
+        lines += ["", model_line]
+    lines += ["", f"Today's date: {(today or date.today()).isoformat()}."]
+    return "\n".join(lines)
