@@ -28,7 +28,7 @@ from subagents.runtime.context import (
 from subagents.runtime.context.claude_md import MAX_IMPORT_DEPTH, import_targets
 from subagents.runtime.context.git import STATUS_MAX_CHARS
 from subagents.runtime.runner import AgentRunner
-from subagents.testing import ScriptedModel, text
+from subagents.testing import ScriptedModel, text, tool_call
 
 GIT = shutil.which("git")
 needs_git = pytest.mark.skipif(GIT is None, reason="git is not installed")
@@ -427,3 +427,69 @@ def test_project_is_read_once_per_runner(tmp_path: Path) -> None:
     write(tmp_path / "CLAUDE.md", "TWO")
     again, fresh_again = cache.get(tmp_path)
     assert fresh and not fresh_again and again is first
+
+
+# ------------------------------------------------------------------------ the CLI, end to end
+
+CLI_REVIEWER = """---
+name: code-reviewer
+description: Reviews code for bugs.
+tools: Read
+model: sonnet
+effort: low
+---
+You are a meticulous code reviewer.
+"""
+
+
+@needs_git
+def test_cli_run_sends_context_and_parameters(project: Path, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """``subagents run`` through the real Anthropic SDK: the main thread, a subagent and
+    ``--agent`` each get their context and the measured generation parameters."""
+    from click.testing import CliRunner
+
+    from subagents.cli.main import cli
+    from subagents.testing.server import FakeLLMServer
+
+    write(project / ".claude" / "agents" / "code-reviewer.md", CLI_REVIEWER)
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("SUBAGENTS_TRANSCRIPT_DIR", str(tmp_path / "transcripts"))
+    for name in ("ANTHROPIC_MODEL", "CLAUDE_CODE_SUBAGENT_MODEL", "ANTHROPIC_AUTH_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    with FakeLLMServer() as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.anthropic_base_url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-a-real-key")
+        server.add(tool_call("Task", {"description": "review", "prompt": "SUB: review it",
+                                      "subagent_type": "code-reviewer"}),
+                   text("child report"), text("main done"), text("agent done"))
+        first = CliRunner().invoke(cli, ["run", "--provider", "anthropic", "Review please."])
+        assert first.exit_code == 0, first.output
+        second = CliRunner().invoke(cli, ["run", "--provider", "anthropic", "--agent",
+                                          "code-reviewer", "--effort", "high", "--max-tokens",
+                                          "9000", "Look."])
+        assert second.exit_code == 0, second.output
+    main1, child, _main2, agent = (r.json for r in server.requests)
+
+    def lead(body: dict[str, object]) -> list[str]:
+        blocks = body["messages"][0]["content"]  # type: ignore[index]
+        return [b["text"] for b in blocks]  # type: ignore[union-attr]
+
+    assert main1["model"] == "claude-opus-5-5" and main1["max_tokens"] == 128000
+    assert main1["thinking"] == {"type": "adaptive"}
+    assert main1["output_config"] == {"effort": "medium"}
+    assert main1["system"].startswith(MAIN_THREAD_PROMPT) and "# Environment" in main1["system"]
+    m = lead(main1)
+    assert len(m) == 3 and "PROJECT-RULE" in m[0] and "Current branch" in m[1]
+    assert m[2] == "Review please."
+    assert child["model"] == "claude-sonnet-5-5"
+    assert child["thinking"] == {"type": "adaptive", "display": "omitted"}
+    assert child["output_config"] == {"effort": "low"}  # its own effort frontmatter
+    assert HANDBACK_RULES in child["system"]
+    c = lead(child)
+    assert len(c) == 3 and "PROJECT-RULE" in c[0] and "Current branch" in c[1]
+    assert c[2] == "SUB: review it"
+    assert agent["max_tokens"] == 9000 and agent["output_config"] == {"effort": "high"}
+    assert HANDBACK_RULES not in agent["system"]
+    a = lead(agent)
+    assert len(a) == 2 and "PROJECT-RULE" in a[0] and a[1] == "Look."
