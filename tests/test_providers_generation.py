@@ -217,6 +217,15 @@ def test_config_overrides_and_frontmatter_effort(tmp_path: Path) -> None:
     assert child.thinking_hidden and child.metadata[EFFORT_EXPLICIT] is True
 
 
+def test_per_call_effort_wins(tmp_path: Path) -> None:
+    picky = dataclasses.replace(AGENT, effort="low")
+    model = ScriptedModel([text("child")])
+    parent = ToolContext(cwd=tmp_path, agent_name="main", model="claude-opus-5-5")
+    AgentRunner(model, cwd=tmp_path, effort="high").run_sync(picky, "x", parent=parent,
+                                                            effort="max")
+    assert model.requests[0].effort == "max"
+
+
 def test_thinking_off_in_config(tmp_path: Path) -> None:
     model = ScriptedModel([text("ok")])
     AgentRunner(model, cwd=tmp_path, thinking=False).run_sync(AGENT, "hi")

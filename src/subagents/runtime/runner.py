@@ -342,12 +342,14 @@ class AgentRunner:
         history: Sequence[Message] = (),
         result_slot: ResultSlot | None = None,
         role: RunRole | None = None,
+        effort: str | None = None,
     ) -> AgentResult:
         """Run ``agent`` on ``prompt`` to the end; see the module docstring.
 
         ``result_slot`` receives the result also when the run is interrupted (cancelled).
         ``role`` says which context the run gets (default: ``subagent`` with a ``parent``,
-        else ``agent``; the main thread passes ``main``)."""
+        else ``agent``; the main thread passes ``main``).  ``effort`` is a per-call effort
+        level (the delegation tool's ``effort``); it wins over the agent's and the config's."""
         limit = max_turns or agent.max_turns or self.default_max_turns
         if limit < 1:
             raise UsageError(f"max_turns must be at least 1, got {limit}")
@@ -400,8 +402,8 @@ class AgentRunner:
             git = (project.git is not None) if project is not None else None
             system = "\n\n".join(p for p in (system, environment_block(workdir, model_id,
                                                                          git=git)) if p)
-        state.generation = self._generation(agent, model_id, run_role)
-        state.effort_explicit = bool(self.config.effort or (
+        state.generation = self._generation(agent, model_id, run_role, effort)
+        state.effort_explicit = bool(effort or self.config.effort or (
             run_role == "subagent" and agent.effort))
         all_hooks = [h for h in (self.hooks, hooks) if h is not None]
         if agent.hooks:
@@ -635,11 +637,14 @@ class AgentRunner:
                         f"tokens for {request.model} ({_short(exc)}); asked again with "
                         f"{RELAXED_MAX_TOKENS} (set max-tokens in config to choose)")
 
-    def _generation(self, agent: AgentDefinition, model_id: str, role: RunRole) -> Generation:
+    def _generation(self, agent: AgentDefinition, model_id: str, role: RunRole,
+                    call_effort: str | None = None) -> Generation:
         """This run's generation parameters (see the module docstring)."""
         effort = self.config.effort
         if role == "subagent" and agent.effort:
             effort = agent.effort
+        if call_effort:
+            effort = call_effort
         return generation_for(model_id, max_tokens=self.config.max_tokens, effort=effort,
                               thinking=self.config.thinking)
 
