@@ -13,7 +13,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from hypothesis_helpers import examples
 from subagents.definition import AgentDefinition
 from subagents.providers.base import ModelRequest, TextBlock
 from subagents.runtime.context import (
@@ -493,3 +496,37 @@ def test_cli_run_sends_context_and_parameters(project: Path, tmp_path: Path,
     assert HANDBACK_RULES not in agent["system"]
     a = lead(agent)
     assert len(a) == 2 and "PROJECT-RULE" in a[0] and a[1] == "Look."
+
+
+def test_large_instructions_get_a_note(tmp_path: Path) -> None:
+    write(tmp_path / "CLAUDE.md", "r" * 45_000)
+    found = find_instructions(tmp_path, home=tmp_path / "h", stop_at=tmp_path)
+    assert len(found.files) == 1 and any("45,000 characters" in n for n in found.notes)
+
+
+# ------------------------------------------------------------------------ any text at all
+
+_WORDS = st.sampled_from(["@a.md", "@b.md", "@./c.md", "@~/x.md", "@../out.md", "@/dev/zero",
+                          "@a.md,", "`@a.md`", "```", "~~~", "@", "\\ ", "text", "\n", " ",
+                          "@sub/", "@CLAUDE.md", "\x00", "é", "@@a.md"])
+
+
+@settings(max_examples=examples(100), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(docs=st.lists(st.lists(_WORDS, max_size=30).map("".join), min_size=4, max_size=4))
+def test_any_instructions_are_read_bounded(tmp_path: Path, docs: list[str]) -> None:
+    """Whatever the files say (imports of each other, of themselves, of devices, NUL bytes),
+    the search ends, never raises, and stays within its budget."""
+    root = tmp_path / "case"
+    if root.exists():
+        shutil.rmtree(root)
+    for name, body in zip(("CLAUDE.md", "a.md", "b.md", "c.md"), docs, strict=True):
+        write(root / name, body)
+    write(root / "sub" / "x.md", "X")
+    found = find_instructions(root, home=tmp_path / "h", stop_at=root, max_total_chars=500)
+    assert found.chars <= 500 + 200  # the budget, plus at most one cut-here line
+    assert len({f.path for f in found.files}) == len(found.files)  # each file once
+    for f in found.files:
+        assert f.path.resolve().is_relative_to(root.resolve())
+    rendered = found.render()
+    assert rendered is None or rendered.count("<system-reminder>") == 1

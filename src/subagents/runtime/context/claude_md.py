@@ -32,6 +32,8 @@ Where we differ on purpose (each with a note for the run's warnings, and the run
 * **Text only**: a file with NUL bytes is skipped (Claude Code sent its bytes); undecodable
   bytes are replaced.
 * Unreadable files are skipped with the reason.
+* More than :data:`LARGE_CHARS` in all gets a note (they ride on every request); Claude Code
+  warns about a large ``CLAUDE.md`` in its interactive ``/doctor``.
 
 No ``CLAUDE.md`` at all: no block.
 """
@@ -63,6 +65,7 @@ MAX_IMPORT_DEPTH = 4  # levels of imports below a file the walk found (measured)
 MAX_FILE_BYTES = 256 * 1024
 MAX_TOTAL_CHARS = 400_000
 MAX_FILES = 200
+LARGE_CHARS = 40_000  # past this, a note: every request of every run carries the text
 _RULES_MAX_ENTRIES = 2000  # entries looked at in one rules folder tree
 _RULES_MAX_DEPTH = 8
 
@@ -335,4 +338,7 @@ def find_instructions(
         for rule in _rules(here / ".claude" / "rules", walk, user=False):
             walk.add(rule, "project")
         walk.add(here / "CLAUDE.local.md", "local")
+    if walk.total > LARGE_CHARS:
+        walk.note(f"the CLAUDE.md files hold {walk.total:,} characters (more than "
+                  f"{LARGE_CHARS:,}); every request of every run carries them")
     return Instructions(tuple(walk.files), tuple(walk.notes))
