@@ -530,3 +530,17 @@ def test_any_instructions_are_read_bounded(tmp_path: Path, docs: list[str]) -> N
         assert f.path.resolve().is_relative_to(root.resolve())
     rendered = found.render()
     assert rendered is None or rendered.count("<system-reminder>") == 1
+
+
+def test_transcript_start_says_what_context_and_parameters_a_run_had(tmp_path: Path) -> None:
+    import json
+
+    write(tmp_path / "proj" / "CLAUDE.md", "RULE")
+    model = ScriptedModel([text("ok")])
+    runner = runner_for(model, tmp_path / "proj", transcript_dir=tmp_path / "t")
+    result = runner.run_sync(AGENT, "Go.")
+    assert result.transcript_path is not None
+    start = json.loads(result.transcript_path.read_text().splitlines()[0])
+    assert start["role"] == "agent" and start["max_tokens"] == 128000
+    assert (start["thinking"], start["effort"]) == ("adaptive", "medium")
+    assert str(tmp_path / "proj" / "CLAUDE.md") in start["context"]

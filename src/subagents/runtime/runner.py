@@ -434,6 +434,10 @@ class AgentRunner:
                     "prompt": prompt, "system": system, "tools": list(offered),
                     "max_turns": limit, "permission_mode": run_policy.effective_mode.value,
                     "depth": ctx.depth, "parent_run_id": parent.run_id if parent else None,
+                    "role": run_role, "max_tokens": state.generation.max_tokens,
+                    "thinking": state.generation.thinking, "effort": state.generation.effort,
+                    "context": [str(f.path) for f in project.instructions.files]
+                    + (["git"] if project.git is not None else []) if project else [],
                 })
                 self._emit("start", {"agent": agent.name, "model": model_id, "run_id": run_id})
                 await self._safe(run_hooks.on_start(ctx, agent, prompt), state, "on_start")
