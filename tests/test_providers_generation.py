@@ -279,3 +279,21 @@ def test_other_refusals_are_not_retried(server: FakeLLMServer, tmp_path: Path) -
     model = AnthropicModel(api_key="k", base_url=server.anthropic_base_url)
     result = AgentRunner(model, cwd=tmp_path).run_sync(AGENT, "hi")
     assert result.stop_reason == "error" and len(server.requests) == 1
+
+
+@pytest.mark.usefixtures("clean_env")
+def test_openai_compatible_server_end_to_end(server: FakeLLMServer, tmp_path: Path) -> None:
+    """A local server: the model's limit, no reasoning_effort unless chosen; chosen and
+    refused, it is dropped once with a warning."""
+    server.add(text("plain"), Fault.status(400, "Unrecognized request argument: "
+                                                "reasoning_effort"), text("after"))
+    model = OpenAIModel(api_key="local", base_url=server.openai_base_url)
+    plain = AgentRunner(model, cwd=tmp_path).run_sync(AGENT, "hi", model="qwen3:8b")
+    chosen = AgentRunner(model, cwd=tmp_path, effort="low").run_sync(AGENT, "hi",
+                                                                      model="qwen3:8b")
+    first, refused, again = (r.json for r in server.requests)
+    assert first["max_tokens"] == 32000 and "reasoning_effort" not in first
+    assert "thinking" not in first
+    assert refused["reasoning_effort"] == "low" and "reasoning_effort" not in again
+    assert plain.warnings == () and chosen.final_text == "after"
+    assert any("refused thinking/effort" in w for w in chosen.warnings)
