@@ -297,3 +297,14 @@ def test_openai_compatible_server_end_to_end(server: FakeLLMServer, tmp_path: Pa
     assert refused["reasoning_effort"] == "low" and "reasoning_effort" not in again
     assert plain.warnings == () and chosen.final_text == "after"
     assert any("refused thinking/effort" in w for w in chosen.warnings)
+
+
+def test_thinking_survives_a_transcript_round_trip() -> None:
+    """A teammate resumed from its transcript sends its thinking back as it came."""
+    from subagents.dispatch.teams.turns import _message_from_json
+    from subagents.runtime.transcript import message_to_json
+
+    message = Message("assistant", (ThinkingBlock("plan", "sig"),
+                                    ThinkingBlock("", redacted="opaque"),
+                                    ToolUseBlock("t1", "Read", {"file_path": "a"})))
+    assert _message_from_json(message_to_json(message)) == message

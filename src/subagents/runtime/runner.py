@@ -841,5 +841,5 @@ class _RunState:
         self.error: str | None = None
         self.result: AgentResult | None = None
         self.late_warnings: list[list[str]] = []  # lists filled while the run goes on
-        self.generation = generation_for(model)
+        self.generation = Generation(RELAXED_MAX_TOKENS)  # the run sets its own
         self.effort_explicit = False
