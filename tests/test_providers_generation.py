@@ -325,7 +325,7 @@ def test_thinking_survives_a_transcript_round_trip() -> None:
 
 @pytest.mark.usefixtures("clean_env")
 @pytest.mark.parametrize(("env", "flag", "expected"), [
-    ("5000", [], 5000), ("lots", ["--max-tokens", "7000"], 7000)])
+    ("5000", [], 5000), ("5000", ["--max-tokens", "7000"], 7000), ("lots", [], 128000)])
 def test_cli_output_limit_from_env_and_flag(server: FakeLLMServer, tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch, env: str,
                                             flag: list[str], expected: int) -> None:
