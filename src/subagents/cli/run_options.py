@@ -155,15 +155,16 @@ _EFFORT = click.option(
     "--effort",
     type=click.Choice(["low", "medium", "high", "xhigh", "max"]),
     default=None,
-    help="Effort level of the models' thinking (default: each model's own, e.g. medium for "
-    "claude-opus-5-5, or effort in config); a subagent's effort frontmatter wins for it.",
+    help="Effort level of the main thread's thinking (default: its model's own, e.g. medium "
+    "for claude-opus-5-5, or effort in config). Subagents use their own effort frontmatter, "
+    "else their model's default, as in Claude Code.",
 )
 _MAX_TOKENS = click.option(
     "--max-tokens",
     type=click.IntRange(min=1),
     default=None,
-    help="Output limit of each model request (default: each model's own, e.g. 128000 for "
-    "claude-opus-5-5, or max-tokens in config).",
+    help="Output limit of each model request (default: CLAUDE_CODE_MAX_OUTPUT_TOKENS, else "
+    "max-tokens in config, else each model's own, e.g. 128000 for claude-opus-5-5).",
 )
 
 

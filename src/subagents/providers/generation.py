@@ -24,8 +24,9 @@ Design decisions:
   ``{"type": "adaptive"}``.  A new model needs a row here (or ``max-tokens``/``effort`` in
   config), never a code change.
 * **Overrides** (:func:`generation_for`): ``max_tokens`` and ``effort`` from the caller (the
-  ``--max-tokens``/``--effort`` flags, ``max-tokens``/``effort``/``thinking`` in config, an
-  agent's ``effort`` frontmatter) win over the row; ``thinking=False`` turns thinking (and with
+  ``--max-tokens``/``--effort`` flags, ``CLAUDE_CODE_MAX_OUTPUT_TOKENS``,
+  ``max-tokens``/``effort``/``thinking`` in config, a subagent's ``effort`` frontmatter; which
+  applies to which run is the runner's business) win over the row; ``thinking=False`` turns thinking (and with
   it effort) off.  An effort value that is not one of :data:`EFFORTS` is ignored with the row's
   default (the linter reports such frontmatter).
 * **The providers map it**: Anthropic sends ``thinking`` and ``output_config.effort``; the

@@ -20,8 +20,10 @@ Design notes
   thread, ``--agent``, subagent); read once per working folder by this runner and its
   derived runners (:mod:`subagents.runtime.context`, which explains every choice).
 * **Generation** (:mod:`subagents.providers.generation`): ``max_tokens``, thinking and effort
-  per model, with the config's overrides; a subagent's ``effort`` frontmatter wins for it (an
-  agent run as the main thread ignores its own, as Claude Code does).  A provider that refuses
+  per model, with the config's overrides.  Effort as Claude Code sets it (measured): the
+  config's ``effort`` (``--effort``) is the main thread's; a subagent uses its own ``effort``
+  frontmatter, else the model's default; an agent run as the main thread ignores its own; a
+  per-call ``effort`` wins.  A provider that refuses
   thinking/effort (HTTP 400/422 naming them) is asked again without them, and an output limit
   it refuses is lowered to 8,192 tokens; each once per runner and model, with a warning.
 * **Skills, hooks, MCP servers**: an agent's ``skills`` are
@@ -403,8 +405,8 @@ class AgentRunner:
             system = "\n\n".join(p for p in (system, environment_block(workdir, model_id,
                                                                          git=git)) if p)
         state.generation = self._generation(agent, model_id, run_role, effort)
-        state.effort_explicit = bool(effort or self.config.effort or (
-            run_role == "subagent" and agent.effort))
+        state.effort_explicit = bool(effort or (
+            agent.effort if run_role == "subagent" else self.config.effort))
         all_hooks = [h for h in (self.hooks, hooks) if h is not None]
         if agent.hooks:
             from subagents.runtime.command_hooks import CommandHooks
@@ -644,9 +646,9 @@ class AgentRunner:
     def _generation(self, agent: AgentDefinition, model_id: str, role: RunRole,
                     call_effort: str | None = None) -> Generation:
         """This run's generation parameters (see the module docstring)."""
-        effort = self.config.effort
-        if role == "subagent" and agent.effort:
-            effort = agent.effort
+        # Measured: the session's effort (--effort) is the main thread's; a subagent has its
+        # own effort, else the model's default, whatever the session says.
+        effort = (agent.effort or None) if role == "subagent" else self.config.effort
         if call_effort:
             effort = call_effort
         return generation_for(model_id, max_tokens=self.config.max_tokens, effort=effort,
