@@ -119,6 +119,8 @@ from subagents.runtime.result import (
 )
 from subagents.runtime.tool_step import ToolStep
 from subagents.runtime.tools import Tool, ToolContext, builtin_tools
+from subagents.runtime.tools.formats import formats_for
+from subagents.runtime.tools.toolset import LOADED_KEY, ToolSet, select_tools
 from subagents.runtime.transcript import Transcript, default_transcript_dir
 
 __all__ = [
@@ -378,7 +380,10 @@ class AgentRunner:
                         read_only=self.mcp_read_only))
                     extra.extend(pool.tools)
                     state.warnings.extend(pool.warnings)
-                offered = self.offered_tools(run_policy, extra)
+                # Claude Code's tool set for this context (tools/toolset.py)
+                toolset = select_tools(self.offered_tools(run_policy, extra), agent,
+                                       formats_for(self.config.claude_code))
+                offered = toolset.offered
                 everything = {**self.tools, **{t.name: t for t in extra}}
                 state.warnings.extend(_unavailable_tools(agent, everything))
                 transcript.event("start", {
@@ -390,7 +395,7 @@ class AgentRunner:
                 self._emit("start", {"agent": agent.name, "model": model_id, "run_id": run_id})
                 await self._safe(run_hooks.on_start(ctx, agent, prompt), state, "on_start")
                 await self._loop(ctx, state, run_hooks, system, prompt, offered, everything,
-                                 limit, turns, history)
+                                 limit, turns, history, toolset)
             except (asyncio.CancelledError, KeyboardInterrupt):
                 state.stop = "interrupted"
                 ctx.processes.kill_all()
@@ -444,11 +449,15 @@ class AgentRunner:
         limit: int,
         control: TurnControl | None = None,
         history: Sequence[Message] = (),
+        toolset: ToolSet | None = None,
     ) -> None:
-        specs = [t.spec() for t in offered.values()]
+        toolset = toolset or ToolSet(offered)
+        loaded: set[str] = ctx.extra.setdefault(LOADED_KEY, set())
+        specs = [t.spec() for t in toolset.visible(loaded)]
+        shown = len(loaded)
         step = ToolStep(ctx=ctx, hooks=hooks, offered=offered, everything=everything,
                         policy=self.policy, transcript=state.transcript, calls=state.calls,
-                        warnings=state.warnings, emit=self._emit)
+                        warnings=state.warnings, emit=self._emit, notes=toolset.notes)
         # ``history``: an earlier conversation resumed (a teammate's transcripts)
         messages: list[Message] = [*history, Message.user(prompt)]
         if history and history[-1].role == "user":
@@ -461,6 +470,8 @@ class AgentRunner:
             turn += 1
             state.turns = turn
             self._emit("turn", {"agent": ctx.agent_name, "turn": turn, "max_turns": limit})
+            if len(loaded) != shown:  # ToolSearch loaded deferred tools: list them from now
+                specs, shown = [t.spec() for t in toolset.visible(loaded)], len(loaded)
             response = await self._request(ctx, state, system, messages, specs, turn)
             if response is None:
                 return

@@ -29,7 +29,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from subagents.providers.base import Message, ToolResultBlock, ToolUseBlock
@@ -56,6 +56,9 @@ class ToolStep:
     calls: list[ToolCallRecord]
     warnings: list[str]
     emit: Callable[[str, Mapping[str, Any]], None]
+    #: why a tool that exists is not offered in this context (``Grep`` in a main thread
+    #: that searches through ``Bash``): added to the "no such tool" error
+    notes: Mapping[str, str] = field(default_factory=dict)
 
     async def run(self, uses: Sequence[ToolUseBlock], turn: int) -> Message:
         """Run one message's calls; their records join ``calls`` and the results come back
@@ -102,16 +105,17 @@ class ToolStep:
         tool = self.offered.get(use.name)
         output: ToolOutput
         refusal: str | None
-        available = ", ".join(self.offered) or "none"
         if tool is None:
-            if use.name in self.everything:
+            # Claude Code's shape: "Error: No such tool available: X", then why, if known.
+            missing = f"Error: No such tool available: {use.name}"
+            if use.name in self.notes:
+                output, refusal = _refuse(f"{missing}. {self.notes[use.name]}", "not_allowed")
+            elif use.name in self.everything:
                 output, refusal = _refuse(
-                    f"{use.name} is not available to this agent (not in its allowed tools); it "
-                    f"was not run. Available tools: {available}", "not_allowed")
+                    f"{missing}. {use.name} is not among the tools this agent has; go on with "
+                    "the ones it has.", "not_allowed")
             else:
-                output, refusal = _refuse(
-                    f"there is no tool named {use.name!r}; it was not run. Available tools: "
-                    f"{available}", "unknown")
+                output, refusal = _refuse(missing, "unknown")
         else:
             try:
                 output, refusal = await self._checked(tool, use)
@@ -157,7 +161,8 @@ class ToolStep:
         ctx = self.ctx
         try:
             if use.malformed is not None:  # the provider could not parse the JSON
-                raise ToolInputError(f"{use.malformed} ({tool.name} was not run)")
+                raise ToolInputError(f"InputValidationError: {tool.name} failed: "
+                                     f"{use.malformed}")
             input = tool.check_input(use.input)
         except ToolInputError as exc:
             return _refuse(exc.message, "arguments")
@@ -245,4 +250,5 @@ def write_locks(
 
 
 def _refuse(message: str, kind: str) -> tuple[ToolOutput, str]:
-    return ToolOutput.error(message), kind
+    """A call that did not run: Claude Code marks those ``<tool_use_error>``."""
+    return ToolOutput.tool_use_error(message), kind

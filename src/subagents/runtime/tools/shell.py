@@ -40,6 +40,8 @@ import asyncio
 import contextlib
 import os
 import shutil
+import signal
+import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -52,12 +54,18 @@ from subagents.runtime.sandbox import (
     unavailable,
 )
 from subagents.runtime.tools.base import Tool, ToolContext, ToolOutput, kill_process_group
+from subagents.runtime.tools.files import human_size
+from subagents.runtime.tools.formats import ToolFormats, formats_for
 
-__all__ = ["BashTool"]
+__all__ = ["RESULTS_KEY", "BashTool", "tool_results_dir"]
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
-MAX_OUTPUT_CHARS = 30_000
+#: a saved output stops growing here (a flood fills no disk); the rest is counted
+MAX_SAVED_BYTES = 64 * 1024 * 1024
+#: ``ctx.extra`` keys: the main thread's shell directory, the run's saved-output folder
+CWD_KEY = "bash_cwd"
+RESULTS_KEY = "tool_results_dir"
 _CHUNK = 65536
 #: Environment variables removed from the commands' environment (the providers' credentials).
 SCRUBBED_ENV: tuple[str, ...] = (
@@ -68,31 +76,41 @@ SCRUBBED_ENV: tuple[str, ...] = (
 class BashTool(Tool):
     name = "Bash"
     description = (
-        "Run a shell command in the working directory and return its combined stdout/stderr "
-        "and exit code. timeout is in milliseconds (default 120000, max 600000); the command "
-        "and everything it started are killed when it ends or times out. Output is capped at "
-        "30000 characters."
+        "Run a shell command and return what it printed (stdout and stderr). In the main "
+        "thread the shell's working directory carries over between calls (a `cd` stays); a "
+        "subagent's calls each start in the working directory. timeout is in milliseconds "
+        "(default 120000, at most 600000); the command and everything it started are stopped "
+        "when it ends or times out. Long output is saved to a file and a preview is returned."
     )
     input_schema: Mapping[str, Any] = {
         "type": "object",
         "properties": {
-            "command": {"type": "string", "minLength": 1, "description": "The command to run"},
-            "timeout": {"type": "integer", "minimum": 1, "maximum": MAX_TIMEOUT_MS},
-            "description": {"type": "string", "description": "What it does, in 5-10 words"},
-            "run_in_background": {"type": "boolean"},
+            "command": {"type": "string", "description": "The command to run"},
+            "timeout": {"type": "number", "description": "Milliseconds (at most 600000)"},
+            "description": {"type": "string", "description": "What it does, in a few words"},
+            "run_in_background": {"type": "boolean",
+                                  "description": "Not supported by this runtime"},
+            "dangerouslyDisableSandbox": {
+                "type": "boolean",
+                "description": "Accepted and ignored: commands always run under this run's "
+                               "sandbox settings"},
         },
         "required": ["command"],
         "additionalProperties": False,
     }
 
     def __init__(self, *, default_timeout_ms: int = DEFAULT_TIMEOUT_MS,
-                 max_output_chars: int = MAX_OUTPUT_CHARS,
+                 max_output_chars: int | None = None,
                  scrub_env: Iterable[str] = SCRUBBED_ENV,
-                 sandbox: SandboxSettings | None = None) -> None:
+                 sandbox: SandboxSettings | None = None,
+                 formats: ToolFormats | None = None,
+                 results_dir: Path | None = None) -> None:
+        self.formats = formats or formats_for()
         self.default_timeout_ms = default_timeout_ms
-        self.max_output_chars = max_output_chars
+        self.max_output_chars = max_output_chars or self.formats.bash_inline_chars
         self.scrub_env = frozenset(scrub_env)
         self.sandbox = sandbox
+        self.results_dir = results_dir
 
     def environment(self) -> dict[str, str] | None:
         """The commands' environment (``None``: inherit it unchanged)."""
@@ -114,58 +132,140 @@ class BashTool(Tool):
             self.name, dict(input), ctx.agent_name, policy.effective_mode.value, ctx.cwd,
             protected=f"this command would run WITHOUT a sandbox ({reason})"))
 
+    def _persists(self, ctx: ToolContext) -> bool:
+        """Does ``cd`` carry over?  In the main thread only, as in Claude Code."""
+        return self.formats.bash_persistent_cwd and ctx.depth == 0
+
+    def _roots(self, ctx: ToolContext) -> list[Path]:
+        """Where the shell may stay between calls: the working folder(s)."""
+        extra = ctx.policy.writable_dirs if ctx.policy is not None else ()
+        return [ctx.cwd.resolve(), *(Path(p).resolve() for p in extra)]
+
     async def run(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
         if input.get("run_in_background"):
-            return ToolOutput.error("run_in_background is not supported here; run the command "
-                                    "in the foreground with a timeout")
-        timeout = int(input.get("timeout") or self.default_timeout_ms) / 1000
+            return ToolOutput.tool_use_error(
+                "run_in_background is not supported here; run the command in the foreground "
+                "with a timeout")
+        timeout = min(float(input.get("timeout") or self.default_timeout_ms),
+                      MAX_TIMEOUT_MS) / 1000
+        persists = self._persists(ctx)
+        shell_cwd = ctx.cwd
+        if persists and ctx.extra.get(CWD_KEY):
+            saved = Path(ctx.extra[CWD_KEY])
+            if not saved.is_dir():
+                ctx.extra.pop(CWD_KEY, None)
+                return ToolOutput.error(
+                    f'Working directory "{saved}" no longer exists; the command was not run. '
+                    f'The shell is back in "{ctx.cwd}": run it again if it still makes sense '
+                    "there.")
+            shell_cwd = saved
+        command = input["command"]
         shell = shutil.which("bash") or "/bin/sh"
-        argv: list[str] = [shell, "-c", input["command"]]
+        cwd_r, cwd_w = os.pipe() if persists else (-1, -1)
+        ended_in = ""
+        if persists:
+            # Where the shell ended up, written to a pipe of ours on exit (even after `exit N`).
+            command = (f"trap '__sa_rc=$?; printf %s \"$PWD\" >&{cwd_w} 2>/dev/null; "
+                       f"exit $__sa_rc' EXIT\n{command}")
+        argv: list[str] = [shell, "-c", command]
         env = self.environment()
         guarded: list[Path] = []
-        if self.sandbox is not None and self.sandbox.mode != "off":
-            reason = unavailable()
-            if reason is None:
-                guarded = guarded_paths(ctx.cwd, self.sandbox)
-                argv = bwrap_argv(input["command"], cwd=ctx.cwd, settings=self.sandbox,
-                                  shell=shell)
-                env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
-            elif not await self._unsandboxed_ok(input, ctx, reason):
-                return ToolOutput.error(
-                    f"Bash was not run: commands must run in a sandbox and {reason}. "
-                    "Install it, or let the user choose --sandbox ask (asks before each "
-                    "command) or --sandbox off.")
+        try:
+            if self.sandbox is not None and self.sandbox.mode != "off":
+                reason = unavailable()
+                if reason is None:
+                    guarded = guarded_paths(ctx.cwd, self.sandbox)
+                    argv = bwrap_argv(command, cwd=ctx.cwd, settings=self.sandbox,
+                                      shell=shell, chdir=shell_cwd)
+                    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+                elif not await self._unsandboxed_ok(input, ctx, reason):
+                    return ToolOutput.error(
+                        f"Bash was not run: commands must run in a sandbox and {reason}. "
+                        "Install it, or let the user choose --sandbox ask (asks before each "
+                        "command) or --sandbox off.")
+            output = await self._execute(argv, shell_cwd, env, timeout, ctx,
+                                         (cwd_w,) if persists else ())
+        finally:
+            if persists:
+                os.close(cwd_w)
+                with contextlib.suppress(OSError):
+                    os.set_blocking(cwd_r, False)
+                    ended_in = os.read(cwd_r, 65536).decode("utf-8", "replace")
+                os.close(cwd_r)
+        if isinstance(output, ToolOutput):
+            return output
+        rc, timed_out, body = output
+        # The sandbox is gone with its every process: undo protected paths it created.
+        moved = move_aside_created(guarded) if guarded else []
+        notes: list[str] = []
+        if persists:
+            note = self._follow_cwd(ctx, ended_in)
+            if note:
+                notes.append(note)
+        if input.get("dangerouslyDisableSandbox") and self.sandbox is not None \
+                and self.sandbox.mode != "off":
+            notes.append("(dangerouslyDisableSandbox is ignored here: the command ran under "
+                         "this run's sandbox settings)")
+        text = body
+        if moved:
+            text = (f"{text}\n" if text else "") + _moved_note(moved, ctx.cwd)
+        if notes:
+            text = "\n".join([text, *notes]) if text else "\n".join(notes)
+        if timed_out:
+            secs = f"{int(timeout)}" if timeout >= 1 else f"{timeout:g}"
+            parts = [f"Exit code {_exit_code(rc)}", text, f"Command timed out after {secs}s"]
+            return ToolOutput.error("\n".join(p for p in parts if p))
+        if rc != 0:
+            return ToolOutput.error(f"Exit code {_exit_code(rc)}" + (f"\n{text}" if text else ""))
+        if moved:
+            return ToolOutput.error(text)
+        return ToolOutput(text if text else "(Bash completed with no output)")
+
+    def _follow_cwd(self, ctx: ToolContext, ended_in: str) -> str | None:
+        """Keep where the shell ended up for the next call; a folder outside the working
+        folder(s) is not kept (the note says so, as Claude Code's does)."""
+        if not ended_in:
+            return None
+        where = Path(ended_in)
+        with contextlib.suppress(OSError):
+            where = where.resolve()
+        if any(where == r or where.is_relative_to(r) for r in self._roots(ctx)):
+            if where == ctx.cwd.resolve():
+                ctx.extra.pop(CWD_KEY, None)
+            else:
+                ctx.extra[CWD_KEY] = str(where)
+            return None
+        ctx.extra.pop(CWD_KEY, None)
+        return f"Shell cwd was reset to {ctx.cwd}"
+
+    async def _execute(self, argv: list[str], cwd: Path, env: dict[str, str] | None,
+                       timeout: float, ctx: ToolContext, pass_fds: tuple[int, ...],
+                       ) -> ToolOutput | tuple[int, bool, str]:
+        """Run ``argv``: (exit code, timed out, the text for the model)."""
         try:
             proc = await asyncio.create_subprocess_exec(
                 *argv,
-                cwd=ctx.cwd,
+                cwd=cwd,
                 env=env,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.STDOUT,
                 start_new_session=True,
+                pass_fds=pass_fds,
             )
         except OSError as exc:
             return ToolOutput.error(f"cannot start the shell: {exc.strerror or exc}")
         pgid = proc.pid  # new session: the leader's pid is the group id
         ctx.processes.add(pgid)
-        chunks: list[bytes] = []
-        kept = 0
-        dropped = 0
-        limit_bytes = self.max_output_chars * 4  # UTF-8: at most 4 bytes a character
+        sink = _OutputSink(self.max_output_chars, self._results_dir(ctx))
 
         async def drain() -> None:
-            nonlocal kept, dropped
             assert proc.stdout is not None
             while True:
                 data = await proc.stdout.read(_CHUNK)
                 if not data:
                     return
-                room = limit_bytes - kept
-                if room > 0:
-                    chunks.append(data[:room])
-                    kept += min(room, len(data))
-                dropped += max(0, len(data) - max(room, 0))
+                sink.add(data)
 
         timed_out = False
         try:
@@ -174,6 +274,11 @@ class BashTool(Tool):
                 rc = await asyncio.wait_for(proc.wait(), max(timeout, 1.0))
             except TimeoutError:
                 timed_out = True
+                # SIGTERM first (the exit code says so, as in Claude Code), then SIGKILL.
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(pgid, signal.SIGTERM)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(proc.wait(), 0.5)
                 kill_process_group(pgid)
                 rc = await proc.wait()
         finally:
@@ -187,28 +292,133 @@ class BashTool(Tool):
                 # (otherwise asyncio complains from __del__ after Ctrl-C).
                 with contextlib.suppress(BaseException):
                     await asyncio.wait_for(asyncio.shield(proc.wait()), 5)
-            # The sandbox is gone with its every process: undo protected paths it created.
-            moved = move_aside_created(guarded) if guarded else []
-        text = b"".join(chunks).decode("utf-8", errors="replace")
-        cut = 0
-        if len(text) > self.max_output_chars:
-            cut = len(text) - self.max_output_chars
-            text = text[: self.max_output_chars]
-        extra = cut + dropped
-        if extra:
-            text += f"\n[output truncated: {extra:,} more bytes/characters not shown]"
-        if moved:
-            text = (f"{text}\n" if text else "") + _moved_note(moved, ctx.cwd)
-            if not timed_out and rc == 0:
-                return ToolOutput.error(text)
-        if timed_out:
-            return ToolOutput.error(
-                f"{text}\n[command timed out after {timeout:g}s; it and its child processes "
-                "were killed]".lstrip()
-            )
-        if rc != 0:
-            return ToolOutput.error(f"{text}\n[exit code {rc}]".lstrip())
-        return ToolOutput(text if text else "(no output)")
+            sink.close()
+        return rc, timed_out, sink.result(self.formats.bash_preview_chars)
+
+    def _results_dir(self, ctx: ToolContext) -> Path:
+        """Where this run's long outputs go (made on first use; Read may read it)."""
+        return tool_results_dir(ctx, self.results_dir)
+
+
+def tool_results_dir(ctx: ToolContext, base: Path | None = None) -> Path:
+    """The run's folder for saved tool output: ``$SUBAGENTS_TOOL_RESULTS_DIR`` or
+    ``~/.subagents/tool-results``, then the run id.  It is recorded in ``ctx.extra`` so the
+    permission policy lets ``Read`` open it (it is the run's own output)."""
+    known = ctx.extra.get(RESULTS_KEY)
+    if known:
+        return Path(known)
+    root = base or Path(os.environ.get("SUBAGENTS_TOOL_RESULTS_DIR")
+                        or Path.home() / ".subagents" / "tool-results")
+    where = root / (ctx.run_id or "run")
+    ctx.extra[RESULTS_KEY] = str(where)
+    return where
+
+
+def _exit_code(rc: int) -> int:
+    """A shell's exit status: a death by signal N is 128 + N."""
+    return 128 - rc if rc < 0 else rc
+
+
+class _OutputSink:
+    """A command's output: kept in memory while short; past the inline limit it goes to a
+    file (up to :data:`MAX_SAVED_BYTES`, the rest counted), and the model gets a preview."""
+
+    def __init__(self, inline_chars: int, folder: Path) -> None:
+        self.inline_chars = inline_chars
+        self.inline_bytes = inline_chars * 4  # UTF-8: at most 4 bytes a character
+        self.folder = folder
+        self.chunks: list[bytes] = []
+        self.size = 0
+        self.head = b""
+        self.file: Any = None
+        self.path: Path | None = None
+        self.dropped = 0
+        self.tail = b""
+
+    def add(self, data: bytes) -> None:
+        self.tail = (self.tail + data)[-256:]
+        if self.file is None:
+            self.chunks.append(data)
+            self.size += len(data)
+            if self.size > self.inline_bytes:
+                self._spill()
+            return
+        room = MAX_SAVED_BYTES - self.size
+        if room <= 0:
+            self.dropped += len(data)
+            return
+        self.file.write(data[:room])
+        self.size += min(room, len(data))
+        self.dropped += max(0, len(data) - room)
+
+    def _spill(self) -> None:
+        """Move what is kept into the file (it will be too long to send)."""
+        data = b"".join(self.chunks)
+        self.chunks = []
+        self.head = data[: self.inline_bytes]
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd, name = tempfile.mkstemp(prefix="bash-", suffix=".txt", dir=self.folder)
+        except OSError:
+            # No room for the file: keep the head, count the rest (no crash, no flood).
+            self.chunks = [self.head]
+            self.dropped += len(data) - len(self.head)
+            self.size = len(self.head)
+            self.file = _Discard(self)
+            return
+        self.path = Path(name)
+        self.file = os.fdopen(fd, "wb")
+        self.file.write(data[:MAX_SAVED_BYTES])
+        self.dropped += max(0, len(data) - MAX_SAVED_BYTES)
+        self.size = min(len(data), MAX_SAVED_BYTES)
+
+    def close(self) -> None:
+        if self.file is not None and self.path is not None:
+            with contextlib.suppress(OSError):
+                self.file.close()
+                # the trailing newlines go, as from the text sent inline
+                if not self.dropped:
+                    trailing = len(self.tail) - len(self.tail.rstrip(b"\n"))
+                    if trailing:
+                        os.truncate(self.path, max(0, self.size - trailing))
+                        self.size = max(0, self.size - trailing)
+
+    def result(self, preview_chars: int) -> str:
+        if self.file is None:
+            text = b"".join(self.chunks).decode("utf-8", errors="replace").rstrip("\n")
+            if len(text) <= self.inline_chars:
+                return text
+            self.chunks, self.tail = [text.encode()], b""  # already without the newlines
+            self._spill()
+            self.close()
+        if self.path is None:  # the file could not be made: the head, and a count
+            text = self.head.decode("utf-8", errors="replace")[: self.inline_chars]
+            return (f"{text}\n[output truncated: the rest ({self.dropped:,} bytes) could not "
+                    "be saved]")
+        head = self.head.decode("utf-8", errors="replace")
+        preview = head[:preview_chars]
+        cut = preview.rfind("\n")
+        if len(head) > preview_chars and cut >= preview_chars // 2:
+            preview = preview[:cut]
+        total = self.size + self.dropped
+        lost = (f" (the first {human_size(self.size)} were kept; {self.dropped:,} bytes more "
+                "were not saved)") if self.dropped else ""
+        return (f"<persisted-output>\nOutput too large ({human_size(total)}). Full output "
+                f"saved to: {self.path}{lost}\n\nPreview (first "
+                f"{max(1, preview_chars // 1000)}KB):\n{preview}\n...\n</persisted-output>")
+
+
+class _Discard:
+    """Stands in for the file when none could be made: counts what would have gone there."""
+
+    def __init__(self, sink: _OutputSink) -> None:
+        self.sink = sink
+
+    def write(self, data: bytes) -> None:
+        self.sink.dropped += len(data)
+
+    def close(self) -> None:
+        pass
 
 
 def _moved_note(moved: list[tuple[Path, Path]], cwd: Path) -> str:
