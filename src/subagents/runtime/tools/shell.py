@@ -242,17 +242,26 @@ class BashTool(Tool):
                        timeout: float, ctx: ToolContext, pass_fds: tuple[int, ...],
                        ) -> ToolOutput | tuple[int, bool, str]:
         """Run ``argv``: (exit code, timed out, the text for the model)."""
+        spawn = asyncio.ensure_future(asyncio.create_subprocess_exec(
+            *argv,
+            cwd=cwd,
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+            pass_fds=pass_fds,
+        ))
         try:
-            proc = await asyncio.create_subprocess_exec(
-                *argv,
-                cwd=cwd,
-                env=env,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.STDOUT,
-                start_new_session=True,
-                pass_fds=pass_fds,
-            )
+            # Shielded: a cancellation (Ctrl-C) while the process starts must still find its
+            # group and kill it, or a child it started would hold the pipes open for ever.
+            proc = await asyncio.shield(spawn)
+        except asyncio.CancelledError:
+            with contextlib.suppress(BaseException):
+                started = await asyncio.wait_for(spawn, 5)
+                kill_process_group(started.pid)
+                await asyncio.wait_for(started.wait(), 5)
+            raise
         except OSError as exc:
             return ToolOutput.error(f"cannot start the shell: {exc.strerror or exc}")
         pgid = proc.pid  # new session: the leader's pid is the group id
