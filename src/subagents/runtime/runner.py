@@ -35,7 +35,10 @@ Design notes
   ``default_model``); ``inherit``/``None`` defer to the next level; aliases go through the
   config table.
 * **Tools** offered = the runner's tools (built-ins by default) plus ``extra_tools`` (``Task``,
-  MCP tools), filtered by the run's :class:`~subagents.runtime.permissions.ToolFilter`.  A call
+  MCP tools), filtered by the run's :class:`~subagents.runtime.permissions.ToolFilter`, then
+  by Claude Code's rules per context (:mod:`subagents.runtime.tools.toolset`: no Grep/Glob
+  beside Bash, deferred tools behind ``ToolSearch``, whose loads join the tool list of the
+  following requests).  A call
   is checked in this order, and stops at the first refusal, which goes back to the model as an
   ``is_error`` result *without executing anything*: offered? → input matches the schema? →
   inside the tool rules' specifiers (``Bash(git diff:*)``)? → ``hooks.before_tool`` → the

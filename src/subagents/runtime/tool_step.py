@@ -19,6 +19,13 @@ Design decisions
   raises from ``run`` all become the same ``arguments`` refusal the model can correct.
 * **Parallel calls** run concurrently (``asyncio.gather``); calls touching a file another call
   of the message writes run one after another in the model's order (:func:`write_locks`).
+* **Claude Code's error shapes.**  A call that does not run comes back wrapped in
+  ``<tool_use_error>…</tool_use_error>``: ``Error: No such tool available: X`` for a tool
+  that does not exist, the same plus a reason for one this agent or context does not have
+  (``notes``: Grep in a main thread that searches through Bash), and
+  ``InputValidationError: X failed due to the following issue(s):`` with one line per
+  missing, unexpected or mistyped parameter.  The refusals of our own checks (rules, hooks,
+  permissions) are wrapped the same way, in our words.
 * Split from the runner so the loop (turns, requests, summaries) and the step (checks,
   execution, records) can be read and tested apart.
 """

@@ -1,22 +1,37 @@
-"""File tools: ``Read``, ``Write``, ``Edit``, ``MultiEdit`` (Claude Code names and fields).
+"""File tools: ``Read``, ``Write``, ``Edit``, ``MultiEdit``, with Claude Code 2.1.332's
+fields and result formats (measured against the real CLI: ``docs/runtime-tools.md``).
 
 Design notes
 ------------
-* ``Read{file_path, offset, limit}`` prints lines ``cat -n`` style (number, tab, text) like
-  Claude Code, so prompts written for it keep working.  ``offset`` is the 1-based first line,
-  ``limit`` the number of lines (default 2000); lines longer than 2000 characters are cut.
-* A binary file (a NUL byte in the first 8 KiB, or not UTF-8) is refused with an ``is_error``
-  that says so; a file over 256 KiB read without ``offset``/``limit`` is refused with a hint to
-  page through it; the text returned is capped at 100,000 characters in every case.  Reading
-  streams line by line, so paging through a huge file never loads it whole.
+* ``Read{file_path, offset, limit, pages, allow_large}`` numbers lines ``N<TAB>text`` without
+  padding, as Claude Code 2.1.332 does; the text is split on newlines, so a file ending in one
+  shows one more, empty, numbered line, and CRLF endings lose their ``\r``.  A whole file
+  comes back whole (no line count or line length cut) up to 256 KB (the version table,
+  :mod:`~subagents.runtime.tools.formats`); a bigger one is refused with its size unless
+  ``offset``/``limit`` page through it (streamed line by line: a huge file is never loaded) or
+  ``allow_large`` is set (bounded all the same, by characters).  ``offset`` 0 and 1 both mean
+  the first line.  An empty file, or an offset past the end, is a ``<system-reminder>``
+  warning, not an error; a missing file says so with the working directory; a directory is
+  an ``EISDIR`` error; text that is not UTF-8 is shown with U+FFFD and a note.
+* Refused before anything happens: a binary file (a NUL byte in the first 8 KiB), images and
+  PDFs (Claude Code sends images as image blocks; our tool results are text, so we say so),
+  device files and FIFOs (never opened blocking).  Those refusals are ``<tool_use_error>``
+  results, as Claude Code marks them.
+* ``Write`` says "File created successfully at: X" or "The file X has been updated
+  successfully."; ``Edit`` the latter (or "All occurrences were successfully replaced" with
+  ``replace_all``).  Their refusals follow Claude Code's first line ("String to replace not
+  found in file.", "Found N matches of the string to replace, but replace_all is false.", "No
+  changes to make: ...") with ``String: <old_string>`` where it gives it; the rest is in our
+  words.  Neither requires a ``Read`` first (Claude Code 2.1.332 did not either).
 * Writes are atomic: a temporary file in the same folder, ``fsync``, ``os.replace``; an existing
   file keeps its mode.  Parent folders are created.
 * ``Edit`` needs ``old_string`` to occur exactly once unless ``replace_all``; an empty
-  ``old_string`` on a missing file creates it (Claude Code does the same; so does a first
-  ``MultiEdit`` edit with an empty ``old_string``).  ``MultiEdit`` applies its edits in order to
-  an in-memory copy and writes once: all or nothing.
+  ``old_string`` creates a missing (or empty) file.  ``MultiEdit`` (ours; Claude Code 2.1.332
+  has none, so it is built only on request) applies its edits in order to an in-memory copy
+  and writes once: all or nothing.
 * Where a write may land (inside the working folder) is the permission policy's job; these tools
-  report their targets through ``write_paths``.
+  report their targets through ``write_paths`` (and Read its file through ``read_paths``:
+  a symlink out of the project is judged by where it points).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Search tools: ``Grep``, ``Glob``, ``LS`` (read-only, Claude Code names and fields).
+"""Search tools: ``Grep``, ``Glob`` (Claude Code's names, fields and result formats, measured
+on 2.1.332: ``docs/runtime-tools.md``) and our ``LS``.
 
 Design notes
 ------------
@@ -9,17 +10,27 @@ Design notes
   Like ripgrep by default, the walk skips VCS and dependency folders (``.git``, ``node_modules``,
   ``.venv``, ``__pycache__``...), binary files (a NUL byte in the first 8 KiB) and files over
   5 MiB.  ``.gitignore`` is not read (a documented difference from Claude Code's ripgrep).
-* ``Grep{pattern, path, glob, type, output_mode, -i, -n, -A, -B, -C, head_limit, multiline}``:
-  ``output_mode`` is ``files_with_matches`` (default, as in Claude Code), ``content`` or
-  ``count``.  An invalid regular expression is an ``is_error`` naming the problem.
-* ``Glob{pattern, path}`` returns matching files, newest first (Claude Code's order).
-* ``LS{path, ignore}`` lists one folder, folders first with a trailing ``/``, in Claude Code's
-  shape (``- /abs/folder/`` then ``  - entry`` lines).  Grep's ``files_with_matches`` starts
-  with ``Found N files`` and ``count`` ends with ``Found N total occurrences across M files.``
-  as Claude Code's do, so prompts that parse them keep working.
-* Every listing is capped (``head_limit`` or 1,000 entries) and says when it was cut.
-* Paths are shown relative to the working folder (Claude Code shows absolute ones): shorter,
-  and every file tool accepts them as ``file_path`` all the same.
+* ``Grep{pattern, path, glob, type, output_mode, -i, -n, -o, -A, -B, -C, context,
+  head_limit, offset, multiline}``.  ``files_with_matches`` (the default) lists files newest
+  first (equal times by path, ignoring case) under ``Found N files``; ``content`` and
+  ``count`` go by path; ``count`` ends ``Found T total occurrences across F files.`` (totals
+  of the whole search).  No match: ``No files found`` (files), ``No matches found``
+  (content, count).  ``head_limit`` defaults to 250 entries or lines (0: all) and ``offset``
+  skips; a page says so as Claude Code does (``Found 3 files limit: 3, offset: 2``,
+  ``[Showing results with pagination = limit: 5, offset: 2]``, ``... with pagination =
+  limit: 2``).  ``-o`` prints only the matches, ``context`` is ``-C``, groups of context
+  lines are separated by ``--`` as ripgrep separates them.  A missing path is "Path does not
+  exist: X. Note: your current working directory is Y."; an invalid regular expression is an
+  ``is_error`` naming the problem.
+* ``Glob{pattern, path}`` lists matching files **least recently modified first** (2.1.332's
+  order), equal times in the order the file system lists them (a depth-first walk that keeps
+  each folder's listing order, as Claude Code's does), at most 100 with a closing line
+  saying how many more there are.  Braces expand (``*.{ts,tsx}``), ``**`` spans folders.
+* ``LS{path, ignore}`` (ours; Claude Code 2.1.332 has none, so it is built only on request)
+  lists one folder, folders first with a trailing ``/``, in the shape older Claude Code's LS
+  had (``- /abs/folder/`` then ``  - entry`` lines).
+* Paths are shown relative to the working folder, as Claude Code shows them.
+* Which contexts get Grep and Glob at all is :mod:`subagents.runtime.tools.toolset`'s job.
 """
 
 from __future__ import annotations

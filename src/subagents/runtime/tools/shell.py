@@ -1,22 +1,35 @@
-"""``Bash{command, timeout, description}``: run a shell command in the working folder.
+"""``Bash{command, timeout, description, run_in_background, dangerouslyDisableSandbox}``: run a
+shell command, returning what Claude Code 2.1.332 returns (``docs/runtime-tools.md``).
 
 Design notes
 ------------
-* ``timeout`` is in milliseconds, as in Claude Code (default 120,000, at most 600,000).
+* **Result format.**  stdout and stderr merged in arrival order, trailing newlines stripped;
+  a non-zero exit is an ``is_error`` result that starts ``Exit code N`` (a death by signal N
+  is 128 + N); no output at all is ``(Bash completed with no output)``.  A timeout ends
+  ``Command timed out after Ns`` (Claude Code may move such a command to the background; we
+  stop it: SIGTERM, then SIGKILL to its whole group).
+* **Long output** (over 30,000 characters, the version table of
+  :mod:`~subagents.runtime.tools.formats`) is saved to a file and the model gets a
+  ``<persisted-output>`` block: the size, the file's path and a 2 KB preview cut back to a
+  line end.  The file lives in the run's own folder (``$SUBAGENTS_TOOL_RESULTS_DIR`` or
+  ``~/.subagents/tool-results/<run id>/``, made 0700), never in the project; ``Read`` may
+  open it without asking (``ctx.extra["tool_results_dir"]``).  A flood stops being saved at
+  :data:`MAX_SAVED_BYTES` (counted, said), so no command can fill the disk through us.
+* **Working directory.**  In the main thread (``ctx.depth == 0``) a ``cd`` carries over to
+  the next call, as in Claude Code: an ``EXIT`` trap writes ``$PWD`` to a pipe of ours (also
+  after ``exit N``).  A directory outside the working folder(s) is not kept ("Shell cwd was
+  reset to ..."); one deleted since is reported and the command is not run.  A subagent's
+  calls each start in the working folder (measured: Claude Code's subagents do too).
+* ``timeout`` is in milliseconds, a number (Claude Code's type), at most 600,000.
+* ``dangerouslyDisableSandbox`` is accepted (Claude Code's schema has it) and **ignored**: the
+  sandbox is the user's choice (``--sandbox``), never the model's; the result says so.
+  ``run_in_background`` is refused (nothing outlives a call here).
 * The command runs in its **own process group** (``start_new_session=True``).  On timeout, on
-  cancellation (Ctrl-C, a parent's timeout) and after a normal exit, the whole group gets
-  SIGKILL, so ``sleep 1000 &`` or a forked server never outlives the call.  Starting long-lived
-  background processes is therefore not supported (Claude Code's ``run_in_background`` is
-  refused with a clear message).
-* stdout and stderr are merged in arrival order; the text sent back is capped at 30,000
-  characters (head kept, the count of dropped characters said), while the pipe is still drained
-  so a chatty command cannot block on a full pipe.
-* A non-zero exit is an ``is_error`` result carrying the output and the exit code, so the model
-  sees what went wrong.  stdin is ``/dev/null``: a command waiting for input ends at once.
+  cancellation (Ctrl-C, a parent's timeout; also while it is still starting) and after a
+  normal exit, the whole group gets SIGKILL, so ``sleep 1000 &`` or a forked server never
+  outlives the call.  stdin is ``/dev/null``: a command waiting for input ends at once.
 * The group id is registered in ``ctx.processes`` while it runs; the runner kills whatever is
   left there when a run ends or is interrupted (belt and braces).
-* Every call starts in the working folder: unlike Claude Code's persistent shell, a ``cd`` does
-  not carry over to the next call (say ``cd sub && make`` in one command).
 * The command gets this process's environment **minus the provider credentials**
   (:data:`SCRUBBED_ENV`: ``ANTHROPIC_API_KEY``, ``OPENAI_API_KEY``...): the agent's commands
   do not need the key the runner talks to the model with, and ``env`` or a prompt-injected
@@ -26,12 +39,14 @@ Design notes
 * ``sandbox`` (:class:`~subagents.runtime.sandbox.SandboxSettings`) runs the command inside
   bubblewrap: writes only in the working folder(s) and a private ``/tmp``, protected paths
   read-only, no network unless allowed, its own PID namespace (no ``/proc`` of the runner, no
-  survivors).  ``None`` (the library default, kept for callers that manage their own
-  isolation) runs it directly; ``subagents run`` always passes settings.  With ``mode="ask"``
-  and no sandbox available the user is asked through the run's permission callback, with
-  ``required`` the call is refused with the reason.  A protected path the sandboxed command
-  created where none was (``.subagents.toml``, ``.claude/``, ``.git``...) is moved aside once
-  the call is over, and the result says so (:func:`subagents.runtime.sandbox.guarded_paths`).
+  survivors); the main thread's shell directory is where it starts, the bound folders stay
+  the working folder(s).  ``None`` (the library default, kept for callers that manage their
+  own isolation) runs it directly; ``subagents run`` always passes settings.  With
+  ``mode="ask"`` and no sandbox available the user is asked through the run's permission
+  callback, with ``required`` the call is refused with the reason.  A protected path the
+  sandboxed command created where none was (``.subagents.toml``, ``.claude/``, ``.git``...)
+  is moved aside once the call is over, and the result says so
+  (:func:`subagents.runtime.sandbox.guarded_paths`).
 """
 
 from __future__ import annotations
