@@ -32,6 +32,8 @@ async def test_read_numbers_lines_unpadded_with_the_last_empty_line(tmp_path: Pa
     zero = await ReadTool().run({"file_path": "f.txt", "offset": 0, "limit": 1},
                                 ctx_for(tmp_path))
     assert zero.content == "1\tline 1"
+    no_limit = await ReadTool().run({"file_path": "f.txt", "limit": 0}, ctx_for(tmp_path))
+    assert no_limit.content.split("\n")[-1] == "11\t"  # as Claude Code: the whole file
     (tmp_path / "crlf.txt").write_bytes(b"one\r\ntwo\r\n")
     crlf = await ReadTool().run({"file_path": "crlf.txt"}, ctx_for(tmp_path))
     assert crlf.content == "1\tone\n2\ttwo\n3\t"
@@ -233,7 +235,7 @@ async def test_multiedit_creates_a_file_from_an_empty_first_old_string(tmp_path:
     [
         (ReadTool(), {}, "missing required field 'file_path'"),
         (ReadTool(), {"file_path": 3}, "file_path must be string"),
-        (ReadTool(), {"file_path": "x", "limit": 0}, "limit must be >= 1"),
+        (ReadTool(), {"file_path": "x", "offset": -1}, "offset must be >= 0"),
         (ReadTool(), {"file_path": "x", "bogus": 1}, "unknown field 'bogus'"),
         (WriteTool(), {"file_path": "x"}, "missing required field 'content'"),
         (MultiEditTool(), {"file_path": "x", "edits": []}, "at least 1 item"),

@@ -59,12 +59,16 @@ def test_grep_and_glob_only_for_agents_that_name_them_and_have_no_bash() -> None
 async def test_a_main_thread_grep_call_points_to_bash(tmp_path: Path) -> None:
     model = ScriptedModel([
         tool_calls([("Grep", {"pattern": "x"}), ("Glob", {"pattern": "*"}),
-                    ("MultiEdit", {"file_path": "a", "edits": []}), ("NoSuchTool", {"x": 1})]),
+                    ("MultiEdit", {"file_path": "a", "edits": []}), ("NoSuchTool", {"x": 1}),
+                    ("WebFetch", {"url": "https://example.com"})]),
         text("done"),
     ])
     result = await _runner(model, tmp_path).run(ALL, "go")
     assert "Grep" not in _names(model.requests[0])
-    grep, glob, multi, unknown = _results(model.requests[1])
+    grep, glob, multi, unknown, fetch = _results(model.requests[1])
+    # a refusal is ours, not outside text: not wrapped as untrusted data
+    assert fetch.content == "<tool_use_error>Error: No such tool available: WebFetch" \
+        "</tool_use_error>"
     assert grep.is_error and grep.content == (
         "<tool_use_error>Error: No such tool available: Grep. Grep is not offered here: search "
         "file contents with `grep` through the Bash tool instead.</tool_use_error>")
@@ -76,7 +80,7 @@ async def test_a_main_thread_grep_call_points_to_bash(tmp_path: Path) -> None:
         "</tool_use_error>"
     assert not any(c.executed for c in result.tool_calls)
     assert [c.refusal for c in result.tool_calls] == ["not_allowed", "not_allowed", "unknown",
-                                                      "unknown"]
+                                                      "unknown", "unknown"]
 
 
 async def test_our_extra_tools_are_offered_only_when_asked(tmp_path: Path) -> None:

@@ -89,10 +89,12 @@ class ToolStep:
             raise
         self.calls.extend(record for _, record in done)
         return Message("user", tuple(
-            # outside text reaches the model marked as data (records keep it as it was)
+            # outside text reaches the model marked as data (records keep it as it was); a
+            # refusal is ours, not outside text
             ToolResultBlock(use.id, wrap_untrusted(use.name, out.content)
-                            if fetches_untrusted(use.name) else out.content, out.is_error)
-            for use, (out, _) in zip(uses, done, strict=True)
+                            if fetches_untrusted(use.name) and record.refusal is None
+                            else out.content, out.is_error)
+            for use, (out, record) in zip(uses, done, strict=True)
         ))
 
     async def _call(self, use: ToolUseBlock, turn: int,

@@ -98,8 +98,8 @@ class ReadTool(BlockingTool):
             "file_path": {"type": "string", "description": "Path of the file to read"},
             "offset": {"type": "integer", "minimum": 0,
                        "description": "Line to start at (1-based; 0 is the first line too)"},
-            "limit": {"type": "integer", "minimum": 1,
-                      "description": "How many lines to read"},
+            "limit": {"type": "integer", "exclusiveMinimum": 0,
+                      "description": "How many lines to read (0: to the end)"},
             "pages": {"type": "string",
                       "description": "Page range of a PDF (PDFs are not read by this runtime)"},
             "allow_large": {"type": "boolean",
@@ -150,7 +150,7 @@ class ReadTool(BlockingTool):
             if fd >= 0:
                 os.close(fd)
         offset = max(int(input.get("offset") or 1), 1)
-        limit = int(input["limit"]) if input.get("limit") else 0
+        limit = max(int(input.get("limit") or 0), 0)  # 0 (or less): to the end
         paged = bool(input.get("offset")) or bool(limit)
         large = bool(input.get("allow_large"))
         cap = self.formats.read_max_bytes
