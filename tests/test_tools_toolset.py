@@ -47,10 +47,11 @@ def test_grep_and_glob_only_for_agents_that_name_them_and_have_no_bash() -> None
         return set(select_tools(available, agent).offered)
 
     assert offered(REVIEWER) == {"Read", "Grep", "Glob"}
-    assert offered(ALL) == {"Read", "Write", "Edit", "Bash"}  # the main thread, too
+    every = {"Read", "Write", "Edit", "Bash", "ToolSearch"}
+    assert offered(ALL) == every  # the main thread, too
     assert offered(WITH_BASH) == {"Read", "Write", "Edit", "Bash"}
-    assert offered(STAR) == {"Read", "Write", "Edit", "Bash"}
-    assert offered(NO_BASH) == {"Read", "Write", "Edit"}  # measured: still no Grep/Glob
+    assert offered(STAR) == every
+    assert offered(NO_BASH) == every - {"Bash"}  # measured: still no Grep/Glob
     # the switch is data: a version row without the rule keeps them
     loose = ToolFormats(version="x", search_tools_need_explicit=False)
     assert {"Grep", "Glob"} <= set(select_tools(tools, ALL, loose).offered)
@@ -138,10 +139,14 @@ def test_toolsearch_by_keywords() -> None:
     assert ctx.extra["loaded_tools"] == {"WebFetch"}
 
 
-async def test_no_toolsearch_when_nothing_is_deferred(tmp_path: Path) -> None:
-    model = ScriptedModel([text("a")])
+async def test_toolsearch_is_there_even_with_nothing_to_load(tmp_path: Path) -> None:
+    model = ScriptedModel([tool_call("ToolSearch", {"query": "select:WebFetch"}), text("a"),
+                           text("b")])
     await _runner(model, tmp_path).run(ALL, "go")
-    assert "ToolSearch" not in _names(model.requests[0])
+    assert "ToolSearch" in _names(model.requests[0])
+    assert _results(model.requests[1])[0].content == "No matching deferred tools found"
+    await _runner(model, tmp_path).run(REVIEWER, "go")  # an explicit list: only what it names
+    assert _names(model.requests[2]) == ["Read", "Grep", "Glob"]
 
 
 def test_the_version_table() -> None:
