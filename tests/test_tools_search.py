@@ -184,3 +184,12 @@ async def test_web_tools_are_off_unless_configured(tmp_path: Path) -> None:
     assert off.is_error
     scheme = await WebFetchTool().run({"url": "file:///etc/passwd"}, ctx_for(tmp_path))
     assert scheme.is_error and "only http" in scheme.content
+
+
+async def test_glob_without_double_star_stays_at_its_depth(tree: Path) -> None:
+    (tree / "top.py").write_text("x")
+    ctx = ctx_for(tree)
+    assert (await GlobTool().run({"pattern": "*.py"}, ctx)).content == "top.py"
+    assert (await GlobTool().run({"pattern": "src/*.py"}, ctx)).content == "src/a.py"
+    deep = await GlobTool().run({"pattern": "**/*.py"}, ctx)
+    assert set(deep.content.splitlines()) == {"top.py", "src/a.py"}  # node_modules skipped

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from subagents.definition import AgentDefinition
 from subagents.providers.base import ModelRequest, ToolResultBlock
@@ -188,3 +190,27 @@ def test_cli_extra_tools_flag(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     assert on.exit_code == 0, on.output
     (call,) = json.loads(on.stdout)["tool_calls"]
     assert call["executed"] and not call["is_error"]
+
+
+_JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False)
+                     | st.text(max_size=5),
+                     lambda inner: st.lists(inner, max_size=3)
+                     | st.dictionaries(st.text(max_size=5), inner, max_size=3), max_leaves=8)
+
+
+@settings(max_examples=60, deadline=None)
+@given(name=st.sampled_from(sorted(builtin_tools(extras=True))),
+       value=st.dictionaries(st.sampled_from(["file_path", "command", "pattern", "offset",
+                                              "timeout", "edits", "x", "-n", "todos"]),
+                             _JSON, max_size=4) | _JSON)
+def test_any_input_is_accepted_or_refused_in_claude_codes_shape(name: str, value: Any) -> None:
+    from subagents.runtime.tools.base import ToolInputError
+
+    tool = builtin_tools(extras=True)[name]
+    try:
+        tool.check_input(value)
+    except ToolInputError as exc:
+        head, *issues = exc.message.split("\n")
+        assert head in (f"InputValidationError: {name} failed due to the following issue:",
+                        f"InputValidationError: {name} failed due to the following issues:")
+        assert issues and all(i.startswith(("The ", "An unexpected")) for i in issues)

@@ -367,13 +367,15 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(out) + r"\Z", re.DOTALL)
 
 
-def _walk_in_order(root: Path) -> Iterator[tuple[Path, str]]:
+def _walk_in_order(root: Path, depth: int | None = None) -> Iterator[tuple[Path, str]]:
     """Files under ``root`` depth first, each folder in the order the file system lists
-    it (Glob's tie order, as in Claude Code), with their path relative to ``root``."""
-    return _walk_in_order_sub(root, "")
+    it (Glob's tie order, as in Claude Code), with their path relative to ``root``; ``depth``
+    folders down at most (``None``: all)."""
+    return _walk_in_order_sub(root, "", depth)
 
 
-def _walk_in_order_sub(folder: Path, rel: str) -> Iterator[tuple[Path, str]]:
+def _walk_in_order_sub(folder: Path, rel: str,
+                       depth: int | None) -> Iterator[tuple[Path, str]]:
     # a subfolder is visited where it is listed: the listing's order is kept
     try:
         entries = list(os.scandir(folder))
@@ -383,8 +385,9 @@ def _walk_in_order_sub(folder: Path, rel: str) -> Iterator[tuple[Path, str]]:
         name = f"{rel}{e.name}"
         try:
             if e.is_dir(follow_symlinks=False):
-                if e.name not in SKIP_DIRS:
-                    yield from _walk_in_order_sub(Path(e.path), name + "/")
+                if e.name not in SKIP_DIRS and (depth is None or depth > 0):
+                    yield from _walk_in_order_sub(Path(e.path), name + "/",
+                                                  None if depth is None else depth - 1)
             elif e.is_file():
                 yield Path(e.path), name
         except OSError:
@@ -434,7 +437,10 @@ class GlobTool(BlockingTool):
             return ToolOutput.error(f"invalid glob pattern {input['pattern']!r}: {exc}")
         found: list[tuple[float, Path]] = []
         deadline = time.monotonic() + SEARCH_TIME_LIMIT
-        for path, rel in _walk_in_order(root):
+        # a pattern without ** never looks deeper than its own slashes
+        depth = None if any("**" in p for p in patterns) else max(
+            p.removeprefix("./").count("/") for p in patterns)
+        for path, rel in _walk_in_order(root, depth):
             if time.monotonic() > deadline:
                 return ToolOutput.error(
                     f"Glob stopped after {SEARCH_TIME_LIMIT:g} s; narrow path or pattern")
