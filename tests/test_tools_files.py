@@ -249,3 +249,16 @@ def test_schema_validation_messages(tool: ReadTool, args: dict[str, object], fra
     problem = tool.validate(args)
     assert problem is not None
     assert fragment in problem
+
+
+async def test_a_file_that_is_one_huge_line_is_never_loaded_whole(tmp_path: Path) -> None:
+    fmt = ToolFormats(version="test", read_max_bytes=1000, read_large_max_chars=1000)
+    with open(tmp_path / "one.txt", "wb") as f:
+        f.write(b"x" * 5_000_000 + b"\nsecond\n")
+    ctx = ctx_for(tmp_path)
+    whole = await ReadTool(fmt).run({"file_path": "one.txt"}, ctx)
+    assert whole.is_error and whole.content.startswith("File content (4.8MB)")
+    first = await ReadTool(fmt).run({"file_path": "one.txt", "limit": 1}, ctx)
+    assert first.is_error and "Line 1 alone is longer than 1,000 characters" in first.content
+    second = await ReadTool(fmt).run({"file_path": "one.txt", "offset": 2}, ctx)
+    assert second.content == "2\tsecond\n3\t"  # the long line was skipped, not read whole

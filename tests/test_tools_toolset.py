@@ -59,6 +59,18 @@ def test_grep_and_glob_only_for_agents_that_name_them_and_have_no_bash() -> None
     assert {"Grep", "Glob"} <= set(select_tools(tools, ALL, loose).offered)
 
 
+async def test_an_agent_naming_grep_beside_bash_is_warned(tmp_path: Path) -> None:
+    model = ScriptedModel([text("a"), text("b")])
+    result = await _runner(model, tmp_path).run(WITH_BASH, "go")
+    assert [w for w in result.warnings if "next to Bash" in w] == [
+        "tool Grep is in the tools of 'prober', but next to Bash it is not offered (as in "
+        "Claude Code 2.1.332); the agent searches through Bash",
+        "tool Glob is in the tools of 'prober', but next to Bash it is not offered (as in "
+        "Claude Code 2.1.332); the agent searches through Bash"]
+    quiet = await _runner(model, tmp_path).run(REVIEWER, "go")
+    assert not [w for w in quiet.warnings if "next to Bash" in w]
+
+
 async def test_a_main_thread_grep_call_points_to_bash(tmp_path: Path) -> None:
     model = ScriptedModel([
         tool_calls([("Grep", {"pattern": "x"}), ("Glob", {"pattern": "*"}),

@@ -435,6 +435,7 @@ class AgentRunner:
                 toolset = select_tools(self.offered_tools(run_policy, extra), agent,
                                        formats_for(self.config.claude_code))
                 offered = toolset.offered
+                state.warnings.extend(toolset.warnings)
                 everything = {**self.tools, **{t.name: t for t in extra}}
                 state.warnings.extend(_unavailable_tools(agent, everything))
                 transcript.event("start", {

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -184,8 +184,7 @@ class ReadTool(BlockingTool):
         cut = False
         max_chars = self.formats.read_large_max_chars
         end = offset + limit if limit else None
-        for number, raw in enumerate(fh, start=1):
-            ended = raw.endswith(b"\n")
+        for number, (raw, ended) in enumerate(_bounded_lines(fh, max_chars + 1), start=1):
             if number < offset:
                 continue
             if end is not None and number >= end:
@@ -208,6 +207,10 @@ class ReadTool(BlockingTool):
                 number += 1
                 if number >= offset and (end is None or number < end):
                     out.append(f"{number}\t")
+        if cut and not out:  # one line longer than everything Read may return
+            return ToolOutput.error(
+                f"Line {number} alone is longer than {max_chars:,} characters; read it in "
+                "pieces with a shell command (e.g. cut -c or head -c).")
         if not out:
             return ToolOutput(
                 "<system-reminder>Warning: the file exists but is shorter than the provided "
@@ -223,6 +226,27 @@ class ReadTool(BlockingTool):
                      "change them: change the file with a shell command that keeps its "
                      "encoding, or ask the user before converting it.]")
         return ToolOutput(text)
+
+
+def _bounded_lines(fh: Any, cap: int) -> Iterator[tuple[bytes, bool]]:
+    """(line, ended with a newline), each line read ``cap`` bytes at most: a file that is one
+    huge line is never loaded whole (the rest of such a line is skipped)."""
+    while True:
+        raw = fh.readline(cap)
+        if not raw:
+            return
+        if raw.endswith(b"\n") or len(raw) < cap:
+            yield raw, raw.endswith(b"\n")
+            continue
+        ended = False
+        while True:  # too long: skip to the end of this line
+            more = fh.readline(cap)
+            if not more:
+                break
+            if more.endswith(b"\n"):
+                ended = True
+                break
+        yield raw, ended
 
 
 def _missing(ctx: ToolContext) -> str:

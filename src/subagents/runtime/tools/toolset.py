@@ -58,6 +58,8 @@ class ToolSet:
     offered: dict[str, Tool]
     deferred: frozenset[str] = frozenset()
     notes: dict[str, str] = field(default_factory=dict)
+    #: warnings for the run: tools the agent names that this context does not offer
+    warnings: tuple[str, ...] = ()
 
     def visible(self, loaded: frozenset[str] | set[str] = frozenset()) -> list[Tool]:
         """The tools for the request's list: the offered ones minus unloaded deferred ones."""
@@ -76,9 +78,14 @@ def select_tools(available: Mapping[str, Tool], agent: AgentDefinition | None,
     explicit = _explicit(agent)
     offered = dict(available)
     notes: dict[str, str] = {}
+    warnings: list[str] = []
     if fmt.search_tools_need_explicit and (not explicit or "Bash" in offered):
         for name in SEARCH_TOOLS:
-            offered.pop(name, None)
+            if offered.pop(name, None) is not None and explicit and agent is not None:
+                warnings.append(
+                    f"tool {name} is in the tools of {agent.name!r}, but next to Bash it is "
+                    f"not offered (as in Claude Code {fmt.version}); the agent searches "
+                    "through Bash")
             if "Bash" in offered:
                 notes[name] = _SEARCH_NOTES[name]
     deferred: frozenset[str] = frozenset()
@@ -88,7 +95,7 @@ def select_tools(available: Mapping[str, Tool], agent: AgentDefinition | None,
         if ToolSearchTool.name not in offered:
             offered[ToolSearchTool.name] = ToolSearchTool(
                 {n: offered[n] for n in sorted(deferred)})
-    return ToolSet(offered, deferred, notes)
+    return ToolSet(offered, deferred, notes, tuple(warnings))
 
 
 class ToolSearchTool(BlockingTool):
