@@ -39,6 +39,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from subagents.known_tools import AGENT_TOOL_NAMES
 from subagents.providers.base import Message, ToolResultBlock, ToolUseBlock
 from subagents.runtime.hooks import RunHooks, ToolCall
 from subagents.runtime.permissions import PermissionPolicy
@@ -119,7 +120,7 @@ class ToolStep:
             missing = f"Error: No such tool available: {use.name}"
             if use.name in self.notes:
                 output, refusal = _refuse(f"{missing}. {self.notes[use.name]}", "not_allowed")
-            elif use.name in self.everything:
+            elif use.name in self.everything or use.name in AGENT_TOOL_NAMES:
                 output, refusal = _refuse(
                     f"{missing}. {use.name} is not among the tools this agent has; go on with "
                     "the ones it has.", "not_allowed")
