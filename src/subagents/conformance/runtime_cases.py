@@ -179,7 +179,8 @@ SCENARIOS: tuple[Scenario, ...] = (
     _s("explicit-use", "'use the code-reviewer agent' in the prompt",
        "Use the code-reviewer agent to check notes.txt.", "params invocation turns"),
     _s("agent-flag", "--agent code-reviewer as the main thread",
-       "Review notes.txt.", "context params tools results turns", ("--agent", "code-reviewer")),
+       "Review notes.txt.", "context params tools schemas results turns",
+       ("--agent", "code-reviewer")),
 )
 
 _BY_ID = {s.id: s for s in SCENARIOS}

@@ -16,8 +16,10 @@ comparison checks one by one:
             are bare tool names), ``agent-body`` (the agent file's body marker), ``prompt``
             (the scenario's prompt marker), ``invocation`` (an agent named outside the
             listing and the prompt);
-``tools``   ``<thread>.tools``: the sorted tool names; ``schemas``: ``<thread>.schema.<Tool>``
-            with its input field names and required fields (core tools only);
+``tools``   ``<thread>.tool.<Name>``: true for each tool the first request offers;
+``schemas`` ``<thread>.schema.<Tool>.<field>``: ``required`` or ``optional`` for each input
+            field of the core tools (Agent, Task, Read, Write, Edit, Bash, Grep, Glob,
+            SendMessage);
 ``results`` ``result.<label>.<property>`` for each scripted tool call's result:
             ``is_error``, ``form`` (a string or content blocks), ``tags`` (the XML-like tags in
             it, in order), ``shape`` (its lines classified: numbered, padded, blank, tag, text,
@@ -256,13 +258,15 @@ def _tool_names(body: Mapping[str, Any]) -> list[str]:
     return sorted(str(t.get("name")) for t in body.get("tools") or [] if isinstance(t, dict))
 
 
-def _schema(body: Mapping[str, Any], name: str) -> dict[str, Any] | None:
+def _schema(body: Mapping[str, Any], name: str) -> dict[str, str]:
+    """A tool's input fields: ``required`` or ``optional`` each (empty when not offered)."""
     for tool in body.get("tools") or []:
         if isinstance(tool, dict) and tool.get("name") == name:
             schema = tool.get("input_schema") or {}
-            return {"fields": sorted((schema.get("properties") or {}).keys()),
-                    "required": sorted(schema.get("required") or [])}
-    return None
+            required = set(schema.get("required") or [])
+            return {str(f): "required" if f in required else "optional"
+                    for f in sorted((schema.get("properties") or {}).keys())}
+    return {}
 
 
 def _tool_choice(body: Mapping[str, Any]) -> str | None:
@@ -357,12 +361,12 @@ def fingerprint(scenario: Scenario, capture: Capture) -> dict[str, Any]:
         if "invocation" in want and thread == "main":
             aspects["main.tool_choice"] = _tool_choice(first)
         if "tools" in want:
-            aspects[f"{thread}.tools"] = _tool_names(first)
-        if "schemas" in want:
+            for name in _tool_names(first):
+                aspects[f"{thread}.tool.{name}"] = True
+        if "schemas" in want and thread == "main":
             for name in CORE_TOOLS:
-                schema = _schema(first, name)
-                if schema is not None:
-                    aspects[f"{thread}.schema.{name}"] = schema
+                for field_name, status in _schema(first, name).items():
+                    aspects[f"{thread}.schema.{name}.{field_name}"] = status
         if "turns" in want:
             aspects[f"{thread}.requests"] = len(bodies)
         if "notices" in want:
