@@ -176,7 +176,7 @@ def _compare(args: argparse.Namespace) -> int:
                                     {"aspects": {a.aspect: a.ours for a in r.aspects
                                                  if a.ours is not None}}, differences)
                    for r in reports]
-    problems = check(reports, differences)
+    problems = check(reports, differences, stale=not args.scenario)
     for problem in problems:
         _say(problem)
     return 1 if problems else 0

@@ -110,7 +110,7 @@ def _paragraph_kinds(text: str, ctx: Mapping[str, str]) -> set[str]:
     bare = [line.strip() for line in text.splitlines() if line.strip() in _KNOWN_TOOL_NAMES]
     if len(bare) >= 2:
         kinds.add("deferred-tools")
-    if not listing and "prompt" not in kinds and any(name in text for name in AGENTS):
+    if not kinds & {"agent-listing", "prompt", "agent-body"} and any(n in text for n in AGENTS):
         kinds.add("invocation")
     return kinds
 
@@ -145,11 +145,11 @@ def mask(text: str, ctx: Mapping[str, str]) -> str:
     for key, token in (("project", "<proj>"), ("home", "<home>")):
         if ctx.get(key):
             out = out.replace(ctx[key], token)
-    out = re.sub(r"<home>[^\s'\"<>)]*", "<home-path>", out)  # the harness's own files
+    out = re.sub(r"<home>[^\s'\";,<>)]*", "<home-path>", out)  # the harness's own files
     agent_id = agent_id_in(out)
     if agent_id:
         out = re.sub(re.escape(agent_id[:6]) + r"\w*", "<id>", out)  # the id and its short form
-    out = re.sub(r"(?<![\w<])/tmp/[^\s'\"<>)]+", "<tmp>", out)
+    out = re.sub(r"(?<![\w<])/tmp/[^\s'\";,<>)]+", "<tmp>", out)
     out = re.sub(r"\b[0-9a-f]{6,}\b", "<id>", out)  # short hex ids (rarely an English word)
     out = re.sub(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", "<id>", out)
     out = re.sub(r"\b(?=[0-9a-z]*[0-9])(?=[0-9a-z]*[a-z])[0-9a-z]{12,}\b", "<id>", out)
