@@ -155,7 +155,7 @@ def test_bad_differences_file_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(DataFileError, match="'gaps' must map"):
         load_differences(bad)
     bad.write_text("{not json")
-    with pytest.raises(DataFileError, match="d.json"):
+    with pytest.raises(DataFileError, match=r"d\.json"):
         load_differences(bad)
 
 
