@@ -38,6 +38,7 @@ from subagents.conformance.runtime_compare import (
     Differences,
     check,
     compare_scenario,
+    differences_path,
     load_differences,
     load_runtime_recording,
     runtime_data_path,
@@ -377,6 +378,24 @@ def test_cli_compare_one_scenario(capsys: pytest.CaptureFixture[str]) -> None:
     assert conformance_main(["runtime", "compare", "--scenario", "tools-write", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data[0]["scenario"] == "tools-write" and data[0]["new"] == 0
+
+
+def test_cli_prune_takes_closed_gaps_off_a_copy_of_the_list(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    listed = json.loads(differences_path().read_text(encoding="utf-8"))
+    recorded = load_runtime_recording()["scenarios"]["tools-write"]["aspects"]
+    agreeing = next(a for a in recorded if a.endswith(".is_error"))
+    listed.setdefault("gaps", {}).setdefault("tools-write", {})[agreeing] = "test: closed"
+    copy = tmp_path / "differences.json"
+    copy.write_text(json.dumps(listed))
+    args = ["runtime", "compare", "--scenario", "tools-write", "--differences", str(copy)]
+    assert conformance_main(args) == 1
+    assert f"{agreeing} agrees now" in capsys.readouterr().err
+    assert conformance_main([*args, "--prune-closed"]) == 0
+    assert "took 1 closed gap(s) off" in capsys.readouterr().err
+    assert agreeing not in json.loads(copy.read_text())["gaps"].get("tools-write", {})
+    assert conformance_main(args) == 0
 
 
 # --- re-recording with the real Claude Code (slow) --------------------------------------------

@@ -69,6 +69,9 @@ def add_parser(sub: Any) -> None:
     compare.add_argument("--prune-closed", action="store_true",
                          help="take gaps that agree now off the list in "
                          "runtime-differences.json")
+    compare.add_argument("--differences", metavar="FILE",
+                         help="the deliberate differences and gaps to use (default: "
+                         "data/runtime-differences.json)")
 
 
 def _scenarios(ids: list[str]) -> list[Scenario]:
@@ -137,7 +140,8 @@ def _compare(args: argparse.Namespace) -> int:
     from subagents.conformance.runtime_record import fingerprint_ours
 
     recording = load_runtime_recording(args.claude_code)
-    differences = load_differences()
+    path = Path(args.differences) if args.differences else differences_path()
+    differences = load_differences(path)
     reports = []
     for scenario in _scenarios(args.scenario):
         recorded = recording["scenarios"].get(scenario.id)
@@ -159,7 +163,6 @@ def _compare(args: argparse.Namespace) -> int:
                         print(f"  {report.id}: {a.aspect} [{a.status}] Claude Code "
                               f"{json.dumps(a.claude)[:90]} | ours {json.dumps(a.ours)[:90]}")
     if args.prune_closed:
-        path = differences_path()
         data = json.loads(path.read_text(encoding="utf-8"))
         pruned = 0
         for report in reports:
@@ -171,7 +174,7 @@ def _compare(args: argparse.Namespace) -> int:
                 del data["gaps"][report.id]
         write_atomic(path, dump_json(data))
         _say(f"took {pruned} closed gap(s) off {path}")
-        differences = load_differences()
+        differences = load_differences(path)
         reports = [compare_scenario(r.id, recording["scenarios"][r.id],
                                     {"aspects": {a.aspect: a.ours for a in r.aspects
                                                  if a.ours is not None}}, differences)
