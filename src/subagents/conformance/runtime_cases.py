@@ -154,13 +154,16 @@ SCENARIOS: tuple[Scenario, ...] = (
        "Review notes.txt, then ask a follow-up.", "results turns notices"),
     _s("tools-read", "Read: found, long line, large, range, missing, empty, directory, CRLF",
        "Read some files.", "results"),
-    _s("tools-bash", "Bash: output, none, large, failing, cd then pwd",
+    _s("tools-bash", "Bash: output, none, large, failing, missing command, cd then pwd",
        "Run some commands.", "results"),
-    _s("tools-edit", "Edit: replaced, not found, not unique, unchanged, missing file",
+    _s("tools-edit", "Edit: replaced, not found, not unique, unchanged, missing file, empty "
+       "file, large file",
        "Edit some files.", "results"),
-    _s("tools-write", "Write: new file in new folders, over an existing file",
+    _s("tools-write", "Write: new file in new folders, over an existing file, empty, large, "
+       "onto a folder",
        "Write some files.", "results"),
-    _s("tools-search", "Grep and Glob in code-reviewer: files, content, count, none, bad path",
+    _s("tools-search", "Grep and Glob in code-reviewer: files, content, count, none, many, "
+       "bad path",
        "Search through a reviewer.", "results turns"),
     _s("tools-search-main", "Grep and Glob called in the main thread",
        "Search here.", "results"),
@@ -212,6 +215,7 @@ _MAIN_STEPS: Mapping[str, Sequence[Step]] = {
         ("bash_large", "Bash", {"command": "seq 1 20000", "description": "Long output"}),
         ("bash_error", "Bash", {"command": "echo out; echo err >&2; exit 3",
                                 "description": "Fail with 3"}),
+        ("bash_missing", "Bash", {"command": "no-such-command-rt", "description": "Missing"}),
         ("bash_cd", "Bash", {"command": "cd src && pwd", "description": "Change folder"}),
         ("bash_pwd", "Bash", {"command": "pwd", "description": "Where"}),
     ),
@@ -226,10 +230,18 @@ _MAIN_STEPS: Mapping[str, Sequence[Step]] = {
                                     "new_string": "bee"}),
         ("edit_missing_file", "Edit", {"file_path": "{p}/nowhere.txt", "old_string": "a",
                                        "new_string": "b"}),
+        ("edit_empty", "Edit", {"file_path": "{p}/empty.txt", "old_string": "",
+                                "new_string": "filled\n"}),
+        ("edit_large", "Edit", {"file_path": "{p}/big.txt", "old_string": "row 2000\n",
+                                "new_string": "ROW 2000\n"}),
     ),
     "tools-write": (
         ("write_new", "Write", {"file_path": "{p}/newdir/sub/f.txt", "content": "deep\n"}),
         ("write_existing", "Write", {"file_path": "{p}/notes.txt", "content": "replaced\n"}),
+        ("write_empty", "Write", {"file_path": "{p}/blank.txt", "content": ""}),
+        ("write_large", "Write", {"file_path": "{p}/large.txt",
+                                  "content": "".join(f"line {i}\n" for i in range(1, 12001))}),
+        ("write_error", "Write", {"file_path": "{p}/src", "content": "not a folder\n"}),
     ),
     "tools-search-main": (
         ("grep_main", "Grep", {"pattern": "needle"}),
@@ -252,8 +264,10 @@ _SEARCH_STEPS: Sequence[Step] = (
     ("grep_count", "Grep", {"pattern": "needle", "output_mode": "count"}),
     ("grep_none", "Grep", {"pattern": "zzz-no-match"}),
     ("grep_bad_path", "Grep", {"pattern": "needle", "path": "{p}/no-such-folder"}),
+    ("grep_large", "Grep", {"pattern": "row", "output_mode": "content", "-n": True}),
     ("glob_found", "Glob", {"pattern": "**/*.py"}),
     ("glob_none", "Glob", {"pattern": "*.nothing"}),
+    ("glob_bad_path", "Glob", {"pattern": "*.py", "path": "{p}/no-such-folder"}),
 )
 
 _ids = itertools.count(1)
