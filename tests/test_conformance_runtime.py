@@ -137,6 +137,9 @@ def test_differences_file_names_real_scenarios_and_gives_reasons() -> None:
                    for a in ours_only), ours_only
     for entry in differences.deliberate:
         assert len(entry.reason) > 20
+    both = [(s, a) for s, gaps in differences.gaps.items() for a in gaps
+            if differences.why_deliberate(s, a) is not None]
+    assert both == [], "listed as a gap and as deliberate"
 
 
 def test_every_deliberate_reason_is_in_the_runtime_docs() -> None:
