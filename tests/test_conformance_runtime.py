@@ -4,7 +4,7 @@ The recording (``subagents/conformance/data/claude-code-2.1.332-runtime.json``) 
 Claude Code sent the model in each scenario of ``subagents.conformance.runtime_cases``, reduced
 to structure.  These tests run the same scenarios through ``subagents run`` against the scripted
 fake API (offline, in-process) and compare.  Every difference must be a documented deliberate
-one or a listed gap (``data/runtime-differences.json``); a listed gap that agrees now fails the
+one or a listed gap (``data/claude-code-2.1.332-runtime-differences.json``); a listed gap that agrees now fails the
 test too, so the list cannot go stale (a ratchet).
 
 The slow test re-records with the real CLI when ``SUBAGENTS_CLAUDE_CODE`` names the binary.

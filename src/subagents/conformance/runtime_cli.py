@@ -68,10 +68,10 @@ def add_parser(sub: Any) -> None:
     compare.add_argument("--json", action="store_true", help="print the reports as JSON")
     compare.add_argument("--prune-closed", action="store_true",
                          help="take gaps that agree now off the list in "
-                         "runtime-differences.json")
+                         "the differences file")
     compare.add_argument("--differences", metavar="FILE",
                          help="the deliberate differences and gaps to use (default: "
-                         "data/runtime-differences.json)")
+                         "data/claude-code-VERSION-runtime-differences.json)")
 
 
 def _scenarios(ids: list[str]) -> list[Scenario]:
@@ -140,7 +140,8 @@ def _compare(args: argparse.Namespace) -> int:
     from subagents.conformance.runtime_record import fingerprint_ours
 
     recording = load_runtime_recording(args.claude_code)
-    path = Path(args.differences) if args.differences else differences_path()
+    path = (Path(args.differences) if args.differences
+            else differences_path(args.claude_code))
     differences = load_differences(path)
     reports = []
     for scenario in _scenarios(args.scenario):

@@ -5,8 +5,9 @@ The recording (``data/claude-code-VERSION-runtime.json``) holds, per scenario, t
 the same scenario is fingerprinted the same way; every aspect either side has is compared by
 value.  A difference is one of:
 
-* **deliberate**: listed in ``data/runtime-differences.json`` under ``deliberate`` (scenario and
-  aspect as shell-style patterns, and the reason): this project differs on purpose;
+* **deliberate**: listed in ``data/claude-code-VERSION-runtime-differences.json`` under
+  ``deliberate`` (scenario and aspect as shell-style patterns, and the reason): this project
+  differs on purpose;
 * **gap**: listed under ``gaps`` (exact scenario and aspect, and the area whose work closes it):
   known, not yet done;
 * **new**: listed nowhere: a regression, or a change nobody has decided on.
@@ -56,8 +57,9 @@ def runtime_data_path(version: str = DEFAULT_RUNTIME_VERSION) -> Path:
     return _data_dir() / f"claude-code-{version}-runtime.json"
 
 
-def differences_path() -> Path:
-    return _data_dir() / "runtime-differences.json"
+def differences_path(version: str = DEFAULT_RUNTIME_VERSION) -> Path:
+    """The deliberate differences and known gaps against one recorded version."""
+    return _data_dir() / f"claude-code-{version}-runtime-differences.json"
 
 
 def _read(path: Path) -> Any:
@@ -205,7 +207,7 @@ def check(reports: Sequence[ScenarioReport], differences: Differences, *,
                                 f"Claude Code {_short(result.claude)}, ours {_short(result.ours)}")
         for aspect in report.closed_gaps:
             problems.append(f"{report.id}: {aspect} agrees now (or is gone): take it off the "
-                            "gap list in runtime-differences.json")
+                            "gap list (runtime compare --prune-closed)")
         problems.extend(f"{report.id}: {p}" for p in report.problems)
     for entry in differences.deliberate if stale else ():
         runs = [r for r in reports if fnmatch.fnmatchcase(r.id, entry.scenario)]
