@@ -343,6 +343,13 @@ def test_cli_list_and_unknown_scenario(capsys: pytest.CaptureFixture[str]) -> No
     assert "no runtime scenario 'nope'" in capsys.readouterr().err
 
 
+def test_cli_show_lays_out_both_sides(capsys: pytest.CaptureFixture[str]) -> None:
+    assert conformance_main(["runtime", "show", "agent-flag"]) == 0
+    out = capsys.readouterr().out
+    assert "Claude Code 2.1.332, main:" in out and "subagents, main:" in out
+    assert re.search(r"first-user\s+[\d,]+\s+prompt", out)
+
+
 def test_cli_record_refuses_a_missing_or_wrong_binary(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1,6 +1,7 @@
 """``python -m subagents.conformance runtime record|compare|list``: the runtime recorder's commands.
 
     runtime list
+    runtime show ID [--claude-code VERSION]
     runtime record  [--claude PATH] [--claude-code VERSION] [--scenario ID ...] [--jobs N]
                     [--no-netns] [--output FILE]
     runtime compare [--claude-code VERSION] [--scenario ID ...] [--verbose] [--json]
@@ -11,6 +12,9 @@ Code and writes ``data/claude-code-VERSION-runtime.json``.  Claude Code is the b
 ``--claude`` (it must report VERSION), else the one installed in the cache (installed with npm
 when missing).  It runs inside ``unshare -n`` with only loopback, which needs root; without
 root the command stops and says so, unless ``--no-netns`` is given.
+
+``show`` prints each thread's first request block by block (where, size, kinds of content),
+recorded from Claude Code beside this project's run.
 
 ``compare`` needs no Claude Code: it runs every scenario through ``subagents run`` against the
 same scripted fake API and prints, per scenario, how many recorded aspects agree.  Exit 1 when
@@ -46,6 +50,11 @@ def add_parser(sub: Any) -> None:
     runtime = sub.add_parser("runtime", help="what Claude Code sends the model at run time")
     rsub = runtime.add_subparsers(dest="runtime_command", required=True)
     rsub.add_parser("list", help="list the runtime scenarios")
+    show = rsub.add_parser("show", help="each thread's first request, block by block: "
+                           "Claude Code's (recorded) beside ours (run now)")
+    show.add_argument("scenario", metavar="ID")
+    show.add_argument("--claude-code", default=DEFAULT_RUNTIME_VERSION, metavar="VERSION",
+                      help=f"the recorded version (default {DEFAULT_RUNTIME_VERSION})")
     record = rsub.add_parser("record", help="run the scenarios through Claude Code and "
                              "write the runtime data file")
     record.add_argument("--claude", metavar="PATH", help="the claude binary to run")
@@ -199,6 +208,26 @@ def _report_json(report: Any) -> dict[str, Any]:
     }
 
 
+def _show(args: argparse.Namespace) -> int:
+    from subagents.conformance.runtime_compare import load_runtime_recording
+    from subagents.conformance.runtime_record import fingerprint_ours
+
+    scenario = scenario_by_id(args.scenario)
+    recorded = load_runtime_recording(args.claude_code)["scenarios"].get(scenario.id)
+    if recorded is None:
+        _say(f"error: {scenario.id} has no recording for Claude Code {args.claude_code}")
+        return 2
+    ours = fingerprint_ours(scenario)
+    for side, data in ((f"Claude Code {args.claude_code}", recorded), ("subagents", ours)):
+        threads = (data.get("info") or {}).get("threads") or {}
+        for thread, info in sorted(threads.items()):
+            print(f"{side}, {thread}: {info['requests']} request(s), first request "
+                  f"{info['first_request_chars']:,} chars")
+            for row in info["layout"]:
+                print(f"  {row['at']:<16} {row['size']:>7,}  {' '.join(row['kinds'])}")
+    return 0
+
+
 def _list() -> int:
     width = max(len(s.id) for s in SCENARIOS)
     for scenario in SCENARIOS:
@@ -212,6 +241,8 @@ def cmd_runtime(args: argparse.Namespace) -> int:
     try:
         if args.runtime_command == "list":
             return _list()
+        if args.runtime_command == "show":
+            return _show(args)
         if args.runtime_command == "record":
             return _record(args)
         return _compare(args)
