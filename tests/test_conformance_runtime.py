@@ -146,8 +146,7 @@ def test_every_deliberate_reason_is_in_the_runtime_docs() -> None:
     text = (DOCS / "runtime.md").read_text(encoding="utf-8")
     assert "2.1.332" in text and "What stays ours" in text
     for entry in load_differences().deliberate:
-        tool = entry.aspect.rsplit(".", 1)[-1]
-        assert tool in text, f"{entry.aspect} is not explained in docs/runtime.md"
+        assert f"`{entry.aspect}`" in text, f"{entry.aspect} is not listed in docs/runtime.md"
 
 
 def test_bad_differences_file_is_a_clear_error(tmp_path: Path) -> None:
@@ -192,6 +191,18 @@ def test_an_aspect_only_one_side_has_is_a_difference() -> None:
     diff = Differences((), {})
     report = compare_scenario("s", _fp({"main.tool.Agent": True}), _fp({}), diff)
     assert report.aspects[0].status == "new" and report.aspects[0].ours is None
+
+
+def test_a_deliberate_entry_with_a_value_covers_that_value_only() -> None:
+    entry = Deliberate("*", "*.context.environment", "placed elsewhere on purpose, any provider",
+                       ["system"])
+    diff = Differences((entry,), {})
+    moved = compare_scenario("s", _fp({"main.context.environment": ["system-message"]}),
+                             _fp({"main.context.environment": ["system"]}), diff)
+    assert moved.aspects[0].status == "deliberate"
+    lost = compare_scenario("s", _fp({"main.context.environment": ["system-message"]}),
+                            _fp({"main.context.environment": []}), diff)
+    assert lost.aspects[0].status == "new"
 
 
 def test_deliberate_patterns_match_and_go_stale() -> None:

@@ -6,8 +6,9 @@ the same scenario is fingerprinted the same way; every aspect either side has is
 value.  A difference is one of:
 
 * **deliberate**: listed in ``data/claude-code-VERSION-runtime-differences.json`` under
-  ``deliberate`` (scenario and aspect as shell-style patterns, and the reason): this project
-  differs on purpose;
+  ``deliberate`` (scenario and aspect as shell-style patterns, the reason, and optionally
+  ``ours``: the one value of ours that is the documented alternative, so that anything else
+  still counts as a difference): this project differs on purpose;
 * **gap**: listed under ``gaps`` (exact scenario and aspect, and the area whose work closes it):
   known, not yet done;
 * **new**: listed nowhere: a regression, or a change nobody has decided on.
@@ -80,11 +81,15 @@ def load_runtime_recording(version: str = DEFAULT_RUNTIME_VERSION) -> dict[str, 
     return data
 
 
+_ANY = object()  # a deliberate entry without "ours": any value of ours
+
+
 @dataclass(frozen=True, slots=True)
 class Deliberate:
     scenario: str  # patterns
     aspect: str
     reason: str
+    ours: Any = _ANY  # when given, only this value of ours is the deliberate difference
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,10 +99,11 @@ class Differences:
     deliberate: tuple[Deliberate, ...]
     gaps: Mapping[str, Mapping[str, str]]  # scenario -> aspect -> the area that closes it
 
-    def why_deliberate(self, scenario: str, aspect: str) -> str | None:
+    def why_deliberate(self, scenario: str, aspect: str, ours: Any = _ANY) -> str | None:
         for entry in self.deliberate:
             if fnmatch.fnmatchcase(scenario, entry.scenario) and \
-                    fnmatch.fnmatchcase(aspect, entry.aspect):
+                    fnmatch.fnmatchcase(aspect, entry.aspect) and \
+                    (entry.ours is _ANY or ours is _ANY or entry.ours == ours):
                 return entry.reason
         return None
 
@@ -116,7 +122,8 @@ def load_differences(path: Path | None = None) -> Differences:
                                                  for k in ("scenario", "aspect", "reason"))):
             raise DataFileError(f"{where}: deliberate entry {index + 1} needs scenario, "
                                 "aspect and reason (non-empty strings)")
-        deliberate.append(Deliberate(entry["scenario"], entry["aspect"], entry["reason"]))
+        deliberate.append(Deliberate(entry["scenario"], entry["aspect"], entry["reason"],
+                                     entry.get("ours", _ANY) if "ours" in entry else _ANY))
     gaps = data.get("gaps") or {}
     if not isinstance(gaps, dict) or not all(
             isinstance(v, dict) and all(isinstance(a, str) and isinstance(n, str)
@@ -169,7 +176,7 @@ def compare_scenario(scenario: str, claude: Mapping[str, Any], ours: Mapping[str
         if a == b:
             results.append(AspectResult(aspect, a, b, "agree"))
             continue
-        reason = differences.why_deliberate(scenario, aspect)
+        reason = differences.why_deliberate(scenario, aspect, b)
         if reason is not None:
             results.append(AspectResult(aspect, a, b, "deliberate", reason))
             continue
