@@ -399,6 +399,10 @@ def test_cli_compare_one_scenario(capsys: pytest.CaptureFixture[str]) -> None:
     assert conformance_main(["runtime", "compare", "--scenario", "tools-write", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data[0]["scenario"] == "tools-write" and data[0]["new"] == 0
+    assert conformance_main(["runtime", "compare", "--scenario", "tools-write",
+                             "--markdown"]) == 0
+    table = capsys.readouterr().out
+    assert f"| tools-write | {data[0]['agree']} / {data[0]['total']} |" in table
 
 
 def test_cli_prune_takes_closed_gaps_off_a_copy_of_the_list(

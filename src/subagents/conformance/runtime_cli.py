@@ -5,7 +5,7 @@
     runtime record  [--claude PATH] [--claude-code VERSION] [--scenario ID ...] [--jobs N]
                     [--no-netns] [--output FILE]
     runtime compare [--claude-code VERSION] [--scenario ID ...] [--verbose] [--json]
-                    [--prune-closed]
+                    [--markdown] [--prune-closed] [--differences FILE]
 
 ``record`` runs every scenario (or the named ones, keeping the others) through the real Claude
 Code and writes ``data/claude-code-VERSION-runtime.json``.  Claude Code is the binary given with
@@ -75,6 +75,8 @@ def add_parser(sub: Any) -> None:
     compare.add_argument("--verbose", action="store_true",
                          help="also list every differing aspect with both values")
     compare.add_argument("--json", action="store_true", help="print the reports as JSON")
+    compare.add_argument("--markdown", action="store_true",
+                         help="print the table in Markdown")
     compare.add_argument("--prune-closed", action="store_true",
                          help="take gaps that agree now off the list in "
                          "the differences file")
@@ -144,6 +146,7 @@ def _compare(args: argparse.Namespace) -> int:
         differences_path,
         load_differences,
         load_runtime_recording,
+        report_markdown,
         report_table,
     )
     from subagents.conformance.runtime_record import fingerprint_ours
@@ -163,6 +166,8 @@ def _compare(args: argparse.Namespace) -> int:
                                         differences))
     if args.json:
         print(json.dumps([_report_json(r) for r in reports], indent=2, ensure_ascii=False))
+    elif args.markdown:
+        print(report_markdown(reports))
     else:
         print(f"Claude Code {args.claude_code} runtime recording against subagents run")
         print(report_table(reports))

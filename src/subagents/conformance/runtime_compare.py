@@ -43,6 +43,7 @@ __all__ = [
     "differences_path",
     "load_differences",
     "load_runtime_recording",
+    "report_markdown",
     "report_table",
     "runtime_data_path",
 ]
@@ -246,4 +247,22 @@ def report_table(reports: Sequence[ScenarioReport]) -> str:
                      f"{counts[3]:>4}  {counts[4]:>3}  {size}")
     lines.append(f"{'total':<{width}}  {totals[0]:>5}/{totals[1]:<5}  {totals[2]:>10}  "
                  f"{totals[3]:>4}  {totals[4]:>3}")
+    return "\n".join(lines)
+
+
+def report_markdown(reports: Sequence[ScenarioReport]) -> str:
+    """The same table in Markdown (for docs/runtime.md)."""
+    lines = ["| scenario | agree / total | deliberate | gaps | new | first request, main "
+             "(Claude Code / ours) |", "|---|---|---|---|---|---|"]
+    totals = [0, 0, 0, 0, 0]
+    for r in reports:
+        counts = [r.count("agree"), r.total, r.count("deliberate"), r.count("gap"),
+                  r.count("new")]
+        totals = [t + c for t, c in zip(totals, counts, strict=True)]
+        cc, ours = r.first_request_chars.get("main", (None, None))
+        size = " / ".join(f"{v:,}" if v is not None else "-" for v in (cc, ours))
+        lines.append(f"| {r.id} | {counts[0]} / {counts[1]} | {counts[2]} | {counts[3]} | "
+                     f"{counts[4]} | {size} |")
+    lines.append(f"| **total** | **{totals[0]} / {totals[1]}** | **{totals[2]}** | "
+                 f"**{totals[3]}** | **{totals[4]}** | |")
     return "\n".join(lines)
