@@ -185,7 +185,7 @@ def run(
     runner = AgentRunner(
         llm,
         cwd=workdir,
-        tools=builtin_tools(web=tools.web, sandbox=SandboxSettings(
+        tools=builtin_tools(web=tools.web, extras=tools.extra_tools, sandbox=SandboxSettings(
             mode=(tools.sandbox_mode or config.sandbox or "required"),  # type: ignore[arg-type]
             network=tools.sandbox_network or config.sandbox_network,
             writable=config.writable_dirs)),

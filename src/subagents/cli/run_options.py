@@ -303,20 +303,28 @@ _SANDBOX_NETWORK = click.option(
     is_flag=True,
     help="Let sandboxed Bash commands use the network.",
 )
+_EXTRA_TOOLS = click.option(
+    "--extra-tools",
+    is_flag=True,
+    help="Also offer MultiEdit, LS and TodoWrite: tools of ours that Claude Code does not "
+    "have (off by default, so agents see Claude Code's tool set).",
+)
 
 
 @dataclass(frozen=True, slots=True)
 class ToolOptions:
-    """What the built-in tools may reach: --web, --sandbox, --sandbox-network."""
+    """What the built-in tools may reach: --web, --sandbox, --sandbox-network,
+    --extra-tools."""
 
     param: ClassVar[str] = "tools"
     click_options: ClassVar[tuple[Callable[[Any], Any], ...]] = (
-        _WEB, _SANDBOX, _SANDBOX_NETWORK,
+        _WEB, _SANDBOX, _SANDBOX_NETWORK, _EXTRA_TOOLS,
     )
 
     web: bool = False
     sandbox_mode: str | None = None
     sandbox_network: bool = False
+    extra_tools: bool = False
 
 
 _TRUST = click.option(

@@ -46,7 +46,10 @@ Design notes
   ``default_model``); ``inherit``/``None`` defer to the next level; aliases go through the
   config table.
 * **Tools** offered = the runner's tools (built-ins by default) plus ``extra_tools`` (``Task``,
-  MCP tools), filtered by the run's :class:`~subagents.runtime.permissions.ToolFilter`.  A call
+  MCP tools), filtered by the run's :class:`~subagents.runtime.permissions.ToolFilter`, then
+  by Claude Code's rules per context (:mod:`subagents.runtime.tools.toolset`: no Grep/Glob
+  beside Bash, deferred tools behind ``ToolSearch``, whose loads join the tool list of the
+  following requests).  A call
   is checked in this order, and stops at the first refusal, which goes back to the model as an
   ``is_error`` result *without executing anything*: offered? → input matches the schema? →
   inside the tool rules' specifiers (``Bash(git diff:*)``)? → ``hooks.before_tool`` → the
@@ -133,6 +136,8 @@ from subagents.runtime.result import (
 )
 from subagents.runtime.tool_step import ToolStep
 from subagents.runtime.tools import Tool, ToolContext, builtin_tools
+from subagents.runtime.tools.formats import formats_for
+from subagents.runtime.tools.toolset import LOADED_KEY, ToolSet, select_tools
 from subagents.runtime.transcript import Transcript, default_transcript_dir
 
 __all__ = [
@@ -428,7 +433,11 @@ class AgentRunner:
                         read_only=self.mcp_read_only))
                     extra.extend(pool.tools)
                     state.warnings.extend(pool.warnings)
-                offered = self.offered_tools(run_policy, extra)
+                # Claude Code's tool set for this context (tools/toolset.py)
+                toolset = select_tools(self.offered_tools(run_policy, extra), agent,
+                                       formats_for(self.config.claude_code))
+                offered = toolset.offered
+                state.warnings.extend(toolset.warnings)
                 everything = {**self.tools, **{t.name: t for t in extra}}
                 state.warnings.extend(_unavailable_tools(agent, everything))
                 transcript.event("start", {
@@ -444,7 +453,7 @@ class AgentRunner:
                 self._emit("start", {"agent": agent.name, "model": model_id, "run_id": run_id})
                 await self._safe(run_hooks.on_start(ctx, agent, prompt), state, "on_start")
                 await self._loop(ctx, state, run_hooks, system, prompt, offered, everything,
-                                 limit, turns, history, lead)
+                                 limit, turns, history, lead, toolset)
             except (asyncio.CancelledError, KeyboardInterrupt):
                 state.stop = "interrupted"
                 ctx.processes.kill_all()
@@ -499,11 +508,15 @@ class AgentRunner:
         control: TurnControl | None = None,
         history: Sequence[Message] = (),
         lead: Sequence[TextBlock] = (),
+        toolset: ToolSet | None = None,
     ) -> None:
-        specs = [t.spec() for t in offered.values()]
+        toolset = toolset or ToolSet(offered)
+        loaded: set[str] = ctx.extra.setdefault(LOADED_KEY, set())
+        specs = [t.spec() for t in toolset.visible(loaded)]
+        shown = len(loaded)
         step = ToolStep(ctx=ctx, hooks=hooks, offered=offered, everything=everything,
                         policy=self.policy, transcript=state.transcript, calls=state.calls,
-                        warnings=state.warnings, emit=self._emit)
+                        warnings=state.warnings, emit=self._emit, notes=toolset.notes)
         # ``history``: an earlier conversation resumed (a teammate's transcripts)
         messages: list[Message] = [*history, Message("user", (*lead, TextBlock(prompt)))]
         if history and history[-1].role == "user":
@@ -516,6 +529,8 @@ class AgentRunner:
             turn += 1
             state.turns = turn
             self._emit("turn", {"agent": ctx.agent_name, "turn": turn, "max_turns": limit})
+            if len(loaded) != shown:  # ToolSearch loaded deferred tools: list them from now
+                specs, shown = [t.spec() for t in toolset.visible(loaded)], len(loaded)
             response = await self._request(ctx, state, system, messages, specs, turn)
             if response is None:
                 return
