@@ -116,6 +116,14 @@ def test_an_undeclared_code_is_refused_on_the_command_line(tmp_path: Path) -> No
     assert ok.exit_code == 0, ok.output
 
 
+def test_another_commands_code_is_refused_with_the_reason() -> None:
+    from subagents.lint.rules.catalog import selector_problem
+
+    assert "`subagents convert`" in (selector_problem("CV001") or "")
+    assert "agent store" in (selector_problem("store-invalid-name") or "")
+    assert selector_problem("SA104") is None and selector_problem("gemini-unknown-key") is None
+
+
 def test_an_undeclared_code_is_refused_in_the_configuration(tmp_path: Path) -> None:
     cfg = tmp_path / ".subagents.toml"
     cfg.write_text('ignore = ["OC999"]\n', encoding="utf-8")
