@@ -81,6 +81,9 @@ class RunConfig:
     trust: TrustPolicy | None = None
     mcp_read_only: tuple[str, ...] = ()
     allow_flagged_prompts: bool = False
+    #: the Claude Code version whose tool set per context the runs follow (``None``: the
+    #: default row of :mod:`subagents.runtime.tools.formats`)
+    claude_code: str | None = None
 
     @property
     def keeps_transcripts(self) -> bool:
@@ -132,3 +135,4 @@ class RunOptions(TypedDict, total=False):
     trust: TrustPolicy | None
     mcp_read_only: Iterable[str]
     allow_flagged_prompts: bool
+    claude_code: str | None
