@@ -44,7 +44,9 @@ def test_the_public_surface_is_exactly_the_curated_names() -> None:
 
     for namespace, names in PUBLIC.items():
         module = importlib.import_module(namespace)
-        assert sorted(module.__all__) == sorted(names), namespace
+        assert sorted(module.__all__) == sorted(names), (
+            f"{namespace}.__all__ changed: a public name is a decision; list it in PUBLIC here "
+            "and say it in CHANGELOG.md")
         for name in names:
             assert getattr(module, name) is not None, (namespace, name)
 
@@ -62,7 +64,9 @@ def test_the_docs_import_only_from_the_public_namespaces() -> None:
             found.append((page.name, match.group(1)))
     assert found, "no documented imports found: the scan is broken"
     private = [(page, ns) for page, ns in found if ns not in PUBLIC and ns not in DEV_TOOLS]
-    assert private == []
+    assert private == [], (
+        "the docs import from internal modules: export the names from `subagents` (list them "
+        "in PUBLIC here and in CHANGELOG.md) and import them from there")
 
 
 def test_there_are_no_compatibility_aliases() -> None:

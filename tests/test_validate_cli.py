@@ -164,5 +164,7 @@ def test_the_readme_pre_commit_snippet_works_as_written() -> None:
             for hook in repo["hooks"]:
                 ours = shipped[hook["id"]]
                 assert hook["entry"] == ours["entry"], hook["id"]
-                assert hook["files"] == ours["files"] and hook["exclude"] == ours["exclude"]
+                assert hook["files"] == ours["files"] and hook["exclude"] == ours["exclude"], (
+                    f"README.md's {hook['id']} hook picks other files than "
+                    ".pre-commit-hooks.yaml: copy its `files` and `exclude` into the README")
                 assert hook["language"] == "system" and hook["name"]
