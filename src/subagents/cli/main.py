@@ -46,6 +46,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "remove": ("subagents.cli.store_cmd:remove", "Remove an agent from an agents.json store."),
     "export": ("subagents.cli.store_cmd:export", "Export agents as Agent SDK JSON."),
     "serve-mcp": ("subagents.cli.mcp_cmd:serve_mcp", "Serve define/remove/list over MCP stdio."),
+    "batch": ("subagents.cli.batch_cmd:batch",
+              "Run an agent over many tasks, durably (resume, limits, workers)."),
+    "worker": ("subagents.cli.batch_cmd:worker", "Take batch jobs from a shared database."),
 }
 
 
