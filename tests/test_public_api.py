@@ -11,7 +11,8 @@ import pytest
 
 import subagents
 
-HEAVY = ("anthropic", "openai", "mcp", "watchfiles", "rich", "bm25s", "claude_agent_sdk")
+HEAVY = ("anthropic", "openai", "mcp", "watchfiles", "rich", "bm25s", "claude_agent_sdk", "dbos",
+         "sqlalchemy")
 
 
 def test_all_is_sorted_and_complete() -> None:

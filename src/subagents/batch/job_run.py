@@ -6,7 +6,8 @@ builds the provider, the tools (the Bash sandbox as configured), the permission 
 the agent from it.  Design decisions:
 
 * **Each job has its own working folder**: the job's ``cwd``, else a fresh folder of its own
-  under the batch's state folder (``<state>/<batch>/work/<job>``).  Tools stay inside it as
+  (``subagents-batch/<batch>/<job>`` where the batch was started; not under ``.subagents/``,
+  whose contents no tool may write).  Tools stay inside it as
   in ``subagents run`` (writes outside it need ``writable-dirs``; ``Bash`` runs in the
   sandbox on every worker: ``required`` unless the worker's own user config says otherwise).
 * **Nobody is asked.**  A batch has no terminal: calls that need permission are refused
@@ -67,7 +68,8 @@ class BatchSettings:
     """How the jobs of a batch run: plain data, stored with every job."""
 
     batch: str
-    state_dir: str  # absolute; jobs without a cwd get a folder under it
+    state_dir: str  # absolute: transcripts go under it
+    work_dir: str = ""  # absolute: jobs without a cwd get a folder under it
     provider: str = "anthropic"
     provider_options: Mapping[str, Any] = field(default_factory=dict)
     model_key: str | None = None  # a Python model registered in the submitting process
@@ -105,7 +107,8 @@ def job_folder(settings: BatchSettings, job: Job) -> Path:
     """The job's working folder: its own ``cwd``, else one of its own under the state dir."""
     if job.cwd:
         return Path(job.cwd)
-    return Path(settings.state_dir) / slug(settings.batch) / "work" / slug(job.id, 120)
+    base = Path(settings.work_dir or Path(settings.state_dir).parent.parent / "subagents-batch")
+    return base / slug(settings.batch) / slug(job.id, 120)
 
 
 def _model(settings: BatchSettings, job: Job) -> Model:

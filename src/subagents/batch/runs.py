@@ -65,7 +65,8 @@ class BatchOutcome:
 
 def _settings(batch: str, root: Path, model_key: str | None,
               options: Mapping[str, Any]) -> BatchSettings:
-    known = set(BatchSettings.__dataclass_fields__) - {"batch", "state_dir", "model_key"}
+    known = set(BatchSettings.__dataclass_fields__) - {"batch", "state_dir", "work_dir",
+                                                        "model_key"}
     unknown = sorted(set(options) - known)
     if unknown:
         raise UsageError(f"run_batch() does not take {', '.join(unknown)}",
@@ -74,6 +75,7 @@ def _settings(batch: str, root: Path, model_key: str | None,
     if "allow_rules" in values:
         values["allow_rules"] = tuple(values["allow_rules"])
     return BatchSettings(batch=batch, state_dir=str((root / ".subagents" / "batch").resolve()),
+                         work_dir=str((root / "subagents-batch").resolve()),
                          model_key=model_key, **values)
 
 
@@ -110,7 +112,9 @@ def run_batch(
         raise UsageError(f"the batch name {batch!r} must be non-empty and without '/'")
     base = Path(root) if root is not None else Path.cwd()
     url = database_url(db, base)
-    model_key = register_model(model) if model is not None else None
+    # the key (and so the queue) is the batch's: the same batch run again in a new process
+    # serves the jobs an earlier process left unfinished
+    model_key = register_model(model, f"py-{batch}") if model is not None else None
     run_settings = _settings(batch, base, model_key, settings)
     queue = queue_name(run_settings.queue_key)
     worker = Worker(url, listen=[queue] if workers else [])

@@ -82,8 +82,8 @@ def _db(db: str | None, config: Config) -> str | None:
 A jobs file has one JSON object a line:
   {"id": "repo-1", "prompt": "Review the last commit", "cwd": "repos/one"}
   {"id": "repo-2", "prompt": "...", "agent": "code-reviewer", "model": "opus"}
-agent, cwd and model are optional; a job without cwd works in a folder of its own
-under .subagents/batch/.
+agent, cwd and model are optional; a job without cwd works in a folder of its own,
+subagents-batch/BATCH/ID here.
 
 \b
 Exit codes: 0 every job done, 1 a job failed (or a line was malformed, or the

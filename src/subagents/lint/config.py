@@ -339,10 +339,10 @@ def _parse(table: Mapping[str, Any], p: Path) -> Config:
 
 
 def _positive(value: Any, p: Path, key: str, *, number: bool = False) -> Any:
-    kinds: tuple[type, ...] = (int, float) if number else (int,)
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, kinds) or float(value) <= 0:
+    if (isinstance(value, bool) or not isinstance(value, (int, float))
+            or (isinstance(value, float) and not number) or value <= 0):
         raise ConfigError(f"{_where(p, key)} must be a positive "
                           f"{'number' if number else 'whole number'}")
     return value
