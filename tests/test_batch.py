@@ -10,8 +10,8 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-import pytest
 import click
+import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st

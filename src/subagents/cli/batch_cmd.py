@@ -170,6 +170,9 @@ def run(jobs_file: Path | None, over_prompt: str | None, over_dirs: tuple[Path, 
                    f"{_shown_db(outcome.db)}; workers run them "
                    "(subagents worker --db ...)", err=True)
         sys.exit(1 if problems else 0)
+    if outcome.recovered:
+        click.echo(f"note: picked up {len(outcome.recovered)} job(s) of a worker that stopped; "
+                   "they went on from their last finished step", err=True)
     _print_results(outcome.jobs, output_format)
     counts = outcome.counts()
     summary = ", ".join(f"{n} {state}" for state, n in sorted(counts.items()))
