@@ -234,10 +234,12 @@ def test_an_interrupted_job_resumes_from_its_last_finished_step(tmp_path: Path) 
     script.write_text(CRASHING_JOB.format(tests=str(ROOT / "tests")))
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     first = subprocess.run([sys.executable, str(script), str(tmp_path), "crash"], env=env,
-                           capture_output=True, text=True, timeout=120, cwd=tmp_path)
+                           capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                           check=False)
     assert first.returncode == 9, first.stderr
     second = subprocess.run([sys.executable, str(script), str(tmp_path), "resume"], env=env,
-                            capture_output=True, text=True, timeout=120, cwd=tmp_path)
+                            capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                           check=False)
     assert second.returncode == 0, second.stderr
     states = json.loads(second.stdout.strip().splitlines()[-1])
     assert states == {f"j{i}": ["done", f"finished job {i}"] for i in range(3)}

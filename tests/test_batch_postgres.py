@@ -108,7 +108,7 @@ def test_a_worker_killed_mid_run_loses_nothing_and_repeats_no_finished_turn(
             for proc in (first, worker):
                 if proc.poll() is None:
                     proc.send_signal(signal.SIGTERM)
-        worker_out, worker_err = worker.communicate(timeout=30)
+        _, worker_err = worker.communicate(timeout=30)
         requests = list(server.requests)
     assert first.returncode == -signal.SIGKILL
     assert killed_at < JOBS * TURNS  # the kill was mid-run
