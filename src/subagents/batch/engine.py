@@ -126,12 +126,28 @@ def _engine(url: str) -> sa.Engine:
     return sa.create_engine(url, pool_pre_ping=True, **args)
 
 
+@sa.event.listens_for(sa.engine.Engine, "connect")
+def _sqlite_sync(dbapi_conn: Any, _record: Any) -> None:
+    """SQLite batch databases commit with ``synchronous=NORMAL``: in WAL mode a killed
+    process loses nothing (the log is in the system's cache); only a power cut may lose the
+    last commits, whose steps then run again.  Other databases are left alone."""
+    if _BATCH_FILES and type(dbapi_conn).__module__.startswith("sqlite3"):
+        with contextlib.suppress(Exception):
+            row = dbapi_conn.execute("PRAGMA database_list").fetchone()
+            if row and str(row[2]) in _BATCH_FILES:
+                dbapi_conn.execute("PRAGMA synchronous=NORMAL")
+
+
+_BATCH_FILES: set[str] = set()  # the SQLite batch databases this process opened
+
+
 def check_database(url: str, *, create: bool = True) -> None:
     """Connect once; :class:`BatchDatabaseError` in one line if that fails.
 
     A SQLite file's folder is created when ``create`` (the default database needs no set-up)."""
     if url.startswith("sqlite:///"):
         file = Path(url[len("sqlite:///"):])
+        _BATCH_FILES.add(str(file.resolve()))
         if create:
             try:
                 file.parent.mkdir(parents=True, exist_ok=True)
@@ -150,6 +166,10 @@ def check_database(url: str, *, create: bool = True) -> None:
     try:
         with engine.connect() as conn:
             conn.execute(sa.text("select 1"))
+            if url.startswith("sqlite") and create:
+                # WAL: readers do not block the writer, and a commit is one append to the
+                # log (the setting stays with the file, for every process that opens it)
+                conn.execute(sa.text("PRAGMA journal_mode=WAL"))
     except Exception as exc:
         reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()
         first = reason[0] if reason else type(exc).__name__
