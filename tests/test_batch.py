@@ -365,3 +365,35 @@ def test_importing_the_batch_package_pulls_no_dbos() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_sandbox_of_a_job_can_be_tightened_never_loosened() -> None:
+    from subagents.batch.job_run import _stricter
+
+    assert _stricter("off", None) == "required"  # a submitter cannot turn it off
+    assert _stricter("off", "off") == "off"  # the worker's own user config can
+    assert _stricter("required", "off") == "required"
+    assert _stricter(None, "ask") == "ask"
+    assert _stricter("nonsense", "off") == "required"
+
+
+def test_bash_in_a_batch_job_runs_in_the_sandbox(tmp_path: Path) -> None:
+    from subagents.runtime.sandbox import unavailable
+
+    reason = unavailable()
+    if reason:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must run the sandbox tests, but {reason}")
+        pytest.skip(f"no sandbox on this machine: {reason}")
+    outside = tmp_path / "outside.txt"
+    model = ScriptedModel([tool_call("Bash", {"command": f"echo inside > in.txt; "
+                                                         f"echo escaped > {outside}"}),
+                           text("tried")])
+    outcome = run_batch([Job("sb", "try")], model=lambda job: model, workers=1, root=tmp_path,
+                        db=str(tmp_path / "b.sqlite"), assume_yes=True, batch="sandbox")
+    assert outcome.ok
+    folder = tmp_path / "subagents-batch" / "sandbox" / "sb"
+    assert (folder / "in.txt").read_text() == "inside\n"
+    # the command ran (in the job's folder), and its write outside went nowhere real
+    assert outcome.jobs[0].result is not None and outcome.jobs[0].result["tool_calls"] == 1
+    assert not outside.exists()

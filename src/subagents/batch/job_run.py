@@ -9,7 +9,8 @@ the agent from it.  Design decisions:
   (``subagents-batch/<batch>/<job>`` where the batch was started; not under ``.subagents/``,
   whose contents no tool may write).  Tools stay inside it as
   in ``subagents run`` (writes outside it need ``writable-dirs``; ``Bash`` runs in the
-  sandbox on every worker: ``required`` unless the worker's own user config says otherwise).
+  sandbox on every worker: ``required`` unless the worker's own user config says otherwise;
+  what a submitter asks for may tighten that, never loosen it, network access included).
 * **Nobody is asked.**  A batch has no terminal: calls that need permission are refused
   unless ``--yes`` or an allow rule approves them, exactly like ``subagents run`` without a
   terminal.
@@ -171,6 +172,17 @@ def _agent(name: str | None, folder: Path) -> AgentDefinition:
     return definition
 
 
+_STRICTNESS = {"off": 0, "ask": 1, "required": 2}
+
+
+def _stricter(submitted: str | None, own: str | None) -> str:
+    """The sandbox mode of a job on this worker: what was submitted may tighten this
+    machine's own setting (user config, default ``required``), never loosen it."""
+    modes = [m if m in _STRICTNESS else "required"
+             for m in (own or "required", *([submitted] if submitted else []))]
+    return max(modes, key=_STRICTNESS.__getitem__)
+
+
 def _failed(job: Job, folder: Path, error: str, started: float) -> dict[str, Any]:
     return {"id": job.id, "state": "failed", "agent": job.agent, "model": job.model,
             "final_text": "", "stop_reason": "error", "error": error, "turns": 0,
@@ -183,7 +195,7 @@ async def run_job(job_data: Mapping[str, Any], settings_data: Mapping[str, Any],
                   recorder: Recorder) -> dict[str, Any]:
     """Run one job to its end with every model turn and tool call recorded by ``recorder``;
     the job's result as plain data (``state`` is ``done`` or ``failed``)."""
-    from subagents.lint.trust import TrustPolicy, run_config
+    from subagents.lint.trust import TrustPolicy, project_root, run_config
     from subagents.runtime.permissions import PermissionPolicy, PermissionRequest
     from subagents.runtime.runner import AgentRunner
     from subagents.runtime.sandbox import SandboxSettings
@@ -211,13 +223,13 @@ async def run_job(job_data: Mapping[str, Any], settings_data: Mapping[str, Any],
             writable_dirs=config.writable_dirs, allow_bypass=config.allow_bypass_permissions,
             ask=ask)
         sandbox = SandboxSettings(
-            mode=(settings.sandbox or config.sandbox or "required"),  # type: ignore[arg-type]
-            network=settings.sandbox_network or config.sandbox_network,
+            mode=_stricter(settings.sandbox, config.sandbox),  # type: ignore[arg-type]
+            network=settings.sandbox_network and config.sandbox_network,
             writable=config.writable_dirs)
         tools = durable_tools(builtin_tools(sandbox=sandbox), recorder)
         transcript_dir = (Path(settings.state_dir) / slug(settings.batch) / "transcripts"
                           / slug(job.id, 120))
-        root = folder
+        root = project_root(folder)  # its agents, hooks, MCP servers: untrusted unless --trust
         runner = AgentRunner(
             model, cwd=folder, tools=tools, policy=policy, hooks=ToolCallIds(),
             transcript_dir=transcript_dir, transcripts=settings.transcripts,
