@@ -397,3 +397,56 @@ def test_bash_in_a_batch_job_runs_in_the_sandbox(tmp_path: Path) -> None:
     # the command ran (in the job's folder), and its write outside went nowhere real
     assert outcome.jobs[0].result is not None and outcome.jobs[0].result["tool_calls"] == 1
     assert not outside.exists()
+
+
+def test_provider_errors_are_retried_and_a_job_that_keeps_failing_ends_failed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Through the real Anthropic SDK and the loopback fake API: a 503 then a 429 are
+    retried with backoff (providers/retry.py), a job whose requests keep failing ends as
+    failed with its error, and the queue goes on."""
+    from subagents.testing.server import Fault, FakeLLMServer, RecordedRequest
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    monkeypatch.setenv("SUBAGENTS_RETRY_DELAY", "0.01")
+    seen: list[str] = []
+
+    def answer(request: RecordedRequest) -> Any:
+        first = request.json["messages"][0]["content"]
+        prompt = first if isinstance(first, str) else first[0]["text"]
+        seen.append(prompt)
+        if prompt == "always down":
+            return Fault.status(503, "overloaded")
+        if prompt == "flaky" and seen.count("flaky") == 1:
+            return Fault.status(503, "overloaded")
+        if prompt == "flaky" and seen.count("flaky") == 2:
+            return Fault.rate_limit(retry_after=0.01)
+        return text(f"answered {prompt}")
+
+    with FakeLLMServer(default=answer) as server:
+        outcome = run_batch([Job("f", "flaky"), Job("d", "always down"), Job("s", "steady")],
+                            workers=1, db=str(tmp_path / "b.sqlite"), root=tmp_path,
+                            batch="retry", provider="anthropic",
+                            provider_options={"base_url": server.anthropic_base_url})
+    states = {j.job_id: j for j in outcome.jobs}
+    assert states["f"].state == "done" and seen.count("flaky") == 3
+    assert states["f"].result is not None and states["f"].result["final_text"] == "answered flaky"
+    assert states["s"].state == "done"
+    assert states["d"].state == "failed" and seen.count("always down") == 4
+    assert "gave up after 4 attempts" in str(states["d"].error)
+
+
+def test_a_cancelled_job_is_not_run_and_stays_cancelled(tmp_path: Path) -> None:
+    from subagents.batch import cancel, job_statuses
+
+    db = str(tmp_path / "b.sqlite")
+    jobs = [Job("keep", "a"), Job("drop", "b")]
+    submitted = run_batch(jobs, model=lambda job: ScriptedModel([text("ran")]), workers=0,
+                          db=db, root=tmp_path, batch="c")
+    assert {j.state for j in submitted.jobs} == {"queued"}
+    assert cancel("drop", db=db).state == "cancelled"
+    outcome = run_batch(jobs, model=lambda job: ScriptedModel([text("ran")]), workers=1,
+                        db=db, root=tmp_path, batch="c")
+    assert {j.job_id: j.state for j in outcome.jobs} == {"keep": "done", "drop": "cancelled"}
+    assert {s.workflow_id: s.state for s in job_statuses(db)} == {"c/keep": "done",
+                                                                  "c/drop": "cancelled"}
