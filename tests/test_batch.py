@@ -399,13 +399,14 @@ def test_bash_in_a_batch_job_runs_in_the_sandbox(tmp_path: Path) -> None:
     assert not outside.exists()
 
 
+@pytest.mark.slow
 def test_provider_errors_are_retried_and_a_job_that_keeps_failing_ends_failed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Through the real Anthropic SDK and the loopback fake API: a 503 then a 429 are
     retried with backoff (providers/retry.py), a job whose requests keep failing ends as
     failed with its error, and the queue goes on."""
-    from subagents.testing.server import Fault, FakeLLMServer, RecordedRequest
+    from subagents.testing.server import FakeLLMServer, Fault, RecordedRequest
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
     monkeypatch.setenv("SUBAGENTS_RETRY_DELAY", "0.01")

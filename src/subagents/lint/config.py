@@ -26,7 +26,9 @@ Design notes
   project (:mod:`subagents.lint.trust`).  ``sandbox`` (``required``/``ask``/``off``) and
   ``sandbox-network`` (bool) set the Bash sandbox, from the user's own config only.
   ``sync`` (harness names, e.g. ``["gemini", "codex"]``) is what ``subagents sync`` writes
-  when no ``--to`` is given.
+  when no ``--to`` is given.  ``[batch]`` (``workers``, ``db``, and
+  ``[batch.providers.NAME]`` with ``concurrency``, ``rate``, ``period``) sets batch runs
+  (``docs/batch.md``).
   Unknown keys and wrong types are a :class:`~subagents.errors.ConfigError` with the path (and
   the line, which ``tomllib`` gives for syntax errors): a typo in ``ignore`` must not silently
   turn into "lint nothing".
