@@ -44,6 +44,7 @@ import socket
 import threading
 import time
 import uuid
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -300,6 +301,11 @@ class Worker:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=5)
+        # Jobs cut short here are recovered elsewhere; DBOS's complaints about the tasks it
+        # cancels on the way out ("event loop is closed") are not news for the user.
+        logging.getLogger("dbos").setLevel(logging.CRITICAL)
+        warnings.filterwarnings("ignore", message=".*start_workflow_task.*never awaited",
+                                category=RuntimeWarning)
         with contextlib.suppress(Exception):
             DBOS.destroy(workflow_completion_timeout_sec=0)
         if self._engine is not None:
