@@ -13,7 +13,7 @@ from typing import Any
 import click
 import pytest
 from click.testing import CliRunner
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from subagents.batch import Job, jobs_over, read_jobs, run_batch
@@ -24,6 +24,13 @@ from subagents.providers.base import ModelRequest, ModelResponse, TextBlock, Too
 from subagents.testing import ScriptedModel, text, tool_call
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def _own_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The user's own config (its [batch] db, its trust store) stays out of these tests."""
+    (tmp_path / "home").mkdir(exist_ok=True)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
 
 
 def _turn(request: ModelRequest) -> int:
@@ -106,7 +113,8 @@ def test_jobs_over_folders(tmp_path: Path) -> None:
         jobs_over("Review it", [tmp_path / "missing"])
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])  # HOME: same each time
 @given(st.one_of(st.binary(max_size=80), st.text(max_size=80).map(str.encode),
                  st.dictionaries(st.text(max_size=6), st.one_of(
                      st.text(max_size=8), st.integers(), st.none(), st.booleans()),
