@@ -35,6 +35,10 @@ PUBLIC = {
         "FakeLLMServer", "Fault", "ScriptedModel", "ScriptedReply", "raw_tool_call", "text",
         "tool_call", "tool_calls",
     ],
+    "subagents.batch": [
+        "BatchOutcome", "BatchSettings", "Job", "JobProblem", "JobStatus", "QueueLimits",
+        "cancel", "job_statuses", "jobs_over", "read_jobs", "run_batch", "serve",
+    ],
 }
 #: a development tool documented in docs/conformance.md (not in the wheel)
 DEV_TOOLS = ("subagents.conformance",)
