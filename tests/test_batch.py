@@ -328,6 +328,9 @@ def test_cli_unreachable_database_is_one_line(tmp_path: Path) -> None:
     assert len(lines) == 1 and lines[0].startswith(
         "error: cannot reach the batch database postgresql://user:***@127.0.0.1:1/nothing")
     assert "secret" not in out.stderr
+    worker = _cli(["worker", "--db", "postgresql://user:secret@127.0.0.1:1/nothing"], tmp_path)
+    assert worker.exit_code == 1 and len(worker.stderr.strip().splitlines()) == 1
+    assert "cannot reach the batch database" in worker.stderr and "secret" not in worker.stderr
     status = _cli(["batch", "status", "--db", str(tmp_path / "none.sqlite")], tmp_path)
     assert status.exit_code == 1 and "no batch database at" in status.stderr
 
