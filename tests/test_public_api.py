@@ -11,7 +11,8 @@ import pytest
 
 import subagents
 
-HEAVY = ("anthropic", "openai", "mcp", "watchfiles", "rich", "bm25s", "claude_agent_sdk")
+HEAVY = ("anthropic", "openai", "mcp", "watchfiles", "rich", "bm25s", "claude_agent_sdk", "dbos",
+         "sqlalchemy")
 
 
 #: The whole public surface: these names, from these two namespaces.  Adding one is a
@@ -33,6 +34,10 @@ PUBLIC = {
     "subagents.testing": [
         "FakeLLMServer", "Fault", "ScriptedModel", "ScriptedReply", "raw_tool_call", "text",
         "tool_call", "tool_calls",
+    ],
+    "subagents.batch": [
+        "BatchOutcome", "BatchSettings", "Job", "JobProblem", "JobStatus", "QueueLimits",
+        "cancel", "job_statuses", "jobs_over", "read_jobs", "run_batch", "serve",
     ],
 }
 #: a development tool documented in docs/conformance.md (not in the wheel)

@@ -96,7 +96,8 @@ def test_validate_imports_nothing_heavy(tmp_path: Path) -> None:
         "    rc = e.code\n"
         "else:\n"
         "    rc = 0\n"
-        "heavy = ('anthropic', 'openai', 'mcp', 'rich', 'watchfiles', 'bm25s', 'httpx')\n"
+        "heavy = ('anthropic', 'openai', 'mcp', 'rich', 'watchfiles', 'bm25s', 'httpx', 'dbos',"
+        " 'sqlalchemy')\n"
         "print('LOADED', sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n"
         "print('RC', rc)\n"
     )
