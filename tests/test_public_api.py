@@ -143,3 +143,20 @@ def test_old_module_runs_with_dash_m() -> None:
                           capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert "--script" in done.stdout
+
+
+def test_old_paths_leave_the_modules_their_own_spec() -> None:
+    """Importing an old path must not give the module the alias's spec: importlib.resources
+    (the rule explanations of `explain` and of the language server's hover) reads files
+    through it."""
+    import subprocess
+    import sys
+
+    code = ("import importlib\nfrom subagents._moved import MOVED\n"
+            "for old in MOVED:\n    importlib.import_module(old)\n"
+            "import subagents.lint.rules as r\n"
+            "from subagents.lint.rules.explanations import explanation_for\n"
+            "print(r.__spec__.name, explanation_for('SA104')[0].code)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=False, timeout=120)
+    assert out.stdout.split() == ["subagents.lint.rules", "SA104"], out.stderr

@@ -69,12 +69,19 @@ class _Alias:
 
     def __init__(self, target: str) -> None:
         self.target = target
+        self._spec: importlib.machinery.ModuleSpec | None = None
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
-        return importlib.import_module(self.target)
+        module = importlib.import_module(self.target)
+        self._spec = module.__spec__
+        return module
 
     def exec_module(self, module: ModuleType) -> None:
-        """The module ran when it was imported under its own name."""
+        """The module ran when it was imported under its own name.  The import system has
+        just given it the alias's spec: give its own back, or ``importlib.resources`` (the
+        rule explanations, the templates) cannot find its files any more."""
+        if self._spec is not None:
+            module.__spec__ = self._spec
 
     def get_code(self, fullname: str) -> CodeType | None:
         """For ``python -m old.name``: the new module's code, run as ``__main__``."""
