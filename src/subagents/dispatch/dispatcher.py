@@ -101,7 +101,7 @@ from subagents.dispatch.task_tool import (
 )
 from subagents.errors import SubagentError
 from subagents.providers.base import Message, Model, TextBlock, ToolSpec, Usage
-from subagents.runtime.result import AgentResult
+from subagents.runtime.result import AgentResult, ResultSlot
 from subagents.runtime.tool_step import current_tool_use_id
 from subagents.runtime.tools.base import Tool, ToolContext, ToolInputError, ToolOutput
 
@@ -442,6 +442,7 @@ class AgentDispatcher:
                                                record.messages or result.messages)
         finally:
             _CHAIN.reset(token)
+            record.state = "stopped"
             for run_id in run_ids:
                 # Its own background agents do not outlive it (it ended at a limit, failed
                 # or was stopped).
@@ -501,6 +502,7 @@ class AgentDispatcher:
             if not history:  # a first run: it is told which agents exist
                 history = (Message("user", (TextBlock(listing_reminder(
                     self.listing(query=task))),)),)
+        slot = ResultSlot()
         async with self._semaphore(record.depth):
             self.running += 1
             self.peak_running = max(self.peak_running, self.running)
@@ -510,8 +512,15 @@ class AgentDispatcher:
                     result = await runner.run(
                         agent, task, model=record.model, parent=parent, extra_tools=extra,
                         policy=None if parent is not None else self.config.policy,
-                        turns=turns, run_id=record.run_id, history=history,
+                        turns=turns, run_id=record.run_id, history=history, result_slot=slot,
                     )
+            except asyncio.CancelledError:
+                # stopped (TaskStop, or its parent ended): what it did joins the tree
+                if slot.result is not None:
+                    record.result = slot.result
+                    if parent is not None:
+                        parent.children.append(slot.result)
+                raise
             except TimeoutError as exc:
                 if not deadline.expired():
                     # A TimeoutError of the child's own (a tool, a client): a failure, not
