@@ -6,6 +6,7 @@ Offline: a model scripted per agent."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 from pathlib import Path
@@ -57,7 +58,7 @@ def test_background_by_default_launch_then_notification(tmp_path: Path) -> None:
         "code-reviewer": [text("No bugs.")],
     })
     result = run_main_thread("review", agents=[REVIEWER], model=model, cwd=tmp_path)
-    first, second, third = model.requests["main"]
+    _, second, third = model.requests["main"]
     (launch,) = results(second)
     assert not launch.is_error and launch.content.startswith("Agent started in the background.")
     agent_id = ID.search(launch.content).group(1)  # type: ignore[union-attr]
@@ -322,10 +323,8 @@ async def test_background_agents_do_not_outlive_an_interrupted_main_thread(
                                                      cwd=tmp_path))
     await asyncio.wait_for(started.wait(), 10)
     task.cancel()
-    try:
+    with contextlib.suppress(asyncio.CancelledError):
         await task
-    except asyncio.CancelledError:
-        pass
     await asyncio.sleep(0)
     leftovers = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()
                  and "_background" in repr(t.get_coro())]

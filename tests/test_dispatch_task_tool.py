@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import functools
 import re
+from types import SimpleNamespace
 
 import pytest
 
 from subagents.definition import AgentDefinition, Scope
 from subagents.dispatch.explicit import parse_explicit
-from types import SimpleNamespace
-
 from subagents.dispatch.task_tool import (
     DELEGATION_BUILTINS,
     GENERAL_PURPOSE,
-    agent_listing,
     TaskInputError,
+    agent_listing,
     agent_tool_definitions,
     agent_tool_map,
     build_task_tool,

@@ -11,8 +11,9 @@ Design notes
 * Exit codes: 0 the run ended (``end_turn``); 1 the run failed (``stop_reason`` ``error``),
   stopped at its turn limit (``max_turns``: an error, as Claude Code's ``error_max_turns``,
   with no final text unless ``--max-turns-summary`` asked for one) or the provider could
-  not start (a missing key says how to set one); 2 usage errors; 130 Ctrl-C (the transcript is flushed and child processes are killed
-  first; ``--format json`` still prints the interrupted result); 3 a ``--pipeline`` stopped
+  not start (a missing key says how to set one); 2 usage errors; 130 Ctrl-C (the transcript
+  is flushed and child processes are killed first; ``--format json`` still prints the
+  interrupted result); 3 a ``--pipeline`` stopped
   before its last stage (``--require-ready`` and a stage without a ``READY_FOR_*`` marker):
   the answer so far is printed, but the work is not done, so a script must not go on.
 * A stage's ``READY_FOR_*`` hand-over is progress (``✓ stage 1 (pm-spec) handed over``, on

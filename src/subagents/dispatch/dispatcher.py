@@ -424,7 +424,7 @@ class AgentDispatcher:
         parent_node = current_node()
         if record.run_id is None:
             self._new_run(record)
-        run_ids = [record.run_id]
+        run_ids: list[str] = [record.run_id or ""]
         self.sessions.started(record)
         self._emit("delegate", {"node": node, "parent_node": parent_node, "agent": agent.name,
                                 "description": record.description, "depth": record.depth,
@@ -437,7 +437,7 @@ class AgentDispatcher:
             # Messages that came in just as it stopped: it goes on with them.
             while (late := self.sessions.take(run_ids[-1])) is not None:
                 self._new_run(record)
-                run_ids.append(record.run_id)
+                run_ids.append(record.run_id or "")
                 result = await self._run_child(record, late, parent, started,
                                                record.messages or result.messages)
         finally:

@@ -50,9 +50,9 @@ from subagents.dispatch.config import MainThreadConfig, MainThreadOptions
 from subagents.dispatch.dispatcher import (
     AgentDispatcher,
     current_node,
+    listing_reminder,
     tree_usage,
 )
-from subagents.dispatch.dispatcher import listing_reminder
 from subagents.dispatch.explicit import agent_mention
 from subagents.dispatch.snapshot import RegistrySnapshot
 from subagents.dispatch.task_tool import (

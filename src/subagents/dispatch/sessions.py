@@ -34,6 +34,7 @@ Design decisions
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -294,12 +295,12 @@ class TaskStopTool(Tool):
         if record is None:
             return ToolOutput.error(f"there is no agent with id {task_id!r} in this session")
         if record.state != "running" or record.task is None or record.task.done():
-            return ToolOutput.error(f"agent {record.id} ({record.description or record.definition.name}) "
-                                    "is not running in the background; nothing to stop")
+            what = record.description or record.definition.name
+            return ToolOutput.error(f"agent {record.id} ({what}) is not running in the "
+                                    "background; nothing to stop")
         record.stopped_by = f"stopped by {ctx.agent_name or 'its caller'}"
         record.task.cancel()
-        import json
-
-        return ToolOutput(json.dumps({
-            "message": f"Stopped agent {record.id} ({record.description or record.definition.name})",
-            "task_id": record.id, "task_type": "agent"}, ensure_ascii=False))
+        what = record.description or record.definition.name
+        return ToolOutput(json.dumps({"message": f"Stopped agent {record.id} ({what})",
+                                     "task_id": record.id, "task_type": "agent"},
+                                    ensure_ascii=False))

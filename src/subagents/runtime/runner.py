@@ -73,8 +73,9 @@ Design notes
   without another model call (an approved shutdown).  ``control.pending_input(ctx)``, also
   checked after each round of tool calls, may return text that joins the tool results of
   that round (a background agent's notification arriving mid-turn).  The run's control is
-  in ``ctx.extra["turns"]``, so a tool can tell whether its run can be notified later.  ``max_turns`` then bounds each turn
-  (the requests since the last user message), not the whole conversation.  ``history``
+  in ``ctx.extra["turns"]``, so a tool can tell whether its run can be notified later.
+  ``max_turns`` then bounds each turn (the requests since the last user message), not the
+  whole conversation.  ``history``
   starts the conversation from earlier messages (a member resumed from its transcripts).
 * **Delegation**: a tool that starts a child run asks ``ctx.delegate.spawn(child, prompt,
   parent=ctx)`` (the runner is the :class:`~subagents.runtime.tools.base.Delegate` of its
