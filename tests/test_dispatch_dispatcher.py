@@ -55,11 +55,11 @@ def test_task_call_spawns_isolated_child_and_returns_its_final_text(tmp_path: Pa
     # First main request: the Agent tool, and the agents listed in a system reminder.
     first = model.requests["main"][0]
     assert any(t.name == "Agent" for t in first.tools)
-    listing = first.messages[0].content[0].text  # type: ignore[union-attr]
+    listing = first.messages[0].content[-1].text  # type: ignore[union-attr]
     assert listing.startswith("<system-reminder>\nAvailable agent types for the Agent tool:")
     assert "- code-reviewer: Reviews code for quality. (Tools: Read, Grep)" in listing
     assert "- doc-writer: Writes documentation. (Tools: Read, Write)" in listing
-    assert first.messages[0].content[1].text == "please check src/app.py"  # type: ignore[union-attr]
+    assert first.messages[0].content[0].text == "please check src/app.py"  # type: ignore[union-attr]
     # The child saw only its prompt, its system prompt, its model and its tools; no Agent tool.
     (child_req,) = model.requests["code-reviewer"]
     assert [m.text for m in child_req.messages] == ["Review src/app.py for bugs"]
@@ -408,7 +408,7 @@ def test_plain_words_add_nothing_and_nothing_is_forced(tmp_path: Path) -> None:
     result = run_main_thread(prompt, agents=[REVIEWER, WRITER], model=model, cwd=tmp_path)
     first, second = model.requests["main"]
     assert "force_tool" not in first.metadata and "tool_choice" not in first.metadata
-    reminder, asked = first.messages[0].content
+    asked, reminder = first.messages[0].content
     assert asked.text == prompt  # type: ignore[union-attr]
     assert "asked for" not in reminder.text  # type: ignore[union-attr]
     assert report(tool_results(second)[0][0]) == "pinned review"
@@ -421,10 +421,10 @@ def test_an_agent_mention_adds_one_line_and_forces_nothing(tmp_path: Path) -> No
                     cwd=tmp_path)
     first = model.requests["main"][0]
     assert "force_tool" not in first.metadata
-    reminder = first.messages[0].content[0].text  # type: ignore[union-attr]
+    reminder = first.messages[0].content[-1].text  # type: ignore[union-attr]
     line = 'The user asked for the "code-reviewer" agent'
     assert reminder.startswith("<system-reminder>\n" + line) and reminder.count(line) == 1
-    assert first.messages[0].content[1].text == "@agent-code-reviewer look at app.py"  # type: ignore[union-attr]
+    assert first.messages[0].content[0].text == "@agent-code-reviewer look at app.py"  # type: ignore[union-attr]
     # an agent as main thread is not told to delegate to itself
     model = PerAgentModel({"code-reviewer": [text("answered")]})
     run_main_thread("@agent-code-reviewer look", agents=[REVIEWER], model=model,

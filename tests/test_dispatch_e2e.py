@@ -76,11 +76,11 @@ def test_task_round_trip_through_the_anthropic_sdk(project: Path, server: FakeLL
     server.assert_complete()
     main1, child, main2 = (r.json for r in server.requests)
     # 1. The main thread's first request carries the Agent tool, and the agents are listed in
-    #    a system reminder before the prompt.
+    #    a system reminder after the prompt.
     task = next(t for t in main1["tools"] if t["name"] == "Agent")
     assert set(task["input_schema"]["required"]) == {"description", "prompt"}
     assert len(main1["messages"]) == 1 and main1["messages"][0]["role"] == "user"
-    reminder, prompt = (b["text"] for b in main1["messages"][0]["content"])
+    prompt, reminder = (b["text"] for b in main1["messages"][0]["content"])
     assert "- code-reviewer: Reviews code for quality and bugs. Use after writing code. " \
            "(Tools: Read, Grep)" in reminder
     assert "- quick-look: Takes one quick look at a file. (Tools: Read)" in reminder

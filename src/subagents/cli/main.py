@@ -46,6 +46,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "remove": ("subagents.cli.store_cmd:remove", "Remove an agent from an agents.json store."),
     "export": ("subagents.cli.store_cmd:export", "Export agents as Agent SDK JSON."),
     "serve-mcp": ("subagents.cli.mcp_cmd:serve_mcp", "Serve define/remove/list over MCP stdio."),
+    "lsp": ("subagents.cli.lsp_cmd:lsp", "Language server for editors: diagnostics as you type."),
 }
 
 

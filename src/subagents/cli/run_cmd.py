@@ -44,7 +44,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from subagents.cli.options import ScopeOptions, agents_option, format_option, option_group
+from subagents.cli.options import (
+    ScopeOptions,
+    agents_option,
+    cwd_option,
+    format_option,
+    option_group,
+)
 from subagents.cli.run_options import (
     ConnectionOptions,
     ModelOptions,
@@ -94,12 +100,7 @@ marker), 130 interrupted.""",
 @option_group(TargetOptions)
 @option_group(TeamOptions)
 @option_group(ModelOptions)
-@click.option(
-    "--cwd",
-    type=click.Path(exists=True, file_okay=False, path_type=Path),
-    default=None,
-    help="Working folder for the agent's tools (default: here).",
-)
+@cwd_option
 @format_option(
     "text", "json",
     help="text: the final answer; json: the whole result object.",
@@ -161,7 +162,7 @@ def run(
         raise click.UsageError("--teams and --pipeline do not go together")
     if (target.handoff_dir is not None or target.require_ready) and target.pipeline is None:
         raise click.UsageError("--handoff-dir and --require-ready go with --pipeline")
-    registry = _registry(scope, agents, workdir)
+    registry = _registry(scope, agents, workdir, config.gemini_acknowledged)
     agent = _find_agent(target.agent_name, registry, workdir) if target.agent_name else None
     stage_names = [n.strip() for n in (target.pipeline or "").split(",") if n.strip()]
     if target.pipeline is not None and not stage_names:
@@ -196,6 +197,11 @@ def run(
         transcripts=not transcripts.no_transcript,
         model_table=config.model_aliases or None,
         include_env=True,
+        project_context=True,
+        handback_rules=True,
+        max_tokens=model.max_tokens or config.max_tokens,
+        effort=model.effort or config.effort,
+        thinking=config.thinking,
         on_event=progress,
         trust=TrustPolicy(untrusted=() if trusted else (root,)),
         mcp_read_only=config.mcp_read_only,
@@ -242,8 +248,9 @@ def run(
         )
         sys.exit(130)
     _print(result, output_format)
-    # Warnings are diagnostics, not progress: always on stderr (a clean run prints none).
-    for warning in result.warnings:
+    # Warnings are diagnostics, not progress: always on stderr (a clean run prints none);
+    # those of pipeline stages and delegated agents too (hooks or MCP servers left out).
+    for warning in result.all_warnings():
         click.echo(f"warning: {warning}", err=True)
     refused = _permission_refusals(result)
     if refused:
@@ -265,7 +272,7 @@ def run(
     if stages and len(result.children) < len(stages):
         done = len(result.children)
         click.echo(
-            f"error: the target.pipeline stopped after stage {done} of {len(stages)} "
+            f"error: the pipeline stopped after stage {done} of {len(stages)} "
             f"({result.children[-1].agent if result.children else 'none'}); "
             "its answer is printed above",
             err=True,
@@ -281,23 +288,11 @@ def _teams_on(flag: bool, workdir: Path, config: Any, trusted: bool = True) -> b
 
 
 def _settings_hooks(workdir: Path, trusted: bool, plan: bool = False) -> Any:
-    """Hooks from Claude Code settings files: the project's own (``.claude/settings.json``,
-    ``settings.local.json``) only once the project is trusted; the user's always.  In plan
-    mode no hook command runs at all (``env`` still applies)."""
-    from subagents.runtime.settings_hooks import SettingsHooks, settings_files
+    """Hooks from Claude Code settings files, as the library applies them
+    (:meth:`SettingsHooks.for_project`: the project's only once it is trusted)."""
+    from subagents.runtime.settings_hooks import SettingsHooks
 
-    if plan:
-        return _settings_hooks(workdir, trusted).without_commands("plan mode runs no command")
-    if trusted:
-        return SettingsHooks.load(workdir)
-    hooks = SettingsHooks()
-    user, *project = settings_files(workdir)
-    hooks.add_file(user)
-    skipped = [str(p) for p in project if p.exists()]
-    if skipped:
-        hooks.warnings.append(f"{', '.join(skipped)}: its hooks and env do not apply: this "
-                              "project is not trusted yet (--trust, or yes when asked)")
-    return hooks
+    return SettingsHooks.for_project(workdir, trusted=trusted, plan=plan)
 
 
 def _team_run(
@@ -339,7 +334,7 @@ def _team_run(
         outcome = run_team(prompt, runner=runner, registry=registry, model_id=model_id,
                            max_turns=max_turns, cwd=workdir, layout=layout, hooks=hooks,
                            limits=limits, lead_agent=lead, resume=resume, on_event=sink,
-                           transcripts=runner.transcripts)
+                           transcripts=runner.transcripts, trusted=trusted)
     result = outcome.result
     if output_format == "json":
         click.echo(json.dumps(outcome.to_dict(), indent=2, ensure_ascii=False))
@@ -350,7 +345,7 @@ def _team_run(
     click.echo(f"team {team['team']}: {len(mates)} teammate(s), {team['messages']} message(s), "
                f"{team['usage']['input_tokens']} input + {team['usage']['output_tokens']} "
                f"output tokens; files in {team['team_dir']}", err=True)
-    for warning in result.warnings:
+    for warning in result.all_warnings():
         click.echo(f"warning: {warning}", err=True)
     if result.stop_reason == "error":
         click.echo(f"error: {result.error}", err=True)
@@ -400,10 +395,14 @@ def _shown_paths(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _registry(scope: ScopeOptions, agents: str | None, workdir: Path) -> Any:
+def _registry(scope: ScopeOptions, agents: str | None, workdir: Path,
+              gemini_acknowledged: bool = False) -> Any:
     from subagents.cli.options import report_broken_scopes
 
-    registry = scope.build_registry(agents=agents, cwd=workdir).load_all()
+    # the configuration's gemini-acknowledged applies like the rest of it: the project's
+    # own file only once the project is trusted (run_config)
+    registry = scope.build_registry(agents=agents, cwd=workdir,
+                                    gemini_acknowledged=gemini_acknowledged).load_all()
     report_broken_scopes(registry)
     return registry
 
@@ -538,11 +537,12 @@ def _pipeline(
 def _trusted(workdir: Path, trust_flag: bool) -> tuple[bool, Path]:
     """(is the project trusted, its root): remembered, ``--trust``, or asked on a terminal
     when the project has something that trust changes (config, agents with commands)."""
-    from subagents.lint.trust import TrustStore, project_root
+    from subagents.lint.trust import TrustStore, project_trust
 
-    root = project_root(workdir)
     store = TrustStore()
-    if store.is_trusted(root):
+    remembered = project_trust(workdir, store=store)  # the library's own decision
+    root = remembered.root
+    if remembered.trusted:
         return True, root
     if trust_flag:
         store.trust(root)

@@ -165,14 +165,30 @@ _MAX_DEPTH = click.option(
 )
 
 
+_EFFORT = click.option(
+    "--effort",
+    type=click.Choice(["low", "medium", "high", "xhigh", "max"]),
+    default=None,
+    help="Effort level of the models' thinking (default: each model's own, e.g. medium for "
+    "claude-opus-5-5, or effort in config); a subagent's effort frontmatter wins for it.",
+)
+_MAX_TOKENS = click.option(
+    "--max-tokens",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Output limit of each model request (default: each model's own, e.g. 128000 for "
+    "claude-opus-5-5, or max-tokens in config).",
+)
+
+
 @dataclass(frozen=True, slots=True)
 class ModelOptions:
-    """Which model runs and for how long: --provider, --model, --max-turns,
-    --max-turns-summary, --max-depth."""
+    """Which model runs, how, and for how long: --provider, --model, --max-turns,
+    --max-turns-summary, --max-depth, --effort, --max-tokens."""
 
     param: ClassVar[str] = "model"
     click_options: ClassVar[tuple[Callable[[Any], Any], ...]] = (
-        _PROVIDER, _MODEL, _MAX_TURNS, _MAX_TURNS_SUMMARY, _MAX_DEPTH,
+        _PROVIDER, _MODEL, _MAX_TURNS, _MAX_TURNS_SUMMARY, _MAX_DEPTH, _EFFORT, _MAX_TOKENS,
     )
 
     provider: str | None = None
@@ -180,6 +196,8 @@ class ModelOptions:
     max_turns: int | None = None
     max_turns_summary: bool = False
     max_depth: int | None = None
+    effort: str | None = None
+    max_tokens: int | None = None
 
 
 _YES = click.option(

@@ -100,13 +100,14 @@ from subagents.dispatch.task_tool import (
     with_builtins,
 )
 from subagents.errors import SubagentError
-from subagents.providers.base import Message, Model, TextBlock, ToolSpec, Usage
+from subagents.providers.base import Message, Model, ToolSpec, Usage
 from subagents.runtime.result import AgentResult, ResultSlot
 from subagents.runtime.tool_step import current_tool_use_id
 from subagents.runtime.tools.base import Tool, ToolContext, ToolInputError, ToolOutput
 
 if TYPE_CHECKING:
     from subagents.registry.core import AgentEntry, AgentRegistry
+    from subagents.runtime.permissions import PermissionPolicy
     from subagents.runtime.runner import AgentRunner
 
 __all__ = [
@@ -481,8 +482,13 @@ class AgentDispatcher:
             return False
         outer = (parent.policy if parent is not None else None) or self.config.policy or (
             runner.policy)
+        return self.offers_agent_tool(record.definition, outer)
+
+    def offers_agent_tool(self, agent: AgentDefinition, policy: PermissionPolicy) -> bool:
+        """Would a run of ``agent`` under ``policy`` be offered the Agent tool (its tools
+        and disallowedTools, and the policy's, allow it)?"""
         probe = {AGENT_TOOL_NAME: self.task_tool()}
-        return bool(outer.restrict(record.definition).tools.apply(probe))
+        return bool(policy.restrict(agent).tools.apply(probe))
 
     async def _run_child(
         self,
@@ -496,12 +502,12 @@ class AgentDispatcher:
         runner = self.runner if self.runner is not None else self.runner_factory()  # type: ignore[misc]
         extra: list[Tool] = []
         turns: DelegationTurns | None = None
+        reminders: tuple[str, ...] = ()
         if self._delegates(record, parent, runner):
             extra = self.delegation_tools(query=task)
             turns = self.turn_control()
             if not history:  # a first run: it is told which agents exist
-                history = (Message("user", (TextBlock(listing_reminder(
-                    self.listing(query=task))),)),)
+                reminders = (listing_reminder(self.listing(query=task)),)
         slot = ResultSlot()
         async with self._semaphore(record.depth):
             self.running += 1
@@ -513,6 +519,7 @@ class AgentDispatcher:
                         agent, task, model=record.model, parent=parent, extra_tools=extra,
                         policy=None if parent is not None else self.config.policy,
                         turns=turns, run_id=record.run_id, history=history, result_slot=slot,
+                        reminders=reminders,
                     )
             except asyncio.CancelledError:
                 # stopped (TaskStop, or its parent ended): what it did joins the tree

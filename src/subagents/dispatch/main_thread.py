@@ -16,8 +16,9 @@ Design decisions
   keywords, adds the same line.)  An ``@agent-X`` naming no agent is reported (a warning in
   the result and a ``notice`` event).
 * **The agent listing** is in the conversation, not in the Agent tool's description: a
-  ``<system-reminder>`` before the user's prompt in the first user message, with the
-  explicit-invocation line first when there is one.
+  ``<system-reminder>`` after the user's prompt in the first user message (Claude Code's
+  system message follows the prompt too), with the explicit-invocation line first when
+  there is one.
 * **Background agents**: the main thread runs with the dispatcher's
   :class:`~subagents.dispatch.sessions.DelegationTurns`, so an agent it starts in the
   background reports through a notification, and the run does not end while one is still
@@ -62,13 +63,12 @@ from subagents.dispatch.task_tool import (
 from subagents.errors import ProviderResponseError, RunError
 from subagents.providers.base import (
     FORCE_TOOL,
-    Message,
     Model,
     ModelRequest,
     ModelResponse,
-    TextBlock,
     ToolUseBlock,
 )
+from subagents.runtime.context.prompts import MAIN_THREAD_PROMPT
 from subagents.runtime.result import AgentResult, ResultSlot, RunInterrupted
 from subagents.runtime.tools.base import Tool
 
@@ -91,14 +91,7 @@ EventSink = Callable[[str, Mapping[str, Any]], None]
 MAIN_THREAD = AgentDefinition(
     name="main",
     description="The main thread: answers the user, delegating to specialised agents.",
-    system_prompt=(
-        "You are the main thread of a team of AI agents, working for the user in their "
-        "project. Handle simple requests yourself with your tools. When a request matches one "
-        "of the specialised agents listed in the conversation, delegate it with the Agent "
-        "tool: the agent sees only the prompt you write, so include everything it needs. "
-        "Independent pieces of work can go to several agents at once. When the agents report "
-        "back, answer the user yourself from their reports: the user does not see them."
-    ),
+    system_prompt=MAIN_THREAD_PROMPT,  # the harness prompt (runtime/context/prompts.py)
     tools=None,
     source=Scope.BUILTIN,
 )
@@ -215,14 +208,18 @@ async def run_main_thread_async(
         extra: list[Tool] = dispatcher.delegation_tools(query=prompt, pinned=pins)
         if cfg.agent_tools:
             extra.extend(dispatcher.agent_tools())
-        reminder = listing_reminder(dispatcher.listing(query=prompt, pinned=pins),
-                                    lead=invocation_reminder(pinned) if pinned else "")
-        history = (Message("user", (TextBlock(reminder),)),)
+        # The listing goes to a main thread that can delegate (an --agent main thread whose
+        # tools leave out Agent gets none, as in Claude Code).
+        reminders: tuple[str, ...] = ()
+        if dispatcher.offers_agent_tool(main, policy or own.policy):
+            reminders = (listing_reminder(dispatcher.listing(query=prompt, pinned=pins),
+                                          lead=invocation_reminder(pinned) if pinned else ""),)
         try:
             result = await own.run(
                 main, prompt, model=cfg.model_id, max_turns=cfg.max_turns, extra_tools=extra,
                 policy=policy if runner is not None else None, cwd=cwd, result_slot=result_slot,
-                turns=dispatcher.turn_control(), history=history)
+                turns=dispatcher.turn_control(), reminders=reminders,
+                role="main" if main_agent is None else "agent")
         finally:
             # Background agents do not outlive the main thread (it ended at its turn limit,
             # failed or was interrupted); they are stopped and their runs recorded.

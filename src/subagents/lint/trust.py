@@ -30,7 +30,6 @@ import dataclasses
 import json
 import os
 import stat
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,9 +42,11 @@ if TYPE_CHECKING:
     from subagents.lint.config import Config
 
 __all__ = [
+    "ProjectTrust",
     "TrustPolicy",
     "TrustStore",
     "project_root",
+    "project_trust",
     "run_config",
     "unsafe_file",
 ]
@@ -112,6 +113,8 @@ class TrustStore:
                               hint="remove it; it is re-created on the next --trust")
         folders = sorted(self.folders() | {str(folder.resolve())})
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        import tempfile  # only a write pays for it
+
         fd, tmp = tempfile.mkstemp(prefix=".trusted-folders.", suffix=".tmp",
                                    dir=self.path.parent)
         try:
@@ -159,6 +162,38 @@ class TrustPolicy:
                    if on]
         return (dataclasses.replace(agent, hooks={}, mcp_servers=()),
                 [f"agent {agent.name!r}: its {' and '.join(dropped)} did not run: {why}"])
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectTrust:
+    """Whether the project of a working folder is trusted, and the policy that follows.
+
+    The one place the library decides it, so that ``run``, ``run_team`` and the command line
+    apply the same gate: :func:`project_trust` reads the user's remembered answer (it never
+    asks; the command line asks on a terminal and then passes ``trusted=``)."""
+
+    root: Path
+    trusted: bool
+
+    @property
+    def policy(self) -> TrustPolicy:
+        return TrustPolicy(untrusted=() if self.trusted else (self.root,))
+
+    def restrict(self, policy: TrustPolicy) -> TrustPolicy:
+        """``policy`` with this project added to its untrusted roots when it is untrusted."""
+        if self.trusted or self.root in policy.untrusted:
+            return policy
+        return TrustPolicy(untrusted=(*policy.untrusted, self.root))
+
+
+def project_trust(workdir: Path, *, trusted: bool | None = None,
+                  store: TrustStore | None = None) -> ProjectTrust:
+    """The trust of ``workdir``'s project: ``trusted`` when the caller decided (``--trust``,
+    an answer on a terminal), else what the user's :class:`TrustStore` remembers."""
+    root = project_root(workdir)
+    if trusted is None:
+        trusted = (store or TrustStore()).is_trusted(root)
+    return ProjectTrust(root, trusted)
 
 
 def _read_config(path: Path, notes: list[str]) -> Config | None:

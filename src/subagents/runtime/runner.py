@@ -13,8 +13,17 @@ Design notes
   ``--help``; ``--no-transcript`` turns them off).
 * **Isolation.** Every run starts a fresh message history with the prompt as its only user
   message; nothing of a caller's conversation leaks in.
-* **System prompt** = ``agent.system_prompt`` + memory (+ the environment with
-  ``include_env=True``, which the CLI turns on): :mod:`subagents.runtime.prompt`.
+* **System prompt** = ``agent.system_prompt`` + memory (:mod:`subagents.runtime.prompt`),
+  the hand-back rules for a subagent (``handback_rules``), skills, then the environment
+  (``include_env``).  **Context** (``project_context``): the ``CLAUDE.md`` files and a git
+  snapshot lead the first user message, as Claude Code does for the run's ``role`` (main
+  thread, ``--agent``, subagent); read once per working folder by this runner and its
+  derived runners (:mod:`subagents.runtime.context`, which explains every choice).
+* **Generation** (:mod:`subagents.providers.generation`): ``max_tokens``, thinking and effort
+  per model, with the config's overrides; a subagent's ``effort`` frontmatter wins for it (an
+  agent run as the main thread ignores its own, as Claude Code does).  A provider that refuses
+  thinking/effort (HTTP 400/422 naming them) is asked again without them, and an output limit
+  it refuses is lowered to 8,192 tokens; each once per runner and model, with a warning.
 * **Skills, hooks, MCP servers**: an agent's ``skills`` are
   appended to the system prompt (:mod:`subagents.runtime.skills`; a missing one is a warning);
   its ``hooks`` become a :class:`~subagents.runtime.command_hooks.CommandHooks` active only for
@@ -101,7 +110,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar, Unpack, overload
 
 from subagents.definition import AgentDefinition, McpServerSpec
-from subagents.errors import ProviderError, RunError, UsageError
+from subagents.errors import ProviderError, ProviderResponseError, RunError, UsageError
 from subagents.lint.trust import TrustPolicy
 from subagents.providers.base import (
     Message,
@@ -109,11 +118,14 @@ from subagents.providers.base import (
     ModelRequest,
     ModelResponse,
     TextBlock,
+    ThinkingBlock,
     ToolSpec,
     ToolUseBlock,
     Usage,
 )
+from subagents.providers.generation import EFFORT_EXPLICIT, Generation, generation_for
 from subagents.runtime.config import DEFAULT_MAX_TURNS, EventSink, RunConfig, RunOptions
+from subagents.runtime.context import ContextCache, RunRole
 from subagents.runtime.hooks import CompositeHooks, RunHooks
 from subagents.runtime.permissions import Decision, PermissionMode, PermissionPolicy
 from subagents.runtime.prompt import build_system_prompt, memory_path
@@ -147,6 +159,7 @@ SUMMARY_PROMPT = (
     "left to do."
 )
 EMPTY_NUDGE = "Your last reply was empty. Continue the task, or give your final answer."
+RELAXED_MAX_TOKENS = 8192  # the output limit tried when a provider refuses the model's own
 
 # (kind, data): "start", "turn", "tool", "stop" — for progress displays.
 RunEvent = tuple[str, Mapping[str, Any]]
@@ -180,6 +193,8 @@ def flatten_tool_blocks(messages: Sequence[Message]) -> list[Message]:
     for m in messages:
         blocks: list[TextBlock] = []
         for b in m.content:
+            if isinstance(b, ThinkingBlock):
+                continue  # reasoning is not part of the record the summary request needs
             if isinstance(b, TextBlock):
                 if b.text:
                     blocks.append(b)
@@ -247,6 +262,9 @@ class AgentRunner:
         cfg = (config or RunConfig()).with_options(**options).resolved()
         self.config = dataclasses.replace(
             cfg, policy=cfg.policy or PermissionPolicy(), trust=cfg.trust or TrustPolicy())
+        # shared with derived runners: the project is read once, a refusal learnt once
+        self._contexts = ContextCache()
+        self._relaxed: dict[str, str] = {}
 
     def derive(
         self,
@@ -259,9 +277,13 @@ class AgentRunner:
 
         For callers that need another model or event sink for one run: the runner they were
         given (maybe shared with others) is left as it is."""
-        return type(self)(model if model is not None else self.model,
-                          self.config.with_options(**options),
-                          tools=self.tools if tools is None else tools)
+        derived = type(self)(model if model is not None else self.model,
+                             self.config.with_options(**options),
+                             tools=self.tools if tools is None else tools)
+        if derived.config.cwd == self.config.cwd:
+            derived._contexts = self._contexts
+        derived._relaxed = self._relaxed
+        return derived
 
     # The options as attributes, as before RunConfig (read and, on one's own runner, set).
     cwd = _ConfigField[Path]("cwd")
@@ -269,7 +291,7 @@ class AgentRunner:
     hooks = _ConfigField[RunHooks | None]("hooks")
     transcript_dir = _ConfigField[Path | None]("transcript_dir")
     default_max_turns = _ConfigField[int]("default_max_turns")
-    max_tokens = _ConfigField[int]("max_tokens")
+    max_tokens = _ConfigField[int | None]("max_tokens")
     model_table = _ConfigField[Mapping[str, str] | None]("model_table")
     parent_model = _ConfigField[str | None]("parent_model")
     include_env = _ConfigField[bool]("include_env")
@@ -330,10 +352,19 @@ class AgentRunner:
         run_id: str | None = None,
         history: Sequence[Message] = (),
         result_slot: ResultSlot | None = None,
+        role: RunRole | None = None,
+        effort: str | None = None,
+        reminders: Sequence[str] = (),
     ) -> AgentResult:
         """Run ``agent`` on ``prompt`` to the end; see the module docstring.
 
-        ``result_slot`` receives the result also when the run is interrupted (cancelled)."""
+        ``reminders`` are text blocks that follow the prompt in its user message (the agent
+        listing of a run that may delegate).
+
+        ``result_slot`` receives the result also when the run is interrupted (cancelled).
+        ``role`` says which context the run gets (default: ``subagent`` with a ``parent``,
+        else ``agent``; the main thread passes ``main``).  ``effort`` is a per-call effort
+        level (the delegation tool's ``effort``); it wins over the agent's and the config's."""
         limit = max_turns or agent.max_turns or self.default_max_turns
         if limit < 1:
             raise UsageError(f"max_turns must be at least 1, got {limit}")
@@ -362,14 +393,35 @@ class AgentRunner:
                           warnings=[*run_policy.warnings, *outer.warnings_for(agent),
                                     *trust_notes],
                           started=time.perf_counter())
-        # Skills into the prompt, agent-scoped hooks, memory + body.
-        system = build_system_prompt(agent, workdir, include_env=self.include_env)
+        # Memory + body, hand-back rules, skills, environment; agent-scoped hooks.
+        run_role: RunRole = role or ("subagent" if parent is not None else "agent")
+        system = build_system_prompt(agent, workdir)
+        if self.config.handback_rules and run_role == "subagent":
+            from subagents.runtime.context import with_handback_rules
+
+            system = with_handback_rules(system)
         if agent.skills:
             from subagents.runtime.skills import load_skills
 
             skills = load_skills(agent.skills, workdir)
             state.warnings.extend(skills.warnings)
             system = "\n\n".join(p for p in (system, skills.prompt_section()) if p)
+        lead: list[TextBlock] = []
+        project = None
+        if self.config.project_context and not history:
+            project, fresh = await asyncio.to_thread(self._contexts.get, workdir)
+            lead = [TextBlock(b) for b in project.blocks(run_role)]
+            if fresh:
+                state.warnings.extend(project.notes)
+        if self.include_env:
+            from subagents.runtime.context import environment_block
+
+            git = (project.git is not None) if project is not None else None
+            system = "\n\n".join(p for p in (system, environment_block(workdir, model_id,
+                                                                         git=git)) if p)
+        state.generation = self._generation(agent, model_id, run_role, effort)
+        state.effort_explicit = bool(effort or self.config.effort or (
+            run_role == "subagent" and agent.effort))
         all_hooks = [h for h in (self.hooks, hooks) if h is not None]
         if agent.hooks:
             from subagents.runtime.command_hooks import CommandHooks
@@ -399,11 +451,15 @@ class AgentRunner:
                     "prompt": prompt, "system": system, "tools": list(offered),
                     "max_turns": limit, "permission_mode": run_policy.effective_mode.value,
                     "depth": ctx.depth, "parent_run_id": parent.run_id if parent else None,
+                    "role": run_role, "max_tokens": state.generation.max_tokens,
+                    "thinking": state.generation.thinking, "effort": state.generation.effort,
+                    "context": [str(f.path) for f in project.instructions.files]
+                    + (["git"] if project.git is not None else []) if project else [],
                 })
                 self._emit("start", {"agent": agent.name, "model": model_id, "run_id": run_id})
                 await self._safe(run_hooks.on_start(ctx, agent, prompt), state, "on_start")
                 await self._loop(ctx, state, run_hooks, system, prompt, offered, everything,
-                                 limit, turns, history)
+                                 limit, turns, history, lead, reminders)
             except (asyncio.CancelledError, KeyboardInterrupt):
                 state.stop = "interrupted"
                 ctx.processes.kill_all()
@@ -457,16 +513,20 @@ class AgentRunner:
         limit: int,
         control: TurnControl | None = None,
         history: Sequence[Message] = (),
+        lead: Sequence[TextBlock] = (),
+        reminders: Sequence[str] = (),
     ) -> None:
         specs = [t.spec() for t in offered.values()]
         step = ToolStep(ctx=ctx, hooks=hooks, offered=offered, everything=everything,
                         policy=self.policy, transcript=state.transcript, calls=state.calls,
                         warnings=state.warnings, emit=self._emit)
         # ``history``: an earlier conversation resumed (a teammate's transcripts)
-        messages: list[Message] = [*history, Message.user(prompt)]
+        messages: list[Message] = [*history, Message("user", (
+            *lead, TextBlock(prompt), *(TextBlock(r) for r in reminders)))]
         state.messages = messages
         if history and history[-1].role == "user":
-            messages[-2:] = [Message("user", (*history[-1].content, TextBlock(prompt)))]
+            messages[-2:] = [Message("user", (*history[-1].content, TextBlock(prompt),
+                                              *(TextBlock(r) for r in reminders)))]
         state.transcript.message(messages[-1])
         nudged = False
         turn = 0
@@ -499,7 +559,8 @@ class AgentRunner:
                 continue
             if response.stop_reason == "max_tokens":
                 state.warnings.append(
-                    f"turn {turn}: the reply was cut at the output limit ({self.max_tokens} "
+                    f"turn {turn}: the reply was cut at the output limit "
+                    f"({state.generation.max_tokens} "
                     "tokens); the answer may be incomplete")
             assistant = response.as_message()
             messages.append(assistant)
@@ -557,14 +618,21 @@ class AgentRunner:
         *,
         final: bool = False,
     ) -> ModelResponse | None:
+        gen = state.generation
+        relaxed = self._relaxed.get(ctx.model, "")
+        thinking = None if "thinking" in relaxed else gen.thinking
         request = ModelRequest(
             model=ctx.model, system=system, messages=tuple(messages), tools=tuple(specs),
-            max_tokens=self.max_tokens,
+            max_tokens=min(gen.max_tokens, RELAXED_MAX_TOKENS) if "tokens" in relaxed
+            else gen.max_tokens,
+            thinking=thinking, thinking_budget=gen.thinking_budget if thinking else None,
+            effort=gen.effort if thinking else None, thinking_hidden=ctx.depth > 0,
             metadata={"agent": ctx.agent_name, "run_id": ctx.run_id, "turn": turn,
+                      **({EFFORT_EXPLICIT: True} if state.effort_explicit else {}),
                       **({"final_summary": True, "tool_choice": "none"} if final else {})},
         )
         try:
-            response = await self.model.complete(request)
+            response = await self._complete_relaxing(request, state)
         except ProviderError as exc:
             state.error = str(exc)
             if state.stop != "max_turns":
@@ -575,6 +643,43 @@ class AgentRunner:
         state.usage = state.usage + response.usage
         state.last_usage = response.usage
         return response
+
+    async def _complete_relaxing(self, request: ModelRequest, state: _RunState
+                                 ) -> ModelResponse:
+        """``model.complete``, asked again without what the provider refused (see the module:
+        thinking/effort, then a large output limit), each once per runner and model."""
+        while True:
+            try:
+                return await self.model.complete(request)
+            except ProviderResponseError as exc:
+                change = _refused_parameter(exc, request)
+                if change is None:
+                    raise
+                seen = self._relaxed.get(request.model, "")
+                self._relaxed[request.model] = f"{seen} {change}".strip()
+                if change == "thinking":
+                    request = dataclasses.replace(request, thinking=None, thinking_budget=None,
+                                                  effort=None)
+                    state.warnings.append(
+                        f"the provider refused thinking/effort for {request.model} "
+                        f"({_short(exc)}); asked again without them")
+                else:
+                    request = dataclasses.replace(request, max_tokens=RELAXED_MAX_TOKENS)
+                    state.warnings.append(
+                        f"the provider refused an output limit of {state.generation.max_tokens} "
+                        f"tokens for {request.model} ({_short(exc)}); asked again with "
+                        f"{RELAXED_MAX_TOKENS} (set max-tokens in config to choose)")
+
+    def _generation(self, agent: AgentDefinition, model_id: str, role: RunRole,
+                    call_effort: str | None = None) -> Generation:
+        """This run's generation parameters (see the module docstring)."""
+        effort = self.config.effort
+        if role == "subagent" and agent.effort:
+            effort = agent.effort
+        if call_effort:
+            effort = call_effort
+        return generation_for(model_id, max_tokens=self.config.max_tokens, effort=effort,
+                              thinking=self.config.thinking)
 
     # ------------------------------------------------------------------ helpers
 
@@ -706,6 +811,30 @@ def _unavailable_tools(agent: AgentDefinition, available: Mapping[str, Tool]) ->
     return out
 
 
+_THINKING_WORDS = ("thinking", "effort", "output_config", "reasoning")
+_TOKEN_WORDS = ("max_tokens", "max_completion_tokens", "context length", "context_length",
+                "maximum context", "too large", "max_new_tokens")
+
+
+def _refused_parameter(exc: ProviderResponseError, request: ModelRequest) -> str | None:
+    """``"thinking"`` or ``"tokens"`` when a 400/422 refusal names what this request can do
+    without (thinking/effort first, then a large output limit); else ``None``."""
+    if exc.status not in (400, 422):
+        return None
+    # the server's own words (the URL before them may hold anything)
+    text = str(exc).lower().split(f"answered {exc.status}:", 1)[-1]
+    if request.thinking is not None and any(w in text for w in _THINKING_WORDS):
+        return "thinking"
+    if request.max_tokens > RELAXED_MAX_TOKENS and any(w in text for w in _TOKEN_WORDS):
+        return "tokens"
+    return None
+
+
+def _short(exc: Exception) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= 160 else text[:159] + "…"
+
+
 def _usage_json(usage: Usage) -> dict[str, int]:
     return {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens}
 
@@ -723,8 +852,9 @@ def _has_same_hooks(hooks: Iterable[RunHooks], wanted: RunHooks) -> bool:
 class _RunState:
     """Mutable bookkeeping of one run (kept off the runner so runs can overlap)."""
 
-    __slots__ = ("agent", "calls", "error", "final_text", "last_usage", "late_warnings",
-                 "messages", "model", "result", "slot", "started", "stop", "transcript",
+    __slots__ = ("agent", "calls", "effort_explicit", "error", "final_text", "generation",
+                 "last_usage", "late_warnings", "messages", "model", "result", "slot", "started",
+                 "stop", "transcript",
                  "turns", "usage", "warnings")
 
     def __init__(self, *, agent: AgentDefinition, model: str, transcript: Transcript,
@@ -745,3 +875,5 @@ class _RunState:
         self.error: str | None = None
         self.result: AgentResult | None = None
         self.late_warnings: list[list[str]] = []  # lists filled while the run goes on
+        self.generation = Generation(RELAXED_MAX_TOKENS)  # the run sets its own
+        self.effort_explicit = False
