@@ -356,3 +356,75 @@ def test_a_report_cannot_close_the_notification_block(tmp_path: Path) -> None:
     run_main_thread("go", agents=[REVIEWER], model=model, cwd=tmp_path)
     note = last_text(model.requests["main"][2])
     assert note.count("</task-notification>") == 1 and note.count("</result>") == 1
+
+
+def test_a_message_to_a_running_agent_is_queued_not_a_second_run(tmp_path: Path) -> None:
+    """Recursion through SendMessage: a child writes to the agent that started it (which is
+    running, waiting for it); the message waits for that agent's next step, and no second run
+    of its conversation starts."""
+    outer = agent("outer", tools=None)
+    inner = agent("inner", tools=None)
+
+    def write_to_parent(request: ModelRequest) -> ModelResponse:
+        parent = next(r for r in SESSIONS[0].records.values() if r.definition.name == "outer")
+        return tool_call("SendMessage", {"to": parent.id, "message": "PING from inner"})
+
+    SESSIONS: list[object] = []
+
+    def capture(request: ModelRequest) -> ModelResponse:
+        return tool_call("Agent", call("inner", run_in_background=False))
+
+    model = PerAgentModel({
+        "main": [tool_call("Agent", call("outer", run_in_background=False)), text("end")],
+        "outer": [capture, text("outer saw the ping")],
+        "inner": [write_to_parent, text("inner done")],
+    })
+    from subagents.dispatch import dispatcher as dispatcher_module
+
+    original = dispatcher_module.AgentDispatcher.__init__
+
+    def spy(self: object, *a: object, **k: object) -> None:
+        original(self, *a, **k)  # type: ignore[arg-type]
+        SESSIONS.append(self.sessions)  # type: ignore[attr-defined]
+
+    dispatcher_module.AgentDispatcher.__init__ = spy  # type: ignore[method-assign]
+    try:
+        result = run_main_thread("go", agents=[outer, inner], model=model, cwd=tmp_path)
+    finally:
+        dispatcher_module.AgentDispatcher.__init__ = original  # type: ignore[method-assign]
+    (queued,) = results(model.requests["inner"][1])
+    assert not queued.is_error and "still running" in queued.content
+    assert len(model.requests["outer"]) == 2  # one run of outer, no second one
+    # outer read the message with the inner agent's report, in the same round
+    assert "PING from inner" in last_text(model.requests["outer"][1])
+    assert result.final_text == "end"
+
+
+def test_cli_hostile_delegation_inputs_exit_cleanly(tmp_path: Path,
+                                                   monkeypatch: object) -> None:
+    from click.testing import CliRunner
+
+    from subagents.cli.main import cli
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".claude" / "agents").mkdir(parents=True)
+    (tmp_path / ".claude" / "agents" / "r.md").write_text(
+        "---\nname: reader\ndescription: Reads.\ntools: Read\n---\nYou read.\n")
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps([
+        {"tool": "SendMessage", "input": {"to": "a0000000000000000", "message": "hi"}},
+        {"tool": "SendMessage", "input": {"to": 42, "message": ["x"]}},
+        {"tool": "TaskStop", "input": {"task_id": "nope"}},
+        {"tool": "Agent", "input": {"prompt": "p", "run_in_background": "maybe"}},
+        {"tool": "Agent", "input": {"prompt": "p", "subagent_type": "no-such-agent",
+                                    "run_in_background": False}},
+        "all refused",
+    ]))
+    r = CliRunner().invoke(cli, ["run", "--provider", "scripted", "--script", str(script),
+                                 "--cwd", str(tmp_path), "--no-transcript", "--format", "json",
+                                 "go"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert data["final_text"] == "all refused"
+    assert [c["is_error"] for c in data["tool_calls"]] == [True] * 5
+    assert "Traceback" not in r.output
