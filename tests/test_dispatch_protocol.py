@@ -428,3 +428,17 @@ def test_cli_hostile_delegation_inputs_exit_cleanly(tmp_path: Path,
     assert data["final_text"] == "all refused"
     assert [c["is_error"] for c in data["tool_calls"]] == [True] * 5
     assert "Traceback" not in r.output
+
+
+async def test_a_pipeline_stage_at_its_turn_limit_stops_the_pipeline(tmp_path: Path) -> None:
+    from subagents.dispatch.pipeline import run_pipeline
+
+    (tmp_path / "a.txt").write_text("x")
+    first = agent("first", tools=("Read",), max_turns=1)
+    second = agent("second", tools=("Read",))
+    model = PerAgentModel({"first": [tool_call("Read", {"file_path": "a.txt"})],
+                           "second": [text("never")]})
+    result = await run_pipeline([first, second], "go", runner=runner(model, tmp_path))
+    assert result.stop_reason == "max_turns" and "second" not in model.requests
+    assert "stage 1 (first) reached its turn limit (1 turns) without a report" in (
+        result.error or "")

@@ -265,9 +265,10 @@ def run(
         click.echo(f"error: {result.error}", err=True)
         sys.exit(1)
     if result.stop_reason == "max_turns":
-        click.echo(f"error: {result.agent} reached its turn limit ({result.turns} turns) "
-                   "before it finished; raise --max-turns (or the agent's maxTurns) to let it "
-                   "go on", err=True)
+        what = result.error or (f"{result.agent} reached its turn limit ({result.turns} turns) "
+                                "before it finished")
+        click.echo(f"error: {what}; raise --max-turns (or the agent's maxTurns) to let it go "
+                   "on", err=True)
         sys.exit(1)
     if stages and len(result.children) < len(stages):
         done = len(result.children)
