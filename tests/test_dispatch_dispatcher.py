@@ -114,7 +114,7 @@ def test_children_get_no_agent_tool_without_nesting(tmp_path: Path) -> None:
     child_tools = {t.name for t in model.requests["delegator"][0].tools}
     assert not child_tools & {"Agent", "Task", "SendMessage"} and "Read" in child_tools
     ((content, is_error),) = tool_results(model.requests["delegator"][1])
-    assert is_error and "Task" in content
+    assert is_error and "No such tool available: Task. Task is not among the tools" in content
     assert "code-reviewer" not in model.requests
 
 
@@ -395,7 +395,7 @@ def test_task_alias_is_read_as_agent(tmp_path: Path) -> None:
     result = run_main_thread("x", agents=[REVIEWER], model=model, cwd=tmp_path)
     assert report(tool_results(model.requests["main"][1])[0][0]) == "reviewed"
     assert result.tool_calls[0].name == "Agent"
-    assert {t.name for t in model.requests["main"][0].tools} >= {"Agent", "SendMessage"}
+    assert {t.name for t in model.requests["main"][0].tools} >= {"Agent", "ToolSearch"}
     assert "Task" not in {t.name for t in model.requests["main"][0].tools}
 
 

@@ -217,6 +217,19 @@ def test_config_overrides_and_frontmatter_effort(tmp_path: Path) -> None:
     assert child.thinking_hidden and child.metadata[EFFORT_EXPLICIT] is True
 
 
+def test_session_effort_is_the_main_threads_only(tmp_path: Path) -> None:
+    """Measured: claude --effort high gives the main thread high and a subagent without its
+    own effort the model's default (medium)."""
+    model = ScriptedModel([text("main"), text("child")])
+    runner = AgentRunner(model, cwd=tmp_path, effort="high")
+    runner.run_sync(AGENT, "main")
+    parent = ToolContext(cwd=tmp_path, agent_name="main", model="claude-opus-5-5")
+    runner.run_sync(AGENT, "child", parent=parent)
+    main, child = model.requests
+    assert (main.effort, child.effort) == ("high", "medium")
+    assert main.metadata[EFFORT_EXPLICIT] and EFFORT_EXPLICIT not in child.metadata
+
+
 def test_per_call_effort_wins(tmp_path: Path) -> None:
     picky = dataclasses.replace(AGENT, effort="low")
     model = ScriptedModel([text("child")])
@@ -308,3 +321,27 @@ def test_thinking_survives_a_transcript_round_trip() -> None:
                                     ThinkingBlock("", redacted="opaque"),
                                     ToolUseBlock("t1", "Read", {"file_path": "a"})))
     assert _message_from_json(message_to_json(message)) == message
+
+
+@pytest.mark.usefixtures("clean_env")
+@pytest.mark.parametrize(("env", "flag", "expected"), [
+    ("5000", [], 5000), ("5000", ["--max-tokens", "7000"], 7000), ("lots", [], 128000)])
+def test_cli_output_limit_from_env_and_flag(server: FakeLLMServer, tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch, env: str,
+                                            flag: list[str], expected: int) -> None:
+    from click.testing import CliRunner
+
+    from subagents.cli.main import cli
+
+    agents = tmp_path / "proj" / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "one.md").write_text("---\nname: one\ndescription: d\ntools: Read\n---\nBody.\n")
+    monkeypatch.chdir(tmp_path / "proj")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.anthropic_base_url)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
+    monkeypatch.setenv("CLAUDE_CODE_MAX_OUTPUT_TOKENS", env)
+    server.add(text("ok"))
+    result = CliRunner().invoke(cli, ["run", "--agent", "one", "--no-transcript", *flag, "go"])
+    assert result.exit_code == 0, result.output
+    assert server.requests[0].json["max_tokens"] == expected
+    assert ("ignored" in result.stderr) == (env == "lots")

@@ -92,9 +92,9 @@ def test_harness_codes_are_counted() -> None:
 def test_explain_is_specific_to_each_harness_code(code: str) -> None:
     out = CliRunner().invoke(cli, ["explain", code])
     assert out.exit_code == 0, out.output
-    assert out.output.startswith(f"{code} {RULES[code].name} (harness; ")
-    assert explanations()[code].checks.split(".")[0][:40] in " ".join(out.output.split())
     label = get_harness(HARNESS_FAMILIES[code[:2]][0]).display_name
+    assert out.output.startswith(f"{code} {RULES[code].name} ({label}")
+    assert explanations()[code].checks.split(".")[0][:40] in " ".join(out.output.split())
     assert f"What {label}" in out.output
 
 

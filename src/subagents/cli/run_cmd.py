@@ -188,7 +188,7 @@ def run(
     runner = AgentRunner(
         llm,
         cwd=workdir,
-        tools=builtin_tools(web=tools.web, sandbox=SandboxSettings(
+        tools=builtin_tools(web=tools.web, extras=tools.extra_tools, sandbox=SandboxSettings(
             mode=(tools.sandbox_mode or config.sandbox or "required"),  # type: ignore[arg-type]
             network=tools.sandbox_network or config.sandbox_network,
             writable=config.writable_dirs)),
@@ -199,7 +199,7 @@ def run(
         include_env=True,
         project_context=True,
         handback_rules=True,
-        max_tokens=model.max_tokens or config.max_tokens,
+        max_tokens=model.max_tokens or _env_max_tokens() or config.max_tokens,
         effort=model.effort or config.effort,
         thinking=config.thinking,
         on_event=progress,
@@ -279,6 +279,21 @@ def run(
             err=True,
         )
         sys.exit(EXIT_PIPELINE_STOPPED)
+
+
+def _env_max_tokens() -> int | None:
+    """``CLAUDE_CODE_MAX_OUTPUT_TOKENS``, which Claude Code honours for every request
+    (measured); a value that is not a positive whole number is ignored with a note."""
+    import os
+
+    raw = os.environ.get("CLAUDE_CODE_MAX_OUTPUT_TOKENS", "").strip()
+    if not raw:
+        return None
+    if raw.isdigit() and int(raw) > 0:
+        return int(raw)
+    click.echo(f"note: CLAUDE_CODE_MAX_OUTPUT_TOKENS={raw!r} is not a positive whole number; "
+               "ignored", err=True)
+    return None
 
 
 def _teams_on(flag: bool, workdir: Path, config: Any, trusted: bool = True) -> bool:

@@ -84,6 +84,9 @@ class RunConfig:
     mcp_read_only: tuple[str, ...] = ()
     allow_flagged_prompts: bool = False
     max_turns_summary: bool = False
+    #: the Claude Code version whose tool set per context the runs follow (``None``: the
+    #: default row of :mod:`subagents.runtime.tools.formats`)
+    claude_code: str | None = None
 
     @property
     def keeps_transcripts(self) -> bool:
@@ -136,3 +139,4 @@ class RunOptions(TypedDict, total=False):
     mcp_read_only: Iterable[str]
     allow_flagged_prompts: bool
     max_turns_summary: bool
+    claude_code: str | None

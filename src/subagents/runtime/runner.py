@@ -20,8 +20,10 @@ Design notes
   thread, ``--agent``, subagent); read once per working folder by this runner and its
   derived runners (:mod:`subagents.runtime.context`, which explains every choice).
 * **Generation** (:mod:`subagents.providers.generation`): ``max_tokens``, thinking and effort
-  per model, with the config's overrides; a subagent's ``effort`` frontmatter wins for it (an
-  agent run as the main thread ignores its own, as Claude Code does).  A provider that refuses
+  per model, with the config's overrides.  Effort as Claude Code sets it (measured): the
+  config's ``effort`` (``--effort``) is the main thread's; a subagent uses its own ``effort``
+  frontmatter, else the model's default; an agent run as the main thread ignores its own; a
+  per-call ``effort`` wins.  A provider that refuses
   thinking/effort (HTTP 400/422 naming them) is asked again without them, and an output limit
   it refuses is lowered to 8,192 tokens; each once per runner and model, with a warning.
 * **Skills, hooks, MCP servers**: an agent's ``skills`` are
@@ -44,7 +46,10 @@ Design notes
   ``default_model``); ``inherit``/``None`` defer to the next level; aliases go through the
   config table.
 * **Tools** offered = the runner's tools (built-ins by default) plus ``extra_tools`` (``Task``,
-  MCP tools), filtered by the run's :class:`~subagents.runtime.permissions.ToolFilter`.  A call
+  MCP tools), filtered by the run's :class:`~subagents.runtime.permissions.ToolFilter`, then
+  by Claude Code's rules per context (:mod:`subagents.runtime.tools.toolset`: no Grep/Glob
+  beside Bash, deferred tools behind ``ToolSearch``, whose loads join the tool list of the
+  following requests).  A call
   is checked in this order, and stops at the first refusal, which goes back to the model as an
   ``is_error`` result *without executing anything*: offered? → input matches the schema? →
   inside the tool rules' specifiers (``Bash(git diff:*)``)? → ``hooks.before_tool`` → the
@@ -138,6 +143,8 @@ from subagents.runtime.result import (
 )
 from subagents.runtime.tool_step import ToolStep
 from subagents.runtime.tools import Tool, ToolContext, builtin_tools
+from subagents.runtime.tools.formats import formats_for
+from subagents.runtime.tools.toolset import LOADED_KEY, ToolSet, select_tools
 from subagents.runtime.transcript import Transcript, default_transcript_dir
 
 __all__ = [
@@ -420,8 +427,8 @@ class AgentRunner:
             system = "\n\n".join(p for p in (system, environment_block(workdir, model_id,
                                                                          git=git)) if p)
         state.generation = self._generation(agent, model_id, run_role, effort)
-        state.effort_explicit = bool(effort or self.config.effort or (
-            run_role == "subagent" and agent.effort))
+        state.effort_explicit = bool(effort or (
+            agent.effort if run_role == "subagent" else self.config.effort))
         all_hooks = [h for h in (self.hooks, hooks) if h is not None]
         if agent.hooks:
             from subagents.runtime.command_hooks import CommandHooks
@@ -443,7 +450,11 @@ class AgentRunner:
                         read_only=self.mcp_read_only))
                     extra.extend(pool.tools)
                     state.warnings.extend(pool.warnings)
-                offered = self.offered_tools(run_policy, extra)
+                # Claude Code's tool set for this context (tools/toolset.py)
+                toolset = select_tools(self.offered_tools(run_policy, extra), agent,
+                                       formats_for(self.config.claude_code))
+                offered = toolset.offered
+                state.warnings.extend(toolset.warnings)
                 everything = {**self.tools, **{t.name: t for t in extra}}
                 state.warnings.extend(_unavailable_tools(agent, everything))
                 transcript.event("start", {
@@ -459,7 +470,7 @@ class AgentRunner:
                 self._emit("start", {"agent": agent.name, "model": model_id, "run_id": run_id})
                 await self._safe(run_hooks.on_start(ctx, agent, prompt), state, "on_start")
                 await self._loop(ctx, state, run_hooks, system, prompt, offered, everything,
-                                 limit, turns, history, lead, reminders)
+                                 limit, turns, history, lead, toolset, reminders)
             except (asyncio.CancelledError, KeyboardInterrupt):
                 state.stop = "interrupted"
                 ctx.processes.kill_all()
@@ -514,12 +525,16 @@ class AgentRunner:
         control: TurnControl | None = None,
         history: Sequence[Message] = (),
         lead: Sequence[TextBlock] = (),
+        toolset: ToolSet | None = None,
         reminders: Sequence[str] = (),
     ) -> None:
-        specs = [t.spec() for t in offered.values()]
+        toolset = toolset or ToolSet(offered)
+        loaded: set[str] = ctx.extra.setdefault(LOADED_KEY, set())
+        specs = [t.spec() for t in toolset.visible(loaded)]
+        shown = len(loaded)
         step = ToolStep(ctx=ctx, hooks=hooks, offered=offered, everything=everything,
                         policy=self.policy, transcript=state.transcript, calls=state.calls,
-                        warnings=state.warnings, emit=self._emit)
+                        warnings=state.warnings, emit=self._emit, notes=toolset.notes)
         # ``history``: an earlier conversation resumed (a teammate's transcripts)
         messages: list[Message] = [*history, Message("user", (
             *lead, TextBlock(prompt), *(TextBlock(r) for r in reminders)))]
@@ -535,6 +550,8 @@ class AgentRunner:
             turn += 1
             state.turns = turn
             self._emit("turn", {"agent": ctx.agent_name, "turn": turn, "max_turns": limit})
+            if len(loaded) != shown:  # ToolSearch loaded deferred tools: list them from now
+                specs, shown = [t.spec() for t in toolset.visible(loaded)], len(loaded)
             response = await self._request(ctx, state, system, messages, specs, turn)
             if response is None:
                 return
@@ -673,9 +690,9 @@ class AgentRunner:
     def _generation(self, agent: AgentDefinition, model_id: str, role: RunRole,
                     call_effort: str | None = None) -> Generation:
         """This run's generation parameters (see the module docstring)."""
-        effort = self.config.effort
-        if role == "subagent" and agent.effort:
-            effort = agent.effort
+        # Measured: the session's effort (--effort) is the main thread's; a subagent has its
+        # own effort, else the model's default, whatever the session says.
+        effort = (agent.effort or None) if role == "subagent" else self.config.effort
         if call_effort:
             effort = call_effort
         return generation_for(model_id, max_tokens=self.config.max_tokens, effort=effort,

@@ -55,7 +55,8 @@ __all__ = [
 ]
 
 #: ``main``: the main thread; ``agent``: an agent run as the main thread (``--agent``), a
-#: pipeline stage or a teammate; ``subagent``: a run delegated to by another.
+#: pipeline stage or a team's lead; ``subagent``: a run with a parent (delegated to, or a
+#: teammate).
 RunRole = Literal["main", "agent", "subagent"]
 
 
