@@ -150,8 +150,10 @@ def test_nesting_depth_limit(tmp_path: Path) -> None:
     assert "Agent" in {t.name for t in model.requests["bb"][0].tools}
     assert {"Agent", "Task", "SendMessage"}.isdisjoint(
         t.name for t in model.requests["cc"][0].tools)
-    # a child that may delegate is told which agents exist, in its first message
-    assert "Available agent types for the Agent tool:" in model.requests["aa"][0].messages[0].text
+    # a child that may delegate is told which agents exist with its first tool results (as
+    # in Claude Code), not in its first message
+    assert "Available agent types" not in model.requests["aa"][0].messages[0].text
+    assert "Available agent types for the Agent tool:" in model.requests["aa"][1].messages[-1].text
     assert "dd" not in model.requests
     cc = result.children[0].children[0].children[0]
     assert cc.agent == "cc" and cc.final_text == "c done"

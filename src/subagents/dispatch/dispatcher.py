@@ -502,12 +502,14 @@ class AgentDispatcher:
         runner = self.runner if self.runner is not None else self.runner_factory()  # type: ignore[misc]
         extra: list[Tool] = []
         turns: DelegationTurns | None = None
-        reminders: tuple[str, ...] = ()
         if self._delegates(record, parent, runner):
             extra = self.delegation_tools(query=task)
             turns = self.turn_control()
-            if not history:  # a first run: it is told which agents exist
-                reminders = (listing_reminder(self.listing(query=task)),)
+            if not history:
+                # A first run is told which agents exist with its first tool results, as in
+                # Claude Code (a child that answers at once never needs the list).
+                self.sessions.post_with_results(record.run_id or "", listing_reminder(
+                    self.listing(query=task)))
         slot = ResultSlot()
         async with self._semaphore(record.depth):
             self.running += 1
@@ -519,7 +521,6 @@ class AgentDispatcher:
                         agent, task, model=record.model, parent=parent, extra_tools=extra,
                         policy=None if parent is not None else self.config.policy,
                         turns=turns, run_id=record.run_id, history=history, result_slot=slot,
-                        reminders=reminders,
                     )
             except asyncio.CancelledError:
                 # stopped (TaskStop, or its parent ended): what it did joins the tree

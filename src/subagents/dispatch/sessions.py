@@ -83,6 +83,9 @@ class AgentRecord:
 @dataclass(slots=True)
 class _Mailbox:
     pending: list[str] = field(default_factory=list)
+    # read only with a round's tool results, never as a turn of its own (the agent listing a
+    # child gets after its first tool call, as in Claude Code)
+    with_results: list[str] = field(default_factory=list)
     running: set[str] = field(default_factory=set)  # background agents this run started
     event: asyncio.Event | None = None
 
@@ -118,14 +121,21 @@ class AgentSessions:
         box.pending.append(text)
         box.wake()
 
-    def take(self, run_id: str) -> str | None:
-        """Everything waiting for ``run_id``, joined; ``None`` when nothing is."""
+    def post_with_results(self, run_id: str, text: str) -> None:
+        """``text`` for ``run_id``'s next round of tool results only (it never starts a turn)."""
+        self._box(run_id).with_results.append(text)
+
+    def take(self, run_id: str, *, round_end: bool = False) -> str | None:
+        """Everything waiting for ``run_id``, joined (at the end of a round of tool calls,
+        also what waits for one); ``None`` when nothing is."""
         box = self._boxes.get(run_id)
-        if box is None or not box.pending:
+        if box is None:
             return None
-        text = "\n\n".join(box.pending)
+        parts = [*box.with_results, *box.pending] if round_end else list(box.pending)
+        if round_end:
+            box.with_results.clear()
         box.pending.clear()
-        return text
+        return "\n\n".join(parts) if parts else None
 
     def running_for(self, run_id: str) -> set[str]:
         box = self._boxes.get(run_id)
@@ -195,7 +205,7 @@ class DelegationTurns(TurnControl):
         return await self.sessions.wait(ctx.run_id)
 
     def pending_input(self, ctx: ToolContext) -> str | None:
-        return self.sessions.take(ctx.run_id)
+        return self.sessions.take(ctx.run_id, round_end=True)
 
 
 _SEND_DESCRIPTION = """\
