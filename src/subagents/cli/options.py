@@ -566,8 +566,16 @@ def build_registry(
                 Path(glob) / STORE_FILENAME if glob is not None else None,
                 Path(group) / STORE_FILENAME if group is not None else None,
             )
+    from subagents.errors import SubagentError
+    from subagents.lint.config import load_config
+
+    try:  # `claude-code` in the config (or --claude-code) decides the reading
+        claude_code = load_config(start=cwd or Path.cwd()).claude_code
+    except SubagentError:  # a broken config is reported by the command that needs it
+        claude_code = None
     return AgentRegistry(
         cwd,
+        claude_code=claude_code,
         cli_agents=agents,
         managed_dir=managed_dir,
         plugin_dirs=tuple(plugin_dirs),

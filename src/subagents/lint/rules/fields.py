@@ -124,16 +124,30 @@ def check_tools(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]
         return
     extra = ctx.config.extra_tools
     unknown = 0
+    profile = None
+    if defn.dialect is D.CLAUDE:
+        from subagents.claude_code.profile import get_profile
+
+        profile = get_profile(ctx.config.claude_code)
     for key in ("tools", "disallowed_tools"):
         entries = getattr(defn, key)
         if not entries:
             continue
         spelled = "tools" if key == "tools" else "disallowedTools"
         for i, raw in enumerate(entries):
+            kind = profile.tool_kind(raw.strip()) if profile is not None else None
+            if kind == "main-thread" and key == "tools" and profile is not None:
+                yield ctx.diag(
+                    "SA104", ctx.item_pos(defn, key, i, raw),
+                    f"`tools`: {raw.strip()!r} is a main-thread tool in {profile.label}; "
+                    "a subagent never gets it", "remove it from the agent's tools")
+                continue
             # exact names first: most entries are plain built-ins, and an `extra-tools` name
             # is taken as written (`computer-use` is not shaped like a tool identifier, but the
-            # user said it exists)
-            if raw in BUILTIN_TOOLS or raw.strip() in extra or is_known_tool(raw, extra):
+            # user said it exists); a tool the chosen Claude Code gives (directly, deferred
+            # through ToolSearch, or named in its typings) is known
+            if kind is not None or raw in BUILTIN_TOOLS or raw.strip() in extra \
+                    or is_known_tool(raw, extra):
                 continue
             entry = parse_tool_entry(raw)
             if entry is None and not raw.strip():
@@ -160,10 +174,8 @@ def check_tools(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]
                 hint = (f"did you mean {close!r}? " if close else "") + (
                     "`subagents rules` lists the known tools; `extra-tools` in "
                     "[tool.subagents] adds your own")
-            if defn.dialect is D.CLAUDE:
-                from subagents.claude_code.profile import get_profile
-
-                label = get_profile(ctx.config.claude_code).label
+            if profile is not None:
+                label = profile.label
                 what += (
                     f"; {label} lists it but drops it when spawning the agent"
                     if key == "tools"
