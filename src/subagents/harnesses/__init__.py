@@ -64,12 +64,10 @@ def get_harness(name: str) -> Harness:
     return cast("Harness", getattr(importlib.import_module(module), attribute))
 
 
-#: the codes of what :func:`load_project` itself finds for a harness without ``load_all``:
-#: (a file it cannot read, a later file whose name an earlier one took); declared in the rule
-#: registry like every harness code
-_GENERIC_CODES: dict[str, tuple[str, str]] = {
-    "opencode": ("OC013", "OC014"), "copilot": ("CP011", "CP012"),
-    "cursor": ("CU011", "CU012"), "factory": ("FD010", "FD011"),
+#: the code of a file :func:`load_project` cannot read, for a harness without ``load_all``
+#: (declared in the rule registry like every harness code)
+_UNREADABLE: dict[str, str] = {
+    "opencode": "OC013", "copilot": "CP011", "cursor": "CU011", "factory": "FD010",
 }
 
 
@@ -93,7 +91,7 @@ def load_project(harness: Harness, project: Path, home: Path) -> list[HarnessAge
             data = read_regular(path, 1 << 20)
         except OSError as exc:
             agents.append(HarnessAgent(harness.name, path, Outcome.SKIPPED, None, findings=(
-                Finding(_GENERIC_CODES[harness.name][0], f"cannot read the file: {exc}",
+                Finding(_UNREADABLE[harness.name], f"cannot read the file: {exc}",
                         Effect.SKIP),)))
             continue
         text = data.decode("utf-8", errors="replace")
@@ -104,8 +102,7 @@ def load_project(harness: Harness, project: Path, home: Path) -> list[HarnessAge
                     agent = HarnessAgent(
                         read.harness, read.path, Outcome.SKIPPED, None, read.description,
                         findings=(*read.findings, Finding(
-                            _GENERIC_CODES[harness.name][1],
-                            f"{harness.display_name} uses {taken[agent_id]} "
+                            "SA601", f"{harness.display_name} uses {taken[agent_id]} "
                             f"for {agent_id!r}; this file is not used", Effect.SKIP)),
                         definition=read.definition)
                 else:
