@@ -230,8 +230,8 @@ def _comparable(recording: Recording, ids: Sequence[str]) -> list[str]:
 
 
 def _cmd_against(args: argparse.Namespace) -> int:
-    from subagents.conformance import load_expectations
     from subagents.claude_code.profile import ClaudeCodeProfile
+    from subagents.conformance import load_expectations
     from subagents.conformance.release import diff_report, load_profile
 
     new = load_expectations(args.claude_code)
