@@ -33,7 +33,8 @@ Body.
 @pytest.fixture
 def made_up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A data folder holding the real versions plus 9.9.9, a copy of the newest one whose
-    profile drops the Workflow tool's measurement and renames a built-in's model."""
+    profile drops the Workflow tool and allows names of 3 characters at most (so `helper` is
+    skipped by 9.9.9 and loaded by every real version)."""
     folder = tmp_path / "data"
     folder.mkdir()
     newest = recorded_versions()[-1]
@@ -41,6 +42,7 @@ def made_up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         shutil.copy(p, folder / p.name)
     profile = json.loads((folder / f"claude-code-{newest}-profile.json").read_text())
     profile["version"] = "9.9.9"
+    profile["max_name_length"] = 3
     profile["tools"]["main-thread"] = []
     profile["typings"]["tools"] = [t for t in profile["typings"]["tools"] if t != "Workflow"]
     (folder / "claude-code-9.9.9-profile.json").write_text(json.dumps(profile))
@@ -48,7 +50,7 @@ def made_up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     recording["version"] = "9.9.9"
     (folder / "claude-code-9.9.9.json").write_text(json.dumps(recording))
     monkeypatch.setenv(DATA_ENV, str(folder))
-    monkeypatch.delenv("SUBAGENTS_CLAUDE_CODE", raising=False)
+    monkeypatch.setenv("SUBAGENTS_CLAUDE_CODE", "")  # empty: no choice; restored afterwards
     project = tmp_path / "project"
     (project / ".claude" / "agents").mkdir(parents=True)
     (project / ".git").mkdir()
@@ -143,3 +145,48 @@ def test_track_without_npm_says_so(made_up: Path, monkeypatch: pytest.MonkeyPatc
     assert conformance_main(["track"]) == 2
     err = capsys.readouterr().err
     assert "npm is not installed" in err and "Traceback" not in err
+
+
+def _run(args: list[str]) -> tuple[int, str]:
+    from subagents.cli.group import cli
+
+    out = CliRunner().invoke(cli, args)
+    # an error the console entry point would print is the exception here
+    return out.exit_code, out.output + (str(out.exception) if out.exception else "")
+
+
+def test_list_show_route_run_fix_doctor_follow_the_chosen_version(
+        made_up: Path, tmp_path: Path) -> None:
+    real = [v for v in recorded_versions() if v != "9.9.9"]
+    replies = tmp_path / "script.json"
+    replies.write_text(json.dumps(["done"]))
+    run = ["run", "--agent", "helper", "--provider", "scripted", "--script", str(replies), "hi"]
+    for version in real:
+        flag = ["--claude-code", version]
+        assert "helper" in _run([*flag, "list"])[1]
+        assert _run([*flag, "show", "helper"])[0] == 0
+        assert "1. helper" in _run([*flag, "route", "helper things"])[1]
+        assert _run([*flag, *run])[0] == 0
+        assert "SA101" not in _run([*flag, "fix", "--check", ".claude/agents/helper.md"])[1]
+        assert f"Claude Code {version} loads 1 agent" in _run([*flag, "doctor"])[1]
+    flag = ["--claude-code", "9.9.9"]
+    listed = _run([*flag, "list"])[1]
+    assert "no agents found" in listed and "Claude Code 9.9.9 skips this file" in listed
+    code, shown = _run([*flag, "show", "helper"])
+    assert code != 0 and "Claude Code 9.9.9 skips" in shown
+    assert "no agents found" in _run([*flag, "route", "helper things"])[1]
+    code, ran = _run([*flag, *run])
+    assert code != 0 and "Claude Code 9.9.9 skips this file" in ran
+    assert "SA101" in _run([*flag, "fix", "--check", ".claude/agents/helper.md"])[1]
+    assert "Claude Code 9.9.9 loads 0 agents" in _run([*flag, "doctor"])[1]
+    # the flag also works after the command, through the console entry point
+    from subagents.cli.main import _take_claude_code
+
+    assert _take_claude_code(["list", "--claude-code", "9.9.9", "--", "--claude-code"]) == [
+        "list", "--", "--claude-code"]
+
+
+def test_convert_reads_with_the_chosen_version(made_up: Path) -> None:
+    _, out = _run(["--claude-code", "9.9.10", "convert", ".claude/agents/helper.md",
+                      "--to", "codex"])
+    assert "nearest recorded version, 9.9.9" in out

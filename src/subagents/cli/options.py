@@ -566,22 +566,27 @@ def build_registry(
                 Path(glob) / STORE_FILENAME if glob is not None else None,
                 Path(group) / STORE_FILENAME if group is not None else None,
             )
-    from subagents.errors import SubagentError
-    from subagents.lint.config import load_config
-
-    try:  # `claude-code` in the config (or --claude-code) decides the reading
-        claude_code = load_config(start=cwd or Path.cwd()).claude_code
-    except SubagentError:  # a broken config is reported by the command that needs it
-        claude_code = None
     return AgentRegistry(
         cwd,
-        claude_code=claude_code,
+        claude_code=chosen_claude_code(cwd or Path.cwd()),
         cli_agents=agents,
         managed_dir=managed_dir,
         plugin_dirs=tuple(plugin_dirs),
         dialect=dialect or Dialect.CLAUDE,
         agents_json=agents_json,
     )
+
+
+def chosen_claude_code(start: Path) -> str | None:
+    """The Claude Code version ``--claude-code`` or the config nearest ``start`` chooses
+    (None: the newest recorded).  A broken config is reported by the command that needs it."""
+    from subagents.errors import SubagentError
+    from subagents.lint.config import load_config
+
+    try:
+        return load_config(start=start).claude_code
+    except SubagentError:
+        return None
 
 
 def scope_sources(*, dialect: Dialect | None = None, cwd: Path | None = None) -> list[Source]:
