@@ -190,3 +190,52 @@ def test_convert_reads_with_the_chosen_version(made_up: Path) -> None:
     _, out = _run(["--claude-code", "9.9.10", "convert", ".claude/agents/helper.md",
                       "--to", "codex"])
     assert "nearest recorded version, 9.9.9" in out
+
+
+TWELVE = """---
+name: toolful
+description: Names the new tools
+tools: Read, Monitor, ToolSearch, CronCreate, EnterWorktree, ScheduleWakeup, Skill, SendMessage, ListAgents, ReportFindings, Workflow, TaskStop
+hooks:
+  PreModelSwitch:
+    - hooks: [{type: command, command: "true"}]
+  ModelResponse:
+    - hooks: [{type: command, command: "true"}]
+---
+Body.
+"""
+
+
+def test_2_1_332_tools_and_hook_events(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from subagents.cli.group import cli
+
+    monkeypatch.setenv("SUBAGENTS_CLAUDE_CODE", "")
+    (tmp_path / "toolful.md").write_text(TWELVE)
+    monkeypatch.chdir(tmp_path)
+    out = CliRunner().invoke(cli, ["--claude-code", "2.1.332", "validate", "toolful.md"]).output
+    sa104 = [line for line in out.splitlines() if "SA104" in line]
+    assert len(sa104) == 2, out  # only the main-thread tools
+    assert "'ScheduleWakeup' is a main-thread tool in Claude Code 2.1.332" in out
+    assert "'Workflow' is a main-thread tool" in out
+    sa109 = [line for line in out.splitlines() if "SA109" in line]
+    assert len(sa109) == 1 and "'ModelResponse'" in sa109[0]  # not published by 2.1.332
+    old = CliRunner().invoke(cli, ["--claude-code", "2.1.330", "validate", "toolful.md"]).output
+    assert "'PreModelSwitch' is not a hook event" in old and "ModelResponse" not in old.split(
+        "SA109")[-1].splitlines()[0]
+
+
+def test_explain_says_how_the_chosen_version_gives_each_tool(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from subagents.cli.group import cli
+
+    monkeypatch.setenv("SUBAGENTS_CLAUDE_CODE", "")
+    monkeypatch.chdir(tmp_path)
+    out = CliRunner().invoke(cli, ["--claude-code", "2.1.332", "explain", "SA104",
+                                   "--format", "json"]).output
+    tools = json.loads(out)["claude_code"]
+    assert tools["version"] == "2.1.332"
+    assert {"ToolSearch", "ListAgents", "ReportFindings"} <= set(tools["tools"]["direct"])
+    assert {"CronCreate", "EnterWorktree", "Monitor"} <= set(tools["tools"]["deferred"])
+    assert tools["tools"]["main-thread"] == ["ScheduleWakeup", "Workflow"]
+    text = CliRunner().invoke(cli, ["--claude-code", "2.1.332", "explain", "SA109"]).output
+    assert "In Claude Code 2.1.332" in text and "PreSkillShellCommand" in text
