@@ -58,6 +58,7 @@ def _inputs(paths: tuple[Path, ...]) -> list[tuple[Path, bool]]:
 def _read(
     paths: tuple[Path, ...], dialect: Dialect | None
 ) -> tuple[list[AgentDefinition], list[Diagnostic], int]:
+    from subagents.cli.options import chosen_claude_code
     from subagents.harnesses.loader import detect_dialect, read_agent_file
     from subagents.lint.harness_rules import HARNESS_DIALECTS
     from subagents.lint.rules.catalog import rule
@@ -74,7 +75,8 @@ def _read(
             diagnostics.extend(problems)
             failures += bool(problems and not found)
             continue
-        result = read_agent_file(path, dialect=dialect, display_path=_display(path))
+        result = read_agent_file(path, dialect=dialect, display_path=_display(path),
+                                 claude_code=chosen_claude_code(path.parent))
         codes = {d.rule for d in result.diagnostics}
         if not explicit and not result.definitions and codes <= {"SA003", "SA012", "SA017"}:
             continue  # not an agent file (a README), or a dialect we do not read yet
