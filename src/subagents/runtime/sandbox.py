@@ -64,7 +64,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from subagents.runtime.protected import PROTECTED_DIRS, PROTECTED_FILES
+from subagents.runtime.protected import PROTECTED_DIRS, PROTECTED_FILES, PROTECTED_SUBPATHS
 
 __all__ = [
     "CREDENTIAL_NAME",
@@ -99,7 +99,8 @@ _HOME_SECRETS = (".ssh", ".aws", ".gnupg", ".azure", ".kube", ".docker", ".confi
 #: At the top of a writable folder, these are mounted read-only again when they exist (and
 #: moved aside after the call when the command created them); ``.git`` comes on top, whole
 #: (a bind mount cannot be renamed or removed: the command cannot swap it for its own).
-_PROTECTED_IN_ROOT = (*(d for d in PROTECTED_DIRS if d != ".git"), *PROTECTED_FILES)
+_PROTECTED_IN_ROOT = (*(d for d in PROTECTED_DIRS if d != ".git"), *PROTECTED_FILES,
+                      *PROTECTED_SUBPATHS)
 
 
 @dataclass(frozen=True, slots=True)
