@@ -50,8 +50,10 @@ _SHARED_FOLDERS = frozenset({".github", ".config"})
 
 
 def _harness_paths() -> dict[str, str]:
+    import importlib
+
     try:
-        from subagents.harnesses import table
+        table = importlib.import_module("subagents.harnesses.table")
     except ImportError:
         return dict(_HARNESS_FALLBACK)
     paths = getattr(table, "protected_paths", None)
