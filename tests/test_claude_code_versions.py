@@ -50,7 +50,7 @@ def made_up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     recording["version"] = "9.9.9"
     (folder / "claude-code-9.9.9.json").write_text(json.dumps(recording))
     monkeypatch.setenv(DATA_ENV, str(folder))
-    monkeypatch.setenv("SUBAGENTS_CLAUDE_CODE", "")  # empty: no choice; restored afterwards
+    monkeypatch.setenv("SUBAGENTS_CLAUDE_CODE_VERSION", "")  # empty: no choice; restored afterwards
     project = tmp_path / "project"
     (project / ".claude" / "agents").mkdir(parents=True)
     (project / ".git").mkdir()
@@ -209,7 +209,7 @@ Body.
 def test_2_1_332_tools_and_hook_events(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from subagents.cli.group import cli
 
-    monkeypatch.setenv("SUBAGENTS_CLAUDE_CODE", "")
+    monkeypatch.setenv("SUBAGENTS_CLAUDE_CODE_VERSION", "")
     (tmp_path / "toolful.md").write_text(TWELVE)
     monkeypatch.chdir(tmp_path)
     out = CliRunner().invoke(cli, ["--claude-code", "2.1.332", "validate", "toolful.md"]).output
@@ -228,7 +228,7 @@ def test_explain_says_how_the_chosen_version_gives_each_tool(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from subagents.cli.group import cli
 
-    monkeypatch.setenv("SUBAGENTS_CLAUDE_CODE", "")
+    monkeypatch.setenv("SUBAGENTS_CLAUDE_CODE_VERSION", "")
     monkeypatch.chdir(tmp_path)
     out = CliRunner().invoke(cli, ["--claude-code", "2.1.332", "explain", "SA104",
                                    "--format", "json"]).output
@@ -239,3 +239,39 @@ def test_explain_says_how_the_chosen_version_gives_each_tool(
     assert tools["tools"]["main-thread"] == ["ScheduleWakeup", "Workflow"]
     text = CliRunner().invoke(cli, ["--claude-code", "2.1.332", "explain", "SA109"]).output
     assert "In Claude Code 2.1.332" in text and "PreSkillShellCommand" in text
+
+
+@pytest.mark.parametrize(("front", "loads", "message"), [
+    ('hooks: "echo hi"\n', False, "skips this file"),
+    ("hooks:\n  - type: command\n    command: echo hi\n", False, "skips this file"),
+    ("hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: teleport\n"
+     "          command: x\n", False, "unknown hook type 'teleport'"),
+    ("hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n",
+     False, "a command hook without a command"),
+    ('tools: Read, Grep\ndisallowedTools: "*"\n', True, "ignores `disallowedTools: *`"),
+    ("tools: Read, Bash\ndisallowedTools: Bash(rm:*)\n", True,
+     "launches the agent without Bash at all"),
+    ("tools: Read\nmemory: user\n", True, "adds Write and Edit"),
+])
+def test_judged_as_2_1_332_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                front: str, loads: bool, message: str) -> None:
+    """Each row is a recorded case of 2.1.332 (cases_fields.py); an error either way."""
+    from subagents.cli.group import cli
+
+    monkeypatch.setenv("SUBAGENTS_CLAUDE_CODE_VERSION", "")
+    agents = tmp_path / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (tmp_path / ".git").mkdir()
+    (agents / "judged.md").write_text(f"---\nname: judged\ndescription: A judged agent.\n"
+                                      f"{front}---\nBody.\n")
+    monkeypatch.chdir(tmp_path)
+    out = CliRunner().invoke(cli, ["--claude-code", "2.1.332", "validate",
+                                   ".claude/agents/judged.md"])
+    assert out.exit_code == 1 and message in out.output, out.output
+    listed = CliRunner().invoke(cli, ["--claude-code", "2.1.332", "list", "--format", "json"])
+    names = [a["name"] for a in json.loads(listed.stdout)["agents"]]
+    assert ("judged" in names) is loads
+    if "memory" in front:
+        shown = CliRunner().invoke(cli, ["--claude-code", "2.1.332", "show", "judged",
+                                         "--format", "json"]).stdout
+        assert json.loads(shown)["tools"] == ["Read", "Write", "Edit"]

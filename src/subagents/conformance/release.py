@@ -104,10 +104,13 @@ def write_profile(version: str, recording: Recording | None, claude: Path | None
     if sdk_dir is not None and not sdk_matches(sdk_dir, version):
         sdk_dir = None
     typings = read_typings(package, sdk_dir)
-    older = [v for v in recorded_versions() if v != version]
-    base = load_profile(nearest_version(version, older)) if older else None
-    if base is None and profile_path(version).exists():
-        base = load_profile(version)
+    # re-recording keeps the version's own profile (values measured by hand stay); a new
+    # version starts from the nearest recorded one
+    if profile_path(version).exists():
+        base: ClaudeCodeProfile | None = load_profile(version)
+    else:
+        others = [v for v in recorded_versions() if v != version]
+        base = load_profile(nearest_version(version, others)) if others else None
     profile = build_profile(version, recording, typings, base)
     path = out or profile_path(version)
     write_atomic(path, json.dumps(profile_to_json(profile, typings.hook_events or None),
