@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ import click
 from subagents.cli.options import format_option
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic, Severity, sort_diagnostics
+from subagents.fs import find_git_root, link_escape
 
 _TARGETS = ("claude", "codex", "codex-md", "gemini", "opencode", "copilot", "cursor", "qwen",
             "factory", "json", "sdk")
@@ -208,6 +210,13 @@ def convert(
                 click.echo(f"==> {out.filename} <==")
             click.echo(out.text, nl=False)
     elif out_dir is not None:
+        here = Path(os.getcwd())
+        project = find_git_root(here) or here
+        escape = link_escape(out_dir / "x", project)
+        if escape:
+            raise click.ClickException(
+                f"cannot write into {out_dir}: {escape} (name the folder the link points to "
+                "yourself, if that is what you mean)")
         out_dir.mkdir(parents=True, exist_ok=True)
         for out in result.outputs:
             dest = out_dir / out.filename
