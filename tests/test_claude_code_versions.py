@@ -275,3 +275,28 @@ def test_judged_as_2_1_332_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         shown = CliRunner().invoke(cli, ["--claude-code", "2.1.332", "show", "judged",
                                          "--format", "json"]).stdout
         assert json.loads(shown)["tools"] == ["Read", "Write", "Edit"]
+
+
+def test_doctor_says_when_claude_code_does_not_trust_the_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from subagents.cli.group import cli
+
+    home = tmp_path / "home"
+    home.mkdir()
+    project = tmp_path / "p"
+    (project / ".git").mkdir(parents=True)
+    (project / ".claude" / "agents").mkdir(parents=True)
+    (project / ".claude" / "agents" / "guarded.md").write_text(
+        "---\nname: guarded\ndescription: Guarded agent.\nhooks:\n  Stop:\n"
+        "    - hooks: [{type: command, command: \"true\"}]\n---\nBody.\n")
+    (project / ".claude" / "agents" / "plain.md").write_text(
+        "---\nname: plain\ndescription: Plain agent.\n---\nBody.\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(project)
+    out = CliRunner().invoke(cli, ["doctor"]).output
+    assert "does not trust" in out and "MCP servers: guarded" in " ".join(out.split())
+    (home / ".claude.json").write_text(json.dumps(
+        {"projects": {str(project.resolve()): {"hasTrustDialogAccepted": True}}}))
+    assert "does not trust" not in CliRunner().invoke(cli, ["doctor"]).output
+    (home / ".claude.json").write_text("{broken")
+    assert "does not trust" in CliRunner().invoke(cli, ["doctor"]).output
