@@ -300,3 +300,40 @@ def test_doctor_says_when_claude_code_does_not_trust_the_folder(
     assert "does not trust" not in CliRunner().invoke(cli, ["doctor"]).output
     (home / ".claude.json").write_text("{broken")
     assert "does not trust" in CliRunner().invoke(cli, ["doctor"]).output
+
+
+def test_a_missing_skill_is_an_error_and_a_present_one_is_not(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Recorded case field-skills-missing (2.1.332): the agent loads and runs without it."""
+    from subagents.cli.group import cli
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    (tmp_path / ".git").mkdir()
+    skill = tmp_path / ".claude" / "skills" / "present-skill"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: present-skill\ndescription: x\n---\nS\n")
+    agents = tmp_path / ".claude" / "agents"
+    agents.mkdir()
+    (agents / "sk.md").write_text("---\nname: sk\ndescription: Uses skills well.\n"
+                                  "skills: present-skill, no-such-skill, plug:thing\n---\nB\n")
+    monkeypatch.chdir(tmp_path)
+    out = CliRunner().invoke(cli, ["validate", ".claude/agents/sk.md"]).output
+    assert "no skill 'no-such-skill'" in out
+    assert "no skill 'present-skill'" not in out and "no skill 'plug:thing'" not in out
+    assert out.count("SA021") == 1
+
+
+def test_re_recording_keeps_the_measured_profile(made_up: Path, tmp_path: Path) -> None:
+    """Without the Agent SDK beside the binary, a re-recording keeps the version's typings and
+    tool kinds; a new version starts from the nearest recorded profile."""
+    from subagents.claude_code.profile import profile_from_json
+    from subagents.conformance import load_expectations
+    from subagents.conformance.release import write_profile
+
+    newest = [v for v in recorded_versions() if v != "9.9.9"][-1]
+    out = write_profile(newest, load_expectations(newest), None, None, tmp_path / "p.json")
+    again = profile_from_json(json.loads(out.read_text()), str(out))
+    assert again == get_profile(newest)
+    fresh = write_profile("9.10.0", None, None, None, tmp_path / "n.json")
+    assert profile_from_json(json.loads(fresh.read_text()), "n").hook_events == \
+        get_profile("9.9.9").hook_events

@@ -146,6 +146,12 @@ FIELD_CASES: tuple[Case, ...] = (
            "tools: Read, Bash\ndisallowedTools: Bash(rm:*)\n"),
     _tools("tools-memory-adds-write-edit", "memory with a tools list adds Write and Edit",
            "tools: Read\nmemory: user\n"),
+    Case("field-skills-missing", "a skill that does not exist is dropped; the agent loads",
+         {"field-skills-missing.md": md("name: field-skills-missing\ndescription: Skills case.\n"
+                                        "skills: present-skill, no-such-skill\n")},
+         project_files={".claude/skills/present-skill/SKILL.md": md(
+             "name: present-skill\ndescription: A skill that exists.\n", "Skill text.\n")},
+         spawn=("field-skills-missing",)),
     _one("field-mcp-servers-map", "mcpServers as a mapping: spawned, no server is considered",
          "field-mcp-servers-map", "name: field-mcp-servers-map\ndescription: Field case.\n"
          "mcpServers:\n  probe:\n    command: /bin/true\n", spawn=True),

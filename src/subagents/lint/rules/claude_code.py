@@ -198,6 +198,7 @@ def claude_code_findings(
             "re-save the file as UTF-8, e.g. `iconv -f latin1 -t utf-8 in.md > out.md`",
         )
     yield from _tool_changes(view, path, text, label)
+    yield from _missing_skills(view, path, text, label)
     for note in view.notes:
         if note.key == "hooks":
             continue  # the hooks rules (SA109/SA110) point at the entry itself
@@ -252,6 +253,36 @@ def _tool_changes(view: ClaudeCodeView, path: str, text: str | None, label: str
                 f"{' and '.join(added)} to the agent's tools (to keep its memory)",
                 f"list {' and '.join(added)} in `tools` so the file says what the agent gets, "
                 "or remove `memory`")
+
+
+def _missing_skills(view: ClaudeCodeView, path: str, text: str | None, label: str
+                    ) -> Iterator[Diagnostic]:
+    """A skill the agent names that no skills folder holds: Claude Code launches the agent
+    without it (measured on 2.1.332; a warning in its debug log only).  Checked only for a file
+    inside a ``.claude/agents`` folder, whose project and user skills folders are known; a
+    plugin's skill (``plugin:skill``) is not looked for."""
+    raw = view.frontmatter.get("skills")
+    names = raw.split(",") if isinstance(raw, str) else raw if isinstance(raw, list) else []
+    wanted = [n.strip() for n in names if isinstance(n, str) and n.strip() and ":" not in n]
+    if not wanted:
+        return
+    import os
+    from pathlib import Path
+
+    here = Path(os.path.abspath(path))
+    if ".claude" not in here.parts:
+        return
+    roots = [p for p in here.parents if (p / ".claude").is_dir()]
+    home = Path(os.environ.get("HOME") or Path.home())
+    folders = [*(r / ".claude" / "skills" for r in roots), home / ".claude" / "skills"]
+    for name in wanted:
+        if any((f / name / "SKILL.md").is_file() for f in folders):
+            continue
+        yield make_diagnostic(
+            "SA021", path, key_pos(text, "skills"),
+            f"`skills`: no skill {name!r} in .claude/skills or ~/.claude/skills: {label} "
+            "launches the agent without it (its debug log says so, nothing else does)",
+            f"create .claude/skills/{name}/SKILL.md, or remove {name!r} from `skills`")
 
 
 # A field Claude Code ignores keeps the code of its own rule (so `ignore = ["SA108"]` in a
