@@ -1,5 +1,7 @@
 """Every coding-agent harness's own subagent format: where it looks, how it reads, how to write.
 
+The facts every module shares (folders, version, code prefix, file names, the files a harness
+reads hooks, MCP servers and settings from) are one table, :mod:`subagents.harnesses.table`.
 One module per harness implements :class:`subagents.harnesses.base.Harness` (see that module
 for the design); :mod:`subagents.harnesses.crosswalk` translates tool names between them.
 :func:`get_harness` finds one by its dialect name, importing only that module.
@@ -31,25 +33,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from subagents.errors import UsageError
+from subagents.harnesses.table import HARNESS_NAMES, SPECS
 
 if TYPE_CHECKING:
     from subagents.harnesses.base import Harness, HarnessAgent
 
 __all__ = ["HARNESS_NAMES", "get_harness", "load_project"]
 
-# dialect name -> (module, attribute); the order is the order of listings and `sync`
-_HARNESSES: dict[str, tuple[str, str]] = {
-    "claude": ("subagents.harnesses.claude", "HARNESS"),
-    "codex": ("subagents.harnesses.codex", "HARNESS"),
-    "codex-md": ("subagents.harnesses.claude", "CODEX_MD"),
-    "gemini": ("subagents.harnesses.gemini", "HARNESS"),
-    "opencode": ("subagents.harnesses.opencode", "HARNESS"),
-    "copilot": ("subagents.harnesses.copilot", "HARNESS"),
-    "cursor": ("subagents.harnesses.cursor", "HARNESS"),
-    "qwen": ("subagents.harnesses.qwen", "HARNESS"),
-    "factory": ("subagents.harnesses.factory", "HARNESS"),
-}
-HARNESS_NAMES: tuple[str, ...] = tuple(_HARNESSES)
+# dialect name -> (module, attribute), from the one harness table; the order is the order of
+# listings and `sync`
+_HARNESSES: dict[str, tuple[str, str]] = {spec.name: (spec.module, spec.attribute)
+                                          for spec in SPECS}
 
 
 def get_harness(name: str) -> Harness:

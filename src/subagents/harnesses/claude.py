@@ -36,7 +36,7 @@ from subagents.harnesses.base import (
 )
 from subagents.harnesses.layout import project_folders, user_folder
 from subagents.harnesses.loader import parse_agent_text
-from subagents.names import file_stem
+from subagents.harnesses.table import get_spec
 
 __all__ = ["CODEX_MD", "HARNESS", "ClaudeHarness", "CodexMarkdownHarness"]
 
@@ -63,8 +63,8 @@ class ClaudeHarness:
     """Claude Code (the version recorded in :mod:`subagents.claude_code.profile`)."""
 
     name = "claude"
-    display_name = "Claude Code"
-    code_prefix = "SA"
+    display_name = get_spec("claude").display_name
+    code_prefix = get_spec("claude").code_prefix
 
     @property
     def version(self) -> str:
@@ -107,7 +107,7 @@ class ClaudeHarness:
         )]
 
     def write(self, definition: AgentDefinition) -> WrittenFile:
-        return WrittenFile(f".claude/agents/{file_stem(definition.name) or 'agent'}.md",
+        return WrittenFile(get_spec("claude").relpath(definition.name),
                            to_claude_markdown(definition))
 
 
@@ -115,9 +115,9 @@ class CodexMarkdownHarness:
     """The Markdown agent form in ``.codex/agents/*.md`` (not the official Codex CLI)."""
 
     name = "codex-md"
-    display_name = "Codex Markdown agents"
-    version = "format"
-    code_prefix = "SA"
+    display_name = get_spec("codex-md").display_name
+    version = str(get_spec("codex-md").version)
+    code_prefix = get_spec("codex-md").code_prefix
 
     def locations(self, project: Path, home: Path) -> Sequence[Location]:
         return _markdown_locations(project, home, Dialect.CODEX_MD)
@@ -150,7 +150,7 @@ class CodexMarkdownHarness:
         )]
 
     def write(self, definition: AgentDefinition) -> WrittenFile:
-        return WrittenFile(f".codex/agents/{file_stem(definition.name) or 'agent'}.md",
+        return WrittenFile(get_spec("codex-md").relpath(definition.name),
                            to_codex_markdown(definition))
 
 

@@ -68,10 +68,12 @@ from subagents.harnesses.codex_config import (
     check_config_value,
     check_role_value,
 )
+from subagents.harnesses.table import get_spec
 
 __all__ = ["HARNESS", "CodexHarness"]
 
-VERSION = "0.169.0"
+SPEC = get_spec("codex")
+VERSION = str(SPEC.version)
 WHO = f"Codex CLI {VERSION}"
 BUILTIN_ROLES: tuple[str, ...] = ("default", "explorer", "worker")
 MAX_FILE_BYTES = 4 * 1024 * 1024  # our own guard against hostile input; Codex has none
@@ -487,10 +489,10 @@ class _Entry:
 class CodexHarness:
     """Codex CLI 0.169.0 (see the module docstring)."""
 
-    name = "codex"
-    display_name = "Codex CLI"
+    name = SPEC.name
+    display_name = SPEC.display_name
     version = VERSION
-    code_prefix = "CX"
+    code_prefix = SPEC.code_prefix
 
     def __init__(self, *, trusted: bool | None = None, codex_home: Path | None = None) -> None:
         self.trusted = trusted

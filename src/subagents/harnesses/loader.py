@@ -34,6 +34,7 @@ from subagents.formats.frontmatter import FrontmatterDocument, decode_bytes
 from subagents.formats.jsonfile import read_json_text
 from subagents.formats.markdown import read_markdown_text
 from subagents.formats.yamltree import YamlIssue
+from subagents.harnesses.table import dialect_of_folder
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -93,30 +94,12 @@ def detect_dialect(path: str | os.PathLike[str]) -> Dialect | None:
         return Dialect.CODEX if "/.codex/agents/" in folder else None
     if not text.endswith(".md"):
         return None
-    if "/.claude/agents/" in folder:
-        return Dialect.CLAUDE  # Claude Code reads every *.md there, *.agent.md included
-    for marker, dialect in _HARNESS_FOLDERS:
-        if marker in folder:
-            return dialect
+    found = dialect_of_folder(folder)  # the harness table's folders, Claude's first
+    if found is not None:
+        return Dialect(found)
     if text.endswith(".agent.md"):
         return Dialect.COPILOT
     return Dialect.CLAUDE
-
-
-# folder markers of the harnesses that read Markdown agents (first match wins)
-_HARNESS_FOLDERS: tuple[tuple[str, Dialect], ...] = (
-    ("/.github/agents/", Dialect.COPILOT),
-    ("/.opencode/agent/", Dialect.OPENCODE),
-    ("/.opencode/agents/", Dialect.OPENCODE),
-    ("/.config/opencode/agent/", Dialect.OPENCODE),
-    ("/.config/opencode/agents/", Dialect.OPENCODE),
-    ("/.codex/agents/", Dialect.CODEX_MD),
-    ("/.gemini/agents/", Dialect.GEMINI),
-    ("/.qwen/agents/", Dialect.QWEN),
-    ("/.cursor/agents/", Dialect.CURSOR),
-    ("/.factory/droids/", Dialect.FACTORY),
-    ("/.copilot/agents/", Dialect.COPILOT),
-)
 
 
 def _diag(issue: YamlIssue, display: str) -> Diagnostic:

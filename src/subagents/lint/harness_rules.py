@@ -24,6 +24,7 @@ from pathlib import Path
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic, Severity
 from subagents.harnesses.base import Effect, HarnessAgent, Outcome
+from subagents.harnesses.table import SPECS
 
 __all__ = [
     "HARNESS_DIALECTS",
@@ -34,10 +35,8 @@ __all__ = [
 ]
 
 # dialects judged by a harness module rather than by the Claude/Markdown rules
-HARNESS_DIALECTS: frozenset[Dialect] = frozenset({
-    Dialect.CODEX, Dialect.GEMINI, Dialect.OPENCODE, Dialect.COPILOT, Dialect.CURSOR,
-    Dialect.QWEN, Dialect.FACTORY,
-})
+HARNESS_DIALECTS: frozenset[Dialect] = frozenset(
+    Dialect(spec.name) for spec in SPECS if spec.code_prefix != "SA")
 
 _SEVERITY = {
     Effect.SKIP: Severity.ERROR,

@@ -43,6 +43,7 @@ from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic, Severity, count_by_severity, sort_diagnostics
 from subagents.errors import UsageError
 from subagents.harnesses.loader import LoadResult, detect_dialect, read_agent_file
+from subagents.harnesses.table import SPECS
 from subagents.lint.config import Config, find_config, inline_ignores, load_config
 from subagents.lint.harness_rules import (
     HARNESS_DIALECTS,
@@ -77,8 +78,8 @@ _SKIP_FILES = frozenset(
 _SKIP_DIRS = frozenset(
     {"node_modules", "__pycache__", "skills", "commands", "venv", "site-packages"}
 )
-_HARNESS_DOT_DIRS = frozenset({".codex", ".opencode", ".github", ".gemini", ".qwen", ".cursor",
-                               ".factory"})
+# the hidden folders of the other harnesses (the harness table)
+_HARNESS_DOT_DIRS = frozenset(spec.dot_dir for spec in SPECS if spec.name != "claude")
 _AGENT_DOT_DIRS = frozenset({".claude", *_HARNESS_DOT_DIRS})
 _UNREADABLE = frozenset({"SA001", "SA002", "SA011", "SA012", "SA015"})
 

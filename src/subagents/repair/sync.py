@@ -61,6 +61,7 @@ from subagents.errors import SubagentError, UsageError
 from subagents.fs import atomic_write, display_path, read_regular
 from subagents.harnesses import HARNESS_NAMES, get_harness
 from subagents.harnesses.base import Harness, HarnessAgent
+from subagents.harnesses.table import get_spec
 from subagents.lint.rules.catalog import rule
 from subagents.repair.convert import convert_definitions, field_losses
 
@@ -87,18 +88,10 @@ SOURCE_FOLDER = ".claude/agents"
 #: Harnesses sync can write (every harness but the source's own).
 SYNC_TARGETS: tuple[str, ...] = tuple(n for n in HARNESS_NAMES if n != "claude")
 # harness -> the project folders it reads agents from (the first is where new files go), and
-# the file name ending of its agent files (codex and codex-md share one folder)
-_FOLDERS: dict[str, tuple[str, ...]] = {
-    "codex": (".codex/agents",),
-    "codex-md": (".codex/agents",),
-    "gemini": (".gemini/agents",),
-    "opencode": (".opencode/agents", ".opencode/agent"),
-    "copilot": (".github/agents",),
-    "cursor": (".cursor/agents",),
-    "qwen": (".qwen/agents",),
-    "factory": (".factory/droids",),
-}
-_SUFFIX = {"codex": ".toml"}
+# the file name ending of its agent files (codex and codex-md share one folder): the harness table
+_FOLDERS: dict[str, tuple[str, ...]] = {name: get_spec(name).project_folders
+                                        for name in SYNC_TARGETS}
+_SUFFIX = {name: get_spec(name).suffixes[0] for name in SYNC_TARGETS}
 _DETECTED = tuple(n for n in SYNC_TARGETS if n != "codex-md")
 _MAX_BYTES = 1 << 20
 _MARKER_RE = re.compile(
