@@ -253,12 +253,19 @@ def test_detect_dialect(path: str, dialect: Dialect | None) -> None:
     assert detect_dialect(path) is dialect
 
 
-def test_opencode_and_copilot_get_one_info(tmp_path: Path) -> None:
+def test_another_harness_file_is_read_by_that_harness(tmp_path: Path) -> None:
+    """A Copilot file is read by Copilot's own reader (it used to get one SA017 info from the
+    Claude reader while `validate` reported Copilot's error): one reading for every caller."""
     f = tmp_path / ".github" / "agents" / "x.md"
     f.parent.mkdir(parents=True)
     f.write_text("---\nname: Display Name\ntools: ['search']\n---\nhi")
     r = read_agent_file(f)
-    assert [(d.rule, d.severity) for d in r.diagnostics] == [("SA017", Severity.INFO)]
+    assert [(d.rule, d.severity) for d in r.diagnostics] == [("CP004", Severity.ERROR)]
+    assert r.definitions == () and r.harness_agents[0].outcome.value == "skipped"
+    f.write_text("---\nname: x\ndescription: Reviews code\ntools: ['search']\n---\nhi")
+    r = read_agent_file(f)
+    assert r.ok and r.definition is not None and r.definition.name == "x"
+    assert r.definition.dialect is Dialect.COPILOT
 
 
 @settings(max_examples=examples(300), deadline=None)

@@ -8,9 +8,10 @@ Guards, in order (issue "Read, judge and repair"): the size limit is checked wit
 before the file is read, and at most ``max_bytes + 1`` bytes are
 ever read; binary content and non-UTF-8 are refused with the line of the first bad byte; a
 UTF-8 BOM is stripped and CRLF accepted.  The dialect comes from the location
-(:func:`detect_dialect`); another harness's file (Gemini, OpenCode, Copilot, ...) gets one
-``SA017`` info diagnostic pointing at its own reader (:mod:`subagents.harnesses`), never
-Claude's errors.
+(:func:`detect_dialect`); another harness's file (Codex TOML, Gemini, OpenCode, Copilot, ...) is
+read by that harness's own faithful reader (:mod:`subagents.harnesses`), the one every command
+uses: the agents it loads are the definitions, its findings the diagnostics (one severity rule,
+:func:`severity_of`).
 
 The severities given here are the readers' defaults; ``subagents.lint.validate`` re-maps every
 diagnostic through the rule catalogue for the chosen profile.
@@ -18,8 +19,10 @@ diagnostic through the rule catalogue for the chosen profile.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import stat
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,18 +37,25 @@ from subagents.formats.frontmatter import FrontmatterDocument, decode_bytes
 from subagents.formats.jsonfile import read_json_text
 from subagents.formats.markdown import read_markdown_text
 from subagents.formats.yamltree import YamlIssue
+from subagents.harnesses.base import Effect, HarnessAgent, Outcome
 from subagents.harnesses.table import dialect_of_folder
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
+    "JSON_MAX_BYTES",
     "LoadResult",
     "detect_dialect",
+    "harness_diagnostics",
     "load_agent",
     "parse_agent_text",
     "read_agent_file",
+    "read_with_harness",
+    "severity_of",
 ]
 
 DEFAULT_MAX_BYTES = 1 << 20
+#: The size cap of an ``agents.json`` store (it holds many agents).
+JSON_MAX_BYTES = 64 << 20
 
 # Reader codes that are not errors by default.
 _READER_SEVERITY = {"SA017": Severity.INFO, "SA018": Severity.WARNING}
@@ -61,6 +71,9 @@ class LoadResult:
     # What Claude Code makes of the file (Claude dialect Markdown only): the registry loads
     # exactly what this says Claude Code loads, and validate compares it with the strict reading.
     claude_code: ClaudeCodeView | None = None
+    # What another harness does with the file, agent by agent (its own reader's answer).
+    harness_agents: tuple[HarnessAgent, ...] = ()
+    text: str | None = None  # the text another harness's reader was given
 
     @property
     def definition(self) -> AgentDefinition | None:
@@ -130,6 +143,13 @@ def parse_agent_text(
     ``claude_code``: the Claude Code version whose reading is attached (default: the newest
     recorded)."""
     display = str(path)
+    dialect = Dialect(dialect)
+    if dialect not in (Dialect.CLAUDE, Dialect.CODEX_MD, Dialect.JSON):
+        # another harness's file: its own faithful reader, the same one `validate`, `list`,
+        # `convert` and `sync` use (the text as the harness gets it: BOM and CRLF kept)
+        raw_text = (data.decode("utf-8", errors="replace") if isinstance(data, bytes)
+                    else data)
+        return read_with_harness(raw_text, display, dialect, file_path)
     raw = data if isinstance(data, bytes) else None
     profile = get_profile(claude_code)
     if raw is not None:
@@ -151,16 +171,6 @@ def parse_agent_text(
     if dialect is Dialect.JSON:
         defs, issues = read_json_text(text, path=file_path)
         return LoadResult(display, dialect, tuple(defs), tuple(_diag(i, display) for i in issues))
-    if dialect not in (Dialect.CLAUDE, Dialect.CODEX_MD):
-        note = YamlIssue(
-            "SA017",
-            f"a {dialect.value} agent file: its own reader judges it "
-            "(subagents.harnesses), not this Markdown reader",
-            1,
-            1,
-            "run `subagents validate` on it, or convert it with `subagents convert`",
-        )
-        return LoadResult(display, dialect, (), (_diag(note, display),))
     definition, doc, issues = read_markdown_text(
         text, dialect=dialect, path=file_path, bom=bom, crlf=crlf, include_body=include_body
     )
@@ -197,6 +207,11 @@ def read_agent_file(
     p = Path(path)
     display = display_path if display_path is not None else str(path)
     chosen = dialect or detect_dialect(p) or Dialect.CLAUDE
+
+    if chosen is Dialect.JSON:
+        # one agents.json holds many agents (`convert --to json` of a whole collection): the
+        # cap is per agent file, so a store gets the room of many
+        max_bytes = max(max_bytes, JSON_MAX_BYTES)
 
     def fail(code: str, message: str, hint: str | None = None) -> LoadResult:
         issue = YamlIssue(code, message, 1, 1, hint)
@@ -281,3 +296,61 @@ def load_agent(path: str | os.PathLike[str], *, dialect: Dialect | None = None) 
             "use read_agent_file() to get all of them"
         )
     return result.definition
+
+
+# ---------------------------------------------------------------- the other harnesses' readers
+
+_SEVERITY = {
+    Effect.SKIP: Severity.ERROR,
+    Effect.FATAL: Severity.ERROR,
+    Effect.DIFFERS: Severity.ERROR,
+    Effect.PORTABILITY: Severity.WARNING,
+    Effect.STYLE: Severity.WARNING,
+    Effect.INFO: Severity.INFO,
+}
+
+
+def severity_of(effect: Effect, *, strict: bool = False) -> Severity:
+    """The one severity rule, for every harness."""
+    if strict and effect in (Effect.PORTABILITY, Effect.STYLE):
+        return Severity.ERROR
+    return _SEVERITY[effect]
+
+
+def harness_diagnostics(
+    agents: Iterable[HarnessAgent], display: str, label: str, *, strict: bool = False,
+) -> list[Diagnostic]:
+    """Every finding of every agent in one file, as diagnostics with the shared severity."""
+    out: list[Diagnostic] = []
+    for agent in agents:
+        for finding in agent.findings:
+            hint = finding.hint
+            if agent.outcome is Outcome.FATAL and finding.effect is Effect.FATAL and not hint:
+                hint = f"{label} refuses to start while this file is there: fix or move it"
+            out.append(Diagnostic(
+                path=display, line=finding.line or 1, column=1,
+                rule=finding.code, severity=severity_of(finding.effect, strict=strict),
+                message=finding.message, hint=hint, key=finding.key,
+            ))
+    return out
+
+
+def read_with_harness(
+    text: str, display: str, dialect: Dialect, file_path: Path | None,
+) -> LoadResult:
+    """What ``dialect``'s harness makes of ``text``: the agents it loads as definitions, its
+    findings as diagnostics.  A file the harness would not read at ``file_path`` (``--from``
+    forced the dialect on a file elsewhere) is read as if it were in the harness's folder."""
+    from subagents.harnesses import get_harness
+
+    harness = get_harness(dialect.value)
+    where = file_path if file_path is None or harness.claims(file_path) else None
+    agents = tuple(harness.read_text(text, where))
+    if where is None and file_path is not None:
+        agents = tuple(dataclasses.replace(a, path=file_path) for a in agents)
+    definitions = tuple(
+        a.definition.evolve(dialect=dialect, path=file_path) for a in agents
+        if a.outcome is Outcome.LOADS and a.definition is not None)
+    diagnostics = tuple(harness_diagnostics(agents, display, harness.display_name))
+    return LoadResult(display, dialect, definitions, diagnostics, harness_agents=agents,
+                      text=text)

@@ -42,15 +42,15 @@ from subagents.claude_code.reader import SkipKind
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic, Severity, count_by_severity, sort_diagnostics
 from subagents.errors import UsageError
-from subagents.harnesses.loader import LoadResult, detect_dialect, read_agent_file
+from subagents.harnesses.loader import (
+    LoadResult,
+    detect_dialect,
+    harness_diagnostics,
+    read_agent_file,
+)
 from subagents.harnesses.table import SPECS
 from subagents.lint.config import Config, find_config, inline_ignores, load_config
-from subagents.lint.harness_rules import (
-    HARNESS_DIALECTS,
-    definitions_of,
-    diagnostics_for,
-    read_for_harness,
-)
+from subagents.lint.harness_rules import HARNESS_DIALECTS
 from subagents.lint.rules.base import FileContext, RuleContext
 from subagents.lint.rules.catalog import RULES, Profile, get_rule, matches
 from subagents.lint.rules.claude_code import claude_code_findings
@@ -203,12 +203,18 @@ def _explicit(code: str, selectors: Sequence[str]) -> bool:
 
 
 def _agents_folder(p: Path, stop: Path | None = None) -> Path | None:
+    """The outermost ``agents``/``agent`` folder above ``p`` (not above ``stop``): Claude Code
+    reads an agents folder recursively, so ``.claude/agents/x/agents/a.md`` and
+    ``.claude/agents/y/agents/a.md`` (copied plugins) are one scope and one name clash."""
+    found = None
     for parent in p.parents:
         if parent.name in ("agents", "agent"):
-            return parent
+            found = parent
+            if parent.parent.name.startswith("."):  # a harness's own folder: the top
+                break
         if stop is not None and parent == stop:
-            return None
-    return None
+            break
+    return found
 
 
 def _is_agent_candidate(name: str) -> bool:
@@ -243,7 +249,8 @@ def iter_agent_files(
             link = os.path.join(dirpath, d)
             if os.path.islink(link) and path_escapes(link, real_root):
                 yield Path(link), os.path.normpath(os.path.join(display, rel, d)), True
-        posix = dirpath.replace(os.sep, "/") + "/"
+        # absolute, so that a relative walk (`validate .codex/agents`) sees the same folders
+        posix = os.path.abspath(dirpath).replace(os.sep, "/") + "/"
         in_codex = "/.codex/agents/" in posix
         # another harness's folder holds more than agents (.github/workflows, .cursor/rules,
         # .gemini/commands): only what that harness reads as an agent is walked
@@ -371,14 +378,15 @@ def _validate_file(
         from subagents.lint.rules.security import check_path_escape
 
         return list(filt.apply(check_path_escape(fctx), (), ())), 0
-    if target.dialect in HARNESS_DIALECTS:
-        return _validate_harness_file(target, config, filt, scoped, silencers)
     try:
         result = read_agent_file(target.path, dialect=target.dialect,
                                  display_path=target.display, max_bytes=config.max_file_size,
                                  claude_code=config.claude_code)
     except Exception as exc:  # a reader bug must not stop the other files
         return list(filt.apply((_reader_crash(target.display, exc),), (), ())), 0
+    if target.dialect in HARNESS_DIALECTS:
+        return _judge_harness_file(result, target.display, target.path, config, filt,
+                                   silencers)
     fctx.text = _file_text(result, target.path, config.max_file_size)
     fctx.document = result.document
     reader_diags, definitions = _claude_code_reading(
@@ -408,33 +416,33 @@ def _validate_file(
     return list(filt.apply(diags, extra, inline)), len(definitions)
 
 
-def _validate_harness_file(
-    target: _Target, config: Config, filt: _Filter, scoped: list[ScopedAgent],
+def _judge_harness_file(
+    result: LoadResult, display: str, file_path: Path | None, config: Config, filt: _Filter,
     silencers: _Silencers,
 ) -> tuple[list[Diagnostic], int]:
-    """A file meant for another harness: what that harness does with it, plus the security
-    rules on the agents it loads (lint/harness_rules.py)."""
-    dialect = target.dialect
-    assert dialect is not None  # only harness dialects come here
-    agents, text, problem = read_for_harness(target.path, dialect,
-                                             max_bytes=config.max_file_size)
-    if problem is not None:
-        return list(filt.apply((dataclasses.replace(problem, path=target.display),), (), ())), 0
-    diags = diagnostics_for(agents, target.display, dialect,
-                            strict=filt.profile is not Profile.DEFAULT)
-    definitions = definitions_of(agents, dialect)
-    for defn in definitions:
-        ctx = RuleContext(path=target.display, config=config, dialect=defn.dialect,
+    """A file meant for another harness: what that harness does with it (its own reader, the
+    one every command uses), plus the security rules on the agents it loads."""
+    strict = filt.profile is not Profile.DEFAULT
+    if result.harness_agents and result.dialect is not None:
+        from subagents.harnesses import get_harness
+
+        label = get_harness(result.dialect.value).display_name
+        diags = harness_diagnostics(result.harness_agents, display, label, strict=strict)
+    else:  # not read at all (too large, not a regular file)
+        diags = list(result.diagnostics)
+    text = result.text
+    for defn in result.definitions:
+        ctx = RuleContext(path=display, config=config, dialect=defn.dialect,
                           document=None, text=text, reader_findings=frozenset(),
                           claude_code=False, wants=filt.keeps)
         diags.extend(d for d in check_definition(defn, ctx) if d.rule.startswith("SA4"))
         # not given to the scope rules: what a name clash does is the harness's own rule
         # (its reader and `list --dialect` say it), not Claude Code's "neither is loaded"
     inline = inline_ignores(text, frontmatter_end=0) if text is not None else ()
-    extra = config.ignores_for(target.path)
-    if definitions:
-        silencers[target.display] = (filt, extra, inline)
-    return list(filt.apply(diags, extra, inline)), len(definitions)
+    extra = config.ignores_for(file_path) if file_path is not None else ()
+    if result.definitions:
+        silencers[display] = (filt, extra, inline)
+    return list(filt.apply(diags, extra, inline)), len(result.definitions)
 
 
 # Reader findings that say "this is not strict YAML / not readable" -- superseded, for a file
@@ -654,6 +662,8 @@ def validate_text(
     cfg = config or Config()
     filt = _Filter(Profile.STRICT if strict else Profile.DEFAULT, cfg.select, cfg.ignore)
     result = parse_agent_text(text, path=path, dialect=dialect, claude_code=cfg.claude_code)
+    if result.dialect in HARNESS_DIALECTS:
+        return sort_diagnostics(_judge_harness_file(result, path, None, cfg, filt, {})[0])
     doc_text: str | None
     if result.document is not None:
         doc_text = result.document.text
