@@ -65,6 +65,7 @@ __all__ = [
     "ValidationReport",
     "default_paths",
     "default_sources",
+    "harness_project_paths",
     "iter_agent_files",
     "source_roots",
     "validate_paths",
@@ -300,6 +301,28 @@ def default_paths(
     (closest first), then the user's (``.codex/agents`` for the Codex dialect)."""
     return [s.root for s in default_sources(cwd, home, dialect)
             if s.root is not None and s.root.is_dir()]
+
+
+def harness_project_paths(cwd: Path | None = None, home: Path | None = None) -> list[Path]:
+    """The agent folders and files every harness but Claude Code reads in this project (the
+    harness table's project locations that exist), for ``validate`` with no path: a project's
+    ``.codex/agents`` or ``.gemini/agents`` is checked as its harness reads it."""
+    from subagents.harnesses import get_harness
+    from subagents.harnesses.layout import find_git_root
+
+    start = (cwd or Path.cwd()).absolute()
+    project = find_git_root(start) or start
+    claude = project / ".claude"
+    found: list[Path] = []
+    for spec in SPECS:
+        if spec.name == "claude":
+            continue
+        for loc in get_harness(spec.name).locations(project, home or Path.home()):
+            path = loc.path
+            if (loc.scope == "project" and path not in found and os.path.lexists(path)
+                    and not path.is_relative_to(claude)):
+                found.append(path)
+    return found
 
 
 def source_roots(
@@ -600,6 +623,8 @@ def validate_paths(
     else:
         resolved, scope_problems = source_roots(
             sources if sources is not None else default_sources(dialect=forced))
+        if forced is None:  # and what every other harness reads in this project
+            resolved += [p for p in harness_project_paths() if p not in resolved]
         given = [None] * len(resolved)
     configs: dict[Any, Config] = {}
     report = ValidationReport(strict=strict)

@@ -193,6 +193,14 @@ class HarnessRegistry(AgentRegistry):
                                            dialect=self.dialect)
             entries.append(AgentEntry(full, src, display, stamp, None, full))
         diags = tuple(diagnostics_for(group, display, self.dialect))
+        if not entries and all(a.outcome is Outcome.NOT_READ for a in group):
+            # not read now (an untrusted Codex project): what the harness's reader says of
+            # the file all the same, as `validate` does -- a broken file is a problem
+            # waiting, not "every agent file is loaded"
+            from subagents.harnesses.loader import read_agent_file
+
+            own = read_agent_file(path, dialect=self.dialect, display_path=display)
+            diags += tuple(d for d in own.diagnostics if d not in diags)
         guessed = None
         if not entries:
             first = group[0]
