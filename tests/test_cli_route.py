@@ -173,6 +173,24 @@ def test_test_with_provider_runs_each_example(project: Path, tmp_path: Path) -> 
     assert rc == 2 and "--script" in err
 
 
+def test_test_with_provider_fails_when_every_model_call_failed(
+    project: Path, tmp_path: Path
+) -> None:
+    """It used to print `ok` and exit 0 when no run got an answer."""
+    script = tmp_path / "empty.json"
+    script.write_text("[]")
+    rc, out, _ = invoke("test", "code-reviewer", "--cwd", str(project), "--provider", "scripted",
+                        "--script", str(script))
+    assert rc == 1, out
+    assert "ok  " not in out and "FAIL code-reviewer" in out and "the run failed: " in out
+    assert "0 run(s) answered" in out
+    rc, out, _ = invoke("test", "code-reviewer", "--cwd", str(project), "--provider", "scripted",
+                        "--script", str(script), "--format", "json")
+    assert rc == 1
+    summary = json.loads(out)["summary"]
+    assert summary["runs_failed"] == summary["examples"] > 0
+
+
 def test_test_with_anthropic_provider_against_loopback(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

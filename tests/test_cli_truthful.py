@@ -42,7 +42,8 @@ def test_a_pipeline_stopped_by_require_ready_exits_3(project: Path, tmp_path: Pa
     data = json.loads(r.stdout)  # the answer so far is still printed
     assert [c["agent"] for c in data["children"]] == ["spec"]
     assert "did not signal READY_FOR_" in r.stderr
-    assert "stopped after stage 1 of 2" in r.stderr
+    assert "error: the pipeline stopped after stage 1 of 2 (spec)" in r.stderr
+    assert "target." not in r.stderr
 
 
 def test_a_finished_pipeline_exits_0_and_a_hand_over_is_not_a_warning(
@@ -78,3 +79,39 @@ async def test_a_hand_over_is_a_progress_event(tmp_path: Path) -> None:
     handovers = [data for kind, data in events if kind == "handover"]
     assert handovers == [{"index": 1, "total": 2, "agent": "spec",
                           "markers": ["READY_FOR_BUILD"]}]
+
+
+HOOKED = ("---\nname: {name}\ndescription: The {name} stage of a pipeline.\ntools: Read\n"
+          "hooks:\n  Stop:\n    - hooks:\n        - type: command\n"
+          "          command: touch {marker}\n---\nGo.\n")
+
+
+def test_a_stages_warnings_are_printed(project: Path, tmp_path: Path) -> None:
+    """A stage whose hooks did not run (the project is not trusted) says so; the stages'
+    warnings used to be dropped and only the pipeline's own were printed."""
+    marker = tmp_path / "hook-ran"
+    (project / ".git").mkdir()
+    (project / ".claude" / "agents" / "build.md").write_text(
+        HOOKED.format(name="build", marker=marker))
+    r = run(tmp_path, ["Spec written.", "Built."])
+    assert r.exit_code == 0, r.output
+    assert not marker.exists()
+    assert "warning: agent 'build': its hooks did not run: its project is not trusted" \
+        in r.stderr
+
+
+def test_a_delegated_agents_warnings_are_printed(project: Path, tmp_path: Path) -> None:
+    marker = tmp_path / "hook-ran"
+    (project / ".git").mkdir()
+    (project / ".claude" / "agents" / "build.md").write_text(
+        HOOKED.format(name="build", marker=marker))
+    path = tmp_path / "delegate.json"
+    path.write_text(json.dumps([
+        {"tool": "Task", "input": {"description": "b", "prompt": "Build it",
+                                   "subagent_type": "build"}},
+        "Built.", "All done."]))
+    r = CliRunner().invoke(cli, ["run", "--provider", "scripted", "--script", str(path),
+                                 "Build it"])
+    assert r.exit_code == 0, r.output
+    assert not marker.exists()
+    assert "warning: agent 'build': its hooks did not run" in r.stderr

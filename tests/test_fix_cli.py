@@ -156,3 +156,29 @@ def test_the_reason_a_repair_was_refused_is_shown(project: Path) -> None:
     assert "why: line 4 looks like the `tools` field, indented" in out
     assert "SA010" in out
     assert bad.read_bytes() == data
+
+
+def test_fix_counts_the_files_validate_counts_and_says_why_it_skips(tmp_path: Path) -> None:
+    """A file without frontmatter, an empty file and a non-Markdown agent file found in a
+    folder are counted and reported as skipped with the reason (they were left out silently,
+    so fix counted fewer files than validate)."""
+    folder = tmp_path / ".claude" / "agents"
+    folder.mkdir(parents=True)
+    (folder / "a.md").write_text("---\nname: a\ndescription: Does a.\n---\nDo a.\n")
+    (folder / "notes.md").write_text("just notes\n")
+    (folder / "empty.md").write_text("")
+    (folder / "agents.json").write_text('{"b": {"description": "Does b.", "prompt": "Do b."}}')
+    runner = CliRunner()
+    checked = runner.invoke(cli, ["validate", str(folder), "--format", "json"])
+    validated = json.loads(checked.stdout)["summary"]["files"]
+    out = runner.invoke(cli, ["fix", "--check", "--format", "json", str(folder)])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert data["summary"]["files"] == validated == 4
+    assert data["summary"]["skipped"] == 3
+    text = runner.invoke(cli, ["fix", "--check", str(folder)])
+    assert text.exit_code == 0
+    assert "skipped: " in text.output and "notes.md: no frontmatter" in text.output
+    assert "empty.md: the file is empty" in text.output
+    assert "agents.json" in text.output
+    assert "4 file(s)" in text.output

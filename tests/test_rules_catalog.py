@@ -21,6 +21,7 @@ from subagents.lint.config import Config
 from subagents.lint.rules import engine
 from subagents.lint.rules.base import RuleContext, make_diagnostic
 from subagents.lint.rules.catalog import (
+    HARNESS_FAMILIES,
     RULES,
     Category,
     Emitter,
@@ -39,7 +40,9 @@ from subagents.repair import fix
 def test_codes_and_slugs() -> None:
     assert len({r.name for r in RULES.values()}) == len(RULES)
     for code, r in RULES.items():
-        assert re.fullmatch(r"(SA|CV|SY|ST|FX)\d{3}", code) and r.code == code
+        assert re.fullmatch(r"(SA|CV|SY|ST|FX|CX|GM|OC|CP|CU|QW|FD)\d{3}", code) and r.code == code
+        if code[:2] in HARNESS_FAMILIES:  # another harness's reader: one category, one emitter
+            assert r.category is Category.HARNESS and r.emitter is Emitter.HARNESS
         assert re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", r.name), r.name
         assert r.doc.endswith(".") and "\n" not in r.doc and len(r.doc) < 120
         assert r.default is not None or r.strict is not None

@@ -366,6 +366,24 @@ def test_json_output(tmp_path: Path) -> None:
     assert done[".gemini/agents/helper.md"] is False
 
 
+def test_the_loss_report_is_printed_once_not_on_every_run(tmp_path: Path) -> None:
+    """What a harness cannot carry is shown when its file is written; a second sync or a
+    --check does not reprint it (the summary still counts it)."""
+    root = _project(tmp_path)
+    first = _sync(root)
+    assert first.exit_code == 0 and "CV001" in first.stderr
+    for again in (_sync(root), _sync(root, "--check")):
+        assert again.exit_code == 0, again.output
+        assert "CV001" not in again.stderr and "CV001" not in again.stdout
+        assert "field(s) not carried (0 shown" in again.stdout
+    # an edited source: only its files' losses come back
+    src = root / ".claude/agents/reviewer.md"
+    src.write_text(src.read_text().replace("Reviews", "Checks"))
+    drift = _sync(root, "--check")
+    assert drift.exit_code == 1 and "CV001" in drift.stderr
+    assert all("reviewer.md" in line for line in drift.stderr.splitlines() if "CV001" in line)
+
+
 def test_strict_fails_on_losses(tmp_path: Path) -> None:
     root = _project(tmp_path)
     assert _sync(root).exit_code == 0

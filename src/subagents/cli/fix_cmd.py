@@ -4,8 +4,11 @@ Design notes
 ------------
 * Paths: a file is fixed whatever its location; a folder is searched recursively for ``*.md``
   agent files exactly as ``validate`` searches it (``subagents.lint.validate.iter_agent_files``:
-  README/CLAUDE/SKILL.md and ``skills/`` folders are not agents).  A Markdown file *found in a
-  folder* that has no frontmatter at all is skipped quietly; named explicitly, it is reported.
+  README/CLAUDE/SKILL.md and ``skills/`` folders are not agents), so both count the same files.
+  A file *found in a folder* that has no frontmatter at all, or that is not Markdown, is
+  counted and reported as skipped with the reason (it used to be left out silently, so ``fix``
+  counted fewer files than ``validate``); named explicitly, a file without frontmatter is an
+  error.
   No path means exactly the folders ``validate`` and ``list`` read
   (``subagents.cli.options.scope_sources``: ``.claude/agents`` here and in each parent up to
   the git root, ``~/.claude/agents``, managed and plugin folders; ``.codex/agents`` with
@@ -21,6 +24,7 @@ Design notes
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -46,8 +50,7 @@ def _walk(folder: Path) -> Iterator[Path]:
     from subagents.lint.validate import iter_agent_files
 
     for path, _shown, _is_link in iter_agent_files(folder, str(folder)):
-        if path.name.lower().endswith(".md"):
-            yield path
+        yield path
 
 
 def _scope_targets(dialect: Dialect | None) -> tuple[list[Path], list[FixResult]]:
@@ -103,10 +106,18 @@ def _remaining_errors(path: Path, dialect: Dialect | None) -> list[Diagnostic]:
     return [d for d in report.diagnostics if d.severity is Severity.ERROR]
 
 
-def _quiet_skip(result: FixResult, explicit: bool) -> bool:
-    if explicit or result.status is not FixStatus.UNFIXABLE:
-        return False
-    return bool(result.problems) and all(p.rule in _NOT_AGENT_CODES for p in result.problems)
+def _not_an_agent(result: FixResult, explicit: bool) -> FixResult:
+    """A file found in a folder with no frontmatter (notes, an empty file) is not an agent
+    file fix can repair: it is counted and reported as skipped, with the reason, as
+    ``validate`` counts and reports it (SA003/SA012).  Named explicitly, it stays an error."""
+    if explicit or result.status is not FixStatus.UNFIXABLE or not result.problems or not all(
+            p.rule in _NOT_AGENT_CODES for p in result.problems):
+        return result
+    return dataclasses.replace(
+        result, status=FixStatus.SKIPPED,
+        why=("the file is empty" if result.problems[0].rule == "SA012" else "no frontmatter")
+        + ", so not an agent file fix can repair (`subagents validate` reports it as "
+        f"{result.problems[0].rule})")
 
 
 @click.command(name="fix")
@@ -191,10 +202,7 @@ def fix(
         result = fix_file(
             path, write=write, tools_style=style, dialect=chosen, display_path=_display(path)
         )
-        if _quiet_skip(result, explicit):
-            continue
-        if not explicit and result.status is FixStatus.SKIPPED and not result.problems:
-            continue
+        result = _not_an_agent(result, explicit)
         if result.status is FixStatus.UNCHANGED:
             errors = _remaining_errors(path, chosen)
             if errors:
@@ -267,7 +275,8 @@ def _report_text(
             say(f"nothing to repair, but errors remain: {r.path} ({codes}; "
                 f"`subagents validate {r.path}` explains)")
         elif r.status is FixStatus.SKIPPED:
-            reason = r.problems[0].message if r.problems else "not a Markdown agent file"
+            reason = r.why or (r.problems[0].message if r.problems
+                               else "not a Markdown agent file (fix repairs those only)")
             say(f"skipped: {r.path}: {reason}")
         for note in r.notes:
             say(f"    note: {note}")

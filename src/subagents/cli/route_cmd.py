@@ -309,6 +309,8 @@ def test(
         by_name = {d.qualified_name: d for d in defs}
         asyncio.run(_run_examples(rows, by_name, provider, model, script, registry.cwd))
     misses = [r for r in rows if not r["ok"]]
+    # a run whose model call failed is a failure too: "ok" means routed *and* answered
+    run_failures = [r for r in rows if r.get("run_error")]
     if output_format == "json":
         click.echo(
             json.dumps(
@@ -319,6 +321,7 @@ def test(
                         "passed": len(rows) - len(misses),
                         "failed": len(misses),
                         "untested": len(untested),
+                        **({"runs_failed": len(run_failures)} if provider else {}),
                     },
                     "results": rows,
                     "untested": untested,
@@ -328,13 +331,14 @@ def test(
         )
     else:
         _print_text(rows, untested, len(selected))
-    if misses:
+    if misses or run_failures:
         raise click.exceptions.Exit(1)
 
 
 def _print_text(rows: list[dict[str, Any]], untested: list[str], n_agents: int) -> None:
     for r in rows:
-        mark = "ok  " if r["ok"] else "MISS"
+        mark = "ok  " if r["ok"] and not r.get("run_error") else (
+            "MISS" if not r["ok"] else "FAIL")
         click.echo(f"{mark} {r['agent']}: {r['request']!r}")
         if not r["ok"]:
             if r.get("winner"):
@@ -352,13 +356,18 @@ def _print_text(rows: list[dict[str, Any]], untested: list[str], n_agents: int) 
                     f"     {r['agent']} matched none of its words: make the "
                     "description say what this request says"
                 )
-        if "answer" in r:
-            answer = r["answer"] if r["answer"] is not None else f"(error: {r['run_error']})"
+        if r.get("run_error"):
+            click.echo(f"     the run failed: {r['run_error']}")
+        elif "answer" in r:
+            answer = r["answer"] or "(an empty answer)"
             click.echo("     answer: " + answer.strip().replace("\n", "\n             "))
     failed = sum(not r["ok"] for r in rows)
+    ran = [r for r in rows if "answer" in r]
+    broken = sum(bool(r.get("run_error")) for r in ran)
     click.echo(
         f"{len(rows)} example(s) of {n_agents} agent(s): {len(rows) - failed} routed "
         f"to their agent, {failed} went elsewhere"
+        + (f"; {len(ran) - broken} run(s) answered, {broken} failed" if ran else "")
     )
     if untested:
         click.echo(

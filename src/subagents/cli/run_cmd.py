@@ -240,8 +240,9 @@ def run(
     _print(result, output_format)
     if result.stop_reason == "max_turns" and _stderr_tty():
         click.echo(f"note: stopped at the turn limit ({result.turns} turns)", err=True)
-    # Warnings are diagnostics, not progress: always on stderr (a clean run prints none).
-    for warning in result.warnings:
+    # Warnings are diagnostics, not progress: always on stderr (a clean run prints none);
+    # those of pipeline stages and delegated agents too (hooks or MCP servers left out).
+    for warning in result.all_warnings():
         click.echo(f"warning: {warning}", err=True)
     refused = _permission_refusals(result)
     if refused:
@@ -258,7 +259,7 @@ def run(
     if stages and len(result.children) < len(stages):
         done = len(result.children)
         click.echo(
-            f"error: the target.pipeline stopped after stage {done} of {len(stages)} "
+            f"error: the pipeline stopped after stage {done} of {len(stages)} "
             f"({result.children[-1].agent if result.children else 'none'}); "
             "its answer is printed above",
             err=True,
@@ -274,23 +275,11 @@ def _teams_on(flag: bool, workdir: Path, config: Any, trusted: bool = True) -> b
 
 
 def _settings_hooks(workdir: Path, trusted: bool, plan: bool = False) -> Any:
-    """Hooks from Claude Code settings files: the project's own (``.claude/settings.json``,
-    ``settings.local.json``) only once the project is trusted; the user's always.  In plan
-    mode no hook command runs at all (``env`` still applies)."""
-    from subagents.runtime.settings_hooks import SettingsHooks, settings_files
+    """Hooks from Claude Code settings files, as the library applies them
+    (:meth:`SettingsHooks.for_project`: the project's only once it is trusted)."""
+    from subagents.runtime.settings_hooks import SettingsHooks
 
-    if plan:
-        return _settings_hooks(workdir, trusted).without_commands("plan mode runs no command")
-    if trusted:
-        return SettingsHooks.load(workdir)
-    hooks = SettingsHooks()
-    user, *project = settings_files(workdir)
-    hooks.add_file(user)
-    skipped = [str(p) for p in project if p.exists()]
-    if skipped:
-        hooks.warnings.append(f"{', '.join(skipped)}: its hooks and env do not apply: this "
-                              "project is not trusted yet (--trust, or yes when asked)")
-    return hooks
+    return SettingsHooks.for_project(workdir, trusted=trusted, plan=plan)
 
 
 def _team_run(
@@ -332,7 +321,7 @@ def _team_run(
         outcome = run_team(prompt, runner=runner, registry=registry, model_id=model_id,
                            max_turns=max_turns, cwd=workdir, layout=layout, hooks=hooks,
                            limits=limits, lead_agent=lead, resume=resume, on_event=sink,
-                           transcripts=runner.transcripts)
+                           transcripts=runner.transcripts, trusted=trusted)
     result = outcome.result
     if output_format == "json":
         click.echo(json.dumps(outcome.to_dict(), indent=2, ensure_ascii=False))
@@ -343,7 +332,7 @@ def _team_run(
     click.echo(f"team {team['team']}: {len(mates)} teammate(s), {team['messages']} message(s), "
                f"{team['usage']['input_tokens']} input + {team['usage']['output_tokens']} "
                f"output tokens; files in {team['team_dir']}", err=True)
-    for warning in result.warnings:
+    for warning in result.all_warnings():
         click.echo(f"warning: {warning}", err=True)
     if result.stop_reason == "error":
         click.echo(f"error: {result.error}", err=True)
@@ -528,11 +517,12 @@ def _pipeline(
 def _trusted(workdir: Path, trust_flag: bool) -> tuple[bool, Path]:
     """(is the project trusted, its root): remembered, ``--trust``, or asked on a terminal
     when the project has something that trust changes (config, agents with commands)."""
-    from subagents.lint.trust import TrustStore, project_root
+    from subagents.lint.trust import TrustStore, project_trust
 
-    root = project_root(workdir)
     store = TrustStore()
-    if store.is_trusted(root):
+    remembered = project_trust(workdir, store=store)  # the library's own decision
+    root = remembered.root
+    if remembered.trusted:
         return True, root
     if trust_flag:
         store.trust(root)

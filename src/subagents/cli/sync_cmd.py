@@ -8,7 +8,9 @@ Design notes
 * Output: the problems (``SY`` codes and source errors, ``path:line: CODE severity: message``
   as ``validate`` prints them), the files written or removed, and a summary go to stdout; what
   the harnesses cannot carry (``CV001``/``CV002`` warnings) and the harnesses' notes
-  (``CV007``) go to stderr, as ``convert`` prints them.  ``--format json`` prints one object:
+  (``CV007``) go to stderr, as ``convert`` prints them, for the files that change only (the
+  summary counts every loss): a second ``sync`` or a ``--check`` in CI does not reprint the
+  whole report of files already written.  ``--format json`` prints one object:
   ``summary`` (``to_write``/``to_remove``: what the plan does; ``written``/``removed``: what
   was done, 0 under ``--check`` and ``--dry-run``), ``problems`` (what makes the command
   fail), ``diagnostics`` (the rest: losses and notes) and ``files`` (each harness file with
@@ -151,7 +153,15 @@ def sync(ctx: click.Context, *, project: Path, targets: tuple[str, ...], check: 
             "files": [_file_dict(plan, f, done) for f in plan.files],
         }, indent=2, ensure_ascii=False))
         ctx.exit(1 if failed else 0)
-    for d in sort_diagnostics(d for d in plan.diagnostics if d.rule in _TO_STDERR):
+    # What a harness cannot carry is shown for the files that change (written now, or out
+    # of sync under --check), once: an unchanged file's losses were shown when it was
+    # written, and reprinting them on every run buried the drift a check is run to find.
+    # (--strict fails on any loss: then every loss is the reason and is shown.)
+    changing = {f.path for f in plan.files if f.action is Action.WRITE}
+    shown_losses = losses if strict else [
+        d for rel in sorted(changing) for d in plan.output_losses.get(rel, ())]
+    notes = [d for d in plan.diagnostics if d.rule == "CV007"] if changing else []
+    for d in sort_diagnostics([*shown_losses, *notes]):
         click.echo(d.format_text(), err=True)
     for d in sort_diagnostics(problems):
         click.echo(d.format_text())
@@ -170,5 +180,8 @@ def sync(ctx: click.Context, *, project: Path, targets: tuple[str, ...], check: 
                    f"{in_sync} in sync" + (f", {len(problems)} problem(s)" if problems else ""))
     if losses:
         summary += f", {len(losses)} field(s) not carried"
+        if len(shown_losses) < len(losses):
+            summary += (f" ({len(shown_losses)} shown: those of the files that change; "
+                        "--format json lists all)")
     click.echo(summary)
     ctx.exit(1 if failed else 0)

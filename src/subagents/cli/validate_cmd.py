@@ -75,12 +75,12 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _check_selectors(values: tuple[str, ...], option: str) -> None:
-    from subagents.lint.rules.catalog import is_valid_selector
+    from subagents.lint.rules.catalog import selector_problem
 
-    bad = [v for v in values if not is_valid_selector(v)]
+    bad = [p for p in map(selector_problem, values) if p is not None]
     if bad:
         raise click.BadParameter(
-            f"{', '.join(bad)}: not a rule code, prefix (SA2) or name; see `subagents rules`",
+            "; ".join(bad) + " (`subagents rules` lists every code and name)",
             param_hint=option,
         )
 

@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from subagents.errors import ConfigError
-from subagents.lint.rules.catalog import is_valid_selector
+from subagents.lint.rules.catalog import is_valid_selector, selector_problem
 
 __all__ = [
     "DEFAULT_MAX_FILE_SIZE",
@@ -233,8 +233,9 @@ def _str_list(value: Any, p: Path, key: str, *, selectors: bool = False) -> tupl
                           hint=f'write e.g. {key} = ["SA2", "unknown-key"]')
     if selectors:
         for v in value:
-            if not is_valid_selector(v):
-                raise ConfigError(f"{_where(p, key)}: {v!r} is not a rule code, prefix or name",
+            problem = selector_problem(v)
+            if problem is not None:
+                raise ConfigError(f"{_where(p, key)}: {problem}",
                                   hint="`subagents rules` lists every code and name")
     return tuple(v.strip() for v in value)
 

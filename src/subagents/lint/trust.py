@@ -43,9 +43,11 @@ if TYPE_CHECKING:
     from subagents.lint.config import Config
 
 __all__ = [
+    "ProjectTrust",
     "TrustPolicy",
     "TrustStore",
     "project_root",
+    "project_trust",
     "run_config",
     "unsafe_file",
 ]
@@ -159,6 +161,38 @@ class TrustPolicy:
                    if on]
         return (dataclasses.replace(agent, hooks={}, mcp_servers=()),
                 [f"agent {agent.name!r}: its {' and '.join(dropped)} did not run: {why}"])
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectTrust:
+    """Whether the project of a working folder is trusted, and the policy that follows.
+
+    The one place the library decides it, so that ``run``, ``run_team`` and the command line
+    apply the same gate: :func:`project_trust` reads the user's remembered answer (it never
+    asks; the command line asks on a terminal and then passes ``trusted=``)."""
+
+    root: Path
+    trusted: bool
+
+    @property
+    def policy(self) -> TrustPolicy:
+        return TrustPolicy(untrusted=() if self.trusted else (self.root,))
+
+    def restrict(self, policy: TrustPolicy) -> TrustPolicy:
+        """``policy`` with this project added to its untrusted roots when it is untrusted."""
+        if self.trusted or self.root in policy.untrusted:
+            return policy
+        return TrustPolicy(untrusted=(*policy.untrusted, self.root))
+
+
+def project_trust(workdir: Path, *, trusted: bool | None = None,
+                  store: TrustStore | None = None) -> ProjectTrust:
+    """The trust of ``workdir``'s project: ``trusted`` when the caller decided (``--trust``,
+    an answer on a terminal), else what the user's :class:`TrustStore` remembers."""
+    root = project_root(workdir)
+    if trusted is None:
+        trusted = (store or TrustStore()).is_trusted(root)
+    return ProjectTrust(root, trusted)
 
 
 def _read_config(path: Path, notes: list[str]) -> Config | None:

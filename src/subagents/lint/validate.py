@@ -52,7 +52,7 @@ from subagents.harnesses.table import SPECS
 from subagents.lint.config import Config, find_config, inline_ignores, load_config
 from subagents.lint.harness_rules import HARNESS_DIALECTS
 from subagents.lint.rules.base import FileContext, RuleContext
-from subagents.lint.rules.catalog import RULES, Profile, get_rule, matches
+from subagents.lint.rules.catalog import RULES, Emitter, Profile, get_rule, matches
 from subagents.lint.rules.claude_code import claude_code_findings
 from subagents.lint.rules.engine import check_definition, check_file
 from subagents.lint.rules.scope import ScopedAgent, check_scope
@@ -174,7 +174,9 @@ class _Filter:
                 continue
             if inline and (rule is None or rule.silenceable) and matches(d.rule, inline):
                 continue
-            if rule is None:
+            if rule is None or rule.emitter is Emitter.HARNESS:
+                # a harness finding's severity follows its effect (lint/harness_rules.py),
+                # which its declaration mirrors; one code (CP006) has two effects
                 yield d
                 continue
             severity = rule.severity(self.profile)
@@ -589,6 +591,15 @@ def _slim(defn: AgentDefinition) -> AgentDefinition:
         defn.system_prompt) > 2000 else defn
 
 
+def _refuse_unknown_selectors(*groups: Sequence[str]) -> None:
+    """An undeclared code (``GM999``) selects nothing: refused, with what was meant."""
+    from subagents.lint.rules.catalog import selector_problem
+
+    problems = [p for group in groups for p in map(selector_problem, group) if p is not None]
+    if problems:
+        raise UsageError("; ".join(problems), hint="`subagents rules` lists every code and name")
+
+
 def validate_paths(
     paths: Sequence[str | os.PathLike[str]] = (),
     *,
@@ -607,6 +618,7 @@ def validate_paths(
     Raises :class:`~subagents.errors.UsageError` for a path that does not exist, and
     :class:`~subagents.errors.ConfigError` for a broken configuration file.
     """
+    _refuse_unknown_selectors(select, ignore)
     forced = Dialect(dialect) if dialect is not None else None
     given: list[str | None]
     scope_problems: list[Diagnostic] = []

@@ -251,6 +251,9 @@ class SyncPlan:
     #: source problems (unreadable, two agents for one file) and conversion losses/notes
     diagnostics: list[Diagnostic] = field(default_factory=list)
     force: bool = False
+    #: the losses (CV001/CV002) of each harness file, by its relpath: a report can show only
+    #: those of the files that change, instead of every loss on every run
+    output_losses: dict[str, list[Diagnostic]] = field(default_factory=dict)
 
     def problems(self, *, check: bool) -> list[Diagnostic]:
         """What fails the command: with ``check`` every file out of sync; otherwise what sync
@@ -409,11 +412,14 @@ def _expected_outputs(root: Path, plan: SyncPlan, sources: list[tuple[str, Agent
                     why=exc.message))
                 unsynced.add((rel_source, harness_name))
                 continue
+            mine: list[Diagnostic] = []
             for d in result.diagnostics:
                 if d.rule == "CV007":
                     if d.message in notes_seen:
                         continue
                     notes_seen.add(d.message)
+                elif d.rule in ("CV001", "CV002"):
+                    mine.append(d)
                 plan.diagnostics.append(d)
             if result.failed or not result.outputs:
                 unsynced.add((rel_source, harness_name))
@@ -440,6 +446,7 @@ def _expected_outputs(root: Path, plan: SyncPlan, sources: list[tuple[str, Agent
                 unsynced.add((rel_source, harness_name))
                 continue
             expected[rel] = _Expected(harness_name, rel_source, shown, marked, line)
+            plan.output_losses[rel] = mine
             synced.add(rel_source)
     plan.sources = len(synced)
     return expected

@@ -85,6 +85,21 @@ class AgentResult:
         """True when the run ended normally (``end_turn``) or with a summary at the limit."""
         return self.stop_reason in ("end_turn", "max_turns")
 
+    def all_warnings(self) -> tuple[str, ...]:
+        """This run's warnings and those of every run below it (pipeline stages, delegated
+        agents, teammates), each once; a child's is prefixed with its agent's name unless it
+        names the agent already.  What a caller prints, so that a stage's "its hooks did not
+        run: its project is not trusted" is not lost in the tree."""
+        out: dict[str, None] = dict.fromkeys(self.warnings)
+        stack = list(reversed(self.children))
+        while stack:
+            child = stack.pop()
+            for w in child.warnings:
+                named = w.startswith((f"agent {child.agent!r}", f"{child.agent}:"))
+                out.setdefault(w if named else f"{child.agent}: {w}")
+            stack.extend(reversed(child.children))
+        return tuple(out)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "agent": self.agent,

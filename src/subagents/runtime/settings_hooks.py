@@ -19,6 +19,9 @@ Design decisions
   feedback text ``<Event> hook feedback:\\n[<command>]: <stderr>\\n``.  Exit 0 with a JSON
   object on stdout is kept in :attr:`HookOutcome.outputs` (a ``SubagentStop`` hook names the
   next pipeline stage that way).
+* Trust: a project's own settings files apply only once the project is trusted
+  (:meth:`SettingsHooks.for_project`, :mod:`subagents.lint.trust`); :meth:`SettingsHooks.load`
+  reads every file and is for callers that decided trust themselves.
 * Plan mode runs no command: :meth:`SettingsHooks.fire` with ``plan=True`` (the run the event
   belongs to is in plan mode) runs nothing and notes it once per event in ``warnings``;
   :meth:`SettingsHooks.without_commands` drops every command up front (``subagents run
@@ -85,6 +88,27 @@ class SettingsHooks:
         out = cls()
         for path in settings_files(cwd, home):
             out.add_file(path)
+        return out
+
+    @classmethod
+    def for_project(cls, cwd: str | os.PathLike[str], *, trusted: bool, plan: bool = False,
+                    home: str | os.PathLike[str] | None = None) -> SettingsHooks:
+        """The hooks a run in ``cwd`` may use: the user's settings always; the project's own
+        (``.claude/settings.json``, ``settings.local.json``) only when the project is trusted,
+        with a warning naming the files left out otherwise.  In plan mode no hook command
+        runs (``env`` still applies).  ``run_team`` and ``subagents run`` both use this."""
+        if plan:
+            return cls.for_project(cwd, trusted=trusted, home=home).without_commands(
+                "plan mode runs no command")
+        if trusted:
+            return cls.load(cwd, home)
+        out = cls()
+        user, *project = settings_files(cwd, home)
+        out.add_file(user)
+        skipped = [str(p) for p in project if p.exists()]
+        if skipped:
+            out.warnings.append(f"{', '.join(skipped)}: its hooks and env do not apply: this "
+                                "project is not trusted yet (--trust, or yes when asked)")
         return out
 
     def add_file(self, path: Path) -> None:

@@ -127,18 +127,26 @@ async def run_team_async(
     durable: bool = False,
     transcripts: bool = True,
     team_out: list[Team] | None = None,
+    trusted: bool | None = None,
 ) -> TeamOutcome:
     """Run a team on ``prompt``; see the module docstring.
 
     ``resume`` names a team whose files exist: its roster, tasks, mail and conversations are
     picked up (``prompt`` may then be ``None``).  ``hooks`` default to the settings files'
     (``settings=False`` to ignore them).  ``team_out`` receives the :class:`Team` as soon as
-    it exists (tests and displays use it to look inside while it runs).  Each member's JSONL
+    it exists (tests and displays use it to look inside while it runs).
+
+    Trust is applied as by ``subagents run``: unless ``trusted`` says otherwise, the project
+    of ``cwd`` is trusted only if the user trusted it (``subagents run --trust`` or yes when
+    asked, remembered in ``~/.subagents/trusted-folders.json``).  Until then its settings
+    files' hooks and env do not apply and its agents' own hooks and MCP servers do not run;
+    the result's warnings say so.  Each member's JSONL
     transcript is written under the team folder (``transcripts=False``: none; a team without
     them cannot be resumed with its conversations).
     """
     from subagents.dispatch.dispatcher import AgentDispatcher
     from subagents.dispatch.main_thread import AliasingModel
+    from subagents.lint.trust import project_trust
 
     if runner is None:
         if model is None:
@@ -147,10 +155,15 @@ async def run_team_async(
 
         runner = AgentRunner(model, cwd=cwd, policy=policy)
     workdir = Path(cwd).resolve() if cwd is not None else runner.cwd
+    trust = project_trust(workdir, trusted=trusted)
+    notes: list[str] = []
     if hooks is None and settings:
         from subagents.runtime.settings_hooks import SettingsHooks
 
-        hooks = SettingsHooks.load(workdir)
+        hooks = SettingsHooks.for_project(workdir, trusted=trust.trusted)
+        notes.extend(hooks.warnings)  # a caller that passes hooks reports their warnings
+    # the project's agents lose their own hooks and MCP servers until it is trusted
+    runner = runner.derive(trust=trust.restrict(runner.trust))
     if registry is not None:
         reg = registry
 
@@ -195,15 +208,16 @@ async def run_team_async(
     result = await team.run_lead(lead_def, prompt, model=model_id, max_turns=max_turns,
                                  history=history)
     children = [r for m in team.teammates() for r in m.results]
-    result = _with_team(result, team, children)
+    result = _with_team(result, team, children, notes)
     return TeamOutcome(result, team.snapshot())
 
 
-def _with_team(result: AgentResult, team: Team, children: list[AgentResult]) -> AgentResult:
+def _with_team(result: AgentResult, team: Team, children: list[AgentResult],
+               first: Sequence[str] = ()) -> AgentResult:
     import dataclasses
 
     snap = team.snapshot()
-    notes = [f"team {team.name}: {problem}" for problem in snap["problems"]]
+    notes = [*first, *(f"team {team.name}: {problem}" for problem in snap["problems"])]
     notes.extend(f"teammate {m.name} stopped: {m.failure}" for m in team.teammates()
                  if m.failure)
     return dataclasses.replace(result, children=(*result.children, *children),

@@ -57,6 +57,7 @@ __all__ = [
     "is_valid_selector",
     "matches",
     "rule",
+    "selector_problem",
     "severity_for",
 ]
 
@@ -100,6 +101,7 @@ class Category(StrEnum):
     SYNC = "sync"
     STORE = "store"
     FIX = "fix"
+    HARNESS = "harness"  # another harness's own reader (GM, OC, CX, ...)
 
 
 class Profile(StrEnum):
@@ -118,6 +120,7 @@ class Emitter(StrEnum):
     SYNC = "sync"  # subagents.repair.sync and `subagents sync`
     STORE = "store"  # subagents.store.core
     FIX = "fix"  # subagents.repair.fix and `subagents fix`
+    HARNESS = "harness"  # another harness's reader (subagents.harnesses.<name>)
 
 
 @dataclass(frozen=True, slots=True)
@@ -511,6 +514,17 @@ _TABLE: tuple[Rule, ...] = (
          _FX, _E, _E, emitter=Emitter.FIX, messages=_msgs(main="{why}")),
 )
 
+
+def _harness_rules() -> tuple[Rule, ...]:
+    from subagents.lint.rules.harness_catalog import HARNESS_RULES
+
+    return tuple(Rule(code, slug, doc, Category.HARNESS, default, strict,
+                      emitter=Emitter.HARNESS)
+                 for code, slug, doc, default, strict in HARNESS_RULES)
+
+
+_TABLE += _harness_rules()
+
 RULES: Mapping[str, Rule] = MappingProxyType({r.code: r for r in _TABLE})
 _BY_NAME: Mapping[str, Rule] = MappingProxyType({r.name: r for r in _TABLE})
 if len(RULES) != len(_TABLE) or len(_BY_NAME) != len(_TABLE):  # pragma: no cover
@@ -562,7 +576,8 @@ def get_rule(code_or_name: str) -> Rule | None:
 
 
 def _lint(rule_: Rule) -> bool:
-    return rule_.code.startswith(LINT_FAMILY)
+    """Is it a code ``validate`` emits (and ``--select``/``--ignore`` pick from)?"""
+    return rule_.code.startswith(LINT_FAMILY) or rule_.category is Category.HARNESS
 
 
 def severity_for(code: str, profile: Profile | str, fallback: Severity) -> Severity | None:
@@ -574,16 +589,39 @@ def severity_for(code: str, profile: Profile | str, fallback: Severity) -> Sever
 
 
 def is_valid_selector(selector: str) -> bool:
-    """``ALL``, a code prefix of at least ``SA``, or the slug of an ``SA`` rule (``validate``
-    emits only those; ``convert`` and store codes are not selectable)."""
+    """``ALL``, a family (``SA``, ``GM``), a prefix or code of a declared rule that
+    ``validate`` emits (``SA2``, ``GM004``), or such a rule's slug.  ``convert``, ``sync``,
+    store and ``fix`` codes are not selectable, and neither is an undeclared code
+    (``GM999``): :func:`selector_problem` says why and what was meant."""
+    return selector_problem(selector) is None
+
+
+def selector_problem(selector: str) -> str | None:
+    """Why ``selector`` selects nothing (``None`` when it is valid), with the closest
+    declared codes or slugs when there are any."""
+    import difflib
+
     s = selector.strip()
-    if s.upper() == "ALL" or harness_family(s) is not None:
-        return True
     up = s.upper()
-    if (up.startswith(LINT_FAMILY) and up[2:].isdigit()) or up == LINT_FAMILY:
-        return any(code.startswith(up) for code in RULES)
+    if up in ("ALL", LINT_FAMILY) or up in HARNESS_FAMILIES:
+        return None
+    family = up[:2] == LINT_FAMILY or harness_family(up) is not None
+    if family and up[2:].isdigit():
+        if any(code.startswith(up) and _lint(r) for code, r in RULES.items()):
+            return None
+        same = [c for c, r in RULES.items() if _lint(r) and c[:2] == up[:2]]
+        close = difflib.get_close_matches(up, same, n=3, cutoff=0.6) or sorted(
+            same, key=lambda c: abs(int(c[2:]) - int(up[2:].ljust(3, "0")[:3])))[:3]
+        what = "is declared" if len(up) == 5 else "starts with it"
+        return (f"{s!r} is not a rule code, prefix or name: no rule code {what}"
+                + (f"; did you mean {', '.join(close)}?" if close else ""))
     found = _BY_NAME.get(s.lower())
-    return found is not None and _lint(found)
+    if found is not None and _lint(found):
+        return None
+    names = [r.name for r in RULES.values() if _lint(r)]
+    close = difflib.get_close_matches(s.lower(), names, n=3, cutoff=0.6)
+    return (f"{s!r} is not a rule code, prefix or name"
+            + (f"; did you mean {', '.join(close)}?" if close else ""))
 
 
 def matches(code: str, selectors: Iterable[str]) -> bool:

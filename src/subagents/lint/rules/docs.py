@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from subagents.lint.rules.catalog import HARNESS_FAMILIES, RULES, Category, Rule
-from subagents.lint.rules.explanations import explanations
+from subagents.lint.rules.explanations import explanations, harness_label
 
 __all__ = ["BEGIN", "END", "render", "splice"]
 
@@ -80,10 +80,27 @@ def render() -> str:
             "A file in another harness's folder is judged by that harness's own reader "
             "(`docs/harnesses.md`). Its findings carry the harness's prefix; the message says "
             "what the harness does, and the severity follows the same rule as above. "
-            "`--select`/`--ignore` take a prefix (`GM`) or a code (`GM004`).", "",
+            "`--select`/`--ignore` take a prefix (`GM`), a code (`GM004`) or a name.", "",
             "| prefix | dialect | harness |", "|---|---|---|"]
     out += [f"| {prefix} | `{dialect}` | {title} |"
             for prefix, (dialect, title) in HARNESS_FAMILIES.items()]
+    for prefix, (_dialect, title) in HARNESS_FAMILIES.items():
+        rules = [r for r in RULES.values()
+                 if r.category is Category.HARNESS and r.code.startswith(prefix)]
+        label = harness_label(rules[0].code) if rules else None
+        out += ["", f"#### {title} ({prefix})", ""]
+        if label:
+            out += [f"What the harness does is taken from {label}.", ""]
+        out += ["| code | name | default | strict | what it reports |",
+                "|---|---|---|---|---|"]
+        out += [f"| {r.code} | `{r.name}` | {_sev(r, 'default')} | {_sev(r, 'strict')} "
+                f"| {_cell(r.doc)} |" for r in rules]
+        for r in rules:
+            e = expl[r.code]
+            out += ["", f"**{r.code} `{r.name}`.** {e.checks} {e.why}".rstrip()]
+            if e.harness:
+                out += ["", f"*{title}:* {e.harness}"]
+            out += ["", f"*Fix:* {e.fix}"]
     return "\n".join(out) + "\n"
 
 

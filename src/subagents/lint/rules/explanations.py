@@ -34,6 +34,7 @@ __all__ = [
     "check_against_registry",
     "explanation_for",
     "explanations",
+    "harness_label",
     "render_text",
     "suggest_codes",
     "to_dict",
@@ -54,6 +55,8 @@ class Explanation:
     why: str
     fix: str
     claude_code: str | None = None
+    #: what another harness does with such a file (its own codes: GM, OC, CX, ...)
+    harness: str | None = None
     example: str | None = None
     fixed: str | None = None
     files: Mapping[str, str] = field(default_factory=dict)
@@ -144,6 +147,22 @@ def suggest_codes(query: str, n: int = 3) -> list[str]:
     return found
 
 
+def harness_label(code: str) -> str | None:
+    """``"Gemini CLI 0.61.0"`` for a code of another harness's reader (the version its
+    behaviour was taken from); None for the codes of ``subagents`` itself."""
+    from subagents.lint.rules.catalog import harness_family
+
+    family = harness_family(code)
+    if family is None:
+        return None
+    from subagents.harnesses import get_harness
+
+    harness = get_harness(family[0])
+    version = "" if harness.version in ("docs", "format") else f" {harness.version}"
+    documented = " (documented behaviour)" if harness.version == "docs" else ""
+    return f"{harness.display_name}{version}{documented}"
+
+
 def _severity(rule: Rule, profile: str) -> str:
     sev = rule.severity(profile)
     return str(sev) if sev is not None else "off"
@@ -162,6 +181,8 @@ def to_dict(rule: Rule, expl: Explanation) -> dict[str, Any]:
         "checks": expl.checks,
         "why": expl.why,
         "claude_code": expl.claude_code,
+        "harness": harness_label(rule.code),
+        "harness_does": expl.harness,
         "example": [{"path": p, "text": t} for p, t in expl.bad_files.items()],
         "fixed": [{"path": p, "text": t} for p, t in expl.good_files.items()],
         "fix": expl.fix,
@@ -198,6 +219,9 @@ def render_text(rule: Rule, expl: Explanation, width: int = 88) -> str:
         out += ["", "Why it matters", *_para(expl.why, width)]
     if expl.claude_code:
         out += ["", "What Claude Code does", *_para(expl.claude_code, width)]
+    if expl.harness:
+        out += ["", f"What {harness_label(rule.code) or 'the harness'} does",
+                *_para(expl.harness, width)]
     bad, good = expl.bad_files, expl.good_files
     if bad:
         where = " under --strict" if expl.profile == "strict" else ""
