@@ -55,6 +55,7 @@ __all__ = [
     "ConversionResult",
     "OutputFile",
     "Target",
+    "claude_code_order",
     "convert_definitions",
     "diagnostic_for",
     "field_losses",
@@ -361,7 +362,7 @@ def read_for_conversion(
         result = read_agent_file(path, dialect=dialect, display_path=shown)
         if result.claude_code is not None:
             found, problems = _as_claude_code_reads(result, path, shown, explicit)
-        elif result.harness_agents or result.dialect not in (Dialect.CODEX_MD, Dialect.JSON):
+        elif result.dialect not in (Dialect.CLAUDE, Dialect.CODEX_MD, Dialect.JSON):
             found, problems = _as_the_harness_reads(result, shown, explicit)
         else:
             found, problems = _as_the_reader_reads(result, path, explicit)
@@ -369,7 +370,7 @@ def read_for_conversion(
         diagnostics.extend(problems)
         failures += bool(problems and not found and any(
             d.severity is Severity.ERROR for d in problems))
-    return _claude_code_keeps(defs), diagnostics, failures
+    return claude_code_order(defs), diagnostics, failures
 
 
 def _not_converted(result_path: str, hint: str, **params: str) -> Diagnostic:
@@ -423,7 +424,8 @@ def _as_the_harness_reads(
 def _as_the_reader_reads(
     result: Any, path: Path, explicit: bool,
 ) -> tuple[list[AgentDefinition], list[Diagnostic]]:
-    """codex-md and agents.json: the strict reader is the format's reader."""
+    """codex-md and agents.json (the strict reader is the format's reader), and a file that
+    could not be read at all (not a regular file, too large)."""
     codes = {d.rule for d in result.diagnostics}
     if not explicit and not result.definitions and codes <= {"SA003", "SA012"}:
         return [], []  # not an agent file (a README)
@@ -435,7 +437,7 @@ def _as_the_reader_reads(
     return [d.evolve(path=Path(result.path)) for d in result.definitions], []
 
 
-def _claude_code_keeps(defs: list[AgentDefinition]) -> list[AgentDefinition]:
+def claude_code_order(defs: list[AgentDefinition]) -> list[AgentDefinition]:
     """Claude definitions reordered so that of two with one name in one agents folder, the one
     Claude Code keeps (the last path in its order) comes first: ``convert_definitions`` writes
     the first and reports the other (CV004)."""
