@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from subagents.errors import UsageError
-from subagents.harnesses.table import HARNESS_NAMES, SPECS
+from subagents.harnesses.table import HARNESS_NAMES, SPECS, get_spec
 
 if TYPE_CHECKING:
     from subagents.harnesses.base import Harness, HarnessAgent
@@ -73,6 +73,8 @@ def load_project(harness: Harness, project: Path, home: Path) -> list[HarnessAge
 
     agents: list[HarnessAgent] = []
     taken: dict[str, Path | None] = {}
+    # the code `validate` gives the same finding (the harness table)
+    duplicate = get_spec(harness.name).duplicate_code if harness.name in HARNESS_NAMES else "SA601"
     for path in harness.discover(project, home):
         try:
             data = read_regular(path, 1 << 20)
@@ -88,7 +90,7 @@ def load_project(harness: Harness, project: Path, home: Path) -> list[HarnessAge
                     agent = HarnessAgent(
                         read.harness, read.path, Outcome.SKIPPED, None, read.description,
                         findings=(*read.findings, Finding(
-                            "shadowed", f"{harness.display_name} uses {taken[agent_id]} "
+                            duplicate, f"{harness.display_name} uses {taken[agent_id]} "
                             f"for {agent_id!r}; this file is not used", Effect.SKIP)),
                         definition=read.definition)
                 else:

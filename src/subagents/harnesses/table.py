@@ -125,6 +125,9 @@ class HarnessSpec:
     hooks: tuple[str, ...] = ()  # project-relative files it reads hook commands from
     mcp: tuple[str, ...] = ()  # ... MCP server commands from
     settings: tuple[str, ...] = ()  # ... settings from (permissions, trust, tools)
+    # the code of "this name is already taken, this file is ignored" (the harness's own when
+    # its reader has one)
+    duplicate_code: str = "SA601"
 
     @property
     def write_folder(self) -> str:
@@ -154,7 +157,8 @@ SPECS: tuple[HarnessSpec, ...] = (
         "codex", "Codex CLI", "subagents.harnesses.codex", "HARNESS", "CX", "0.169.0",
         (".codex/agents",), (".codex/agents",), (".toml",), True,
         "project (trusted projects only), then user; config.toml [agents] beside each",
-        _codex, config_files=(".codex/config.toml",), hooks=(".codex/config.toml",),
+        _codex, config_files=(".codex/config.toml",), duplicate_code="CX015",
+        hooks=(".codex/config.toml",),
         mcp=(".codex/config.toml",), settings=(".codex/config.toml",)),
     HarnessSpec(
         "codex-md", "Codex Markdown agents", "subagents.harnesses.claude", "CODEX_MD", "SA",
@@ -164,6 +168,7 @@ SPECS: tuple[HarnessSpec, ...] = (
         "gemini", "Gemini CLI", "subagents.harnesses.gemini", "HARNESS", "GM", "0.61.0",
         (".gemini/agents",), (".gemini/agents",), (".md",), False,
         "built-ins, then project (acknowledged files only), then user", _named_after_slug,
+        duplicate_code="GM012",
         hooks=(".gemini/settings.json",), mcp=(".gemini/settings.json",),
         settings=(".gemini/settings.json",)),
     HarnessSpec(
@@ -188,7 +193,8 @@ SPECS: tuple[HarnessSpec, ...] = (
         "qwen", "Qwen Code", "subagents.harnesses.qwen", "HARNESS", "QW", "0.24.4",
         (".qwen/agents",), (".qwen/agents",), (".md",), False,
         "built-ins, then project (unless it is the home folder), then user",
-        _named_after_slug, hooks=(".qwen/settings.json",), mcp=(".qwen/settings.json",),
+        _named_after_slug, duplicate_code="QW021", hooks=(".qwen/settings.json",),
+        mcp=(".qwen/settings.json",),
         settings=(".qwen/settings.json",)),
     HarnessSpec(
         "factory", "Factory Droid", "subagents.harnesses.factory", "HARNESS", "FD", "0.215.0",

@@ -392,9 +392,13 @@ def _file_text(result: LoadResult, path: Path, max_bytes: int) -> str | None:
 _Silencers = dict[str, tuple["_Filter", tuple[str, ...], tuple[str, ...]]]
 
 
+# (scope, agent id, display path, path) of each agent another harness loads from a file
+_HarnessIds = list[tuple[str, str, str, Path]]
+
+
 def _validate_file(
     target: _Target, config: Config, filt: _Filter, scoped: list[ScopedAgent],
-    silencers: _Silencers,
+    silencers: _Silencers, harness_ids: _HarnessIds,
 ) -> tuple[list[Diagnostic], int]:
     fctx = FileContext(path=target.display, file_path=target.path, dialect=target.dialect,
                        config=config, agents_root=target.root)
@@ -410,6 +414,9 @@ def _validate_file(
     except Exception as exc:  # a reader bug must not stop the other files
         return list(filt.apply((_reader_crash(target.display, exc),), (), ())), 0
     if target.dialect in HARNESS_DIALECTS:
+        for agent in result.harness_agents:
+            if agent.outcome.value == "loads" and agent.agent_id is not None:
+                harness_ids.append((target.scope, agent.agent_id, target.display, target.path))
         return _judge_harness_file(result, target.display, target.path, config, filt,
                                    silencers)
     fctx.text = _file_text(result, target.path, config.max_file_size)
@@ -573,6 +580,32 @@ def _recode(d: Diagnostic) -> Diagnostic:
     return d if code is None else dataclasses.replace(d, rule=code)
 
 
+def _harness_duplicates(found: _HarnessIds) -> Iterator[Diagnostic]:
+    """One name loaded twice from one of another harness's folders: the harness uses the first
+    file it reads (its folder order: by path) and ignores the others, under the harness's own
+    code for it (the table's ``duplicate_code``), as ``list`` and ``doctor`` say."""
+    from subagents.harnesses import get_harness
+    from subagents.harnesses.table import get_spec
+
+    groups: dict[tuple[str, str], list[tuple[str, Path]]] = {}
+    for scope, agent_id, display, path in found:
+        groups.setdefault((scope, agent_id), []).append((display, path))
+    for (scope, agent_id), files in groups.items():
+        if len(files) < 2:
+            continue
+        name = scope.split(":", 1)[0]
+        label = get_harness(name).display_name
+        ordered = sorted(files, key=lambda f: str(f[1]))
+        winner = ordered[0][0]
+        for display, _path in ordered[1:]:
+            yield Diagnostic(
+                path=display, line=1, column=1, rule=get_spec(name).duplicate_code,
+                severity=Severity.ERROR,
+                message=f"agent name {agent_id!r} is defined again by {winner}; {label} uses "
+                        "that file and ignores this one",
+                hint="rename one agent (its `name`) or delete one file")
+
+
 def _reader_crash(path: str, exc: BaseException) -> Diagnostic:
     return Diagnostic(
         path=path,
@@ -643,6 +676,7 @@ def validate_paths(
     all_diags: list[Diagnostic] = list(scope_problems)
     scoped: list[ScopedAgent] = []
     silencers: _Silencers = {}
+    harness_ids: _HarnessIds = []
     filters: dict[int, _Filter] = {}
     seen: set[str] = set()  # a file named twice (or inside a folder also named) counts once
     for p, shown in zip(resolved, given, strict=True):
@@ -659,13 +693,13 @@ def validate_paths(
             if key_path in seen:
                 continue
             seen.add(key_path)
-            diags, n = _validate_file(target, cfg, filt, scoped, silencers)
+            diags, n = _validate_file(target, cfg, filt, scoped, silencers, harness_ids)
             report.files += 1
             report.agents += n
             all_diags.extend(diags)
     # the similar-description check is pairwise: skip it when nobody would see SA602
     similar = any(f.keeps("SA602") for f in filters.values())
-    for d in check_scope(scoped, similar=similar):
+    for d in (*check_scope(scoped, similar=similar), *_harness_duplicates(harness_ids)):
         filt, extra, inline = silencers[d.path]
         all_diags.extend(filt.apply((d,), extra, inline))
     report.strict = strict or any(f.profile is Profile.STRICT for f in filters.values())

@@ -370,7 +370,37 @@ def read_for_conversion(
         diagnostics.extend(problems)
         failures += bool(problems and not found and any(
             d.severity is Severity.ERROR for d in problems))
-    return claude_code_order(defs), diagnostics, failures
+    defs, clashes = _codex_md_clashes(defs, display)
+    return claude_code_order(defs), [*diagnostics, *clashes], failures + len(clashes)
+
+
+def _codex_md_clashes(
+    defs: list[AgentDefinition], display: Callable[[Path], str],
+) -> tuple[list[AgentDefinition], list[Diagnostic]]:
+    """codex-md agents: one name twice in one folder is a clash that loads neither (the
+    registry's and validate's rule, SA601), so neither is converted."""
+    groups: dict[tuple[str, str], list[AgentDefinition]] = {}
+    for defn in defs:
+        if defn.dialect is Dialect.CODEX_MD and defn.path is not None:
+            text = defn.path.absolute().as_posix()
+            cut = text.find("/.codex/agents/")
+            folder = text[: cut + 15] if cut >= 0 else str(defn.path.parent)
+            groups.setdefault((folder, defn.name), []).append(defn)
+    dropped = {id(d) for group in groups.values() if len(group) > 1 for d in group}
+    if not dropped:
+        return defs, []
+    problems = []
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+        for defn in group:
+            assert defn.path is not None
+            others = ", ".join(display(o.path) for o in group if o is not defn and o.path)
+            problems.append(rule("SA601").templated(
+                "clash", display(defn.path), None, None,
+                "rename one agent (the `name` field, not the file name) or delete one file",
+                name=defn.name, others=others))
+    return [d for d in defs if id(d) not in dropped], problems
 
 
 def _not_converted(result_path: str, hint: str, **params: str) -> Diagnostic:
