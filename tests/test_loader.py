@@ -96,8 +96,9 @@ def test_bom_and_crlf_accepted() -> None:
         ("---\nname: &a x\ndescription: *a\n---\n", [("SA008", 2)]),
         ("---\nname: !!python/object/apply:os.system [ls]\n---\n", [("SA009", 2)]),
         ("---\nname: x\n\tdescription: y\n---\n", [("SA013", 3)]),
-        ("---\nname: x\nmaxTurns: ten\n---\nb", [("SA014", 3)]),
-        ("---\nname: x\ntags: {a: 1}\n---\nb", [("SA014", 3)]),
+        # a wrong type under a field with its own rule gets that rule's code from the reader
+        ("---\nname: x\nmaxTurns: ten\n---\nb", [("SA108", 3)]),
+        ("---\nname: x\ntags: {a: 1}\n---\nb", [("SA113", 3)]),
         ("---\nname: [x\n---\nb", [("SA005", 3)]),
         ("\n  ---\nname: x\ndescription: y\n---\nb", [("SA018", 2)]),
     ],
@@ -217,7 +218,7 @@ def test_json_dialect_positions_and_wire_forms() -> None:
     assert res.disallowed_tools == ("Write",)
     assert res.locations["maxTurns"].line == 6
     assert res.locations["name"].line == 2
-    assert codes(r) == [("SA014", 10), ("SA014", 11)]
+    assert codes(r) == [("SA108", 10), ("SA014", 11)]
 
 
 @pytest.mark.parametrize(
@@ -329,7 +330,7 @@ def test_reader_findings_carry_the_key_they_are_about() -> None:
     assert found["SA007"].key == "maxTurns"
     assert found["SA009"].subject == "YAML tag `!!binary`"
     wrong = parse_agent_text("---\nname: a\ndescription: d\nmaxTurns: ten\n---\nP.\n")
-    (d,) = [d for d in wrong.diagnostics if d.rule == "SA014"]
+    (d,) = [d for d in wrong.diagnostics if d.rule == "SA108"]  # the reader's own code
     assert d.key == "maxTurns"
     assert set(d.to_dict()) == {"path", "line", "column", "rule", "severity", "message", "hint"}
     from dataclasses import replace

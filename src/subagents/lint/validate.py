@@ -42,6 +42,7 @@ from subagents.claude_code.reader import SkipKind
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic, Severity, count_by_severity, sort_diagnostics
 from subagents.errors import UsageError
+from subagents.formats.fields import TYPE_ERRORS
 from subagents.harnesses.loader import (
     LoadResult,
     detect_dialect,
@@ -424,7 +425,7 @@ def _validate_file(
     reader_diags, definitions = _claude_code_reading(
         result, target.display, target.path, fctx.text
     )
-    diags: list[Diagnostic] = [_recode(d) for d in reader_diags]
+    diags: list[Diagnostic] = list(reader_diags)
     diags.extend(check_file(fctx))
     reader_findings = frozenset((d.rule, d.line) for d in reader_diags)
     for defn in definitions:
@@ -533,7 +534,7 @@ def _claude_code_reading(
             d
             for d in result.diagnostics
             if d.rule not in _SUPERSEDED_WHEN_LOADED
-            and not (d.rule == "SA014" and d.key in _CLAUDE_CODE_JUDGES)
+            and not (d.rule in TYPE_ERRORS and d.key in _CLAUDE_CODE_JUDGES)
         ]
         defn = definition_from_view(
             view,
@@ -563,21 +564,6 @@ def _claude_code_reading(
         and not (unreadable and d.rule in _PARSE_FINDINGS)
     ]
     return kept + findings, result.definitions
-
-
-# A value of the wrong *type* is the reader's SA014; for these fields the catalogue has a
-# specific rule, so the finding carries that code (and `ignore = ["SA108"]` covers both
-# `maxTurns: 0` and `maxTurns: ten`).  The reader passes the key along (``Diagnostic.key``).
-_RECODE = {
-    "tags": "SA113", "maxTurns": "SA108", "max_turns": "SA108", "version": "SA112",
-    "permissionMode": "SA106", "permission_mode": "SA106", "hooks": "SA110", "model": "SA105",
-    "effort": "SA115", "isolation": "SA116",
-}
-
-
-def _recode(d: Diagnostic) -> Diagnostic:
-    code = _RECODE.get(d.key) if d.rule == "SA014" and d.key is not None else None
-    return d if code is None else dataclasses.replace(d, rule=code)
 
 
 def _harness_duplicates(found: _HarnessIds) -> Iterator[Diagnostic]:
@@ -748,7 +734,7 @@ def validate_text(
     if doc_text is not None and "\r" in doc_text:
         doc_text = doc_text.replace("\r\n", "\n")
     reader_diags, definitions = _claude_code_reading(result, path, None, doc_text)
-    diags: list[Diagnostic] = [_recode(d) for d in reader_diags]
+    diags: list[Diagnostic] = list(reader_diags)
     diags.extend(check_file(FileContext(path=path, file_path=None, dialect=dialect, config=cfg,
                                         text=doc_text, document=result.document)))
     for defn in definitions:
