@@ -184,6 +184,9 @@ def parse_agent_text(
         size = len(data) if isinstance(data, bytes) else None
         view = read_claude_code(source, profile=profile, parsed_block=shared, size=size)
     diagnostics = tuple(_diag(i, display) for i in issues)
+    if view is not None and view.loaded:
+        label = view.profile.label
+        diagnostics = tuple(_say_what_claude_code_does(d, label) for d in diagnostics)
     return LoadResult(
         display,
         dialect,
@@ -256,6 +259,24 @@ def read_agent_file(
         file_path=p,
         claude_code=claude_code,
     )
+
+
+def _say_what_claude_code_does(d: Diagnostic, label: str) -> Diagnostic:
+    """A YAML finding on a file Claude Code loads, saying what Claude Code makes of it (the
+    YAML reader is dialect-neutral; the Claude reading knows).  The YAML reader passes the
+    duplicate key and the construct it refuses along with the finding (``key``, ``subject``)."""
+    if d.rule == "SA007" and d.key is not None:
+        message = f"{d.message}; {label} silently keeps the last value"
+    elif d.rule == "SA008" and d.subject is not None:
+        message = (f"{d.subject}: {label} resolves anchors and aliases, but many YAML tools "
+                   "and other harnesses refuse them")
+    elif d.rule == "SA009" and d.subject is not None:
+        message = f"{d.subject}: {label} silently drops it and reads the rest of the value"
+    else:
+        return d
+    return dataclasses.replace(d, message=message)
+
+
 
 
 def _parsed_block(doc: FrontmatterDocument | None, crlf: bool) -> tuple[str, Any] | None:

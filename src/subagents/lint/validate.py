@@ -30,19 +30,15 @@ Design notes
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from subagents.claude_code.definition import definition_from_view
-from subagents.claude_code.reader import SkipKind
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic, Severity, count_by_severity, sort_diagnostics
 from subagents.errors import UsageError
-from subagents.formats.fields import TYPE_ERRORS
 from subagents.harnesses.loader import (
     LoadResult,
     detect_dialect,
@@ -54,7 +50,7 @@ from subagents.lint.config import Config, find_config, inline_ignores, load_conf
 from subagents.lint.harness_rules import HARNESS_DIALECTS
 from subagents.lint.rules.base import FileContext, RuleContext
 from subagents.lint.rules.catalog import RULES, Emitter, Profile, get_rule, matches
-from subagents.lint.rules.claude_code import claude_code_findings
+from subagents.lint.rules.claude_code import claude_code_reading
 from subagents.lint.rules.engine import check_definition, check_file
 from subagents.lint.rules.scope import ScopedAgent, check_scope
 from subagents.lint.rules.security import path_escapes
@@ -422,7 +418,7 @@ def _validate_file(
                                    silencers)
     fctx.text = _file_text(result, target.path, config.max_file_size)
     fctx.document = result.document
-    reader_diags, definitions = _claude_code_reading(
+    reader_diags, definitions = claude_code_reading(
         result, target.display, target.path, fctx.text
     )
     diags: list[Diagnostic] = list(reader_diags)
@@ -476,94 +472,6 @@ def _judge_harness_file(
     if result.definitions:
         silencers[display] = (filt, extra, inline)
     return list(filt.apply(diags, extra, inline)), len(result.definitions)
-
-
-# Reader findings that say "this is not strict YAML / not readable" -- superseded, for a file
-# Claude Code loads, by what Claude Code makes of it (rules/claude_code.py).
-_SUPERSEDED_WHEN_LOADED = frozenset(
-    {"SA001", "SA003", "SA004", "SA005", "SA006", "SA010", "SA012",
-     "SA018", "SA101", "SA102", "SA103"}
-)
-# Fields whose value Claude Code itself judges: a wrong type there is reported as what Claude
-# Code does with it (rules/claude_code.py), not as the strict reader's SA014.
-_CLAUDE_CODE_JUDGES = frozenset(
-    {"name", "description", "model", "tools", "disallowedTools", "maxTurns", "permissionMode",
-     "background", "effort", "isolation", "memory", "color", "mcpServers"}
-)
-
-
-_PARSE_FINDINGS = frozenset({"SA003", "SA004", "SA005", "SA010", "SA013", "SA018"})
-_UNREADABLE_SKIPS = frozenset({SkipKind.YAML, SkipKind.NO_FRONTMATTER, SkipKind.REFUSED})
-
-
-def _say_what_claude_code_does(d: Diagnostic, label: str) -> Diagnostic:
-    """A strict reader's YAML finding on a file Claude Code loads, saying what Claude Code
-    makes of it (the reader itself is dialect-neutral and cannot).  The reader passes the
-    duplicate key and the construct it refuses along with the finding (``key``, ``subject``)."""
-    if d.rule == "SA007" and d.key is not None:
-        message = f"{d.message}; {label} silently keeps the last value"
-    elif d.rule == "SA008" and d.subject is not None:
-        message = (f"{d.subject}: {label} resolves anchors and aliases, but many YAML tools "
-                   "and other harnesses refuse them")
-    elif d.rule == "SA009" and d.subject is not None:
-        message = f"{d.subject}: {label} silently drops it and reads the rest of the value"
-    else:
-        return d
-    return dataclasses.replace(d, message=message)
-
-
-def _claude_code_reading(
-    result: LoadResult, display: str, file_path: Path | None, text: str | None
-) -> tuple[list[Diagnostic], tuple[AgentDefinition, ...]]:
-    """Reader findings and the definitions the rules judge, as Claude Code reads the file.
-
-    For a Claude agent file the rules judge the definition Claude Code runs (its tools split,
-    its model, the last of duplicate keys); the strict reader keeps the positions and its
-    portability findings. A file Claude Code skips keeps the strict reader's findings and gets
-    one error saying why Claude Code skips it.
-    """
-    view = result.claude_code
-    if view is None:
-        return list(result.diagnostics), result.definitions
-    strict = result.definition
-    findings = list(
-        claude_code_findings(view, display, text)
-    )
-    if view.loaded:
-        kept = [
-            d
-            for d in result.diagnostics
-            if d.rule not in _SUPERSEDED_WHEN_LOADED
-            and not (d.rule in TYPE_ERRORS and d.key in _CLAUDE_CODE_JUDGES)
-        ]
-        defn = definition_from_view(
-            view,
-            path=file_path,
-            strict=strict,
-        )
-        label = view.profile.label
-        kept = [_say_what_claude_code_does(d, label) for d in kept]
-        return kept + findings, (defn,)
-    # The skip finding replaces the strict reader's finding at the same place, and explains
-    # what its parse errors would: one message, the same one `list` and `doctor` show.
-    if any(d.rule in ("SA011", "SA012") for d in result.diagnostics):
-        findings = []  # empty or binary: the reader's finding says more than "no frontmatter"
-    for i, f in enumerate(findings):
-        # an alias refused: the strict reader knows the exact column of the anchor
-        same = next((d for d in result.diagnostics if d.rule == f.rule == "SA008"), None)
-        if same is not None:
-            findings[i] = dataclasses.replace(f, line=same.line, column=same.column)
-    codes = {d.rule for d in findings if d.rule != "SA014"}
-    places = {(d.rule, d.line) for d in findings}
-    unreadable = view.skip is not None and view.skip.kind in _UNREADABLE_SKIPS
-    kept = [
-        d
-        for d in result.diagnostics
-        if (d.rule, d.line) not in places
-        and d.rule not in codes
-        and not (unreadable and d.rule in _PARSE_FINDINGS)
-    ]
-    return kept + findings, result.definitions
 
 
 def _harness_duplicates(found: _HarnessIds) -> Iterator[Diagnostic]:
@@ -733,7 +641,7 @@ def validate_text(
             doc_text = None
     if doc_text is not None and "\r" in doc_text:
         doc_text = doc_text.replace("\r\n", "\n")
-    reader_diags, definitions = _claude_code_reading(result, path, None, doc_text)
+    reader_diags, definitions = claude_code_reading(result, path, None, doc_text)
     diags: list[Diagnostic] = list(reader_diags)
     diags.extend(check_file(FileContext(path=path, file_path=None, dialect=dialect, config=cfg,
                                         text=doc_text, document=result.document)))
