@@ -205,7 +205,12 @@ def _explicit(code: str, selectors: Sequence[str]) -> bool:
 def _agents_folder(p: Path, stop: Path | None = None) -> Path | None:
     """The outermost ``agents``/``agent`` folder above ``p`` (not above ``stop``): Claude Code
     reads an agents folder recursively, so ``.claude/agents/x/agents/a.md`` and
-    ``.claude/agents/y/agents/a.md`` (copied plugins) are one scope and one name clash."""
+    ``.claude/agents/y/agents/a.md`` (copied plugins) are one scope and one name clash; and
+    under a ``.claude/agents`` folder everything is that folder's, as for Claude Code."""
+    text = p.absolute().as_posix()
+    cut = text.find("/.claude/agents/")
+    if cut >= 0:
+        return Path(text[: cut + len("/.claude/agents")])
     found = None
     for parent in p.parents:
         if parent.name in ("agents", "agent"):
@@ -237,26 +242,33 @@ def iter_agent_files(
     """
     real_root = os.path.realpath(folder)
     for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
-        # Inside a .claude/agents folder Claude Code reads hidden folders too.
-        in_claude = "/.claude/agents" in dirpath.replace(os.sep, "/")
+        # absolute, so that a relative walk (`validate .codex/agents`) sees the same folders
+        posix = os.path.abspath(dirpath).replace(os.sep, "/") + "/"
+        # Inside a .claude/agents folder the walk is Claude Code's own: every folder (hidden
+        # ones, skills/, node_modules/ too) and every *.md file (README.md too), since Claude
+        # Code reads them all as agents (claude_code/scan.py)
+        in_claude = "/.claude/agents/" in posix
         dirnames[:] = sorted(
             d for d in dirnames
-            if d not in _SKIP_DIRS
-            and (not d.startswith(".") or d in _AGENT_DOT_DIRS or in_claude)
+            if in_claude or (d not in _SKIP_DIRS
+                             and (not d.startswith(".") or d in _AGENT_DOT_DIRS))
         )
         rel = os.path.relpath(dirpath, folder)
         for d in dirnames if report_links else ():
             link = os.path.join(dirpath, d)
             if os.path.islink(link) and path_escapes(link, real_root):
                 yield Path(link), os.path.normpath(os.path.join(display, rel, d)), True
-        # absolute, so that a relative walk (`validate .codex/agents`) sees the same folders
-        posix = os.path.abspath(dirpath).replace(os.sep, "/") + "/"
         in_codex = "/.codex/agents/" in posix
         # another harness's folder holds more than agents (.github/workflows, .cursor/rules,
         # .gemini/commands): only what that harness reads as an agent is walked
         other_harness = not in_claude and any(f"/{d}/" in posix for d in _HARNESS_DOT_DIRS)
         for name in sorted(filenames):
-            if not (_is_agent_candidate(name) or (in_codex and name.lower().endswith(".toml"))):
+            if in_claude:  # (and agents.json stores, which are ours to check wherever they are)
+                if not (name.endswith(".md") or (_is_agent_candidate(name)
+                                                 and name.lower().endswith(".json"))):
+                    continue
+            elif not (_is_agent_candidate(name)
+                      or (in_codex and name.lower().endswith(".toml"))):
                 continue
             full = os.path.join(dirpath, name)
             if other_harness and detect_dialect(full) in (Dialect.CLAUDE, None):
@@ -442,7 +454,10 @@ def _validate_file(
     extra = config.ignores_for(target.path)
     if definitions:  # scope rules report on this file later: same silencers apply
         silencers[target.display] = (filt, extra, inline)
-    return list(filt.apply(diags, extra, inline)), len(definitions)
+    # the agents counted are those the harness loads (a file Claude Code skips is judged on
+    # the strict reading, but defines no agent), as `list` and `doctor` count them
+    skipped = result.claude_code is not None and not result.claude_code.loaded
+    return list(filt.apply(diags, extra, inline)), 0 if skipped else len(definitions)
 
 
 def _judge_harness_file(
