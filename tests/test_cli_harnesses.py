@@ -218,6 +218,34 @@ def test_run_a_gemini_agent_with_the_scripted_provider(project: Path, tmp_path: 
     assert "no agent named 'gem-new'" in error and "GM010" in error
 
 
+def test_an_unacknowledged_gemini_agent_can_be_shown_and_run_on_request(
+    project: Path, tmp_path: Path
+) -> None:
+    """There was no way to judge or run a project agent before Gemini CLI acknowledged it:
+    the refusal now says how, --gemini-acknowledged (or the configuration) loads it, and a
+    note says Gemini CLI itself still will not."""
+    refused = run("show", "gem-new", "--dialect", "gemini")
+    assert refused.exit_code != 0
+    said = refused.output + str(refused.exception) + str(getattr(refused.exception, "hint", ""))
+    assert "--gemini-acknowledged" in said
+    shown = run("show", "gem-new", "--dialect", "gemini", "--gemini-acknowledged")
+    assert shown.exit_code == 0, shown.output
+    assert "A new agent nobody acknowledged yet." in shown.output
+    listed = _json(run("list", "--dialect", "gemini", "--gemini-acknowledged",
+                       "--format", "json"))
+    assert {a["name"] for a in listed["agents"]} == {"gem-helper", "gem-new"}
+    assert any(d["rule"] == "GM013" for d in listed["diagnostics"])
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps(["Hello."]))
+    ran = run("run", "--agent", "gem-new", "--dialect", "gemini", "--gemini-acknowledged",
+              "--provider", "scripted", "--script", str(script), "hi")
+    assert ran.exit_code == 0, ran.output
+    assert ran.stdout.strip() == "Hello."
+    # the configuration says it too (the user's own for run, which trusts no project file)
+    (project / ".subagents.toml").write_text("gemini-acknowledged = true\n")
+    assert run("show", "gem-new", "--dialect", "gemini").exit_code == 0
+
+
 @pytest.mark.parametrize("command", [["list"], ["show", "x"], ["doctor"], ["route", "hi"]])
 def test_unknown_dialect_exits_2_with_did_you_mean(project: Path, command: list[str]) -> None:
     result = run(*command, "--dialect", "gemni")

@@ -52,10 +52,10 @@ def test_default_dependencies_cover_every_command() -> None:
              for d in meta["dependencies"]}
     for needed in ("watchfiles", "bm25s", "anthropic", "openai", "mcp", "rich", "click", "pyyaml"):
         assert needed in names, needed
-    # the old extras still parse, so `pip install 'subagents[route]'` keeps working
+    # no empty extras (0.x: the compatibility ones were removed): each brings packages
     extras = meta["optional-dependencies"]
-    for old in ("watch", "route", "anthropic", "openai", "mcp", "rich", "all"):
-        assert extras[old] == [], old
+    assert sorted(extras) == ["dev", "sdk"]
+    assert all(extras.values())
 
 
 @pytest.mark.slow

@@ -85,3 +85,19 @@ def test_every_flag_is_still_in_help(name: str) -> None:
         if isinstance(param, click.Option) and not param.hidden:
             for opt in param.opts:
                 assert opt in result.output, f"{name}: {opt} missing from --help"
+
+
+def test_shared_options_are_declared_once() -> None:
+    """--format, --dialect, --cwd, --agents come from subagents.cli.options only: a command
+    that declared its own copy (fix did) drifted from the others' spelling and help."""
+    import re
+
+    cli_dir = Path(__file__).resolve().parents[1] / "src" / "subagents" / "cli"
+    for module in cli_dir.glob("*.py"):
+        if module.name == "options.py":
+            continue
+        text = module.read_text(encoding="utf-8")
+        for flag in ("--format", "--dialect", "--cwd", "--agents"):
+            if (module.name, flag) == ("validate_cmd.py", "--dialect"):
+                continue  # validate's own: read every file as this dialect (any of them)
+            assert not re.search(rf'click\.option\(\s*"{flag}"', text), (module.name, flag)

@@ -324,13 +324,13 @@ def test_max_turns_summary_through_the_anthropic_sdk(project: Path,
 
 def test_agent_from_agents_json(project: Path, tmp_path: Path) -> None:
     inline = json.dumps({"inline": {"description": "An inline agent.",
-                                    "prompt": "You are inline.", "tools": ["LS"]}})
+                                    "prompt": "You are inline.", "tools": ["Glob"]}})
     replies: list[Any] = [{"tool": "Read", "input": {"file_path": "notes.md"}}, "ok"]
     r = invoke("--agents", inline, "--agent", "inline", "--provider", "scripted", "--script",
                script(tmp_path, replies), "--format", "json", "hi")
     assert r.exit_code == 0, r.output
     call = json.loads(r.stdout)["tool_calls"][0]
-    assert call["is_error"] and "Available tools: LS" in call["output"]
+    assert call["is_error"] and "not among the tools" in call["output"]
 
 
 def test_progress_on_a_terminal_only(project: Path, tmp_path: Path,

@@ -99,7 +99,7 @@ def test_children_get_no_task_tool_without_nesting(tmp_path: Path) -> None:
     child_tools = {t.name for t in model.requests["delegator"][0].tools}
     assert "Task" not in child_tools and "Read" in child_tools
     ((content, is_error),) = tool_results(model.requests["delegator"][1])
-    assert is_error and "no tool named 'Task'" in content
+    assert is_error and "No such tool available: Task. Task is not among the tools" in content
     assert "code-reviewer" not in model.requests
 
 

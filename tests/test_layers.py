@@ -22,7 +22,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "subagents"
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("__main__",),
     ("cli", "conformance"),
-    ("store", "dispatch"),
+    ("store", "dispatch", "lsp"),
     ("runtime",),
     ("providers", "registry", "repair", "testing"),
     ("lint",),
@@ -30,7 +30,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("claude_code",),
     ("formats",),
     ("definition", "diagnostics", "errors", "names", "fs", "known_tools", "_deps", "_lazy",
-     "_moved", "templates"),
+     "templates"),
 )
 # Pairs that share a layer yet may depend one way (a package of its own layer is independent
 # unless it is listed here).

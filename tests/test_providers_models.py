@@ -40,8 +40,9 @@ def test_inherit_and_none_take_the_parent() -> None:
     assert resolve_model("inherit", parent="claude-opus-4-8") == "claude-opus-4-8"
     assert resolve_model(None, parent="haiku") == HAIKU  # a parent alias is resolved too
     assert resolve_model("", parent="x-model") == "x-model"
-    assert resolve_model("INHERIT") == SONNET  # no parent: the table's default
-    assert resolve_model("inherit", parent="inherit") == SONNET
+    # no parent: the table's default, opus as in Claude Code 2.1.332 (issue 18; was sonnet)
+    assert resolve_model("INHERIT") == OPUS
+    assert resolve_model("inherit", parent="inherit") == OPUS
 
 
 def test_config_overrides_merge_over_defaults() -> None:
@@ -81,7 +82,7 @@ def test_precedence_env_then_call_then_frontmatter_then_parent() -> None:
     choice = choose_model(parent="claude-parent", environ={})
     assert (choice.model, choice.source) == ("claude-parent", "parent")
     choice = choose_model(environ={})
-    assert (choice.model, choice.source, choice.requested) == (SONNET, "default", "")
+    assert (choice.model, choice.source, choice.requested) == (OPUS, "default", "")  # issue 18
 
 
 def test_inherit_or_empty_levels_do_not_decide() -> None:

@@ -106,11 +106,11 @@ async def test_cancel_during_a_model_request_through_the_real_sdk(
     from subagents.testing.server import FakeLLMServer, Fault
 
     with FakeLLMServer() as server:
-        server.add(tool_call("LS", {}), Fault.hang(60))
+        server.add(tool_call("Glob", {"pattern": "*"}), Fault.hang(60))
         model = AnthropicModel(api_key="sk-test", base_url=server.anthropic_base_url,
                                stream=stream)
         r = AgentRunner(model, cwd=tmp_path, transcript_dir=tmp_path / "t", parent_model="m")
-        agent = AgentDefinition(name="lister", system_prompt="x", tools=("LS",))
+        agent = AgentDefinition(name="lister", system_prompt="x", tools=("Glob",))
         slot = ResultSlot()
         task = asyncio.create_task(r.run(agent, "list", result_slot=slot))
         while len(server.requests) < 2:  # the second request is on the wire, unanswered
@@ -121,6 +121,6 @@ async def test_cancel_during_a_model_request_through_the_real_sdk(
             await asyncio.wait_for(task, 10)  # not the 60 s the server would hang
     result = slot.interrupted
     assert result is not None and result.stop_reason == "interrupted" and result.turns == 2
-    assert [c.name for c in result.tool_calls] == ["LS"] and result.tool_calls[0].executed
+    assert [c.name for c in result.tool_calls] == ["Glob"] and result.tool_calls[0].executed
     events = _events(result.transcript_path)
     assert events[-1]["type"] == "stop" and events[-1]["stop_reason"] == "interrupted"

@@ -86,7 +86,9 @@ async def test_tool_outside_allowlist_never_runs(tmp_path: Path) -> None:
     assert not (tmp_path / "bashed.txt").exists()
     blocks = results_of(model.requests[1])
     assert all(b.is_error for b in blocks)
-    assert "not available to this agent" in blocks[0].content
+    assert blocks[0].content == (
+        "<tool_use_error>Error: No such tool available: Write. Write is not among the tools "
+        "this agent has; go on with the ones it has.</tool_use_error>")
     assert [c.executed for c in result.tool_calls] == [False, False]
 
 
@@ -98,9 +100,16 @@ async def test_invented_tool_and_bad_arguments(tmp_path: Path) -> None:
     ])
     result = await runner(model, tmp_path).run(READER, "go")
     invented, missing, wrong_type = results_of(model.requests[1])
-    assert invented.is_error and "no tool named 'Teleport'" in invented.content
-    assert missing.is_error and "missing required field 'file_path'" in missing.content
-    assert wrong_type.is_error and "file_path must be string" in wrong_type.content
+    assert invented.is_error and invented.content == (
+        "<tool_use_error>Error: No such tool available: Teleport</tool_use_error>")
+    assert missing.is_error and missing.content == (
+        "<tool_use_error>InputValidationError: Read failed due to the following issues:\n"
+        "The required parameter `file_path` is missing\n"
+        "An unexpected parameter `path` was provided</tool_use_error>")
+    assert wrong_type.is_error and wrong_type.content == (
+        "<tool_use_error>InputValidationError: Read failed due to the following issue:\n"
+        "The parameter `file_path` type is expected as `string` but provided as `number`"
+        "</tool_use_error>")
     assert result.stop_reason == "end_turn"
     assert not any(c.executed for c in result.tool_calls)
 
@@ -193,13 +202,13 @@ async def test_plan_mode_refuses_every_mutation(tmp_path: Path) -> None:
     agent = AgentDefinition(name="planner", system_prompt="x", permission_mode="plan")
     model = ScriptedModel([
         tool_calls([("Write", {"file_path": "a", "content": ""}), ("Bash", {"command": "ls"}),
-                    ("LS", {})]),
+                    ("Read", {"file_path": "a"})]),
         text("plan"),
     ])
     await runner(model, tmp_path, policy=PermissionPolicy(ask=yes)).run(agent, "go")
     w, b, ls = results_of(model.requests[1])
     assert w.is_error and b.is_error and "plan" in w.content
-    assert not ls.is_error
+    assert ls.content.startswith("File does not exist")  # Read ran: plan mode reads
 
 
 async def test_empty_reply_is_nudged_then_ends(tmp_path: Path) -> None:
@@ -411,13 +420,22 @@ def test_run_sync_and_isolation(tmp_path: Path) -> None:
 
 
 def test_builtin_tool_names_match_claude_code() -> None:
-    assert list(builtin_tools()) == ["Read", "Write", "Edit", "MultiEdit", "Bash", "Grep",
-                                     "Glob", "LS", "TodoWrite"]
+    assert list(builtin_tools()) == ["Read", "Write", "Edit", "Bash", "Grep", "Glob"]
+    assert list(builtin_tools(extras=True))[6:] == ["MultiEdit", "LS", "TodoWrite"]
     props = {n: set(t.input_schema["properties"]) for n, t in builtin_tools().items()}
-    assert {"file_path", "offset", "limit"} <= props["Read"]
-    assert {"file_path", "old_string", "new_string", "replace_all"} <= props["Edit"]
-    assert {"command", "timeout"} <= props["Bash"]
-    assert {"pattern", "path", "glob"} <= props["Grep"]
+    # Claude Code 2.1.332's fields, exactly
+    assert props["Read"] == {"file_path", "offset", "limit", "pages", "allow_large"}
+    assert props["Edit"] == {"file_path", "old_string", "new_string", "replace_all"}
+    assert props["Write"] == {"file_path", "content"}
+    assert props["Bash"] == {"command", "timeout", "description", "run_in_background",
+                             "dangerouslyDisableSandbox"}
+    assert props["Glob"] == {"pattern", "path"}
+    assert {"pattern", "path", "glob", "output_mode", "-B", "-A", "-C", "context", "-n", "-i",
+            "-o", "type", "head_limit", "offset", "multiline"} == props["Grep"]
+    tools = builtin_tools()
+    assert tools["Bash"].input_schema["properties"]["timeout"]["type"] == "number"
+    assert tools["Read"].input_schema["properties"]["offset"]["minimum"] == 0
+    assert all(t.input_schema.get("additionalProperties") is False for t in tools.values())
 
 
 async def test_each_refusal_says_its_kind_in_the_result_and_the_transcript(
@@ -425,7 +443,8 @@ async def test_each_refusal_says_its_kind_in_the_result_and_the_transcript(
 ) -> None:
     class Deny(RunHooks):
         async def before_tool(self, ctx: ToolContext, call: ToolCall) -> HookDecision | None:
-            return HookDecision(False, "no globbing") if call.name == "Glob" else None
+            return HookDecision(False, "not that one") if call.input.get(
+                "file_path") == "denied.txt" else None
 
     agent = AgentDefinition(name="k", system_prompt="x",
                             tools=("Read", "Glob", "Write", "Edit", "Bash(git status:*)"))
@@ -435,7 +454,7 @@ async def test_each_refusal_says_its_kind_in_the_result_and_the_transcript(
             ("Grep", {"pattern": "x"}),                              # not offered
             ("Read", {"path": "x"}),                                 # bad arguments
             ("Bash", {"command": "rm -rf /tmp/nothing-here"}),       # outside Bash(git status:*)
-            ("Glob", {"pattern": "*"}),                              # a hook says no
+            ("Read", {"file_path": "denied.txt"}),                   # a hook says no
             ("Write", {"file_path": "../out.txt", "content": "x"}),  # outside the folder
             ("Edit", {"file_path": "a.txt", "old_string": "", "new_string": "y"}),  # nobody asks
             ("Read", {"file_path": "missing.txt"}),                  # ran (an error, no refusal)

@@ -40,8 +40,11 @@ async def test_tool_input_error_becomes_an_arguments_refusal(tmp_path: Path) -> 
     result = await r.run(agent("a", tools=("pick_one",)), "go")
     odd, bad, even = result.tool_calls
     assert (odd.refusal, odd.is_error, odd.executed) == ("arguments", True, False)
-    assert odd.output == "n must be even, got 3"
-    assert bad.refusal == "arguments" and "n must be integer" in bad.output
+    assert odd.output == "<tool_use_error>n must be even, got 3</tool_use_error>"
+    assert bad.refusal == "arguments" and bad.output == (
+        "<tool_use_error>InputValidationError: pick_one failed due to the following issue:\n"
+        "The parameter `n` type is expected as `number` but provided as `string`"
+        "</tool_use_error>")
     assert even.refusal is None and tool.ran == [4]
 
 
@@ -52,7 +55,7 @@ def test_check_input_raises_typed_errors() -> None:
         try:
             tool.check_input(bad)
         except ToolInputError as exc:
-            assert "p" in exc.message and "not run" in exc.message
+            assert exc.message.startswith("InputValidationError: p failed due to the following")
         else:
             raise AssertionError(f"{bad!r} was accepted")
 

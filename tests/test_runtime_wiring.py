@@ -85,19 +85,19 @@ async def test_hooks_passed_by_the_caller_are_not_doubled(tmp_path: Path) -> Non
     from subagents.runtime.command_hooks import CommandHooks
 
     log = tmp_path / "fired.log"
-    hooks = {"PreToolUse": (HookMatcher(matcher="LS", hooks=(
+    hooks = {"PreToolUse": (HookMatcher(matcher="Glob", hooks=(
         HookCommand(command=f"echo fired >> {log}"),)),)}
-    agent = AgentDefinition(name="h", system_prompt="x", tools=("LS",), hooks=hooks)
-    model = ScriptedModel([tool_call("LS", {}), text("done")])
+    agent = AgentDefinition(name="h", system_prompt="x", tools=("Glob",), hooks=hooks)
+    model = ScriptedModel([tool_call("Glob", {"pattern": "*"}), text("done")])
     await _runner(model, tmp_path).run(agent, "go", hooks=CommandHooks.for_agent(agent))
     assert log.read_text().splitlines() == ["fired"]
 
 
 async def test_a_skipped_hook_type_is_warned_about_once(tmp_path: Path) -> None:
-    hooks = {"PreToolUse": (HookMatcher(matcher="LS", hooks=(
+    hooks = {"PreToolUse": (HookMatcher(matcher="Glob", hooks=(
         HookCommand(type="prompt", command=None),)),)}
-    agent = AgentDefinition(name="h", system_prompt="x", tools=("LS",), hooks=hooks)
-    model = ScriptedModel([tool_call("LS", {}), tool_call("LS", {}), text("done")])
+    agent = AgentDefinition(name="h", system_prompt="x", tools=("Glob",), hooks=hooks)
+    model = ScriptedModel([tool_call("Glob", {"pattern": "*"}), tool_call("Glob", {"pattern": "*"}), text("done")])
     result = await _runner(model, tmp_path).run(agent, "go")
     skipped = [w for w in result.warnings if "skipped" in w]
     assert skipped == ["PreToolUse hook of type 'prompt' skipped"]

@@ -95,7 +95,7 @@ async def test_a_missing_protected_path_created_inside_is_moved_aside(
     assert (next(tmp_path.glob(".claude.blocked-*")) / "agents" / "new.md").read_text() == "x\n"
     # the sandbox itself leaves nothing in the project (no mount points for missing paths)
     err, out = await run(sandboxed, "echo fine > notes.txt", tmp_path)
-    assert not err and out == "(no output)"
+    assert not err and out == "(Bash completed with no output)"
     assert {p.name for p in tmp_path.iterdir()} - before == {*moved, "notes.txt"}
 
 

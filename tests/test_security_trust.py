@@ -27,14 +27,14 @@ ECHO_SERVER = Path(__file__).parent / "data" / "mcp_echo_server.py"
 
 
 def hooked_agent(project: Path, marker: Path, command: str | None = None) -> AgentDefinition:
-    hooks = {"PreToolUse": (HookMatcher(matcher="LS", hooks=(
+    hooks = {"PreToolUse": (HookMatcher(matcher="Glob", hooks=(
         HookCommand(command=command or f"touch {marker}"),)),)}
-    return AgentDefinition(name="cloned", system_prompt="x", tools=("LS",), hooks=hooks,
+    return AgentDefinition(name="cloned", system_prompt="x", tools=("Glob",), hooks=hooks,
                            path=project / ".claude" / "agents" / "cloned.md")
 
 
 async def run_ls(agent: AgentDefinition, cwd: Path, **kw: object) -> list[str]:
-    model = ScriptedModel([tool_call("LS", {}), text("done")])
+    model = ScriptedModel([tool_call("Glob", {"pattern": "*"}), text("done")])
     runner = AgentRunner(model, cwd=cwd, transcripts=False, **kw)  # type: ignore[arg-type]
     result = await runner.run(agent, "go")
     return list(result.warnings)
@@ -158,11 +158,11 @@ def test_cli_untrusted_then_trusted(tmp_path: Path, home: Path) -> None:
     agents.mkdir(parents=True)
     marker = project / "hook-ran"
     (agents / "cloned.md").write_text(
-        "---\nname: cloned\ndescription: c\ntools: LS\nhooks:\n  PreToolUse:\n"
-        "    - matcher: LS\n      hooks:\n        - type: command\n"
+        "---\nname: cloned\ndescription: c\ntools: Glob\nhooks:\n  PreToolUse:\n"
+        "    - matcher: Glob\n      hooks:\n        - type: command\n"
         f"          command: touch {marker}\n---\nx\n")
     script = tmp_path / "s.json"
-    script.write_text(json.dumps([{"tool": "LS", "input": {}}, "done"]))
+    script.write_text(json.dumps([{"tool": "Glob", "input": {"pattern": "*"}}, "done"]))
     args = ["run", "--agent", "cloned", "--provider", "scripted", "--script", str(script),
             "--no-transcript", "--cwd", str(project), "go"]
     r = CliRunner().invoke(cli, args)
@@ -232,7 +232,7 @@ def test_an_untrusted_projects_settings_hooks_do_not_run(tmp_path: Path, home: P
 
 def _stop_hooked(project: Path, marker: Path) -> AgentDefinition:
     hooks = {"Stop": (HookMatcher(hooks=(HookCommand(command=f"touch {marker}"),)),)}
-    return AgentDefinition(name="stage", system_prompt="x", tools=("LS",), hooks=hooks,
+    return AgentDefinition(name="stage", system_prompt="x", tools=("Glob",), hooks=hooks,
                            path=project / ".claude" / "agents" / "stage.md")
 
 

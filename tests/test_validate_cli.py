@@ -158,3 +158,32 @@ def test_pre_commit_validate_hook_picks_every_harness_file() -> None:
                  ".factory/droids/a.md", ".codex/config.toml", "opencode.json"):
         assert re.search(val["files"], path) and not re.search(val["exclude"], path), path
     assert not re.search(val["files"], "pyproject.toml")
+
+
+def test_the_readme_pre_commit_snippet_works_as_written() -> None:
+    """The README named `rev: v0.1.0`, a tag that does not exist, so the snippet failed as
+    pasted.  A remote repo's rev must be a tag of this repository; a local hook must run
+    what the shipped hook runs, on the same files."""
+    import re
+    import subprocess
+
+    import yaml
+
+    root = Path(__file__).parents[1]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    blocks = [b for b in re.findall(r"```yaml\n(.*?)```", readme, re.S) if "repos:" in b]
+    assert blocks, "the README shows a .pre-commit-config.yaml"
+    shipped = {h["id"]: h for h in yaml.safe_load(
+        (root / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))}
+    tags = subprocess.run(["git", "-C", str(root), "tag", "--list"], capture_output=True,
+                          text=True, check=False).stdout.split()
+    for block in blocks:
+        for repo in yaml.safe_load(block)["repos"]:
+            if repo["repo"] != "local":
+                assert repo["rev"] in tags, f"rev {repo['rev']!r} is not a tag of this repository"
+                continue
+            for hook in repo["hooks"]:
+                ours = shipped[hook["id"]]
+                assert hook["entry"] == ours["entry"], hook["id"]
+                assert hook["files"] == ours["files"] and hook["exclude"] == ours["exclude"]
+                assert hook["language"] == "system" and hook["name"]

@@ -30,6 +30,7 @@ from typing import Any
 
 __all__ = [
     "BUILTIN_AGENT_NAMES",
+    "EFFORTS",
     "FIELD_ALIASES",
     "HOOK_EVENTS",
     "MODEL_ALIASES",
@@ -42,6 +43,9 @@ __all__ = [
     "Scope",
     "SourceLocation",
 ]
+
+#: The effort levels Claude Code accepts (``--effort``, an agent's ``effort``).
+EFFORTS: tuple[str, ...] = ("low", "medium", "high", "xhigh", "max")
 
 
 class Scope(StrEnum):

@@ -27,7 +27,6 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 __all__ = [
@@ -35,6 +34,7 @@ __all__ = [
     "TooLarge",
     "atomic_write",
     "display_path",
+    "find_git_root",
     "fsync_dir",
     "open_path",
     "read_regular",
@@ -157,6 +157,8 @@ def atomic_write(
             os.umask(umask)
             mode = 0o666 & ~umask
     payload = data.encode("utf-8") if isinstance(data, str) else data
+    import tempfile  # only writers pay for it (tempfile pulls shutil, random, bz2, lzma)
+
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     try:
         try:
@@ -175,3 +177,11 @@ def atomic_write(
         raise
     if sync_dir:
         fsync_dir(folder)
+
+
+def find_git_root(start: Path) -> Path | None:
+    """The nearest folder at or above ``start`` that holds ``.git``."""
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None

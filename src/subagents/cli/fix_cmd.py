@@ -31,6 +31,7 @@ from pathlib import Path
 
 import click
 
+from subagents.cli.options import dialect_option, format_option
 from subagents.definition import Dialect
 from subagents.diagnostics import Diagnostic
 from subagents.errors import SubagentError
@@ -133,21 +134,12 @@ def _not_an_agent(result: FixResult, explicit: bool) -> FixResult:
     help="Also rewrite `tools`/`disallowedTools` as a comma string or a YAML list "
     "(both are valid; without this flag their style is kept).",
 )
-@click.option(
-    "--dialect",
-    type=click.Choice(["claude", "codex-md", "codex"]),
-    default=None,
+@dialect_option(
+    "claude", "codex-md", "codex", default=None,
     help="Read files as this dialect instead of guessing from their location: claude or "
     "codex-md (.codex/agents/*.md). fix repairs Markdown agents only.",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="Report format.",
-)
+@format_option("text", "json", help="Report format.")
 @click.pass_context
 def fix(
     ctx: click.Context,
@@ -156,8 +148,8 @@ def fix(
     show_diff: bool,
     check: bool,
     tools_style: str | None,
-    dialect: str | None,
-    fmt: str,
+    dialect: Dialect | None,
+    output_format: str,
 ) -> None:
     """Repair agent files without changing what they mean.
 
@@ -190,11 +182,11 @@ def fix(
     style: ToolsStyle | None = (
         "comma" if tools_style == "comma" else ("list" if tools_style == "list" else None)
     )
-    if dialect == "codex":
+    if dialect is Dialect.CODEX:
         raise click.UsageError(
             "fix repairs Markdown agents; the Codex CLI's TOML agents are checked by "
             "`subagents validate --dialect codex`. For .codex/agents/*.md use --dialect codex-md")
-    chosen = Dialect(dialect) if dialect else None
+    chosen = dialect
     write = not (show_diff or check)
     targets, results = _collect(paths, chosen)
     remaining: dict[str, list[Diagnostic]] = {}
@@ -211,7 +203,7 @@ def fix(
 
     fixed = [r for r in results if r.status is FixStatus.FIXED]
     unfixable = [r for r in results if r.status is FixStatus.UNFIXABLE]
-    if fmt == "json":
+    if output_format == "json":
         n_unchanged = sum(r.status is FixStatus.UNCHANGED for r in results)
         payload = {
             "summary": {

@@ -10,17 +10,20 @@ its last stage; 130 interrupted.  Under ``--format json`` an error is a JSON obj
 (``{"error": {"message", "hint", "exit_code"}}``) with the same exit code.  A mistyped
 command gets the closest names (difflib); bare ``subagents`` prints the help and exits 0;
 ``-V``/``--version`` prints the version.
+
+``subagents validate FILE ...`` with nothing but existing paths (and ``--strict``) -- what a
+pre-commit hook runs -- is answered by :mod:`subagents.cli.quick` without importing click
+(about a tenth of the start-up); the output, the messages and the exit code are those of the
+click command, which handles every other command line (and that one too when anything is
+unusual: a glob, a missing path, a broken configuration).  The click group lives in
+:mod:`subagents.cli.group`; ``cli`` here is that group, built on first use.
 """
 
 from __future__ import annotations
 
-import importlib
 import sys
+from typing import Any
 
-import click
-
-from subagents import __version__
-from subagents.cli.options import fail_json, wants_json
 from subagents.errors import SubagentError
 
 # command name -> "module:attribute"; the module is imported only when the command runs
@@ -46,78 +49,17 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "remove": ("subagents.cli.store_cmd:remove", "Remove an agent from an agents.json store."),
     "export": ("subagents.cli.store_cmd:export", "Export agents as Agent SDK JSON."),
     "serve-mcp": ("subagents.cli.mcp_cmd:serve_mcp", "Serve define/remove/list over MCP stdio."),
+    "lsp": ("subagents.cli.lsp_cmd:lsp", "Language server for editors: diagnostics as you type."),
 }
 
 
-class LazyGroup(click.Group):
-    """A click group whose subcommands are imported on first use."""
+def __getattr__(name: str) -> Any:
+    # ``from subagents.cli.main import cli``: the click group, built when first asked for
+    if name in ("cli", "LazyGroup"):
+        from subagents.cli import group
 
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(set(super().list_commands(ctx)) | set(COMMANDS))
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name in COMMANDS:
-            target, short_help = COMMANDS[cmd_name]
-            module_name, attr = target.split(":")
-            try:
-                module = importlib.import_module(module_name)
-            except ModuleNotFoundError as exc:
-                if exc.name and exc.name.startswith("subagents"):
-                    return _unavailable(cmd_name, short_help)
-                raise
-            command: click.Command = getattr(module, attr)
-            return command
-        return super().get_command(ctx, cmd_name)
-
-    def resolve_command(
-        self, ctx: click.Context, args: list[str]
-    ) -> tuple[str | None, click.Command | None, list[str]]:
-        # A mistyped command gets the closest names (difflib, as click does for options).
-        name = click.utils.make_str(args[0]) if args else ""
-        if args and self.get_command(ctx, name) is None and not name.startswith("-"):
-            import difflib
-
-            close = difflib.get_close_matches(name, self.list_commands(ctx), n=3, cutoff=0.6)
-            message = f"No such command {name!r}."
-            if close:
-                message += " Did you mean " + " or ".join(repr(c) for c in close) + "?"
-            raise click.UsageError(message, ctx)
-        return super().resolve_command(ctx, args)
-
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        # Short help from the table: listing commands must not import them all.
-        rows = [(name, COMMANDS[name][1]) for name in sorted(COMMANDS)]
-        if rows:
-            with formatter.section("Commands"):
-                formatter.write_dl(rows)
-
-
-def _unavailable(name: str, short_help: str) -> click.Command:
-    @click.command(name=name, help=short_help, context_settings={"ignore_unknown_options": True})
-    @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-    def _cmd(args: tuple[str, ...]) -> None:
-        raise click.ClickException(f"`subagents {name}` is not available in this build yet")
-
-    return _cmd
-
-
-@click.group(
-    cls=LazyGroup,
-    invoke_without_command=True,
-    no_args_is_help=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
-@click.version_option(__version__, "-V", "--version", prog_name="subagents")
-@click.pass_context
-def cli(ctx: click.Context) -> None:
-    """Read, judge, repair, find and run AI subagent definitions.
-
-    Agents are Markdown files with YAML frontmatter (.claude/agents/*.md, .codex/agents/*.md)
-    or JSON (agents.json, --agents).  Start with `subagents validate` in a project.
-    """
-    if ctx.invoked_subcommand is None:  # bare `subagents`: the help, and success
-        click.echo(ctx.get_help())
-        ctx.exit(0)
+        return getattr(group, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -126,6 +68,25 @@ def main(argv: list[str] | None = None) -> None:
     Under ``--format json`` an error is a JSON object on stdout, ``{"error": {"message",
     "hint", "exit_code"}}``, so a script reading stdout always gets JSON."""
     args = sys.argv[1:] if argv is None else list(argv)
+    try:
+        from subagents.cli.quick import quick_validate
+
+        quick = quick_validate(args)
+    except BrokenPipeError:
+        sys.exit(1)
+    except KeyboardInterrupt:
+        sys.stderr.write("Interrupted.\n")
+        sys.exit(130)
+    if quick is not None:
+        if quick:  # as below: success returns, a failure exits with its code
+            sys.exit(quick)
+        return
+
+    import click
+
+    from subagents.cli.group import cli
+    from subagents.cli.options import fail_json, wants_json
+
     try:
         rc = cli.main(args=args, prog_name="subagents", standalone_mode=False)
         if isinstance(rc, int) and rc:

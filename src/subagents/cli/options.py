@@ -307,6 +307,28 @@ global_dir_option = click.option(
 )
 
 
+gemini_acknowledged_option = click.option(
+    "--gemini-acknowledged",
+    "gemini_acknowledged",
+    is_flag=True,
+    default=False,
+    help="With --dialect gemini: also load project agents that Gemini CLI has not "
+    "acknowledged yet (Gemini CLI itself does not load them until you acknowledge them "
+    "there). Config: gemini-acknowledged = true.",
+)
+
+
+def _config_acknowledges(cwd: Path | None) -> bool:
+    """``gemini-acknowledged = true`` in the configuration that applies to ``cwd``."""
+    from subagents.errors import ConfigError
+    from subagents.lint.config import load_config
+
+    try:
+        return load_config(start=cwd or Path.cwd()).gemini_acknowledged
+    except ConfigError:  # a broken file is reported by the commands that read it
+        return False
+
+
 def format_option(
     *choices: str, default: str | None = None, help: str | None = None
 ) -> Callable[[F], F]:
@@ -384,6 +406,7 @@ class ScopeOptions:
         managed_dir_option,
         group_dir_option,
         global_dir_option,
+        gemini_acknowledged_option,
     )
 
     dialect: DialectChoice | None = None
@@ -391,13 +414,17 @@ class ScopeOptions:
     managed_dir: Path | None = None
     group_dir: Path | None = None
     global_dir: Path | None = None
+    gemini_acknowledged: bool = False
 
-    def build_registry(self, *, agents: str | None = None, cwd: Path | None = None
-                       ) -> AgentRegistry:
-        """The registry these options (plus ``agents`` and ``cwd``) describe, not loaded."""
+    def build_registry(self, *, agents: str | None = None, cwd: Path | None = None,
+                       gemini_acknowledged: bool = False) -> AgentRegistry:
+        """The registry these options (plus ``agents`` and ``cwd``) describe, not loaded.
+        ``gemini_acknowledged``: the run's configuration says so (applied only once the
+        project is trusted, by the caller)."""
         return build_registry(
             agents=agents, dialect=_one(self.dialect), cwd=cwd, plugin_dirs=self.plugin_dirs,
             managed_dir=self.managed_dir, group_dir=self.group_dir, global_dir=self.global_dir,
+            gemini_acknowledged=self.gemini_acknowledged or gemini_acknowledged,
         )
 
 
@@ -417,6 +444,7 @@ class RegistryOptions:
         managed_dir_option,
         group_dir_option,
         global_dir_option,
+        gemini_acknowledged_option,
     )
 
     agents: str | None = None
@@ -426,6 +454,10 @@ class RegistryOptions:
     managed_dir: Path | None = None
     group_dir: Path | None = None
     global_dir: Path | None = None
+    gemini_acknowledged: bool = False
+
+    def _acknowledged(self) -> bool:
+        return self.gemini_acknowledged or _config_acknowledges(self.cwd)
 
     @property
     def every_harness(self) -> bool:
@@ -439,6 +471,7 @@ class RegistryOptions:
             agents=self.agents, dialect=_one(self.dialect), cwd=self.cwd,
             plugin_dirs=self.plugin_dirs, managed_dir=self.managed_dir,
             group_dir=self.group_dir, global_dir=self.global_dir,
+            gemini_acknowledged=self._acknowledged(),
         )
 
     def load(self) -> AgentRegistry:
@@ -463,8 +496,9 @@ class RegistryOptions:
                  or bool(claude.plugin_dirs) or claude.agents_json is not None)
         out: list[AgentRegistry] = []
         for name in present if "claude" in present or not extra else ["claude", *present]:
-            reg = claude if name == "claude" else build_registry(dialect=Dialect(name),
-                                                                  cwd=self.cwd)
+            reg = claude if name == "claude" else build_registry(
+                dialect=Dialect(name), cwd=self.cwd,
+                gemini_acknowledged=name == "gemini" and self._acknowledged())
             out.append(reg.load_all())
         return out
 
@@ -498,6 +532,7 @@ def build_registry(
     group_dir: Path | None = None,
     global_dir: Path | None = None,
     agents_json: tuple[Path | None, Path | None] | None = None,
+    gemini_acknowledged: bool = False,
 ) -> AgentRegistry:
     """An :class:`~subagents.registry.core.AgentRegistry` for these options (not loaded yet).
 
@@ -514,6 +549,10 @@ def build_registry(
             raise click.UsageError(
                 f"--agents adds Claude Code agents; --dialect {dialect.value} shows the agents "
                 f"that harness loads from its own files: drop one of them")
+        if dialect is Dialect.GEMINI and gemini_acknowledged:
+            from subagents.harnesses.gemini import GeminiHarness
+
+            return HarnessRegistry(cwd, harness=GeminiHarness(acknowledged=True))
         return HarnessRegistry(cwd, harness=dialect.value)
     if managed_dir is None:
         managed_dir = _env_path(MANAGED_DIR_ENV)

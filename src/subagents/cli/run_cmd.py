@@ -42,7 +42,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from subagents.cli.options import ScopeOptions, agents_option, format_option, option_group
+from subagents.cli.options import (
+    ScopeOptions,
+    agents_option,
+    cwd_option,
+    format_option,
+    option_group,
+)
 from subagents.cli.run_options import (
     ConnectionOptions,
     ModelOptions,
@@ -91,12 +97,7 @@ before its last stage (--require-ready and no READY_FOR_* marker), 130 interrupt
 @option_group(TargetOptions)
 @option_group(TeamOptions)
 @option_group(ModelOptions)
-@click.option(
-    "--cwd",
-    type=click.Path(exists=True, file_okay=False, path_type=Path),
-    default=None,
-    help="Working folder for the agent's tools (default: here).",
-)
+@cwd_option
 @format_option(
     "text", "json",
     help="text: the final answer; json: the whole result object.",
@@ -158,7 +159,7 @@ def run(
         raise click.UsageError("--teams and --pipeline do not go together")
     if (target.handoff_dir is not None or target.require_ready) and target.pipeline is None:
         raise click.UsageError("--handoff-dir and --require-ready go with --pipeline")
-    registry = _registry(scope, agents, workdir)
+    registry = _registry(scope, agents, workdir, config.gemini_acknowledged)
     agent = _find_agent(target.agent_name, registry, workdir) if target.agent_name else None
     stage_names = [n.strip() for n in (target.pipeline or "").split(",") if n.strip()]
     if target.pipeline is not None and not stage_names:
@@ -184,7 +185,7 @@ def run(
     runner = AgentRunner(
         llm,
         cwd=workdir,
-        tools=builtin_tools(web=tools.web, sandbox=SandboxSettings(
+        tools=builtin_tools(web=tools.web, extras=tools.extra_tools, sandbox=SandboxSettings(
             mode=(tools.sandbox_mode or config.sandbox or "required"),  # type: ignore[arg-type]
             network=tools.sandbox_network or config.sandbox_network,
             writable=config.writable_dirs)),
@@ -193,6 +194,11 @@ def run(
         transcripts=not transcripts.no_transcript,
         model_table=config.model_aliases or None,
         include_env=True,
+        project_context=True,
+        handback_rules=True,
+        max_tokens=model.max_tokens or _env_max_tokens() or config.max_tokens,
+        effort=model.effort or config.effort,
+        thinking=config.thinking,
         on_event=progress,
         trust=TrustPolicy(untrusted=() if trusted else (root,)),
         mcp_read_only=config.mcp_read_only,
@@ -265,6 +271,21 @@ def run(
             err=True,
         )
         sys.exit(EXIT_PIPELINE_STOPPED)
+
+
+def _env_max_tokens() -> int | None:
+    """``CLAUDE_CODE_MAX_OUTPUT_TOKENS``, which Claude Code honours for every request
+    (measured); a value that is not a positive whole number is ignored with a note."""
+    import os
+
+    raw = os.environ.get("CLAUDE_CODE_MAX_OUTPUT_TOKENS", "").strip()
+    if not raw:
+        return None
+    if raw.isdigit() and int(raw) > 0:
+        return int(raw)
+    click.echo(f"note: CLAUDE_CODE_MAX_OUTPUT_TOKENS={raw!r} is not a positive whole number; "
+               "ignored", err=True)
+    return None
 
 
 def _teams_on(flag: bool, workdir: Path, config: Any, trusted: bool = True) -> bool:
@@ -382,10 +403,14 @@ def _shown_paths(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _registry(scope: ScopeOptions, agents: str | None, workdir: Path) -> Any:
+def _registry(scope: ScopeOptions, agents: str | None, workdir: Path,
+              gemini_acknowledged: bool = False) -> Any:
     from subagents.cli.options import report_broken_scopes
 
-    registry = scope.build_registry(agents=agents, cwd=workdir).load_all()
+    # the configuration's gemini-acknowledged applies like the rest of it: the project's
+    # own file only once the project is trusted (run_config)
+    registry = scope.build_registry(agents=agents, cwd=workdir,
+                                    gemini_acknowledged=gemini_acknowledged).load_all()
     report_broken_scopes(registry)
     return registry
 

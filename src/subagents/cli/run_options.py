@@ -151,18 +151,38 @@ _MAX_TURNS = click.option(
 )
 
 
+_EFFORT = click.option(
+    "--effort",
+    type=click.Choice(["low", "medium", "high", "xhigh", "max"]),
+    default=None,
+    help="Effort level of the main thread's thinking (default: its model's own, e.g. medium "
+    "for claude-opus-5-5, or effort in config). Subagents use their own effort frontmatter, "
+    "else their model's default, as in Claude Code.",
+)
+_MAX_TOKENS = click.option(
+    "--max-tokens",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Output limit of each model request (default: CLAUDE_CODE_MAX_OUTPUT_TOKENS, else "
+    "max-tokens in config, else each model's own, e.g. 128000 for claude-opus-5-5).",
+)
+
+
 @dataclass(frozen=True, slots=True)
 class ModelOptions:
-    """Which model runs and for how long: --provider, --model, --max-turns."""
+    """Which model runs, how, and for how long: --provider, --model, --max-turns, --effort,
+    --max-tokens."""
 
     param: ClassVar[str] = "model"
     click_options: ClassVar[tuple[Callable[[Any], Any], ...]] = (
-        _PROVIDER, _MODEL, _MAX_TURNS,
+        _PROVIDER, _MODEL, _MAX_TURNS, _EFFORT, _MAX_TOKENS,
     )
 
     provider: str | None = None
     model_id: str | None = None
     max_turns: int | None = None
+    effort: str | None = None
+    max_tokens: int | None = None
 
 
 _YES = click.option(
@@ -283,20 +303,28 @@ _SANDBOX_NETWORK = click.option(
     is_flag=True,
     help="Let sandboxed Bash commands use the network.",
 )
+_EXTRA_TOOLS = click.option(
+    "--extra-tools",
+    is_flag=True,
+    help="Also offer MultiEdit, LS and TodoWrite: tools of ours that Claude Code does not "
+    "have (off by default, so agents see Claude Code's tool set).",
+)
 
 
 @dataclass(frozen=True, slots=True)
 class ToolOptions:
-    """What the built-in tools may reach: --web, --sandbox, --sandbox-network."""
+    """What the built-in tools may reach: --web, --sandbox, --sandbox-network,
+    --extra-tools."""
 
     param: ClassVar[str] = "tools"
     click_options: ClassVar[tuple[Callable[[Any], Any], ...]] = (
-        _WEB, _SANDBOX, _SANDBOX_NETWORK,
+        _WEB, _SANDBOX, _SANDBOX_NETWORK, _EXTRA_TOOLS,
     )
 
     web: bool = False
     sandbox_mode: str | None = None
     sandbox_network: bool = False
+    extra_tools: bool = False
 
 
 _TRUST = click.option(

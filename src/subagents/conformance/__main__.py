@@ -7,6 +7,7 @@
     list
     record | diff | list  --harness codex|gemini|opencode|copilot|qwen [--case ID ...] [--jobs N]
     record-files --harness H --placement FOLDER [--user] [--keep-names] --output FILE FILES...
+    runtime record|compare|list [...]   (see subagents.conformance.runtime_cli)
 
 ``record`` installs ``@anthropic-ai/claude-code@VERSION`` into the cache when needed, runs every
 case (or the named ones, keeping the other recorded cases) and writes
@@ -20,6 +21,8 @@ deliberate one).  Exit 2: bad usage or Claude Code could not be installed or run
 With ``--harness`` another harness CLI is installed at its pinned version and its cases
 (``subagents.conformance.hcases``) are recorded into ``data/<harness>-<version>.json``.
 ``record-files`` records what a harness does with any agent files put in one of its folders.
+``runtime`` records what Claude Code sends the model at run time and compares ``subagents run``
+with it (:mod:`subagents.conformance.runtime_cli`).
 """
 
 from __future__ import annotations
@@ -80,6 +83,9 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("--claude-code", metavar="VERSION",
                          help="recorded version (default: the newest)")
     _harness_flag(sub.add_parser("list", help="list the cases"))
+    from subagents.conformance.runtime_cli import add_parser as add_runtime_parser
+
+    add_runtime_parser(sub)
     files = sub.add_parser("record-files",
                            help="record what a harness does with the given agent files")
     files.add_argument("--harness", required=True, choices=sorted(CLIS),
@@ -232,6 +238,10 @@ def _cmd_list() -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "runtime":
+        from subagents.conformance.runtime_cli import cmd_runtime
+
+        return cmd_runtime(args)
     try:
         if args.command == "record-files":
             from subagents.conformance.hcli import cmd_record_files

@@ -62,6 +62,7 @@ from subagents.providers.base import (
     ModelResponse,
     ToolUseBlock,
 )
+from subagents.runtime.context.prompts import MAIN_THREAD_PROMPT
 from subagents.runtime.result import AgentResult, ResultSlot, RunInterrupted
 from subagents.runtime.tools.base import Tool
 
@@ -84,14 +85,7 @@ EventSink = Callable[[str, Mapping[str, Any]], None]
 MAIN_THREAD = AgentDefinition(
     name="main",
     description="The main thread: answers the user, delegating to specialised agents.",
-    system_prompt=(
-        "You are the main thread of a team of AI agents, working for the user in their "
-        "project. Handle simple requests yourself with your tools. When a request matches one "
-        "of the specialised agents listed in the Task tool, delegate it with the Task tool: "
-        "the agent sees only the prompt you write, so include everything it needs. Independent "
-        "pieces of work can go to several agents at once. When the agents report back, answer "
-        "the user yourself from their reports: the user does not see them."
-    ),
+    system_prompt=MAIN_THREAD_PROMPT,  # the harness prompt (runtime/context/prompts.py)
     tools=None,
     source=Scope.BUILTIN,
 )
@@ -218,7 +212,8 @@ async def run_main_thread_async(
             main_runner = own.derive(model=ForceFirstCall(own.model, main.name, TASK_TOOL_NAME))
         result = await main_runner.run(
             main, text, model=cfg.model_id, max_turns=cfg.max_turns, extra_tools=extra,
-            policy=policy if runner is not None else None, cwd=cwd, result_slot=result_slot)
+            policy=policy if runner is not None else None, cwd=cwd, result_slot=result_slot,
+            role="main" if main_agent is None else "agent")
         if warning:
             result = dataclasses.replace(result, warnings=(*result.warnings, warning))
         return result

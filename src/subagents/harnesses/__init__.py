@@ -73,14 +73,14 @@ def load_project(harness: Harness, project: Path, home: Path) -> list[HarnessAge
 
     agents: list[HarnessAgent] = []
     taken: dict[str, Path | None] = {}
-    # the code `validate` gives the same finding (the harness table)
-    duplicate = get_spec(harness.name).duplicate_code if harness.name in HARNESS_NAMES else "SA601"
+    spec = get_spec(harness.name)  # its codes: the ones `validate` gives the same findings
     for path in harness.discover(project, home):
         try:
             data = read_regular(path, 1 << 20)
         except OSError as exc:
             agents.append(HarnessAgent(harness.name, path, Outcome.SKIPPED, None, findings=(
-                Finding("read", f"cannot read the file: {exc}", Effect.SKIP),)))
+                Finding(spec.unreadable_code, f"cannot read the file: {exc}",
+                        Effect.SKIP),)))
             continue
         text = data.decode("utf-8", errors="replace")
         for read in harness.read_text(text, path):
@@ -90,7 +90,8 @@ def load_project(harness: Harness, project: Path, home: Path) -> list[HarnessAge
                     agent = HarnessAgent(
                         read.harness, read.path, Outcome.SKIPPED, None, read.description,
                         findings=(*read.findings, Finding(
-                            duplicate, f"{harness.display_name} uses {taken[agent_id]} "
+                            spec.duplicate_code,
+                            f"{harness.display_name} uses {taken[agent_id]} "
                             f"for {agent_id!r}; this file is not used", Effect.SKIP)),
                         definition=read.definition)
                 else:

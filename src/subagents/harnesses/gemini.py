@@ -127,6 +127,11 @@ class GeminiHarness:
     version = VERSION
     code_prefix = SPEC.code_prefix
 
+    def __init__(self, *, acknowledged: bool = False) -> None:
+        #: load project agents Gemini CLI has not acknowledged (``--gemini-acknowledged``):
+        #: for judging and running them with subagents before Gemini CLI has seen them
+        self.acknowledged = acknowledged
+
     # ------------------------------------------------------------------ discovery
 
     def locations(self, project: Path, home: Path) -> Sequence[Location]:
@@ -379,14 +384,22 @@ class GeminiHarness:
             entry = acks.get(key)
             if isinstance(entry, dict) and entry.get(agent.agent_id) == want:
                 return None
+        if self.acknowledged:
+            return replace(agent, findings=(Finding(
+                "GM013",
+                f"{LABEL} has not acknowledged project agent '{agent.agent_id}' yet and would "
+                "not load it; subagents loads it because you said it is acknowledged "
+                "(--gemini-acknowledged, or gemini-acknowledged = true in the configuration)",
+                Effect.INFO), *agent.findings))
         return _unloaded(agent, Finding(
             "GM010",
             f"{LABEL} does not load project agent '{agent.agent_id}': it is not acknowledged "
             "(its file's sha256 is not in ~/.gemini/acknowledgments/agents.json for this "
             "project), so it is only shown as a newly discovered agent",
             Effect.SKIP,
-            hint="start Gemini CLI in this project and acknowledge the agent; every edit of "
-            "the file changes its hash and needs a new acknowledgement",
+            hint="start Gemini CLI in this project and acknowledge the agent (every edit of "
+            "the file changes its hash and needs a new acknowledgement); to show or run it "
+            "with subagents anyway, pass --gemini-acknowledged",
         ))
 
     # ------------------------------------------------------------------ writing

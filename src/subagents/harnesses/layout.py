@@ -51,6 +51,7 @@ from typing import NamedTuple
 
 from subagents.definition import AgentDefinition, Dialect, Scope
 from subagents.diagnostics import Diagnostic, Severity
+from subagents.fs import find_git_root
 from subagents.known_tools import AGENT_TOOL, AGENT_TOOL_NAMES
 from subagents.names import CODEX_NAME
 
@@ -120,14 +121,6 @@ class Source:
     @property
     def order(self) -> tuple[int, int]:
         return (self.scope.precedence, self.rank)
-
-
-def find_git_root(start: Path) -> Path | None:
-    """The nearest folder at or above ``start`` that holds ``.git``."""
-    for folder in (start, *start.parents):
-        if (folder / ".git").exists():
-            return folder
-    return None
 
 
 def _agents_subpath(dialect: Dialect) -> Path:

@@ -26,7 +26,9 @@ Design notes
   project (:mod:`subagents.lint.trust`).  ``sandbox`` (``required``/``ask``/``off``) and
   ``sandbox-network`` (bool) set the Bash sandbox, from the user's own config only.
   ``sync`` (harness names, e.g. ``["gemini", "codex"]``) is what ``subagents sync`` writes
-  when no ``--to`` is given.
+  when no ``--to`` is given.  ``max-tokens`` (output limit of a request), ``effort``
+  (``low``/``medium``/``high``/``xhigh``/``max``) and ``thinking`` (bool) override the model's
+  own generation parameters in ``subagents run``.
   Unknown keys and wrong types are a :class:`~subagents.errors.ConfigError` with the path (and
   the line, which ``tomllib`` gives for syntax errors): a typo in ``ignore`` must not silently
   turn into "lint nothing".
@@ -64,7 +66,8 @@ _KNOWN_KEYS = frozenset(
     {"select", "ignore", "extra-tools", "model-aliases", "max-file-size", "per-file-ignores",
      "strict", "allow", "allow-bypass-permissions", "writable-dirs", "transcript-dir",
      "claude-code", "claude_code", "teams", "team-layout", "max-teammates",
-     "max-team-messages", "mcp-read-only", "sandbox", "sandbox-network", "sync"}
+     "max-team-messages", "mcp-read-only", "sandbox", "sandbox-network", "sync",
+     "gemini-acknowledged", "max-tokens", "effort", "thinking"}
 )
 
 
@@ -96,8 +99,15 @@ class Config:
     #: Bash sandbox: "required" / "ask" / "off", and network access (user config only)
     sandbox: str | None = None
     sandbox_network: bool = False
+    #: Generation (``subagents run``): output limit, effort level, thinking on/off; ``None``:
+    #: the model's own (:mod:`subagents.providers.generation`)
+    max_tokens: int | None = None
+    effort: str | None = None
+    thinking: bool | None = None
     #: The harnesses ``subagents sync`` writes (dialect names; empty: the folders that exist)
     sync: tuple[str, ...] = ()
+    #: Load Gemini project agents that Gemini CLI has not acknowledged yet (show, run)
+    gemini_acknowledged: bool = False
     #: The file this came from (``None``: defaults) and the folder globs are relative to.
     path: Path | None = None
 
@@ -124,7 +134,7 @@ class Config:
 
 def config_root(start: Path | str) -> Path:
     """The folder the configuration walk from ``start`` stops at (see the module notes)."""
-    from subagents.harnesses.layout import find_git_root
+    from subagents.fs import find_git_root
 
     here = Path(start).absolute()
     if not here.is_dir():
@@ -298,7 +308,21 @@ def _parse(table: Mapping[str, Any], p: Path) -> Config:
                                   or value < 1):
             raise ConfigError(f"{_where(p, key)} must be a positive whole number")
         limits[key] = value
+    gen_tokens = table.get("max-tokens")
+    if gen_tokens is not None and (isinstance(gen_tokens, bool) or not isinstance(gen_tokens, int)
+                                   or gen_tokens < 1):
+        raise ConfigError(f"{_where(p, 'max-tokens')} must be a positive whole number")
+    effort = table.get("effort")
+    if effort is not None:
+        from subagents.definition import EFFORTS
+
+        if effort not in EFFORTS:
+            raise ConfigError(f"{_where(p, 'effort')} must be one of {', '.join(EFFORTS)}")
+    thinking = table.get("thinking")
+    if thinking is not None:
+        thinking = _flag(thinking, p, "thinking")
     return Config(select=select, ignore=ignore, extra_tools=extra,
+                  max_tokens=gen_tokens, effort=effort, thinking=thinking,
                   claude_code=str(cc) if cc is not None else None,
                   model_aliases=dict(aliases_raw), max_file_size=size, per_file_ignores=pfi,
                   strict=strict, path=p, allow_rules=allow, allow_bypass_permissions=bypass,
@@ -310,7 +334,9 @@ def _parse(table: Mapping[str, Any], p: Path) -> Config:
                   sandbox=_sandbox_mode(table.get("sandbox"), p),
                   sandbox_network=_flag(table.get("sandbox-network", False), p,
                                         "sandbox-network"),
-                  sync=_sync_targets(table.get("sync", []), p))
+                  sync=_sync_targets(table.get("sync", []), p),
+                  gemini_acknowledged=_flag(table.get("gemini-acknowledged", False), p,
+                                            "gemini-acknowledged"))
 
 
 def _sync_targets(value: Any, p: Path) -> tuple[str, ...]:

@@ -30,7 +30,6 @@ import dataclasses
 import json
 import os
 import stat
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -114,6 +113,8 @@ class TrustStore:
                               hint="remove it; it is re-created on the next --trust")
         folders = sorted(self.folders() | {str(folder.resolve())})
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        import tempfile  # only a write pays for it
+
         fd, tmp = tempfile.mkstemp(prefix=".trusted-folders.", suffix=".tmp",
                                    dir=self.path.parent)
         try:

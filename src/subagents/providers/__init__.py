@@ -46,7 +46,7 @@ PROVIDERS: dict[str, tuple[str, frozenset[str]]] = {
     "anthropic": ("subagents.providers.anthropic:AnthropicModel", _NETWORK_OPTIONS),
     "openai": (
         "subagents.providers.openai:OpenAIModel",
-        _NETWORK_OPTIONS | {"max_tokens_param"},
+        _NETWORK_OPTIONS | {"max_tokens_param", "reasoning_effort"},
     ),
     "scripted": (
         "subagents.providers.scripted:scripted_provider",

@@ -22,6 +22,12 @@ Design decisions:
   malformed arguments, the same way the OpenAI adapter does.  The helper also returns whatever
   arrived when a connection closes early, so a stream without ``message_stop`` is treated as a
   dropped connection (retried), never as a complete answer.
+* **Thinking and effort** (:mod:`subagents.providers.generation`): ``thinking`` becomes
+  ``{"type": "adaptive"}`` or ``{"type": "enabled", "budget_tokens": n}`` (``display:
+  "omitted"`` for subagents, as Claude Code asks), ``effort`` becomes ``output_config.effort``.
+  Thinking blocks of a reply are kept in the history and sent back with their signature (the
+  API wants them before a tool call's results); a request that forces a tool call, or has no
+  thinking, sends neither the parameter nor the blocks (the API refuses both combinations).
 * **Usage** counts cache reads and writes as input tokens: they are input the run paid for.
 * **``default_model``** (the ``model`` option, else ``ANTHROPIC_MODEL`` as in Claude Code) is
   the session model the runner falls back to when an agent says ``inherit`` and no parent
@@ -56,6 +62,7 @@ from subagents.providers.base import (
     ModelResponse,
     StopReason,
     TextBlock,
+    ThinkingBlock,
     ToolResultBlock,
     ToolUseBlock,
     Usage,
@@ -81,9 +88,17 @@ _STOP: dict[str, StopReason] = {
 }
 
 
-def _block_to_wire(block: TextBlock | ToolUseBlock | ToolResultBlock) -> dict[str, Any] | None:
+def _block_to_wire(
+    block: TextBlock | ThinkingBlock | ToolUseBlock | ToolResultBlock, *, thinking: bool = True
+) -> dict[str, Any] | None:
     if isinstance(block, TextBlock):
         return {"type": "text", "text": block.text} if block.text else None
+    if isinstance(block, ThinkingBlock):
+        if not thinking:  # a request without thinking must not carry thinking blocks
+            return None
+        if block.redacted is not None:
+            return {"type": "redacted_thinking", "data": block.redacted}
+        return {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
     if isinstance(block, ToolUseBlock):
         # arguments that were not an object cannot be sent back as such: the call goes back
         # with no input, and its error result quotes what was received (ToolUseBlock.malformed)
@@ -96,11 +111,12 @@ def _block_to_wire(block: TextBlock | ToolUseBlock | ToolResultBlock) -> dict[st
     }
 
 
-def _message_to_wire(message: Message) -> dict[str, Any]:
+def _message_to_wire(message: Message, *, thinking: bool = True) -> dict[str, Any]:
     # The API wants a user message's tool_result blocks before any text (a runner may add a
     # note after the results); the sort is stable, so each group keeps its order.
     ordered = sorted(message.content, key=lambda b: not isinstance(b, ToolResultBlock))
-    blocks = [wire for b in ordered if (wire := _block_to_wire(b)) is not None]
+    blocks = [wire for b in ordered
+              if (wire := _block_to_wire(b, thinking=thinking)) is not None]
     if not blocks:
         blocks = [{"type": "text", "text": "(no content)"}]
     return {"role": message.role, "content": blocks}
@@ -108,11 +124,25 @@ def _message_to_wire(message: Message) -> dict[str, Any]:
 
 def to_anthropic_params(request: ModelRequest) -> dict[str, Any]:
     """The keyword arguments for ``messages.create`` for one request."""
+    forced = forced_tool(request)
+    # The API refuses thinking together with a forced tool call (tool_choice "tool"/"any").
+    thinking = request.thinking is not None and forced is None
     params: dict[str, Any] = {
         "model": request.model,
         "max_tokens": request.max_tokens,
-        "messages": [_message_to_wire(m) for m in request.messages],
+        "messages": [_message_to_wire(m, thinking=thinking) for m in request.messages],
     }
+    if thinking:
+        if request.thinking == "budget":
+            budget = request.thinking_budget or max(1024, request.max_tokens - 1)
+            params["thinking"] = {"type": "enabled",
+                                  "budget_tokens": min(budget, request.max_tokens - 1)}
+        else:
+            params["thinking"] = {"type": "adaptive"}
+        if request.thinking_hidden:
+            params["thinking"]["display"] = "omitted"
+        if request.effort:
+            params["output_config"] = {"effort": request.effort}
     if request.system:
         params["system"] = request.system
     if request.tools:
@@ -120,7 +150,6 @@ def to_anthropic_params(request: ModelRequest) -> dict[str, Any]:
             {"name": t.name, "description": t.description, "input_schema": dict(t.input_schema)}
             for t in request.tools
         ]
-    forced = forced_tool(request)
     if forced is not None:
         params["tool_choice"] = {"type": "tool", "name": forced}
     user_id = request.metadata.get("user_id")
@@ -130,10 +159,15 @@ def to_anthropic_params(request: ModelRequest) -> dict[str, Any]:
 
 
 def _from_message(message: Any, raw_inputs: Mapping[int, str]) -> ModelResponse:
-    content: list[TextBlock | ToolUseBlock] = []
+    content: list[TextBlock | ThinkingBlock | ToolUseBlock] = []
     for index, block in enumerate(message.content or ()):
         kind = getattr(block, "type", None)
-        if kind == "text":
+        if kind == "thinking":
+            content.append(ThinkingBlock(str(getattr(block, "thinking", "") or ""),
+                                         str(getattr(block, "signature", "") or "")))
+        elif kind == "redacted_thinking":
+            content.append(ThinkingBlock("", redacted=str(getattr(block, "data", "") or "")))
+        elif kind == "text":
             if block.text:
                 content.append(TextBlock(block.text))
         elif kind == "tool_use":
@@ -148,7 +182,7 @@ def _from_message(message: Any, raw_inputs: Mapping[int, str]) -> ModelResponse:
                                             arguments_error="not a JSON object"))
             else:
                 content.append(ToolUseBlock(block.id, block.name, tool_input))
-        # thinking, server tool blocks and the like carry nothing the runner acts on
+        # server tool blocks and the like carry nothing the runner acts on
     raw_stop = getattr(message, "stop_reason", None) or ""
     stop: StopReason = _STOP.get(raw_stop, "end_turn")
     if stop == "end_turn" and any(isinstance(b, ToolUseBlock) for b in content):

@@ -25,6 +25,7 @@ __all__ = [
     "ModelResponse",
     "StopReason",
     "TextBlock",
+    "ThinkingBlock",
     "ToolResultBlock",
     "ToolSpec",
     "ToolUseBlock",
@@ -39,6 +40,19 @@ StopReason = Literal["end_turn", "tool_use", "max_tokens", "stop_sequence", "ref
 class TextBlock:
     text: str
     type: Literal["text"] = "text"
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingBlock:
+    """The model's reasoning, kept only to be sent back as it came: with thinking on, the
+    Anthropic API wants an assistant message that called tools to go back with its thinking
+    blocks (``signature`` and all).  ``redacted`` holds the opaque ``data`` of a
+    ``redacted_thinking`` block.  Never shown as answer text; other providers drop it."""
+
+    thinking: str
+    signature: str = ""
+    redacted: str | None = None
+    type: Literal["thinking"] = "thinking"
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +112,7 @@ class ToolResultBlock:
     type: Literal["tool_result"] = "tool_result"
 
 
-ContentBlock = TextBlock | ToolUseBlock | ToolResultBlock
+ContentBlock = TextBlock | ThinkingBlock | ToolUseBlock | ToolResultBlock
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +165,15 @@ class ModelRequest:
     tools: Sequence[ToolSpec] = ()
     max_tokens: int = 8192
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    #: ``"adaptive"`` (the model decides how much to think), ``"budget"`` (up to
+    #: ``thinking_budget`` tokens) or ``None`` (no thinking); see
+    #: :mod:`subagents.providers.generation`.
+    thinking: Literal["adaptive", "budget"] | None = None
+    thinking_budget: int | None = None
+    #: ``low`` .. ``max``: Anthropic ``output_config.effort``, OpenAI ``reasoning_effort``.
+    effort: str | None = None
+    #: Ask for the thinking text to be left out of the reply (subagents: nobody reads it).
+    thinking_hidden: bool = False
 
 
 #: ``ModelRequest.metadata`` key: the name of a tool the model must call in this request
@@ -169,7 +192,7 @@ def forced_tool(request: ModelRequest) -> str | None:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ModelResponse:
-    content: tuple[TextBlock | ToolUseBlock, ...]
+    content: tuple[TextBlock | ThinkingBlock | ToolUseBlock, ...]
     stop_reason: StopReason = "end_turn"
     usage: Usage = field(default_factory=Usage)
     model: str = ""

@@ -12,7 +12,8 @@ Design decisions:
   model id and passes through untouched (ids are case-sensitive on some servers).
 * **``inherit`` (or no model at all) means the parent's model** — the caller's, for a subagent;
   the session's, for a main thread.  With no parent either, the ``default`` entry of the table
-  is used (``sonnet`` unless config says otherwise): Claude Code's own default for a session.
+  is used (``opus`` unless config says otherwise): Claude Code 2.1.332's own default for a
+  session (``claude-opus-5-5``, measured).
 * **Precedence is REFERENCE.md's**: ``CLAUDE_CODE_SUBAGENT_MODEL`` env, then the per-call
   ``model`` parameter (the Task tool's ``model``, the CLI's ``--model``), then the frontmatter
   ``model``, then the parent's model.  A level that is empty or says ``inherit`` does not decide;
@@ -48,7 +49,7 @@ DEFAULT_ALIASES: Mapping[str, str] = {
     "opus": "claude-opus-5-5",
     "haiku": "claude-haiku-5-5",
     "fable": "claude-fable-5-2",
-    "default": "sonnet",
+    "default": "opus",
 }
 
 INHERIT = "inherit"

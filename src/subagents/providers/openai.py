@@ -24,6 +24,13 @@ Design decisions:
 * **``max_tokens`` vs ``max_completion_tokens``**: OpenAI's own API wants the latter (newer
   models refuse the former); compatible servers know the former.  The default follows the
   base URL; ``max_tokens_param=`` overrides it.
+* **Thinking and effort** (:mod:`subagents.providers.generation`): chat completions have no
+  thinking block, so ``thinking`` is not sent and thinking blocks in the history are dropped.
+  ``effort`` becomes ``reasoning_effort`` where the server has it: OpenAI's own reasoning
+  models (``o1``/``o3``/``o4``, ``gpt-5``, ``gpt-oss``), any server when the effort was chosen
+  by the user (``--effort``, config, an agent's ``effort``; the request says so in
+  ``metadata``), or always/never with ``reasoning_effort=True``/``False``.  A server that
+  refuses it is asked again without it by the runner, which says so in a warning.
 * **``default_model``** (the ``model`` option, else ``OPENAI_MODEL``) is what ``inherit``
   falls back to without a parent model — handy for a local server whose models are not Claude
   ids (``OPENAI_MODEL=qwen2.5-coder:7b``).
@@ -38,6 +45,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -67,6 +75,7 @@ from subagents.providers.base import (
     Usage,
     forced_tool,
 )
+from subagents.providers.generation import EFFORT_EXPLICIT
 from subagents.providers.retry import RetryableFailure, RetryPolicy
 
 __all__ = ["DEFAULT_BASE_URL", "OpenAIModel", "to_openai_params"]
@@ -122,7 +131,21 @@ def _assistant_to_wire(message: Message) -> dict[str, Any]:
     return wire
 
 
-def to_openai_params(request: ModelRequest, *, max_tokens_param: str) -> dict[str, Any]:
+_REASONING_MODEL = re.compile(r"^(?:o\d|gpt-5|gpt-oss)", re.IGNORECASE)
+
+
+def sends_reasoning_effort(request: ModelRequest, setting: bool | None, official: bool) -> bool:
+    """Whether ``reasoning_effort`` goes on the wire (see the module's design notes)."""
+    if not request.effort or setting is False:
+        return False
+    if setting is True or request.metadata.get(EFFORT_EXPLICIT):
+        return True
+    return official and bool(_REASONING_MODEL.match(request.model))
+
+
+def to_openai_params(
+    request: ModelRequest, *, max_tokens_param: str, reasoning_effort: bool = False
+) -> dict[str, Any]:
     """The keyword arguments for ``chat.completions.create`` for one request."""
     messages: list[dict[str, Any]] = []
     if request.system:
@@ -137,6 +160,8 @@ def to_openai_params(request: ModelRequest, *, max_tokens_param: str) -> dict[st
         "messages": messages,
         max_tokens_param: request.max_tokens,
     }
+    if reasoning_effort and request.effort:
+        params["reasoning_effort"] = request.effort
     if request.tools:
         params["tools"] = [
             {
@@ -211,13 +236,17 @@ class OpenAIModel(LoopClients):
         timeout: float = 600.0,
         model: str | None = None,
         max_tokens_param: str | None = None,
+        reasoning_effort: bool | None = None,
     ) -> None:
         self._api_key = require_key(api_key, ("OPENAI_API_KEY",), provider="openai", how=KEY_HELP)
         self.base_url = (
             base_url or os.environ.get("OPENAI_BASE_URL", "").strip() or DEFAULT_BASE_URL
         ).rstrip("/")
+        official = "api.openai.com" in self.base_url
+        self.official = official
+        #: send ``reasoning_effort``: True always, False never, None where the server has it
+        self.reasoning_effort = reasoning_effort
         if max_tokens_param is None:
-            official = "api.openai.com" in self.base_url
             max_tokens_param = "max_completion_tokens" if official else "max_tokens"
         if max_tokens_param not in {"max_tokens", "max_completion_tokens"}:
             raise UsageError(
@@ -250,7 +279,10 @@ class OpenAIModel(LoopClients):
         )
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
-        params = to_openai_params(request, max_tokens_param=self.max_tokens_param)
+        params = to_openai_params(
+            request, max_tokens_param=self.max_tokens_param,
+            reasoning_effort=sends_reasoning_effort(request, self.reasoning_effort,
+                                                    self.official))
 
         async def once() -> ModelResponse:
             client = self._client_for_loop()

@@ -46,9 +46,14 @@ class RunConfig:
     ``cwd`` (``None``: the current folder when the runner is made) is where runs work;
     ``policy`` the outer permission policy; ``hooks`` run for every run; a transcript is kept
     when ``transcripts`` is true or a ``transcript_dir`` is given; ``default_max_turns`` bounds
-    runs whose call and agent name no limit; ``max_tokens`` is the output limit of a request;
+    runs whose call and agent name no limit; ``max_tokens`` is the output limit of a request,
+    ``effort`` the effort level and ``thinking`` (``False``: off) the model's thinking, all
+    ``None`` for the model's own row of :mod:`subagents.providers.generation`;
     ``model_table`` maps model aliases; ``parent_model`` is the model of the level above the
-    runner's runs; ``include_env`` adds the environment to system prompts; ``on_event``
+    runner's runs; ``include_env`` adds the environment to system prompts;
+    ``project_context`` puts the ``CLAUDE.md`` files and a git snapshot in each run's first
+    user message and ``handback_rules`` the hand-back rules in subagents' system prompts
+    (:mod:`subagents.runtime.context`; the CLI turns all three on); ``on_event``
     receives progress events; ``environ`` stands in for ``os.environ`` when choosing a
     subagent's model; ``mcp_servers`` are the configured servers agents may name, and
     ``mcp_read_only`` the MCP tools declared read-only; ``trust`` keeps hooks and MCP servers
@@ -62,16 +67,23 @@ class RunConfig:
     transcript_dir: Path | None = None
     transcripts: bool | None = None
     default_max_turns: int = DEFAULT_MAX_TURNS
-    max_tokens: int = 8192
+    max_tokens: int | None = None
+    effort: str | None = None
+    thinking: bool | None = None
     model_table: Mapping[str, str] | None = None
     parent_model: str | None = None
     include_env: bool = False
+    project_context: bool = False
+    handback_rules: bool = False
     on_event: EventSink | None = None
     environ: Mapping[str, str] | None = None
     mcp_servers: Mapping[str, McpServerSpec] = field(default_factory=dict)
     trust: TrustPolicy | None = None
     mcp_read_only: tuple[str, ...] = ()
     allow_flagged_prompts: bool = False
+    #: the Claude Code version whose tool set per context the runs follow (``None``: the
+    #: default row of :mod:`subagents.runtime.tools.formats`)
+    claude_code: str | None = None
 
     @property
     def keeps_transcripts(self) -> bool:
@@ -109,13 +121,18 @@ class RunOptions(TypedDict, total=False):
     transcript_dir: str | os.PathLike[str] | None
     transcripts: bool | None
     default_max_turns: int
-    max_tokens: int
+    max_tokens: int | None
+    effort: str | None
+    thinking: bool | None
     model_table: Mapping[str, str] | None
     parent_model: str | None
     include_env: bool
+    project_context: bool
+    handback_rules: bool
     on_event: EventSink | None
     environ: Mapping[str, str] | None
     mcp_servers: Mapping[str, McpServerSpec] | None
     trust: TrustPolicy | None
     mcp_read_only: Iterable[str]
     allow_flagged_prompts: bool
+    claude_code: str | None

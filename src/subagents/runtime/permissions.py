@@ -428,8 +428,12 @@ class PermissionPolicy:
 
     async def decide(self, tool: Tool, input: Mapping[str, Any], ctx: ToolContext) -> Decision:
         if tool.read_only:
+            # the run's own saved tool output (a long Bash result) is the model's to read
+            saved = ctx.extra.get("tool_results_dir")
+            own = Path(saved).resolve() if saved else None
             outside = [str(p) for p in (ctx.resolve(r) for r in tool.read_paths(input))
-                       if not self._write_allowed(p, ctx.cwd)]
+                       if not self._write_allowed(p, ctx.cwd)
+                       and not (own is not None and p.is_relative_to(own))]
             if not outside:
                 return Decision(True, "read-only tool")
             return await self._decide_outside_read(tool, input, ctx, outside)

@@ -8,15 +8,15 @@ Design notes
   ``<cwd>/.claude/agent-memory/<name>/MEMORY.md`` or
   ``<cwd>/.claude/agent-memory-local/<name>/MEMORY.md`` are included when the file exists, with
   its path so the agent can keep it up to date (and a line saying where to create it if not).
-* ``include_env=True`` appends the working folder, platform and date: the CLI turns it on, so
-  that relative paths and "today" mean something to the model.
+* ``include_env=True`` appends the environment section
+  (:func:`subagents.runtime.context.environment_block`).  The runner does not use it: it
+  appends the environment itself, after the hand-back rules and skills and with the model's
+  name (:mod:`subagents.runtime.context`).
 * Skills are appended by the runner after this (:mod:`subagents.runtime.skills`).
 """
 
 from __future__ import annotations
 
-import platform
-from datetime import date
 from pathlib import Path
 
 from subagents.definition import AgentDefinition
@@ -57,14 +57,13 @@ def _memory_section(agent: AgentDefinition, cwd: Path) -> str:
             f"\n\n{text}")
 
 
-def build_system_prompt(agent: AgentDefinition, cwd: Path, *, include_env: bool = False) -> str:
+def build_system_prompt(agent: AgentDefinition, cwd: Path, *, include_env: bool = False,
+                        model: str | None = None) -> str:
     """The system prompt of a run: body, memory, and optionally the environment."""
     parts = [agent.system_prompt.strip()]
     parts.append(_memory_section(agent, cwd))
     if include_env:
-        parts.append(
-            "# Environment\n\n"
-            f"Working directory: {cwd}\nPlatform: {platform.system().lower()}\n"
-            f"Today's date: {date.today().isoformat()}"
-        )
+        from subagents.runtime.context.environment import environment_block
+
+        parts.append(environment_block(cwd, model))
     return "\n\n".join(p for p in parts if p)

@@ -13,8 +13,19 @@ Design notes
   ``--help``; ``--no-transcript`` turns them off).
 * **Isolation.** Every run starts a fresh message history with the prompt as its only user
   message; nothing of a caller's conversation leaks in.
-* **System prompt** = ``agent.system_prompt`` + memory (+ the environment with
-  ``include_env=True``, which the CLI turns on): :mod:`subagents.runtime.prompt`.
+* **System prompt** = ``agent.system_prompt`` + memory (:mod:`subagents.runtime.prompt`),
+  the hand-back rules for a subagent (``handback_rules``), skills, then the environment
+  (``include_env``).  **Context** (``project_context``): the ``CLAUDE.md`` files and a git
+  snapshot lead the first user message, as Claude Code does for the run's ``role`` (main
+  thread, ``--agent``, subagent); read once per working folder by this runner and its
+  derived runners (:mod:`subagents.runtime.context`, which explains every choice).
+* **Generation** (:mod:`subagents.providers.generation`): ``max_tokens``, thinking and effort
+  per model, with the config's overrides.  Effort as Claude Code sets it (measured): the
+  config's ``effort`` (``--effort``) is the main thread's; a subagent uses its own ``effort``
+  frontmatter, else the model's default; an agent run as the main thread ignores its own; a
+  per-call ``effort`` wins.  A provider that refuses
+  thinking/effort (HTTP 400/422 naming them) is asked again without them, and an output limit
+  it refuses is lowered to 8,192 tokens; each once per runner and model, with a warning.
 * **Skills, hooks, MCP servers**: an agent's ``skills`` are
   appended to the system prompt (:mod:`subagents.runtime.skills`; a missing one is a warning);
   its ``hooks`` become a :class:`~subagents.runtime.command_hooks.CommandHooks` active only for
@@ -35,7 +46,10 @@ Design notes
   ``default_model``); ``inherit``/``None`` defer to the next level; aliases go through the
   config table.
 * **Tools** offered = the runner's tools (built-ins by default) plus ``extra_tools`` (``Task``,
-  MCP tools), filtered by the run's :class:`~subagents.runtime.permissions.ToolFilter`.  A call
+  MCP tools), filtered by the run's :class:`~subagents.runtime.permissions.ToolFilter`, then
+  by Claude Code's rules per context (:mod:`subagents.runtime.tools.toolset`: no Grep/Glob
+  beside Bash, deferred tools behind ``ToolSearch``, whose loads join the tool list of the
+  following requests).  A call
   is checked in this order, and stops at the first refusal, which goes back to the model as an
   ``is_error`` result *without executing anything*: offered? → input matches the schema? →
   inside the tool rules' specifiers (``Bash(git diff:*)``)? → ``hooks.before_tool`` → the
@@ -94,7 +108,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar, Unpack, overload
 
 from subagents.definition import AgentDefinition, McpServerSpec
-from subagents.errors import ProviderError, RunError, UsageError
+from subagents.errors import ProviderError, ProviderResponseError, RunError, UsageError
 from subagents.lint.trust import TrustPolicy
 from subagents.providers.base import (
     Message,
@@ -102,11 +116,14 @@ from subagents.providers.base import (
     ModelRequest,
     ModelResponse,
     TextBlock,
+    ThinkingBlock,
     ToolSpec,
     ToolUseBlock,
     Usage,
 )
+from subagents.providers.generation import EFFORT_EXPLICIT, Generation, generation_for
 from subagents.runtime.config import DEFAULT_MAX_TURNS, EventSink, RunConfig, RunOptions
+from subagents.runtime.context import ContextCache, RunRole
 from subagents.runtime.hooks import CompositeHooks, RunHooks
 from subagents.runtime.permissions import Decision, PermissionMode, PermissionPolicy
 from subagents.runtime.prompt import build_system_prompt, memory_path
@@ -119,6 +136,8 @@ from subagents.runtime.result import (
 )
 from subagents.runtime.tool_step import ToolStep
 from subagents.runtime.tools import Tool, ToolContext, builtin_tools
+from subagents.runtime.tools.formats import formats_for
+from subagents.runtime.tools.toolset import LOADED_KEY, ToolSet, select_tools
 from subagents.runtime.transcript import Transcript, default_transcript_dir
 
 __all__ = [
@@ -140,6 +159,7 @@ SUMMARY_PROMPT = (
     "left to do."
 )
 EMPTY_NUDGE = "Your last reply was empty. Continue the task, or give your final answer."
+RELAXED_MAX_TOKENS = 8192  # the output limit tried when a provider refuses the model's own
 
 # (kind, data): "start", "turn", "tool", "stop" — for progress displays.
 RunEvent = tuple[str, Mapping[str, Any]]
@@ -169,6 +189,8 @@ def flatten_tool_blocks(messages: Sequence[Message]) -> list[Message]:
     for m in messages:
         blocks: list[TextBlock] = []
         for b in m.content:
+            if isinstance(b, ThinkingBlock):
+                continue  # reasoning is not part of the record the summary request needs
             if isinstance(b, TextBlock):
                 if b.text:
                     blocks.append(b)
@@ -236,6 +258,9 @@ class AgentRunner:
         cfg = (config or RunConfig()).with_options(**options).resolved()
         self.config = dataclasses.replace(
             cfg, policy=cfg.policy or PermissionPolicy(), trust=cfg.trust or TrustPolicy())
+        # shared with derived runners: the project is read once, a refusal learnt once
+        self._contexts = ContextCache()
+        self._relaxed: dict[str, str] = {}
 
     def derive(
         self,
@@ -248,9 +273,13 @@ class AgentRunner:
 
         For callers that need another model or event sink for one run: the runner they were
         given (maybe shared with others) is left as it is."""
-        return type(self)(model if model is not None else self.model,
-                          self.config.with_options(**options),
-                          tools=self.tools if tools is None else tools)
+        derived = type(self)(model if model is not None else self.model,
+                             self.config.with_options(**options),
+                             tools=self.tools if tools is None else tools)
+        if derived.config.cwd == self.config.cwd:
+            derived._contexts = self._contexts
+        derived._relaxed = self._relaxed
+        return derived
 
     # The options as attributes, as before RunConfig (read and, on one's own runner, set).
     cwd = _ConfigField[Path]("cwd")
@@ -258,7 +287,7 @@ class AgentRunner:
     hooks = _ConfigField[RunHooks | None]("hooks")
     transcript_dir = _ConfigField[Path | None]("transcript_dir")
     default_max_turns = _ConfigField[int]("default_max_turns")
-    max_tokens = _ConfigField[int]("max_tokens")
+    max_tokens = _ConfigField[int | None]("max_tokens")
     model_table = _ConfigField[Mapping[str, str] | None]("model_table")
     parent_model = _ConfigField[str | None]("parent_model")
     include_env = _ConfigField[bool]("include_env")
@@ -319,10 +348,15 @@ class AgentRunner:
         run_id: str | None = None,
         history: Sequence[Message] = (),
         result_slot: ResultSlot | None = None,
+        role: RunRole | None = None,
+        effort: str | None = None,
     ) -> AgentResult:
         """Run ``agent`` on ``prompt`` to the end; see the module docstring.
 
-        ``result_slot`` receives the result also when the run is interrupted (cancelled)."""
+        ``result_slot`` receives the result also when the run is interrupted (cancelled).
+        ``role`` says which context the run gets (default: ``subagent`` with a ``parent``,
+        else ``agent``; the main thread passes ``main``).  ``effort`` is a per-call effort
+        level (the delegation tool's ``effort``); it wins over the agent's and the config's."""
         limit = max_turns or agent.max_turns or self.default_max_turns
         if limit < 1:
             raise UsageError(f"max_turns must be at least 1, got {limit}")
@@ -349,14 +383,35 @@ class AgentRunner:
                           warnings=[*run_policy.warnings, *outer.warnings_for(agent),
                                     *trust_notes],
                           started=time.perf_counter())
-        # Skills into the prompt, agent-scoped hooks, memory + body.
-        system = build_system_prompt(agent, workdir, include_env=self.include_env)
+        # Memory + body, hand-back rules, skills, environment; agent-scoped hooks.
+        run_role: RunRole = role or ("subagent" if parent is not None else "agent")
+        system = build_system_prompt(agent, workdir)
+        if self.config.handback_rules and run_role == "subagent":
+            from subagents.runtime.context import with_handback_rules
+
+            system = with_handback_rules(system)
         if agent.skills:
             from subagents.runtime.skills import load_skills
 
             skills = load_skills(agent.skills, workdir)
             state.warnings.extend(skills.warnings)
             system = "\n\n".join(p for p in (system, skills.prompt_section()) if p)
+        lead: list[TextBlock] = []
+        project = None
+        if self.config.project_context and not history:
+            project, fresh = await asyncio.to_thread(self._contexts.get, workdir)
+            lead = [TextBlock(b) for b in project.blocks(run_role)]
+            if fresh:
+                state.warnings.extend(project.notes)
+        if self.include_env:
+            from subagents.runtime.context import environment_block
+
+            git = (project.git is not None) if project is not None else None
+            system = "\n\n".join(p for p in (system, environment_block(workdir, model_id,
+                                                                         git=git)) if p)
+        state.generation = self._generation(agent, model_id, run_role, effort)
+        state.effort_explicit = bool(effort or (
+            agent.effort if run_role == "subagent" else self.config.effort))
         all_hooks = [h for h in (self.hooks, hooks) if h is not None]
         if agent.hooks:
             from subagents.runtime.command_hooks import CommandHooks
@@ -378,7 +433,11 @@ class AgentRunner:
                         read_only=self.mcp_read_only))
                     extra.extend(pool.tools)
                     state.warnings.extend(pool.warnings)
-                offered = self.offered_tools(run_policy, extra)
+                # Claude Code's tool set for this context (tools/toolset.py)
+                toolset = select_tools(self.offered_tools(run_policy, extra), agent,
+                                       formats_for(self.config.claude_code))
+                offered = toolset.offered
+                state.warnings.extend(toolset.warnings)
                 everything = {**self.tools, **{t.name: t for t in extra}}
                 state.warnings.extend(_unavailable_tools(agent, everything))
                 transcript.event("start", {
@@ -386,11 +445,15 @@ class AgentRunner:
                     "prompt": prompt, "system": system, "tools": list(offered),
                     "max_turns": limit, "permission_mode": run_policy.effective_mode.value,
                     "depth": ctx.depth, "parent_run_id": parent.run_id if parent else None,
+                    "role": run_role, "max_tokens": state.generation.max_tokens,
+                    "thinking": state.generation.thinking, "effort": state.generation.effort,
+                    "context": [str(f.path) for f in project.instructions.files]
+                    + (["git"] if project.git is not None else []) if project else [],
                 })
                 self._emit("start", {"agent": agent.name, "model": model_id, "run_id": run_id})
                 await self._safe(run_hooks.on_start(ctx, agent, prompt), state, "on_start")
                 await self._loop(ctx, state, run_hooks, system, prompt, offered, everything,
-                                 limit, turns, history)
+                                 limit, turns, history, lead, toolset)
             except (asyncio.CancelledError, KeyboardInterrupt):
                 state.stop = "interrupted"
                 ctx.processes.kill_all()
@@ -444,13 +507,18 @@ class AgentRunner:
         limit: int,
         control: TurnControl | None = None,
         history: Sequence[Message] = (),
+        lead: Sequence[TextBlock] = (),
+        toolset: ToolSet | None = None,
     ) -> None:
-        specs = [t.spec() for t in offered.values()]
+        toolset = toolset or ToolSet(offered)
+        loaded: set[str] = ctx.extra.setdefault(LOADED_KEY, set())
+        specs = [t.spec() for t in toolset.visible(loaded)]
+        shown = len(loaded)
         step = ToolStep(ctx=ctx, hooks=hooks, offered=offered, everything=everything,
                         policy=self.policy, transcript=state.transcript, calls=state.calls,
-                        warnings=state.warnings, emit=self._emit)
+                        warnings=state.warnings, emit=self._emit, notes=toolset.notes)
         # ``history``: an earlier conversation resumed (a teammate's transcripts)
-        messages: list[Message] = [*history, Message.user(prompt)]
+        messages: list[Message] = [*history, Message("user", (*lead, TextBlock(prompt)))]
         if history and history[-1].role == "user":
             messages[-2:] = [Message("user", (*history[-1].content, TextBlock(prompt)))]
         state.transcript.message(messages[-1])
@@ -461,6 +529,8 @@ class AgentRunner:
             turn += 1
             state.turns = turn
             self._emit("turn", {"agent": ctx.agent_name, "turn": turn, "max_turns": limit})
+            if len(loaded) != shown:  # ToolSearch loaded deferred tools: list them from now
+                specs, shown = [t.spec() for t in toolset.visible(loaded)], len(loaded)
             response = await self._request(ctx, state, system, messages, specs, turn)
             if response is None:
                 return
@@ -485,7 +555,8 @@ class AgentRunner:
                 continue
             if response.stop_reason == "max_tokens":
                 state.warnings.append(
-                    f"turn {turn}: the reply was cut at the output limit ({self.max_tokens} "
+                    f"turn {turn}: the reply was cut at the output limit "
+                    f"({state.generation.max_tokens} "
                     "tokens); the answer may be incomplete")
             assistant = response.as_message()
             messages.append(assistant)
@@ -536,14 +607,21 @@ class AgentRunner:
         *,
         final: bool = False,
     ) -> ModelResponse | None:
+        gen = state.generation
+        relaxed = self._relaxed.get(ctx.model, "")
+        thinking = None if "thinking" in relaxed else gen.thinking
         request = ModelRequest(
             model=ctx.model, system=system, messages=tuple(messages), tools=tuple(specs),
-            max_tokens=self.max_tokens,
+            max_tokens=min(gen.max_tokens, RELAXED_MAX_TOKENS) if "tokens" in relaxed
+            else gen.max_tokens,
+            thinking=thinking, thinking_budget=gen.thinking_budget if thinking else None,
+            effort=gen.effort if thinking else None, thinking_hidden=ctx.depth > 0,
             metadata={"agent": ctx.agent_name, "run_id": ctx.run_id, "turn": turn,
+                      **({EFFORT_EXPLICIT: True} if state.effort_explicit else {}),
                       **({"final_summary": True, "tool_choice": "none"} if final else {})},
         )
         try:
-            response = await self.model.complete(request)
+            response = await self._complete_relaxing(request, state)
         except ProviderError as exc:
             state.error = str(exc)
             if state.stop != "max_turns":
@@ -553,6 +631,43 @@ class AgentRunner:
             return None
         state.usage = state.usage + response.usage
         return response
+
+    async def _complete_relaxing(self, request: ModelRequest, state: _RunState
+                                 ) -> ModelResponse:
+        """``model.complete``, asked again without what the provider refused (see the module:
+        thinking/effort, then a large output limit), each once per runner and model."""
+        while True:
+            try:
+                return await self.model.complete(request)
+            except ProviderResponseError as exc:
+                change = _refused_parameter(exc, request)
+                if change is None:
+                    raise
+                seen = self._relaxed.get(request.model, "")
+                self._relaxed[request.model] = f"{seen} {change}".strip()
+                if change == "thinking":
+                    request = dataclasses.replace(request, thinking=None, thinking_budget=None,
+                                                  effort=None)
+                    state.warnings.append(
+                        f"the provider refused thinking/effort for {request.model} "
+                        f"({_short(exc)}); asked again without them")
+                else:
+                    request = dataclasses.replace(request, max_tokens=RELAXED_MAX_TOKENS)
+                    state.warnings.append(
+                        f"the provider refused an output limit of {state.generation.max_tokens} "
+                        f"tokens for {request.model} ({_short(exc)}); asked again with "
+                        f"{RELAXED_MAX_TOKENS} (set max-tokens in config to choose)")
+
+    def _generation(self, agent: AgentDefinition, model_id: str, role: RunRole,
+                    call_effort: str | None = None) -> Generation:
+        """This run's generation parameters (see the module docstring)."""
+        # Measured: the session's effort (--effort) is the main thread's; a subagent has its
+        # own effort, else the model's default, whatever the session says.
+        effort = (agent.effort or None) if role == "subagent" else self.config.effort
+        if call_effort:
+            effort = call_effort
+        return generation_for(model_id, max_tokens=self.config.max_tokens, effort=effort,
+                              thinking=self.config.thinking)
 
     # ------------------------------------------------------------------ helpers
 
@@ -682,6 +797,30 @@ def _unavailable_tools(agent: AgentDefinition, available: Mapping[str, Tool]) ->
     return out
 
 
+_THINKING_WORDS = ("thinking", "effort", "output_config", "reasoning")
+_TOKEN_WORDS = ("max_tokens", "max_completion_tokens", "context length", "context_length",
+                "maximum context", "too large", "max_new_tokens")
+
+
+def _refused_parameter(exc: ProviderResponseError, request: ModelRequest) -> str | None:
+    """``"thinking"`` or ``"tokens"`` when a 400/422 refusal names what this request can do
+    without (thinking/effort first, then a large output limit); else ``None``."""
+    if exc.status not in (400, 422):
+        return None
+    # the server's own words (the URL before them may hold anything)
+    text = str(exc).lower().split(f"answered {exc.status}:", 1)[-1]
+    if request.thinking is not None and any(w in text for w in _THINKING_WORDS):
+        return "thinking"
+    if request.max_tokens > RELAXED_MAX_TOKENS and any(w in text for w in _TOKEN_WORDS):
+        return "tokens"
+    return None
+
+
+def _short(exc: Exception) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= 160 else text[:159] + "…"
+
+
 def _usage_json(usage: Usage) -> dict[str, int]:
     return {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens}
 
@@ -699,8 +838,9 @@ def _has_same_hooks(hooks: Iterable[RunHooks], wanted: RunHooks) -> bool:
 class _RunState:
     """Mutable bookkeeping of one run (kept off the runner so runs can overlap)."""
 
-    __slots__ = ("agent", "calls", "error", "final_text", "late_warnings", "model", "result",
-                 "slot", "started", "stop", "transcript", "turns", "usage", "warnings")
+    __slots__ = ("agent", "calls", "effort_explicit", "error", "final_text", "generation",
+                 "late_warnings", "model", "result", "slot", "started", "stop", "transcript",
+                 "turns", "usage", "warnings")
 
     def __init__(self, *, agent: AgentDefinition, model: str, transcript: Transcript,
                  warnings: list[str], started: float, slot: ResultSlot | None = None) -> None:
@@ -718,3 +858,5 @@ class _RunState:
         self.error: str | None = None
         self.result: AgentResult | None = None
         self.late_warnings: list[list[str]] = []  # lists filled while the run goes on
+        self.generation = Generation(RELAXED_MAX_TOKENS)  # the run sets its own
+        self.effort_explicit = False

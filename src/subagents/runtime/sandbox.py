@@ -198,8 +198,9 @@ def move_aside_created(paths: Iterable[Path]) -> list[tuple[Path, Path]]:
 
 def bwrap_argv(command: str, *, cwd: Path, settings: SandboxSettings,
                shell: str = "/bin/bash", environ: Mapping[str, str] | None = None,
-               home: Path | None = None) -> list[str]:
-    """The ``bwrap`` command line that runs ``shell -c command`` confined to ``cwd``."""
+               home: Path | None = None, chdir: Path | None = None) -> list[str]:
+    """The ``bwrap`` command line that runs ``shell -c command`` confined to ``cwd``
+    (starting in ``chdir``, a folder inside it: the main thread's shell keeps its ``cd``)."""
     bwrap = shutil.which("bwrap") or "bwrap"
     argv = [bwrap, "--die-with-parent", "--new-session", "--unshare-all"]
     if settings.network:
@@ -228,7 +229,8 @@ def bwrap_argv(command: str, *, cwd: Path, settings: SandboxSettings,
         if "\x00" in k or "\x00" in v or "=" in k or not k:
             continue
         argv += ["--setenv", k, v]
-    argv += ["--setenv", "TMPDIR", "/tmp", "--chdir", str(cwd.resolve()), shell, "-c", command]
+    argv += ["--setenv", "TMPDIR", "/tmp", "--chdir", str((chdir or cwd).resolve()), shell, "-c",
+             command]
     return argv
 
 

@@ -19,6 +19,13 @@ Design decisions
   raises from ``run`` all become the same ``arguments`` refusal the model can correct.
 * **Parallel calls** run concurrently (``asyncio.gather``); calls touching a file another call
   of the message writes run one after another in the model's order (:func:`write_locks`).
+* **Claude Code's error shapes.**  A call that does not run comes back wrapped in
+  ``<tool_use_error>…</tool_use_error>``: ``Error: No such tool available: X`` for a tool
+  that does not exist, the same plus a reason for one this agent or context does not have
+  (``notes``: Grep in a main thread that searches through Bash), and
+  ``InputValidationError: X failed due to the following issue(s):`` with one line per
+  missing, unexpected or mistyped parameter.  The refusals of our own checks (rules, hooks,
+  permissions) are wrapped the same way, in our words.
 * Split from the runner so the loop (turns, requests, summaries) and the step (checks,
   execution, records) can be read and tested apart.
 """
@@ -29,9 +36,10 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from subagents.known_tools import AGENT_TOOL_NAMES
 from subagents.providers.base import Message, ToolResultBlock, ToolUseBlock
 from subagents.runtime.hooks import RunHooks, ToolCall
 from subagents.runtime.permissions import PermissionPolicy
@@ -56,6 +64,9 @@ class ToolStep:
     calls: list[ToolCallRecord]
     warnings: list[str]
     emit: Callable[[str, Mapping[str, Any]], None]
+    #: why a tool that exists is not offered in this context (``Grep`` in a main thread
+    #: that searches through ``Bash``): added to the "no such tool" error
+    notes: Mapping[str, str] = field(default_factory=dict)
 
     async def run(self, uses: Sequence[ToolUseBlock], turn: int) -> Message:
         """Run one message's calls; their records join ``calls`` and the results come back
@@ -79,10 +90,12 @@ class ToolStep:
             raise
         self.calls.extend(record for _, record in done)
         return Message("user", tuple(
-            # outside text reaches the model marked as data (records keep it as it was)
+            # outside text reaches the model marked as data (records keep it as it was); a
+            # refusal is ours, not outside text
             ToolResultBlock(use.id, wrap_untrusted(use.name, out.content)
-                            if fetches_untrusted(use.name) else out.content, out.is_error)
-            for use, (out, _) in zip(uses, done, strict=True)
+                            if fetches_untrusted(use.name) and record.refusal is None
+                            else out.content, out.is_error)
+            for use, (out, record) in zip(uses, done, strict=True)
         ))
 
     async def _call(self, use: ToolUseBlock, turn: int,
@@ -102,16 +115,17 @@ class ToolStep:
         tool = self.offered.get(use.name)
         output: ToolOutput
         refusal: str | None
-        available = ", ".join(self.offered) or "none"
         if tool is None:
-            if use.name in self.everything:
+            # Claude Code's shape: "Error: No such tool available: X", then why, if known.
+            missing = f"Error: No such tool available: {use.name}"
+            if use.name in self.notes:
+                output, refusal = _refuse(f"{missing}. {self.notes[use.name]}", "not_allowed")
+            elif use.name in self.everything or use.name in AGENT_TOOL_NAMES:
                 output, refusal = _refuse(
-                    f"{use.name} is not available to this agent (not in its allowed tools); it "
-                    f"was not run. Available tools: {available}", "not_allowed")
+                    f"{missing}. {use.name} is not among the tools this agent has; go on with "
+                    "the ones it has.", "not_allowed")
             else:
-                output, refusal = _refuse(
-                    f"there is no tool named {use.name!r}; it was not run. Available tools: "
-                    f"{available}", "unknown")
+                output, refusal = _refuse(missing, "unknown")
         else:
             try:
                 output, refusal = await self._checked(tool, use)
@@ -157,7 +171,8 @@ class ToolStep:
         ctx = self.ctx
         try:
             if use.malformed is not None:  # the provider could not parse the JSON
-                raise ToolInputError(f"{use.malformed} ({tool.name} was not run)")
+                raise ToolInputError(f"InputValidationError: {tool.name} failed: "
+                                     f"{use.malformed}")
             input = tool.check_input(use.input)
         except ToolInputError as exc:
             return _refuse(exc.message, "arguments")
@@ -245,4 +260,5 @@ def write_locks(
 
 
 def _refuse(message: str, kind: str) -> tuple[ToolOutput, str]:
-    return ToolOutput.error(message), kind
+    """A call that did not run: Claude Code marks those ``<tool_use_error>``."""
+    return ToolOutput.tool_use_error(message), kind

@@ -24,7 +24,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from subagents.providers.base import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from subagents.providers.base import (
+    Message,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
 
 __all__ = ["Transcript", "default_transcript_dir", "message_to_json"]
 
@@ -41,6 +47,13 @@ def message_to_json(message: Message) -> dict[str, Any]:
     for b in message.content:
         if isinstance(b, TextBlock):
             blocks.append({"type": "text", "text": b.text})
+        elif isinstance(b, ThinkingBlock):
+            # kept whole: a resumed conversation must send it back (teams/turns.py reads it)
+            think: dict[str, Any] = {"type": "thinking", "thinking": b.thinking,
+                                     "signature": b.signature}
+            if b.redacted is not None:
+                think["redacted"] = b.redacted
+            blocks.append(think)
         elif isinstance(b, ToolUseBlock):
             use: dict[str, Any] = {"type": "tool_use", "id": b.id, "name": b.name,
                                    "input": dict(b.input)}

@@ -72,7 +72,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
 
-from subagents.providers.base import ModelResponse, TextBlock, ToolUseBlock, Usage
+from subagents.providers.base import ModelResponse, TextBlock, ThinkingBlock, ToolUseBlock, Usage
 
 __all__ = [
     "SPAWN_MAIN_MARKER",
@@ -212,7 +212,8 @@ _OPENAI_FINISH = {"end_turn": "stop", "tool_use": "tool_calls", "max_tokens": "l
 
 
 def _blocks(reply: ModelResponse | RawToolCall) -> list[tuple[str, Any]]:
-    """Neutral blocks as ("text", str) / ("tool", (id, name, arguments_json_text))."""
+    """Neutral blocks as ("text", str) / ("tool", (id, name, arguments_json_text)) /
+    ("thinking", (text, signature)) (Anthropic only; the OpenAI forms skip it)."""
     if isinstance(reply, RawToolCall):
         out: list[tuple[str, Any]] = [("text", reply.say)] if reply.say else []
         return [*out, ("tool", (reply.id, reply.name, reply.arguments))]
@@ -220,6 +221,8 @@ def _blocks(reply: ModelResponse | RawToolCall) -> list[tuple[str, Any]]:
     for block in reply.content:
         if isinstance(block, TextBlock):
             blocks.append(("text", block.text))
+        elif isinstance(block, ThinkingBlock):
+            blocks.append(("thinking", (block.thinking, block.signature)))
         elif isinstance(block, ToolUseBlock):
             blocks.append(("tool", (block.id, block.name, block.wire_arguments)))
     return blocks
@@ -237,6 +240,8 @@ def _anthropic_json(reply: ModelResponse | RawToolCall, model: str) -> dict[str,
     for kind, value in _blocks(reply):
         if kind == "text":
             content.append({"type": "text", "text": value})
+        elif kind == "thinking":
+            content.append({"type": "thinking", "thinking": value[0], "signature": value[1]})
         else:
             call_id, name, args = value
             try:
@@ -271,6 +276,10 @@ def _anthropic_events(reply: ModelResponse | RawToolCall, model: str) -> Iterato
         if kind == "text":
             block: dict[str, Any] = {"type": "text", "text": ""}
             deltas = [{"type": "text_delta", "text": p} for p in _pieces(value)]
+        elif kind == "thinking":
+            block = {"type": "thinking", "thinking": "", "signature": ""}
+            deltas = [*({"type": "thinking_delta", "thinking": p} for p in _pieces(value[0])),
+                      {"type": "signature_delta", "signature": value[1]}]
         else:
             call_id, name, args = value
             block = {"type": "tool_use", "id": call_id, "name": name, "input": {}}

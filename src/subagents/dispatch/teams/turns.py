@@ -16,7 +16,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from subagents.dispatch.teams.files import now_iso
-from subagents.providers.base import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from subagents.providers.base import (
+    Message,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
 from subagents.runtime.runner import TurnControl
 from subagents.runtime.tools.base import ToolContext
 
@@ -208,6 +214,10 @@ def _message_from_json(event: Mapping[str, Any]) -> Message | None:
             continue
         if b.get("type") == "text":
             blocks.append(TextBlock(str(b.get("text", ""))))
+        elif b.get("type") == "thinking":
+            redacted = b.get("redacted")
+            blocks.append(ThinkingBlock(str(b.get("thinking", "")), str(b.get("signature", "")),
+                                        redacted=str(redacted) if redacted is not None else None))
         elif b.get("type") == "tool_use":
             error = b.get("arguments_error")
             blocks.append(ToolUseBlock(

@@ -206,8 +206,9 @@ def _block(text: str) -> list[str]:
 def render_text(rule: Rule, expl: Explanation, width: int = 88) -> str:
     """The text ``subagents explain`` prints."""
     silence = "" if rule.silenceable else "; cannot be silenced in a file"
+    what = harness_label(rule.code) or str(rule.category)  # "Gemini CLI 0.61.0" for GM codes
     out = [
-        f"{rule.code} {rule.name} ({rule.category}; default: {_severity(rule, 'default')}, "
+        f"{rule.code} {rule.name} ({what}; default: {_severity(rule, 'default')}, "
         f"--strict: {_severity(rule, 'strict')}{silence})",
         "",
         *textwrap.wrap(rule.doc, width=width),

@@ -55,7 +55,10 @@ __all__ = [
     "ToolContext",
     "ToolInputError",
     "ToolOutput",
+    "input_issues",
+    "input_validation_error",
     "validate_input",
+    "wrap_tool_use_error",
 ]
 
 
@@ -69,6 +72,19 @@ class ToolOutput:
     @staticmethod
     def error(message: str) -> ToolOutput:
         return ToolOutput(message, is_error=True)
+
+    @staticmethod
+    def tool_use_error(message: str) -> ToolOutput:
+        """An ``is_error`` result marked as Claude Code marks a call refused before it did
+        anything (unknown tool, bad input, an edit that cannot apply)."""
+        return ToolOutput(wrap_tool_use_error(message), is_error=True)
+
+
+def wrap_tool_use_error(message: str) -> str:
+    """``message`` inside ``<tool_use_error>`` (once: an already wrapped one is kept)."""
+    if message.startswith("<tool_use_error>"):
+        return message
+    return f"<tool_use_error>{message}</tool_use_error>"
 
 
 class ProcessRegistry:
@@ -200,13 +216,14 @@ class Tool(ABC):
         return validate_input(input, self.input_schema)
 
     def check_input(self, input: object) -> Mapping[str, Any]:
-        """``input`` if this tool can run with it; else :class:`ToolInputError`."""
+        """``input`` if this tool can run with it; else :class:`ToolInputError` whose message
+        is Claude Code's ``InputValidationError`` shape (one line per problem)."""
         if not isinstance(input, Mapping):
-            raise ToolInputError(
-                f"the arguments of {self.name} must be a JSON object; it was not run")
-        problem = self.validate(input)
-        if problem:
-            raise ToolInputError(f"invalid arguments for {self.name}: {problem}; it was not run")
+            raise ToolInputError(input_validation_error(
+                self.name, [f"The input must be an object, provided as `{_js_type(input)}`"]))
+        issues = input_issues(input, self.input_schema)
+        if issues:
+            raise ToolInputError(input_validation_error(self.name, issues))
         return input
 
     def write_paths(self, input: Mapping[str, Any]) -> Sequence[str]:
@@ -314,6 +331,45 @@ def validate_input(value: Any, schema: Mapping[str, Any], where: str = "input") 
         if "maximum" in schema and value > schema["maximum"]:
             return f"{where} must be <= {schema['maximum']}"
     return None
+
+
+def input_validation_error(tool: str, issues: Sequence[str]) -> str:
+    """Claude Code's shape for input that does not match a tool's schema."""
+    head = "issue" if len(issues) == 1 else "issues"
+    return (f"InputValidationError: {tool} failed due to the following {head}:\n"
+            + "\n".join(issues))
+
+
+def input_issues(value: Mapping[str, Any], schema: Mapping[str, Any]) -> list[str]:
+    """Every problem of a tool call's arguments, in Claude Code's words for them: missing
+    required parameters first, then unexpected ones, then wrong types or values."""
+    props: Mapping[str, Any] = schema.get("properties", {})
+    issues = [f"The required parameter `{k}` is missing"
+              for k in schema.get("required", ()) if k not in value]
+    if schema.get("additionalProperties") is False:
+        issues += [f"An unexpected parameter `{k}` was provided" for k in value
+                   if k not in props]
+    for key, item in value.items():
+        sub = props.get(key)
+        if sub is None:
+            continue
+        expected = sub.get("type")
+        if expected is not None and not _type_ok(item, expected):
+            shown = expected if isinstance(expected, str) else " or ".join(expected)
+            shown = "number" if shown == "integer" and not isinstance(item, (int, float)) else shown
+            issues.append(f"The parameter `{key}` type is expected as `{shown}` but provided "
+                          f"as `{_js_type(item)}`")
+            continue
+        problem = validate_input(item, sub, key)
+        if problem:
+            issues.append(f"The parameter `{key}` is invalid: {problem}")
+    return issues
+
+
+def _js_type(value: Any) -> str:
+    """The type name Claude Code (JavaScript) reports: ``number`` for any number."""
+    kind = _json_type(value)
+    return "number" if kind == "integer" else kind
 
 
 def _json_type(value: Any) -> str:

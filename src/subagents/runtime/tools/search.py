@@ -1,4 +1,5 @@
-"""Search tools: ``Grep``, ``Glob``, ``LS`` (read-only, Claude Code names and fields).
+"""Search tools: ``Grep``, ``Glob`` (Claude Code's names, fields and result formats, measured
+on 2.1.332: ``docs/runtime-tools.md``) and our ``LS``.
 
 Design notes
 ------------
@@ -9,17 +10,27 @@ Design notes
   Like ripgrep by default, the walk skips VCS and dependency folders (``.git``, ``node_modules``,
   ``.venv``, ``__pycache__``...), binary files (a NUL byte in the first 8 KiB) and files over
   5 MiB.  ``.gitignore`` is not read (a documented difference from Claude Code's ripgrep).
-* ``Grep{pattern, path, glob, type, output_mode, -i, -n, -A, -B, -C, head_limit, multiline}``:
-  ``output_mode`` is ``files_with_matches`` (default, as in Claude Code), ``content`` or
-  ``count``.  An invalid regular expression is an ``is_error`` naming the problem.
-* ``Glob{pattern, path}`` returns matching files, newest first (Claude Code's order).
-* ``LS{path, ignore}`` lists one folder, folders first with a trailing ``/``, in Claude Code's
-  shape (``- /abs/folder/`` then ``  - entry`` lines).  Grep's ``files_with_matches`` starts
-  with ``Found N files`` and ``count`` ends with ``Found N total occurrences across M files.``
-  as Claude Code's do, so prompts that parse them keep working.
-* Every listing is capped (``head_limit`` or 1,000 entries) and says when it was cut.
-* Paths are shown relative to the working folder (Claude Code shows absolute ones): shorter,
-  and every file tool accepts them as ``file_path`` all the same.
+* ``Grep{pattern, path, glob, type, output_mode, -i, -n, -o, -A, -B, -C, context,
+  head_limit, offset, multiline}``.  ``files_with_matches`` (the default) lists files newest
+  first (equal times by path, ignoring case) under ``Found N files``; ``content`` and
+  ``count`` go by path; ``count`` ends ``Found T total occurrences across F files.`` (totals
+  of the whole search).  No match: ``No files found`` (files), ``No matches found``
+  (content, count).  ``head_limit`` defaults to 250 entries or lines (0: all) and ``offset``
+  skips; a page says so as Claude Code does (``Found 3 files limit: 3, offset: 2``,
+  ``[Showing results with pagination = limit: 5, offset: 2]``, ``... with pagination =
+  limit: 2``).  ``-o`` prints only the matches, ``context`` is ``-C``, groups of context
+  lines are separated by ``--`` as ripgrep separates them.  A missing path is "Path does not
+  exist: X. Note: your current working directory is Y."; an invalid regular expression is an
+  ``is_error`` naming the problem.
+* ``Glob{pattern, path}`` lists matching files **least recently modified first** (2.1.332's
+  order), equal times in the order the file system lists them (a depth-first walk that keeps
+  each folder's listing order, as Claude Code's does), at most 100 with a closing line
+  saying how many more there are.  Braces expand (``*.{ts,tsx}``), ``**`` spans folders.
+* ``LS{path, ignore}`` (ours; Claude Code 2.1.332 has none, so it is built only on request)
+  lists one folder, folders first with a trailing ``/``, in the shape older Claude Code's LS
+  had (``- /abs/folder/`` then ``  - entry`` lines).
+* Paths are shown relative to the working folder, as Claude Code shows them.
+* Which contexts get Grep and Glob at all is :mod:`subagents.runtime.tools.toolset`'s job.
 """
 
 from __future__ import annotations
@@ -34,6 +45,7 @@ from typing import Any
 
 from subagents.fs import read_regular
 from subagents.runtime.tools.base import BlockingTool, ToolContext, ToolOutput
+from subagents.runtime.tools.formats import ToolFormats, formats_for
 
 __all__ = ["GlobTool", "GrepTool", "LSTool"]
 
@@ -42,6 +54,7 @@ SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", ".venv", "venv", "
 MAX_FILE_BYTES = 5 * 1024 * 1024
 MAX_ENTRIES = 1000
 MAX_OUTPUT_CHARS = 60_000
+MAX_LINE_CHARS = 2000
 #: A search stops after this many seconds and says so: Ctrl-C cancels the run at once, but
 #: a worker thread still walking a huge tree would keep the process from exiting.
 SEARCH_TIME_LIMIT = 60.0
@@ -137,36 +150,60 @@ def _display(path: Path, ctx: ToolContext) -> str:
         return str(path)
 
 
+def _pagination(shown: int, total: int, limit: int, offset: int) -> str:
+    """``limit: 250, offset: 2``: Claude Code's note of a page (empty for a whole result)."""
+    parts = []
+    if limit and offset + shown < total:
+        parts.append(f"limit: {limit}")
+    if offset:
+        parts.append(f"offset: {offset}")
+    return ", ".join(parts)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' if n != 1 else ''}"
+
+
 class GrepTool(BlockingTool):
     name = "Grep"
     description = (
         "Search file contents with a regular expression (RE2 syntax: no lookaround or "
-        "backreferences). path is a file or "
-        "folder (default: the working directory); glob (e.g. '*.py') or type (e.g. 'py') filter "
-        "files. output_mode: 'files_with_matches' (default), 'content' (matching lines, with "
-        "-n line numbers and -A/-B/-C context), or 'count'."
+        "backreferences). path is a file or folder (default: the working directory); glob "
+        "(e.g. '*.py') or type (e.g. 'py') filter files. output_mode: 'files_with_matches' "
+        "(default; newest first), 'content' (matching lines with -n line numbers, context "
+        "with -A/-B/-C or context, only the match with -o) or 'count'. head_limit (default "
+        "250, 0 for all) and offset page through the results."
     )
     input_schema: Mapping[str, Any] = {
         "type": "object",
         "properties": {
-            "pattern": {"type": "string", "minLength": 1},
-            "path": {"type": "string"},
-            "glob": {"type": "string"},
-            "type": {"type": "string"},
+            "pattern": {"type": "string", "minLength": 1,
+                        "description": "The regular expression"},
+            "path": {"type": "string", "description": "File or folder to search"},
+            "glob": {"type": "string", "description": "Only files matching this glob"},
             "output_mode": {"type": "string",
                             "enum": ["content", "files_with_matches", "count"]},
-            "-i": {"type": "boolean"},
-            "-n": {"type": "boolean"},
-            "-A": {"type": "integer", "minimum": 0},
-            "-B": {"type": "integer", "minimum": 0},
-            "-C": {"type": "integer", "minimum": 0},
-            "head_limit": {"type": "integer", "minimum": 1},
-            "multiline": {"type": "boolean"},
+            "-B": {"type": "number", "minimum": 0, "description": "Lines before a match"},
+            "-A": {"type": "number", "minimum": 0, "description": "Lines after a match"},
+            "-C": {"type": "number", "minimum": 0, "description": "Lines around a match"},
+            "context": {"type": "number", "minimum": 0, "description": "Same as -C"},
+            "-n": {"type": "boolean", "description": "Line numbers (content mode; default on)"},
+            "-i": {"type": "boolean", "description": "Ignore case"},
+            "-o": {"type": "boolean", "description": "Only the matched text (content mode)"},
+            "type": {"type": "string", "description": "File type, e.g. py, js, rust"},
+            "head_limit": {"type": "number", "minimum": 0,
+                           "description": "At most this many results (0: all)"},
+            "offset": {"type": "number", "minimum": 0,
+                       "description": "Skip this many results first"},
+            "multiline": {"type": "boolean", "description": "Let . and patterns span lines"},
         },
         "required": ["pattern"],
         "additionalProperties": False,
     }
     read_only = True
+
+    def __init__(self, formats: ToolFormats | None = None) -> None:
+        self.formats = formats or formats_for()
 
     def read_paths(self, input: Mapping[str, Any]) -> list[str]:
         path = input.get("path") or "."
@@ -179,19 +216,24 @@ class GrepTool(BlockingTool):
             return regex
         root = ctx.resolve(input.get("path") or ".")
         if not root.exists():
-            return ToolOutput.error(f"path not found: {root}")
+            return ToolOutput.error(f"Path does not exist: {root}. Note: your current working "
+                                    f"directory is {ctx.cwd}.")
         type_globs: tuple[str, ...] = ()
         if input.get("type"):
             type_globs = FILE_TYPES.get(input["type"], (f"*.{input['type']}",))
         mode = input.get("output_mode") or "files_with_matches"
-        limit = int(input.get("head_limit") or MAX_ENTRIES)
-        before = int(input.get("-B", input.get("-C", 0)) or 0)
-        after = int(input.get("-A", input.get("-C", 0)) or 0)
+        limit = int(input["head_limit"]) if input.get("head_limit") is not None \
+            else self.formats.grep_head_limit
+        offset = int(input.get("offset") or 0)
+        around = input.get("context", input.get("-C", 0)) or 0
+        before = int(input.get("-B", around) or 0)
+        after = int(input.get("-A", around) or 0)
         numbers = input.get("-n", True) if mode == "content" else False
-        out: list[str] = []
-        cut = False
+        only = bool(input.get("-o")) and mode == "content"
         deadline = time.monotonic() + SEARCH_TIME_LIMIT
         stopped = False
+        # (shown path, mtime, lines of content output or hit count)
+        found: list[tuple[str, float, list[str], int]] = []
         for path in _walk(root):
             if time.monotonic() > deadline:
                 stopped = True
@@ -205,63 +247,172 @@ class GrepTool(BlockingTool):
                 continue
             shown = _display(path, ctx)
             if input.get("multiline"):
-                hits = [text.count("\n", 0, m.start()) for m in regex.finditer(text)]
+                matches = list(regex.finditer(text))
+                hits = sorted({text.count("\n", 0, m.start()) for m in matches})
+                count = len(matches)
             else:
-                hits = [i for i, line in enumerate(text.splitlines()) if regex.search(line)]
+                lines_all = text.splitlines()
+                hits = [i for i, line in enumerate(lines_all) if regex.search(line)]
+                count = len(hits)
             if not hits:
                 continue
-            if mode == "files_with_matches":
-                out.append(shown)
-            elif mode == "count":
-                out.append(f"{shown}:{len(hits)}")
-            else:
-                lines = text.splitlines()
-                wanted: set[int] = set()
-                for h in hits:
-                    wanted.update(range(max(0, h - before), min(len(lines), h + after + 1)))
-                for i in sorted(wanted):
-                    sep = ":" if i in hits else "-"
-                    prefix = f"{shown}{sep}{i + 1}{sep}" if numbers else f"{shown}{sep}"
-                    out.append(prefix + lines[i][:2000])
-            if len(out) >= limit:
-                cut = True
-                out = out[:limit]
-                break
+            out: list[str] = []
+            if mode == "content":
+                out = _content_lines(text, hits, regex, shown, before, after, numbers, only)
+            try:
+                mtime = path.stat().st_mtime
+            except OSError:
+                mtime = 0.0
+            found.append((shown, mtime, out, count))
         late = (f"\n[search stopped after {SEARCH_TIME_LIMIT:g} s; narrow path or glob]"
                 if stopped else "")
-        if not out:
-            return ToolOutput("No matches found" + late)
-        text = "\n".join(out)
-        # Claude Code's shapes: a "Found N files" head for file lists, a total after counts.
         if mode == "files_with_matches":
-            text = f"Found {len(out)} file{'s' if len(out) != 1 else ''}\n{text}"
-        elif mode == "count":
-            total = sum(int(line.rsplit(":", 1)[1]) for line in out)
-            text += (f"\n\nFound {total} total occurrence{'s' if total != 1 else ''} across "
-                     f"{len(out)} file{'s' if len(out) != 1 else ''}.")
+            if not found:
+                return ToolOutput("No files found" + late)
+            # newest first; a tie by path, ignoring case (as Claude Code's list comes)
+            found.sort(key=lambda f: (-f[1], f[0].lower(), f[0]))
+            names = [f[0] for f in found]
+            page = names[offset:offset + limit] if limit else names[offset:]
+            note = _pagination(len(page), len(names), limit, offset)
+            head = f"Found {_plural(len(page), 'file')}" + (f" {note}" if note else "")
+            return ToolOutput("\n".join([head, *page]) + late)
+        found.sort(key=lambda f: f[0])
+        if mode == "count":
+            rows = [f"{f[0]}:{f[3]}" for f in found]
+            page = rows[offset:offset + limit] if limit else rows[offset:]
+            total = sum(f[3] for f in found)
+            note = _pagination(len(page), len(rows), limit, offset)
+            body = "\n".join(page) if page else "No matches found"
+            return ToolOutput(
+                f"{body}\n\nFound {_plural(total, 'total occurrence')} across "
+                f"{_plural(len(rows), 'file')}." + (f" with pagination = {note}" if note else "")
+                + late)
+        if not found:
+            return ToolOutput("No matches found" + late)
+        lines: list[str] = []
+        for f in found:
+            if lines and (before or after):
+                lines.append("--")
+            lines.extend(f[2])
+        page = lines[offset:offset + limit] if limit else lines[offset:]
+        note = _pagination(len(page), len(lines), limit, offset)
+        text = "\n".join(page)
         if len(text) > MAX_OUTPUT_CHARS:
-            text, cut = text[:MAX_OUTPUT_CHARS], True
-        if cut:
-            text += "\n[results truncated; narrow the search or raise head_limit]"
+            text = text[:MAX_OUTPUT_CHARS] + ("\n[results cut at "
+                                              f"{MAX_OUTPUT_CHARS:,} characters; narrow the "
+                                              "search or page with head_limit and offset]")
+        if note:
+            text += f"\n\n[Showing results with pagination = {note}]"
         return ToolOutput(text + late)
+
+
+def _content_lines(text: str, hits: list[int], regex: Any, shown: str, before: int,
+                   after: int, numbers: bool, only: bool) -> list[str]:
+    """One file's lines in content mode, ripgrep style: ``path:N:text`` for a match,
+    ``path-N-text`` for context, ``--`` between groups that do not touch."""
+    lines = text.splitlines()
+    hit_set = set(hits)
+    out: list[str] = []
+    if only:
+        for i in hits:
+            for m in regex.finditer(lines[i]) if i < len(lines) else ():
+                prefix = f"{shown}:{i + 1}:" if numbers else f"{shown}:"
+                out.append(prefix + m.group(0)[:MAX_LINE_CHARS])
+        return out
+    wanted: set[int] = set()
+    for h in hits:
+        wanted.update(range(max(0, h - before), min(len(lines), h + after + 1)))
+    previous = None
+    for i in sorted(wanted):
+        if previous is not None and i > previous + 1:
+            out.append("--")
+        sep = ":" if i in hit_set else "-"
+        prefix = f"{shown}{sep}{i + 1}{sep}" if numbers else f"{shown}{sep}"
+        out.append(prefix + lines[i][:MAX_LINE_CHARS])
+        previous = i
+    return out
+
+
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    """A glob over relative paths: ``**`` spans folders, ``*`` and ``?`` stay in one."""
+    out = []
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+            continue
+        if pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+            continue
+        if c == "*":
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "[":
+            j = pattern.find("]", i + 1)
+            if j < 0:
+                out.append(re.escape(c))
+            else:
+                body = pattern[i + 1:j].replace("\\", "\\\\")
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append(f"[{body}]")
+                i = j
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return re.compile("".join(out) + r"\Z", re.DOTALL)
+
+
+def _walk_in_order(root: Path, depth: int | None = None) -> Iterator[tuple[Path, str]]:
+    """Files under ``root`` depth first, each folder in the order the file system lists
+    it (Glob's tie order, as in Claude Code), with their path relative to ``root``; ``depth``
+    folders down at most (``None``: all)."""
+    return _walk_in_order_sub(root, "", depth)
+
+
+def _walk_in_order_sub(folder: Path, rel: str,
+                       depth: int | None) -> Iterator[tuple[Path, str]]:
+    # a subfolder is visited where it is listed: the listing's order is kept
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for e in entries:
+        name = f"{rel}{e.name}"
+        try:
+            if e.is_dir(follow_symlinks=False):
+                if e.name not in SKIP_DIRS and (depth is None or depth > 0):
+                    yield from _walk_in_order_sub(Path(e.path), name + "/",
+                                                  None if depth is None else depth - 1)
+            elif e.is_file():
+                yield Path(e.path), name
+        except OSError:
+            continue
 
 
 class GlobTool(BlockingTool):
     name = "Glob"
     description = (
         "Find files by glob pattern (e.g. '**/*.py', 'src/**/*.{ts,tsx}') under path (default: "
-        "the working directory). Returns paths, most recently modified first."
+        "the working directory). Returns paths, least recently modified first, at most 100."
     )
     input_schema: Mapping[str, Any] = {
         "type": "object",
         "properties": {
-            "pattern": {"type": "string", "minLength": 1},
-            "path": {"type": "string"},
+            "pattern": {"type": "string", "minLength": 1, "description": "The glob pattern"},
+            "path": {"type": "string", "description": "Folder to search in"},
         },
         "required": ["pattern"],
         "additionalProperties": False,
     }
     read_only = True
+
+    def __init__(self, formats: ToolFormats | None = None) -> None:
+        self.formats = formats or formats_for()
 
     def read_paths(self, input: Mapping[str, Any]) -> list[str]:
         """The folder searched, and the fixed start of a pattern that leaves it."""
@@ -275,32 +426,38 @@ class GlobTool(BlockingTool):
     def call(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
         root = ctx.resolve(input.get("path") or ".")
         if not root.is_dir():
-            return ToolOutput.error(f"not a directory: {root}")
-        found: dict[Path, float] = {}
+            return ToolOutput.error(f"Directory does not exist: {root}. Note: your current "
+                                    f"working directory is {ctx.cwd}.")
+        patterns = _expand_braces(input["pattern"])
+        if any(p.startswith("/") for p in patterns):
+            return ToolOutput.error("pattern must be relative; put the folder in path")
+        try:
+            regexes = [_glob_regex(p.removeprefix("./")) for p in patterns]
+        except re.error as exc:
+            return ToolOutput.error(f"invalid glob pattern {input['pattern']!r}: {exc}")
+        found: list[tuple[float, Path]] = []
         deadline = time.monotonic() + SEARCH_TIME_LIMIT
-        for pattern in _expand_braces(input["pattern"]):
-            if pattern.startswith("/"):
-                return ToolOutput.error("pattern must be relative; put the folder in path")
-            try:
-                for p in root.glob(pattern):
-                    if time.monotonic() > deadline:
-                        return ToolOutput.error(
-                            f"Glob stopped after {SEARCH_TIME_LIMIT:g} s; narrow path or "
-                            "pattern")
-                    if p.is_file() and not (set(p.relative_to(root).parts) & SKIP_DIRS):
-                        try:
-                            found[p] = p.stat().st_mtime
-                        except OSError:
-                            continue
-            except (ValueError, NotImplementedError) as exc:
-                return ToolOutput.error(f"invalid glob pattern {pattern!r}: {exc}")
+        # a pattern without ** never looks deeper than its own slashes
+        depth = None if any("**" in p for p in patterns) else max(
+            p.removeprefix("./").count("/") for p in patterns)
+        for path, rel in _walk_in_order(root, depth):
+            if time.monotonic() > deadline:
+                return ToolOutput.error(
+                    f"Glob stopped after {SEARCH_TIME_LIMIT:g} s; narrow path or pattern")
+            if any(r.match(rel) for r in regexes):
+                try:
+                    found.append((path.stat().st_mtime, path))
+                except OSError:
+                    continue
         if not found:
             return ToolOutput("No files found")
-        ordered = sorted(found, key=lambda p: (-found[p], str(p)))
-        lines = [_display(p, ctx) for p in ordered[:MAX_ENTRIES]]
-        if len(ordered) > MAX_ENTRIES:
-            lines.append(f"[{len(ordered) - MAX_ENTRIES} more files not shown; narrow the "
-                         "pattern]")
+        # oldest first; a stable sort keeps the listing order for equal times
+        found.sort(key=lambda f: f[0])
+        limit = self.formats.glob_limit
+        lines = [_display(p, ctx) for _, p in found[:limit]]
+        if len(found) > limit:
+            lines.append(f"(Showing {limit} of {len(found)} matching files; {len(found) - limit} "
+                         "more are not listed. Narrow the pattern or path to see them.)")
         return ToolOutput("\n".join(lines))
 
 

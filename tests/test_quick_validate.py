@@ -1,0 +1,158 @@
+"""``subagents validate FILE ...`` without click says exactly what the click command says.
+
+The quick path (subagents.cli.quick) answers plain lists of existing paths; ``validate
+--no-color PATHS`` is the same command line through click (colour is off either way when
+stdout is not a terminal).  Both must print the same stdout and stderr and exit alike.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from subagents.cli.main import cli
+from subagents.cli.quick import quick_validate
+
+GOOD = "---\nname: rev\ndescription: Reviews code for bugs. Use after edits.\n---\nReview.\n"
+CASES = {
+    "good.md": GOOD,
+    "warn.md": "---\nname: rev\ndescription: Reviews code: use it after edits\n---\nHi\n",
+    "bad.md": "---\nname: Bad Name\ndescription: x\ntools: Read, Reed\nmaxTurns: ten\n---\n"
+              "line with \x1b[31m an escape \x1b[0m\n",
+    "empty.md": "",
+    "binary.md": "---\nname: a\x00\n---\n",
+    "nofront.md": "Just a prompt.\n",
+}
+
+
+def _project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    agents = root / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (root / ".git").mkdir()
+    for name, text in CASES.items():
+        (agents / name).write_text(text)
+    codex = root / ".codex" / "agents"
+    codex.mkdir(parents=True)
+    (codex / "r.toml").write_text('name = "r"\ndescription = 3\n')
+    (root / "agents.json").write_text('{"a": {"description": 5}}')
+    return root
+
+
+def _run(args: list[str], cwd: Path) -> tuple[str, str, str]:
+    code = ("import sys\nfrom subagents.cli.main import main\n"
+            "try:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n    code = e.code\n"
+            "else:\n    code = 'returned'\n"
+            "sys.stdout.flush()\n"
+            "print('\\nEXIT', code, 'click' in sys.modules, file=sys.stderr)\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SUBAGENTS_")}
+    env["HOME"] = str(cwd.parent / "home")
+    proc = subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+    err, _, tail = proc.stderr.rpartition("\nEXIT ")
+    exit_code, clicked = tail.split()
+    return exit_code, proc.stdout, err + ("" if clicked == "False" else "\n<click>")
+
+
+COMMAND_LINES = [
+    ["validate", ".claude/agents/good.md"],
+    ["validate", ".claude/agents/warn.md"],
+    ["validate", ".claude/agents/bad.md"],
+    ["validate", ".claude/agents/bad.md", "--strict"],
+    ["validate", "--strict", ".claude/agents/warn.md", ".claude/agents/good.md"],
+    ["validate", ".claude/agents"],
+    ["validate", ".claude/agents/empty.md", ".claude/agents/binary.md",
+     ".claude/agents/nofront.md"],
+    ["validate", ".codex/agents/r.toml", "agents.json"],
+    ["validate", ".claude/agents/good.md", ".claude/agents/good.md"],
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("args", COMMAND_LINES, ids=[" ".join(a[1:]) for a in COMMAND_LINES])
+def test_quick_path_says_what_click_says(tmp_path: Path, args: list[str]) -> None:
+    root = _project(tmp_path)
+    (tmp_path / "home").mkdir()
+    quick = _run(args, root)
+    slow = _run([args[0], "--no-color", *args[1:]], root)
+    assert quick[1] and "<click>" not in quick[2]  # answered, and without click
+    assert slow[2].endswith("<click>")
+    assert quick == (slow[0], slow[1], slow[2].removesuffix("\n<click>"))
+    assert "\x1b" not in quick[1]
+
+
+@pytest.mark.slow
+def test_config_warnings_and_broken_config(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    (tmp_path / "home").mkdir()
+    args = ["validate", ".claude/agents/warn.md"]
+    config = root / ".subagents.toml"
+    config.write_text('ignore = ["SA010"]\n')
+    os.chmod(config, 0o666)  # others could write it: ignored, with a warning on stderr
+    quick = _run(args, root)
+    slow = _run([args[0], "--no-color", *args[1:]], root)
+    assert "warning:" in quick[2]
+    assert quick == (slow[0], slow[1], slow[2].removesuffix("\n<click>"))
+    os.chmod(config, 0o644)
+    config.write_text("ignore = [\n")  # broken: the click command reports it (exit 2)
+    code, out, err = _run(args, root)
+    assert code == "2" and err.endswith("<click>") and out == ""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("args", [
+    ["validate", "missing.md"], ["validate", ".claude/agents/*.md"], ["validate"],
+    ["validate", "--format", "json", ".claude/agents/good.md"], ["validate", "-q", "x"],
+    ["validate", "--", ".claude/agents/good.md"], ["--version"], ["list"],
+])
+def test_anything_else_goes_to_click(tmp_path: Path, args: list[str]) -> None:
+    root = _project(tmp_path)
+    (tmp_path / "home").mkdir()
+    assert _run(args, root)[2].endswith("<click>")
+
+
+def test_quick_declines_without_side_effects(tmp_path: Path) -> None:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        assert quick_validate(["validate"]) is None
+        assert quick_validate(["validate", str(tmp_path / "nope.md")]) is None
+        assert quick_validate(["validate", "-q", str(tmp_path)]) is None
+        assert quick_validate(["list", str(tmp_path)]) is None
+        assert quick_validate([]) is None
+    assert out.getvalue() == ""
+
+
+_LINES = st.sampled_from([
+    "name: rev", "name: Bad Name", "description: Reviews code.", "description: a: b",
+    "tools: Read, Reed", "tools: [Read, Grep]", "model: sonnet", "model: gpt-4",
+    "maxTurns: 3", "maxTurns: ten", "color: mauve", "hooks: {Stop: []}", "x: 1", "  - a",
+    "password: hunter2hunter2", "description: |", "  folded", "\ttab: 1",
+])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(_LINES, max_size=8), st.booleans(), st.text(max_size=40))
+def test_quick_equals_click_in_process(tmp_path_factory: pytest.TempPathFactory,
+                                       lines: list[str], strict: bool, body: str) -> None:
+    folder = tmp_path_factory.mktemp("q") / ".claude" / "agents"
+    folder.mkdir(parents=True)
+    path = folder / "a.md"
+    path.write_text("---\n" + "\n".join(lines) + "\n---\n" + body, encoding="utf-8",
+                    errors="surrogatepass")
+    extra = ["--strict"] if strict else []
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = quick_validate(["validate", str(path), *extra])
+    result = CliRunner().invoke(cli, ["validate", "--no-color", str(path), *extra])
+    assert code == result.exit_code
+    assert out.getvalue() == result.stdout
+    assert err.getvalue() == result.stderr
