@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-HEAVY = ("anthropic", "openai", "mcp", "rich", "watchfiles", "bm25s", "httpx", "pydantic")
+HEAVY = ("anthropic", "openai", "mcp", "rich", "watchfiles", "bm25s", "httpx", "pydantic",
+         "dbos", "sqlalchemy")
 
 AGENT = """---
 name: code-reviewer
@@ -50,7 +51,8 @@ def test_default_dependencies_cover_every_command() -> None:
     meta = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     names = {d.split(">")[0].split("=")[0].split("[")[0].strip().lower()
              for d in meta["dependencies"]}
-    for needed in ("watchfiles", "bm25s", "anthropic", "openai", "mcp", "rich", "click", "pyyaml"):
+    for needed in ("watchfiles", "bm25s", "anthropic", "openai", "mcp", "rich", "click", "pyyaml",
+                   "dbos"):
         assert needed in names, needed
     # no empty extras (0.x: the compatibility ones were removed): each brings packages
     extras = meta["optional-dependencies"]

@@ -22,7 +22,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "subagents"
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("__main__",),
     ("cli", "conformance"),
-    ("store", "dispatch", "lsp"),
+    ("store", "dispatch", "lsp", "batch"),
     ("runtime",),
     ("providers", "registry", "repair", "testing"),
     ("lint",),

@@ -85,7 +85,7 @@ def test_every_declared_code_is_documented_with_its_own_text() -> None:
 
 def test_harness_codes_are_counted() -> None:
     harness = [c for c, r in RULES.items() if r.category is Category.HARNESS]
-    assert len(harness) == 95 and len(RULES) == 188
+    assert len(harness) == 91 and len(RULES) == 184
 
 
 @pytest.mark.parametrize("code", ["GM004", "OC001", "CX012", "QW018", "CU009", "FD003", "CP010"])
@@ -114,6 +114,14 @@ def test_an_undeclared_code_is_refused_on_the_command_line(tmp_path: Path) -> No
         assert "GM999" in out.output and "did you mean" in out.output
     ok = CliRunner().invoke(cli, ["validate", str(tmp_path), "--select", "GM004,gemini-unknown-key"])
     assert ok.exit_code == 0, ok.output
+
+
+def test_another_commands_code_is_refused_with_the_reason() -> None:
+    from subagents.lint.rules.catalog import selector_problem
+
+    assert "`subagents convert`" in (selector_problem("CV001") or "")
+    assert "agent store" in (selector_problem("store-invalid-name") or "")
+    assert selector_problem("SA104") is None and selector_problem("gemini-unknown-key") is None
 
 
 def test_an_undeclared_code_is_refused_in_the_configuration(tmp_path: Path) -> None:
@@ -177,4 +185,4 @@ def test_a_later_file_of_one_name_has_a_declared_code(tmp_path: Path) -> None:
     home.mkdir()
     agents = load_project(get_harness("cursor"), tmp_path / "p", home)
     codes = [f.code for a in agents for f in a.findings]
-    assert codes == ["CU012"] and RULES["CU012"].name == "cursor-duplicate-name"
+    assert codes == ["SA601"]  # what validate calls the same clash (duplicate-name)

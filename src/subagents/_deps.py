@@ -33,6 +33,8 @@ PACKAGES: dict[str, str] = {
     "rich": "rich",
     "pydantic": "pydantic",
     "claude_agent_sdk": "claude-agent-sdk",
+    "dbos": "dbos",
+    "sqlalchemy": "sqlalchemy",
 }
 
 

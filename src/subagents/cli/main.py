@@ -50,6 +50,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "export": ("subagents.cli.store_cmd:export", "Export agents as Agent SDK JSON."),
     "serve-mcp": ("subagents.cli.mcp_cmd:serve_mcp", "Serve define/remove/list over MCP stdio."),
     "lsp": ("subagents.cli.lsp_cmd:lsp", "Language server for editors: diagnostics as you type."),
+    "batch": ("subagents.cli.batch_cmd:batch",
+              "Run an agent over many tasks, durably (resume, limits, workers)."),
+    "worker": ("subagents.cli.batch_cmd:worker", "Take batch jobs from a shared database."),
 }
 
 

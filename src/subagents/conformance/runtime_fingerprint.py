@@ -13,8 +13,9 @@ comparison checks one by one:
             marker of CLAUDE.md), ``git-status`` (the branch or commit marker), ``environment``
             (the project path), ``date`` (today), ``model-id`` (the request's model id),
             ``agent-listing`` (a ``- code-reviewer: ...`` line), ``deferred-tools`` (lines that
-            are bare tool names), ``agent-body`` (the agent file's body marker), ``prompt``
-            (the scenario's prompt marker), ``invocation`` (an agent named outside the
+            are bare tool names, or a tool description naming two or more deferred tools),
+            ``agent-body`` (the agent file's body marker), ``prompt`` (the scenario's prompt
+            marker), ``invocation`` (an agent named outside the
             listing and the prompt);
 ``tools``   ``<thread>.tool.<Name>``: true for each tool the first request offers;
 ``schemas`` ``<thread>.schema.<Tool>.<field>``: ``required`` or ``optional`` for each input
@@ -77,6 +78,10 @@ _KNOWN_TOOL_NAMES = frozenset({
     "Skill", "ListAgents", "ReportFindings", "ScheduleWakeup", "Workflow", "TaskCreate",
     "TaskGet", "TaskList", "TaskUpdate", "TaskOutput", "KillShell", "BashOutput",
 })
+# Tools Claude Code 2.1.332 defers (loads through ToolSearch); a description naming two or more
+# of them is where the deferred tools are announced.
+_DEFERRED_NAMES = ("WebFetch", "WebSearch", "NotebookEdit", "SendMessage", "Monitor", "TaskStop",
+                   "CronCreate", "CronDelete", "CronList", "EnterWorktree", "ExitWorktree")
 _LISTING = re.compile(r"^\s*-\s*(" + "|".join(re.escape(n) for n in AGENTS) + r")\s*:", re.M)
 _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9_-]*)(?:\s[^<>]*)?>")
 _PLATFORM = platform.system().lower() or "linux"
@@ -248,9 +253,15 @@ def _layout(body: Mapping[str, Any], ctx: Mapping[str, str]) -> list[dict[str, A
         for text in _blocks(message.get("content")):
             rows.append({"at": where, "kinds": classify(text, ctx), "size": len(text)})
     for tool in body.get("tools") or []:
-        if isinstance(tool, dict) and _LISTING.search(str(tool.get("description", ""))):
-            rows.append({"at": f"tool:{tool.get('name')}", "kinds": ["agent-listing"],
-                         "size": len(str(tool.get("description", "")))})
+        if not isinstance(tool, dict):
+            continue
+        described = str(tool.get("description", ""))
+        kinds = ["agent-listing"] if _LISTING.search(described) else []
+        if not kinds and sum(1 for name in _DEFERRED_NAMES if name in described) >= 2:
+            kinds.append("deferred-tools")  # a tool that names the tools it can load
+        if kinds:
+            rows.append({"at": f"tool:{tool.get('name')}", "kinds": kinds,
+                         "size": len(described)})
     return rows
 
 

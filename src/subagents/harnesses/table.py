@@ -180,19 +180,19 @@ SPECS: tuple[HarnessSpec, ...] = (
         "project .opencode, $OPENCODE_CONFIG_DIR, then ~/.config/opencode; opencode.json "
         "beside each", _opencode, config_files=("opencode.json", "opencode.jsonc"),
         mcp=("opencode.json", "opencode.jsonc"), settings=("opencode.json", "opencode.jsonc"),
-        duplicate_code="OC014", unreadable_code="OC013"),
+        unreadable_code="OC013"),
     HarnessSpec(
         "copilot", "Copilot CLI", "subagents.harnesses.copilot", "HARNESS", "CP", "1.0.102",
         (".github/agents",), (".copilot/agents",), (".agent.md", ".md"), True,
         "user, then project .github/agents, then project .claude/agents", _copilot,
-        duplicate_code="CP012", unreadable_code="CP011"),
+        unreadable_code="CP011"),
     HarnessSpec(
         "cursor", "Cursor", "subagents.harnesses.cursor", "HARNESS", "CU", "docs",
         (".cursor/agents",), (".cursor/agents",), (".md",), False,
         "project, then user (top-level files only)", _cursor,
         hooks=(".cursor/hooks.json",), mcp=(".cursor/mcp.json",),
         settings=(".cursor/cli.json",),
-        duplicate_code="CU012", unreadable_code="CU011"),
+        unreadable_code="CU011"),
     HarnessSpec(
         "qwen", "Qwen Code", "subagents.harnesses.qwen", "HARNESS", "QW", "0.24.4",
         (".qwen/agents",), (".qwen/agents",), (".md",), False,
@@ -206,7 +206,7 @@ SPECS: tuple[HarnessSpec, ...] = (
         "project, then user (top-level files only)", _named_after_slug,
         hooks=(".factory/settings.json",), mcp=(".factory/mcp.json",),
         settings=(".factory/settings.json",),
-        duplicate_code="FD011", unreadable_code="FD010"),
+        unreadable_code="FD010"),
 )
 
 _BY_NAME = {spec.name: spec for spec in SPECS}

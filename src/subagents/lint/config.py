@@ -28,7 +28,9 @@ Design notes
   ``sync`` (harness names, e.g. ``["gemini", "codex"]``) is what ``subagents sync`` writes
   when no ``--to`` is given.  ``max-tokens`` (output limit of a request), ``effort``
   (``low``/``medium``/``high``/``xhigh``/``max``) and ``thinking`` (bool) override the model's
-  own generation parameters in ``subagents run``.
+  own generation parameters in ``subagents run``.  ``[batch]`` (``workers``, ``db``, and
+  ``[batch.providers.NAME]`` with ``concurrency``, ``rate``, ``period``) sets batch runs
+  (``docs/batch.md``).
   Unknown keys and wrong types are a :class:`~subagents.errors.ConfigError` with the path (and
   the line, which ``tomllib`` gives for syntax errors): a typo in ``ignore`` must not silently
   turn into "lint nothing".
@@ -53,6 +55,8 @@ from subagents.lint.rules.catalog import is_valid_selector, selector_problem
 
 __all__ = [
     "DEFAULT_MAX_FILE_SIZE",
+    "BatchConfig",
+    "BatchLimits",
     "Config",
     "config_root",
     "find_config",
@@ -67,8 +71,29 @@ _KNOWN_KEYS = frozenset(
      "strict", "allow", "allow-bypass-permissions", "writable-dirs", "transcript-dir",
      "claude-code", "claude_code", "teams", "team-layout", "max-teammates",
      "max-team-messages", "mcp-read-only", "sandbox", "sandbox-network", "sync",
-     "gemini-acknowledged", "max-tokens", "effort", "thinking"}
+     "gemini-acknowledged", "max-tokens", "effort", "thinking", "batch"}
 )
+_BATCH_KEYS = frozenset({"workers", "db", "providers"})
+_LIMIT_KEYS = frozenset({"concurrency", "rate", "period"})
+
+
+@dataclass(frozen=True, slots=True)
+class BatchLimits:
+    """One provider's queue in batch runs: jobs at once across every worker
+    (``concurrency``), and at most ``rate`` jobs started per ``period`` seconds."""
+
+    concurrency: int | None = None
+    rate: int | None = None
+    period: float = 60.0
+
+
+@dataclass(frozen=True, slots=True)
+class BatchConfig:
+    """``[batch]``: jobs at once per worker, the database, and per-provider limits."""
+
+    workers: int | None = None
+    db: str | None = None
+    limits: Mapping[str, BatchLimits] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +133,8 @@ class Config:
     sync: tuple[str, ...] = ()
     #: Load Gemini project agents that Gemini CLI has not acknowledged yet (show, run)
     gemini_acknowledged: bool = False
+    #: ``subagents batch``: workers, database, per-provider queue limits
+    batch: BatchConfig = field(default_factory=BatchConfig)
     #: The file this came from (``None``: defaults) and the folder globs are relative to.
     path: Path | None = None
 
@@ -336,7 +363,51 @@ def _parse(table: Mapping[str, Any], p: Path) -> Config:
                                         "sandbox-network"),
                   sync=_sync_targets(table.get("sync", []), p),
                   gemini_acknowledged=_flag(table.get("gemini-acknowledged", False), p,
-                                            "gemini-acknowledged"))
+                                            "gemini-acknowledged"),
+                  batch=_batch(table.get("batch", {}), p))
+
+
+def _positive(value: Any, p: Path, key: str, *, number: bool = False) -> Any:
+    if value is None:
+        return None
+    if (isinstance(value, bool) or not isinstance(value, (int, float))
+            or (isinstance(value, float) and not number) or value <= 0):
+        raise ConfigError(f"{_where(p, key)} must be a positive "
+                          f"{'number' if number else 'whole number'}")
+    return value
+
+
+def _batch(value: Any, p: Path) -> BatchConfig:
+    """``[batch]``: ``workers``, ``db`` and ``[batch.providers.NAME]`` limits."""
+    if not isinstance(value, dict):
+        raise ConfigError(f"{_where(p, 'batch')} must be a table",
+                          hint="[batch]\nworkers = 4\n[batch.providers.anthropic]\n"
+                               "concurrency = 8\nrate = 50\nperiod = 60")
+    unknown = sorted(set(value) - _BATCH_KEYS)
+    if unknown:
+        raise ConfigError(f"{_where(p, 'batch')}: unknown key(s) {', '.join(unknown)}",
+                          hint="known keys: " + ", ".join(sorted(_BATCH_KEYS)))
+    db = value.get("db")
+    if db is not None and not (isinstance(db, str) and db.strip()):
+        raise ConfigError(f"{_where(p, 'batch.db')} must be a database address or file path")
+    providers = value.get("providers", {})
+    if not isinstance(providers, dict):
+        raise ConfigError(f"{_where(p, 'batch.providers')} must be a table of providers")
+    limits: dict[str, BatchLimits] = {}
+    for name, raw in providers.items():
+        key = f"batch.providers.{name}"
+        if not isinstance(raw, dict):
+            raise ConfigError(f"{_where(p, key)} must be a table (concurrency, rate, period)")
+        extra = sorted(set(raw) - _LIMIT_KEYS)
+        if extra:
+            raise ConfigError(f"{_where(p, key)}: unknown key(s) {', '.join(extra)}",
+                              hint="known keys: concurrency, rate, period")
+        limits[str(name).lower()] = BatchLimits(
+            concurrency=_positive(raw.get("concurrency"), p, f"{key}.concurrency"),
+            rate=_positive(raw.get("rate"), p, f"{key}.rate"),
+            period=float(_positive(raw.get("period", 60.0), p, f"{key}.period", number=True)))
+    return BatchConfig(workers=_positive(value.get("workers"), p, "batch.workers"),
+                       db=db.strip() if db else None, limits=limits)
 
 
 def _sync_targets(value: Any, p: Path) -> tuple[str, ...]:

@@ -264,6 +264,8 @@ def run_config(workdir: Path, *, trusted: bool, home: Path | None = None
         sandbox_network=base.sandbox_network,
         transcript_dir=project.transcript_dir or base.transcript_dir,
         model_aliases={**base.model_aliases, **project.model_aliases},
+        # the project's [batch] when it has one, else the user's
+        batch=project.batch if project.batch != type(project.batch)() else base.batch,
     )
     return merged, notes
 

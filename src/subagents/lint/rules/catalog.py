@@ -615,9 +615,13 @@ def selector_problem(selector: str) -> str | None:
         what = "is declared" if len(up) == 5 else "starts with it"
         return (f"{s!r} is not a rule code, prefix or name: no rule code {what}"
                 + (f"; did you mean {', '.join(close)}?" if close else ""))
-    found = _BY_NAME.get(s.lower())
+    found = _BY_NAME.get(s.lower()) or RULES.get(up)
     if found is not None and _lint(found):
         return None
+    if found is not None:  # CV001, SY002, ST003, FX001: another command's
+        owner = "the agent store" if found.category is Category.STORE else (
+            f"`subagents {found.category}`")
+        return f"{s!r} is a code of {owner}, which validate does not emit"
     names = [r.name for r in RULES.values() if _lint(r)]
     close = difflib.get_close_matches(s.lower(), names, n=3, cutoff=0.6)
     return (f"{s!r} is not a rule code, prefix or name"

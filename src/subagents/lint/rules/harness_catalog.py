@@ -135,8 +135,6 @@ HARNESS_RULES: tuple[_Row, ...] = (
           "No frontmatter: OpenCode loads the whole text as the prompt, with defaults."),
     _error("OC013", "opencode-unreadable-file",
            "An OpenCode agent file cannot be read; it is not loaded."),
-    _error("OC014", "opencode-duplicate-name",
-           "An earlier OpenCode agent file has this name; this one is not used."),
     # --- GitHub Copilot ---------------------------------------------------------------------
     _error("CP002", "copilot-no-frontmatter",
            "The frontmatter is missing or not a mapping; Copilot skips the file."),
@@ -157,8 +155,6 @@ HARNESS_RULES: tuple[_Row, ...] = (
           "The agent loads but is not offered to the task tool (manual use only)."),
     _error("CP011", "copilot-unreadable-file",
            "A Copilot agent file cannot be read; it is not loaded."),
-    _error("CP012", "copilot-duplicate-name",
-           "An earlier Copilot agent file has this name; this one is not used."),
     # --- Cursor (documented behaviour) -------------------------------------------------------
     _note("CU001", "cursor-not-read",
           "The file is not where Cursor reads agents (subfolder or not `.md`)."),
@@ -178,8 +174,6 @@ HARNESS_RULES: tuple[_Row, ...] = (
     _warn("CU010", "cursor-unknown-key", "A key Cursor's documentation does not list."),
     _error("CU011", "cursor-unreadable-file",
            "A Cursor agent file cannot be read; it is not loaded."),
-    _error("CU012", "cursor-duplicate-name",
-           "An earlier Cursor agent file has this name; this one is not used."),
     # --- Qwen Code --------------------------------------------------------------------------
     _error("QW001", "qwen-no-frontmatter",
            "The file does not start with `---` frontmatter; Qwen Code skips it."),
@@ -229,6 +223,4 @@ HARNESS_RULES: tuple[_Row, ...] = (
           "A tool ID Factory Droid does not list, or one subagents cannot use."),
     _warn("FD009", "factory-unknown-key", "A key Factory Droid's documentation does not list."),
     _error("FD010", "factory-unreadable-file", "A droid file cannot be read; it is not loaded."),
-    _error("FD011", "factory-duplicate-name",
-           "An earlier droid file has this name; this one is not used."),
 )
