@@ -36,7 +36,7 @@ from subagents.harnesses.base import (
 )
 from subagents.harnesses.layout import project_folders, user_folder
 from subagents.harnesses.loader import parse_agent_text
-from subagents.harnesses.table import get_spec
+from subagents.harnesses.table import TableHarness, get_spec
 
 __all__ = ["CODEX_MD", "HARNESS", "ClaudeHarness", "CodexMarkdownHarness"]
 
@@ -111,13 +111,9 @@ class ClaudeHarness:
                            to_claude_markdown(definition))
 
 
-class CodexMarkdownHarness:
+class CodexMarkdownHarness(TableHarness, dialect="codex-md"):
     """The Markdown agent form in ``.codex/agents/*.md`` (not the official Codex CLI)."""
 
-    name = "codex-md"
-    display_name = get_spec("codex-md").display_name
-    version = str(get_spec("codex-md").version)
-    code_prefix = get_spec("codex-md").code_prefix
 
     def locations(self, project: Path, home: Path) -> Sequence[Location]:
         return _markdown_locations(project, home, Dialect.CODEX_MD)

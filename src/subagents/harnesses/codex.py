@@ -68,7 +68,7 @@ from subagents.harnesses.codex_config import (
     check_config_value,
     check_role_value,
 )
-from subagents.harnesses.table import get_spec
+from subagents.harnesses.table import TableHarness, get_spec
 
 __all__ = ["HARNESS", "CodexHarness"]
 
@@ -486,13 +486,9 @@ class _Entry:
     outcome: Outcome | None = None
 
 
-class CodexHarness:
+class CodexHarness(TableHarness, dialect="codex"):
     """Codex CLI 0.169.0 (see the module docstring)."""
 
-    name = SPEC.name
-    display_name = SPEC.display_name
-    version = VERSION
-    code_prefix = SPEC.code_prefix
 
     def __init__(self, *, trusted: bool | None = None, codex_home: Path | None = None) -> None:
         self.trusted = trusted

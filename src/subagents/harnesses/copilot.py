@@ -55,7 +55,7 @@ from subagents.errors import DefinitionError
 from subagents.harnesses import yamlout
 from subagents.harnesses.base import Effect, Finding, HarnessAgent, Location, Outcome, WrittenFile
 from subagents.harnesses.crosswalk import to_claude, to_native
-from subagents.harnesses.table import get_spec
+from subagents.harnesses.table import TableHarness, get_spec
 
 __all__ = ["ALIASES", "HARNESS", "MAX_PROMPT", "Copilot"]
 
@@ -130,13 +130,9 @@ def _split_tools(value: Any) -> list[str] | None:
     return None
 
 
-class Copilot:
+class Copilot(TableHarness, dialect="copilot"):
     """The Copilot CLI dialect (``HARNESS`` below)."""
 
-    name = SPEC.name
-    display_name = SPEC.display_name
-    version = VERSION
-    code_prefix = SPEC.code_prefix
 
     def locations(self, project: Path, home: Path) -> Sequence[Location]:
         return (

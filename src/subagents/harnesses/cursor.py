@@ -42,7 +42,7 @@ from subagents.harnesses.base import (
 )
 from subagents.harnesses.folders import flat_locations, in_flat_folder, scan_flat
 from subagents.harnesses.mdagent import dump_markdown, model_findings, read_markdown
-from subagents.harnesses.table import get_spec
+from subagents.harnesses.table import TableHarness, get_spec
 
 __all__ = ["HARNESS", "CursorHarness"]
 
@@ -65,11 +65,7 @@ def read_only_tools(defn: AgentDefinition) -> bool:
     return not {t.split("(", 1)[0].strip() for t in defn.tools} & _WRITE_TOOLS
 
 
-class CursorHarness:
-    name = SPEC.name
-    display_name = SPEC.display_name
-    version = VERSION
-    code_prefix = SPEC.code_prefix
+class CursorHarness(TableHarness, dialect="cursor"):
 
     def locations(self, project: Path, home: Path) -> Sequence[Location]:
         return flat_locations(project, home, ".cursor")

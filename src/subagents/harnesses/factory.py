@@ -42,7 +42,7 @@ from subagents.harnesses.base import (
 from subagents.harnesses.crosswalk import to_claude, to_native
 from subagents.harnesses.folders import flat_locations, in_flat_folder, scan_flat
 from subagents.harnesses.mdagent import dump_markdown, model_findings, read_markdown
-from subagents.harnesses.table import get_spec
+from subagents.harnesses.table import TableHarness, get_spec
 from subagents.names import slugify as slug_name
 
 __all__ = ["HARNESS", "FactoryHarness", "slugify"]
@@ -66,11 +66,7 @@ def _warn(code: str, message: str, *, line: int | None = None, key: str | None =
     return Finding(code, message, effect, line, key, hint)
 
 
-class FactoryHarness:
-    name = SPEC.name
-    display_name = SPEC.display_name
-    version = VERSION
-    code_prefix = SPEC.code_prefix
+class FactoryHarness(TableHarness, dialect="factory"):
 
     def locations(self, project: Path, home: Path) -> Sequence[Location]:
         return flat_locations(project, home, ".factory", "droids")

@@ -62,7 +62,7 @@ from subagents.harnesses.base import (
 )
 from subagents.harnesses.crosswalk import to_claude, to_native
 from subagents.harnesses.folders import flat_locations, in_flat_folder, scan_flat
-from subagents.harnesses.table import get_spec
+from subagents.harnesses.table import TableHarness, get_spec
 from subagents.names import slugify as slug_name
 
 __all__ = ["HARNESS", "GeminiHarness", "agent_hash", "slugify", "untemplate"]
@@ -119,13 +119,9 @@ def _key_lines(block: str, first_line: int) -> dict[str, int]:
     return lines
 
 
-class GeminiHarness:
+class GeminiHarness(TableHarness, dialect="gemini"):
     """Gemini CLI's subagent dialect (see the module docstring)."""
 
-    name = SPEC.name
-    display_name = SPEC.display_name
-    version = VERSION
-    code_prefix = SPEC.code_prefix
 
     def __init__(self, *, acknowledged: bool = False) -> None:
         #: load project agents Gemini CLI has not acknowledged (``--gemini-acknowledged``):

@@ -84,7 +84,7 @@ from subagents.harnesses.opencode_schema import (
     is_hex_color,
     schema_issues,
 )
-from subagents.harnesses.table import get_spec
+from subagents.harnesses.table import TableHarness, get_spec
 
 __all__ = ["HARNESS", "OpenCode"]
 
@@ -154,13 +154,9 @@ def agent_tools(config: Mapping[str, Any]) -> tuple[str, ...] | None:
     return tuple(sorted(out))
 
 
-class OpenCode:
+class OpenCode(TableHarness, dialect="opencode"):
     """The OpenCode dialect (``HARNESS`` below)."""
 
-    name = SPEC.name
-    display_name = SPEC.display_name
-    version = VERSION
-    code_prefix = SPEC.code_prefix
 
     def __init__(self, env: Mapping[str, str] | None = None) -> None:
         self.env: Mapping[str, str] = env if env is not None else {}

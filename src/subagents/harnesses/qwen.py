@@ -53,7 +53,7 @@ from subagents.harnesses._qwen_tools import QWEN_TOOL_LOOKUP
 from subagents.harnesses.base import Effect, Finding, HarnessAgent, Location, Outcome, WrittenFile
 from subagents.harnesses.crosswalk import to_claude, to_native
 from subagents.harnesses.folders import flat_locations, in_flat_folder, scan_flat
-from subagents.harnesses.table import get_spec
+from subagents.harnesses.table import TableHarness, get_spec
 
 __all__ = ["HARNESS", "QwenHarness", "parse_simple", "resolve_tool"]
 
@@ -252,13 +252,9 @@ def _validation_errors(name: str, description: str, prompt: str, tools: list[str
     return errors
 
 
-class QwenHarness:
+class QwenHarness(TableHarness, dialect="qwen"):
     """Qwen Code's subagent dialect (see the module docstring)."""
 
-    name = SPEC.name
-    display_name = SPEC.display_name
-    version = VERSION
-    code_prefix = SPEC.code_prefix
 
     # ------------------------------------------------------------------ discovery
 

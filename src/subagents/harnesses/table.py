@@ -40,6 +40,7 @@ __all__ = [
     "SPECS",
     "UNICODE_SPACE",
     "HarnessSpec",
+    "TableHarness",
     "dialect_of_folder",
     "get_spec",
     "precommit_pattern",
@@ -217,6 +218,22 @@ HARNESS_NAMES: tuple[str, ...] = tuple(_BY_NAME)
 def get_spec(name: str) -> HarnessSpec:
     """The row of a dialect name (``KeyError`` for an unknown one: callers check first)."""
     return _BY_NAME[name]
+
+
+class TableHarness:
+    """A harness class whose name, display name, version and code prefix are its table row:
+    ``class GeminiHarness(TableHarness, dialect="gemini")``."""
+
+    name: str
+    display_name: str
+    version: str
+    code_prefix: str
+
+    def __init_subclass__(cls, *, dialect: str, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        spec = get_spec(dialect)
+        cls.name, cls.display_name, cls.code_prefix = spec.name, spec.display_name, spec.code_prefix
+        cls.version = version_of(spec)
 
 
 def version_of(spec: HarnessSpec) -> str:
