@@ -21,7 +21,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from subagents.claude_code.definition import definition_from_view
 from subagents.claude_code.reader import SkipKind
 from subagents.claude_code.scan import scan_agents_folder
 from subagents.definition import AgentDefinition, Dialect
@@ -97,8 +96,7 @@ class ClaudeHarness:
             finding = Finding(code, f"{view.profile.label if view else 'Claude Code'} skips "
                               f"this file: {message}", Effect.SKIP, line=line)
             return [HarnessAgent(self.name, path, Outcome.SKIPPED, None, findings=(finding,))]
-        strict = result.definitions[0] if result.definitions else None
-        definition = definition_from_view(view, path=path, strict=strict)
+        (definition,) = result.loaded  # the one reading's: what Claude Code runs
         notes = tuple(Finding("SA021", note.message, Effect.DIFFERS, key=note.key)
                       for note in view.notes)
         return [HarnessAgent(

@@ -74,6 +74,25 @@ class LoadResult:
     # What another harness does with the file, agent by agent (its own reader's answer).
     harness_agents: tuple[HarnessAgent, ...] = ()
     text: str | None = None  # the text another harness's reader was given
+    file_path: Path | None = None
+
+    @property
+    def loaded(self) -> tuple[AgentDefinition, ...]:
+        """The agents the harness loads from this file, as every command counts them: for a
+        Claude file the definition Claude Code runs (the registry's, ``convert``'s), none when
+        Claude Code skips it; for another harness's file those its reader loads; for an
+        ``agents.json`` every entry that reads; for codex-md the definition when the strict
+        reader found no error."""
+        view = self.claude_code
+        if view is not None:
+            if not view.loaded:
+                return ()
+            from subagents.claude_code.definition import definition_from_view
+
+            return (definition_from_view(view, path=self.file_path, strict=self.definition),)
+        if self.dialect is Dialect.CODEX_MD:
+            return self.definitions if self.ok else ()
+        return self.definitions
 
     @property
     def definition(self) -> AgentDefinition | None:
@@ -194,6 +213,7 @@ def parse_agent_text(
         diagnostics,
         doc,
         claude_code=view,
+        file_path=file_path,
     )
 
 

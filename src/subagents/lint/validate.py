@@ -456,8 +456,8 @@ def _validate_file(
         silencers[target.display] = (filt, extra, inline)
     # the agents counted are those the harness loads (a file Claude Code skips is judged on
     # the strict reading, but defines no agent), as `list` and `doctor` count them
-    skipped = result.claude_code is not None and not result.claude_code.loaded
-    return list(filt.apply(diags, extra, inline)), 0 if skipped else len(definitions)
+    counted = len(definitions) if result.dialect is Dialect.CODEX_MD else len(result.loaded)
+    return list(filt.apply(diags, extra, inline)), counted
 
 
 def _judge_harness_file(

@@ -411,12 +411,11 @@ def _not_converted(result_path: str, hint: str, **params: str) -> Diagnostic:
 def _as_claude_code_reads(
     result: Any, path: Path, shown: str, explicit: bool,
 ) -> tuple[list[AgentDefinition], list[Diagnostic]]:
-    from subagents.claude_code.definition import definition_from_view
     from subagents.claude_code.reader import SkipKind
 
     view = result.claude_code
     if view.loaded:
-        defn = definition_from_view(view, path=path, strict=result.definition)
+        (defn,) = result.loaded  # the definition Claude Code runs, as the registry does
         if not result.has_errors:
             return [defn], []
         # strict parsers refuse it, Claude Code loads it: converted, with validate's words

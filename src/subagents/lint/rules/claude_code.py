@@ -21,7 +21,6 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from subagents.claude_code.definition import definition_from_view
 from subagents.claude_code.reader import ClaudeCodeView, ParseMode, SkipKind
 from subagents.definition import AgentDefinition
 from subagents.diagnostics import Diagnostic
@@ -303,7 +302,6 @@ def claude_code_reading(
     view = result.claude_code
     if view is None:
         return list(result.diagnostics), result.definitions
-    strict = result.definition
     findings = list(
         claude_code_findings(view, display, text)
     )
@@ -314,11 +312,7 @@ def claude_code_reading(
             if d.rule not in _SUPERSEDED_WHEN_LOADED
             and not (d.rule in TYPE_ERRORS and d.key in _CLAUDE_CODE_JUDGES)
         ]
-        defn = definition_from_view(
-            view,
-            path=file_path,
-            strict=strict,
-        )
+        (defn,) = result.loaded  # the definition Claude Code runs (the one reading's)
         return kept + findings, (defn,)
     # The skip finding replaces the strict reader's finding at the same place, and explains
     # what its parse errors would: one message, the same one `list` and `doctor` show.
