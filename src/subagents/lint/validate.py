@@ -422,38 +422,51 @@ def _validate_file(
                                  claude_code=config.claude_code)
     except Exception as exc:  # a reader bug must not stop the other files
         return list(filt.apply((_reader_crash(target.display, exc),), (), ())), 0
-    if target.dialect in HARNESS_DIALECTS:
+    fctx.text = (result.text if result.harness_agents
+                 else _file_text(result, target.path, config.max_file_size))
+    return _judge(result, fctx, config, filt, silencers, scope=target.scope, scoped=scoped,
+                  harness_ids=harness_ids)
+
+
+def _judge(
+    result: LoadResult, fctx: FileContext, config: Config, filt: _Filter,
+    silencers: _Silencers, *, scope: str = "", scoped: list[ScopedAgent] | None = None,
+    harness_ids: _HarnessIds | None = None,
+) -> tuple[list[Diagnostic], int]:
+    """One file's diagnostics and the number of agents it loads, whatever its harness (a file
+    on disk, or text in memory with no ``fctx.file_path``)."""
+    display, file_path = fctx.path, fctx.file_path
+    if result.dialect in HARNESS_DIALECTS:
         for agent in result.harness_agents:
-            if agent.outcome.value == "loads" and agent.agent_id is not None:
-                harness_ids.append((target.scope, agent.agent_id, target.display, target.path))
-        return _judge_harness_file(result, target.display, target.path, config, filt,
-                                   silencers)
-    fctx.text = _file_text(result, target.path, config.max_file_size)
+            if (harness_ids is not None and file_path is not None
+                    and agent.outcome.value == "loads" and agent.agent_id is not None):
+                harness_ids.append((scope, agent.agent_id, display, file_path))
+        return _judge_harness_file(result, display, file_path, config, filt, silencers)
     fctx.document = result.document
-    reader_diags, definitions = claude_code_reading(
-        result, target.display, target.path, fctx.text
-    )
+    reader_diags, definitions = claude_code_reading(result, display, file_path, fctx.text)
     diags: list[Diagnostic] = list(reader_diags)
     diags.extend(check_file(fctx))
     reader_findings = frozenset((d.rule, d.line) for d in reader_diags)
     for defn in definitions:
-        ctx = RuleContext(path=target.display, config=config, dialect=defn.dialect,
+        ctx = RuleContext(path=display, config=config, dialect=defn.dialect,
                           document=result.document, text=fctx.text,
                           reader_findings=reader_findings,
                           claude_code=result.claude_code is not None, wants=filt.keeps)
         diags.extend(check_definition(defn, ctx))
+        if scoped is None:
+            continue
         loc = defn.location_of("name") or (
             next(iter(defn.locations.values())) if defn.locations else None
         )
-        scoped.append(ScopedAgent(_slim(defn), target.display, loc.line if loc else 1,
-                                  loc.column if loc else 1, target.scope))
+        scoped.append(ScopedAgent(_slim(defn), display, loc.line if loc else 1,
+                                  loc.column if loc else 1, scope))
     inline: tuple[str, ...] = ()
     if fctx.text is not None:
         end = result.document.end_line if result.document is not None else 0
         inline = inline_ignores(fctx.text, frontmatter_end=end)
-    extra = config.ignores_for(target.path)
+    extra = config.ignores_for(file_path) if file_path is not None else ()
     if definitions:  # scope rules report on this file later: same silencers apply
-        silencers[target.display] = (filt, extra, inline)
+        silencers[display] = (filt, extra, inline)
     # the agents counted are those the harness loads (a file Claude Code skips is judged on
     # the strict reading, but defines no agent), as `list` and `doctor` count them
     counted = len(definitions) if result.dialect is Dialect.CODEX_MD else len(result.loaded)
@@ -642,30 +655,18 @@ def validate_text(
     cfg = config or Config()
     filt = _Filter(Profile.STRICT if strict else Profile.DEFAULT, cfg.select, cfg.ignore)
     result = parse_agent_text(text, path=path, dialect=dialect, claude_code=cfg.claude_code)
-    if result.dialect in HARNESS_DIALECTS:
-        return sort_diagnostics(_judge_harness_file(result, path, None, cfg, filt, {})[0])
     doc_text: str | None
     if result.document is not None:
         doc_text = result.document.text
-    elif isinstance(text, str):
-        doc_text = text
+    elif result.text is not None or isinstance(text, str):
+        doc_text = result.text if result.text is not None else str(text)
     else:
         try:
             doc_text = text.decode("utf-8-sig")
         except UnicodeDecodeError:
             doc_text = None
-    if doc_text is not None and "\r" in doc_text:
+    if doc_text is not None and "\r" in doc_text and result.document is None:
         doc_text = doc_text.replace("\r\n", "\n")
-    reader_diags, definitions = claude_code_reading(result, path, None, doc_text)
-    diags: list[Diagnostic] = list(reader_diags)
-    diags.extend(check_file(FileContext(path=path, file_path=None, dialect=dialect, config=cfg,
-                                        text=doc_text, document=result.document)))
-    for defn in definitions:
-        ctx = RuleContext(path=path, config=cfg, dialect=defn.dialect, document=result.document,
-                          text=doc_text,
-                          reader_findings=frozenset((d.rule, d.line) for d in reader_diags),
-                          claude_code=result.claude_code is not None, wants=filt.keeps)
-        diags.extend(check_definition(defn, ctx))
-    end = result.document.end_line if result.document is not None else 0
-    inline = inline_ignores(doc_text, frontmatter_end=end) if doc_text else ()
-    return sort_diagnostics(filt.apply(diags, (), inline))
+    fctx = FileContext(path=path, file_path=None, dialect=result.dialect, config=cfg,
+                       text=doc_text)
+    return sort_diagnostics(_judge(result, fctx, cfg, filt, {})[0])
