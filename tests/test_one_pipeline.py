@@ -146,3 +146,30 @@ def test_to_json_writes_a_file_the_reader_loads(tmp_path: Path) -> None:
     assert not result.has_errors, result.diagnostics
     assert len(result.definitions) == 30
     assert len(json.loads(written.read_text())) == 30
+
+
+def test_convert_keeps_the_duplicate_claude_code_keeps(project: Path) -> None:
+    folder = project / ".claude" / "agents"
+    folder.mkdir(parents=True)
+    for stem, prompt in (("a", "First prompt."), ("b", "Second prompt.")):
+        (folder / f"{stem}.md").write_text(
+            f"---\nname: same\ndescription: One name twice\n---\n{prompt}\n")
+    listed = json.loads(CliRunner().invoke(cli, ["list", "--format", "json"]).stdout)
+    (used,) = [a for a in listed["agents"] if a["name"] == "same"]
+    assert used["path"].endswith("b.md")  # Claude Code keeps the last path
+    result = CliRunner().invoke(cli, ["convert", ".claude/agents", "--to", "json"])
+    converted = json.loads(result.stdout)
+    assert converted["same"]["prompt"] == "Second prompt."
+    assert "CV004" in result.output
+
+
+def test_convert_and_the_registry_read_the_same_prompt(project: Path) -> None:
+    from subagents.registry.core import AgentRegistry
+
+    folder = project / ".claude" / "agents"
+    folder.mkdir(parents=True)
+    (folder / "x.md").write_text(
+        "---\nname: x\ndescription: Reviews code\n---\n\n\n  Review the code.  \n\n")
+    registry = AgentRegistry(project, home=project.parent / "home")
+    result = CliRunner().invoke(cli, ["convert", ".claude/agents", "--to", "json"])
+    assert json.loads(result.stdout)["x"]["prompt"] == registry.get("x").system_prompt
