@@ -25,7 +25,7 @@ def report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ValidationReport:
 def test_text_is_linter_style_with_hints_and_summary(report: ValidationReport) -> None:
     out = render_text(report)
     lines = out.splitlines()
-    first = lines.index("agents/bad.md:2:7: SA101 error: Claude Code 2.1.330 skips this file: "
+    first = lines.index("agents/bad.md:2:7: SA101 error: Claude Code 2.1.332 skips this file: "
                         "`name` '-bad' starts with `-`")
     assert lines[first + 1].startswith("    hint: ")
     assert "agents/none.md:1:1: SA003 error:" in out
@@ -48,7 +48,7 @@ def test_json_matches_the_contract_exactly(report: ValidationReport) -> None:
         assert d["line"] is None or d["line"] >= 1
     bad = [d for d in data["diagnostics"] if d["rule"] == "SA104"]
     assert bad == [{"path": "agents/bad.md", "line": 4, "column": 8, "rule": "SA104",
-                    "severity": "error", "message": "`tools`: unknown tool 'Nope'; Claude Code 2.1.330 lists it but "
+                    "severity": "error", "message": "`tools`: unknown tool 'Nope'; Claude Code 2.1.332 lists it but "
                     "drops it when spawning the agent",
                     "hint": bad[0]["hint"]}]
 

@@ -39,7 +39,7 @@ def test_wrong_type_name_is_not_also_missing() -> None:
     assert [(d.rule, d.line) for d in ds if d.severity is Severity.ERROR] == [
         ("SA014", 2), ("SA014", 3)]
     (skip,) = [d for d in ds if d.line == 2]
-    assert "Claude Code 2.1.330 skips this file" in skip.message
+    assert "Claude Code 2.1.332 skips this file" in skip.message
 
 
 def test_empty_description_points_at_key() -> None:
@@ -158,7 +158,7 @@ def test_mcp_servers_as_a_mapping_are_ignored_by_claude_code() -> None:
              "  github:\n    command: npx\n")
     (d,) = only(diags(agent(front)), "SA021")
     assert d.line == 4 and d.severity is Severity.ERROR
-    assert "Claude Code 2.1.330 ignores" in d.message and "must be a list" in d.message
+    assert "Claude Code 2.1.332 ignores" in d.message and "must be a list" in d.message
 
 
 def test_mcp_server_names_only_is_fine() -> None:

@@ -20,6 +20,7 @@ Design notes
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ import click
 from subagents.cli.options import format_option
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic, sort_diagnostics
+from subagents.fs import find_git_root, link_escape
 
 _TARGETS = ("claude", "codex", "codex-md", "gemini", "opencode", "copilot", "cursor", "qwen",
             "factory", "json", "sdk")
@@ -59,9 +61,11 @@ def _read(
 ) -> tuple[list[AgentDefinition], list[Diagnostic], int]:
     """The definitions to convert: :func:`subagents.repair.convert.read_for_conversion`, the
     reading every command shares (Claude Code's for Claude files, each harness's own)."""
+    from subagents.cli.options import chosen_claude_code
     from subagents.repair.convert import read_for_conversion
 
-    return read_for_conversion(_inputs(paths), dialect, display=_display)
+    return read_for_conversion(_inputs(paths), dialect, display=_display,
+                               claude_code=lambda path: chosen_claude_code(path.parent))
 
 
 @click.command(name="convert")
@@ -152,6 +156,13 @@ def convert(
                 click.echo(f"==> {out.filename} <==")
             click.echo(out.text, nl=False)
     elif out_dir is not None:
+        here = Path(os.getcwd())
+        project = find_git_root(here) or here
+        escape = link_escape(out_dir / "x", project)
+        if escape:
+            raise click.ClickException(
+                f"cannot write into {out_dir}: {escape} (name the folder the link points to "
+                "yourself, if that is what you mean)")
         out_dir.mkdir(parents=True, exist_ok=True)
         for out in result.outputs:
             dest = out_dir / out.filename

@@ -293,7 +293,7 @@ def _text(reg: AgentRegistry, reports: list[HarnessReport] | None = None
 
     duplicates = reg.duplicates()
     if duplicates:
-        label = get_profile().label
+        label = get_profile(reg.claude_code).label
         out += ["", f"Defined twice in one folder ({label} keeps the last path, ignores the rest):"]
         for name, group in duplicates.items():
             folder = _source_folder(reg, group[0].origin)

@@ -359,7 +359,14 @@ def harness_report(reg: AgentRegistry) -> HarnessReport:
         skipped.append(FileRecord(None, (), tuple(
             d for d in reg.diagnostics() if d.path == loser.display_path and d.rule == "SA601"
         ), loser.display_path or "", loser.name, True, loser.origin))
-    return HarnessReport(harness.name, harness_label(harness), folders, loads, skipped, fatal)
+    label = harness_label(harness)
+    if (not isinstance(reg, HarnessRegistry) and reg.claude_code is not None
+            and harness.name == "claude"):
+        # the registry follows a chosen Claude Code version, not necessarily the newest
+        from subagents.claude_code.profile import get_profile
+
+        label = get_profile(reg.claude_code).label
+    return HarnessReport(harness.name, label, folders, loads, skipped, fatal)
 
 
 def error_lines(rec: FileRecord) -> builtins.list[Diagnostic]:

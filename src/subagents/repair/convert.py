@@ -347,11 +347,13 @@ def convert_definitions(defs: Iterable[AgentDefinition], target: Target | str) -
 def read_for_conversion(
     inputs: Iterable[tuple[Path, bool]], dialect: Dialect | None, *,
     display: Callable[[Path], str] = str,
+    claude_code: Callable[[Path], str | None] | None = None,
 ) -> tuple[list[AgentDefinition], list[Diagnostic], int]:
     """``(definitions, diagnostics, failures)`` for ``(path, named explicitly)`` inputs.
 
     A file found in a folder that is not an agent file (a README with no frontmatter) is passed
-    over; a named one is always an agent file."""
+    over; a named one is always an agent file.  ``claude_code`` chooses the Claude Code version
+    whose reading applies to a file (the configuration nearest it; default: the newest)."""
     from subagents.harnesses.loader import read_agent_file
 
     defs: list[AgentDefinition] = []
@@ -359,7 +361,8 @@ def read_for_conversion(
     failures = 0
     for path, explicit in inputs:
         shown = display(path)
-        result = read_agent_file(path, dialect=dialect, display_path=shown)
+        version = claude_code(path) if claude_code is not None else None
+        result = read_agent_file(path, dialect=dialect, display_path=shown, claude_code=version)
         if result.claude_code is not None:
             found, problems = _as_claude_code_reads(result, path, shown, explicit)
         elif result.dialect not in (Dialect.CLAUDE, Dialect.CODEX_MD, Dialect.JSON):

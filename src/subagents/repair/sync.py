@@ -58,7 +58,7 @@ from pathlib import Path, PurePosixPath
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic, Severity
 from subagents.errors import SubagentError, UsageError
-from subagents.fs import atomic_write, display_path, read_regular
+from subagents.fs import atomic_write, display_path, link_escape, read_regular
 from subagents.harnesses import HARNESS_NAMES, get_harness
 from subagents.harnesses.base import Harness, HarnessAgent
 from subagents.harnesses.table import get_spec
@@ -562,7 +562,10 @@ def folder_problems(plan: SyncPlan) -> list[Diagnostic]:
     problems: list[Diagnostic] = []
     writes = [f for f in plan.files if f.action is Action.WRITE]
     for folder in sorted({(plan.project / f.path).parent for f in writes}):
-        why = _folder_problem(folder)
+        escape = link_escape(folder / "x", plan.project)
+        why = (f"it leads out of the project through a symbolic link, to "
+               f"{display_path(Path(os.path.realpath(folder)))}" if escape
+               else _folder_problem(folder))
         if why is not None:
             problems.append(rule("SY007").templated(
                 "folder", display_path(folder), None, None,
@@ -584,13 +587,18 @@ def apply_sync(plan: SyncPlan) -> SyncResult:
     for f in writes:
         assert f.text is not None
         try:
-            atomic_write(root / f.path, f.text, make_parents=True)
+            atomic_write(root / f.path, f.text, make_parents=True, within=root)
         except OSError as exc:
             problems.append(rule("SY007").templated(
                 "", _shown(root, f.path), None, None, None, why=exc.strerror or str(exc)))
             continue
         written.append(f.path)
     for f in removes:
+        why = link_escape(root / f.path, root)
+        if why:
+            problems.append(rule("SY007").templated(
+                "", _shown(root, f.path), None, None, None, why=why))
+            continue
         try:
             (root / f.path).unlink()
         except FileNotFoundError:
