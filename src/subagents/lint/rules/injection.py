@@ -1,0 +1,550 @@
+"""Prompt-injection detection: normalise the text, look for signals in several views of it,
+and say how sure we are.
+
+Design notes
+------------
+* **Normalise first.**  :func:`normalise` applies NFKC, removes invisible characters
+  (zero-width, bidi controls, variation selectors, soft hyphens, tag characters), folds
+  letters that look like ASCII (Cyrillic ``а``, Greek ``ο``... from Unicode's confusables data,
+  see :mod:`._confusables`) to ASCII, case-folds, and collapses whitespace, so that line breaks
+  cannot split a phrase.  It is idempotent and total (a hypothesis test says so).
+* **Several views.**  The signals are searched in: the normalised text; the same text with the
+  confusables *not* folded (Russian, Greek and other scripts keep their own letters); a
+  "squeezed" text of letters only, leet digits read as letters (``1gn0r3``, ``i g n o r e``,
+  ``dis-\\nregard``); and *hidden* views: HTML comments, Markdown link titles, targets and
+  ``[//]: #`` comments, and decoded runs of base64, hex, ``\\xNN``, percent-encoding, HTML
+  entities and Unicode tag characters.
+* **Signals**, in English, German, Spanish, French, Italian, Portuguese, Chinese, Japanese and
+  Russian: ``override`` (ignore your instructions, the earlier rules no longer apply...),
+  ``jailbreak`` (role play without restrictions, developer mode), ``fake-role`` (a forged
+  ``system:`` turn or chat-template token), ``leak`` (print your system prompt), ``exfil``
+  (send secrets or files to an address), ``destructive`` (``rm -rf ~``, ``curl ... | sh``,
+  delete the repository), ``conceal`` (do not tell the user).  A signal does not count when
+  its sentence frames it as a description ("detect prompts that...", "such as"), when it is
+  quoted, or negated right before it ("never send secrets...").
+* **Confidence.**  ``high``: an override, jailbreak or forged turn together with another kind
+  of signal in the same passage; exfiltration with concealment; or any signal that was
+  hidden (found only in a comment, a decoded run, or only after removing invisible
+  characters or folding look-alike letters: disguise is itself evidence).  ``medium``: one
+  signal alone.  SA405 (an error; ``run`` refuses the agent unless
+  ``--allow-flagged-prompt``) is ``high``; SA406 (a warning with the measured rates) is
+  ``medium``.  Text fetched by tools is wrapped as data at either level, with a warning.
+* The figures are measured by :mod:`subagents.lint.rules.injection_eval` on a development
+  set (``tests/data/injection/dev.jsonl``, the only one the patterns were tuned on) and a
+  held-out set written apart from the detector; docs/security.md has both.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import bisect
+import html
+import re
+import unicodedata
+import urllib.parse
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["HELDOUT_RATES", "InjectionFinding", "assess_injection", "normalise"]
+
+Confidence = Literal["high", "medium"]
+
+#: Precision and recall of the ``medium``-or-higher level on the held-out set, quoted in the
+#: SA406 warning (measured by :mod:`subagents.lint.rules.injection_eval`).
+HELDOUT_RATES: tuple[float, float] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class InjectionFinding:
+    """Where (an offset into the original text, approximate for hidden views), what was
+    found, how sure, and in which view (``text``, ``squeezed``, ``comment``, ``base64``...)."""
+
+    offset: int
+    signals: tuple[str, ...]
+    confidence: Confidence
+    view: str
+
+
+# ------------------------------------------------------------------------------ normalising
+
+_INVISIBLE = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
+)
+# Runs of blanks become one space and a break with blanks around it one newline: patterns may
+# cross a line break (``\s``) where a phrase allows it, and windows (``[^\n]``) stop at it.
+_BLANKS = re.compile(r"[^\S\n]+")
+_BREAKS = re.compile(r" ?\n[\s]*")
+_SPACES = re.compile(r"\s+")
+_FOLD_TABLE: dict[int, str] | None = None
+
+
+def _fold_table() -> dict[int, str]:
+    global _FOLD_TABLE
+    if _FOLD_TABLE is None:
+        from subagents.lint.rules._confusables import FOLD
+
+        _FOLD_TABLE = {ord(k): v for k, v in FOLD.items()}
+    return _FOLD_TABLE
+
+
+# Greek and other letters close enough to ASCII to read as it, that the confusables data
+# leaves out (it lists only near-identical shapes).
+_EXTRA_FOLD = {"τ": "t", "η": "n", "υ": "u", "ω": "w", "κ": "k", "ρ": "p", "ν": "v", "ε": "e",
+               "ι": "i", "χ": "x", "β": "b", "μ": "u", "ѕ": "s", "ԁ": "d", "ɡ": "g", "ʀ": "r"}
+_EXTRA = {ord(k): v for k, v in _EXTRA_FOLD.items()}
+
+
+def _once(text: str, fold: bool) -> str:
+    text = unicodedata.normalize("NFKC", text)
+    text = _INVISIBLE.sub("", text)
+    if fold and not text.isascii():
+        text = text.translate(_fold_table()).translate(_EXTRA)
+    text = text.casefold()
+    return _BREAKS.sub("\n", _BLANKS.sub(" ", text)).strip()
+
+
+def normalise(text: str, *, fold: bool = True) -> str:
+    """NFKC, invisible characters removed, look-alike letters folded to ASCII (``fold``),
+    case-folded, blanks collapsed to one space and line breaks to one newline.  ``normalise(normalise(t)) ==
+    normalise(t)`` for every string: the steps repeat until nothing changes (case-folding
+    can produce text that NFKC changes again)."""
+    out = _once(text, fold)
+    for _ in range(4):
+        again = _once(out, fold)
+        if again == out:
+            return out
+        out = again
+    return out
+
+
+# --------------------------------------------------------------------------------- patterns
+# Each signal: one case-insensitive regex over a normalised view (lower case, one space).
+
+_INSTR = (r"(?:instructions?|instruction set|rules|guidelines|guidance|directions|directives|"
+          r"orders|prompts?|system prompt|constraints|restrictions|polic(?:y|ies)|setup|"
+          r"configuration|programming|training|commands)")
+_EARLIER = (r"(?:previous|prior|above|earlier|preceding|original|initial|old|existing|"
+            r"system|safety|developer'?s?|operator'?s?|other|given|current|these|those)")
+_OVERRIDE = (
+    # English
+    r"\b(?:ignore|disregard|forget|override|bypass|skip|drop|discard|abandon|neglect|"
+    r"set aside|put aside|throw out|pay no attention to|stop (?:obeying|following)|"
+    r"(?:do not|don't|no longer) (?:follow|obey))\s+(?:about\s+)?"
+    r"(?:all\s+|any\s+|the\s+|your\s+|my\s+|every\s+|of\s+|everything\s+)*"
+    r"(?:" + _EARLIER + r"\s+)*" + _INSTR +
+    r"|\bforget (?:everything|all) (?:you (?:were|have been) (?:told|given)|above|before)"
+    r"|\b(?:ignore|disregard) (?:everything|all|anything) (?:above|before|said|you were told)"
+    r"|\b(?:" + _EARLIER + r"|your|the) (?:" + _INSTR + r"|guidance you received)"
+    r"(?: [\w' ]{0,40}?)? (?:(?:are|is) (?:now )?(?:void|null|outdated|obsolete|cancel+ed|"
+    r"revoked|invalid|superseded|a test|irrelevant)|no longer appl(?:y|ies)|can be "
+    r"(?:dropped|ignored|discarded|disregarded)|do not apply|don't apply)"
+    r"|\beverything (?:the (?:developer|operator|system)|you were) (?:told|said|given)"
+    r"(?: you)? (?:is|was) (?:outdated|void|wrong|a test)"
+    r"|\bnew (?:instructions|rules|orders|directives|policy)\s*:"
+    r"|\byour (?:new|real|true|only) (?:task|role|instructions?|job|purpose|goal) "
+    r"(?:is|are|now)\b|\bthe real instructions\b"
+    r"|\btreat (?:this|the following) (?:text|file|message|note) as your (?:only|new|real) "
+    r"instructions|\bact only on what i say|\bobey only (?:the|this|me)\b"
+    r"|\b(?:this|these) (?:instructions?|text|note) (?:take|takes|has|have) (?:priority|"
+    r"precedence)|\bpriority override\b|\bsystem override\b"
+    r"|\b(?:has|have) (?:now )?authori[sz]ed you to\b|\byou are now (?:allowed|permitted|"
+    r"authori[sz]ed) to\b"
+    r"|\byou are no longer bound\b|\byou (?:no longer|don't|do not) (?:need to )?follow "
+    r"(?:any|your|the)\b"
+    # German
+    r"|\b(?:ignorier(?:e|en|t)?|vergiss|vergessen sie|missachte(?:n)?|übergehe|"
+    r"beachte(?:n sie)?)\b[^.!?\n]{0,40}?\b(?:anweisungen|instruktionen|regeln|vorgaben|"
+    r"richtlinien|systemanweisungen|systemprompt|befehle)"
+    r"|\bneue anweisungen\s*:|\bbeachte[^.!?\n]{0,30}\bnicht mehr\b"
+    # Spanish
+    r"|\b(?:ignora|ignore|ignorad|olvida|olvide|olvidad|omite|descarta|haz caso omiso de|"
+    r"no sigas|deja de seguir)\b[^.!?\n]{0,40}?\b(?:instrucciones|reglas|indicaciones|"
+    r"directrices|normas|[oó]rdenes)"
+    r"|\bnuevas instrucciones\s*:"
+    # French
+    r"|\b(?:ignore[zr]?|oublie[zr]?|ne tiens? plus compte|ne tenez plus compte|"
+    r"fais abstraction|faites abstraction|ne suis plus|ne suivez plus)\b[^.!?\n]{0,40}?"
+    r"\b(?:instructions|consignes|r[eè]gles|directives)"
+    r"|\bnouvelles (?:instructions|consignes)\s*:"
+    # Italian / Portuguese
+    r"|\b(?:ignora|dimentica|ignore|esqueça|esqueca|desconsidere)\b[^.!?\n]{0,40}?"
+    r"\b(?:istruzioni|regole|instruções|instrucoes|regras)"
+    # Russian
+    r"|\b(?:игнорируй|игнорируйте|забудь|забудьте|проигнорируй)\b[^.!?\n]{0,40}?"
+    r"(?:инструкци|правил|указани)"
+    # Chinese / Japanese
+    r"|(?:忽略|无视|無視|忽视|忘记|忘掉|不要遵守|不要理会|别管|不要遵循)[^。！？\n]{0,20}?"
+    r"(?:指令|指示|说明|說明|规则|規則|提示|命令|要求|设定)"
+    r"|新的?指令\s*[:：]|(?:以前|前|上記|これまで)の?(?:指示|命令|ルール)[^。\n]{0,10}?無視"
+)
+_JAILBREAK = (
+    r"\byou are now (?:an? )?(?:unrestricted|unfiltered|uncensored|jailbroken|free|dan\b|"
+    r"evil|in (?:developer|god|unrestricted) mode)"
+    r"|\b(?:with|has|have|having) no (?:restrictions|limitations|limits|rules|filters|"
+    r"guidelines|content policy|ethical guidelines|safety rules)"
+    r"|\bwithout (?:any|your) (?:of )?(?:your )?(?:usual )?(?:restrictions|limitations|filters|"
+    r"content polic(?:y|ies)|safety rules|guidelines)"
+    r"|\b(?:developer|god|jailbreak|unrestricted|dan) mode\b|\bdo anything now\b"
+    r"|\bnot bound by (?:any )?(?:rules|restrictions|guidelines|policies)"
+    r"|\bbroken free of\b|\bstay in character no matter\b|\bnever refuses?\b"
+    r"|\bunrestricted (?:assistant|model|ai|mode)\b|\bjailbroken\b"
+    r"|\bno longer (?:follow|have|has) (?:any )?(?:safety|content|rules|restrictions)"
+    r"|\bohne (?:jegliche |alle )?(?:einschränkungen|beschränkungen|regeln|filter)"
+    r"|\bsin (?:ninguna |ningún )?(?:restricciones|límites|limites|reglas|filtros)"
+    r"|\bsans (?:aucune )?(?:restriction|limite|règle|regle|filtre)s?"
+    r"|\bsenza (?:alcuna )?(?:restrizion|limit|regol)"
+    r"|\bsem (?:nenhuma )?(?:restrições|restricoes|limites|regras)"
+    r"|\bбез (?:каких-либо )?(?:ограничений|правил)"
+    r"|没有任何限制|不受任何限制|没有限制|無制限|制限のない"
+)
+_FAKE_ROLE = (
+    r"<\|(?:im_start|im_end|system|endoftext|start_header_id)\|>"
+    r"|(?:^|\n)\s*(?:#{1,6}\s*)?\[?(?:system|developer|administrator|admin|override|"
+    r"note (?:to|for) the (?:model|ai|assistant))(?: message| note|"
+    r" prompt| update| notice)?\]?\s*:\s*(?=\S)"
+    r"|\[(?:system|system message|admin|administrator)\]"
+    r"|</?system>|(?:^|\n)\s*assistant\s*:\s*sure\b"
+)
+_LEAK = (
+    r"\b(?:reveal|print|output|repeat|show|display|disclose|dump|leak|recite|tell me|share|"
+    r"write out|list)\b[^.!?\n]{0,40}?\b(?:your|the|its|hidden|full|initial|original)\s+"
+    r"(?:full |complete |hidden |entire |initial |original |exact )*"
+    r"(?:system prompt|system message|initial (?:prompt|instructions)|hidden (?:instructions|"
+    r"configuration|prompt)|instructions verbatim|(?:original|initial) prompt|prompt "
+    r"verbatim|configuration|instructions word for word)"
+    r"|\brepeat the (?:text|words|message) above\b|\b(?:word for word|verbatim)\b[^.\n]{0,40}"
+    r"\b(?:prompt|instructions)\b"
+    r"|\b(?:gib|zeige?)\b[^.!?\n]{0,30}(?:systemprompt|systemanweisungen)"
+    r"|\b(?:muestra|revela|imprime)\b[^.!?\n]{0,30}(?:prompt del sistema|instrucciones ocultas)"
+    r"|\b(?:affiche|révèle|revele|montre)\b[^.!?\n]{0,30}(?:prompt système|prompt systeme|"
+    r"consignes)"
+    r"|(?:输出|显示|打印|泄露|告诉我)[^。\n]{0,10}(?:系统提示|系统指令|初始指令)"
+    r"|システムプロンプトを(?:表示|出力|教えて)"
+)
+_SECRET = (
+    r"~?/?\.ssh\b|\bid_(?:rsa|ed25519|ecdsa|dsa)\b|\.aws/credentials|\.netrc\b|"
+    r"\.git-credentials\b|/etc/(?:shadow|passwd)\b|(?:^|[^\w.])\.env\b|"
+    r"\b(?:anthropic|openai|aws|github)_\w*(?:key|token)\b|"
+    r"\b(?:api[\s_-]?keys?|api[\s_-]?tokens?|access tokens?|secret (?:keys?|tokens?)|"
+    r"private keys?|passwords?|credentials?|secrets|tokens|environment variables|"
+    r"source code|codebase|the repository|whole repository|every file|all files|"
+    r"database password)\b"
+    r"|\b(?:passwörter|passwort|schlüssel|zugangsdaten|geheimnisse|api-schlüssel)"
+    r"|\b(?:contraseñas?|claves?(?: api| de api)?|credenciales|secretos|tokens)\b"
+    r"|\b(?:mots de passe|mot de passe|clés?|identifiants|secrets)\b"
+    r"|\b(?:password|chiavi|credenziali|senhas?|chaves)\b|\b(?:пароли|токены|ключи)"
+    r"|密钥|密码|令牌|凭证|凭据|秘钥"
+)
+_ADDRESS = (r"(?:https?://|ftp://|\b\d{1,3}(?:\.\d{1,3}){3}\b|[\w.+-]+@[\w-]+\.[\w.]+|"
+            r"pastebin|attacker|my server|(?:to|at|an|a|à) [\w-]+\.(?:com|net|io|org|xyz|ru|cn|"
+            r"de|fr|es|it|br|example)\b)")
+_SEND = (
+    r"\b(?:send|sends|sending|upload|post|exfiltrate|transmit|forward|e-?mail|leak|pipe|"
+    r"beacon|append|paste)\b[^\n]{0,160}?(?:" + _ADDRESS + r"|(?:the |a |your )?webhook\b)" +
+    r"|\b(?:include|share|copy|put|add)\b[^\n]{0,120}?\b(?:to|at|on)\s+(?:https?://|ftp://|"
+    r"\d{1,3}(?:\.\d{1,3}){3}\b)"
+    r"|\b(?:curl|wget|nc|netcat)\b[^\n]{0,120}?" + _ADDRESS +
+    r"|(?:https?://|ftp://)\S*(?:\?|&)[\w-]*(?:d|q|data|key|token|secret|leak|c)=\S*"
+    r"|\b(?:sende|schicke|übermittle|lade)\b[^\n]{0,120}?" + _ADDRESS +
+    r"|\b(?:envía|envia|manda|sube|transmite)\b[^\n]{0,120}?" + _ADDRESS +
+    r"|\b(?:envoie|envoyez|transmets|transmettez|téléverse)\b[^\n]{0,120}?" + _ADDRESS +
+    r"|\b(?:invia|manda|envie|enviar)\b[^\n]{0,120}?" + _ADDRESS +
+    r"|\b(?:отправь|отправьте|пришли)\b[^\n]{0,120}?" + _ADDRESS +
+    r"|(?:发送|上传|发到|传到|发给)[^\n]{0,80}?" + _ADDRESS
+)
+_DESTRUCTIVE = (
+    r"\brm\s+-[a-z]*r[a-z]*f?[a-z]*\s+(?:~|/|\$home|\*|\.)(?:\s|$|/\s|`|'|\")"
+    r"|\b(?:run|execute|exec)\b[^\n]{0,30}\b(?:curl|wget)\b[^\n|]{0,120}\|\s*(?:sudo\s+)?"
+    r"(?:ba|z|da)?sh\b"
+    r"|\bwget -qo- [^\s]+ \| ?sh\b|\bchmod\s+-r\s+777\s+/"
+    r"|\bgit push (?:--force|-f)\b|\bos\.system\(|\|\s*nc\s+\d"
+    r"|\b(?:delete|remove|wipe|erase|destroy|drop)\s+(?:all|every|the(?: whole| entire)?)\s+"
+    r"(?:files?|repository|repo|tests? folder|tests|database|remote branches|\.git folder|"
+    r"project)"
+    r"|\bdelete the (?:\.git|tests) folder\b|\bcron job\b"
+    r"|\bpush directly to production\b|\brun any (?:shell )?command\b"
+    r"|\bexecutes? anything\b|\bwithout asking\b"
+    r"|\blösche\b[^.\n]{0,30}\b(?:alle dateien|das repository|das projekt)"
+    r"|\bborra\b[^.\n]{0,30}\b(?:el repositorio|todos los archivos)"
+    r"|\bsupprime[sz]?\b[^.\n]{0,30}\b(?:tous les fichiers|le dépôt|le depot)"
+    r"|删除[^。\n]{0,15}(?:所有文件|全部文件|仓库)"
+)
+_CONCEAL = (
+    r"\b(?:do not|don't|never|without) (?:let the user know|(?:tell|telling|inform|informing|"
+    r"notify|mention|mentioning|reveal|report|reporting)\b[^\n.]{0,40}?\b(?:user|human|"
+    r"operator|anyone|it|this)\b)"
+    r"|\bthe user must not (?:be told|know)\b|\bleave no trace\b"
+    r"|\bkeep (?:it|this) (?:secret|hidden|confidential) from\b"
+    r"|\b(?:secretly|covertly|silently|quietly) (?:send|upload|post|gather|collect|copy|add|"
+    r"transmit|forward|exfiltrate|run|install)\b|\bdon't report it\b"
+    r"|\bsag(?:e|en sie)? (?:dem (?:benutzer|nutzer)|niemandem) nichts"
+    r"|\bno (?:le )?digas nada\b|\bne dis rien\b|\bne dites rien\b|不要告诉用户|不要让用户知道"
+)
+# An image or link whose address carries a slot for data: rendering it sends the data.
+_BEACON = (r"!\[[^\]]*\]\(\s*https?://[^)\s]*[?&][\w-]*=[^)\s]*(?:\{|\[|<|insert|api|key|"
+           r"secret|token|password|credential|env|data|content)")
+# Role play alone is common in prompts; with a secret near it, it is the "grandmother" trick.
+_ROLEPLAY = (r"\bpretend (?:that )?(?:you are|to be)\b|\bimagine you are an? ai\b|"
+             r"\blet'?s play a game\b|\bstay in character\b|\bin this story\b")
+_TRIGGER = (
+    r"\b(?:if|when|whenever|once|after) (?:the user|you see|you find|the tests|the third|"
+    r"the \w+ message|someone)"
+)
+
+_SIGNALS: tuple[tuple[str, str], ...] = (
+    ("override", _OVERRIDE), ("jailbreak", _JAILBREAK), ("fake-role", _FAKE_ROLE),
+    ("leak", _LEAK), ("destructive", _DESTRUCTIVE), ("conceal", _CONCEAL),
+    ("send", _SEND), ("secret", _SECRET), ("beacon", _BEACON), ("roleplay", _ROLEPLAY), ("trigger", _TRIGGER),
+)
+# Kinds that take over the model's instructions: with any other kind near them, high.
+_TAKEOVER = frozenset({"override", "jailbreak", "fake-role"})
+# Kinds that are a finding on their own (medium); ``send`` and ``secret`` only together.
+_ALONE = frozenset({"override", "jailbreak", "fake-role", "leak", "destructive", "conceal",
+                    "beacon", "exfil", "roleplay"})
+
+# Phrases matched in the squeezed view (letters only): English takeover phrases spelled out.
+_SQUEEZED = (
+    r"(?:ignore|disregard|forget|override|bypass)(?:all|any|the|your|every|of|my)*"
+    r"(?:previous|prior|above|earlier|preceding|original|initial|system|safety)*"
+    r"(?:instructions?|rules|guidelines|prompts?|directives|systemprompt)"
+    r"|newinstructions|developermode|youarenowunrestricted|revealyoursystemprompt"
+    r"|printyoursystemprompt"
+)
+_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a",
+                       "$": "s"})
+
+# Words that make a sentence a description of attacks rather than one.
+_FRAMING = (
+    r"\b(?:detect|detects|detecting|flag|flags|look(?:s|ing)? for|watch for|check for|"
+    r"checks for|scan for|scans for|report|reports|identify|warn|warns|red[\s-]flags?|"
+    r"such as|e\.g\.|for example|for instance|like|attacks?|attackers?|injections?|"
+    r"malicious|typically|try to|tries to|trying to|attempts? to|phrases?|examples?|"
+    r"classify|teach|explain|explains|test cases?|payloads?|instructs? the model|"
+    r"tells? the model|asks? the model|that say|says? to|if (?:a|the) (?:page|text|document|"
+    r"message|file)|suspicious|requests?|prompts? (?:that|which)|decline|refuse|"
+    r"describe|describes|warning signs|awareness|threat model|guardrails?|regression tests?|"
+    r"filter|do not follow|don't follow|never follow|treat|signs?|asks? you to|"
+    r"erkenne|melde|détecte|signale|detecta|señala|检测|检查|识别)\b"
+)
+_NEGATION = (
+    r"\b(?:not|never|don'?t|doesn'?t|mustn'?t|shouldn'?t|can'?t|cannot|won'?t|no)"
+    r"(?: ever)?[\s,]+(?:\w+\s+)?$"
+)
+# Backticks are not quotes here: in an agent's prompt they mark code to run, not a mention.
+_QUOTES = "'\"\u2018\u201c\u00ab\u300c"
+
+
+class _Patterns:
+    """The signal regexes, compiled on first use (``import subagents`` stays light)."""
+
+    compiled: dict[str, re.Pattern[str]] | None = None
+
+    @classmethod
+    def get(cls) -> dict[str, re.Pattern[str]]:
+        if cls.compiled is None:
+            cls.compiled = {name: re.compile(p, re.I | re.M) for name, p in _SIGNALS}
+            cls.compiled["squeezed"] = re.compile(_SQUEEZED)
+            cls.compiled["framing"] = re.compile(_FRAMING, re.I)
+            cls.compiled["negation"] = re.compile(_NEGATION, re.I)
+        return cls.compiled
+
+
+# ----------------------------------------------------------------------------------- views
+
+_COMMENT_RE = re.compile(r"<!--(.*?)(?:-->|$)", re.S)
+# a link's target and title, one level of parentheses inside allowed
+_LINK_RE = re.compile(r"\]\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
+_REF_COMMENT_RE = re.compile(r"^\s*\[[^\]]*\]:\s*(\S*)\s*(?:[\"'(](.*?)[\"')])?\s*$", re.M)
+_B64_RE = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}")
+_HEX_RE = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){8,}(?![0-9A-Fa-f])")
+_XESC_RE = re.compile(r"(?:\\x[0-9A-Fa-f]{2}){4,}")
+_PCT_RE = re.compile(r"%[0-9A-Fa-f]{2}")
+_ENTITY_RE = re.compile(r"&#?\w{1,8};")
+_TAGS_RE = re.compile("[\U000e0020-\U000e007e]+")
+
+
+@dataclass(frozen=True, slots=True)
+class _View:
+    name: str
+    text: str  # as found; normalised by the caller
+    offset: int  # where it starts in the original text
+    hidden: bool
+
+
+def _printable(raw: bytes) -> str | None:
+    try:
+        s = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    letters = sum(ch.isalpha() or ch.isspace() for ch in s)
+    return s if s and letters >= 0.7 * len(s) else None
+
+
+def _views(text: str) -> Iterator[_View]:
+    yield _View("text", text, 0, False)
+    for m in _COMMENT_RE.finditer(text):
+        yield _View("comment", m.group(1), m.start(1), True)
+    for m in _LINK_RE.finditer(text):
+        yield _View("link", urllib.parse.unquote(m.group(1)), m.start(1), True)
+    for m in _REF_COMMENT_RE.finditer(text):
+        for g in (1, 2):
+            if m.group(g):
+                yield _View("link", urllib.parse.unquote(m.group(g)), m.start(g), True)
+    for m in _B64_RE.finditer(text):
+        run = m.group(0).rstrip("=")
+        padded = run + "=" * (-len(run) % 4)
+        try:
+            raw = base64.b64decode(padded.replace("-", "+").replace("_", "/"), validate=True)
+        except (binascii.Error, ValueError):
+            continue
+        decoded = _printable(raw)
+        if decoded is not None:
+            yield _View("base64", decoded, m.start(), True)
+    for m in _HEX_RE.finditer(text):
+        decoded = _printable(bytes.fromhex(m.group(0)))
+        if decoded is not None:
+            yield _View("hex", decoded, m.start(), True)
+    for m in _XESC_RE.finditer(text):
+        decoded = _printable(bytes.fromhex(m.group(0).replace("\\x", "")))
+        if decoded is not None:
+            yield _View("hex", decoded, m.start(), True)
+    if _PCT_RE.search(text):
+        yield _View("percent", urllib.parse.unquote(text), 0, True)
+    if _ENTITY_RE.search(text):
+        yield _View("entities", html.unescape(text), 0, True)
+    for m in _TAGS_RE.finditer(text):
+        yield _View("tags", "".join(chr(ord(c) - 0xE0000) for c in m.group(0)), m.start(), True)
+
+
+# -------------------------------------------------------------------------------- matching
+
+def _sentence_start(text: str, pos: int) -> int:
+    floor = max(0, pos - 200)
+    cut = max(text.rfind(ch, floor, pos) for ch in ".\n;!?。！？")
+    return max(cut + 1, floor)
+
+
+def _excused(text: str, pos: int, kind: str, hidden: bool = False) -> bool:
+    """A mention, not an instruction: quoted, framed as a description, or negated.  In a
+    hidden view (a comment, a decoded run) quotes excuse nothing: nobody quotes there."""
+    pats = _Patterns.get()
+    before = text[pos - 1] if pos else " "
+    start = _sentence_start(text, pos)
+    lead = text[start:pos]
+    if not hidden and (before in _QUOTES or sum(lead.count(q) for q in _QUOTES) % 2 == 1):
+        return True  # quoted, or inside a quotation that began earlier in the sentence
+    if pats["framing"].search(lead):
+        return True
+    if kind in ("conceal", "fake-role"):
+        return False  # "do not tell" is itself a negation
+    return pats["negation"].search(text, max(0, pos - 30), pos) is not None
+
+
+def _squeeze(text: str) -> tuple[str, list[int]]:
+    """Letters only (leet digits read as letters), with each letter's index in ``text``."""
+    chars: list[str] = []
+    index: list[int] = []
+    for i, ch in enumerate(text.translate(_LEET)):
+        if ch.isalpha():
+            chars.append(ch)
+            index.append(i)
+    return "".join(chars), index
+
+
+def _hits(norm: str, kinds: dict[str, re.Pattern[str]],
+          hidden: bool = False) -> list[tuple[int, str]]:
+    found: list[tuple[int, str]] = []
+    for kind, rx in kinds.items():
+        for m in rx.finditer(norm):
+            if not _excused(norm, m.start(), kind, hidden):
+                found.append((m.start(), kind))
+    return found
+
+
+_WINDOW = 600  # a passage: signals this close together are read together
+_NEAR = 200  # a send and a secret this close are one exfiltration
+
+
+def _combine(hits: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """``send`` with a ``secret`` near it becomes ``exfil``, ``roleplay`` with one stays
+    ``roleplay``; alone, neither means anything."""
+    secrets = sorted(p for p, k in hits if k == "secret")
+    out: list[tuple[int, str]] = []
+    for pos, kind in hits:
+        if kind in ("send", "roleplay"):
+            i = bisect.bisect_left(secrets, pos - _NEAR)
+            if i < len(secrets) and secrets[i] <= pos + _NEAR:
+                out.append((pos, "exfil" if kind == "send" else kind))
+        else:
+            out.append((pos, kind))
+    return sorted(out)
+
+
+def _judge(hits: list[tuple[int, str]]) -> tuple[int, tuple[str, ...], bool] | None:
+    """The strongest passage in ``hits``: (position, kinds, high?).  Linear in the hits:
+    each passage is the slice of hits within :data:`_WINDOW` after one of them."""
+    hits = _combine(hits)
+    positions = [p for p, _ in hits]
+    best: tuple[int, tuple[str, ...], bool] | None = None
+    for i, (pos, kind) in enumerate(hits):
+        if kind not in _ALONE:
+            continue
+        lo = bisect.bisect_left(positions, pos - _WINDOW)
+        hi = bisect.bisect_right(positions, pos + _WINDOW)
+        kinds = {k for _, k in hits[lo:hi]}
+        takeover = kinds & _TAKEOVER
+        high = bool(takeover and len(kinds) >= 2
+                    or "exfil" in kinds and kinds & {"conceal", "destructive", "leak"}
+                    or "leak" in kinds and "conceal" in kinds)
+        named = tuple(sorted(kinds - {"send"}))
+        if best is None or (high and not best[2]):
+            best = (pos, named, high)
+            if high:
+                break
+    return best
+
+
+def assess_injection(text: str) -> InjectionFinding | None:
+    """The strongest sign of a prompt injection in ``text``, or ``None``."""
+    if not text:
+        return None
+    text = text[: 1 << 20]
+    pats = _Patterns.get()
+    kinds = {k: pats[k] for k, _ in _SIGNALS}
+    best: InjectionFinding | None = None
+    plain_kinds: set[str] = set()
+    for view in _views(text):
+        variants: list[tuple[str, bool]] = [(normalise(view.text), False)]
+        if view.name == "text":
+            bare = normalise(view.text, fold=False)
+            # what only normalising found was disguised: invisible characters or look-alikes
+            raw = _BREAKS.sub("\n", _BLANKS.sub(" ", view.text.casefold()))
+            raw_hits = {k for _, k in _hits(raw, kinds)}
+            plain_kinds = raw_hits
+            if bare != variants[0][0]:
+                variants.append((bare, False))
+        for norm, _ in variants:
+            judged = _judge(_hits(norm, kinds, view.hidden))
+            if judged is None:
+                continue
+            pos, named, high = judged
+            disguised = view.name == "text" and not (set(named) & plain_kinds or (
+                "exfil" in named and {"send", "secret"} <= plain_kinds))
+            confidence: Confidence = "high" if high or view.hidden or disguised else "medium"
+            finding = InjectionFinding(view.offset + (pos if view.name == "text" else 0),
+                                       named, confidence, view.name)
+            if confidence == "high":
+                return finding
+            best = best or finding
+        if view.name == "text" and best is None:
+            # spelled out letter by letter, split inside words or written with leet digits:
+            # found only with the letters squeezed together, so disguised
+            norm = variants[0][0]
+            squeezed, index = _squeeze(norm)
+            m = pats["squeezed"].search(squeezed)
+            if m is not None and not _excused(norm, index[m.start()], "override"):
+                return InjectionFinding(index[m.start()], ("override",), "high", "squeezed")
+    return best
