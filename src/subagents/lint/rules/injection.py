@@ -39,6 +39,7 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
+import functools
 import html
 import re
 import unicodedata
@@ -78,16 +79,11 @@ _INVISIBLE = re.compile(
 _BLANKS = re.compile(r"[^\S\n]+")
 _BREAKS = re.compile(r" ?\n[\s]*")
 _SPACES = re.compile(r"\s+")
-_FOLD_TABLE: dict[int, str] | None = None
-
-
+@functools.cache
 def _fold_table() -> dict[int, str]:
-    global _FOLD_TABLE
-    if _FOLD_TABLE is None:
-        from subagents.lint.rules._confusables import FOLD
+    from subagents.lint.rules._confusables import FOLD
 
-        _FOLD_TABLE = {ord(k): v for k, v in FOLD.items()}
-    return _FOLD_TABLE
+    return {ord(k): v for k, v in FOLD.items()}
 
 
 # Greek and other letters close enough to ASCII to read as it, that the confusables data
@@ -106,11 +102,49 @@ def _once(text: str, fold: bool) -> str:
     return _BREAKS.sub("\n", _BLANKS.sub(" ", text)).strip()
 
 
+_WS_RUN = re.compile(r"\s+")
+
+
+def _mapped(text: str, fold: bool) -> tuple[str, list[int]]:
+    """:func:`normalise` character by character (so NFKC does not compose across characters),
+    with the offset in ``text`` of every character of the result: findings are reported at
+    the line the user wrote them on."""
+    if text.isascii():
+        low, index = text.lower(), None
+    else:
+        parts: list[str] = []
+        positions: list[int] = []
+        table = _fold_table()
+        for i, ch in enumerate(text):
+            if ch.isascii():
+                piece = ch.lower()
+            else:
+                piece = _INVISIBLE.sub("", unicodedata.normalize("NFKC", ch))
+                if fold:
+                    piece = piece.translate(table).translate(_EXTRA)
+                piece = piece.casefold()
+            parts.append(piece)
+            positions.extend([i] * len(piece))
+        low, index = "".join(parts), positions
+    out: list[str] = []
+    where: list[int] = []
+    last = 0
+    for m in _WS_RUN.finditer(low):
+        out.append(low[last:m.start()])
+        where.extend(range(last, m.start()) if index is None else index[last:m.start()])
+        out.append("\n" if "\n" in m.group(0) else " ")
+        where.append(m.start() if index is None else index[m.start()])
+        last = m.end()
+    out.append(low[last:])
+    where.extend(range(last, len(low)) if index is None else index[last:])
+    return "".join(out), where
+
+
 def normalise(text: str, *, fold: bool = True) -> str:
     """NFKC, invisible characters removed, look-alike letters folded to ASCII (``fold``),
-    case-folded, blanks collapsed to one space and line breaks to one newline.  ``normalise(normalise(t)) ==
-    normalise(t)`` for every string: the steps repeat until nothing changes (case-folding
-    can produce text that NFKC changes again)."""
+    case-folded, blanks collapsed to one space and line breaks to one newline.
+    ``normalise(normalise(t)) == normalise(t)`` for every string: the steps repeat until
+    nothing changes (case-folding can produce text that NFKC changes again)."""
     out = _once(text, fold)
     for _ in range(4):
         again = _once(out, fold)
@@ -297,7 +331,8 @@ _TRIGGER = (
 _SIGNALS: tuple[tuple[str, str], ...] = (
     ("override", _OVERRIDE), ("jailbreak", _JAILBREAK), ("fake-role", _FAKE_ROLE),
     ("leak", _LEAK), ("destructive", _DESTRUCTIVE), ("conceal", _CONCEAL),
-    ("send", _SEND), ("secret", _SECRET), ("beacon", _BEACON), ("roleplay", _ROLEPLAY), ("trigger", _TRIGGER),
+    ("send", _SEND), ("secret", _SECRET), ("beacon", _BEACON), ("roleplay", _ROLEPLAY),
+    ("trigger", _TRIGGER),
 )
 # Kinds that take over the model's instructions: with any other kind near them, high.
 _TAKEOVER = frozenset({"override", "jailbreak", "fake-role"})
@@ -330,7 +365,7 @@ _FRAMING = (
     r"erkenne|melde|détecte|signale|detecta|señala|检测|检查|识别)\b"
 )
 _NEGATION = (
-    r"\b(?:not|never|don'?t|doesn'?t|mustn'?t|shouldn'?t|can'?t|cannot|won'?t|no)"
+    r"\b(?:not|never|don'?t|doesn'?t|mustn'?t|shouldn'?t|can'?t|cannot|won'?t)"
     r"(?: ever)?[\s,]+(?:\w+\s+)?$"
 )
 # Backticks are not quotes here: in an agent's prompt they mark code to run, not a mention.
@@ -440,6 +475,8 @@ def _excused(text: str, pos: int, kind: str, hidden: bool = False) -> bool:
         return True
     if kind in ("conceal", "fake-role"):
         return False  # "do not tell" is itself a negation
+    if kind == "secret" and re.search(r"\b(?:no|without|any)\s+$", text[max(0, pos - 10):pos]):
+        return True  # "no secrets", "without credentials"
     return pats["negation"].search(text, max(0, pos - 30), pos) is not None
 
 
@@ -454,51 +491,55 @@ def _squeeze(text: str) -> tuple[str, list[int]]:
     return "".join(chars), index
 
 
-def _hits(norm: str, kinds: dict[str, re.Pattern[str]],
-          hidden: bool = False) -> list[tuple[int, str]]:
-    found: list[tuple[int, str]] = []
+_Hit = tuple[int, str, int]  # start, kind, end
+
+
+def _hits(norm: str, kinds: dict[str, re.Pattern[str]], hidden: bool = False) -> list[_Hit]:
+    found: list[_Hit] = []
     for kind, rx in kinds.items():
         for m in rx.finditer(norm):
             if not _excused(norm, m.start(), kind, hidden):
-                found.append((m.start(), kind))
+                found.append((m.start(), kind, m.end()))
     return found
 
 
 _WINDOW = 600  # a passage: signals this close together are read together
-_NEAR = 200  # a send and a secret this close are one exfiltration
+_BEFORE = 120  # a secret named this far before a send ("read X and post it to...") is its object
 
 
-def _combine(hits: list[tuple[int, str]]) -> list[tuple[int, str]]:
-    """``send`` with a ``secret`` near it becomes ``exfil``, ``roleplay`` with one stays
-    ``roleplay``; alone, neither means anything."""
-    secrets = sorted(p for p, k in hits if k == "secret")
+def _combine(hits: list[_Hit]) -> list[tuple[int, str]]:
+    """``send`` whose object is a ``secret`` (named inside the sending phrase, or just before
+    it) becomes ``exfil``; ``roleplay`` counts only with a secret near it.  Alone, neither
+    means anything: "upload the build to https://..." is a deployment agent."""
+    secrets = sorted(p for p, k, _ in hits if k == "secret")
     out: list[tuple[int, str]] = []
-    for pos, kind in hits:
+    for pos, kind, end in hits:
         if kind in ("send", "roleplay"):
-            i = bisect.bisect_left(secrets, pos - _NEAR)
-            if i < len(secrets) and secrets[i] <= pos + _NEAR:
+            reach = pos + 300 if kind == "roleplay" else end
+            i = bisect.bisect_left(secrets, pos - _BEFORE)
+            if i < len(secrets) and secrets[i] <= reach:
                 out.append((pos, "exfil" if kind == "send" else kind))
         else:
             out.append((pos, kind))
     return sorted(out)
 
 
-def _judge(hits: list[tuple[int, str]]) -> tuple[int, tuple[str, ...], bool] | None:
-    """The strongest passage in ``hits``: (position, kinds, high?).  Linear in the hits:
-    each passage is the slice of hits within :data:`_WINDOW` after one of them."""
-    hits = _combine(hits)
+def _judge(raw_hits: list[_Hit]) -> tuple[int, tuple[str, ...], bool] | None:
+    """The strongest passage in ``hits``: (position, kinds, high?).  Each passage is the
+    slice of hits within :data:`_WINDOW` of one of them (found by bisection)."""
+    hits = _combine(raw_hits)
     positions = [p for p, _ in hits]
     best: tuple[int, tuple[str, ...], bool] | None = None
-    for i, (pos, kind) in enumerate(hits):
+    for pos, kind in hits:
         if kind not in _ALONE:
             continue
         lo = bisect.bisect_left(positions, pos - _WINDOW)
         hi = bisect.bisect_right(positions, pos + _WINDOW)
         kinds = {k for _, k in hits[lo:hi]}
         takeover = kinds & _TAKEOVER
-        high = bool(takeover and len(kinds) >= 2
-                    or "exfil" in kinds and kinds & {"conceal", "destructive", "leak"}
-                    or "leak" in kinds and "conceal" in kinds)
+        high = bool((takeover and len(kinds) >= 2)
+                    or ("exfil" in kinds and kinds & {"conceal", "destructive", "leak"})
+                    or ("leak" in kinds and "conceal" in kinds))
         named = tuple(sorted(kinds - {"send"}))
         if best is None or (high and not best[2]):
             best = (pos, named, high)
@@ -515,36 +556,45 @@ def assess_injection(text: str) -> InjectionFinding | None:
     pats = _Patterns.get()
     kinds = {k: pats[k] for k, _ in _SIGNALS}
     best: InjectionFinding | None = None
-    plain_kinds: set[str] = set()
+    plain_kinds: set[str] | None = None
     for view in _views(text):
-        variants: list[tuple[str, bool]] = [(normalise(view.text), False)]
+        index: list[int] | None = None
         if view.name == "text":
-            bare = normalise(view.text, fold=False)
+            norm, index = _mapped(view.text, True)
+            variants = [norm]
             # what only normalising found was disguised: invisible characters or look-alikes
-            raw = _BREAKS.sub("\n", _BLANKS.sub(" ", view.text.casefold()))
-            raw_hits = {k for _, k in _hits(raw, kinds)}
-            plain_kinds = raw_hits
-            if bare != variants[0][0]:
-                variants.append((bare, False))
-        for norm, _ in variants:
+            plain = _BREAKS.sub("\n", _BLANKS.sub(" ", view.text.casefold()))
+            plain_kinds = {k for _, k, _ in _hits(plain, kinds)} if plain != norm else None
+            if not view.text.isascii():
+                bare = _mapped(view.text, False)[0]
+                if bare != norm:
+                    variants.append(bare)
+        else:
+            variants = [normalise(view.text)]
+        for n, norm in enumerate(variants):
             judged = _judge(_hits(norm, kinds, view.hidden))
             if judged is None:
                 continue
             pos, named, high = judged
-            disguised = view.name == "text" and not (set(named) & plain_kinds or (
-                "exfil" in named and {"send", "secret"} <= plain_kinds))
+            disguised = view.name == "text" and plain_kinds is not None and not (
+                set(named) & plain_kinds
+                or ("exfil" in named and {"send", "secret"} <= plain_kinds))
             confidence: Confidence = "high" if high or view.hidden or disguised else "medium"
-            finding = InjectionFinding(view.offset + (pos if view.name == "text" else 0),
-                                       named, confidence, view.name)
+            at = view.offset
+            if index is not None and n == 0:
+                at = index[pos] if pos < len(index) else len(view.text)
+            finding = InjectionFinding(at, named, confidence, view.name)
             if confidence == "high":
                 return finding
             best = best or finding
         if view.name == "text" and best is None:
             # spelled out letter by letter, split inside words or written with leet digits:
             # found only with the letters squeezed together, so disguised
-            norm = variants[0][0]
-            squeezed, index = _squeeze(norm)
+            norm = variants[0]
+            squeezed, letters = _squeeze(norm)
             m = pats["squeezed"].search(squeezed)
-            if m is not None and not _excused(norm, index[m.start()], "override"):
-                return InjectionFinding(index[m.start()], ("override",), "high", "squeezed")
+            if m is not None and not _excused(norm, letters[m.start()], "override"):
+                at = letters[m.start()]
+                return InjectionFinding(index[at] if index else 0, ("override",), "high",
+                                        "squeezed")
     return best

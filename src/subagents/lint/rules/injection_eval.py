@@ -26,7 +26,7 @@ from pathlib import Path
 
 from subagents.lint.rules.injection import assess_injection
 
-__all__ = ["Counts", "Measurement", "load_rows", "measure", "measure_corpus", "main"]
+__all__ = ["Counts", "Measurement", "load_rows", "main", "measure", "measure_corpus"]
 
 _LABELS = {"injection": True, "benign": False}
 
@@ -122,7 +122,7 @@ def measure_corpus(root: Path) -> tuple[int, list[tuple[str, str]]]:
     for path in files:
         try:
             defn = read_agent_file(path).definition
-        except Exception:  # noqa: BLE001 - a file the reader refuses is not an agent here
+        except Exception:
             continue
         if defn is None:
             continue
