@@ -46,7 +46,7 @@ import unicodedata
 import urllib.parse
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 __all__ = ["HELDOUT_RATES", "InjectionFinding", "assess_injection", "normalise"]
 
@@ -81,23 +81,23 @@ _BREAKS = re.compile(r" ?\n[\s]*")
 _SPACES = re.compile(r"\s+")
 @functools.cache
 def _fold_table() -> dict[int, str]:
+    """The confusables and :data:`_EXTRA_FOLD`, one table (one ``translate`` pass)."""
     from subagents.lint.rules._confusables import FOLD
 
-    return {ord(k): v for k, v in FOLD.items()}
+    return {ord(k): v for k, v in (FOLD | _EXTRA_FOLD).items()}
 
 
 # Greek and other letters close enough to ASCII to read as it, that the confusables data
 # leaves out (it lists only near-identical shapes).
 _EXTRA_FOLD = {"τ": "t", "η": "n", "υ": "u", "ω": "w", "κ": "k", "ρ": "p", "ν": "v", "ε": "e",
                "ι": "i", "χ": "x", "β": "b", "μ": "u", "ѕ": "s", "ԁ": "d", "ɡ": "g", "ʀ": "r"}
-_EXTRA = {ord(k): v for k, v in _EXTRA_FOLD.items()}
 
 
 def _once(text: str, fold: bool) -> str:
     text = unicodedata.normalize("NFKC", text)
     text = _INVISIBLE.sub("", text)
     if fold and not text.isascii():
-        text = text.translate(_fold_table()).translate(_EXTRA)
+        text = text.translate(_fold_table())
     text = text.casefold()
     return _BREAKS.sub("\n", _BLANKS.sub(" ", text)).strip()
 
@@ -121,7 +121,7 @@ def _mapped(text: str, fold: bool) -> tuple[str, list[int]]:
             else:
                 piece = _INVISIBLE.sub("", unicodedata.normalize("NFKC", ch))
                 if fold:
-                    piece = piece.translate(table).translate(_EXTRA)
+                    piece = piece.translate(table)
                 piece = piece.casefold()
             parts.append(piece)
             positions.extend([i] * len(piece))
@@ -132,12 +132,34 @@ def _mapped(text: str, fold: bool) -> tuple[str, list[int]]:
     for m in _WS_RUN.finditer(low):
         out.append(low[last:m.start()])
         where.extend(range(last, m.start()) if index is None else index[last:m.start()])
+        last = m.end()
+        if m.start() == 0 or m.end() == len(low):
+            continue  # as in :func:`_collapse`: none at either end
         out.append("\n" if "\n" in m.group(0) else " ")
         where.append(m.start() if index is None else index[m.start()])
-        last = m.end()
     out.append(low[last:])
     where.extend(range(last, len(low)) if index is None else index[last:])
     return "".join(out), where
+
+
+def _collapse(text: str) -> str:
+    """Blanks to one space, a break with blanks around it to one newline, none at either
+    end (``str.split`` runs in C: several times faster than two ``re.sub``)."""
+    return "\n".join(filter(None, (" ".join(line.split()) for line in text.split("\n"))))
+
+
+def _fast(text: str, fold: bool) -> str:
+    """About what :func:`_mapped` returns as text (NFKC over the whole text, so composed
+    where it composes), without the offsets: C-speed string methods; the offsets are worked
+    out only for a finding."""
+    if text.isascii():
+        return _collapse(text.lower())
+    text = unicodedata.normalize("NFKC", text)
+    if _Patterns.get()["invisible"].search(text):
+        text = _INVISIBLE.sub("", text)
+    if fold and _Patterns.get()["foldable"].search(text):
+        text = text.translate(_fold_table())
+    return _collapse(text.casefold())
 
 
 def normalise(text: str, *, fold: bool = True) -> str:
@@ -207,7 +229,7 @@ _OVERRIDE = (
     r"|\b(?:ignora|dimentica|ignore|esqueça|esqueca|desconsidere)\b[^.!?\n]{0,40}?"
     r"\b(?:istruzioni|regole|instruções|instrucoes|regras)"
     # Russian
-    r"|\b(?:игнорируй|игнорируйте|забудь|забудьте|проигнорируй)\b[^.!?\n]{0,40}?"
+    r"|(?:игнорируй|игнорируйте|забудь|забудьте|проигнорируй)[^.!?\n]{0,40}?"
     r"(?:инструкци|правил|указани)"
     # Chinese / Japanese
     r"|(?:忽略|无视|無視|忽视|忘记|忘掉|不要遵守|不要理会|别管|不要遵循)[^。！？\n]{0,20}?"
@@ -231,14 +253,14 @@ _JAILBREAK = (
     r"|\bsans (?:aucune )?(?:restriction|limite|règle|regle|filtre)s?"
     r"|\bsenza (?:alcuna )?(?:restrizion|limit|regol)"
     r"|\bsem (?:nenhuma )?(?:restrições|restricoes|limites|regras)"
-    r"|\bбез (?:каких-либо )?(?:ограничений|правил)"
+    r"|без (?:каких-либо )?(?:ограничений|правил)"
     r"|没有任何限制|不受任何限制|没有限制|無制限|制限のない"
 )
 _FAKE_ROLE = (
     r"<\|(?:im_start|im_end|system|endoftext|start_header_id)\|>"
     r"|(?:^|\n)\s*(?:#{1,6}\s*)?\[?(?:system|developer|administrator|admin|override|"
     r"note (?:to|for) the (?:model|ai|assistant))(?: message| note|"
-    r" prompt| update| notice)?\]?\s*:\s*(?=\S)"
+    r" prompt| update| notice)?\]?\s*:[ \t]*\S"
     r"|\[(?:system|system message|admin|administrator)\]"
     r"|</?system>|(?:^|\n)\s*assistant\s*:\s*sure\b"
 )
@@ -269,7 +291,7 @@ _SECRET = (
     r"|\b(?:passwörter|passwort|schlüssel|zugangsdaten|geheimnisse|api-schlüssel)"
     r"|\b(?:contraseñas?|claves?(?: api| de api)?|credenciales|secretos|tokens)\b"
     r"|\b(?:mots de passe|mot de passe|clés?|identifiants|secrets)\b"
-    r"|\b(?:password|chiavi|credenziali|senhas?|chaves)\b|\b(?:пароли|токены|ключи)"
+    r"|\b(?:password|chiavi|credenziali|senhas?|chaves)\b|(?:пароли|токены|ключи)"
     r"|密钥|密码|令牌|凭证|凭据|秘钥"
 )
 _ADDRESS = (r"(?:https?://|ftp://|\b\d{1,3}(?:\.\d{1,3}){3}\b|[\w.+-]+@[\w-]+\.[\w.]+|"
@@ -286,7 +308,7 @@ _SEND = (
     r"|\b(?:envía|envia|manda|sube|transmite)\b[^\n]{0,120}?" + _ADDRESS +
     r"|\b(?:envoie|envoyez|transmets|transmettez|téléverse)\b[^\n]{0,120}?" + _ADDRESS +
     r"|\b(?:invia|manda|envie|enviar)\b[^\n]{0,120}?" + _ADDRESS +
-    r"|\b(?:отправь|отправьте|пришли)\b[^\n]{0,120}?" + _ADDRESS +
+    r"|(?:отправь|отправьте|пришли)[^\n]{0,120}?" + _ADDRESS +
     r"|(?:发送|上传|发到|传到|发给)[^\n]{0,80}?" + _ADDRESS
 )
 _DESTRUCTIVE = (
@@ -348,8 +370,6 @@ _SQUEEZED = (
     r"|newinstructions|developermode|youarenowunrestricted|revealyoursystemprompt"
     r"|printyoursystemprompt"
 )
-_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a",
-                       "$": "s"})
 
 # Words that make a sentence a description of attacks rather than one.
 _FRAMING = (
@@ -372,16 +392,36 @@ _NEGATION = (
 _QUOTES = "'\"\u2018\u201c\u00ab\u300c"
 
 
+def _linear(pattern: str, case_sensitive: bool = False) -> Any:
+    """``pattern`` (multi-line, case-insensitive) compiled with RE2: linear time, and far
+    faster than ``re`` on these long word alternations (``re`` tries each at every position).
+    RE2's ``\\b`` knows ASCII word characters only, so the patterns put none next to
+    Cyrillic.  ``re`` without the wheel."""
+    try:
+        import re2  # type: ignore[import-untyped]
+    except ImportError:  # pragma: no cover - google-re2 is a dependency
+        return re.compile(pattern, re.M | (0 if case_sensitive else re.I))
+    options = re2.Options()
+    options.case_sensitive = case_sensitive
+    options.log_errors = False
+    return re2.compile("(?m)" + pattern, options)
+
+
 class _Patterns:
     """The signal regexes, compiled on first use (``import subagents`` stays light)."""
 
-    compiled: dict[str, re.Pattern[str]] | None = None
+    compiled: dict[str, Any] | None = None
 
     @classmethod
-    def get(cls) -> dict[str, re.Pattern[str]]:
+    def get(cls) -> dict[str, Any]:
         if cls.compiled is None:
-            cls.compiled = {name: re.compile(p, re.I | re.M) for name, p in _SIGNALS}
-            cls.compiled["squeezed"] = re.compile(_SQUEEZED)
+            cls.compiled = {name: _linear(p) for name, p in _SIGNALS}
+            cls.compiled["squeezed"] = _linear(_SQUEEZED)
+            cls.compiled["base64"] = _linear(_B64, case_sensitive=True)
+            cls.compiled["invisible"] = _linear(_INVISIBLE.pattern, case_sensitive=True)
+            cls.compiled["foldable"] = _linear(
+                "[" + "".join(re.escape(chr(c)) for c in _fold_table()) + "]", case_sensitive=True)
+            cls.compiled["hex"] = _linear(_HEX, case_sensitive=True)
             cls.compiled["framing"] = re.compile(_FRAMING, re.I)
             cls.compiled["negation"] = re.compile(_NEGATION, re.I)
         return cls.compiled
@@ -393,8 +433,9 @@ _COMMENT_RE = re.compile(r"<!--(.*?)(?:-->|$)", re.S)
 # a link's target and title, one level of parentheses inside allowed
 _LINK_RE = re.compile(r"\]\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
 _REF_COMMENT_RE = re.compile(r"^\s*\[[^\]]*\]:\s*(\S*)\s*(?:[\"'(](.*?)[\"')])?\s*$", re.M)
-_B64_RE = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}")
-_HEX_RE = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){8,}(?![0-9A-Fa-f])")
+# (scanned left to right, a match starts where its run starts: no lookbehind needed, so RE2)
+_B64 = r"[A-Za-z0-9+/_-]{16,}={0,2}"
+_HEX = r"(?:[0-9A-Fa-f]{2}){8,}"
 _XESC_RE = re.compile(r"(?:\\x[0-9A-Fa-f]{2}){4,}")
 _PCT_RE = re.compile(r"%[0-9A-Fa-f]{2}")
 _ENTITY_RE = re.compile(r"&#?\w{1,8};")
@@ -420,15 +461,16 @@ def _printable(raw: bytes) -> str | None:
 
 def _views(text: str) -> Iterator[_View]:
     yield _View("text", text, 0, False)
-    for m in _COMMENT_RE.finditer(text):
+    pats = _Patterns.get()
+    for m in _COMMENT_RE.finditer(text) if "<!--" in text else ():
         yield _View("comment", m.group(1), m.start(1), True)
-    for m in _LINK_RE.finditer(text):
+    for m in _LINK_RE.finditer(text) if "](" in text else ():
         yield _View("link", urllib.parse.unquote(m.group(1)), m.start(1), True)
-    for m in _REF_COMMENT_RE.finditer(text):
+    for m in _REF_COMMENT_RE.finditer(text) if "]:" in text else ():
         for g in (1, 2):
             if m.group(g):
                 yield _View("link", urllib.parse.unquote(m.group(g)), m.start(g), True)
-    for m in _B64_RE.finditer(text):
+    for m in pats["base64"].finditer(text):
         run = m.group(0).rstrip("=")
         padded = run + "=" * (-len(run) % 4)
         try:
@@ -438,19 +480,19 @@ def _views(text: str) -> Iterator[_View]:
         decoded = _printable(raw)
         if decoded is not None:
             yield _View("base64", decoded, m.start(), True)
-    for m in _HEX_RE.finditer(text):
+    for m in pats["hex"].finditer(text):
         decoded = _printable(bytes.fromhex(m.group(0)))
         if decoded is not None:
             yield _View("hex", decoded, m.start(), True)
-    for m in _XESC_RE.finditer(text):
+    for m in _XESC_RE.finditer(text) if "\\x" in text else ():
         decoded = _printable(bytes.fromhex(m.group(0).replace("\\x", "")))
         if decoded is not None:
             yield _View("hex", decoded, m.start(), True)
-    if _PCT_RE.search(text):
+    if "%" in text and _PCT_RE.search(text):
         yield _View("percent", urllib.parse.unquote(text), 0, True)
-    if _ENTITY_RE.search(text):
+    if "&" in text and _ENTITY_RE.search(text):
         yield _View("entities", html.unescape(text), 0, True)
-    for m in _TAGS_RE.finditer(text):
+    for m in _TAGS_RE.finditer(text) if not text.isascii() else ():
         yield _View("tags", "".join(chr(ord(c) - 0xE0000) for c in m.group(0)), m.start(), True)
 
 
@@ -480,21 +522,32 @@ def _excused(text: str, pos: int, kind: str, hidden: bool = False) -> bool:
     return pats["negation"].search(text, max(0, pos - 30), pos) is not None
 
 
-def _squeeze(text: str) -> tuple[str, list[int]]:
-    """Letters only (leet digits read as letters), with each letter's index in ``text``."""
-    chars: list[str] = []
-    index: list[int] = []
-    for i, ch in enumerate(text.translate(_LEET)):
-        if ch.isalpha():
-            chars.append(ch)
-            index.append(i)
-    return "".join(chars), index
+
+
+_LEET_BYTES = bytes.maketrans(b"013457@$", b"oieastas")
+_NOT_LETTER_BYTES = bytes(c for c in range(128) if not chr(c).isalpha()
+                          and chr(c) not in "013457@$")
+
+
+def _squeeze(text: str) -> str:
+    """ASCII letters only (leet digits read as letters; look-alikes were folded before).
+    ``bytes.translate`` is one C pass, several times faster than ``re.sub``."""
+    return text.encode("ascii", "ignore").translate(_LEET_BYTES, _NOT_LETTER_BYTES).decode()
+
+
+def _unsqueeze(text: str, n: int) -> int:
+    """Where the ``n``-th letter of :func:`_squeeze`'s result is in ``text``."""
+    for m in re.finditer(r"[A-Za-z013457@$]", text):
+        if n == 0:
+            return m.start()
+        n -= 1
+    return len(text)
 
 
 _Hit = tuple[int, str, int]  # start, kind, end
 
 
-def _hits(norm: str, kinds: dict[str, re.Pattern[str]], hidden: bool = False) -> list[_Hit]:
+def _hits(norm: str, kinds: dict[str, Any], hidden: bool = False) -> list[_Hit]:
     found: list[_Hit] = []
     for kind, rx in kinds.items():
         for m in rx.finditer(norm):
@@ -560,13 +613,13 @@ def assess_injection(text: str) -> InjectionFinding | None:
     for view in _views(text):
         index: list[int] | None = None
         if view.name == "text":
-            norm, index = _mapped(view.text, True)
+            norm = _fast(view.text, True)
             variants = [norm]
             # what only normalising found was disguised: invisible characters or look-alikes
             plain = _BREAKS.sub("\n", _BLANKS.sub(" ", view.text.casefold()))
             plain_kinds = {k for _, k, _ in _hits(plain, kinds)} if plain != norm else None
             if not view.text.isascii():
-                bare = _mapped(view.text, False)[0]
+                bare = _fast(view.text, False)
                 if bare != norm:
                     variants.append(bare)
         else:
@@ -581,7 +634,8 @@ def assess_injection(text: str) -> InjectionFinding | None:
                 or ("exfil" in named and {"send", "secret"} <= plain_kinds))
             confidence: Confidence = "high" if high or view.hidden or disguised else "medium"
             at = view.offset
-            if index is not None and n == 0:
+            if view.name == "text" and n == 0:
+                index = _mapped(view.text, True)[1]
                 at = index[pos] if pos < len(index) else len(view.text)
             finding = InjectionFinding(at, named, confidence, view.name)
             if confidence == "high":
@@ -591,10 +645,11 @@ def assess_injection(text: str) -> InjectionFinding | None:
             # spelled out letter by letter, split inside words or written with leet digits:
             # found only with the letters squeezed together, so disguised
             norm = variants[0]
-            squeezed, letters = _squeeze(norm)
-            m = pats["squeezed"].search(squeezed)
-            if m is not None and not _excused(norm, letters[m.start()], "override"):
-                at = letters[m.start()]
-                return InjectionFinding(index[at] if index else 0, ("override",), "high",
-                                        "squeezed")
+            m = pats["squeezed"].search(_squeeze(norm))
+            if m is not None:
+                at = _unsqueeze(norm, m.start())
+                if not _excused(norm, at, "override"):
+                    index = _mapped(view.text, True)[1]
+                    return InjectionFinding(index[at] if at < len(index) else 0,
+                                            ("override",), "high", "squeezed")
     return best
