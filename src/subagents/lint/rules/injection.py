@@ -180,17 +180,19 @@ def normalise(text: str, *, fold: bool = True) -> str:
 # Each signal: one case-insensitive regex over a normalised view (lower case, one space).
 
 _INSTR = (r"(?:instructions?|instruction set|rules|guidelines|guidance|directions|directives|"
-          r"orders|prompts?|system prompt|constraints|restrictions|polic(?:y|ies)|setup|"
-          r"configuration|programming|training|commands)")
+          r"orders|prompts?|system prompt|constraints|restrictions|polic(?:y|ies))")
 _EARLIER = (r"(?:previous|prior|above|earlier|preceding|original|initial|old|existing|"
             r"system|safety|developer'?s?|operator'?s?|other|given|current|these|those)")
 _OVERRIDE = (
     # English
-    r"\b(?:ignore|disregard|forget|override|bypass|skip|drop|discard|abandon|neglect|"
+    r"\b(?:ignore|disregard|forget|override|bypass|discard|abandon|"
     r"set aside|put aside|throw out|pay no attention to|stop (?:obeying|following)|"
     r"(?:do not|don't|no longer) (?:follow|obey))\s+(?:about\s+)?"
     r"(?:all\s+|any\s+|the\s+|your\s+|my\s+|every\s+|of\s+|everything\s+)*"
     r"(?:" + _EARLIER + r"\s+)*" + _INSTR +
+    r"|\b(?:ignore|disregard|forget|override|bypass|abandon|set aside|put aside|"
+    r"stop obeying) (?:your|the|all|any) (?:original |earlier |previous |initial )?"
+    r"(?:setup|configuration|programming|training)\b"
     r"|\bforget (?:everything|all) (?:you (?:were|have been) (?:told|given)|above|before)"
     r"|\b(?:ignore|disregard) (?:everything|all|anything) (?:above|before|said|you were told)"
     r"|\b(?:" + _EARLIER + r"|your|the) (?:" + _INSTR + r"|guidance you received)"
@@ -200,7 +202,7 @@ _OVERRIDE = (
     r"|\beverything (?:the (?:developer|operator|system)|you were) (?:told|said|given)"
     r"(?: you)? (?:is|was) (?:outdated|void|wrong|a test)"
     r"|\bnew (?:instructions|rules|orders|directives|policy)\s*:"
-    r"|\byour (?:new|real|true|only) (?:task|role|instructions?|job|purpose|goal) "
+    r"|\byour (?:new|real|true) (?:task|role|instructions?|job|purpose|goal) "
     r"(?:is|are|now)\b|\bthe real instructions\b"
     r"|\btreat (?:this|the following) (?:text|file|message|note) as your (?:only|new|real) "
     r"instructions|\bact only on what i say|\bobey only (?:the|this|me)\b"
@@ -239,7 +241,8 @@ _OVERRIDE = (
 _JAILBREAK = (
     r"\byou are now (?:an? )?(?:unrestricted|unfiltered|uncensored|jailbroken|free|dan\b|"
     r"evil|in (?:developer|god|unrestricted) mode)"
-    r"|\b(?:with|has|have|having) no (?:restrictions|limitations|limits|rules|filters|"
+    r"|\b(?:you|ai|assistant|model|bot|it)\b[^.\n]{0,30}\b(?:with|has|have|having) no "
+    r"(?:restrictions|limitations|limits|rules|filters|"
     r"guidelines|content policy|ethical guidelines|safety rules)"
     r"|\bwithout (?:any|your) (?:of )?(?:your )?(?:usual )?(?:restrictions|limitations|filters|"
     r"content polic(?:y|ies)|safety rules|guidelines)"
@@ -258,21 +261,20 @@ _JAILBREAK = (
 )
 _FAKE_ROLE = (
     r"<\|(?:im_start|im_end|system|endoftext|start_header_id)\|>"
-    r"|(?:^|\n)\s*(?:#{1,6}\s*)?\[?(?:system|developer|administrator|admin|override|"
+    r"|(?:^|\n)\s*(?:#{1,6}\s*)?\[?(?:system|administrator|admin|override|"
     r"note (?:to|for) the (?:model|ai|assistant))(?: message| note|"
     r" prompt| update| notice)?\]?\s*:[ \t]*\S"
     r"|\[(?:system|system message|admin|administrator)\]"
-    r"|</?system>|(?:^|\n)\s*assistant\s*:\s*sure\b"
+    r"|</system>\s*<system>|(?:^|\n)\s*assistant\s*:\s*sure\b"
 )
 _LEAK = (
     r"\b(?:reveal|print|output|repeat|show|display|disclose|dump|leak|recite|tell me|share|"
     r"write out|list)\b[^.!?\n]{0,40}?\b(?:your|the|its|hidden|full|initial|original)\s+"
     r"(?:full |complete |hidden |entire |initial |original |exact )*"
     r"(?:system prompt|system message|initial (?:prompt|instructions)|hidden (?:instructions|"
-    r"configuration|prompt)|instructions verbatim|(?:original|initial) prompt|prompt "
-    r"verbatim|configuration|instructions word for word)"
+    r"configuration|prompt)|(?:original|initial) prompt|configuration)"
     r"|\brepeat the (?:text|words|message) above\b|\b(?:word for word|verbatim)\b[^.\n]{0,40}"
-    r"\b(?:prompt|instructions)\b"
+    r"\b(?:system prompt|your instructions|initial instructions)\b"
     r"|\b(?:gib|zeige?)\b[^.!?\n]{0,30}(?:systemprompt|systemanweisungen)"
     r"|\b(?:muestra|revela|imprime)\b[^.!?\n]{0,30}(?:prompt del sistema|instrucciones ocultas)"
     r"|\b(?:affiche|révèle|revele|montre)\b[^.!?\n]{0,30}(?:prompt système|prompt systeme|"
@@ -322,7 +324,7 @@ _DESTRUCTIVE = (
     r"project)"
     r"|\bdelete the (?:\.git|tests) folder\b|\bcron job\b"
     r"|\bpush directly to production\b|\brun any (?:shell )?command\b"
-    r"|\bexecutes? anything\b|\bwithout asking\b"
+    r"|\bexecutes? anything\b"
     r"|\blösche\b[^.\n]{0,30}\b(?:alle dateien|das repository|das projekt)"
     r"|\bborra\b[^.\n]{0,30}\b(?:el repositorio|todos los archivos)"
     r"|\bsupprime[sz]?\b[^.\n]{0,30}\b(?:tous les fichiers|le dépôt|le depot)"
@@ -331,7 +333,7 @@ _DESTRUCTIVE = (
 _CONCEAL = (
     r"\b(?:do not|don't|never|without) (?:let the user know|(?:tell|telling|inform|informing|"
     r"notify|mention|mentioning|reveal|report|reporting)\b[^\n.]{0,40}?\b(?:user|human|"
-    r"operator|anyone|it|this)\b)"
+    r"operator|anyone)\b)"
     r"|\bthe user must not (?:be told|know)\b|\bleave no trace\b"
     r"|\bkeep (?:it|this) (?:secret|hidden|confidential) from\b"
     r"|\b(?:secretly|covertly|silently|quietly) (?:send|upload|post|gather|collect|copy|add|"
@@ -367,7 +369,7 @@ _SQUEEZED = (
     r"(?:ignore|disregard|forget|override|bypass)(?:all|any|the|your|every|of|my)*"
     r"(?:previous|prior|above|earlier|preceding|original|initial|system|safety)*"
     r"(?:instructions?|rules|guidelines|prompts?|directives|systemprompt)"
-    r"|newinstructions|developermode|youarenowunrestricted|revealyoursystemprompt"
+    r"|developermode|youarenowunrestricted|revealyoursystemprompt"
     r"|printyoursystemprompt"
 )
 
@@ -381,7 +383,8 @@ _FRAMING = (
     r"tells? the model|asks? the model|that say|says? to|if (?:a|the) (?:page|text|document|"
     r"message|file)|suspicious|requests?|prompts? (?:that|which)|decline|refuse|"
     r"describe|describes|warning signs|awareness|threat model|guardrails?|regression tests?|"
-    r"filter|do not follow|don't follow|never follow|treat|signs?|asks? you to|"
+    r"filter|do not follow|don't follow|never follow|treat|signs?|asks? you to|tells? you to|"
+    r"if (?:a|the|any) (?:\w+ )?(?:page|text|document|message|file|content)|"
     r"erkenne|melde|détecte|signale|detecta|señala|检测|检查|识别)\b"
 )
 _NEGATION = (
@@ -648,7 +651,10 @@ def assess_injection(text: str) -> InjectionFinding | None:
             m = pats["squeezed"].search(_squeeze(norm))
             if m is not None:
                 at = _unsqueeze(norm, m.start())
-                if not _excused(norm, at, "override"):
+                # letters spread over more than three times their number are words that
+                # happen to meet (a file tree), not one phrase taken apart
+                spread = _unsqueeze(norm, m.end() - 1) - at
+                if spread <= 3 * (m.end() - m.start()) and not _excused(norm, at, "override"):
                     index = _mapped(view.text, True)[1]
                     return InjectionFinding(index[at] if at < len(index) else 0,
                                             ("override",), "high", "squeezed")

@@ -113,26 +113,27 @@ def measure(rows: list[dict[str, str]]) -> Measurement:
 
 
 def measure_corpus(root: Path) -> tuple[int, list[tuple[str, str]]]:
-    """(agents read, [(file, confidence)] flagged) over the agent files under ``root``."""
+    """(agent files judged, [(file, confidence)] flagged) over the agent files under
+    ``root`` (every ``*.md`` but READMEs).  A file the reader makes an agent of is judged as
+    SA405/SA406 judge it (prompt, description, initial prompt); any other is judged whole."""
     from subagents.harnesses.loader import read_agent_file
 
-    files = sorted(p for p in root.rglob("*.md") if p.is_file() and p.name != "README.md")
-    read = 0
+    files = sorted(p for p in root.rglob("*.md")
+                   if p.is_file() and not p.name.lower().startswith("readme"))
     flagged: list[tuple[str, str]] = []
     for path in files:
         try:
             defn = read_agent_file(path).definition
-        except Exception:
-            continue
-        if defn is None:
-            continue
-        read += 1
-        for text in (defn.system_prompt, defn.description, defn.initial_prompt or ""):
+        except Exception:  # a file the reader refuses is judged whole below
+            defn = None
+        texts = ((defn.system_prompt, defn.description, defn.initial_prompt or "")
+                 if defn is not None else (path.read_text(encoding="utf-8", errors="replace"),))
+        for text in texts:
             found = assess_injection(text or "")
             if found is not None:
                 flagged.append((str(path.relative_to(root)), found.confidence))
                 break
-    return read, flagged
+    return len(files), flagged
 
 
 def _report(name: str, m: Measurement) -> None:
@@ -150,6 +151,16 @@ def _report(name: str, m: Measurement) -> None:
         print("  false alarms: " + ", ".join(m.false_alarms))
 
 
+def _default_corpus() -> Path:
+    if os.environ.get("SUBAGENTS_CORPUS"):
+        return Path(os.environ["SUBAGENTS_CORPUS"])
+    # beside the checkout, or beside the folder that holds the checkouts (worktrees)
+    for up in (Path.cwd().parent, Path.cwd().parent.parent):
+        if (up / "shared" / "corpus").is_dir():
+            return up / "shared" / "corpus"
+    return Path.cwd().parent / "shared" / "corpus"
+
+
 def main(argv: list[str] | None = None) -> int:
     here = Path.cwd() / "tests" / "data" / "injection"
     parser = argparse.ArgumentParser(
@@ -157,8 +168,7 @@ def main(argv: list[str] | None = None) -> int:
         description="Precision and recall of the prompt-injection detector.")
     parser.add_argument("--dev", type=Path, default=here / "dev.jsonl")
     parser.add_argument("--heldout", type=Path, default=here / "heldout.jsonl")
-    parser.add_argument("--corpus", type=Path, default=Path(
-        os.environ.get("SUBAGENTS_CORPUS") or Path.cwd().parent / "shared" / "corpus"))
+    parser.add_argument("--corpus", type=Path, default=_default_corpus())
     parser.add_argument("--skip", action="append", default=[],
                         choices=["dev", "heldout", "corpus"], help="leave a part out")
     args = parser.parse_args(argv)
@@ -178,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.corpus.is_dir():
             read, flagged = measure_corpus(args.corpus)
             high = sum(1 for _, c in flagged if c == "high")
-            print(f"corpus ({args.corpus}): {read} real agents, {len(flagged)} flagged "
+            print(f"corpus ({args.corpus}): {read} real agent files, {len(flagged)} flagged "
                   f"({len(flagged) / max(read, 1):.1%}), {high} refused")
             for path, conf in flagged:
                 print(f"    {conf:6} {path}")
