@@ -261,18 +261,18 @@ _JAILBREAK = (
 )
 _FAKE_ROLE = (
     r"<\|(?:im_start|im_end|system|endoftext|start_header_id)\|>"
-    r"|(?:^|\n)\s*(?:#{1,6}\s*)?\[?(?:system|administrator|admin|override|"
-    r"note (?:to|for) the (?:model|ai|assistant))(?: message| note|"
+    r"|(?:^|\n)\s*(?:#{1,6}\s*)?\[?(?:(?:system|administrator|admin) (?:message|note|prompt|"
+    r"update|notice)|note (?:to|for) the (?:model|ai|assistant))(?: message| note|"
     r" prompt| update| notice)?\]?\s*:[ \t]*\S"
     r"|\[(?:system|system message|admin|administrator)\]"
     r"|</system>\s*<system>|(?:^|\n)\s*assistant\s*:\s*sure\b"
 )
 _LEAK = (
     r"\b(?:reveal|print|output|repeat|show|display|disclose|dump|leak|recite|tell me|share|"
-    r"write out|list)\b[^.!?\n]{0,40}?\b(?:your|the|its|hidden|full|initial|original)\s+"
+    r"write out|list)\b[^.!?\n]{0,40}?\b(?:your|the|its|all)\s+"
     r"(?:full |complete |hidden |entire |initial |original |exact )*"
     r"(?:system prompt|system message|initial (?:prompt|instructions)|hidden (?:instructions|"
-    r"configuration|prompt)|(?:original|initial) prompt|configuration)"
+    r"configuration|prompt)|(?:original|initial) prompt)"
     r"|\brepeat the (?:text|words|message) above\b|\b(?:word for word|verbatim)\b[^.\n]{0,40}"
     r"\b(?:system prompt|your instructions|initial instructions)\b"
     r"|\b(?:gib|zeige?)\b[^.!?\n]{0,30}(?:systemprompt|systemanweisungen)"
@@ -336,7 +336,7 @@ _CONCEAL = (
     r"operator|anyone)\b)"
     r"|\bthe user must not (?:be told|know)\b|\bleave no trace\b"
     r"|\bkeep (?:it|this) (?:secret|hidden|confidential) from\b"
-    r"|\b(?:secretly|covertly|silently|quietly) (?:send|upload|post|gather|collect|copy|add|"
+    r"|\b(?:secretly|covertly|silently|quietly) (?:send|upload|post|gather|collect|copy|add|write|"
     r"transmit|forward|exfiltrate|run|install)\b|\bdon't report it\b"
     r"|\bsag(?:e|en sie)? (?:dem (?:benutzer|nutzer)|niemandem) nichts"
     r"|\bno (?:le )?digas nada\b|\bne dis rien\b|\bne dites rien\b|不要告诉用户|不要让用户知道"
@@ -352,17 +352,90 @@ _TRIGGER = (
     r"the \w+ message|someone)"
 )
 
-_SIGNALS: tuple[tuple[str, str], ...] = (
-    ("override", _OVERRIDE), ("jailbreak", _JAILBREAK), ("fake-role", _FAKE_ROLE),
-    ("leak", _LEAK), ("destructive", _DESTRUCTIVE), ("conceal", _CONCEAL),
-    ("send", _SEND), ("secret", _SECRET), ("beacon", _BEACON), ("roleplay", _ROLEPLAY),
-    ("trigger", _TRIGGER),
+# Generalisations written after a probe of fresh wordings (then added to the development set).
+_VOID = (r"(?:void|null|cancel+ed|outdated|obsolete|revoked|invalid|superseded|a test|a draft|"
+         r"just a draft|irrelevant|fake|no longer valid|lifted|disabled|suspended)")
+_OVERRIDE_MORE = (
+    r"|\b(?:ignore|disregard|forget|override)\s+(?:all |everything |the |any )?(?:of )?"
+    r"(?:the )?(?:above|previous|prior|preceding|earlier)\s*(?:[.,;:!]|$|and\b|instead\b)"
+    r"|\b(?:instructions|rules|guidelines|guidance|directions|directives|orders|prompt|task)\b"
+    r"[^.\n]{0,40}?\b(?:is|are|was|were)\s+(?:now\s+)?(?:just\s+|only\s+|hereby\s+)?" + _VOID +
+    r"|\bconsider (?:all |any |the |your )?(?:prior|previous|earlier|above|original) "
+    r"(?:instructions|rules|directions|guidance|guidelines|orders) " + _VOID +
+    r"|\bnothing (?:you (?:were|have been) told|(?:said |written )?(?:above|before))"
+    r"[^.\n]{0,30}\bmatters?\b"
+    r"|\b(?:update|change|amendment|correction)s? to your (?:instructions|rules|guidelines|"
+    r"system prompt)|\byour (?:instructions|rules|guidelines) (?:have|has) (?:been )?"
+    r"(?:updated|changed|replaced|revoked)"
+    r"|\b(?:safety |security |content )?polic(?:y|ies) (?:has|have) (?:been )?(?:updated|"
+    r"changed|lifted|removed|disabled)"
+    r"|\bhere are the real (?:ones|instructions|rules)\b"
+    r"|\byour (?:sole|only) (?:purpose|task|job|goal|mission) is now\b"
+    r"|\b(?:deine neue aufgabe|ta nouvelle (?:mission|tâche|tache)|tu nueva (?:tarea|misión|"
+    r"mision)|votre nouvelle (?:mission|tâche))|你的新任务"
+    r"|\bvergiss alles\b|\bvergessen sie alles\b|\bolv[ií]da(?:te de)? todo\b|"
+    r"\boubliez? tout\b|忘记(?:之前|以上|上面)?的?所有"
+    r"|\bignorier(?:e|st|en)\b[^.!?\n]{0,40}?(?:anweisungen|regeln|vorgaben|richtlinien)"
+    r"|\b(?:no obedezcas|desobedece|no respetes)\b[^.!?\n]{0,30}?(?:reglas|instrucciones|"
+    r"normas)"
+    r"|不再受[^。\n]{0,8}(?:规则|限制|约束)"
 )
-# Kinds that take over the model's instructions: with any other kind near them, high.
-_TAKEOVER = frozenset({"override", "jailbreak", "fake-role"})
+_JAILBREAK_MORE = (
+    r"|\bwithout (?:any|a) (?:filter|filters|censorship|warning|warnings|restriction)\b"
+)
+_ROLE_LABEL = (
+    r"(?:^|\n)\s*(?:#{1,6}\s*)?\[{0,2}(?:system|administrator|admin|override)\]{0,2}\s*:"
+)
+_FAKE_ROLE_MORE = r"|<\s*system[_ -]?(?:instructions|prompt|message|override)\s*>"
+_SECRET_MORE = (
+    r"|\b(?:aws|ssh|gpg|pgp|deploy|deployment|signing|access) keys?\b|\.npmrc\b|\.pypirc\b|"
+    r"\.docker/config\.json|\.kube/config|\.bash_history\b|\bshell history\b"
+)
+_SEND_MORE = (
+    r"|\bshare\b[^\n]{0,80}\bwith\s+[\w.+-]+@[\w-]+\.[\w.]+"
+    r"|\b(?:call|fetch|request|hit|ping|visit|open|webfetch)\b[^\n]{0,20}https?://\S+"
+    r"[^\n]{0,15}\bwith\b[^\n]{0,60}"
+)
+_DUMP = (
+    r"\b(?:print|output|reveal|show|list|display|dump|extract|exfiltrate|collect|harvest|gib|"
+    r"revela|muestra|imprime|affiche|révèle|cat)\b[^.\n]{0,40}?(?:\b(?:passwords?|credentials|"
+    r"api keys|(?:api |access |auth |session |user'?s |the user'?s )tokens|secrets|"
+    r"private keys?|ssh keys?|aws keys|contraseñas|claves|mots de passe|"
+    r"passwörter|zugangsdaten)\b|~/\.ssh|\bid_rsa\b|\.aws/credentials|/etc/shadow|\.netrc\b|"
+    r"\.npmrc\b|\.env(?:\s|$|[\"'`),;:]))|(?:输出|打印|显示)[^。\n]{0,10}(?:密码|密钥)"
+)
+_DESTRUCTIVE_MORE = (
+    r"|\brm\s+-(?:[a-z]*r[a-z]*f|[a-z]*f[a-z]*r)[a-z]*\s+(?:--no-preserve-root\s+)?(?:~/?|/)"
+    r"(?:\s|$|\*|`|'|etc\b|home\b|usr\b|boot\b|var/lib/(?:postgresql|mysql|docker)\b)"
+    r"|\b(?:delete|wipe|erase|destroy|drop)\s+(?:all |every |the )?(?:\w+ )?(?:keys|credentials|"
+    r"secrets|backups|database|databases|repositor(?:y|ies)|volumes?)\b"
+    r"|\b(?:add|append|write|insert)\b[^\n]{0,40}(?:~/\.bashrc|~/\.zshrc|~/\.profile|"
+    r"crontab|authorized_keys)"
+)
+_CONCEAL_MORE = (
+    r"|\b(?:the user|anyone|they|nobody) (?:never|won't|doesn't|does not|will not) "
+    r"(?:finds? out|knows?|notices?)\b"
+    r"|\bhide\b[^.\n]{0,30}\bfrom (?:the )?(?:user|human|operator)s?\b"
+    r"|\breport only success\b|\balways report success\b"
+)
+_ROLEPLAY_MORE = r"|\bact as (?:an? )?(?:linux |bash |unix |root )?(?:terminal|shell)\b"
+
+_SIGNALS: tuple[tuple[str, str], ...] = (
+    ("override", _OVERRIDE + _OVERRIDE_MORE), ("jailbreak", _JAILBREAK + _JAILBREAK_MORE),
+    ("fake-role", _FAKE_ROLE + _FAKE_ROLE_MORE), ("role-label", _ROLE_LABEL),
+    ("leak", _LEAK), ("destructive", _DESTRUCTIVE + _DESTRUCTIVE_MORE),
+    ("conceal", _CONCEAL + _CONCEAL_MORE), ("dump", _DUMP),
+    ("send", _SEND + _SEND_MORE), ("secret", _SECRET + _SECRET_MORE), ("beacon", _BEACON),
+    ("roleplay", _ROLEPLAY + _ROLEPLAY_MORE), ("trigger", _TRIGGER),
+)
+# Kinds that take over the model's instructions: with another kind near them (not a mere
+# secret word or trigger), high.  A ``system:`` label alone is a heading as often as a forgery:
+# it is not a finding on its own.
+_TAKEOVER = frozenset({"override", "jailbreak", "fake-role", "role-label"})
+_WEAK = frozenset({"secret", "trigger", "send"})
 # Kinds that are a finding on their own (medium); ``send`` and ``secret`` only together.
 _ALONE = frozenset({"override", "jailbreak", "fake-role", "leak", "destructive", "conceal",
-                    "beacon", "exfil", "roleplay"})
+                    "beacon", "exfil", "roleplay", "dump"})
 
 # Phrases matched in the squeezed view (letters only): English takeover phrases spelled out.
 _SQUEEZED = (
@@ -389,7 +462,8 @@ _FRAMING = (
 )
 _NEGATION = (
     r"\b(?:not|never|don'?t|doesn'?t|mustn'?t|shouldn'?t|can'?t|cannot|won'?t)"
-    r"(?: ever)?[\s,]+(?:\w+\s+)?$"
+    # "never X", "never X or Y", "never ask for or Y"; not "do not hesitate to Y"
+    r"(?: ever)?[\s,]+(?:(?:\w+\s+)?|(?:\w+\s+){1,3}(?:or|nor)\s+)$"
 )
 # Backticks are not quotes here: in an agent's prompt they mark code to run, not a mention.
 _QUOTES = "'\"\u2018\u201c\u00ab\u300c"
@@ -501,9 +575,14 @@ def _views(text: str) -> Iterator[_View]:
 
 # -------------------------------------------------------------------------------- matching
 
+_URL_RE = re.compile(r"\S*://\S*")
+_SENTENCE_ENDS = (". ", ".\n", "\n", "; ", "! ", "? ", "。", "！", "？")
+
+
 def _sentence_start(text: str, pos: int) -> int:
-    floor = max(0, pos - 200)
-    cut = max(text.rfind(ch, floor, pos) for ch in ".\n;!?。！？")
+    floor = max(0, pos - 300)
+    # a full stop ends a sentence only before a blank: not the dot of ".env" or "~/.ssh"
+    cut = max(text.rfind(sep, floor, pos) for sep in _SENTENCE_ENDS)
     return max(cut + 1, floor)
 
 
@@ -516,7 +595,7 @@ def _excused(text: str, pos: int, kind: str, hidden: bool = False) -> bool:
     lead = text[start:pos]
     if not hidden and (before in _QUOTES or sum(lead.count(q) for q in _QUOTES) % 2 == 1):
         return True  # quoted, or inside a quotation that began earlier in the sentence
-    if pats["framing"].search(lead):
+    if pats["framing"].search(_URL_RE.sub(" ", lead)):  # "example.com" frames nothing
         return True
     if kind in ("conceal", "fake-role"):
         return False  # "do not tell" is itself a negation
@@ -593,7 +672,7 @@ def _judge(raw_hits: list[_Hit]) -> tuple[int, tuple[str, ...], bool] | None:
         hi = bisect.bisect_right(positions, pos + _WINDOW)
         kinds = {k for _, k in hits[lo:hi]}
         takeover = kinds & _TAKEOVER
-        high = bool((takeover and len(kinds) >= 2)
+        high = bool((takeover and (len(kinds - _WEAK) >= 2 or "exfil" in kinds))
                     or ("exfil" in kinds and kinds & {"conceal", "destructive", "leak"})
                     or ("leak" in kinds and "conceal" in kinds))
         named = tuple(sorted(kinds - {"send"}))
