@@ -58,7 +58,9 @@ EXPECTED: dict[str, tuple[int, int, dict[str, int], dict[str, int], dict[str, in
     # OpenCode and Copilot files, judged by their own harness's reader (never Claude's rules).
     # OpenAgents: every file carries metadata keys (`id`, `category`, `version`...) that
     # OpenCode 1.18.33 passes to the model provider (OC008); 12 are primary agents (OC006).
-    "darrenhinde__OpenAgents": (28, 28, {}, {"OC006": 12}, {"OC008": 28}),
+    # SA601: two files name one agent 'OpenCoder'; OpenCode uses the first it reads
+    # (eval-runner.md), as `list --dialect opencode` and `doctor` say too
+    "darrenhinde__OpenAgents": (28, 28, {"SA601": 1}, {"OC006": 12}, {"OC008": 28}),
     # awesome-copilot: 1 file without a description (Copilot skips it), 2 prompts over
     # GitHub's 30,000-character limit; 100 files name VS Code tools the CLI ignores (CP008),
     # 36 carry fields Copilot ignores (CP006); 2 are manual-only (CP010).
