@@ -211,6 +211,8 @@ def claude_code_findings(
             "byte sequence",
             "re-save the file as UTF-8, e.g. `iconv -f latin1 -t utf-8 in.md > out.md`",
         )
+    yield from _tool_changes(view, path, text, label)
+    yield from _missing_skills(view, path, text, label)
     for note in view.notes:
         if note.key == "hooks":
             continue  # the hooks rules (SA109/SA110) point at the entry itself
@@ -223,6 +225,78 @@ def claude_code_findings(
             f"{label} ignores {note.message}",
             _NOTE_HINTS.get(code, "use a value Claude Code accepts, or remove the field"),
         )
+
+
+def _tool_changes(view: ClaudeCodeView, path: str, text: str | None, label: str
+                  ) -> Iterator[Diagnostic]:
+    """Tools Claude Code gives other than written (measured on 2.1.332): a deny-all that
+    denies nothing, a pattern in ``disallowedTools`` that removes the whole tool, and
+    ``memory`` that adds Write and Edit to a tools list."""
+    denied = view.frontmatter.get("disallowedTools")
+    written = denied.split(",") if isinstance(denied, str) else (
+        denied if isinstance(denied, list) else [])
+    # the reader drops a `*` entry (Claude Code denies nothing by it), so look at the text
+    if any(isinstance(e, str) and e.strip() == "*" for e in written):
+        yield make_diagnostic(
+            "SA021", path, key_pos(text, "disallowedTools"),
+            f"{label} ignores `disallowedTools: *`: it denies nothing, and the agent keeps "
+            "every tool it would have",
+            "name the tools to deny (`disallowedTools: Write, Edit, Bash`), or give the "
+            "agent only the tools it needs with `tools`")
+    for raw in view.disallowed_tools or ():
+        entry = raw.strip()
+        if "(" in entry and entry.endswith(")") and entry.split("(", 1)[0].strip():
+            tool = entry.split("(", 1)[0].strip()
+            yield make_diagnostic(
+                "SA021", path, key_pos(text, "disallowedTools"),
+                f"`disallowedTools: {entry}`: {label} launches the agent without {tool} at "
+                f"all, not only without the matching uses (its listing still shows {tool}); "
+                "`subagents run` refuses only the matching uses",
+                f"write `{tool}` to deny the whole tool, or remove the entry and limit its "
+                "uses in the permission settings")
+    fm = view.frontmatter
+    listed = fm.get("tools")
+    if view.tools and fm.get("memory") in view.profile.memories and listed is not None:
+        from subagents.claude_code.reader import split_tools
+
+        added = [t for t in ("Write", "Edit") if t not in (split_tools(listed) or ())]
+        if added:
+            yield make_diagnostic(
+                "SA021", path, key_pos(text, "tools"),
+                f"`memory: {fm['memory']}` with a `tools` list: {label} adds "
+                f"{' and '.join(added)} to the agent's tools (to keep its memory)",
+                f"list {' and '.join(added)} in `tools` so the file says what the agent gets, "
+                "or remove `memory`")
+
+
+def _missing_skills(view: ClaudeCodeView, path: str, text: str | None, label: str
+                    ) -> Iterator[Diagnostic]:
+    """A skill the agent names that no skills folder holds: Claude Code launches the agent
+    without it (measured on 2.1.332; a warning in its debug log only).  Checked only for a file
+    inside a ``.claude/agents`` folder, whose project and user skills folders are known; a
+    plugin's skill (``plugin:skill``) is not looked for."""
+    raw = view.frontmatter.get("skills")
+    names = raw.split(",") if isinstance(raw, str) else raw if isinstance(raw, list) else []
+    wanted = [n.strip() for n in names if isinstance(n, str) and n.strip() and ":" not in n]
+    if not wanted:
+        return
+    import os
+    from pathlib import Path
+
+    here = Path(os.path.abspath(path))
+    if ".claude" not in here.parts:
+        return
+    roots = [p for p in here.parents if (p / ".claude").is_dir()]
+    home = Path(os.environ.get("HOME") or Path.home())
+    folders = [*(r / ".claude" / "skills" for r in roots), home / ".claude" / "skills"]
+    for name in wanted:
+        if any((f / name / "SKILL.md").is_file() for f in folders):
+            continue
+        yield make_diagnostic(
+            "SA021", path, key_pos(text, "skills"),
+            f"`skills`: no skill {name!r} in .claude/skills or ~/.claude/skills: {label} "
+            "launches the agent without it (its debug log says so, nothing else does)",
+            f"create .claude/skills/{name}/SKILL.md, or remove {name!r} from `skills`")
 
 
 # A field Claude Code ignores keeps the code of its own rule (so `ignore = ["SA108"]` in a
