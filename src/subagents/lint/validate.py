@@ -31,7 +31,7 @@ Design notes
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -517,7 +517,7 @@ def _harness_duplicates(found: _HarnessIds) -> Iterator[Diagnostic]:
             continue
         name = scope.split(":", 1)[0]
         label = get_harness(name).display_name
-        ordered = sorted(files, key=lambda f: str(f[1]))
+        ordered = sorted(files, key=_read_order(name, files[0][1]))
         winner = ordered[0][0]
         for display, _path in ordered[1:]:
             yield Diagnostic(
@@ -526,6 +526,27 @@ def _harness_duplicates(found: _HarnessIds) -> Iterator[Diagnostic]:
                 message=f"agent name {agent_id!r} is defined again by {winner}; {label} uses "
                         "that file and ignores this one",
                 hint="rename one agent (its `name`) or delete one file")
+
+
+def _read_order(name: str, sample: Path) -> Callable[[tuple[str, Path]], tuple[int, str]]:
+    """The order in which harness ``name`` reads the files of the project ``sample`` is in
+    (its own ``discover``, as ``list`` and ``doctor`` use), then by path."""
+    from subagents.harnesses import get_harness
+    from subagents.harnesses.table import get_spec
+
+    text = sample.absolute().as_posix()
+    project = sample.absolute().parent
+    for folder in get_spec(name).project_folders:
+        cut = text.find(f"/{folder}/")
+        if cut >= 0:
+            project = Path(text[:cut] or "/")
+            break
+    try:
+        found = get_harness(name).discover(project, Path.home())
+    except OSError:
+        found = []
+    order = {str(p.absolute()): i for i, p in enumerate(found)}
+    return lambda f: (order.get(str(f[1].absolute()), len(order)), str(f[1]))
 
 
 def _reader_crash(path: str, exc: BaseException) -> Diagnostic:
