@@ -8,20 +8,34 @@ version whose behaviour it states (the profile chosen by config ``claude_code``)
 
 The registry uses :func:`skip_diagnostic` and :func:`duplicate_diagnostic` (one finding per file
 Claude Code does not load); ``validate`` adds :func:`claude_code_findings`, which compares Claude
-Code's reading (:class:`~subagents.claude_code.reader.ClaudeCodeView`) with the strict reading.
+Code's reading (:class:`~subagents.claude_code.reader.ClaudeCodeView`) with the strict reading,
+through :func:`claude_code_reading`: the one place that says which of the strict reader's
+findings still stand once Claude Code's reading is known (every command that judges a Claude
+file -- ``validate``, ``validate_text``, ``convert`` and ``sync`` through them -- uses it).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 from subagents.claude_code.reader import ClaudeCodeView, ParseMode, SkipKind
+from subagents.definition import AgentDefinition
 from subagents.diagnostics import Diagnostic
+from subagents.formats.fields import TYPE_ERRORS
+from subagents.harnesses.loader import LoadResult
 from subagents.lint.rules.base import make_diagnostic
 from subagents.lint.rules.catalog import check, rule
 
-__all__ = ["claude_code_findings", "duplicate_diagnostic", "key_line", "skip_diagnostic"]
+__all__ = [
+    "claude_code_findings",
+    "claude_code_reading",
+    "duplicate_diagnostic",
+    "key_line",
+    "skip_diagnostic",
+]
 
 
 def key_line(text: str | None, key: str) -> int | None:
@@ -334,3 +348,68 @@ def _dash_line(text: str | None) -> int | None:
     start = text.find("\n")
     pos = text.find("---", start + 1)
     return text.count("\n", 0, pos) + 1 if pos >= 0 else None
+
+
+# Reader findings that say "this is not strict YAML / not readable" -- superseded, for a file
+# Claude Code loads, by what Claude Code makes of it (rules/claude_code.py).
+_SUPERSEDED_WHEN_LOADED = frozenset(
+    {"SA001", "SA003", "SA004", "SA005", "SA006", "SA010", "SA012",
+     "SA018", "SA101", "SA102", "SA103"}
+)
+# Fields whose value Claude Code itself judges: a wrong type there is reported as what Claude
+# Code does with it (rules/claude_code.py), not as the strict reader's SA014.
+_CLAUDE_CODE_JUDGES = frozenset(
+    {"name", "description", "model", "tools", "disallowedTools", "maxTurns", "permissionMode",
+     "background", "effort", "isolation", "memory", "color", "mcpServers"}
+)
+
+
+_PARSE_FINDINGS = frozenset({"SA003", "SA004", "SA005", "SA010", "SA013", "SA018"})
+_UNREADABLE_SKIPS = frozenset({SkipKind.YAML, SkipKind.NO_FRONTMATTER, SkipKind.REFUSED})
+
+
+def claude_code_reading(
+    result: LoadResult, display: str, file_path: Path | None, text: str | None
+) -> tuple[list[Diagnostic], tuple[AgentDefinition, ...]]:
+    """Reader findings and the definitions the rules judge, as Claude Code reads the file.
+
+    For a Claude agent file the rules judge the definition Claude Code runs (its tools split,
+    its model, the last of duplicate keys); the strict reader keeps the positions and its
+    portability findings. A file Claude Code skips keeps the strict reader's findings and gets
+    one error saying why Claude Code skips it.
+    """
+    view = result.claude_code
+    if view is None:
+        return list(result.diagnostics), result.definitions
+    findings = list(
+        claude_code_findings(view, display, text)
+    )
+    if view.loaded:
+        kept = [
+            d
+            for d in result.diagnostics
+            if d.rule not in _SUPERSEDED_WHEN_LOADED
+            and not (d.rule in TYPE_ERRORS and d.key in _CLAUDE_CODE_JUDGES)
+        ]
+        (defn,) = result.loaded  # the definition Claude Code runs (the one reading's)
+        return kept + findings, (defn,)
+    # The skip finding replaces the strict reader's finding at the same place, and explains
+    # what its parse errors would: one message, the same one `list` and `doctor` show.
+    if any(d.rule in ("SA011", "SA012") for d in result.diagnostics):
+        findings = []  # empty or binary: the reader's finding says more than "no frontmatter"
+    for i, f in enumerate(findings):
+        # an alias refused: the strict reader knows the exact column of the anchor
+        same = next((d for d in result.diagnostics if d.rule == f.rule == "SA008"), None)
+        if same is not None:
+            findings[i] = dataclasses.replace(f, line=same.line, column=same.column)
+    codes = {d.rule for d in findings if d.rule != "SA014"}
+    places = {(d.rule, d.line) for d in findings}
+    unreadable = view.skip is not None and view.skip.kind in _UNREADABLE_SKIPS
+    kept = [
+        d
+        for d in result.diagnostics
+        if (d.rule, d.line) not in places
+        and d.rule not in codes
+        and not (unreadable and d.rule in _PARSE_FINDINGS)
+    ]
+    return kept + findings, result.definitions
