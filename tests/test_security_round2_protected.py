@@ -68,3 +68,20 @@ async def test_the_sandbox_protects_harness_files(tmp_path: Path, rel: str) -> N
                          ctx_for(tmp_path))
     assert out.is_error
     assert not target.exists() or target.read_text() != "hook\n"
+
+
+def test_a_projects_writable_dirs_stay_inside_it(tmp_path: Path) -> None:
+    from subagents.lint.trust import run_config
+
+    home = tmp_path / "home"
+    home.mkdir()
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    (project / ".subagents.toml").write_text('writable-dirs = ["/", "..", "build"]\n')
+    config, notes = run_config(project, trusted=True, home=home)
+    assert [d.resolve() for d in config.writable_dirs] == [(project / "build").resolve()]
+    assert sum("outside the project and is ignored" in n for n in notes) == 2
+    (home / ".subagents").mkdir()
+    (home / ".subagents" / "config.toml").write_text(f'writable-dirs = ["{tmp_path / "x"}"]\n')
+    config, _ = run_config(project, trusted=True, home=home)
+    assert tmp_path / "x" in config.writable_dirs  # the user's own word counts
