@@ -228,7 +228,8 @@ def _nested_git(root: Path) -> list[Path]:
 
 
 def _protected_in(root: Path) -> list[Path]:
-    """The protected paths of one writable folder: at its top, and every nested ``.git``."""
+    """The protected paths of one writable folder: at its top, and every nested ``.git``
+    (walks the tree; :func:`guard` keeps the walk for :func:`bwrap_argv`)."""
     return [*(root / name for name in (*_PROTECTED_IN_ROOT, ".git")), *_nested_git(root)]
 
 
@@ -240,12 +241,15 @@ class Guard:
 
     missing: tuple[Path, ...] = ()
     links: tuple[tuple[Path, str], ...] = ()
+    #: every nested ``.git`` found (so :func:`bwrap_argv` does not walk the tree again)
+    nested: tuple[Path, ...] = ()
 
 
 def guard(cwd: Path, settings: SandboxSettings) -> Guard:
     """The :class:`Guard` of a call about to run in ``cwd``."""
     missing: list[Path] = []
     links: list[tuple[Path, str]] = []
+    nested: list[Path] = []
     for root in _roots(cwd, settings):
         for p in [*(root / name for name in (*_PROTECTED_IN_ROOT, ".git"))]:
             try:
@@ -256,9 +260,10 @@ def guard(cwd: Path, settings: SandboxSettings) -> Guard:
             except OSError:
                 continue
         for p in _nested_git(root):
+            nested.append(p)
             if p.is_symlink():
                 links.append((p, os.readlink(p)))
-    return Guard(tuple(missing), tuple(links))
+    return Guard(tuple(missing), tuple(links), tuple(nested))
 
 
 def guarded_paths(cwd: Path, settings: SandboxSettings) -> list[Path]:
@@ -369,10 +374,11 @@ def _private_run() -> list[str]:
 def bwrap_argv(command: str, *, cwd: Path, settings: SandboxSettings,
                shell: str = "/bin/bash", environ: Mapping[str, str] | None = None,
                home: Path | None = None, chdir: Path | None = None,
-               seccomp: int | None = None) -> list[str]:
+               seccomp: int | None = None, guarded: Guard | None = None) -> list[str]:
     """The ``bwrap`` command line that runs ``shell -c command`` confined to ``cwd``
     (starting in ``chdir``, a folder inside it: the main thread's shell keeps its ``cd``);
-    ``seccomp``: a descriptor from :func:`seccomp_fd`, inherited by bwrap."""
+    ``seccomp``: a descriptor from :func:`seccomp_fd`, inherited by bwrap; ``guarded``: the
+    call's :class:`Guard`, whose nested ``.git`` list is used instead of walking again."""
     bwrap = shutil.which("bwrap") or "bwrap"
     argv = [bwrap, "--die-with-parent", "--new-session", "--unshare-all"]
     if os.geteuid() == 0:
@@ -386,7 +392,10 @@ def bwrap_argv(command: str, *, cwd: Path, settings: SandboxSettings,
     for root in roots:
         argv += ["--bind", str(root), str(root)]
     for root in roots:
-        for p in _existing(_protected_in(root)):
+        top = [root / name for name in (*_PROTECTED_IN_ROOT, ".git")]
+        nested = [p for p in guarded.nested if p.is_relative_to(root)] if guarded is not None \
+            else _nested_git(root)
+        for p in _existing([*top, *nested]):
             # the real target of a symlink, so what it points to stays read-only; the link
             # itself is put back after the call if the command replaces it (:func:`undo`)
             real = p.resolve()
