@@ -227,12 +227,6 @@ def _nested_git(root: Path) -> list[Path]:
     return list(found)
 
 
-def _protected_in(root: Path) -> list[Path]:
-    """The protected paths of one writable folder: at its top, and every nested ``.git``
-    (walks the tree; :func:`guard` keeps the walk for :func:`bwrap_argv`)."""
-    return [*(root / name for name in (*_PROTECTED_IN_ROOT, ".git")), *_nested_git(root)]
-
-
 @dataclass(frozen=True, slots=True)
 class Guard:
     """What a call must undo once the sandbox is gone: protected paths that did not exist
