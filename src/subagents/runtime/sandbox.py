@@ -4,13 +4,23 @@ A permission rule says *which* command may run; the sandbox bounds *what it can 
 the only thing that holds against ``python -c ...``, a script written a turn earlier, or a
 spelling no rule foresaw.  Each ``Bash`` call becomes::
 
-    bwrap --die-with-parent --new-session --unshare-all [--share-net]
-          --ro-bind / /  --dev /dev  --proc /proc  --tmpfs /tmp
+    bwrap --die-with-parent --new-session --unshare-all [--cap-drop ALL] [--share-net]
+          --ro-bind / /  --dev /dev  --proc /proc  --tmpfs /tmp  --tmpfs /run
           --bind CWD CWD  (and each writable folder)
           --ro-bind CWD/.git/config ... (protected paths inside them, read-only again)
           --tmpfs ~/.ssh  --ro-bind /dev/null ~/.netrc ... (credential stores hidden)
-          --clearenv --setenv ... (the environment minus credentials)
-          --chdir CWD  bash -c COMMAND
+          --clearenv --setenv ... (an allowlist of the environment)
+          --seccomp FD (socket(AF_UNIX) refused)  --chdir CWD  bash -c COMMAND
+
+* **Root** (containers, CI) gets ``--cap-drop ALL``: with capabilities a command could
+  unmount the read-only binds or remount ``/`` writable.
+* **Host unix sockets** (D-Bus, docker, ssh and gpg agents) are out of reach: ``/run`` and
+  ``/tmp`` are private, and a seccomp filter (:func:`seccomp_fd`) refuses ``socket(AF_UNIX)``
+  — the private folders alone leave sockets in the home or working folder reachable.
+* **git**: the whole ``.git`` is bound read-only (a bind mount cannot be renamed or removed,
+  so it cannot be swapped for a hostile one), and so is every nested ``.git`` (submodules'
+  ``.git`` files, nested repositories; :func:`guard` finds them).  A protected path that is a
+  symlink is put back after the call if the command replaced it (:func:`undo`).
 
 * **Writes** only in the working folder(s) and a private ``/tmp`` that vanishes with the call;
   at the top of each of them, the protected paths of :mod:`subagents.runtime.protected` that
@@ -32,9 +42,9 @@ spelling no rule foresaw.  Each ``Bash`` call becomes::
   processes, so ``/proc/$PPID/environ`` of the runner is out of reach; when the command ends,
   bwrap's init exits and the kernel kills every process left in the namespace, ``setsid``
   and double-forked daemons included; ``--die-with-parent`` ends it if the runner dies.
-* **Environment** without credentials: variables whose names look like secrets (``*_API_KEY``,
-  ``*TOKEN*``, ``*SECRET*``, ``*PASSWORD*``, ``AWS_*``...) are not passed
-  (:func:`scrubbed_environ`), and the usual credential files in the home folder are hidden.
+* **Environment** by allowlist (:data:`PASSED_NAMES`: locale, terminal, home, toolchain
+  folders), never a name that looks like a secret (:func:`scrubbed_environ`); the usual
+  credential files in the home folder are hidden.
 * **Reads** stay possible outside the working folder (compilers, libraries, the user's tools
   need them), except the hidden credential stores.
 
