@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from subagents.definition import AgentDefinition
@@ -211,6 +211,7 @@ _JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow
 
 
 @settings(max_examples=60, deadline=None)
+@example(name="Read", value={"\n": None})  # a made-up key with a newline stays on one line
 @given(name=st.sampled_from(sorted(builtin_tools(extras=True))),
        value=st.dictionaries(st.sampled_from(["file_path", "command", "pattern", "offset",
                                               "timeout", "edits", "x", "-n", "todos"]),

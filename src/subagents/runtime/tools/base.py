@@ -340,6 +340,11 @@ def input_validation_error(tool: str, issues: Sequence[str]) -> str:
             + "\n".join(issues))
 
 
+def _printable(key: str) -> str:
+    """A key the model made up, on one line: a newline in it would split the issue list."""
+    return key if key.isprintable() else key.encode("unicode_escape").decode("ascii")
+
+
 def input_issues(value: Mapping[str, Any], schema: Mapping[str, Any]) -> list[str]:
     """Every problem of a tool call's arguments, in Claude Code's words for them: missing
     required parameters first, then unexpected ones, then wrong types or values."""
@@ -347,7 +352,7 @@ def input_issues(value: Mapping[str, Any], schema: Mapping[str, Any]) -> list[st
     issues = [f"The required parameter `{k}` is missing"
               for k in schema.get("required", ()) if k not in value]
     if schema.get("additionalProperties") is False:
-        issues += [f"An unexpected parameter `{k}` was provided" for k in value
+        issues += [f"An unexpected parameter `{_printable(k)}` was provided" for k in value
                    if k not in props]
     for key, item in value.items():
         sub = props.get(key)
