@@ -59,6 +59,7 @@ from subagents.lint.rules.security import path_escapes
 
 if TYPE_CHECKING:
     from subagents.harnesses.layout import Source
+    from subagents.lint.cache import ResultCache
 
 __all__ = [
     "ValidationReport",
@@ -577,8 +578,13 @@ def validate_paths(
     select: Sequence[str] = (),
     ignore: Sequence[str] = (),
     sources: Sequence[Source] | None = None,
+    cache: bool = False,
 ) -> ValidationReport:
     """Validate files and folders (none: the agents the current project sees).
+
+    ``cache``: reuse the findings of files unchanged since an earlier run
+    (:mod:`subagents.lint.cache`; the CLI turns it on unless ``--no-cache``).  The output is
+    the same either way.
 
     With no ``paths``, the roots of ``sources`` (default: :func:`default_sources`) are read;
     an agents folder that is not a folder is an error (``SA605``), as in ``subagents list``.
@@ -611,6 +617,8 @@ def validate_paths(
     silencers: _Silencers = {}
     filters: dict[int, _Filter] = {}
     seen: set[str] = set()  # a file named twice (or inside a folder also named) counts once
+    results = _open_cache(resolved) if cache else None
+    fingerprints: dict[int, str] = {}
     for p, shown in zip(resolved, given, strict=True):
         cfg = config if config is not None else _config_for(p, configs,
                                                              report.config_warnings)
@@ -625,7 +633,13 @@ def validate_paths(
             if key_path in seen:
                 continue
             seen.add(key_path)
-            diags, n = _validate_file(target, cfg, filt, scoped, silencers)
+            if results is None:
+                diags, n = _validate_file(target, cfg, filt, scoped, silencers)
+            else:
+                if key not in fingerprints:
+                    fingerprints[key] = _fingerprint(cfg, filt)
+                diags, n = _validate_cached(results, fingerprints[key], target, cfg, filt,
+                                            scoped, silencers)
             report.files += 1
             report.agents += n
             all_diags.extend(diags)
@@ -636,7 +650,54 @@ def validate_paths(
         all_diags.extend(filt.apply((d,), extra, inline))
     report.strict = strict or any(f.profile is Profile.STRICT for f in filters.values())
     report.diagnostics = sort_diagnostics(all_diags)
+    if results is not None:
+        results.save()
     return report
+
+
+def _open_cache(roots: Sequence[Path]) -> ResultCache | None:
+    from subagents.lint.cache import ResultCache
+
+    try:
+        return ResultCache(roots or [Path.cwd()])
+    except Exception:  # no usable cache: validate without one
+        return None
+
+
+def _fingerprint(cfg: Config, filt: _Filter) -> str:
+    from subagents.lint.cache import config_fingerprint
+
+    return config_fingerprint(cfg, filt.profile.value, filt.select, filt.ignore)
+
+
+def _validate_cached(
+    results: ResultCache, fingerprint: str, target: _Target, config: Config, filt: _Filter,
+    scoped: list[ScopedAgent], silencers: _Silencers,
+) -> tuple[list[Diagnostic], int]:
+    """:func:`_validate_file` through the result cache: a file unchanged since the last run
+    gives its stored findings and the facts the scope rules need (never their findings)."""
+    from subagents.lint.cache import AgentFacts, FileEntry
+
+    # a named file may lead elsewhere through a linked folder: where it leads is part of the key
+    real = os.path.realpath(target.path) if target.may_escape else ""
+    key = results.key(os.path.abspath(target.path), real, target.display, target.dialect,
+                      target.root, target.scope, target.may_escape, fingerprint)
+    entry = results.lookup(target.path, key)
+    if entry is not None:
+        for f in entry.facts:
+            scoped.append(ScopedAgent(f.definition(), target.display, f.line, f.column,
+                                      target.scope))
+        if entry.silencers is not None:
+            silencers[target.display] = (filt, *entry.silencers)
+        return entry.diagnostics, entry.agents
+    mine: list[ScopedAgent] = []
+    diags, n = _validate_file(target, config, filt, mine, silencers)
+    scoped.extend(mine)
+    silenced = silencers.get(target.display) if n else None
+    results.store(target.path, key, FileEntry(
+        diags, n, [AgentFacts.of(a.definition, a.line, a.column) for a in mine],
+        None if silenced is None else (silenced[1], silenced[2])))
+    return diags, n
 
 
 def _config_for(p: Path, cache: dict[Any, Config], notes: list[str]) -> Config:
