@@ -183,7 +183,8 @@ class ResultCache:
             if (isinstance(data, dict) and data.get("format") == _FORMAT
                     and data.get("version") == self._version
                     and isinstance(data.get("entries"), dict)):
-                return data["entries"]
+                entries: dict[str, Any] = data["entries"]
+                return entries
         except Exception:  # missing, unreadable, corrupt: an empty cache
             pass
         return {}
