@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from corpus_helpers import CORPUS, needs_corpus
 from subagents.cli.main import cli
 from subagents.lint import validate as validate_mod
 from subagents.lint.cache import ResultCache
-from corpus_helpers import CORPUS, needs_corpus
 
 AGENT = """---
 name: {name}
