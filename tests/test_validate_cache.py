@@ -210,3 +210,31 @@ def test_cold_and_warm_agree_on_the_corpus(cache: Path, monkeypatch: pytest.Monk
         _no_reading(m)
         warm = _run(str(CORPUS))
     assert fresh == cold == warm
+
+
+def _rules(report: dict[str, object]) -> list[tuple[str, str]]:
+    return [(d["rule"], d["path"]) for d in report["diagnostics"]]  # type: ignore[attr-defined]
+
+
+def test_similar_descriptions_follow_an_edit(tmp_path: Path, cache: Path) -> None:
+    agents = _project(tmp_path)
+    first = _run(str(agents))
+    assert any(r == "SA602" and p.endswith("checker.md") for r, p in _rules(first))
+    (agents / "checker.md").write_text(
+        AGENT.format(name="checker", description="Counts lines of shell scripts", extra=""))
+    warm = _run(str(agents))
+    assert warm == _run("--no-cache", str(agents))
+    assert not any(r == "SA602" and p.endswith("checker.md") for r, p in _rules(warm))
+
+
+@pytest.mark.parametrize("bad", [7, "x", [[0, 99, 0.9]], [["a", 1, 0.9]], [[0, 1]], {"a": 1}])
+def test_corrupt_similar_pairs_are_ignored(tmp_path: Path, cache: Path, bad: object) -> None:
+    agents = _project(tmp_path)
+    expected = _run("--no-cache", str(agents))
+    _run(str(agents))
+    (path,) = cache.glob("*.json")
+    data = json.loads(path.read_text())
+    assert data["similar"]
+    data["similar"] = dict.fromkeys(data["similar"], bad)
+    path.write_text(json.dumps(data))
+    assert _run(str(agents)) == expected

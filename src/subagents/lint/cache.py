@@ -162,6 +162,22 @@ def _entry_in(raw: dict[str, Any]) -> FileEntry:
         silencers=None if s is None else (tuple(s[0]), tuple(s[1])))
 
 
+class _Memo(dict[str, list[list[float]]]):
+    """Starts empty, answers from an earlier run's answers: what this run used is kept."""
+
+    def __init__(self, old: dict[str, Any]) -> None:
+        super().__init__()
+        self._old = old
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if key not in self:
+            value = self._old.get(key)
+            if value is None:
+                return default
+            self[key] = value
+        return self[key]
+
+
 class ResultCache:
     """One cache file: load once, look files up, store results, save once."""
 
@@ -170,8 +186,12 @@ class ResultCache:
         name = hashlib.blake2b(where.encode(), digest_size=12).hexdigest()
         self.path = (folder or cache_dir()) / f"{name}.json"
         self._version = package_fingerprint()
+        self._old_similar: dict[str, Any] = {}
         self._old: dict[str, Any] = self._load()
         self._new: dict[str, Any] = {}
+        #: the similar-description pairs of each scope (see ``rules.scope.check_scope``):
+        #: answers of earlier runs, and those asked for or computed in this one
+        self.similar: dict[str, list[list[float]]] = _Memo(self._old_similar)
         self._changed = False
         #: what the last :meth:`lookup` read, for :meth:`store` (one read and hash per file)
         self._pending: dict[str, tuple[os.stat_result, str]] = {}
@@ -184,6 +204,8 @@ class ResultCache:
                     and data.get("version") == self._version
                     and isinstance(data.get("entries"), dict)):
                 entries: dict[str, Any] = data["entries"]
+                if isinstance(data.get("similar"), dict):
+                    self._old_similar = data["similar"]
                 return entries
         except Exception:  # missing, unreadable, corrupt: an empty cache
             pass
@@ -241,13 +263,15 @@ class ResultCache:
 
     def save(self) -> None:
         """Write the entries of this run (best effort; never raises)."""
-        if not self._changed and len(self._new) == len(self._old):
+        if (not self._changed and len(self._new) == len(self._old)
+                and len(self.similar) == len(self._old_similar)):
             return
         try:
             from subagents.fs import atomic_write
 
             payload = json.dumps({"format": _FORMAT, "version": self._version,
-                                  "entries": self._new}, separators=(",", ":"))
+                                  "entries": self._new, "similar": dict(self.similar)},
+                                 separators=(",", ":"))
             self.path.parent.mkdir(parents=True, exist_ok=True)
             atomic_write(self.path, payload, fsync=False, mode=0o600)
         except Exception:  # read-only, full, vanished: the next run starts cold

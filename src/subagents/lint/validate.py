@@ -645,7 +645,8 @@ def validate_paths(
             all_diags.extend(diags)
     # the similar-description check is pairwise: skip it when nobody would see SA602
     similar = any(f.keeps("SA602") for f in filters.values())
-    for d in check_scope(scoped, similar=similar):
+    memo = results.similar if results is not None else None
+    for d in check_scope(scoped, similar=similar, memo=memo):
         filt, extra, inline = silencers[d.path]
         all_diags.extend(filt.apply((d,), extra, inline))
     report.strict = strict or any(f.profile is Profile.STRICT for f in filters.values())
