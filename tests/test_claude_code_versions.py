@@ -50,7 +50,7 @@ def made_up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     recording["version"] = "9.9.9"
     (folder / "claude-code-9.9.9.json").write_text(json.dumps(recording))
     monkeypatch.setenv(DATA_ENV, str(folder))
-    monkeypatch.setenv("SUBAGENTS_CLAUDE_CODE", "")  # empty: no choice; restored afterwards
+    monkeypatch.setenv("SUBAGENTS_CLAUDE_CODE_VERSION", "")  # empty: no choice; restored afterwards
     project = tmp_path / "project"
     (project / ".claude" / "agents").mkdir(parents=True)
     (project / ".git").mkdir()
@@ -209,7 +209,7 @@ Body.
 def test_2_1_332_tools_and_hook_events(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from subagents.cli.group import cli
 
-    monkeypatch.setenv("SUBAGENTS_CLAUDE_CODE", "")
+    monkeypatch.setenv("SUBAGENTS_CLAUDE_CODE_VERSION", "")
     (tmp_path / "toolful.md").write_text(TWELVE)
     monkeypatch.chdir(tmp_path)
     out = CliRunner().invoke(cli, ["--claude-code", "2.1.332", "validate", "toolful.md"]).output
@@ -228,7 +228,7 @@ def test_explain_says_how_the_chosen_version_gives_each_tool(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from subagents.cli.group import cli
 
-    monkeypatch.setenv("SUBAGENTS_CLAUDE_CODE", "")
+    monkeypatch.setenv("SUBAGENTS_CLAUDE_CODE_VERSION", "")
     monkeypatch.chdir(tmp_path)
     out = CliRunner().invoke(cli, ["--claude-code", "2.1.332", "explain", "SA104",
                                    "--format", "json"]).output
@@ -239,3 +239,101 @@ def test_explain_says_how_the_chosen_version_gives_each_tool(
     assert tools["tools"]["main-thread"] == ["ScheduleWakeup", "Workflow"]
     text = CliRunner().invoke(cli, ["--claude-code", "2.1.332", "explain", "SA109"]).output
     assert "In Claude Code 2.1.332" in text and "PreSkillShellCommand" in text
+
+
+@pytest.mark.parametrize(("front", "loads", "message"), [
+    ('hooks: "echo hi"\n', False, "skips this file"),
+    ("hooks:\n  - type: command\n    command: echo hi\n", False, "skips this file"),
+    ("hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: teleport\n"
+     "          command: x\n", False, "unknown hook type 'teleport'"),
+    ("hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n",
+     False, "a command hook without a command"),
+    ('tools: Read, Grep\ndisallowedTools: "*"\n', True, "ignores `disallowedTools: *`"),
+    ("tools: Read, Bash\ndisallowedTools: Bash(rm:*)\n", True,
+     "launches the agent without Bash at all"),
+    ("tools: Read\nmemory: user\n", True, "adds Write and Edit"),
+])
+def test_judged_as_2_1_332_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                front: str, loads: bool, message: str) -> None:
+    """Each row is a recorded case of 2.1.332 (cases_fields.py); an error either way."""
+    from subagents.cli.group import cli
+
+    monkeypatch.setenv("SUBAGENTS_CLAUDE_CODE_VERSION", "")
+    agents = tmp_path / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (tmp_path / ".git").mkdir()
+    (agents / "judged.md").write_text(f"---\nname: judged\ndescription: A judged agent.\n"
+                                      f"{front}---\nBody.\n")
+    monkeypatch.chdir(tmp_path)
+    out = CliRunner().invoke(cli, ["--claude-code", "2.1.332", "validate",
+                                   ".claude/agents/judged.md"])
+    assert out.exit_code == 1 and message in out.output, out.output
+    listed = CliRunner().invoke(cli, ["--claude-code", "2.1.332", "list", "--format", "json"])
+    names = [a["name"] for a in json.loads(listed.stdout)["agents"]]
+    assert ("judged" in names) is loads
+    if "memory" in front:
+        shown = CliRunner().invoke(cli, ["--claude-code", "2.1.332", "show", "judged",
+                                         "--format", "json"]).stdout
+        assert json.loads(shown)["tools"] == ["Read", "Write", "Edit"]
+
+
+def test_doctor_says_when_claude_code_does_not_trust_the_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from subagents.cli.group import cli
+
+    home = tmp_path / "home"
+    home.mkdir()
+    project = tmp_path / "p"
+    (project / ".git").mkdir(parents=True)
+    (project / ".claude" / "agents").mkdir(parents=True)
+    (project / ".claude" / "agents" / "guarded.md").write_text(
+        "---\nname: guarded\ndescription: Guarded agent.\nhooks:\n  Stop:\n"
+        "    - hooks: [{type: command, command: \"true\"}]\n---\nBody.\n")
+    (project / ".claude" / "agents" / "plain.md").write_text(
+        "---\nname: plain\ndescription: Plain agent.\n---\nBody.\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(project)
+    out = CliRunner().invoke(cli, ["doctor"]).output
+    assert "does not trust" in out and "MCP servers: guarded" in " ".join(out.split())
+    (home / ".claude.json").write_text(json.dumps(
+        {"projects": {str(project.resolve()): {"hasTrustDialogAccepted": True}}}))
+    assert "does not trust" not in CliRunner().invoke(cli, ["doctor"]).output
+    (home / ".claude.json").write_text("{broken")
+    assert "does not trust" in CliRunner().invoke(cli, ["doctor"]).output
+
+
+def test_a_missing_skill_is_an_error_and_a_present_one_is_not(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Recorded case field-skills-missing (2.1.332): the agent loads and runs without it."""
+    from subagents.cli.group import cli
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    (tmp_path / ".git").mkdir()
+    skill = tmp_path / ".claude" / "skills" / "present-skill"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: present-skill\ndescription: x\n---\nS\n")
+    agents = tmp_path / ".claude" / "agents"
+    agents.mkdir()
+    (agents / "sk.md").write_text("---\nname: sk\ndescription: Uses skills well.\n"
+                                  "skills: present-skill, no-such-skill, plug:thing\n---\nB\n")
+    monkeypatch.chdir(tmp_path)
+    out = CliRunner().invoke(cli, ["validate", ".claude/agents/sk.md"]).output
+    assert "no skill 'no-such-skill'" in out
+    assert "no skill 'present-skill'" not in out and "no skill 'plug:thing'" not in out
+    assert out.count("SA021") == 1
+
+
+def test_re_recording_keeps_the_measured_profile(made_up: Path, tmp_path: Path) -> None:
+    """Without the Agent SDK beside the binary, a re-recording keeps the version's typings and
+    tool kinds; a new version starts from the nearest recorded profile."""
+    from subagents.claude_code.profile import profile_from_json
+    from subagents.conformance import load_expectations
+    from subagents.conformance.release import write_profile
+
+    newest = [v for v in recorded_versions() if v != "9.9.9"][-1]
+    out = write_profile(newest, load_expectations(newest), None, None, tmp_path / "p.json")
+    again = profile_from_json(json.loads(out.read_text()), str(out))
+    assert again == get_profile(newest)
+    fresh = write_profile("9.10.0", None, None, None, tmp_path / "n.json")
+    assert profile_from_json(json.loads(fresh.read_text()), "n").hook_events == \
+        get_profile("9.9.9").hook_events

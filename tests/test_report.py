@@ -30,7 +30,8 @@ def test_text_is_linter_style_with_hints_and_summary(report: ValidationReport) -
     assert lines[first + 1].startswith("    hint: ")
     assert "agents/none.md:1:1: SA003 error:" in out
     warnings = f"{report.warnings} warning" + ("" if report.warnings == 1 else "s")
-    assert lines[-1] == f"3 files, 2 agents: {report.errors} errors, {warnings}"
+    # bad.md is judged, but Claude Code skips it: one agent loads, as `list` counts
+    assert lines[-1] == f"3 files, 1 agent: {report.errors} errors, {warnings}"
     assert "\x1b[" not in out
     assert "\x1b[31m" in render_text(report, color=True)
 
@@ -38,7 +39,7 @@ def test_text_is_linter_style_with_hints_and_summary(report: ValidationReport) -
 def test_json_matches_the_contract_exactly(report: ValidationReport) -> None:
     data = json.loads(render_json(report))
     assert set(data) == {"summary", "diagnostics"}
-    assert data["summary"] == {"files": 3, "agents": 2, "errors": report.errors,
+    assert data["summary"] == {"files": 3, "agents": 1, "errors": report.errors,
                                "warnings": report.warnings}
     assert report.errors >= 3
     for d in data["diagnostics"]:

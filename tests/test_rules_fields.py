@@ -209,6 +209,12 @@ def test_json_dialect_fields() -> None:
 def test_wrong_type_findings_carry_the_fields_rule(line: str, code: str) -> None:
     ds = diags(agent(f"name: x-agent\ndescription: Reviews diffs for problems\n{line}"),
                strict=True)
-    (d,) = [d for d in ds if d.rule in (code, "SA014")]
+    found = [d for d in ds if d.rule in (code, "SA014")]
+    if line.startswith("hooks:"):
+        # Claude Code 2.1.332 does not load an agent whose hooks are a string (measured): the
+        # skip is reported too, at the key
+        assert any("skips this file" in d.message for d in found)
+        found = [d for d in found if "skips this file" not in d.message]
+    (d,) = found
     # the finding points at the value, which is what is wrong
     assert (d.rule, d.line, d.column) == (code, 4, line.index(":") + 3)

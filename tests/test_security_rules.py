@@ -154,11 +154,14 @@ def test_symlink_leaving_the_agents_folder_is_reported_and_not_read(tmp_path: Pa
 
 @needs_corpus
 def test_security_rules_stay_quiet_on_the_corpus() -> None:
-    """The ordinary real files (many are security-review agents) trigger no SA4xx at all."""
+    """The ordinary real files (many are security-review agents) trigger no SA4xx error; the
+    injection suspicion (SA406, a warning by design since issue 20) stays under 1% of them."""
     report = validate_paths([CORPUS])
     assert report.files > 500
-    security = [d for d in report.diagnostics if d.rule.startswith("SA4")]
+    security = [d for d in report.diagnostics if d.rule.startswith("SA4") and d.rule != "SA406"]
     assert security == []
+    suspicions = {d.path for d in report.diagnostics if d.rule == "SA406"}
+    assert len(suspicions) < report.files / 100
     # ...while the same detectors do fire when a real file is given a real secret
     victim = next(CORPUS.glob("0xfurai__claude-code-subagents/files/agents/*.md"))
     doctored = victim.read_text(encoding="utf-8") + "\nuse " + SECRETS["GitHub token"] + "\n"

@@ -238,3 +238,21 @@ def test_corrupt_similar_pairs_are_ignored(tmp_path: Path, cache: Path, bad: obj
     data["similar"] = dict.fromkeys(data["similar"], bad)
     path.write_text(json.dumps(data))
     assert _run(str(agents)) == expected
+
+
+def test_another_harness_duplicate_ids_come_from_cached_facts(
+    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / ".gemini" / "agents"
+    folder.mkdir(parents=True)
+    for name in ("a", "b"):
+        (folder / f"{name}.md").write_text("---\nname: same\ndescription: Does things\n---\nx\n")
+    cold = _run(str(tmp_path))
+    assert [r for r, _ in _rules(cold)] == ["GM012"]
+    with monkeypatch.context() as m:
+        _no_reading(m)
+        assert _run(str(tmp_path)) == cold
+    (folder / "b.md").write_text("---\nname: other\ndescription: Does things\n---\nx\n")
+    warm = _run(str(tmp_path))
+    assert warm == _run("--no-cache", str(tmp_path))
+    assert "GM012" not in [r for r, _ in _rules(warm)]

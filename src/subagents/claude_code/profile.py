@@ -50,7 +50,7 @@ __all__ = [
 #: Environment variable naming another data folder (profiles and recordings).
 DATA_ENV = "SUBAGENTS_CLAUDE_CODE_DATA"
 #: Environment variable holding the version chosen with ``--claude-code`` (wins over config).
-CHOSEN_ENV = "SUBAGENTS_CLAUDE_CODE"
+CHOSEN_ENV = "SUBAGENTS_CLAUDE_CODE_VERSION"
 
 _PROFILE = re.compile(r"^claude-code-(\d+(?:\.\d+)*)-profile\.json$")
 _VERSION = re.compile(r"^\d+(?:\.\d+){0,3}$")

@@ -91,14 +91,14 @@ def cli(ctx: click.Context, claude_code: str | None) -> None:
 
         # the config reader and the registry read the choice from the environment; put the
         # old value back when the command ends (an in-process caller keeps its own)
-        before = os.environ.get("SUBAGENTS_CLAUDE_CODE")
-        os.environ["SUBAGENTS_CLAUDE_CODE"] = claude_code
+        before = os.environ.get("SUBAGENTS_CLAUDE_CODE_VERSION")
+        os.environ["SUBAGENTS_CLAUDE_CODE_VERSION"] = claude_code
 
         def _restore() -> None:
             if before is None:
-                os.environ.pop("SUBAGENTS_CLAUDE_CODE", None)
+                os.environ.pop("SUBAGENTS_CLAUDE_CODE_VERSION", None)
             else:
-                os.environ["SUBAGENTS_CLAUDE_CODE"] = before
+                os.environ["SUBAGENTS_CLAUDE_CODE_VERSION"] = before
 
         ctx.call_on_close(_restore)
     if ctx.invoked_subcommand is None:  # bare `subagents`: the help, and success

@@ -66,7 +66,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-CLAUDE_CODE_ENV = "SUBAGENTS_CLAUDE_CODE"
+CLAUDE_CODE_ENV = "SUBAGENTS_CLAUDE_CODE_VERSION"
 
 
 def _take_claude_code(args: list[str]) -> list[str]:

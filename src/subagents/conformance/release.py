@@ -104,15 +104,34 @@ def write_profile(version: str, recording: Recording | None, claude: Path | None
     if sdk_dir is not None and not sdk_matches(sdk_dir, version):
         sdk_dir = None
     typings = read_typings(package, sdk_dir)
-    older = [v for v in recorded_versions() if v != version]
-    base = load_profile(nearest_version(version, older)) if older else None
-    if base is None and profile_path(version).exists():
-        base = load_profile(version)
+    # re-recording keeps the version's own profile (values measured by hand stay); a new
+    # version starts from the nearest recorded one
+    kept_events: tuple[str, ...] = ()
+    if profile_path(version).exists():
+        own = load_profile(version)
+        base: ClaudeCodeProfile | None = own
+        if sdk_dir is None and own.published_tools:
+            # without the Agent SDK the typings say less than the profile already holds
+            typings = Typings()
+            kept_events = _typed_events(profile_path(version))
+    else:
+        others = [v for v in recorded_versions() if v != version]
+        base = load_profile(nearest_version(version, others)) if others else None
     profile = build_profile(version, recording, typings, base)
     path = out or profile_path(version)
-    write_atomic(path, json.dumps(profile_to_json(profile, typings.hook_events or None),
+    write_atomic(path, json.dumps(profile_to_json(profile, typings.hook_events or kept_events),
                                   indent=2, ensure_ascii=False) + "\n")
     return path
+
+
+def _typed_events(path: Path) -> tuple[str, ...]:
+    """The hook events a profile file says the typings gave."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        events = data["typings"]["hook_events"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return ()
+    return tuple(e for e in events if isinstance(e, str)) if isinstance(events, list) else ()
 
 
 def _names(title: str, old: Sequence[str], new: Sequence[str]) -> list[str]:

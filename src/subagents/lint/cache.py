@@ -5,8 +5,9 @@ Design notes
 * **What is stored.** For each file: its findings after filtering (they depend only on the
   file, its place and the configuration), the number of agents, the silencers that apply to
   it, and the *facts* the cross-file rules need (name, description, dialect, path, scope
-  source, line and column of each agent).  The cross-file rules (``SA601`` duplicate names,
-  ``SA602`` similar descriptions) are never cached: every run recomputes them from the facts,
+  source, line and column of each agent; the ids of the agents another harness loads).  The
+  cross-file rules (``SA601`` duplicate names, ``SA602`` similar descriptions, each harness's
+  duplicate ids) are never cached: every run recomputes them from the facts,
   so editing one file changes what its neighbours are told.
 * **When an entry is used.** Its key (path, shown path, dialect, folder walked, scope, the
   effective configuration and filter) must match, the file's mode must match (a security rule
@@ -45,7 +46,7 @@ from subagents.diagnostics import Diagnostic, Severity
 
 __all__ = ["FileEntry", "ResultCache", "cache_dir", "config_fingerprint", "package_fingerprint"]
 
-_FORMAT = 1
+_FORMAT = 2
 #: larger files are validated every time (hashing them would cost more than it saves)
 _MAX_CACHED_BYTES = 4 * 1024 * 1024
 
@@ -130,6 +131,8 @@ class FileEntry:
     facts: list[AgentFacts] = field(default_factory=list)
     #: (config ignores for the file, in-file ignores) when it defines agents
     silencers: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+    #: ids of the agents another harness loads from the file (its duplicate-name rule)
+    harness_ids: list[str] = field(default_factory=list)
 
 
 def _diag_out(d: Diagnostic) -> list[Any]:
@@ -151,6 +154,7 @@ def _entry_out(key: str, st: os.stat_result, digest: str, entry: FileEntry) -> d
         "f": [dataclasses.astuple(f) for f in entry.facts],
         "s": None if entry.silencers is None else [list(entry.silencers[0]),
                                                    list(entry.silencers[1])],
+        "i": list(entry.harness_ids),
     }
 
 
@@ -159,7 +163,8 @@ def _entry_in(raw: dict[str, Any]) -> FileEntry:
     return FileEntry(
         diagnostics=[_diag_in(r) for r in raw["d"]], agents=int(raw["n"]),
         facts=[AgentFacts(*f) for f in raw["f"]],
-        silencers=None if s is None else (tuple(s[0]), tuple(s[1])))
+        silencers=None if s is None else (tuple(s[0]), tuple(s[1])),
+        harness_ids=[str(i) for i in raw["i"]])
 
 
 class _Memo(dict[str, list[list[float]]]):

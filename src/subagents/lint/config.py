@@ -313,8 +313,8 @@ def _parse(table: Mapping[str, Any], p: Path) -> Config:
     if tdir is not None and not (isinstance(tdir, str) and tdir.strip()):
         raise ConfigError(f"{_where(p, 'transcript-dir')} must be a folder path")
     cc = table.get("claude-code", table.get("claude_code"))
-    if os.environ.get("SUBAGENTS_CLAUDE_CODE"):  # --claude-code wins over the file
-        cc = os.environ["SUBAGENTS_CLAUDE_CODE"]
+    if os.environ.get("SUBAGENTS_CLAUDE_CODE_VERSION"):  # --claude-code wins over the file
+        cc = os.environ["SUBAGENTS_CLAUDE_CODE_VERSION"]
     if cc is not None:
         from subagents.claude_code.profile import resolve_version, warn_once
         from subagents.errors import UsageError

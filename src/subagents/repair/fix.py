@@ -54,6 +54,7 @@ from subagents.claude_code import ClaudeCodeProfile, bun_yaml, read_claude_code
 from subagents.definition import Dialect
 from subagents.diagnostics import Diagnostic, Severity
 from subagents.errors import SubagentError
+from subagents.formats.fields import TYPE_ERRORS
 from subagents.formats.frontmatter import FrontmatterDocument
 from subagents.formats.yamltree import YScalar, YSeq
 from subagents.fs import (
@@ -108,7 +109,7 @@ _TOOL_FIELDS = ("tools", "disallowedTools", "disallowed_tools")
 _MARKDOWN_DIALECTS = (Dialect.CLAUDE, Dialect.CODEX_MD)
 # Reader errors about a *value* (``maxTurns: ten``): the file parses, the value needs a person.
 # Like the rules' errors they are `validate`'s to report; they do not block a repair.
-_VALUE_ERRORS = frozenset({"SA014"})
+_VALUE_ERRORS = TYPE_ERRORS
 
 
 class FixStatus(StrEnum):

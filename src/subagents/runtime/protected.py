@@ -132,7 +132,9 @@ def protected_reason(path: PurePath) -> str | None:
     leaf = parts[-1] if parts else ""
     for name, why in PROTECTED_FILES.items():
         key = name.casefold()
-        if leaf == key or (leaf.startswith(f".{key}.") and leaf.endswith(".tmp")):
+        # (as a folder too: `.mcp.json/x` replaced by a file would be the harness's file)
+        if leaf == key or key in parts[:-1] or (leaf.startswith(f".{key}.")
+                                                 and leaf.endswith(".tmp")):
             return f"{name} is {why}"
         if key == "agents.json" and leaf.startswith("agents.json.bak"):
             return f"{name} is {why}"

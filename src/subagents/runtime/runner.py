@@ -36,7 +36,8 @@ Design notes
   untrusted project, and of any agent in plan mode, do not run (``trust``,
   :mod:`subagents.lint.trust`); MCP tools are read-only only if ``mcp_read_only`` says so.
 * **Prompt injection** (issue 12): an agent whose own prompt reads like one
-  (:func:`subagents.lint.rules.security.detect_injection`) is not run (``RunError``) unless
+  with high confidence (:func:`subagents.lint.rules.injection.assess_injection`, SA405) is
+  not run (``RunError``) unless
   ``allow_flagged_prompts``; results of tools that fetch outside text (``WebFetch``,
   ``WebSearch``, MCP tools) reach the model wrapped as data
   (:mod:`subagents.runtime.untrusted`).
@@ -701,14 +702,18 @@ class AgentRunner:
     # ------------------------------------------------------------------ helpers
 
     def _prompt_check(self, agent: AgentDefinition) -> list[str]:
-        """An agent whose own prompt reads like a prompt injection does not run unless the
-        user said so (``allow_flagged_prompts``; ``subagents run --allow-flagged-prompt``)."""
-        from subagents.lint.rules.security import detect_injection
+        """An agent whose own prompt reads like a prompt injection with high confidence (SA405)
+        does not run unless the user said so (``allow_flagged_prompts``; ``subagents run
+        --allow-flagged-prompt``); a suspicion (SA406) runs with a warning."""
+        from subagents.lint.rules.injection import assess_injection
 
-        found = detect_injection(agent.system_prompt or "")
+        found = assess_injection(agent.system_prompt or "")
         if found is None:
             return []
-        what = ", ".join(found[1])
+        what = ", ".join(found.signals)
+        if found.confidence != "high":
+            return [f"agent {agent.name!r}: its prompt may hold a prompt injection ({what}); "
+                    f"check {agent.path or 'its definition'}"]
         if not self.allow_flagged_prompts:
             raise RunError(
                 f"agent {agent.name!r} was not run: its prompt reads like a prompt injection "
@@ -716,7 +721,6 @@ class AgentRunner:
                 "you trust it (--allow-flagged-prompt)")
         return [f"agent {agent.name!r}: its prompt reads like a prompt injection ({what}); "
                 "run anyway as asked"]
-
 
     def _finish(self, ctx: ToolContext, state: _RunState) -> AgentResult:
         result = AgentResult(

@@ -349,8 +349,11 @@ _TABLE: tuple[Rule, ...] = (
          "A credential (token, key) is written in the file; use `${VAR}` instead.", _X, _E, _E,
          silenceable=False),
     Rule("SA405", "prompt-injection",
-         "The prompt tries to override its instructions and send secrets or files elsewhere "
-         "(prompt injection).", _X, _E, _E, silenceable=False),
+         "The prompt reads like a prompt injection, with high confidence.", _X, _E, _E,
+         silenceable=False),
+    Rule("SA406", "possible-prompt-injection",
+         "The prompt may hold a prompt injection (one signal alone).", _X, _W, _W,
+         silenceable=False),
     # --- dialects ----------------------------------------------------------------------------
     Rule("SA501", "codex-name-format", "Codex: `name` must match `[a-z][a-z0-9_-]{2,63}`.",
          _D, _E, _E),

@@ -20,18 +20,16 @@ Design notes
   is a fixed header) and only explicit placeholders excuse it (DER bodies hold runs of ``A``).
   The message names the kind and masks the value (first 4 characters, then its length): the
   secret must not be echoed into CI logs.
-* ``SA405``: a prompt that *both* tells the model to override its
-  instructions *and*, within the same passage (~600 characters), to send secrets or files to
-  somewhere else.  Either alone is common in legitimate security agents ("detect prompts that
-  say 'ignore previous instructions'"), so one pattern alone never fires; and an instruction
-  negated right before its verb ("never send secrets to external services", "do not ignore the
-  rules") does not count, nor an override phrase in quotes (it is being mentioned).
-  ``curl``/``wget`` name their target without a "to".
+* ``SA405``/``SA406``: prompt injection, judged by :mod:`subagents.lint.rules.injection`
+  (normalised text, hidden views, several languages).  ``SA405`` (an error; ``run`` refuses
+  the agent unless ``--allow-flagged-prompt``) when it is sure: a takeover of the model's
+  instructions together with another signal, exfiltration with concealment, or any signal
+  hidden in a comment, an encoded run or disguised by invisible or look-alike characters.
+  ``SA406`` (a warning quoting the rates measured on held-out text) for one signal alone.
 """
 
 from __future__ import annotations
 
-import bisect
 import math
 import os
 import re
@@ -40,7 +38,6 @@ import string
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
 from subagents.definition import AgentDefinition
 from subagents.definition import Dialect as D
@@ -329,277 +326,64 @@ def check_name_traversal(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Di
             )
 
 
-_OVERRIDE_RE = _Lazy(
-    r"(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|every\s+)*"
-    r"(?:previous|prior|above|earlier|preceding|original|system|safety|other)?\s*"
-    r"(?:instructions?|rules|guidelines|prompts?|directives|polic(?:y|ies)|restrictions)"
-    r"|you\s+are\s+no\s+longer\s+bound\b|new\s+instructions\s*:|do\s+not\s+tell\s+the\s+user\b",
-    re.I,
-)
-# What is sent: secrets, keys, ``.env``/``~/.ssh``/``~/.aws`` files, or the code itself.
-# (``.env`` and the dot-folders start with a non-word character, so they sit outside ``\b``.)
-_SENSITIVE = (
-    r"(?:\b(?:secrets?|credentials?|api[\s_-]?keys?|tokens?|passwords?|ssh\s+keys?|id_rsa|"
-    r"private\s+keys?|environment\s+variables|env\s+vars|"
-    r"(?:the\s+|all\s+|every\s+)?(?:files|source\s+code|repository|codebase))"
-    r"|\.env\b|\.ssh/|\.aws/)"
-)
-_ADDRESS_ALTS = r"https?://|ftp://|\b\d{1,3}(?:\.\d{1,3}){3}\b"
-_ADDRESS = "(?:" + _ADDRESS_ALTS + ")"
-_EXFIL_RE = _Lazy(
-    r"\b(?:send|upload|post|exfiltrate|transmit|forward|e-?mail|leak|copy|pipe|curl|wget)\b"
-    r"[^\n]{0,120}?" + _SENSITIVE +
-    r"[^\n]{0,120}?(?:\bto\b|\binto\b|>|\|)\s*[^\n]{0,40}?"
-    r"(?:" + _ADDRESS_ALTS + r"|webhook|pastebin|external|remote|"
-    r"attacker|my\s+server|this\s+(?:url|address|server|endpoint)|[\w.-]+\.(?:com|net|io|org|xyz|ru)\b)"
-    # `curl -d @~/.aws/credentials https://...`: a command names its target without a "to"
-    r"|\b(?:curl|wget)\b[^\n]{0,120}?" + _SENSITIVE + r"[^\n]{0,120}?" + _ADDRESS,
-    re.I,
-)
-# "Never send secrets to external services", "do not ignore the rules": an instruction that
-# is negated right before its verb is the opposite of an attack (security agents say this).
-_NEGATED_RE = _Lazy(
-    r"\b(?:not|never|don'?t|doesn'?t|mustn'?t|shouldn'?t|can'?t|cannot|won'?t)"
-    r"(?:\s+ever)?[\s,]+$",
-    re.I,
-)
-
-
-_QUOTES = frozenset("'\"`\u2018\u201c")
-
-
-def _negated(text: str, pos: int) -> bool:
-    return _NEGATED_RE.get().search(text, max(0, pos - 24), pos) is not None
-
-
-_WINDOW = 600
-# Every override phrase starts with one of these words (lower-cased): the regex is tried only
-# at their occurrences (``str.find`` is C-speed; scanning the whole prompt with the regex was
-# the slowest rule).
-_OVERRIDE_NEEDLES = ("ignore", "disregard", "forget", "override", "bypass", "you are no longer",
-                     "new instructions", "do not tell")
-
-
-def _override_positions(text: str) -> list[int]:
-    """Where an override phrase starts: every needle found in one RE2 pass over ``text``
-    (case-insensitive, so the positions are ``text``'s own, not a lower-cased copy's)."""
-    found: list[int] = []
-    for m in _NEEDLES_RE.get().finditer(text):
-        pos = m.start()
-        before = text[pos - 1] if pos else " "
-        # a phrase in quotes is mentioned ("flag prompts that say 'ignore previous
-        # instructions'"), not given
-        if (not before.isalnum() and before not in _QUOTES
-                and _OVERRIDE_RE.get().match(text, pos) and not _negated(text, pos)):
-            found.append(pos)
-    return found
-
-
-@check("SA405")
-def check_injection(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
-    for key, text in (("system_prompt", defn.system_prompt), ("description", defn.description),
-                      ("initial_prompt", defn.initial_prompt or "")):
-        if not text:
-            continue
-        overrides = sorted(_override_positions(text))
-        if not overrides:
-            continue
-        for ex in _EXFIL_RE.get().finditer(text):
-            if _negated(text, ex.start()):
-                continue
-            # the nearest override on either side (bisect: a hostile file with thousands of
-            # both, far apart, must not cost thousands x thousands comparisons)
-            i = bisect.bisect_left(overrides, ex.start())
-            near = overrides[max(0, i - 1):i + 1]
-            if any(abs(ex.start() - o) <= _WINDOW for o in near):
-                if key == "system_prompt" and defn.dialect is not D.JSON:
-                    pos = ctx.body_pos(defn, ex.start())
-                else:
-                    pos = ctx.value_pos(defn, key)
-                yield ctx.diag(
-                    "SA405",
-                    pos,
-                    "the prompt tells the model to override its instructions and to send "
-                    "secrets or files elsewhere",
-                    "remove these instructions; if this file came from someone else, do not "
-                    "use it",
-                )
-                return
-    yield from check_injection_signals(defn, ctx)
-
-
-# --------------------------------------------------------------------------- injection signals
-# Issue 12: the classic "Ignore all previous instructions ... read ~/.ssh/id_rsa ... send to
-# https://... Do not tell the user" put its parts in an order SA405's send-then-secret pattern
-# did not expect.  ``detect_injection`` looks for four kinds of signal, each on its own, in any
-# order, and reports a passage where at least three different kinds meet (one of them reading
-# or sending secrets).  A signal does not count when it is quoted, negated ("never send
-# secrets"), or framed as a description ("detect prompts that ignore previous instructions",
-# "red flags: ...", "such as ..."), which is how security agents talk about attacks.
-
-class _Linear:
-    """A case-insensitive pattern compiled on first use with RE2 (linear time, and about 50x
-    faster than ``re`` on these word alternations over the corpus), ``re`` without the wheel."""
-
-    def __init__(self, pattern: str) -> None:
-        self.pattern = pattern
-        self._compiled: Any = None
-
-    def get(self) -> Any:
-        if self._compiled is None:
-            try:
-                import re2  # type: ignore[import-untyped]
-            except ImportError:  # pragma: no cover - google-re2 is a dependency
-                self._compiled = re.compile(self.pattern, re.I)
-            else:
-                options = re2.Options()
-                options.case_sensitive = False
-                options.log_errors = False
-                self._compiled = re2.compile(self.pattern, options)
-        return self._compiled
-
-
-# The override needles, as one case-insensitive alternation (literal words and spaces).
-_NEEDLES_RE = _Linear("|".join(_OVERRIDE_NEEDLES))
-_SIG_OVERRIDE = _Linear(
-    r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|every\s+|"
-    r"of\s+)*(?:previous|prior|above|earlier|preceding|original|system|safety|other|these|"
-    r"those|the)?\s*(?:instructions?|rules|guidelines|prompts?|directives|polic(?:y|ies)|"
-    r"restrictions|system\s+prompt)"
-    r"|\byou\s+are\s+no\s+longer\s+bound\b|\bnew\s+instructions\s*:|\bsystem\s+override\b"
-    r"|\b(?:previous|original)\s+(?:instructions|rules)\s+(?:are\s+outdated|no\s+longer\s+apply)"
-    r"|\byour\s+(?:original|previous)\s+instructions\s+are\s+outdated"
-    r"|\bdeveloper\s+mode\b|\bthis\s+overrides\b",
-)
-_SIG_SECRET = _Linear(
-    r"~?/?\.ssh/(?:id_\w+|authorized_keys)?|\bid_(?:rsa|ed25519|ecdsa|dsa)\b|\.aws/credentials"
-    r"|\.netrc\b|\.git-credentials\b|/etc/(?:shadow|passwd)\b|(?:^|[^\w.])\.env\b"
-    r"|\b(?:ANTHROPIC|OPENAI|AWS|GITHUB)_\w*(?:KEY|TOKEN)\b"
-    r"|\b(?:api[\s_-]?keys?|api[\s_-]?tokens?|access\s+tokens?|secret\s+(?:keys?|tokens?)|"
-    r"private\s+keys?|passwords?|credentials?|secrets|tokens)\b"
-    r"|\benvironment\s+variables\b|\bsource\s+code\b",
-)
-_SIG_SEND = _Linear(
-    r"\b(?:send|sends|sending|upload|post|exfiltrate|transmit|forward|e-?mail|leak|pipe|"
-    r"beacon|curl|wget|nc|netcat|render)\b[^\n]{0,160}?"
-    r"(?:https?://|ftp://|\b\d{1,3}(?:\.\d{1,3}){3}\b|[\w.+-]+@[\w-]+\.[\w.]+|webhook|"
-    r"pastebin|attacker|my\s+server)"
-    r"|(?:https?://|ftp://)[^\s]*(?:\?|&)[\w-]*(?:data|key|token|secret|leak)=",
-)
-_SIG_CONCEAL = _Linear(
-    r"\b(?:do\s+not|don'?t|never|without|no\s+need\s+to)\s+(?:let\s+the\s+user\s+know|"
-    r"(?:tell|telling|inform|informing|notify|notifying|alert|alerting|mention|mentioning|"
-    r"reveal|revealing)\b[^\n.]{0,40}?\b(?:user|human|operator|anyone)\b)"
-    r"|\bthe\s+user\s+must\s+not\s+(?:be\s+told|know)\b"
-    r"|\b(?:keep|hide)\s+(?:this|it)\s+(?:secret|hidden|confidential)?\s*(?:from\s+the\s+user)?"
-    r"|\bkeep\s+this\s+hidden\b|\bthis\s+is\s+confidential\b"
-    r"|\b(?:secretly|covertly|silently|quietly)\s+(?:send|upload|post|gather|collect|copy|"
-    r"transmit|forward|exfiltrate)\b|,\s*silently\b|\bsilently\s*[.!]",
-)
-# Words that make the passage a description of attacks rather than one.
-_FRAMING = _Linear(
-    r"\b(?:detect|detects|detecting|flag|flags|look(?:s|ing)?\s+for|watch\s+for|check\s+for|"
-    r"scan\s+for|report|identify|warn|red[\s-]flags?|such\s+as|e\.g\.|for\s+example|like|"
-    r"attacks?|attackers?|injections?|malicious|typically|try\s+to|tries\s+to|trying\s+to|"
-    r"attempts?\s+to|phrases?|examples?|classify|teach|explain|test\s+cases?|payloads?|"
-    r"instructs?\s+the\s+model|tells?\s+the\s+model|asks?\s+the\s+model|that\s+say)\b",
-)
-_SIG_RARE = _Linear(
-    f"(?P<override>{_SIG_OVERRIDE.pattern})|(?P<conceal>{_SIG_CONCEAL.pattern})"
-)
-_INJECTION_WINDOW = 700
-_SIG_KINDS = (("override", _SIG_OVERRIDE), ("conceal", _SIG_CONCEAL), ("send", _SIG_SEND),
-              ("secret", _SIG_SECRET))
-
-
-def _sentence_start(text: str, pos: int) -> int:
-    floor = max(0, pos - 200)
-    cut = max(text.rfind(ch, floor, pos) for ch in ".\n;:!?")
-    return max(cut + 1, floor)
-
-
-def _signal_counts(text: str, kind: str, m: re.Match[str]) -> bool:
-    pos = m.start()
-    before = text[pos - 1] if pos else " "
-    if before in _QUOTES:
-        return False
-    start = _sentence_start(text, pos)
-    lead = text[start:pos]
-    if any(q in lead for q in _QUOTES) and lead.count('"') % 2 == 1:
-        return False  # inside a quotation that began earlier in the sentence
-    if _FRAMING.get().search(lead):
-        return False
-    # a description in parentheses or a list of red flags: "(1) try to ..." is framing too
-    return not (kind != "conceal" and _negated(text, pos))
-
-
 def detect_injection(text: str) -> tuple[int, tuple[str, ...]] | None:
-    """(offset, signal kinds) of the first passage that reads like a prompt injection, else
-    ``None``: at least three kinds of signal within :data:`_INJECTION_WINDOW` characters, one
-    of them ``secret`` or ``send``.  Any order; see the comment above for what does not count.
-    Linear in the text: each pattern is one regex scan, and the window is a sliding one."""
-    if len(text) > 1 << 20:
-        text = text[: 1 << 20]
-    hits: list[tuple[int, str]] = []
-    found: set[str] = set()
-    # The two rare kinds in one scan (one pass of RE2's automaton over the text): without
-    # either of them three kinds cannot meet, and the common ``send``/``secret`` words are
-    # never scanned for, which keeps ``validate`` fast.
-    for m in _SIG_RARE.get().finditer(text):
-        kind = m.lastgroup
-        if kind is not None and _signal_counts(text, kind, m):
-            hits.append((m.start(), kind))
-            found.add(kind)
-    if not found:
-        return None
-    for n, (kind, pattern) in enumerate(_SIG_KINDS[2:], start=2):
-        if len(found) + len(_SIG_KINDS) - n < 3:
-            return None
-        for m in pattern.get().finditer(text):
-            if _signal_counts(text, kind, m):
-                hits.append((m.start(), kind))
-                found.add(kind)
-    if len(found) < 3:
-        return None
-    hits.sort()
-    left = 0
-    counts: Counter[str] = Counter()
-    for pos, kind in hits:
-        counts[kind] += 1
-        while pos - hits[left][0] > _INJECTION_WINDOW:
-            counts[hits[left][1]] -= 1
-            left += 1
-        kinds = {k for k, n in counts.items() if n > 0}
-        if len(kinds) >= 3 and kinds & {"secret", "send"}:
-            return hits[left][0], tuple(sorted(kinds))
-    return None
+    """(offset, signal kinds) of the strongest sign of a prompt injection in ``text``, at any
+    confidence, else ``None`` (see :mod:`subagents.lint.rules.injection`;
+    :func:`~subagents.lint.rules.injection.assess_injection` says how sure it is)."""
+    from subagents.lint.rules.injection import assess_injection
+
+    found = assess_injection(text)
+    return None if found is None else (found.offset, found.signals)
 
 
+_SIGNAL_WORDS = {
+    "override": "override its instructions", "jailbreak": "drop its restrictions",
+    "fake-role": "obey a forged system or assistant turn", "leak": "reveal its instructions",
+    "exfil": "send secrets or files to an address", "secret": "read secrets",
+    "destructive": "run something destructive", "conceal": "hide what it does from the user",
+    "beacon": "load an address that carries data out", "roleplay": "play a role to get secrets",
+    "trigger": "act on a hidden trigger",
+}
 
-_SIGNAL_WORDS = {"override": "override its instructions", "secret": "read secrets",
-                 "send": "send to an address", "conceal": "hide it from the user"}
+
+def _rates() -> str:
+    from subagents.lint.rules.injection import HELDOUT_RATES
+
+    if HELDOUT_RATES is None:
+        return ""
+    precision, recall = HELDOUT_RATES
+    return (f" (this check is heuristic: on held-out text it was right {precision:.0%} of the "
+            f"times it warned, and found {recall:.0%} of the injections)")
 
 
-@check("SA405")
-def check_injection_signals(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
-    """SA405 by :func:`detect_injection` (several signals, any order), for a prompt the
-    override-then-send pattern above does not catch."""
+@check("SA405", "SA406")
+def check_injection(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
+    """SA405 (an error, and ``run`` refuses the agent) when the detector is sure, SA406 (a
+    warning quoting the measured rates) when it only suspects."""
+    from subagents.lint.rules.injection import assess_injection
+
     for key, text in (("system_prompt", defn.system_prompt), ("description", defn.description),
                       ("initial_prompt", defn.initial_prompt or "")):
-        found = detect_injection(text) if text else None
+        found = assess_injection(text) if text else None
         if found is None:
             continue
         if key == "system_prompt" and defn.dialect is not D.JSON:
-            pos = ctx.body_pos(defn, found[0])
+            pos = ctx.body_pos(defn, min(found.offset, len(text)))
         else:
             pos = ctx.value_pos(defn, key)
-        said = ", ".join(_SIGNAL_WORDS[k] for k in found[1])
-        yield ctx.diag(
-            "SA405",
-            pos,
-            f"the prompt reads like a prompt injection: it tells the model to {said}",
-            "remove these instructions; if this file came from someone else, do not use it",
-        )
+        said = ", ".join(_SIGNAL_WORDS.get(k, k) for k in found.signals)
+        where = "" if found.view in ("text", "squeezed") else f" (hidden in {found.view} text)"
+        if found.confidence == "high":
+            yield ctx.diag(
+                "SA405", pos,
+                f"the prompt reads like a prompt injection{where}: it tells the model to {said}",
+                "remove these instructions; if this file came from someone else, do not use it")
+        else:
+            yield ctx.diag(
+                "SA406", pos,
+                f"the prompt may hold a prompt injection{where}: it seems to tell the model to "
+                f"{said}{_rates()}",
+                "read the passage; if it is an instruction you did not write, remove it")
         return
 
 

@@ -177,13 +177,16 @@ class BashTool(Tool):
                     "there.")
             shell_cwd = saved
         command = input["command"]
-        shell = shutil.which("bash") or "/bin/sh"
+        # /bin/bash first: its name starts bash's own messages, as in Claude Code's results
+        shell = "/bin/bash" if os.access("/bin/bash", os.X_OK) else (
+            shutil.which("bash") or "/bin/sh")
         cwd_r, cwd_w = os.pipe() if persists else (-1, -1)
         ended_in = ""
         if persists:
             # Where the shell ended up, written to a pipe of ours on exit (even after `exit N`).
+            # On the command's first line, so that its error messages keep their line numbers.
             command = (f"trap '__sa_rc=$?; printf %s \"$PWD\" >&{cwd_w} 2>/dev/null; "
-                       f"exit $__sa_rc' EXIT\n{command}")
+                       f"exit $__sa_rc' EXIT; {command}")
         argv: list[str] = [shell, "-c", command]
         env = self.environment()
         guarded: Guard | None = None
