@@ -15,6 +15,8 @@ Design notes
   mtime tick is caught by the hash, not the stat.  The stat (mtime_ns, size, inode, mode) is
   kept in the entry for inspection.  Symbolic links are never cached (what they lead to can
   change without the link changing).
+* **What the environment chooses.** Every ``SUBAGENTS_*`` variable (``--claude-code`` sets
+  one) is part of the key, and so are the files of a folder of recorded versions named there.
 * **Which build of subagents.** The file records a fingerprint of the installed package: the
   version plus the path, size and mtime of every file of the package (a development install
   changes it on every edit).  Any other fingerprint: the whole file is ignored.
@@ -88,11 +90,30 @@ def _canonical(value: Any) -> Any:
     return str(value)
 
 
+def _environment() -> dict[str, Any]:
+    """What the environment chooses: every ``SUBAGENTS_*`` variable (the Claude Code version
+    ``--claude-code`` picks, another folder of recorded versions, ...) and, for such a folder,
+    the size and mtime of its files."""
+    chosen = {k: v for k, v in os.environ.items()
+              if k.startswith("SUBAGENTS_") and k != "SUBAGENTS_CACHE_DIR"}
+    data = chosen.get("SUBAGENTS_CLAUDE_CODE_DATA")
+    files: list[list[Any]] = []
+    if data:
+        try:
+            with os.scandir(data) as it:
+                for e in it:
+                    st = e.stat()
+                    files.append([e.name, st.st_size, st.st_mtime_ns])
+        except OSError:
+            pass
+    return {"variables": chosen, "data": sorted(files)}
+
+
 def config_fingerprint(config: Any, profile: str, select: Sequence[str],
                        ignore: Sequence[str]) -> str:
     """One hash of the effective configuration (a dataclass) and the filter."""
     data = {"config": dataclasses.asdict(config), "profile": profile,
-            "select": list(select), "ignore": list(ignore)}
+            "select": list(select), "ignore": list(ignore), "environment": _environment()}
     text = json.dumps(data, sort_keys=True, default=_canonical)
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
