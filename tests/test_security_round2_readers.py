@@ -27,6 +27,16 @@ def test_expanded_size_counts_without_expanding() -> None:
         _yaml12.load(bomb().split("---\n")[1])
 
 
+def test_a_node_that_contains_itself_is_refused_not_walked_forever() -> None:
+    import yaml
+
+    for text in ("&a [*a, *a]", "a: &m {k: *m}", "x: [1, &s [2, *s]]"):
+        node = yaml.compose(text)
+        assert _yaml12.expanded_size(node) > _yaml12.MAX_EXPANDED, text
+    shared = yaml.compose("a: &s [1]\nb: *s\nc: *s")  # shared, not cyclic: counted per use
+    assert _yaml12.expanded_size(shared) == 1 + 2 * 3 + 3 * 1
+
+
 @pytest.mark.parametrize("reader", [QWEN, GEMINI], ids=["qwen", "gemini"])
 def test_an_alias_bomb_is_refused_promptly(reader: object) -> None:
     text = bomb()

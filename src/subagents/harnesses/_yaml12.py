@@ -122,6 +122,7 @@ def expanded_size(node: yaml.Node) -> int:
     """How many nodes ``node`` stands for with every alias expanded, computed without
     expanding (each shared node counted once per use, its size remembered)."""
     sizes: dict[int, int] = {}
+    open_: set[int] = set()  # nodes being sized: meeting one again is a cycle (`&a [*a]`)
     stack: list[tuple[yaml.Node, bool]] = [(node, False)]
     while stack:
         n, done = stack.pop()
@@ -133,8 +134,12 @@ def expanded_size(node: yaml.Node) -> int:
         elif isinstance(n, yaml.MappingNode):
             kids = [x for pair in n.value for x in pair]
         if done:
+            open_.discard(id(n))
             sizes[id(n)] = min(1 + sum(sizes.get(id(k), 1) for k in kids), MAX_EXPANDED + 1)
             continue
+        if id(n) in open_ or any(id(k) in open_ for k in kids):
+            return MAX_EXPANDED + 1  # a node that contains itself expands without end
+        open_.add(id(n))
         stack.append((n, True))
         stack.extend((k, False) for k in kids if id(k) not in sizes)
     return sizes[id(node)]
