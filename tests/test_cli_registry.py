@@ -74,7 +74,7 @@ def test_list_json_from_a_subfolder_shows_winners_shadowed_and_broken(
         "error",
         4,
     )
-    assert "Claude Code 2.1.330 skips this file" in diag["message"]
+    assert "Claude Code 2.1.332 skips this file" in diag["message"]
     for a in data["agents"]:
         assert a["source"] in {"managed", "cli", "project", "user", "plugin"}
 
@@ -368,7 +368,7 @@ def test_show_a_name_whose_file_failed_says_why_not_just_unknown(
     assert result.exit_code == 1
     lines = result.output.splitlines()
     assert lines[0] == "error: agent 'rev' is not loaded:"
-    assert lines[1].startswith("  .claude/agents/rev.md:4: SA005 Claude Code 2.1.330 skips")
+    assert lines[1].startswith("  .claude/agents/rev.md:4: SA005 Claude Code 2.1.332 skips")
     assert lines[2].startswith("    fix: ")
     assert "general-purpose" in lines[3]
     # the library says it too (what `run --agent rev` prints)
@@ -426,10 +426,10 @@ def test_doctor_explains_everything_on_one_screen(layout: dict[str, Path]) -> No
     i = lines.index("Not loaded (1 file):")
     assert lines[i + 1] == "  .claude/agents/  (project)"
     assert lines[i + 2] == "    bad.md:4"
-    assert lines[i + 3].startswith("      SA005 Claude Code 2.1.330 skips this file")
+    assert lines[i + 3].startswith("      SA005 Claude Code 2.1.332 skips this file")
     assert any(ln.startswith("      fix: `subagents fix`") for ln in lines[i + 3 : i + 8])
     assert (
-        "Defined twice in one folder (Claude Code 2.1.330 keeps the last path, ignores the rest):"
+        "Defined twice in one folder (Claude Code 2.1.332 keeps the last path, ignores the rest):"
         in lines
     )
     assert "  twin: .claude/agents/ uses t1.md; ignores deep/t2.md" in lines

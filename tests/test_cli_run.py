@@ -114,12 +114,31 @@ def test_openai_sdk_same_run(project: Path, monkeypatch: pytest.MonkeyPatch) -> 
         assert json.loads(transcript.read_text().splitlines()[-1])["type"] == "stop"
 
 
-def test_max_turns_stops_a_looping_agent_with_a_summary(project: Path, tmp_path: Path) -> None:
+def test_max_turns_is_an_error_without_another_request(project: Path, tmp_path: Path) -> None:
+    """As Claude Code's error_max_turns: no extra request, no final text, exit 1."""
+    replies: list[Any] = [{"tool": "Glob", "input": {"pattern": "*"}}] * 2
+    result = invoke("--agent", "reader", "--provider", "scripted", "--script",
+                    script(tmp_path, replies), "--max-turns", "2", "--format", "json", "loop")
+    assert result.exit_code == 1, result.output
+    data = json.loads(result.stdout)
+    assert data["stop_reason"] == "max_turns" and data["turns"] == 2
+    assert data["is_error"] is True and data["final_text"] == ""
+    assert "reached its turn limit (2 turns)" in result.stderr
+    assert "Traceback" not in result.output
+    # the main thread too
+    result = invoke("--provider", "scripted", "--script", script(tmp_path, replies),
+                    "--max-turns", "2", "loop")
+    assert result.exit_code == 1 and result.stdout == ""
+    assert "main reached its turn limit" in result.stderr
+
+
+def test_max_turns_summary_is_opt_in(project: Path, tmp_path: Path) -> None:
     replies: list[Any] = [{"tool": "Glob", "input": {"pattern": "*"}}] * 2
     replies.append("Summary: globbed twice, found notes.md.")
     result = invoke("--agent", "reader", "--provider", "scripted", "--script",
-                    script(tmp_path, replies), "--max-turns", "2", "--format", "json", "loop")
-    assert result.exit_code == 0, result.output
+                    script(tmp_path, replies), "--max-turns", "2", "--max-turns-summary",
+                    "--format", "json", "loop")
+    assert result.exit_code == 1, result.output
     data = json.loads(result.stdout)
     assert data["stop_reason"] == "max_turns" and data["turns"] == 2
     assert data["final_text"] == "Summary: globbed twice, found notes.md."
@@ -128,11 +147,12 @@ def test_max_turns_stops_a_looping_agent_with_a_summary(project: Path, tmp_path:
 def test_max_turns_from_frontmatter(project: Path, tmp_path: Path) -> None:
     (project / ".claude" / "agents" / "reader.md").write_text(
         READER.replace("tools: Read", "maxTurns: 1\ntools: Read"))
-    replies: list[Any] = [{"tool": "Glob", "input": {"pattern": "*"}}, "Stopped early."]
+    replies: list[Any] = [{"tool": "Glob", "input": {"pattern": "*"}}]
     result = invoke("--agent", "reader", "--provider", "scripted", "--script",
                     script(tmp_path, replies), "--format", "json", "loop")
     data = json.loads(result.stdout)
     assert data["stop_reason"] == "max_turns" and data["turns"] == 1
+    assert result.exit_code == 1
 
 
 def _write_run(tmp_path: Path, *flags: str) -> Result:
@@ -237,7 +257,7 @@ def test_prompt_from_stdin_and_quiet_stderr(project: Path, tmp_path: Path) -> No
 def test_main_thread_delegates_without_agent(project: Path, tmp_path: Path) -> None:
     replies: list[Any] = [
         {"tool": "Task", "input": {"description": "read notes", "prompt": "Read notes.md",
-                                   "subagent_type": "reader"}},
+                                   "subagent_type": "reader", "run_in_background": False}},
         {"tool": "Read", "input": {"file_path": "notes.md"}},
         "Tuesday (from notes.md).",
         "The reader says: Tuesday.",
@@ -311,8 +331,9 @@ def test_max_turns_summary_through_the_anthropic_sdk(project: Path,
         server.add(tool_call("Glob", {"pattern": "*"}), text("Summary: one glob, then stopped."))
         monkeypatch.setenv("ANTHROPIC_BASE_URL", server.anthropic_base_url)
         monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
-        result = invoke("--agent", "reader", "--max-turns", "1", "--format", "json", "loop")
-        assert result.exit_code == 0, result.output
+        result = invoke("--agent", "reader", "--max-turns", "1", "--max-turns-summary",
+                        "--format", "json", "loop")
+        assert result.exit_code == 1, result.output
         data = json.loads(result.stdout)
         assert data["stop_reason"] == "max_turns"
         assert data["final_text"] == "Summary: one glob, then stopped."
@@ -357,7 +378,7 @@ def test_agent_as_main_thread_may_delegate_within_its_allowlist(
     )
     replies: list[Any] = [
         {"tool": "Task", "input": {"description": "read notes", "prompt": "Read notes.md",
-                                   "subagent_type": "reader"}},
+                                   "subagent_type": "reader", "run_in_background": False}},
         {"tool": "Read", "input": {"file_path": "notes.md"}},
         "Tuesday.",
         "Lead: Tuesday.",

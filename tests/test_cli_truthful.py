@@ -108,7 +108,7 @@ def test_a_delegated_agents_warnings_are_printed(project: Path, tmp_path: Path) 
     path = tmp_path / "delegate.json"
     path.write_text(json.dumps([
         {"tool": "Task", "input": {"description": "b", "prompt": "Build it",
-                                   "subagent_type": "build"}},
+                                   "subagent_type": "build", "run_in_background": False}},
         "Built.", "All done."]))
     r = CliRunner().invoke(cli, ["run", "--provider", "scripted", "--script", str(path),
                                  "Build it"])

@@ -56,9 +56,15 @@ def test_there_is_a_recorded_version() -> None:
 
 @pytest.mark.parametrize("version", available_versions())
 def test_every_case_is_recorded_and_nothing_else(version: str) -> None:
+    """The newest version holds every case; an older one every case that existed when it was
+    recorded (a case added later, for behaviour first measured on a newer version, is not
+    re-recorded on old releases)."""
     recording = load_expectations(version)
     recorded = set(recording.case_ids)
     defined = {case.id for case in CASES}
+    if version != available_versions()[-1]:
+        newer = set(load_expectations().case_ids) - recorded
+        defined -= newer
     assert defined - recorded == set(), (
         "cases without a recording; run `python -m subagents.conformance record "
         + " ".join(f"--case {c}" for c in sorted(defined - recorded)) + "`")

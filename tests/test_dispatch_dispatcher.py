@@ -26,7 +26,16 @@ WRITER = agent("doc-writer", "Writes documentation.", tools=("Read", "Write"))
 
 
 def task(agent_name: str, prompt: str = "do the thing", **extra: object) -> dict[str, object]:
-    return {"description": "a task", "prompt": prompt, "subagent_type": agent_name, **extra}
+    """An Agent call's input; in the foreground unless ``run_in_background`` is given (the
+    background protocol has its own tests, tests/test_dispatch_protocol.py)."""
+    return {"description": "a task", "prompt": prompt, "subagent_type": agent_name,
+            "run_in_background": False, **extra}
+
+
+def report(content: str) -> str:
+    """The report inside a framed foreground result (each line indented by two spaces)."""
+    lines = content.split("The report:\n", 1)[1].splitlines()
+    return "\n".join(line[2:] for line in lines if line.startswith("  "))
 
 
 def tool_results(req: ModelRequest) -> list[tuple[str, bool]]:
@@ -43,19 +52,25 @@ def test_task_call_spawns_isolated_child_and_returns_its_final_text(tmp_path: Pa
     result = run_main_thread("please check src/app.py", agents=[REVIEWER, WRITER], model=model,
                              cwd=tmp_path)
     assert result.final_text == "The reviewer found nothing."
-    # First main request: a Task tool listing the agents.
+    # First main request: the Agent tool, and the agents listed in a system reminder.
     first = model.requests["main"][0]
-    task_spec = next(t for t in first.tools if t.name == "Task")
-    assert "- code-reviewer: Reviews code for quality. (Tools: Read, Grep)" in task_spec.description
-    assert "- doc-writer: Writes documentation. (Tools: Read, Write)" in task_spec.description
-    # The child saw only its prompt, its system prompt, its model and its tools; no Task tool.
+    assert any(t.name == "Agent" for t in first.tools)
+    listing = first.messages[0].content[-1].text  # type: ignore[union-attr]
+    assert listing.startswith("<system-reminder>\nAvailable agent types for the Agent tool:")
+    assert "- code-reviewer: Reviews code for quality. (Tools: Read, Grep)" in listing
+    assert "- doc-writer: Writes documentation. (Tools: Read, Write)" in listing
+    assert first.messages[0].content[0].text == "please check src/app.py"  # type: ignore[union-attr]
+    # The child saw only its prompt, its system prompt, its model and its tools; no Agent tool.
     (child_req,) = model.requests["code-reviewer"]
     assert [m.text for m in child_req.messages] == ["Review src/app.py for bugs"]
     assert child_req.system.startswith("You review code carefully.")
     assert child_req.model == resolve_model("haiku")
     assert sorted(t.name for t in child_req.tools) == ["Grep", "Read"]
-    # The parent got exactly the child's final text as the tool result.
-    assert tool_results(model.requests["main"][1]) == [("src/app.py: no bugs found.", False)]
+    # The parent got the child's report, framed, with its id and usage.
+    ((content, is_error),) = tool_results(model.requests["main"][1])
+    assert not is_error and report(content) == "src/app.py: no bugs found."
+    assert re.search(r"^agentId: a[0-9a-f]{16} \(", content, re.M)
+    assert "<usage>subagent_tokens: 15\ntool_uses: 0\nduration_ms: " in content
     # The tree and the usage across it.
     assert [c.agent for c in result.children] == ["code-reviewer"]
     assert tree_usage(result) == result.usage + result.children[0].usage
@@ -91,27 +106,34 @@ def test_missing_prompt_is_an_error(tmp_path: Path) -> None:
     assert "code-reviewer" not in model.requests  # nothing was spawned
 
 
-def test_children_get_no_task_tool_without_nesting(tmp_path: Path) -> None:
+def test_children_get_no_agent_tool_without_nesting(tmp_path: Path) -> None:
     delegator = agent("delegator", tools=None)
     model = PerAgentModel({"main": [tool_call("Task", task("delegator")), text("ok")],
                            "delegator": [tool_call("Task", task("code-reviewer")), text("x")]})
-    run_main_thread("x", agents=[delegator, REVIEWER], model=model, cwd=tmp_path)
+    run_main_thread("x", agents=[delegator, REVIEWER], model=model, cwd=tmp_path, nesting=False)
     child_tools = {t.name for t in model.requests["delegator"][0].tools}
-    assert "Task" not in child_tools and "Read" in child_tools
+    assert not child_tools & {"Agent", "Task", "SendMessage"} and "Read" in child_tools
     ((content, is_error),) = tool_results(model.requests["delegator"][1])
     assert is_error and "No such tool available: Task. Task is not among the tools" in content
     assert "code-reviewer" not in model.requests
 
 
-def test_recursive_self_delegation_is_refused(tmp_path: Path) -> None:
+def test_recursive_self_delegation_is_bounded_by_the_depth_limit(tmp_path: Path) -> None:
+    """As in Claude Code, an agent may start its own type again; the depth limit bounds it."""
     loop = agent("looper", tools=None)
     model = PerAgentModel({"main": [tool_call("Task", task("looper")), text("done")],
-                           "looper": [tool_call("Task", task("Looper")), text("gave up")]})
-    result = run_main_thread("x", agents=[loop], model=model, cwd=tmp_path, nesting=True)
-    assert len(model.requests["looper"]) == 2  # one run, two turns: no second looper run
-    ((content, is_error),) = tool_results(model.requests["looper"][1])
-    assert is_error and "already running in this chain" in content
-    assert result.children[0].final_text == "gave up"
+                           "looper": [tool_call("Task", task("Looper")),
+                                      tool_call("Agent", task("looper")),
+                                      tool_call("Agent", task("looper")),
+                                      text("l3"), text("l2"), text("l1")]})
+    result = run_main_thread("x", agents=[loop], model=model, cwd=tmp_path)
+    reqs = model.requests["looper"]
+    assert len(reqs) == 6  # three nested runs, two requests each; no fourth run
+    assert [("Agent" in {t.name for t in r.tools}) for r in reqs[:3]] == [True, True, False]
+    ((content, is_error),) = tool_results(reqs[3])
+    assert is_error and "Agent" in content  # depth 3 has no Agent tool: the call is refused
+    l1 = result.children[0]
+    assert l1.final_text == "l1" and l1.children[0].children[0].final_text == "l3"
 
 
 def test_nesting_depth_limit(tmp_path: Path) -> None:
@@ -123,10 +145,15 @@ def test_nesting_depth_limit(tmp_path: Path) -> None:
         "cc": [tool_call("Task", task("dd")), text("c done")],
     })
     result = run_main_thread("x", agents=[a, b, c, d], model=model, cwd=tmp_path, nesting=True)
-    # aa (depth 1) and bb (depth 2) may delegate; cc at depth 3 gets no Task tool.
-    assert "Task" in {t.name for t in model.requests["aa"][0].tools}
-    assert "Task" in {t.name for t in model.requests["bb"][0].tools}
-    assert "Task" not in {t.name for t in model.requests["cc"][0].tools}
+    # aa (depth 1) and bb (depth 2) may delegate; cc at depth 3 gets no Agent tool.
+    assert "Agent" in {t.name for t in model.requests["aa"][0].tools}
+    assert "Agent" in {t.name for t in model.requests["bb"][0].tools}
+    assert {"Agent", "Task", "SendMessage"}.isdisjoint(
+        t.name for t in model.requests["cc"][0].tools)
+    # a child that may delegate is told which agents exist with its first tool results (as
+    # in Claude Code), not in its first message
+    assert "Available agent types" not in model.requests["aa"][0].messages[0].text
+    assert "Available agent types for the Agent tool:" in model.requests["aa"][1].messages[-1].text
     assert "dd" not in model.requests
     cc = result.children[0].children[0].children[0]
     assert cc.agent == "cc" and cc.final_text == "c done"
@@ -160,7 +187,7 @@ def test_fan_out_of_50_respects_the_concurrency_limit(tmp_path: Path, limit: int
                              max_concurrency=limit,
                              on_event=lambda k, d: seen.append(1) if k == "delegate" else None)
     outputs = tool_results(model.requests["main"][1])
-    assert [c for c, _ in outputs] == [f"worker-{i:02d} done" for i in range(50)]
+    assert [report(c) for c, _ in outputs] == [f"worker-{i:02d} done" for i in range(50)]
     assert len(result.children) == 50 and len(seen) == 50
     # Children's model calls overlapped, but never more than the limit at once.
     assert 1 < model.peak <= limit
@@ -175,7 +202,8 @@ def test_several_task_calls_in_one_message_run_in_parallel(tmp_path: Path) -> No
     )
     run_main_thread("x", agents=[REVIEWER, WRITER], model=model, cwd=tmp_path)
     assert model.peak == 2
-    assert tool_results(model.requests["main"][1]) == [("reviewed", False), ("written", False)]
+    assert [(report(c), e) for c, e in tool_results(model.requests["main"][1])] == [
+        ("reviewed", False), ("written", False)]
 
 
 def test_child_that_raises_becomes_an_error_and_parent_continues(tmp_path: Path) -> None:
@@ -187,7 +215,7 @@ def test_child_that_raises_becomes_an_error_and_parent_continues(tmp_path: Path)
     result = run_main_thread("x", agents=[REVIEWER, WRITER], model=model, cwd=tmp_path)
     (bad, bad_err), (good, good_err) = tool_results(model.requests["main"][1])
     assert bad_err and "RuntimeError: model adapter bug" in bad
-    assert (good, good_err) == ("docs written", False)
+    assert (report(good), good_err) == ("docs written", False)
     assert result.final_text == "reported"
 
 
@@ -234,23 +262,41 @@ def test_one_dispatcher_across_event_loops(tmp_path: Path) -> None:
         assert asyncio.run(d.dispatch("code-reviewer", "look")).final_text == expected
 
 
-def test_child_hitting_max_turns_returns_its_summary(tmp_path: Path) -> None:
+def test_child_hitting_max_turns_stops_and_the_parent_is_told(tmp_path: Path) -> None:
+    """As Claude Code: no further request at the limit; the parent gets a note, no report."""
     limited = agent("limited", tools=("Read",), max_turns=2)
     (tmp_path / "a.txt").write_text("hello")
     model = PerAgentModel({
-        "main": [tool_call("Task", task("limited")), text("summarised")],
+        "main": [tool_call("Task", task("limited")), text("noted")],
         "limited": [tool_call("Read", {"file_path": "a.txt"}),
-                    tool_call("Read", {"file_path": "a.txt"}),
-                    text("Read a.txt twice; it says hello.")],
+                    tool_call("Read", {"file_path": "a.txt"})],
     })
     result = run_main_thread("x", agents=[limited], model=model, cwd=tmp_path)
     child = result.children[0]
-    assert child.stop_reason == "max_turns" and child.turns == 2
-    assert model.requests["limited"][-1].tools == ()  # the summary request offers no tools
+    assert child.stop_reason == "max_turns" and child.turns == 2 and child.final_text == ""
+    assert len(model.requests["limited"]) == 2
     ((content, is_error),) = tool_results(model.requests["main"][1])
     assert not is_error
-    assert content.startswith("Read a.txt twice; it says hello.")
-    assert "turn limit" in content
+    assert content.startswith("  <tools-used-before-summary>Read</tools-used-before-summary>")
+    assert "stopped at its 2-turn limit" in content and "SendMessage" in content
+    assert "[Subagent hand-back]" not in content  # there is no report to frame
+    assert re.search(r"^agentId: a[0-9a-f]{16} ", content, re.M)
+    assert "tool_uses: 2" in content
+    assert result.final_text == "noted" and result.stop_reason == "end_turn"
+
+
+def test_the_summary_at_the_limit_is_opt_in(tmp_path: Path) -> None:
+    limited = agent("limited", tools=("Read",), max_turns=1)
+    (tmp_path / "a.txt").write_text("hello")
+    model = PerAgentModel({
+        "main": [tool_call("Task", task("limited")), text("summarised")],
+        "limited": [tool_call("Read", {"file_path": "a.txt"}), text("It says hello.")],
+    })
+    run_main_thread("x", agents=[limited], runner=runner(model, tmp_path, max_turns_summary=True),
+                    cwd=tmp_path)
+    assert model.requests["limited"][-1].tools == ()  # the summary request offers no tools
+    ((content, _),) = tool_results(model.requests["main"][1])
+    assert "stopped at its 1-turn limit" in content and report(content) == "It says hello."
 
 
 def test_registry_changing_during_a_run(tmp_path: Path) -> None:
@@ -277,9 +323,10 @@ def test_registry_changing_during_a_run(tmp_path: Path) -> None:
     })
     registry = AgentRegistry(tmp_path, home=tmp_path / "home")
     result = run_main_thread("x", registry=registry, model=model, cwd=tmp_path)
-    assert tool_results(model.requests["main"][1]) == [("helped", False)]
+    ((first, _),) = tool_results(model.requests["main"][1])
+    assert report(first) == "helped"
     (kept, kept_err), (new, new_err) = tool_results(model.requests["main"][2])
-    assert (kept, kept_err) == ("helped", False)  # as loaded at the start of the run
+    assert (report(kept), kept_err) == ("helped", False)  # as loaded at the start of the run
     assert new_err and "'newbie' not found" in new and "helper" in new
     assert "newbie" not in model.requests
     assert result.final_text == "done"
@@ -288,7 +335,7 @@ def test_registry_changing_during_a_run(tmp_path: Path) -> None:
                             "newbie": [text("new answer")]})
     run_main_thread("x", registry=AgentRegistry(tmp_path, home=tmp_path / "home"),
                     model=model2, cwd=tmp_path)
-    assert tool_results(model2.requests["main"][1]) == [("new answer", False)]
+    assert report(tool_results(model2.requests["main"][1])[0][0]) == "new answer"
 
 
 def test_parent_denylist_and_plan_mode_cannot_be_escaped(tmp_path: Path) -> None:
@@ -329,7 +376,9 @@ def test_per_agent_tools_cannot_escape_the_parents_denylist(tmp_path: Path) -> N
     parent = agent("cautious", tools=None, disallowed_tools=("Bash", "Write"))
     child = agent("shell-worker", tools=("Bash", "Read", "Write"))
     model = PerAgentModel({
-        "cautious": [tool_call("agent__shell-worker", {"prompt": "run it"}), text("done")],
+        "cautious": [tool_call("agent__shell-worker", {"prompt": "run it",
+                                                       "run_in_background": False}),
+                     text("done")],
         "shell-worker": [tool_call("Write", {"file_path": "x.txt", "content": "pwned"}),
                          text("tried")],
     })
@@ -342,66 +391,73 @@ def test_per_agent_tools_cannot_escape_the_parents_denylist(tmp_path: Path) -> N
     assert not (tmp_path / "x.txt").exists()
 
 
-def test_agent_alias_is_read_as_task(tmp_path: Path) -> None:
-    model = PerAgentModel({"main": [tool_call("Agent", task("code-reviewer")), text("ok")],
+def test_task_alias_is_read_as_agent(tmp_path: Path) -> None:
+    model = PerAgentModel({"main": [tool_call("Task", task("code-reviewer")), text("ok")],
                            "code-reviewer": [text("reviewed")]})
     result = run_main_thread("x", agents=[REVIEWER], model=model, cwd=tmp_path)
-    assert tool_results(model.requests["main"][1]) == [("reviewed", False)]
-    assert result.tool_calls[0].name == "Task"
+    assert report(tool_results(model.requests["main"][1])[0][0]) == "reviewed"
+    assert result.tool_calls[0].name == "Agent"
+    assert {t.name for t in model.requests["main"][0].tools} >= {"Agent", "ToolSearch"}
+    assert "Task" not in {t.name for t in model.requests["main"][0].tools}
 
 
-def test_explicit_invocation_delegates_through_the_main_thread(tmp_path: Path) -> None:
+def test_plain_words_add_nothing_and_nothing_is_forced(tmp_path: Path) -> None:
+    """Claude Code 2.1.332: "use the X agent" adds nothing; no request forces a tool."""
     model = PerAgentModel({
         "main": [tool_call("Task", task("code-reviewer")), text("The reviewer says: fine")],
         "code-reviewer": [text("pinned review")]})
     prompt = "Use the code reviewer agent to check src/app.py"
     result = run_main_thread(prompt, agents=[REVIEWER, WRITER], model=model, cwd=tmp_path)
     first, second = model.requests["main"]
-    assert first.metadata["force_tool"] == "Task"  # the first call is forced to delegate
-    assert "force_tool" not in second.metadata  # then the main thread decides again
-    assert first.messages[0].text.startswith(prompt)
-    assert 'invoke the agent "code-reviewer"' in first.messages[0].text
-    assert tool_results(second) == [("pinned review", False)]
+    assert "force_tool" not in first.metadata and "tool_choice" not in first.metadata
+    asked, reminder = first.messages[0].content
+    assert asked.text == prompt  # type: ignore[union-attr]
+    assert "asked for" not in reminder.text  # type: ignore[union-attr]
+    assert report(tool_results(second)[0][0]) == "pinned review"
     assert result.agent == "main" and result.final_text == "The reviewer says: fine"
-    assert [c.agent for c in result.children] == ["code-reviewer"]
 
 
-def test_a_mention_delegates_first_and_an_agent_main_thread_is_not_forced(
-    tmp_path: Path,
-) -> None:
-    model = PerAgentModel({"main": [tool_call("Task", task("code-reviewer")), text("ok")],
-                           "code-reviewer": [text("r")]})
+def test_an_agent_mention_adds_one_line_and_forces_nothing(tmp_path: Path) -> None:
+    model = PerAgentModel({"main": [text("ok")]})
     run_main_thread("@agent-code-reviewer look at app.py", agents=[REVIEWER], model=model,
                     cwd=tmp_path)
-    assert model.requests["main"][0].metadata["force_tool"] == "Task"
-    lead = agent("lead")
-    model = PerAgentModel({"lead": [text("lead answered")]})
-    result = run_main_thread("@code-reviewer look", agents=[REVIEWER, lead], model=model,
-                             cwd=tmp_path, main_agent=lead, explicit=False)
-    assert result.final_text == "lead answered"
-    assert "force_tool" not in model.requests["lead"][0].metadata
+    first = model.requests["main"][0]
+    assert "force_tool" not in first.metadata
+    reminder = first.messages[0].content[-1].text  # type: ignore[union-attr]
+    line = 'The user asked for the "code-reviewer" agent'
+    assert reminder.startswith("<system-reminder>\n" + line) and reminder.count(line) == 1
+    assert first.messages[0].content[0].text == "@agent-code-reviewer look at app.py"  # type: ignore[union-attr]
+    # an agent as main thread is not told to delegate to itself
+    model = PerAgentModel({"code-reviewer": [text("answered")]})
+    run_main_thread("@agent-code-reviewer look", agents=[REVIEWER], model=model,
+                    cwd=tmp_path, main_agent=REVIEWER)
+    assert "asked for" not in model.requests["code-reviewer"][0].messages[0].text
 
 
-def test_explicit_unknown_agent_falls_back_to_main_thread(tmp_path: Path) -> None:
-    model = PerAgentModel({"main": [text("handled by main")]})
+def test_a_mention_of_an_unknown_agent_is_reported(tmp_path: Path) -> None:
+    model = PerAgentModel({"main": [text("handled by main"), text("again")]})
     notices: list[str] = []
-    result = run_main_thread("Use the linter agent on main.py", agents=[REVIEWER], model=model,
+    result = run_main_thread("@agent-linter check main.py", agents=[REVIEWER], model=model,
                              cwd=tmp_path,
                              on_event=lambda k, d: notices.append(d["message"])
                              if k == "notice" else None)
     assert result.final_text == "handled by main"
     assert any("'linter'" in w and "not available" in w for w in result.warnings)
     assert notices and "'linter'" in notices[0]
+    quiet = run_main_thread("Use the linter agent on main.py", agents=[REVIEWER], model=model,
+                            cwd=tmp_path)
+    assert quiet.warnings == ()
 
 
 def test_agents_as_their_own_tools(tmp_path: Path) -> None:
-    model = PerAgentModel({"main": [tool_call("agent__code-reviewer", {"prompt": "check it"}),
+    model = PerAgentModel({"main": [tool_call("agent__code-reviewer",
+                                              {"prompt": "check it", "run_in_background": False}),
                                     text("ok")],
                            "code-reviewer": [text("checked")]})
     run_main_thread("x", agents=[REVIEWER], model=model, cwd=tmp_path, agent_tools=True)
     names = {t.name for t in model.requests["main"][0].tools}
-    assert {"Task", "agent__code-reviewer", "agent__general-purpose"} <= names
-    assert tool_results(model.requests["main"][1]) == [("checked", False)]
+    assert {"Agent", "agent__code-reviewer", "agent__general-purpose"} <= names
+    assert report(tool_results(model.requests["main"][1])[0][0]) == "checked"
     d = AgentDispatcher([REVIEWER], runner=runner(model, tmp_path))
     specs = d.agent_tool_definitions()
     assert all(re.fullmatch(r"[a-zA-Z0-9_-]{1,64}", s.name) for s in specs)
@@ -421,11 +477,12 @@ async def test_async_api_and_events_form_a_tree(tmp_path: Path) -> None:
 
 
 def test_general_purpose_builtin_is_offered(tmp_path: Path) -> None:
-    model = PerAgentModel({"main": [tool_call("Task", {"prompt": "anything", "description": "d"}),
+    model = PerAgentModel({"main": [tool_call("Agent", {"prompt": "anything", "description": "d",
+                                                        "run_in_background": False}),
                                     text("ok")],
                            "general-purpose": [text("gp did it")]})
     run_main_thread("x", agents=[REVIEWER], model=model, cwd=tmp_path)
-    assert tool_results(model.requests["main"][1]) == [("gp did it", False)]
+    assert report(tool_results(model.requests["main"][1])[0][0]) == "gp did it"
     assert model.requests["general-purpose"][0].tools  # all tools
 
 
@@ -444,7 +501,7 @@ def test_parent_agent_allowlist_limits_which_agents_it_may_spawn(tmp_path: Path)
     run_main_thread("x", agents=[lead, REVIEWER, WRITER], model=model, cwd=tmp_path,
                     main_agent=lead)
     (ok, ok_err), (_refused, refused_err) = tool_results(model.requests["lead"][1])
-    assert (ok, ok_err) == ("reviewed", False)
+    assert (report(ok), ok_err) == ("reviewed", False)
     assert refused_err and "doc-writer" not in model.requests
 
 
@@ -456,12 +513,12 @@ def test_keyword_auto_routing(tmp_path: Path) -> None:
     result = run_main_thread("deploy the release train now", agents=[deployer, REVIEWER],
                              model=model, cwd=tmp_path, auto_route=True)
     assert result.final_text == "main: deployed"
-    assert model.requests["main"][0].metadata["force_tool"] == "Task"
-    assert 'invoke the agent "deployer"' in model.requests["main"][0].messages[0].text
+    assert "force_tool" not in model.requests["main"][0].metadata
+    assert 'asked for the "deployer" agent' in model.requests["main"][0].messages[0].text
     # Off by default, and no keyword hit means the main thread decides.
     assert run_main_thread("deploy it", agents=[deployer], model=model,
                            cwd=tmp_path).final_text == "main answered"
-    assert "force_tool" not in model.requests["main"][-1].metadata
+    assert "asked for" not in model.requests["main"][-1].messages[0].text
 
 
 async def test_dispatcher_from_a_model_alone() -> None:
@@ -507,7 +564,7 @@ def test_options_are_one_frozen_config_and_the_keywords_still_work() -> None:
     typed = AgentDispatcher([agent("one")], DispatchConfig(max_depth=2, timeout=5.0), model=model)
     keywords = AgentDispatcher([agent("one")], model=model, max_depth=2, timeout=5.0)
     assert typed.config == keywords.config
-    assert typed.config.max_depth == 2 and typed.config.nesting is False
+    assert typed.config.max_depth == 2 and typed.config.nesting is True
     # a keyword wins over the same field of the config
     both = AgentDispatcher([agent("one")], DispatchConfig(max_depth=2), model=model, max_depth=4)
     assert both.config.max_depth == 4
@@ -517,7 +574,7 @@ def test_options_are_one_frozen_config_and_the_keywords_still_work() -> None:
         typed.config.max_depth = 9  # type: ignore[misc]
     with pytest.raises(SubagentError):
         AgentDispatcher([agent("one")], DispatchConfig(max_depth=0), model=model)
-    main = MainThreadConfig(nesting=True, max_depth=2, agent_tools=True)
-    assert main.dispatch(None) == DispatchConfig(nesting=True, max_depth=2)
+    main = MainThreadConfig(nesting=False, max_depth=2, agent_tools=True)
+    assert main.dispatch(None) == DispatchConfig(nesting=False, max_depth=2)
     with pytest.raises(TypeError, match="auto_rout"):
         main.with_options(auto_rout=True)

@@ -18,7 +18,9 @@ def _run(tmp_path: Path, sink: object) -> object:
                                        "subagent_type": "reviewer"}),
                              ("Task", {"description": "bad", "prompt": "p",
                                        "subagent_type": "nobody"})]),
-                 text("done")],
+                 # the reviewer runs in the background: the main thread ends its turn, then
+                 # reads the notification in another
+                 text("waiting for the reviewer"), text("done")],
         "reviewer": [tool_call("Read", {"file_path": "a.txt"}), text("fine")],
     })
     return run_main_thread("go", agents=[agent("reviewer", tools=("Read",))], model=model,
@@ -33,7 +35,7 @@ def test_tree_state_from_a_real_run(tmp_path: Path) -> None:
     assert any(line.startswith("  ✓ reviewer — review a [2 turns, 30 tokens]") for line in lines)
     assert "      Read a.txt" in lines
     text_tree = format_result_tree(result)  # type: ignore[arg-type]
-    assert text_tree.splitlines()[0].startswith("✓ main (end_turn, 2 turns")
+    assert text_tree.splitlines()[0].startswith("✓ main (end_turn, 3 turns")
     assert "  ✓ reviewer (end_turn, 2 turns, 30 tokens, tools: Read)" in text_tree
     assert "not found" in text_tree  # the failed delegation is in the tree too
 

@@ -66,7 +66,8 @@ def _tool_names(body: dict[str, Any]) -> list[str]:
 def test_task_round_trip_through_the_anthropic_sdk(project: Path, server: FakeLLMServer) -> None:
     server.add(
         tool_call("Task", {"description": "Review app.py", "prompt": "Review app.py for bugs.",
-                           "subagent_type": "code-reviewer"}, say="Delegating to the reviewer."),
+                           "subagent_type": "code-reviewer", "run_in_background": False},
+                  say="Delegating to the reviewer."),
         text("app.py prints hi; no bugs."),
         text("The reviewer says app.py is fine."),
     )
@@ -74,14 +75,16 @@ def test_task_round_trip_through_the_anthropic_sdk(project: Path, server: FakeLL
                              model=get_provider("anthropic"), cwd=project)
     server.assert_complete()
     main1, child, main2 = (r.json for r in server.requests)
-    # 1. The main thread's first request carries a Task tool listing the agents.
-    task = next(t for t in main1["tools"] if t["name"] == "Task")
-    assert "- code-reviewer: Reviews code for quality and bugs. Use after writing code. " \
-           "(Tools: Read, Grep)" in task["description"]
-    assert "- quick-look: Takes one quick look at a file. (Tools: Read)" in task["description"]
-    assert set(task["input_schema"]["required"]) == {"description", "prompt", "subagent_type"}
+    # 1. The main thread's first request carries the Agent tool, and the agents are listed in
+    #    a system reminder after the prompt.
+    task = next(t for t in main1["tools"] if t["name"] == "Agent")
+    assert set(task["input_schema"]["required"]) == {"description", "prompt"}
     assert len(main1["messages"]) == 1 and main1["messages"][0]["role"] == "user"
-    assert "Is app.py OK?" in json.dumps(main1["messages"][0])
+    prompt, reminder = (b["text"] for b in main1["messages"][0]["content"])
+    assert "- code-reviewer: Reviews code for quality and bugs. Use after writing code. " \
+           "(Tools: Read, Grep)" in reminder
+    assert "- quick-look: Takes one quick look at a file. (Tools: Read)" in reminder
+    assert prompt == "Is app.py OK?"
     # 2. The child: only its prompt, its system prompt, its model and its tools.
     assert child["system"].startswith("You are a meticulous code reviewer.")
     assert child["model"] == resolve_model("haiku")
@@ -89,12 +92,14 @@ def test_task_round_trip_through_the_anthropic_sdk(project: Path, server: FakeLL
     assert len(child["messages"]) == 1
     assert json.dumps(child["messages"]).count("Review app.py for bugs.") == 1
     assert "Is app.py OK?" not in json.dumps(child)
-    # 3. Its final text returns as the tool result.
+    # 3. Its final text returns as the tool result, framed, with its id and usage.
     results = [b for b in main2["messages"][-1]["content"] if b["type"] == "tool_result"]
     assert len(results) == 1
     content = results[0]["content"]
     flat = content if isinstance(content, str) else "".join(c["text"] for c in content)
-    assert flat == "app.py prints hi; no bugs." and not results[0].get("is_error", False)
+    assert "[Subagent hand-back]" in flat and not results[0].get("is_error", False)
+    assert "\n  app.py prints hi; no bugs.\nagentId: a" in flat
+    assert "<usage>subagent_tokens: " in flat
     # 4. The main thread's final answer.
     assert result.final_text == "The reviewer says app.py is fine."
     assert [c.agent for c in result.children] == ["code-reviewer"]
@@ -103,29 +108,27 @@ def test_task_round_trip_through_the_anthropic_sdk(project: Path, server: FakeLL
 def test_child_with_max_turns_stops(project: Path, server: FakeLLMServer) -> None:
     server.add(
         tool_call("Task", {"description": "look", "prompt": "Look at app.py",
-                           "subagent_type": "quick-look"}),
-        tool_call("Read", {"file_path": "app.py"}),     # the child's only turn
-        text("app.py prints hi (stopped at my limit)."),  # its summary, requested without tools
-        text("Done: it prints hi."),
+                           "subagent_type": "quick-look", "run_in_background": False}),
+        tool_call("Read", {"file_path": "app.py"}),     # the child's only turn; then it stops
+        text("Done: it stopped at its limit."),
     )
     result = run_main_thread("look at app.py", registry=AgentRegistry(project, home=project / "h"),
                              model=get_provider("anthropic"), cwd=project)
     server.assert_complete()
-    summary_request = server.requests[2].json
-    assert not summary_request.get("tools")
+    assert len(server.requests) == 3  # no summary request
     child = result.children[0]
-    assert child.stop_reason == "max_turns" and child.turns == 1
-    tool_result = server.requests[3].json["messages"][-1]["content"][0]
+    assert child.stop_reason == "max_turns" and child.turns == 1 and child.final_text == ""
+    tool_result = server.requests[2].json["messages"][-1]["content"][0]
     flat = tool_result["content"] if isinstance(tool_result["content"], str) else \
         "".join(c["text"] for c in tool_result["content"])
-    assert flat.startswith("app.py prints hi (stopped at my limit).") and "turn limit" in flat
-    assert result.final_text == "Done: it prints hi."
+    assert "stopped at its 1-turn limit" in flat and "SendMessage" in flat
+    assert result.final_text == "Done: it stopped at its limit."
 
 
 def test_cli_run_prints_the_main_threads_answer(project: Path, server: FakeLLMServer) -> None:
     server.add(
         tool_call("Task", {"description": "Review", "prompt": "Review app.py",
-                           "subagent_type": "code-reviewer"}),
+                           "subagent_type": "code-reviewer", "run_in_background": False}),
         text("fine"),
         text("Final answer: app.py is fine."),
     )
@@ -137,7 +140,7 @@ def test_cli_run_prints_the_main_threads_answer(project: Path, server: FakeLLMSe
 
     server.add(
         tool_call("Task", {"description": "Review", "prompt": "Review app.py",
-                           "subagent_type": "code-reviewer"}),
+                           "subagent_type": "code-reviewer", "run_in_background": False}),
         text("fine"),
         text("ok"),
     )
@@ -156,7 +159,7 @@ def test_task_round_trip_through_the_openai_sdk(
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
     server.add(
         tool_call("Agent", {"description": "Review", "prompt": "Review app.py please.",
-                            "subagent_type": "Code Reviewer"}),
+                            "subagent_type": "Code Reviewer", "run_in_background": False}),
         text("looks fine"),
         text("Reviewed: fine."),
     )
@@ -165,10 +168,10 @@ def test_task_round_trip_through_the_openai_sdk(
     server.assert_complete()
     main1, child, main2 = (r.json for r in server.requests)
     names = [t["function"]["name"] for t in main1["tools"]]
-    assert "Task" in names and "Agent" not in names
+    assert "Agent" in names and "Task" not in names
     assert child["messages"][0]["role"] == "system"
     assert child["messages"][0]["content"].startswith("You are a meticulous code reviewer.")
     assert [m["role"] for m in child["messages"]] == ["system", "user"]
     tool_msgs = [m for m in main2["messages"] if m["role"] == "tool"]
-    assert tool_msgs[-1]["content"] == "looks fine"
+    assert "\n  looks fine\nagentId: a" in tool_msgs[-1]["content"]
     assert result.final_text == "Reviewed: fine."

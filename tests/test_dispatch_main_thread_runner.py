@@ -20,7 +20,8 @@ REVIEWER = agent("code-reviewer", "Reviews code.", tools=("Read",))
 
 
 def _task(name: str) -> dict[str, object]:
-    return {"description": "d", "prompt": "review it", "subagent_type": name}
+    return {"description": "d", "prompt": "review it", "subagent_type": name,
+            "run_in_background": False}
 
 
 async def test_a_given_runner_is_not_changed_during_or_after_the_run(tmp_path: Path) -> None:
@@ -38,12 +39,12 @@ async def test_a_given_runner_is_not_changed_during_or_after_the_run(tmp_path: P
     model.scripts["code-reviewer"].append(watch)
     events: list[str] = []
     result = await run_main_thread_async(
-        "use the code-reviewer agent on src", agents=[REVIEWER], runner=r, cwd=tmp_path,
+        "@agent-code-reviewer on src", agents=[REVIEWER], runner=r, cwd=tmp_path,
         on_event=lambda kind, data: events.append(kind))
     assert result.final_text == "done"
     assert seen == [(model, original_sink)]
     assert r.model is model and r.on_event is original_sink
-    assert "delegate" in events and "notice" in events
+    assert "delegate" in events
 
 
 async def test_two_main_threads_on_one_runner_do_not_cross_their_sinks(tmp_path: Path) -> None:
@@ -86,14 +87,14 @@ async def test_interrupted_main_thread_result_is_in_the_slot(tmp_path: Path) -> 
     assert slot.interrupted.tool_calls[0].refusal == "interrupted"
 
 
-async def test_rooted_at_makes_the_root_agent_undelegatable(tmp_path: Path) -> None:
+async def test_rooted_at_roots_the_delegation_tree(tmp_path: Path) -> None:
     model = PerAgentModel({"*": [text("x")]})
     d = AgentDispatcher([REVIEWER], runner=runner(model, tmp_path))
     with d.rooted_at("code-reviewer"):
         assert current_node() == "main"
-        result = await d.dispatch("code-reviewer", "again")
-    assert result.stop_reason == "error" and "already running" in (result.error or "")
-    assert "code-reviewer" not in model.requests  # nothing ran
+        # the root agent may start its own type (as in Claude Code), one level deeper
+        again = await d.dispatch("code-reviewer", "again")
+    assert again.stop_reason == "end_turn"
     with d.rooted_at(None):
         ok = await d.dispatch("code-reviewer", "once")
     assert ok.stop_reason == "end_turn"

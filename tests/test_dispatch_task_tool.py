@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import functools
 import re
+from types import SimpleNamespace
 
 import pytest
 
 from subagents.definition import AgentDefinition, Scope
 from subagents.dispatch.explicit import parse_explicit
 from subagents.dispatch.task_tool import (
+    DELEGATION_BUILTINS,
     GENERAL_PURPOSE,
     TaskInputError,
+    agent_listing,
     agent_tool_definitions,
     agent_tool_map,
     build_task_tool,
@@ -30,18 +33,52 @@ REVIEWER = agent("code-reviewer", "Reviews code for quality.", tools=("Read", "G
 AUDITOR = agent("security-auditor", "Audits security.", disallowed_tools=("Write", "Edit"))
 
 
-def test_task_tool_lists_every_agent_with_tools() -> None:
+def listed(defs: list[AgentDefinition], **kw: object) -> SimpleNamespace:
+    """The agent listing over ``defs`` and the built-ins, as ``.description``."""
+    return SimpleNamespace(description=agent_listing(with_builtins(defs), **kw))  # type: ignore[arg-type]
+
+
+def test_agent_tool_schema_and_the_listing_in_the_conversation() -> None:
     spec = build_task_tool([REVIEWER, AUDITOR])
-    assert spec.name == "Task"
-    assert "- code-reviewer: Reviews code for quality. (Tools: Read, Grep)" in spec.description
-    assert "- security-auditor: Audits security. (Tools: All tools except Write, Edit)" in (
-        spec.description
-    )
-    assert "- general-purpose: " in spec.description and "(Tools: *)" in spec.description
-    assert "When to use" in spec.description and "When not to use" in spec.description
+    assert spec.name == "Agent"
+    assert "code-reviewer" not in spec.description  # agents are listed in the conversation
+    assert "system reminders" in spec.description and "SendMessage" in spec.description
     props = spec.input_schema["properties"]
-    assert set(props) == {"description", "prompt", "subagent_type", "model"}
-    assert set(spec.input_schema["required"]) == {"description", "prompt", "subagent_type"}
+    assert set(props) == {"description", "prompt", "subagent_type", "model", "effort",
+                          "run_in_background", "isolation"}
+    assert spec.input_schema["required"] == ["description", "prompt"]
+    assert props["model"]["enum"][:4] == ["sonnet", "opus", "haiku", "fable"]
+    assert props["run_in_background"]["type"] == "boolean"
+    with_table = build_task_tool([], model_aliases=["sonnet", "local-coder", "default"])
+    assert with_table.input_schema["properties"]["model"]["enum"][-1] == "local-coder"
+    text = agent_listing(with_builtins([REVIEWER, AUDITOR, agent("doc-helper", "Docs.")],
+                                       DELEGATION_BUILTINS))
+    lines = text.splitlines()
+    assert lines[0] == "Available agent types for the Agent tool:"
+    names = [line[2:].split(":")[0] for line in lines[1:]]
+    assert names == sorted(names, key=str.casefold)  # sorted ignoring case
+    assert names == ["claude", "code-reviewer", "doc-helper", "Explore", "general-purpose",
+                     "Plan", "security-auditor", "statusline-setup"]
+    assert "- code-reviewer: Reviews code for quality. (Tools: Read, Grep)" in lines
+    assert "- security-auditor: Audits security. (Tools: All tools except Write, Edit)" in lines
+    assert "- doc-helper: Docs. (Tools: All tools)" in lines  # an agent of yours, no tools:
+    assert any(x.startswith("- general-purpose: ") and x.endswith("(Tools: *)") for x in lines)
+    assert any(x.startswith("- statusline-setup: ") and x.endswith("(Tools: Read, Edit)")
+               for x in lines)
+    # the older form, with the listing in the description, is still there for agent teams
+    old = build_task_tool([REVIEWER], listing_in_description=True).description
+    assert "- code-reviewer: Reviews code for quality. (Tools: Read, Grep)" in old
+
+
+def test_parse_task_input_reads_run_in_background() -> None:
+    assert parse_task_input({"prompt": "p"}).run_in_background is None
+    assert parse_task_input({"prompt": "p", "run_in_background": False}).run_in_background is False
+    assert parse_task_input({"prompt": "p", "run_in_background": "true"}).run_in_background
+    with pytest.raises(TaskInputError, match="run_in_background"):
+        parse_task_input({"prompt": "p", "run_in_background": 3})
+    # Claude Code's other habitual inputs are accepted, not refused
+    call = parse_task_input({"prompt": "p", "effort": "high", "isolation": "worktree"})
+    assert call.subagent_type == "general-purpose"
 
 
 def test_project_agent_overrides_builtin_general_purpose() -> None:
@@ -74,7 +111,7 @@ def test_budget_shortlists_by_request_and_says_so() -> None:
     many = [agent(f"lang-{i:03d}-expert", f"Expert in language number {i}. " + "x" * 200)
             for i in range(100)]
     many.append(agent("kafka-expert", "Kafka streams, partitions and consumer groups."))
-    spec = build_task_tool(many, query="my kafka consumer group lags", budget_chars=3000)
+    spec = listed(many, query="my kafka consumer group lags", budget_chars=3000)
     d = spec.description
     assert "- kafka-expert:" in d  # the relevant one made the shortlist
     assert "- general-purpose:" in d  # always listed
@@ -82,12 +119,12 @@ def test_budget_shortlists_by_request_and_says_so() -> None:
     assert m and int(m.group(2)) == 104 and int(m.group(1)) < 104
     assert "most relevant to the current request" in d
     # Everything fits: no note.
-    assert "Only" not in build_task_tool([REVIEWER]).description
+    assert "Only" not in listed([REVIEWER]).description
 
 
 def test_budget_keeps_pinned_agent() -> None:
     many = [agent(f"a{i:03d}", "y" * 250) for i in range(80)]
-    spec = build_task_tool(many, query="anything", budget_chars=2000, pinned=["a079"])
+    spec = listed(many, query="anything", budget_chars=2000, pinned=["a079"])
     assert "- a079:" in spec.description
 
 
@@ -159,12 +196,12 @@ def test_description_stays_within_budget_on_a_real_collection(corpus: object, bu
 
     defs = _furai(Path(str(corpus)) / "0xfurai__claude-code-subagents")
     assert len(defs) > 100
-    d = build_task_tool(defs, query="my kafka consumer group keeps rebalancing",
+    d = listed(defs, query="my kafka consumer group keeps rebalancing",
                         budget_chars=budget).description
     assert len(d) <= budget
     assert "- kafka-expert:" in d and "- general-purpose:" in d
     assert re.search(r"Only \d+ of 140 agents are listed", d)
-    full = build_task_tool(defs, budget_chars=10**6).description
+    full = listed(defs, budget_chars=10**6).description
     assert "Only" not in full
     assert sum(1 for line in full.splitlines() if line.endswith(")") and "(Tools: " in line) == 140
 
@@ -193,17 +230,16 @@ def test_long_and_clashing_agent_names_become_distinct_api_safe_tool_names() -> 
 
 def test_general_purpose_is_listed_as_claude_code_lists_it() -> None:
     # REFERENCE.md: "- name: description (Tools: ...)"; Claude Code writes "*" for all tools.
-    line = next(x for x in build_task_tool([REVIEWER]).description.splitlines()
+    line = next(x for x in listed([REVIEWER]).description.splitlines()
                 if x.startswith("- general-purpose: "))
     assert line.endswith("(Tools: *)")
 
 
 def test_two_hundred_agents_stay_within_the_budget_and_name_the_rest() -> None:
     many = [agent(f"role-{i:03d}", f"Handles area {i}: " + "detail " * 30) for i in range(200)]
-    spec = build_task_tool(many, query="area 7 needs work")
-    d = spec.description
+    d = listed(many, query="area 7 needs work").description
     assert len(d) <= 12_000
-    listed = [x for x in d.splitlines() if x.startswith("- ") and "(Tools: " in x]
-    assert 1 < len(listed) < 201 and any(x.startswith("- general-purpose: ") for x in listed)
+    shown = [x for x in d.splitlines() if x.startswith("- ") and "(Tools: " in x]
+    assert 1 < len(shown) < 201 and any(x.startswith("- general-purpose: ") for x in shown)
     m = re.search(r"Only (\d+) of 203 agents are listed", d)
-    assert m and int(m.group(1)) == len(listed)
+    assert m and int(m.group(1)) == len(shown)

@@ -1,8 +1,9 @@
 """Explicit invocation through the main thread, and child model precedence, through real SDKs.
 
-"Use the reader agent …" / "@reader" / "@agent-reader" make the main thread delegate first (the
-first request forces the Task tool), then the main thread carries on with the reader's report;
-the reader runs on its *own* model, not the run's ``--model``.
+"Use the reader agent …" / "@reader" / "@agent-reader": the model decides to delegate (no
+request forces a tool, as in Claude Code 2.1.332; only ``@agent-reader`` adds a line to the
+context), then the main thread carries on with the reader's report; the reader runs on its
+*own* model, not the run's ``--model``.
 """
 
 from __future__ import annotations
@@ -55,9 +56,10 @@ def invoke(*args: str) -> Result:
 
 def _script(server: FakeLLMServer) -> None:
     server.add(
-        # 1. main thread: forced to delegate
+        # 1. main thread: delegates (in the foreground), by its old name Task
         tool_call("Task", {"description": "Find the launch code", "subagent_type": "reader",
-                           "prompt": "Find the launch code in notes.txt and report it."}),
+                           "prompt": "Find the launch code in notes.txt and report it.",
+                           "run_in_background": False}),
         # 2-3. the reader, on its own model
         tool_call("Read", {"file_path": "notes.txt"}),
         text("The launch code is 4711."),
@@ -106,10 +108,12 @@ def test_main_thread_delegates_first_then_writes_the_answer(
     assert data["final_text"] == "The reader found launch code 4711; I wrote it to out.txt."
     assert (project / "out.txt").read_text() == "4711\n"
     assert [c["agent"] for c in data["children"]] == ["reader"]
-    # Its first request forced the Task call and carried the reminder; later ones did not.
-    assert _tool_choice(main1, provider) == "Task"
-    assert 'invoke the agent \\"reader\\"' in json.dumps(main1["messages"])
-    assert "tool_choice" not in main2 and "tool_choice" not in main3
+    # Nothing is forced; only the @agent- form adds the line saying the user wants the agent.
+    assert all(_tool_choice(r, provider) in (None, "auto") for r in (main1, main2, main3))
+    said = 'asked for the \\"reader\\" agent' in json.dumps(main1["messages"])
+    assert said == form.startswith("@agent-reader")
+    assert data["children"][0]["stop_reason"] == "end_turn"
+    assert "[Subagent hand-back]" in json.dumps(main2["messages"])
     # The main thread runs on --model; the child on its own model (haiku), not the run's.
     assert main1["model"] == main2["model"] == resolve_model("opus")
     assert child1["model"] == child2["model"] == resolve_model("haiku")
@@ -145,9 +149,10 @@ def test_a_task_calls_model_beats_the_agents_field_and_inherit_means_the_parents
     with FakeLLMServer() as server:
         server.add(
             tool_call("Task", {"description": "d", "subagent_type": "reader", "prompt": "p",
-                               "model": "fable"}),
+                               "model": "fable", "run_in_background": False}),
             text("reader on fable"),
-            tool_call("Task", {"description": "d", "subagent_type": "heir", "prompt": "p"}),
+            tool_call("Task", {"description": "d", "subagent_type": "heir", "prompt": "p",
+                               "run_in_background": False}),
             text("heir on the parent's model"),
             text("done"),
         )
@@ -173,22 +178,3 @@ def test_pipeline_stages_run_on_their_own_models(
         models = [r.json["model"] for r in server.requests]
     # spec keeps its own haiku; build has no model and inherits the session's --model.
     assert models == [resolve_model("haiku"), resolve_model("opus")]
-
-
-def test_a_server_that_refuses_tool_choice_is_asked_again_without_it(
-    project: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from subagents.testing.server import Fault
-
-    with FakeLLMServer() as server:
-        server.add(Fault.status(400, "tool_choice is not supported"))
-        _script(server)
-        _model_env("openai", server, monkeypatch)
-        result = invoke("--provider", "openai", "--model", "local-model", "--allow", "Write",
-                        "Use the reader agent to find the launch code, then write what it "
-                        "found to out.txt")
-        assert result.exit_code == 0, result.output
-        refused, again = server.requests[0].json, server.requests[1].json
-    assert _tool_choice(refused, "openai") == "Task" and "tool_choice" not in again
-    assert 'invoke the agent \\"reader\\"' in json.dumps(again["messages"])
-    assert (project / "out.txt").read_text() == "4711\n"

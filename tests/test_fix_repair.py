@@ -471,7 +471,7 @@ def test_a_value_error_elsewhere_does_not_block_the_repair() -> None:
         "maxTurns": "ten",
     }
     # the wrong type is still there for `validate` to report
-    assert {d.rule for d in parse_agent_text(result.fixed).diagnostics} == {"SA014"}
+    assert {d.rule for d in parse_agent_text(result.fixed).diagnostics} == {"SA108"}
 
 
 def test_disallowed_tools_follow_the_tools_style_too() -> None:

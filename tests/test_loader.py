@@ -96,8 +96,9 @@ def test_bom_and_crlf_accepted() -> None:
         ("---\nname: &a x\ndescription: *a\n---\n", [("SA008", 2)]),
         ("---\nname: !!python/object/apply:os.system [ls]\n---\n", [("SA009", 2)]),
         ("---\nname: x\n\tdescription: y\n---\n", [("SA013", 3)]),
-        ("---\nname: x\nmaxTurns: ten\n---\nb", [("SA014", 3)]),
-        ("---\nname: x\ntags: {a: 1}\n---\nb", [("SA014", 3)]),
+        # a wrong type under a field with its own rule gets that rule's code from the reader
+        ("---\nname: x\nmaxTurns: ten\n---\nb", [("SA108", 3)]),
+        ("---\nname: x\ntags: {a: 1}\n---\nb", [("SA113", 3)]),
         ("---\nname: [x\n---\nb", [("SA005", 3)]),
         ("\n  ---\nname: x\ndescription: y\n---\nb", [("SA018", 2)]),
     ],
@@ -217,7 +218,7 @@ def test_json_dialect_positions_and_wire_forms() -> None:
     assert res.disallowed_tools == ("Write",)
     assert res.locations["maxTurns"].line == 6
     assert res.locations["name"].line == 2
-    assert codes(r) == [("SA014", 10), ("SA014", 11)]
+    assert codes(r) == [("SA108", 10), ("SA014", 11)]
 
 
 @pytest.mark.parametrize(
@@ -253,12 +254,19 @@ def test_detect_dialect(path: str, dialect: Dialect | None) -> None:
     assert detect_dialect(path) is dialect
 
 
-def test_opencode_and_copilot_get_one_info(tmp_path: Path) -> None:
+def test_another_harness_file_is_read_by_that_harness(tmp_path: Path) -> None:
+    """A Copilot file is read by Copilot's own reader (it used to get one SA017 info from the
+    Claude reader while `validate` reported Copilot's error): one reading for every caller."""
     f = tmp_path / ".github" / "agents" / "x.md"
     f.parent.mkdir(parents=True)
     f.write_text("---\nname: Display Name\ntools: ['search']\n---\nhi")
     r = read_agent_file(f)
-    assert [(d.rule, d.severity) for d in r.diagnostics] == [("SA017", Severity.INFO)]
+    assert [(d.rule, d.severity) for d in r.diagnostics] == [("CP004", Severity.ERROR)]
+    assert r.definitions == () and r.harness_agents[0].outcome.value == "skipped"
+    f.write_text("---\nname: x\ndescription: Reviews code\ntools: ['search']\n---\nhi")
+    r = read_agent_file(f)
+    assert r.ok and r.definition is not None and r.definition.name == "x"
+    assert r.definition.dialect is Dialect.COPILOT
 
 
 @settings(max_examples=examples(300), deadline=None)
@@ -322,7 +330,7 @@ def test_reader_findings_carry_the_key_they_are_about() -> None:
     assert found["SA007"].key == "maxTurns"
     assert found["SA009"].subject == "YAML tag `!!binary`"
     wrong = parse_agent_text("---\nname: a\ndescription: d\nmaxTurns: ten\n---\nP.\n")
-    (d,) = [d for d in wrong.diagnostics if d.rule == "SA014"]
+    (d,) = [d for d in wrong.diagnostics if d.rule == "SA108"]  # the reader's own code
     assert d.key == "maxTurns"
     assert set(d.to_dict()) == {"path", "line", "column", "rule", "severity", "message", "hint"}
     from dataclasses import replace

@@ -135,7 +135,7 @@ def test_duplicate_in_one_folder_the_last_path_wins_and_the_other_is_reported(
     dups = [d for d in reg.diagnostics() if d.rule == "SA601"]
     assert [d.path for d in dups] == [".claude/agents/one.md"]
     (dup,) = dups
-    assert "sub/two.md" in dup.message and "Claude Code 2.1.330" in dup.message
+    assert "sub/two.md" in dup.message and "Claude Code 2.1.332" in dup.message
     assert dup.severity.value == "error" and dup.line == 2
     assert reg.get("twin").system_prompt == "two"
     assert reg.entry("twin").path == b
@@ -352,7 +352,7 @@ def test_codex_rejections_follow_seed_002(layout: dict[str, Path]) -> None:
 
 
 def test_plugin_agents_load_on_claude_codes_plugin_terms(tmp_path: Path) -> None:
-    """Claude Code 2.1.330 (measured briefly): a plugin agent whose YAML fails, or that has no
+    """Claude Code 2.1.332 (measured briefly): a plugin agent whose YAML fails, or that has no
     description, still loads, named after its file, described "Agent from <plugin> plugin";
     a `:` in a plugin agent's name is allowed.  A project agent of the same kind is skipped."""
     plugin = tmp_path / "p"

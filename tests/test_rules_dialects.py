@@ -56,7 +56,7 @@ def test_duplicate_names_in_one_scope_report_the_file_claude_code_ignores(
     # Claude Code 2.1.330 keeps the last path in code-unit order (sub/b.md) and ignores a.md
     claude = [d for d in dup if "/.claude/" in d.path]
     assert [d.path.rsplit("/", 1)[-1] for d in claude] == ["a.md"]
-    assert "sub/b.md" in claude[0].message and "Claude Code 2.1.330" in claude[0].message
+    assert "sub/b.md" in claude[0].message and "Claude Code 2.1.332" in claude[0].message
     # Codex-style Markdown: both files are reported, each naming the other
     codex = {d.path.rsplit("/", 1)[-1]: d for d in dup if "/.codex/" in d.path}
     assert "d.md:2" in codex["c.md"].message and "c.md:2" in codex["d.md"].message

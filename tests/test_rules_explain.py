@@ -265,10 +265,10 @@ def test_messages_say_what_claude_code_does_with_yaml_it_accepts() -> None:
         return found[0].message
 
     assert one(EXPLAINED["SA007"].example or "", "SA007").endswith(
-        "Claude Code 2.1.330 silently keeps the last value")
-    assert "Claude Code 2.1.330 resolves anchors" in one(EXPLAINED["SA008"].example or "",
+        "Claude Code 2.1.332 silently keeps the last value")
+    assert "Claude Code 2.1.332 resolves anchors" in one(EXPLAINED["SA008"].example or "",
                                                          "SA008")
-    assert "Claude Code 2.1.330 silently drops it" in one(EXPLAINED["SA009"].example or "",
+    assert "Claude Code 2.1.332 silently drops it" in one(EXPLAINED["SA009"].example or "",
                                                           "SA009")
     isolation = EXPLAINED["SA116"].fixed or ""
     assert [d for d in validate_text(isolation.replace("worktree", "remote"), path="a.md")

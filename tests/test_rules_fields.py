@@ -39,7 +39,7 @@ def test_wrong_type_name_is_not_also_missing() -> None:
     assert [(d.rule, d.line) for d in ds if d.severity is Severity.ERROR] == [
         ("SA014", 2), ("SA014", 3)]
     (skip,) = [d for d in ds if d.line == 2]
-    assert "Claude Code 2.1.330 skips this file" in skip.message
+    assert "Claude Code 2.1.332 skips this file" in skip.message
 
 
 def test_empty_description_points_at_key() -> None:
@@ -158,7 +158,7 @@ def test_mcp_servers_as_a_mapping_are_ignored_by_claude_code() -> None:
              "  github:\n    command: npx\n")
     (d,) = only(diags(agent(front)), "SA021")
     assert d.line == 4 and d.severity is Severity.ERROR
-    assert "Claude Code 2.1.330 ignores" in d.message and "must be a list" in d.message
+    assert "Claude Code 2.1.332 ignores" in d.message and "must be a list" in d.message
 
 
 def test_mcp_server_names_only_is_fine() -> None:
@@ -209,6 +209,12 @@ def test_json_dialect_fields() -> None:
 def test_wrong_type_findings_carry_the_fields_rule(line: str, code: str) -> None:
     ds = diags(agent(f"name: x-agent\ndescription: Reviews diffs for problems\n{line}"),
                strict=True)
-    (d,) = [d for d in ds if d.rule in (code, "SA014")]
+    found = [d for d in ds if d.rule in (code, "SA014")]
+    if line.startswith("hooks:"):
+        # Claude Code 2.1.332 does not load an agent whose hooks are a string (measured): the
+        # skip is reported too, at the key
+        assert any("skips this file" in d.message for d in found)
+        found = [d for d in found if "skips this file" not in d.message]
+    (d,) = found
     # the finding points at the value, which is what is wrong
     assert (d.rule, d.line, d.column) == (code, 4, line.index(":") + 3)

@@ -66,7 +66,7 @@ def test_unknown_key_and_color() -> None:
     assert (c.line, c.column) == (7, 8) and c.severity is Severity.WARNING
     assert only(diags(agent(GOOD_FRONT + "color: cyan\n")), "SA205") == []
     (m,) = only(diags(agent(GOOD_FRONT + "color: magenta\n")), "SA205")
-    assert "Claude Code 2.1.330 ignores" in m.message  # its 8 colours have no magenta
+    assert "Claude Code 2.1.332 ignores" in m.message  # its 8 colours have no magenta
     (k,) = only(diags(agent(GOOD_FRONT + "disallowed-tools: Write\n")), "SA204")
     assert k.hint == "did you mean `disallowedTools`?"
     (k,) = only(diags(agent(GOOD_FRONT + "colr: red\n")), "SA204")

@@ -464,7 +464,8 @@ def test_cli_run_sends_context_and_parameters(project: Path, tmp_path: Path,
         monkeypatch.setenv("ANTHROPIC_BASE_URL", server.anthropic_base_url)
         monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-a-real-key")
         server.add(tool_call("Task", {"description": "review", "prompt": "SUB: review it",
-                                      "subagent_type": "code-reviewer"}),
+                                      "subagent_type": "code-reviewer",
+                                      "run_in_background": False}),
                    text("child report"), text("main done"), text("agent done"))
         first = CliRunner().invoke(cli, ["run", "--provider", "anthropic", "Review please."])
         assert first.exit_code == 0, first.output
@@ -483,8 +484,9 @@ def test_cli_run_sends_context_and_parameters(project: Path, tmp_path: Path,
     assert main1["output_config"] == {"effort": "medium"}
     assert main1["system"].startswith(MAIN_THREAD_PROMPT) and "# Environment" in main1["system"]
     m = lead(main1)
-    assert len(m) == 3 and "PROJECT-RULE" in m[0] and "Current branch" in m[1]
+    assert len(m) == 4 and "PROJECT-RULE" in m[0] and "Current branch" in m[1]
     assert m[2] == "Review please."
+    assert m[3].startswith("<system-reminder>\nAvailable agent types for the Agent tool:")
     assert child["model"] == "claude-sonnet-5-5"
     assert child["thinking"] == {"type": "adaptive", "display": "omitted"}
     assert child["output_config"] == {"effort": "low"}  # its own effort frontmatter

@@ -224,10 +224,27 @@ async def test_empty_reply_is_nudged_then_ends(tmp_path: Path) -> None:
     model2.assert_complete()
 
 
+async def test_max_turns_stops_without_another_request(tmp_path: Path) -> None:
+    """As Claude Code: at the limit the last turn's tools run, then no further request."""
+    agent = READER.evolve(max_turns=2)
+    model = ScriptedModel([tool_call("Glob", {"pattern": "*"}), tool_call("Glob", {"pattern": "*"})])
+    result = await runner(model, tmp_path).run(agent, "loop forever")
+    model.assert_complete()
+    assert len(model.requests) == 2
+    assert result.stop_reason == "max_turns" and result.turns == 2 and not result.ok
+    assert result.final_text == ""
+    assert [c.executed for c in result.tool_calls] == [True, True]
+    assert result.to_dict()["is_error"] is True
+    # the conversation is kept for continuing it: it ends with the last round's results
+    assert result.messages[-1].role == "user"
+    assert isinstance(result.messages[-1].content[0], ToolResultBlock)
+
+
 async def test_max_turns_one_asks_for_a_summary_without_tools(tmp_path: Path) -> None:
+    """The summary request is opt-in (max_turns_summary)."""
     agent = READER.evolve(max_turns=1)
     model = ScriptedModel([tool_call("Glob", {"pattern": "*"}), text("Summary: I looked.")])
-    result = await runner(model, tmp_path).run(agent, "loop forever")
+    result = await runner(model, tmp_path, max_turns_summary=True).run(agent, "loop forever")
     model.assert_complete()
     assert result.stop_reason == "max_turns"
     assert result.turns == 1
@@ -251,14 +268,16 @@ async def test_looping_agent_stops_at_its_limit(tmp_path: Path) -> None:
         return tool_call("Glob", {"pattern": "*"})
 
     model = ScriptedModel([again] * 4)
-    result = await runner(model, tmp_path, default_max_turns=3).run(READER, "go")
+    result = await runner(model, tmp_path, default_max_turns=3, max_turns_summary=True).run(
+        READER, "go")
     assert result.stop_reason == "max_turns" and result.turns == 3
     assert result.final_text == "Stopped: I kept globbing."
     assert len(model.requests) == 4
     # per-call max_turns wins over the frontmatter and the runner default
-    model2 = ScriptedModel([again] * 3)
+    model2 = ScriptedModel([again] * 2)
     r2 = await runner(model2, tmp_path).run(READER.evolve(max_turns=9), "go", max_turns=2)
-    assert r2.turns == 2 and r2.stop_reason == "max_turns"
+    assert r2.turns == 2 and r2.stop_reason == "max_turns" and r2.final_text == ""
+    model2.assert_complete()
 
 
 class SleepTool(Tool):
@@ -526,7 +545,7 @@ async def test_a_failed_summary_request_is_explained(tmp_path: Path) -> None:
     agent = READER.evolve(max_turns=1)
     model = ScriptedModel([tool_call("Glob", {"pattern": "*"}),
                            ProviderConnectionError("server went away")])
-    result = await runner(model, tmp_path).run(agent, "go")
+    result = await runner(model, tmp_path, max_turns_summary=True).run(agent, "go")
     assert result.stop_reason == "max_turns" and result.final_text == ""
     assert result.error is not None and "server went away" in result.error
     assert any("summary request at the turn limit failed" in w and "server went away" in w

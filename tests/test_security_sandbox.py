@@ -104,14 +104,14 @@ async def test_a_git_worktree_file_and_missing_git_parts_are_guarded(
     work = tmp_path / "wt"
     work.mkdir()
     (work / ".git").write_text("gitdir: /somewhere/else\n")  # a worktree's .git is a file
-    err, out = await run(sandboxed, "echo 'gitdir: evil' > .git", work)
+    err, _ = await run(sandboxed, "echo 'gitdir: evil' > .git", work)
     assert err and (work / ".git").read_text() == "gitdir: /somewhere/else\n"
     repo = tmp_path / "repo"
     (repo / ".git").mkdir(parents=True)  # no hooks/ folder yet
-    err, out = await run(sandboxed, "mkdir .git/hooks && echo 'id' > .git/hooks/pre-commit",
+    err, _ = await run(sandboxed, "mkdir .git/hooks && echo 'id' > .git/hooks/pre-commit",
                          repo)
+    # the whole .git is read-only now (issue 20): the folder cannot even be created
     assert err and not (repo / ".git" / "hooks").exists()
-    assert ".git/hooks was created by the command" in out
 
 
 async def test_no_credentials_inside(sandboxed: BashTool, tmp_path: Path,
@@ -119,7 +119,7 @@ async def test_no_credentials_inside(sandboxed: BashTool, tmp_path: Path,
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-secret")
     monkeypatch.setenv("MY_SERVICE_TOKEN", "tok-secret")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "aws-secret")
-    monkeypatch.setenv("HARMLESS", "visible")
+    monkeypatch.setenv("EDITOR", "visible")  # passed by name (the environment is allowlisted)
     _, out = await run(sandboxed, "env; cat /proc/$PPID/environ /proc/1/environ | tr '\\0' "
                                     "'\\n'; for p in /proc/[0-9]*; do cat $p/environ; done "
                                     "2>/dev/null | tr '\\0' '\\n'", tmp_path)

@@ -156,7 +156,7 @@ async def test_a_denied_agent_is_not_run_through_its_own_tool(tmp_path: Path) ->
     main = AgentDefinition(name="main", description="m", system_prompt="m",
                            disallowed_tools=["Agent(deployer)"])
     model = ScriptedModel([tool_call("agent__deployer", {"prompt": "ship it"}),
-                           tool_call("Task", {"prompt": "ship", "subagent_type": "De-Ployer"}),
+                           tool_call("Agent", {"prompt": "ship", "subagent_type": "De-Ployer"}),
                            text("done")])
     runner = AgentRunner(model, cwd=tmp_path, transcripts=False)
     dispatcher = AgentDispatcher([deployer], runner=runner)

@@ -318,7 +318,8 @@ def test_hostile_sources_are_reported_and_skipped(tmp_path: Path) -> None:
     assert _sync(root).exit_code == 0
     agents = root / ".claude/agents"
     # a broken source: reported, skipped; the outputs it wrote before are kept, not orphaned
-    (agents / "helper.md").write_text("---\nname: helper\ndescription: [unclosed\n---\nHi\n")
+    # (Claude Code skips a file with no description; `description: [unclosed` it reads)
+    (agents / "helper.md").write_text("---\nname: helper\n---\nHi\n")
     (agents / "binary.md").write_bytes(b"---\nname: bin\x00\xff\xfe\n---\n")
     (agents / "README.md").write_text("# Our agents\n\nNo frontmatter: not an agent.\n")
     (agents / "twin.md").write_text(REVIEWER.replace("Point at", "Twin: point at"))
@@ -331,14 +332,15 @@ def test_hostile_sources_are_reported_and_skipped(tmp_path: Path) -> None:
     assert ".claude/agents/helper.md: SY006 error: not synced: the file cannot be read" in out
     assert ".claude/agents/binary.md: SY006" in out
     assert "README.md" not in out
-    assert ".claude/agents/twin.md:2: SY006 error: not synced: .codex/agents/reviewer.toml " \
-           "would be written for .claude/agents/reviewer.md too" in out
+    # one name twice: the file Claude Code keeps (the last path, twin.md) is the one synced
+    assert ".claude/agents/reviewer.md:2: SY006 error: not synced: .codex/agents/reviewer.toml " \
+           "would be written for .claude/agents/twin.md too" in out
     if hasattr(os, "mkfifo"):
         assert ".claude/agents/pipe.md: SY006" in out
     # the others still sync, the broken source's old outputs stay
     assert (root / ".gemini/agents/newcomer.md").exists()
     assert (root / ".gemini/agents/helper.md").exists()
-    assert "Twin" not in (root / ".gemini/agents/reviewer.md").read_text()
+    assert "Twin" in (root / ".gemini/agents/reviewer.md").read_text()
     check = _sync(root, "--check")
     assert "SY004" not in check.stdout
 

@@ -262,3 +262,26 @@ async def test_a_file_that_is_one_huge_line_is_never_loaded_whole(tmp_path: Path
     assert first.is_error and "Line 1 alone is longer than 1,000 characters" in first.content
     second = await ReadTool(fmt).run({"file_path": "one.txt", "offset": 2}, ctx)
     assert second.content == "2\tsecond\n3\t"  # the long line was skipped, not read whole
+
+
+async def test_edit_says_the_file_need_not_be_read_again_only_when_it_was_known(
+    tmp_path: Path,
+) -> None:
+    ctx = ctx_for(tmp_path)
+    (tmp_path / "a.txt").write_text("one two\n")
+    (tmp_path / "b.txt").write_text("one two\n")
+    shown = (tmp_path / "a.txt").resolve()
+    blind = await EditTool().run({"file_path": "a.txt", "old_string": "one",
+                                  "new_string": "1"}, ctx)
+    assert blind.content == f"The file {shown} has been updated successfully."  # as CC
+    again = await EditTool().run({"file_path": "a.txt", "old_string": "two",
+                                  "new_string": "2"}, ctx)
+    assert again.content.startswith(f"The file {shown} has been updated successfully. (")
+    await ReadTool().run({"file_path": "b.txt"}, ctx)
+    read_first = await EditTool().run({"file_path": "b.txt", "old_string": "one",
+                                       "new_string": "1", "replace_all": True}, ctx)
+    assert read_first.content.endswith("successfully replaced. " + (
+        "(the file now holds exactly what you sent; no need to Read it again)"))
+    made = await EditTool().run({"file_path": "new.txt", "old_string": "",
+                                 "new_string": "x"}, ctx)
+    assert made.content.endswith("no need to Read it again)")  # created: known

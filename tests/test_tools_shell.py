@@ -212,3 +212,14 @@ async def test_the_main_threads_cd_carries_over_in_the_sandbox(tmp_path: Path) -
     again = await bash.run({"command": "pwd; touch ../top.txt"}, ctx)
     assert again.content == str((tmp_path / "sub").resolve())
     assert (tmp_path / "top.txt").exists()  # the whole project is still writable
+
+
+async def test_shell_messages_keep_their_line_numbers_in_the_main_thread(tmp_path: Path) -> None:
+    main = await BashTool().run({"command": "no-such-command-rt"}, ctx_for(tmp_path))
+    child = await BashTool().run({"command": "no-such-command-rt"}, ctx_for(tmp_path, depth=1))
+    assert main.content == child.content
+    assert main.content.startswith("Exit code 127\n") and "line 1: no-such-command-rt" in (
+        main.content)
+    heredoc = await BashTool().run({"command": "cat <<EOF\nhello\nEOF\ncd /tmp"},
+                                   ctx_for(tmp_path))
+    assert heredoc.content.startswith("hello")

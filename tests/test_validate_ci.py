@@ -103,7 +103,7 @@ def test_baseline_round_trip(project: Path) -> None:
     assert doc["version"] == 1 and doc["tool"] == "subagents"
     (entry,) = [f for f in doc["findings"] if f["rule"] == "SA104"]
     assert entry == {"path": ".claude/agents/typo.md", "rule": "SA104",
-                     "message": "`tools`: unknown tool 'Serach'; Claude Code 2.1.330 lists it but drops it when "
+                     "message": "`tools`: unknown tool 'Serach'; Claude Code 2.1.332 lists it but drops it when "
                      "spawning the agent", "count": 1}
     assert "line" not in entry
 
@@ -211,7 +211,7 @@ def test_text_shows_the_source_line_with_a_caret(project: Path) -> None:
     _, out, _ = invoke()
     lines = out.splitlines()
     at = lines.index(".claude/agents/typo.md:4:14: SA104 error: `tools`: unknown tool 'Serach'; "
-                     "Claude Code 2.1.330 lists it but drops it when spawning the agent")
+                     "Claude Code 2.1.332 lists it but drops it when spawning the agent")
     assert lines[at + 1] == "  4 | tools: Read, Serach"
     assert lines[at + 2] == "    |              ^"
     assert lines[at + 2].index("^") == lines[at + 1].index("Serach")

@@ -140,6 +140,27 @@ def test_pre_commit_hooks_pick_agent_files_only() -> None:
     assert not picks(hooks["subagents-fix"], "agents.json")
 
 
+def test_pre_commit_validate_hook_picks_every_harness_file() -> None:
+    """The hook's pattern is the harness table's: Codex TOML and the other harnesses' agent
+    files are checked too (it used to pick only Markdown under .claude and .codex)."""
+    import re
+
+    import yaml
+
+    from subagents.harnesses.table import precommit_pattern
+
+    hooks = {h["id"]: h for h in yaml.safe_load(
+        (Path(__file__).parents[1] / ".pre-commit-hooks.yaml").read_text())}
+    val = hooks["subagents-validate"]
+    assert val["files"] == precommit_pattern()
+    assert "types_or" not in val and "types" not in val  # toml is not "markdown" or "json"
+    for path in (".codex/agents/reviewer.toml", ".gemini/agents/a.md", ".qwen/agents/a.md",
+                 ".github/agents/a.agent.md", ".opencode/agent/a.md", ".cursor/agents/a.md",
+                 ".factory/droids/a.md", ".codex/config.toml", "opencode.json"):
+        assert re.search(val["files"], path) and not re.search(val["exclude"], path), path
+    assert not re.search(val["files"], "pyproject.toml")
+
+
 def test_the_readme_pre_commit_snippet_works_as_written() -> None:
     """The README named `rev: v0.1.0`, a tag that does not exist, so the snippet failed as
     pasted.  A remote repo's rev must be a tag of this repository; a local hook must run

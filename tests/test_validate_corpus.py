@@ -28,7 +28,8 @@ pytestmark = [
 EXPECTED: dict[str, tuple[int, int, dict[str, int], dict[str, int], dict[str, int]]] = {
     # sqs-expert.md starts with a blank line and an indented `---`: Claude Code skips it
     # without a word (measured). Two pairs of near-identical descriptions.
-    "0xfurai__claude-code-subagents": (137, 137, {"SA018": 1}, {}, {"SA602": 2}),
+    # 136 agents: Claude Code skips the file with SA018 (agents counted are those it loads)
+    "0xfurai__claude-code-subagents": (137, 136, {"SA018": 1}, {}, {"SA602": 2}),
     "VoltAgent__awesome-claude-code-subagents": (
         158,
         158,

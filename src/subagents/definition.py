@@ -97,39 +97,43 @@ PERMISSION_MODES: tuple[str, ...] = (
     "manual",
 )
 
-# Hook events of the current Claude Code CLI (REFERENCE.md lists the common ones; the CLI has 31).
+# Hook events the newest recorded Claude Code (2.1.332) publishes (`HOOK_EVENTS` in the Agent
+# SDK's typings); each version's own list is in its profile (subagents.claude_code.profile).
 HOOK_EVENTS: tuple[str, ...] = (
     "PreToolUse",
     "PostToolUse",
     "PostToolUseFailure",
+    "PostToolBatch",
+    "Notification",
     "UserPromptSubmit",
     "UserPromptExpansion",
+    "SessionStart",
+    "SessionEnd",
     "Stop",
     "StopFailure",
     "SubagentStart",
     "SubagentStop",
     "PreCompact",
     "PostCompact",
-    "Notification",
+    "PreModelSwitch",
+    "PostModelSwitch",
     "PermissionRequest",
     "PermissionDenied",
-    "SessionStart",
-    "SessionEnd",
     "Setup",
     "TeammateIdle",
     "TaskCreated",
     "TaskCompleted",
+    "Elicitation",
+    "ElicitationResult",
     "ConfigChange",
-    "CwdChanged",
-    "FileChanged",
     "WorktreeCreate",
     "WorktreeRemove",
     "InstructionsLoaded",
-    "Elicitation",
-    "ElicitationResult",
-    "PostToolBatch",
+    "CwdChanged",
+    "FileChanged",
+    "DirectoryAdded",
     "MessageDisplay",
-    "ModelResponse",
+    "PreSkillShellCommand",
 )
 
 BUILTIN_AGENT_NAMES: tuple[str, ...] = ("general-purpose", "Explore", "Plan")

@@ -25,17 +25,20 @@ the name the user sees.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 from pathlib import Path
 
 __all__ = [
+    "LeavesProject",
     "NotRegular",
     "TooLarge",
     "atomic_write",
     "display_path",
     "find_git_root",
     "fsync_dir",
+    "link_escape",
     "open_path",
     "read_regular",
 ]
@@ -115,6 +118,33 @@ def open_path(shown: str) -> str:
     return os.path.expanduser(shown)
 
 
+class LeavesProject(OSError):
+    """A write inside the project would land outside it, through a symbolic link."""
+
+
+def link_escape(path: str | os.PathLike[str], project: str | os.PathLike[str]) -> str | None:
+    """Why writing ``path`` would go through a symbolic link out of ``project``, or ``None``.
+
+    A path the user names outside the project is theirs to write; a path *inside* the
+    project (as spelled) must also be inside it once its folders' links are followed: a
+    repository's ``.qwen/agents`` linked to ``~/.claude/agents`` must not let ``sync`` plant
+    a user-scope agent.  The last component is not followed (an atomic write replaces a
+    link, never writes through it); its nearest existing folder is."""
+    spelled = os.path.abspath(os.fspath(path))
+    top = os.path.abspath(os.fspath(project))
+    real_top = os.path.realpath(top)
+    if not (_inside(spelled, top) or _inside(spelled, real_top)):
+        return None
+    folder = os.path.dirname(spelled)
+    while not os.path.lexists(folder) and folder != os.path.dirname(folder):
+        folder = os.path.dirname(folder)
+    real = os.path.realpath(folder)
+    if real == real_top or _inside(real, real_top):
+        return None
+    return (f"{folder} leads to {real}, outside the project {top}, through a symbolic "
+            "link; not writing there")
+
+
 def _inside(path: str, folder: str) -> bool:
     prefix = folder if folder.endswith(os.sep) else folder + os.sep
     return path.startswith(prefix)
@@ -136,6 +166,7 @@ def fsync_dir(folder: str | os.PathLike[str]) -> None:
 def atomic_write(
     path: str | os.PathLike[str], data: bytes | str, *, mode: int | None = None,
     fsync: bool = True, sync_dir: bool = False, make_parents: bool = False,
+    within: str | os.PathLike[str] | None = None,
 ) -> None:
     """Replace ``path`` with ``data`` all at once (temp file in the same folder, then rename).
 
@@ -144,8 +175,14 @@ def atomic_write(
     killed process never leaves half a file; only a power loss can lose the last write).
     ``sync_dir`` also flushes the folder.  ``str`` data is written as UTF-8 with no newline
     translation.  Errors are the ``OSError`` of the step that failed; the temp file is removed.
+    ``within``: the project; a write that would leave it through a symbolic link raises
+    :class:`LeavesProject` (:func:`link_escape`) before anything is created.
     """
     target = Path(path)
+    if within is not None:
+        why = link_escape(target, within)
+        if why:
+            raise LeavesProject(errno.EXDEV, why, os.fspath(target))
     folder = target.parent
     if make_parents:
         folder.mkdir(parents=True, exist_ok=True)

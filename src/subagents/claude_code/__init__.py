@@ -7,7 +7,7 @@ value sets are data (:mod:`.profile`); the recorded behaviour of the real CLI th
 tested against lives in :mod:`subagents.conformance`.
 """
 
-from subagents.claude_code.profile import DEFAULT_VERSION, ClaudeCodeProfile, get_profile
+from subagents.claude_code.profile import ClaudeCodeProfile, default_version, get_profile
 from subagents.claude_code.reader import (
     ClaudeCodeView,
     Note,
@@ -21,7 +21,6 @@ from subagents.claude_code.reader import (
 from subagents.claude_code.scan import code_unit_key, read_agents_folder, scan_agents_folder
 
 __all__ = [
-    "DEFAULT_VERSION",
     "ClaudeCodeProfile",
     "ClaudeCodeView",
     "Note",
@@ -29,6 +28,7 @@ __all__ = [
     "Skip",
     "SkipKind",
     "code_unit_key",
+    "default_version",
     "get_profile",
     "listing_tools",
     "read_agents_folder",

@@ -420,7 +420,8 @@ def _hooks_problems(
     if hooks is None:
         return fatal, notes
     looks_like_matcher = isinstance(hooks, dict) and ("hooks" in hooks or "matcher" in hooks)
-    if isinstance(hooks, list) or looks_like_matcher:
+    # a string or a list: 2.1.332 does not load the agent (measured; "Unknown parsing error")
+    if isinstance(hooks, list | str) or looks_like_matcher:
         fatal.append("`hooks` must map event names to lists of matchers")
         return fatal, notes
     if not isinstance(hooks, dict):
@@ -435,7 +436,29 @@ def _hooks_problems(
                 fatal.append(f"hooks.{event} must be a list of matchers")
             else:
                 notes.append(Note("hooks", f"`hooks.{event}`: it must be a list of matchers"))
+        elif event in guards and (problem := _guard_entry_problem(entry)):
+            fatal.append(f"hooks.{event}: {problem}")
     return fatal, notes
+
+
+_HOOK_TYPES = ("command", "prompt", "agent", "http")
+
+
+def _guard_entry_problem(matchers: list[Any]) -> str | None:
+    """Why a guard event's hook cannot load (2.1.332 then does not load the agent: an unknown
+    hook type, or a command hook without a command), or None."""
+    for group in matchers:
+        hooks = group.get("hooks") if isinstance(group, dict) else None
+        for hook in hooks if isinstance(hooks, list) else ():
+            if not isinstance(hook, dict):
+                continue
+            kind = hook.get("type")
+            if kind not in _HOOK_TYPES:
+                return f"unknown hook type {kind!r}"
+            if kind == "command" and not (isinstance(hook.get("command"), str)
+                                          and hook["command"].strip()):
+                return "a command hook without a command"
+    return None
 
 
 # --------------------------------------------------------------------------- the reader
@@ -619,6 +642,10 @@ def _judged_fields(
         if model.lower() == "inherit":
             model = "inherit"
     tools = split_tools(fm["tools"]) if "tools" in fm else None
+    if tools and fm.get("memory") in profile.memories:
+        # an agent with memory keeps it with Write and Edit: Claude Code adds them to a tools
+        # list (listed and launched; measured on 2.1.332)
+        tools = (*tools, *(t for t in ("Write", "Edit") if t not in tools))
     disallowed = split_tools(fm["disallowedTools"]) if "disallowedTools" in fm else None
     notes = _field_notes(fm, profile) + hook_notes
     unknown = tuple(k for k in fm if k not in profile.known_keys)

@@ -19,8 +19,8 @@ Design notes
 
 from __future__ import annotations
 
-import dataclasses
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +28,8 @@ import click
 
 from subagents.cli.options import format_option
 from subagents.definition import AgentDefinition, Dialect
-from subagents.diagnostics import Diagnostic, Severity, sort_diagnostics
+from subagents.diagnostics import Diagnostic, sort_diagnostics
+from subagents.fs import find_git_root, link_escape
 
 _TARGETS = ("claude", "codex", "codex-md", "gemini", "opencode", "copilot", "cursor", "qwen",
             "factory", "json", "sdk")
@@ -58,64 +59,13 @@ def _inputs(paths: tuple[Path, ...]) -> list[tuple[Path, bool]]:
 def _read(
     paths: tuple[Path, ...], dialect: Dialect | None
 ) -> tuple[list[AgentDefinition], list[Diagnostic], int]:
-    from subagents.harnesses.loader import detect_dialect, read_agent_file
-    from subagents.lint.harness_rules import HARNESS_DIALECTS
-    from subagents.lint.rules.catalog import rule
+    """The definitions to convert: :func:`subagents.repair.convert.read_for_conversion`, the
+    reading every command shares (Claude Code's for Claude files, each harness's own)."""
+    from subagents.cli.options import chosen_claude_code
+    from subagents.repair.convert import read_for_conversion
 
-    defs: list[AgentDefinition] = []
-    diagnostics: list[Diagnostic] = []
-    failures = 0
-    for path, explicit in _inputs(paths):
-        chosen = dialect or detect_dialect(path)
-        if chosen in HARNESS_DIALECTS:
-            assert chosen is not None
-            found, problems = _read_harness_file(path, chosen, explicit)
-            defs.extend(found)
-            diagnostics.extend(problems)
-            failures += bool(problems and not found)
-            continue
-        result = read_agent_file(path, dialect=dialect, display_path=_display(path))
-        codes = {d.rule for d in result.diagnostics}
-        if not explicit and not result.definitions and codes <= {"SA003", "SA012", "SA017"}:
-            continue  # not an agent file (a README), or a dialect we do not read yet
-        errors = [d for d in result.diagnostics if d.severity is Severity.ERROR]
-        if errors or not result.definitions:
-            failures += 1
-            diagnostics.extend(errors or result.diagnostics)
-            hint = (
-                "run `subagents fix` on it first"
-                if result.recovered
-                else "run `subagents validate` on it for details"
-            )
-            diagnostics.append(rule("CV005").templated("", result.path, None, None, hint))
-            continue
-        defs.extend(d.evolve(path=Path(result.path)) for d in result.definitions)
-    return defs, diagnostics, failures
-
-
-def _read_harness_file(
-    path: Path, dialect: Dialect, explicit: bool
-) -> tuple[list[AgentDefinition], list[Diagnostic]]:
-    """The agents a harness loads from one file (Codex TOML, Gemini, OpenCode, ...); a file it
-    would not load is not converted, with the harness's own reason."""
-    from subagents.harnesses.base import Outcome
-    from subagents.lint.harness_rules import diagnostics_for, read_for_harness
-    from subagents.lint.rules.catalog import rule
-
-    shown = _display(path)
-    agents, _text, problem = read_for_harness(path, dialect, max_bytes=1 << 20)
-    if problem is not None:
-        return [], [dataclasses.replace(problem, path=shown)]
-    loaded = [a.definition.evolve(path=path) for a in agents
-              if a.outcome is Outcome.LOADS and a.definition is not None]
-    if loaded or (not explicit and not agents):
-        return loaded, []
-    errors = [d for d in diagnostics_for(agents, shown, dialect)
-              if d.severity is Severity.ERROR]
-    errors.append(rule("CV005").templated(
-        "harness", shown, None, None, "run `subagents validate` on it for details",
-        dialect=dialect.value))
-    return [], errors
+    return read_for_conversion(_inputs(paths), dialect, display=_display,
+                               claude_code=lambda path: chosen_claude_code(path.parent))
 
 
 @click.command(name="convert")
@@ -206,6 +156,13 @@ def convert(
                 click.echo(f"==> {out.filename} <==")
             click.echo(out.text, nl=False)
     elif out_dir is not None:
+        here = Path(os.getcwd())
+        project = find_git_root(here) or here
+        escape = link_escape(out_dir / "x", project)
+        if escape:
+            raise click.ClickException(
+                f"cannot write into {out_dir}: {escape} (name the folder the link points to "
+                "yourself, if that is what you mean)")
         out_dir.mkdir(parents=True, exist_ok=True)
         for out in result.outputs:
             dest = out_dir / out.filename

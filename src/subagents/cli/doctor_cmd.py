@@ -35,6 +35,7 @@ import click
 
 from subagents.claude_code.profile import get_profile
 from subagents.cli.options import RegistryOptions, format_option, option_group
+from subagents.definition import Scope
 from subagents.diagnostics import Diagnostic, Severity
 from subagents.harnesses.layout import Source, SourceKind, find_git_root
 from subagents.registry.core import AgentEntry, AgentRegistry, FileRecord
@@ -76,6 +77,19 @@ def _problem_count(reg: AgentRegistry) -> int:
 
 
 # --------------------------------------------------------------------------- JSON
+
+
+def _untrusted_guards(reg: AgentRegistry) -> tuple[Path, list[str]] | None:
+    """(the project folder, its agents with hooks or MCP servers) when Claude Code does not
+    trust the folder, else None."""
+    from subagents.claude_code.trust import folder_trusted
+
+    root = find_git_root(reg.cwd) or reg.cwd
+    names = [e.name for e in reg.list(include_builtin=False)
+             if e.source is Scope.PROJECT and (e.header.hooks or e.header.mcp_servers)]
+    if not names or folder_trusted(root, reg.home):
+        return None
+    return root, names
 
 
 def doctor_report(reg: AgentRegistry) -> dict[str, Any]:
@@ -293,7 +307,7 @@ def _text(reg: AgentRegistry, reports: list[HarnessReport] | None = None
 
     duplicates = reg.duplicates()
     if duplicates:
-        label = get_profile().label
+        label = get_profile(reg.claude_code).label
         out += ["", f"Defined twice in one folder ({label} keeps the last path, ignores the rest):"]
         for name, group in duplicates.items():
             folder = _source_folder(reg, group[0].origin)
@@ -331,6 +345,12 @@ def _text(reg: AgentRegistry, reports: list[HarnessReport] | None = None
             out += scr.wrap(f"{'':<{width}}  hides {hides}", 2)
 
     out += _harness_text(reports or [], scr)
+    untrusted = _untrusted_guards(reg)
+    if untrusted:
+        out += ["", *scr.wrap(
+            f"Claude Code does not trust {scr.path(str(untrusted[0]))} (no "
+            "`hasTrustDialogAccepted` for it in ~/.claude.json): it loads these agents but "
+            "skips their hooks and MCP servers: " + ", ".join(untrusted[1]), 0)]
     warnings = sum(d.severity is Severity.WARNING for d in reg.diagnostics())
     problems = _problem_count(reg) + _other_problems(reg, reports or [])
     out.append("")

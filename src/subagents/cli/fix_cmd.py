@@ -31,7 +31,8 @@ from pathlib import Path
 
 import click
 
-from subagents.cli.options import dialect_option, format_option
+from subagents.claude_code.profile import ClaudeCodeProfile, get_profile
+from subagents.cli.options import chosen_claude_code, dialect_option, format_option
 from subagents.definition import Dialect
 from subagents.diagnostics import Diagnostic
 from subagents.errors import SubagentError
@@ -190,9 +191,14 @@ def fix(
     write = not (show_diff or check)
     targets, results = _collect(paths, chosen)
     remaining: dict[str, list[Diagnostic]] = {}
+    profiles: dict[str | None, ClaudeCodeProfile] = {}
     for path, explicit in targets:
+        version = chosen_claude_code(path.parent)
+        if version not in profiles:
+            profiles[version] = get_profile(version)
         result = fix_file(
-            path, write=write, tools_style=style, dialect=chosen, display_path=_display(path)
+            path, write=write, tools_style=style, dialect=chosen, display_path=_display(path),
+            claude_code=profiles[version],
         )
         result = _not_an_agent(result, explicit)
         if result.status is FixStatus.UNCHANGED:
@@ -283,3 +289,4 @@ def _report_text(
     if n_skipped:
         parts.append(f"{n_skipped} skipped")
     say(f"{len(results)} file(s): " + ", ".join(parts))
+

@@ -76,13 +76,31 @@ def _unavailable(name: str, short_help: str) -> click.Command:
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 @click.version_option(__version__, "-V", "--version", prog_name="subagents")
+@click.option("--claude-code", "claude_code", metavar="VERSION", default=None,
+              help="Follow this recorded Claude Code version (default: `claude-code` in "
+                   "the config, else the newest recorded); also accepted after the command.")
 @click.pass_context
-def cli(ctx: click.Context) -> None:
+def cli(ctx: click.Context, claude_code: str | None) -> None:
     """Read, judge, repair, find and run AI subagent definitions.
 
     Agents are Markdown files with YAML frontmatter (.claude/agents/*.md, .codex/agents/*.md)
     or JSON (agents.json, --agents).  Start with `subagents validate` in a project.
     """
+    if claude_code is not None:
+        import os
+
+        # the config reader and the registry read the choice from the environment; put the
+        # old value back when the command ends (an in-process caller keeps its own)
+        before = os.environ.get("SUBAGENTS_CLAUDE_CODE_VERSION")
+        os.environ["SUBAGENTS_CLAUDE_CODE_VERSION"] = claude_code
+
+        def _restore() -> None:
+            if before is None:
+                os.environ.pop("SUBAGENTS_CLAUDE_CODE_VERSION", None)
+            else:
+                os.environ["SUBAGENTS_CLAUDE_CODE_VERSION"] = before
+
+        ctx.call_on_close(_restore)
     if ctx.invoked_subcommand is None:  # bare `subagents`: the help, and success
         click.echo(ctx.get_help())
         ctx.exit(0)

@@ -21,6 +21,7 @@ unusual: a glob, a missing path, a broken configuration).  The click group lives
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
 
@@ -65,12 +66,38 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+CLAUDE_CODE_ENV = "SUBAGENTS_CLAUDE_CODE_VERSION"
+
+
+def _take_claude_code(args: list[str]) -> list[str]:
+    """``--claude-code X`` anywhere before ``--``: every command follows that Claude Code
+    version (the environment carries it to the config reader and the registry)."""
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            out.extend(args[i:])
+            break
+        if arg == "--claude-code" and i + 1 < len(args):
+            os.environ[CLAUDE_CODE_ENV] = args[i + 1]
+            i += 2
+            continue
+        if arg.startswith("--claude-code="):
+            os.environ[CLAUDE_CODE_ENV] = arg.partition("=")[2]
+            i += 1
+            continue
+        out.append(arg)
+        i += 1
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: SubagentError -> message + exit code, never a traceback.
 
     Under ``--format json`` an error is a JSON object on stdout, ``{"error": {"message",
     "hint", "exit_code"}}``, so a script reading stdout always gets JSON."""
-    args = sys.argv[1:] if argv is None else list(argv)
+    args = _take_claude_code(sys.argv[1:] if argv is None else list(argv))
     try:
         from subagents.cli.quick import quick_validate
 

@@ -568,12 +568,25 @@ def build_registry(
             )
     return AgentRegistry(
         cwd,
+        claude_code=chosen_claude_code(cwd or Path.cwd()),
         cli_agents=agents,
         managed_dir=managed_dir,
         plugin_dirs=tuple(plugin_dirs),
         dialect=dialect or Dialect.CLAUDE,
         agents_json=agents_json,
     )
+
+
+def chosen_claude_code(start: Path) -> str | None:
+    """The Claude Code version ``--claude-code`` or the config nearest ``start`` chooses
+    (None: the newest recorded).  A broken config is reported by the command that needs it."""
+    from subagents.errors import SubagentError
+    from subagents.lint.config import load_config
+
+    try:
+        return load_config(start=start).claude_code
+    except SubagentError:
+        return None
 
 
 def scope_sources(*, dialect: Dialect | None = None, cwd: Path | None = None) -> list[Source]:

@@ -53,7 +53,7 @@ from subagents.cli.options import (
 from subagents.definition import AgentDefinition, Dialect, Scope
 from subagents.diagnostics import Severity
 from subagents.errors import AgentNotFoundError, DefinitionError
-from subagents.fs import display_path
+from subagents.fs import display_path, link_escape
 from subagents.harnesses.layout import find_git_root
 from subagents.names import CODEX_NAME, PORTABLE_NAME
 from subagents.registry.core import AgentRegistry
@@ -567,6 +567,11 @@ def new(
     if folder.exists() and not folder.is_dir():
         fail(output_format, f"{display_path(folder)} exists and is not a folder",
              "agents live in a folder of .md files; move that file away")
+    escape = link_escape(target, find_git_root(base) or base) if scope != "user" else None
+    if escape:
+        fail(output_format, f"cannot write {shown}: {escape}",
+             "agents of this project are written inside it; remove the link or use "
+             "--scope user")
     try:
         _make_dirs(folder)
         write_new_file(target, text)

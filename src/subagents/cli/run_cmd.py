@@ -8,10 +8,12 @@ Design notes
   Warnings (a missing skill, an MCP server that did not start) and a note on calls refused
   because nobody could be asked go to stderr always: a CI log must say why a write did not
   happen.
-* Exit codes: 0 the run ended (``end_turn`` or a ``max_turns`` summary); 1 the run failed
-  (``stop_reason`` ``error``) or the provider could not start (a missing key says how to set
-  one); 2 usage errors; 130 Ctrl-C (the transcript is flushed and child processes are killed
-  first; ``--format json`` still prints the interrupted result); 3 a ``--pipeline`` stopped
+* Exit codes: 0 the run ended (``end_turn``); 1 the run failed (``stop_reason`` ``error``),
+  stopped at its turn limit (``max_turns``: an error, as Claude Code's ``error_max_turns``,
+  with no final text unless ``--max-turns-summary`` asked for one) or the provider could
+  not start (a missing key says how to set one); 2 usage errors; 130 Ctrl-C (the transcript
+  is flushed and child processes are killed first; ``--format json`` still prints the
+  interrupted result); 3 a ``--pipeline`` stopped
   before its last stage (``--require-ready`` and a stage without a ``READY_FOR_*`` marker):
   the answer so far is printed, but the work is not done, so a script must not go on.
 * A stage's ``READY_FOR_*`` hand-over is progress (``✓ stage 1 (pm-spec) handed over``, on
@@ -90,8 +92,9 @@ Writes outside the working folder need writable-dirs in .subagents.toml.
 \b
 Keys: ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL) for --provider anthropic;
 OPENAI_API_KEY (and OPENAI_BASE_URL) for --provider openai.
-Exit codes: 0 done, 1 the run failed, 2 usage error, 3 a --pipeline stopped
-before its last stage (--require-ready and no READY_FOR_* marker), 130 interrupted.""",
+Exit codes: 0 done, 1 the run failed or reached its turn limit, 2 usage error,
+3 a --pipeline stopped before its last stage (--require-ready and no READY_FOR_*
+marker), 130 interrupted.""",
 )
 @click.argument("prompt", nargs=-1, required=True)
 @option_group(TargetOptions)
@@ -203,6 +206,7 @@ def run(
         trust=TrustPolicy(untrusted=() if trusted else (root,)),
         mcp_read_only=config.mcp_read_only,
         allow_flagged_prompts=trust.allow_flagged,
+        max_turns_summary=model.max_turns_summary,
     )
     # Teams switched on by the environment, settings or config leave pipelines alone.
     team_mode = team.resume_team is not None or (
@@ -232,7 +236,7 @@ def run(
             # within its own `tools` allowlist.
             result = _main_thread(
                 text, runner, registry, model.model_id, model.max_turns, workdir, progress, agent,
-                live=not _asks(ask, permissions.assume_yes),
+                live=not _asks(ask, permissions.assume_yes), max_depth=model.max_depth,
             )
     except RunInterrupted as exc:
         _print(exc.result, output_format)
@@ -244,8 +248,6 @@ def run(
         )
         sys.exit(130)
     _print(result, output_format)
-    if result.stop_reason == "max_turns" and _stderr_tty():
-        click.echo(f"note: stopped at the turn limit ({result.turns} turns)", err=True)
     # Warnings are diagnostics, not progress: always on stderr (a clean run prints none);
     # those of pipeline stages and delegated agents too (hooks or MCP servers left out).
     for warning in result.all_warnings():
@@ -261,6 +263,12 @@ def run(
         )
     if result.stop_reason == "error":
         click.echo(f"error: {result.error}", err=True)
+        sys.exit(1)
+    if result.stop_reason == "max_turns":
+        what = result.error or (f"{result.agent} reached its turn limit ({result.turns} turns) "
+                                "before it finished")
+        click.echo(f"error: {what}; raise --max-turns (or the agent's maxTurns) to let it go "
+                   "on", err=True)
         sys.exit(1)
     if stages and len(result.children) < len(stages):
         done = len(result.children)
@@ -448,6 +456,7 @@ def _main_thread(
     main_agent: AgentDefinition | None = None,
     *,
     live: bool = True,
+    max_depth: int | None = None,
 ) -> AgentResult:
     try:
         from subagents.dispatch.main_thread import run_main_thread
@@ -471,6 +480,8 @@ def _main_thread(
             runner=runner,
             main_agent=main_agent,
             explicit=main_agent is None,
+            **({"max_depth": max_depth} if max_depth is not None else {}),
+            model_aliases=tuple(runner.model_table or ()),
             model_id=model_id,
             max_turns=max_turns,
             cwd=workdir,

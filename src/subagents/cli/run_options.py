@@ -39,7 +39,7 @@ _AGENT = click.option(
     metavar="NAME",
     default=None,
     help="Run this agent as the main thread. Without it, a main thread delegates to "
-    "the agents this directory sees through the Task tool.",
+    "the agents this directory sees through the Agent tool.",
 )
 _PIPELINE = click.option(
     "--pipeline",
@@ -147,7 +147,21 @@ _MAX_TURNS = click.option(
     "--max-turns",
     type=click.IntRange(min=1),
     default=None,
-    help="Stop after N model turns with a summary (default: the agent's maxTurns, else 50).",
+    help="Stop after N model turns (default: the agent's maxTurns, else 50); reaching the "
+    "limit is an error (exit 1), as in Claude Code.",
+)
+_MAX_TURNS_SUMMARY = click.option(
+    "--max-turns-summary",
+    is_flag=True,
+    help="At a turn limit, make one more request without tools asking for a summary, and "
+    "hand that on (off by default: the run just stops there, as in Claude Code).",
+)
+_MAX_DEPTH = click.option(
+    "--max-depth",
+    type=click.IntRange(min=1),
+    default=None,
+    help="How deep agents may start agents (default 3: agents the main thread starts, and "
+    "theirs, may delegate once more).",
 )
 
 
@@ -170,17 +184,19 @@ _MAX_TOKENS = click.option(
 
 @dataclass(frozen=True, slots=True)
 class ModelOptions:
-    """Which model runs, how, and for how long: --provider, --model, --max-turns, --effort,
-    --max-tokens."""
+    """Which model runs, how, and for how long: --provider, --model, --max-turns,
+    --max-turns-summary, --max-depth, --effort, --max-tokens."""
 
     param: ClassVar[str] = "model"
     click_options: ClassVar[tuple[Callable[[Any], Any], ...]] = (
-        _PROVIDER, _MODEL, _MAX_TURNS, _EFFORT, _MAX_TOKENS,
+        _PROVIDER, _MODEL, _MAX_TURNS, _MAX_TURNS_SUMMARY, _MAX_DEPTH, _EFFORT, _MAX_TOKENS,
     )
 
     provider: str | None = None
     model_id: str | None = None
     max_turns: int | None = None
+    max_turns_summary: bool = False
+    max_depth: int | None = None
     effort: str | None = None
     max_tokens: int | None = None
 

@@ -19,6 +19,7 @@ A Claude Code version is data: a new version is a new file beside the old ones
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable, Iterable
 from importlib import resources
@@ -71,7 +72,11 @@ _FILE = re.compile(r"^claude-code-(\d+(?:\.\d+)*)\.json$")
 
 
 def data_dir() -> Path:
-    """The folder holding the recorded data files."""
+    """The folder holding the recorded data files (``SUBAGENTS_CLAUDE_CODE_DATA`` overrides)."""
+    from subagents.claude_code.profile import DATA_ENV
+
+    if os.environ.get(DATA_ENV):
+        return Path(os.environ[DATA_ENV])
     return Path(str(resources.files("subagents.conformance") / "data"))
 
 

@@ -33,7 +33,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from subagents.conformance import data_path
+from subagents.conformance import data_dir, data_path
 from subagents.conformance.cases import CASES, case_by_id
 from subagents.conformance.clis import CLIS
 from subagents.conformance.harness import (
@@ -49,6 +49,7 @@ from subagents.conformance.model import (
     dump_json,
     write_atomic,
 )
+from subagents.errors import UsageError
 
 __all__ = ["main"]
 
@@ -67,18 +68,38 @@ def _parser() -> argparse.ArgumentParser:
                            ("diff", "run the cases again and show differences")):
         p = sub.add_parser(name, help=helptext)
         _harness_flag(p)
-        p.add_argument("--claude-code", default=DEFAULT_VERSION, metavar="VERSION",
-                       help=f"Claude Code version to install and run (default {DEFAULT_VERSION})")
+        p.add_argument("--claude-code", default=None, metavar="VERSION",
+                       help="Claude Code version to install and run (default: the newest "
+                            "recorded)")
         p.add_argument("--case", action="append", default=[], metavar="ID",
                        help="only this case (repeatable)")
         p.add_argument("--jobs", type=int, default=2, metavar="N", help="parallel runs")
         p.add_argument("--claude", metavar="PATH", help="use this claude binary, no install")
         p.add_argument("--no-netns", action="store_true",
                        help="do not run inside a loopback-only network namespace")
+        p.add_argument("--sdk", metavar="DIR",
+                       help="the @anthropic-ai/claude-agent-sdk folder of this release (its "
+                            "typings name the hook events and agent fields)")
+        if name == "diff":
+            p.add_argument("--against", metavar="VERSION",
+                           help="compare the recording of --claude-code (default: the newest) "
+                                "with this recorded version; runs nothing")
         if name == "record":
             p.add_argument("--corpus", metavar="DIR", help="record a corpus folder instead")
             p.add_argument("--batch-size", type=int, default=25, metavar="N")
             p.add_argument("--output", metavar="FILE", help="write here, not to the data folder")
+    track = sub.add_parser("track", help="install the newest release, record it and report "
+                                         "what changed")
+    track.add_argument("--claude-code", metavar="VERSION",
+                       help="this release instead of npm's newest")
+    track.add_argument("--jobs", type=int, default=2, metavar="N", help="parallel runs")
+    track.add_argument("--claude", metavar="PATH", help="use this claude binary, no install")
+    track.add_argument("--sdk", metavar="DIR", help="the Agent SDK folder of this release")
+    track.add_argument("--no-netns", action="store_true",
+                       help="do not run inside a loopback-only network namespace")
+    track.add_argument("--report", metavar="FILE",
+                       help="write the report here too (default: data/claude-code-VERSION-"
+                            "changes.md)")
     compare = sub.add_parser("compare", help="compare this project's reading with a recording")
     compare.add_argument("--claude-code", metavar="VERSION",
                          help="recorded version (default: the newest)")
@@ -114,6 +135,9 @@ def _harness_flag(p: argparse.ArgumentParser) -> None:
 
 
 def _claude(args: argparse.Namespace) -> Path:
+    from subagents.conformance.release import check_version
+
+    check_version(args.claude_code)
     if args.claude:
         path = Path(args.claude)
         if not path.exists():
@@ -189,6 +213,11 @@ def _cmd_record(args: argparse.Namespace) -> int:
     troubled = [c.id for c in recording.cases if c.errors]
     _say(f"wrote {out}: {len(recording.cases)} case(s)"
          + (f"; run problems in: {', '.join(troubled)}" if troubled else ""))
+    if not args.output:
+        from subagents.conformance.release import write_profile
+
+        sdk = Path(args.sdk) if args.sdk else None
+        _say(f"wrote {write_profile(args.claude_code, recording, claude, sdk)}")
     return 0
 
 
@@ -200,7 +229,72 @@ def _comparable(recording: Recording, ids: Sequence[str]) -> list[str]:
     return dump_json(data).splitlines(keepends=True)
 
 
+def _cmd_against(args: argparse.Namespace) -> int:
+    from subagents.claude_code.profile import ClaudeCodeProfile
+    from subagents.conformance import load_expectations
+    from subagents.conformance.release import diff_report, load_profile
+
+    new = load_expectations(args.claude_code)
+    old = load_expectations(args.against)
+    profiles: list[ClaudeCodeProfile | None] = []
+    for version in (old.version, new.version):
+        try:
+            profiles.append(load_profile(version))
+        except DataFileError:
+            profiles.append(None)
+    report, differs = diff_report(old, new, profiles[0], profiles[1])
+    sys.stdout.write(report)
+    return 1 if differs else 0
+
+
+def _cmd_track(args: argparse.Namespace) -> int:
+    import time
+
+    from subagents.conformance import available_versions, load_expectations
+    from subagents.conformance.release import (
+        check_version,
+        diff_report,
+        install_sdk,
+        load_profile,
+        newest_release,
+        write_profile,
+    )
+
+    start = time.monotonic()
+    version = check_version(args.claude_code) if args.claude_code else newest_release()
+    args.claude_code = version
+    before = [v for v in available_versions() if v != version]
+    _say(f"tracking Claude Code {version}"
+         + (f" (newest recorded before: {before[-1]})" if before else ""))
+    claude = _claude(args)
+    sdk = Path(args.sdk) if args.sdk else install_sdk(version, _say)
+    netns = _netns(args)
+    args.case = []
+    recording = _record_cases(args, claude, netns, None)
+    write_atomic(data_path(version), dump_json(recording.to_json()))
+    _say(f"wrote {data_path(version)}")
+    _say(f"wrote {write_profile(version, recording, claude, sdk)}")
+    if before:
+        old = load_expectations(before[-1])
+        report, _ = diff_report(old, recording, load_profile(old.version),
+                                load_profile(version))
+    else:
+        report = f"# Claude Code {version}\n\nFirst recording: {len(recording.cases)} cases.\n"
+    report += f"\nTracked in {time.monotonic() - start:.0f} s.\n"
+    out = Path(args.report) if args.report else data_dir() / f"claude-code-{version}-changes.md"
+    write_atomic(out, report)
+    sys.stdout.write(report)
+    _say(f"wrote {out}")
+    troubled = [c.id for c in recording.cases if c.errors]
+    if troubled:
+        _say(f"run problems in: {', '.join(troubled)}")
+        return 1
+    return 0
+
+
 def _cmd_diff(args: argparse.Namespace) -> int:
+    if args.against:
+        return _cmd_against(args)
     ids = _selected(args.case)
     committed = _previous(args.claude_code)
     if committed is None:
@@ -255,6 +349,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_list()
         if args.command == "compare":
             return _cmd_compare(args)
+        if args.command == "track":
+            return _cmd_track(args)
+        if args.command in ("record", "diff") and args.claude_code is None:
+            from subagents.conformance import available_versions
+
+            known = available_versions()
+            args.claude_code = known[-1] if known else DEFAULT_VERSION
+        if args.command in ("record", "diff"):
+            from subagents.conformance.release import check_version
+
+            check_version(args.claude_code)
         if args.command == "record":
             return _cmd_record(args)
         return _cmd_diff(args)
@@ -262,6 +367,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say(f"error: {exc.args[0] if exc.args else exc}")
         return 2
     except (HarnessError, DataFileError, OSError) as exc:
+        _say(f"error: {exc}")
+        return 2
+    except UsageError as exc:
         _say(f"error: {exc}")
         return 2
 

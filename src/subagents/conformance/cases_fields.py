@@ -132,6 +132,26 @@ FIELD_CASES: tuple[Case, ...] = (
     _field("field-hooks-guard-top-level", "PreToolUse at the top level, outside hooks",
            "PreToolUse:\n  - matcher: Bash\n    hooks:\n      - type: command\n"
            "        command: echo hi\n"),
+    # measured first on 2.1.332 (older recordings do not hold these)
+    _field("field-hooks-string", "hooks written as a string: the agent is not loaded",
+           'hooks: "echo hi"\n'),
+    _field("field-hooks-list", "hooks written as a list: the agent is not loaded",
+           "hooks:\n  - type: command\n    command: echo hi\n"),
+    _field("field-hooks-guard-bad-type", "a PreToolUse hook of an unknown type: not loaded",
+           "hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: teleport\n"
+           "          command: echo hi\n"),
+    _tools("tools-disallowed-star", "disallowedTools: \"*\" denies nothing",
+           'tools: Read, Grep\ndisallowedTools: "*"\n'),
+    _tools("tools-disallowed-bash-pattern", "Bash(rm:*) in disallowedTools removes Bash",
+           "tools: Read, Bash\ndisallowedTools: Bash(rm:*)\n"),
+    _tools("tools-memory-adds-write-edit", "memory with a tools list adds Write and Edit",
+           "tools: Read\nmemory: user\n"),
+    Case("field-skills-missing", "a skill that does not exist is dropped; the agent loads",
+         {"field-skills-missing.md": md("name: field-skills-missing\ndescription: Skills case.\n"
+                                        "skills: present-skill, no-such-skill\n")},
+         project_files={".claude/skills/present-skill/SKILL.md": md(
+             "name: present-skill\ndescription: A skill that exists.\n", "Skill text.\n")},
+         spawn=("field-skills-missing",)),
     _one("field-mcp-servers-map", "mcpServers as a mapping: spawned, no server is considered",
          "field-mcp-servers-map", "name: field-mcp-servers-map\ndescription: Field case.\n"
          "mcpServers:\n  probe:\n    command: /bin/true\n", spawn=True),

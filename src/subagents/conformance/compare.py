@@ -28,12 +28,17 @@ __all__ = ["DELIBERATE", "CaseComparison", "compare_case", "compare_recording"]
 
 # case id -> why subagents differs from Claude Code on purpose
 _SEARCH_TOOLS = (
-    "Claude Code 2.1.330 does not give a subagent Grep or Glob when it also has Bash (its "
+    "Claude Code (2.1.330 and 2.1.332) does not give a subagent Grep or Glob when it also has "
+    "Bash (its "
     "build searches through the shell); subagents gives every tool the agent names"
 )
 DELIBERATE: dict[str, str] = {
     "tools-comma": _SEARCH_TOOLS,
     "tools-space-separated": _SEARCH_TOOLS,
+    "tools-disallowed-bash-pattern": (
+        "Claude Code 2.1.332 launches the agent without Bash when disallowedTools holds "
+        "`Bash(rm:*)`; subagents keeps Bash and refuses only the commands the pattern matches, "
+        "and validate reports the difference as an error (SA021). Loading and listing agree."),
 }
 
 

@@ -58,14 +58,17 @@ def _with_options(config: _C, options: Mapping[str, Any], what: str) -> _C:
 class DispatchConfig:
     """How an :class:`~subagents.dispatch.dispatcher.AgentDispatcher` delegates.
 
-    ``nesting``: children may delegate too (up to ``max_depth`` levels);
-    ``max_concurrency``: children running at once per level; ``timeout``: seconds a child may
-    run; ``policy``: the permission policy of top-level children; ``budget_chars``: the size
-    of the agent list in the Task tool's description; ``on_event``: delegation events;
-    ``reload``: re-read a registry at each dispatch.
+    ``nesting``: children that have every tool may delegate too (up to ``max_depth``
+    levels; a child at depth ``max_depth`` gets no Agent tool); ``max_concurrency``: children
+    running at once per level; ``timeout``: seconds a child may run; ``policy``: the
+    permission policy of top-level children; ``budget_chars``: the size of the agent
+    listing; ``on_event``: delegation events; ``reload``: re-read a registry at each
+    dispatch; ``background``: an Agent call that does not say ``run_in_background`` runs in
+    the background where its run can be told later (as in Claude Code); ``model_aliases``:
+    more names the Agent tool's ``model`` offers (the config's model table).
     """
 
-    nesting: bool = False
+    nesting: bool = True
     max_depth: int = DEFAULT_MAX_DEPTH
     max_concurrency: int = DEFAULT_MAX_CONCURRENCY
     timeout: float | None = None
@@ -73,6 +76,8 @@ class DispatchConfig:
     budget_chars: int = DEFAULT_BUDGET_CHARS
     on_event: EventSink | None = None
     reload: bool = True
+    background: bool = True
+    model_aliases: tuple[str, ...] = ()
 
     def with_options(self, **options: Any) -> DispatchConfig:
         """A copy with ``options`` (the keyword arguments of :class:`DispatchOptions`)."""
@@ -90,6 +95,8 @@ class DispatchOptions(TypedDict, total=False):
     budget_chars: int
     on_event: EventSink | None
     reload: bool
+    background: bool
+    model_aliases: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

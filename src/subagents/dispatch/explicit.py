@@ -1,4 +1,9 @@
-"""Explicit invocation: a prompt that names its agent pins it.
+"""Explicit invocation: a prompt that names its agent.
+
+Two readings.  :func:`agent_mention` is what a run acts on, as Claude Code 2.1.332 does
+(RUNTIME-2.1.332.md row 9): only the ``@agent-X`` mention counts, and it only adds a line to
+the model's context (:mod:`subagents.dispatch.main_thread`).  :func:`parse_explicit` is the
+broad reading that ``subagents route`` reports (it also knows the plain forms below).
 
 Recognised forms (case-insensitive)::
 
@@ -29,7 +34,7 @@ from dataclasses import dataclass
 
 from subagents.dispatch.task_tool import normalize_agent_name
 
-__all__ = ["ExplicitInvocation", "parse_explicit"]
+__all__ = ["ExplicitInvocation", "agent_mention", "parse_explicit"]
 
 _VERBS = (
     r"use|using|ask|asking|have|get|with|delegate\s+to|hand\s+(?:it|this|that)\s+(?:off\s+)?to"
@@ -41,6 +46,7 @@ _NAMED_RE = re.compile(
     re.I,
 )
 _MENTION_RE = re.compile(r"(?<![\w@.])@(?:agent-)?(?P<x>[A-Za-z][\w.:-]*[\w])")
+_AGENT_MENTION_RE = re.compile(r"(?<![\w@.])@agent-(?P<x>[A-Za-z0-9][\w.:-]*[\w]|[A-Za-z0-9])")
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,3 +96,16 @@ def parse_explicit(prompt: str, agent_names: Iterable[str]) -> ExplicitInvocatio
     known = [f for f in found if f.agent is not None]
     pool = known or found
     return min(pool, key=lambda f: f.start)
+
+
+def agent_mention(prompt: str, agent_names: Iterable[str]) -> ExplicitInvocation | None:
+    """The first ``@agent-X`` mention in ``prompt``: ``agent`` set when X is one of
+    ``agent_names`` (ignoring case and separators), ``None`` when no agent has that name."""
+    table: dict[str, str] = {}
+    for name in agent_names:
+        table.setdefault(normalize_agent_name(name), name)
+    m = _AGENT_MENTION_RE.search(prompt)
+    if m is None:
+        return None
+    canonical = table.get(normalize_agent_name(m.group("x")))
+    return ExplicitInvocation(m.group("x"), canonical, m.start(), m.end(), "mention")

@@ -1,33 +1,38 @@
 """The main thread: a run that decides, by the agents' descriptions, when to delegate.
 
 ``subagents run PROMPT`` (no ``--agent``) calls :func:`run_main_thread`: the main-thread agent
-gets the built-in tools plus a ``Task`` tool built *for this request* from the agents the
-registry sees, and each Task call becomes an isolated child run through
+gets the built-in tools plus the ``Agent`` tool (with ``SendMessage`` and ``TaskStop``), the
+agents the registry sees are listed to it in a system reminder at the start of the
+conversation, and each Agent call becomes an isolated child run through
 :class:`~subagents.dispatch.dispatcher.AgentDispatcher`.  The result is the main thread's
 :class:`~subagents.runtime.result.AgentResult` with the delegation tree in ``children``.
 
 Design decisions
 ----------------
-* **Explicit invocation goes through the main thread**, as in Claude Code: "Use the X agent …",
-  "@X" or "@agent-X" in the prompt makes the main thread delegate to X *first* and then carry on
-  with X's report (so "use the reader agent, then write what it found to out.txt" works even
-  when the reader may not write).  The prompt gets Claude Code's reminder ("The user has
-  expressed a desire to invoke the agent …"), and the first request forces a ``Task`` call
-  where the provider can (``tool_choice`` on Anthropic and OpenAI, through
-  :data:`~subagents.providers.base.FORCE_TOOL`); a provider that cannot force one has the
-  reminder.  A named agent that does not exist is reported (a warning in the result and a
-  ``notice`` event) and the main thread handles the request with every agent on offer.
+* **Explicit invocation as Claude Code 2.1.332 does it** (RUNTIME-2.1.332.md row 9): an
+  ``@agent-X`` mention of an existing agent adds one line to the system reminder saying the
+  user wants agent X; plain words ("use the X agent") add nothing, and no request ever
+  forces a tool call (``tool_choice``): the model decides.  (``auto_route``, Codex's
+  keywords, adds the same line.)  An ``@agent-X`` naming no agent is reported (a warning in
+  the result and a ``notice`` event).
+* **The agent listing** is in the conversation, not in the Agent tool's description: a
+  ``<system-reminder>`` after the user's prompt in the first user message (Claude Code's
+  system message follows the prompt too), with the explicit-invocation line first when
+  there is one.
+* **Background agents**: the main thread runs with the dispatcher's
+  :class:`~subagents.dispatch.sessions.DelegationTurns`, so an agent it starts in the
+  background reports through a notification, and the run does not end while one is still
+  running.  When the run ends anyhow (Ctrl-C, an error), agents still running are stopped.
 * **Models** follow one rule everywhere (:func:`subagents.providers.models.choose_model` through
   ``AgentRunner.resolve_model``): a child delegated to — explicitly or not — runs on
-  ``CLAUDE_CODE_SUBAGENT_MODEL``, else the Task call's ``model``, else its own ``model``, else
+  ``CLAUDE_CODE_SUBAGENT_MODEL``, else the Agent call's ``model``, else its own ``model``, else
   the main thread's model (``--model`` is the main thread's, never a child's).
-* **``Agent`` is an alias of ``Task``** (REFERENCE.md).  The runner only runs tools it offered,
-  and offering both would list every agent twice, so the main thread's model is wrapped: a
-  ``tool_use`` named ``Agent`` in a reply to a request that offered ``Task`` (and not ``Agent``)
-  is read as ``Task``.
+* **``Task`` is the old name of ``Agent``** (REFERENCE.md).  The runner only runs tools it
+  offered, and offering both would double the tool, so the main thread's model is wrapped: a
+  ``tool_use`` named ``Task`` in a reply to a request that offered ``Agent`` (and not
+  ``Task``) is read as ``Agent``.
 * **The main thread's agent** is a built-in with a short delegation-minded prompt, or, with
-  ``main_agent`` (``subagents run --agent X`` with nesting), that agent: it then also counts as
-  the root of the delegation chain, so it cannot delegate to itself.
+  ``main_agent`` (``subagents run --agent X``), that agent, the root of the delegation tree.
 * **Events** (``on_event(kind, data)``) are the runner's (``start``/``turn``/``tool``/``stop``)
   tagged with the ``node`` of the delegation they belong to, plus the dispatcher's
   ``delegate``/``delegate_done`` and our ``notice``; :mod:`subagents.dispatch.display` draws
@@ -46,12 +51,13 @@ from subagents.dispatch.config import MainThreadConfig, MainThreadOptions
 from subagents.dispatch.dispatcher import (
     AgentDispatcher,
     current_node,
+    listing_reminder,
     tree_usage,
 )
-from subagents.dispatch.explicit import parse_explicit
+from subagents.dispatch.explicit import agent_mention
 from subagents.dispatch.snapshot import RegistrySnapshot
 from subagents.dispatch.task_tool import (
-    TASK_TOOL_NAME,
+    AGENT_TOOL_NAME,
     normalize_agent_name,
 )
 from subagents.errors import ProviderResponseError, RunError
@@ -92,12 +98,13 @@ MAIN_THREAD = AgentDefinition(
 
 
 class AliasingModel:
-    """Wraps a model so that a ``tool_use`` of ``Agent`` is read as ``Task`` (its alias)."""
+    """Wraps a model so that a ``tool_use`` of ``Task`` is read as ``Agent`` (its current
+    name) when only ``Agent`` was offered, and the other way round."""
 
     def __init__(self, inner: Model, aliases: Mapping[str, str] | None = None) -> None:
         self.inner = inner
         self.name = inner.name
-        self.aliases = dict(aliases or {"Agent": TASK_TOOL_NAME})
+        self.aliases = dict(aliases or {"Task": AGENT_TOOL_NAME, AGENT_TOOL_NAME: "Task"})
 
     def __getattr__(self, attr: str) -> Any:  # default_model and friends of the inner model
         return getattr(self.inner, attr)
@@ -173,23 +180,20 @@ async def run_main_thread_async(
         own = runner.derive(model=AliasingModel(runner.model), on_event=sink)
     dispatcher = AgentDispatcher(source, cfg.dispatch(sink), runner=own)
     main = main_agent or MAIN_THREAD
-    # An agent as main thread is the root of the delegation chain: it cannot delegate to itself.
     with dispatcher.rooted_at(main.qualified_name if main_agent is not None else None):
         pinned: str | None = None
-        why = "explicitly requested"
         warning: str | None = None
         if cfg.explicit:
             names = [d.qualified_name for d in dispatcher.agents()]
-            hit = parse_explicit(prompt, names)
+            hit = agent_mention(prompt, names)
             if hit is not None and hit.agent is not None and (
                 main_agent is None or normalize_agent_name(hit.agent)
                 != normalize_agent_name(main.qualified_name)
             ):
                 pinned = hit.agent
             elif hit is not None and hit.agent is None:
-                warning = (f"the request asks for agent {hit.requested!r}, which is not "
-                           f"available (agents: {', '.join(names)}); the main thread handles "
-                           "it instead")
+                warning = (f"the request mentions agent {hit.requested!r}, which is not "
+                           f"available (agents: {', '.join(names)})")
                 if sink is not None:
                     sink("notice", {"message": warning})
         if pinned is None and cfg.auto_route:
@@ -198,43 +202,50 @@ async def run_main_thread_async(
             chosen = Router(dispatcher.agents(), use_body=False).keyword_route(prompt)
             if chosen is not None:
                 pinned = chosen.qualified_name
-                why = "keyword auto-routing"
-        extra: list[Tool] = [dispatcher.task_tool(
-            query=prompt, pinned=(pinned,) if pinned is not None else ())]
+                if sink is not None:
+                    sink("notice", {"message": f"keyword auto-routing suggests {pinned!r}"})
+        pins = (pinned,) if pinned is not None else ()
+        extra: list[Tool] = dispatcher.delegation_tools(query=prompt, pinned=pins)
         if cfg.agent_tools:
             extra.extend(dispatcher.agent_tools())
-        text = prompt
-        main_runner = own
-        if pinned is not None:
-            if sink is not None:
-                sink("notice", {"message": f"delegating to {pinned!r} first ({why})"})
-            text = f"{prompt}\n\n{invocation_reminder(pinned)}"
-            main_runner = own.derive(model=ForceFirstCall(own.model, main.name, TASK_TOOL_NAME))
-        result = await main_runner.run(
-            main, text, model=cfg.model_id, max_turns=cfg.max_turns, extra_tools=extra,
-            policy=policy if runner is not None else None, cwd=cwd, result_slot=result_slot,
-            role="main" if main_agent is None else "agent")
+        # The listing goes to a main thread that can delegate (an --agent main thread whose
+        # tools leave out Agent gets none, as in Claude Code).
+        reminders: tuple[str, ...] = ()
+        if dispatcher.offers_agent_tool(main, policy or own.policy):
+            reminders = (listing_reminder(dispatcher.listing(query=prompt, pinned=pins),
+                                          lead=invocation_reminder(pinned) if pinned else ""),)
+        try:
+            result = await own.run(
+                main, prompt, model=cfg.model_id, max_turns=cfg.max_turns, extra_tools=extra,
+                policy=policy if runner is not None else None, cwd=cwd, result_slot=result_slot,
+                turns=dispatcher.turn_control(), reminders=reminders,
+                role="main" if main_agent is None else "agent")
+        finally:
+            # Background agents do not outlive the main thread (it ended at its turn limit,
+            # failed or was interrupted); they are stopped and their runs recorded.
+            pending = dispatcher.sessions.stop_all("the main thread ended")
+            if pending:
+                await asyncio.gather(*pending, return_exceptions=True)
         if warning:
             result = dataclasses.replace(result, warnings=(*result.warnings, warning))
         return result
 
 
 def invocation_reminder(agent: str) -> str:
-    """Claude Code's reminder for a named or ``@``-mentioned agent."""
-    return (f'<system-reminder>The user has expressed a desire to invoke the agent "{agent}". '
-            "Please invoke the agent appropriately, passing in the required context to it "
-            f'(the {TASK_TOOL_NAME} tool with subagent_type "{agent}"), then continue with '
-            "its result.</system-reminder>")
+    """The line that tells the main thread the user asked for ``agent`` (``@agent-X``)."""
+    return (f'The user asked for the "{agent}" agent: delegate to it, giving it the context '
+            "it needs.")
 
 
 class ForceFirstCall:
     """Wraps a model so that the first request of agent ``agent`` must call tool ``tool``.
 
-    The request carries :data:`~subagents.providers.base.FORCE_TOOL`; providers that can
-    (Anthropic, OpenAI) turn it into ``tool_choice``, others ignore it.  Later requests, and
-    requests of other agents (the delegated child), are passed on untouched.
+    Not used by the main thread any more (Claude Code never forces a call); kept for
+    library callers that want it.  The request carries
+    :data:`~subagents.providers.base.FORCE_TOOL`; providers that can (Anthropic, OpenAI) turn
+    it into ``tool_choice``, others ignore it.  Later requests, and requests of other agents
+    (the delegated child), are passed on untouched.
     """
-
     def __init__(self, inner: Model, agent: str, tool: str) -> None:
         self.inner = inner
         self.name = inner.name

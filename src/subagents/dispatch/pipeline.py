@@ -21,7 +21,9 @@ Design decisions
   progress, not a problem: it is reported as a ``handover`` event (``on_event``), never as a
   warning.
 * **Failure.** A stage that errors stops the pipeline (``stop_reason="error"``, the error names
-  the stage); a stage that hits its ``maxTurns`` hands over its summary and a warning is kept.
+  the stage); a stage that hits its ``maxTurns`` has no report, so the pipeline stops there
+  (``stop_reason="max_turns"``, the error names the stage; the CLI exits 1); with the opt-in
+  summary (``max_turns_summary``) it hands over its summary and a warning is kept.
 * **Hooks drive the chain**: after each stage its ``SubagentStop`` hooks — its
   own (frontmatter) and those in settings (``.claude/settings.json``, matcher = the stage's
   agent name) — may name the next stage: JSON ``{"next": "architect-review"}`` on stdout, or a
@@ -149,6 +151,12 @@ async def run_pipeline(
             error = f"stage {index} ({agent.name}) stopped: {result.error or result.stop_reason}"
             break
         if result.stop_reason == "max_turns":
+            if not result.final_text.strip():
+                # No report to hand on (the summary request is opt-in): the pipeline stops.
+                stop_reason = "max_turns"
+                error = (f"stage {index} ({agent.name}) reached its turn limit ({result.turns} "
+                         "turns) without a report")
+                break
             warnings.append(f"stage {index} ({agent.name}) hit its turn limit; its summary "
                             "was handed on")
         verdict = await _next_from_hooks(agent, result, parent, hooks, own, warnings)

@@ -1,26 +1,36 @@
-"""The ``Task`` tool (alias ``Agent``) and the per-agent tools, built from a set of agents.
+"""The ``Agent`` tool (old name ``Task``) and the per-agent tools, built from a set of agents.
 
-The mechanism: the model learns which agents exist only from the Task tool's
-description, one line per agent (``- name: description (Tools: ...)``, REFERENCE.md), and
-delegates by calling it with ``{description, prompt, subagent_type}``.  The format
-specification (``docs/spec.md``) adds the "agents are tools" view:
-``agent_tool_definitions`` offers each agent as its own tool.
+The mechanism, as Claude Code 2.1.332 does it (RUNTIME-2.1.332.md rows 10 and 11): the tool
+is called ``Agent`` (a call or a ``tools:`` entry naming ``Task`` still means it), its input is
+``{description, prompt, subagent_type?, model?, run_in_background?, ...}``, and the model
+learns which agents exist from a *listing* that reaches it in the conversation, not in the
+tool's description: a header line, then one line per agent (``- name: description (Tools:
+...)``), sorted by name ignoring case (:func:`agent_listing`).  The format specification
+(``docs/spec.md``) adds the "agents are tools" view: ``agent_tool_definitions`` offers each
+agent as its own tool.
 
 Design decisions
 ----------------
 * **Built fresh per main-thread request** from whatever definitions the caller passes, so a
   registry that changed since the last request is reflected (the dispatcher re-reads it too).
-* **Built-in ``general-purpose``** (all tools) is added unless an agent of that name exists
-  (compared ignoring case and separators, like every name here): a project agent overrides a
-  built-in, as in Claude Code.
-* **Budget.**  A description listing 600 agents would cost tens of thousands of tokens on every
-  request and confuse the model anyway.  Past ``budget_chars`` the listing
-  is shortlisted by the router against the current request (general-purpose and any pinned
-  agent always kept), each line capped, and the description *says so* and names the agents left
-  out while that fits, so the model knows they exist and ``subagent_type`` still accepts them.
+* **Built-in agents**: the ones Claude Code lists (``claude``, ``Explore``,
+  ``general-purpose``, ``Plan``, ``statusline-setup``; :data:`DELEGATION_BUILTINS`, our own
+  descriptions and prompts) are added unless an agent of that name exists (compared
+  ignoring case and separators, like every name here): a project agent overrides a
+  built-in, as in Claude Code.  ``subagent_type`` omitted means ``general-purpose``.
+* **``(Tools: ...)``** is worded as Claude Code prints it: ``*`` for a built-in with every
+  tool, ``All tools`` for an agent of yours without ``tools:``, ``All tools except X, Y``
+  with a denylist, else the list.
+* **Budget.**  A listing of 600 agents would cost tens of thousands of tokens on every
+  request and confuse the model anyway.  Past ``budget_chars`` the listing is shortlisted by
+  the router against the current request (general-purpose and any pinned agent always kept),
+  each line capped, and the listing *says so* and names the agents left out while that fits,
+  so the model knows they exist and ``subagent_type`` still accepts them.
 * **Names** match ignoring case and the separators ``-``, ``_``, ``.`` and spaces
   (``Code Reviewer`` → ``code-reviewer``).  An ambiguous normalised name resolves to the first
   definition given (the caller passes them in precedence order).
+* **Lenient input**: Claude Code's habitual fields (``effort``, ``isolation``, ``name``,
+  ``mode``...) are accepted; the ones we do not act on are ignored, never refused.
 * **API-safe per-agent tool names**: Anthropic and OpenAI accept ``^[a-zA-Z0-9_-]{1,64}$``, so
   the specification's ``agent:{name}`` becomes ``agent__{name}`` with any other character
   replaced by ``_``, cut to 64 and de-duplicated with a numeric suffix.
@@ -33,7 +43,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from subagents.definition import AgentDefinition
+from subagents.definition import AgentDefinition, Scope
 from subagents.errors import SubagentError
 from subagents.harnesses.layout import BUILTIN_AGENTS
 from subagents.known_tools import AGENT_TOOL_NAMES
@@ -41,16 +51,22 @@ from subagents.names import normalize_agent_name
 from subagents.providers.base import ToolSpec
 
 __all__ = [
+    "AGENT_TOOL_DESCRIPTION",
+    "AGENT_TOOL_NAME",
     "AGENT_TOOL_PREFIX",
     "DEFAULT_BUDGET_CHARS",
+    "DELEGATION_BUILTINS",
     "GENERAL_PURPOSE",
+    "LISTING_HEADER",
     "TASK_TOOL_ALIASES",
     "TASK_TOOL_NAME",
     "TaskCall",
     "TaskInputError",
+    "agent_listing",
     "agent_tool_definitions",
     "agent_tool_map",
     "agent_tool_name",
+    "agent_tool_schema",
     "build_task_tool",
     "describe_tools",
     "normalize_agent_name",
@@ -60,9 +76,13 @@ __all__ = [
     "with_builtins",
 ]
 
-TASK_TOOL_NAME = "Task"
+AGENT_TOOL_NAME = "Agent"
+#: The former name of this constant (the tool itself was called ``Task`` then).
+TASK_TOOL_NAME = AGENT_TOOL_NAME
 # Claude Code renamed Task to Agent and still accepts Task (REFERENCE.md): accept both.
 TASK_TOOL_ALIASES: frozenset[str] = AGENT_TOOL_NAMES
+#: The first line of the agent listing (a label the model finds the listing by).
+LISTING_HEADER = "Available agent types for the Agent tool:"
 AGENT_TOOL_PREFIX = "agent__"
 DEFAULT_BUDGET_CHARS = 12_000
 # When over budget, one agent line is cut to this many characters of description.
@@ -73,14 +93,42 @@ _NOTE_RESERVE = 450  # room kept for the "only N of M agents are listed" sentenc
 # in subagents.harnesses.layout, shared by the registry and the Task tool.
 GENERAL_PURPOSE = BUILTIN_AGENTS[0]
 
+# The two more built-ins Claude Code 2.1.332 lists to the main thread (RUNTIME-2.1.332.md
+# row 10); descriptions and prompts are ours.
+_CLAUDE = AgentDefinition(
+    name="claude",
+    description="The default agent for any task that no more specific agent fits; it has "
+    "every tool.",
+    system_prompt="You are an agent working on a task another agent handed you. Do the whole "
+    "task with the tools you have, then reply with a short report of what you did and found: "
+    "that reply is all the caller sees.",
+    source=Scope.BUILTIN,
+)
+_STATUSLINE = AgentDefinition(
+    name="statusline-setup",
+    description="Sets up the user's Claude Code status line (the statusLine setting in "
+    "~/.claude/settings.json).",
+    system_prompt="You configure the status line of Claude Code: read the user's "
+    "~/.claude/settings.json, add or change its statusLine entry as asked (a command whose "
+    "output becomes the status line), keep every other setting as it was, and report the "
+    "change you made.",
+    tools=("Read", "Edit"),
+    source=Scope.BUILTIN,
+)
+#: Every built-in agent the Agent tool accepts, in Claude Code's set.
+DELEGATION_BUILTINS: tuple[AgentDefinition, ...] = (_CLAUDE, *BUILTIN_AGENTS, _STATUSLINE)
 
 
-def with_builtins(definitions: Iterable[AgentDefinition]) -> list[AgentDefinition]:
-    """``definitions`` plus the built-in agents (general-purpose, Explore, Plan) that none of
-    them overrides by name (REFERENCE.md: a user or project agent of the same name wins)."""
+def with_builtins(
+    definitions: Iterable[AgentDefinition],
+    builtins: Iterable[AgentDefinition] = BUILTIN_AGENTS,
+) -> list[AgentDefinition]:
+    """``definitions`` plus the ``builtins`` (default: general-purpose, Explore, Plan; the
+    dispatcher passes :data:`DELEGATION_BUILTINS`) that none of them overrides by name
+    (REFERENCE.md: a user or project agent of the same name wins)."""
     out = list(definitions)
     names = {normalize_agent_name(d.name) for d in out}
-    out.extend(b for b in BUILTIN_AGENTS if normalize_agent_name(b.name) not in names)
+    out.extend(b for b in builtins if normalize_agent_name(b.name) not in names)
     return out
 
 
@@ -101,12 +149,14 @@ def resolve_agent(
 
 
 def describe_tools(agent: AgentDefinition) -> str:
-    """What goes in ``(Tools: ...)``, worded as Claude Code prints it: ``*`` for every tool
-    (``- general-purpose: ... (Tools: *)``), ``All tools except X, Y`` when some are denied,
-    else the list."""
+    """What goes in ``(Tools: ...)``, worded as Claude Code prints it: ``*`` for a built-in
+    with every tool (``- general-purpose: ... (Tools: *)``), ``All tools`` for another agent
+    without ``tools:``, ``All tools except X, Y`` when some are denied, else the list."""
     denied = list(agent.disallowed_tools or ())
     if agent.tools is None:
-        return f"All tools except {', '.join(denied)}" if denied else "*"
+        if denied:
+            return f"All tools except {', '.join(denied)}"
+        return "*" if agent.source is Scope.BUILTIN else "All tools"
     allowed = [t for t in agent.tools if t not in denied]
     return ", ".join(allowed) if allowed else "None"
 
@@ -132,7 +182,7 @@ When to use this tool:
 subagent_type. If the user names an agent ("use the X agent"), use that one.
 - A broad search or a multi-step job would fill this conversation with detail you do not \
 need: give it to an agent and keep only its report.
-- Independent pieces of work can go to several agents at once: put several Task calls in one \
+- Independent pieces of work can go to several agents at once: put several Agent calls in one \
 message and they run in parallel.
 
 When not to use it:
@@ -224,6 +274,122 @@ def task_tool_description(
     return text
 
 
+def agent_listing(
+    definitions: Sequence[AgentDefinition],
+    *,
+    query: str | None = None,
+    budget_chars: int = DEFAULT_BUDGET_CHARS,
+    pinned: Iterable[str] = (),
+) -> str:
+    """The agent listing the model reads in the conversation: :data:`LISTING_HEADER`, then one
+    line per agent sorted by name ignoring case; over ``budget_chars`` a shortlist that says
+    which agents it leaves out (see the module docstring)."""
+    agents = list(definitions)
+    listing = _listing(
+        agents,
+        query=query,
+        budget_chars=max(budget_chars - len(LISTING_HEADER) - 1, 0),
+        always=[GENERAL_PURPOSE.name, *pinned],
+    )
+    lines = sorted(listing.lines, key=lambda line: line[2:].split(": ", 1)[0].casefold())
+    text = LISTING_HEADER + "\n" + "\n".join(lines)
+    if listing.omitted:
+        how = "most relevant to the current request" if query else "first by name"
+        text += (
+            f"\n\nOnly {listing.shown} of {listing.total} agents are listed above (the ones "
+            f"{how}, descriptions shortened, to keep this list short). The others exist and "
+            "can be named in subagent_type too"
+        )
+        names = ", ".join(listing.omitted)
+        text += f": {names}." if len(text) + len(names) + 3 <= budget_chars else (
+            f" ({len(listing.omitted)} more).")
+    return text
+
+
+#: The Agent tool's description.  The agents themselves are listed in the conversation.
+AGENT_TOOL_DESCRIPTION = """\
+Start an agent on a self-contained piece of work: a specialist with its own instructions, \
+model and tools, running in a fresh context.
+
+The agent types you can choose from are listed in system reminders in the conversation; name \
+one in subagent_type (leave it out for general-purpose).
+
+The agent sees nothing of this conversation: the prompt is all it gets, so give it the goal, \
+what you already know or ruled out, the files that matter and what its report should \
+contain. Its report comes back to you, not to the user; pass on what matters.
+
+Use it for independent work that can run while you do something else, for a broad search or \
+a long job whose details you do not need to keep, or when the user asks for an agent. Do \
+small things yourself: a file you know, a single search, a quick check. Once you have \
+delegated something, do not do it yourself too.
+
+Agents run in the background by default: the call returns at once with the agent's id, and \
+its report arrives later as a task notification in the conversation. Never guess or invent \
+a report that has not arrived. Set run_in_background to false only when your next step \
+needs the result. Several agents started in one message run at the same time.
+
+To give an agent that has stopped more work with its context intact, send it a message \
+with SendMessage to its agent id; a new Agent call always starts from nothing."""
+
+_MODEL_ALIASES = ("sonnet", "opus", "haiku", "fable")
+
+
+def agent_tool_schema(model_aliases: Iterable[str] = ()) -> dict[str, Any]:
+    """The Agent tool's input schema; ``model`` offers Claude Code's aliases plus the
+    ``model_aliases`` of the config's model table."""
+    extra = sorted(set(model_aliases) - {*_MODEL_ALIASES, "default", "inherit"})
+    schema = dict(_AGENT_SCHEMA)
+    props = dict(schema["properties"])
+    props["model"] = {**props["model"], "enum": [*_MODEL_ALIASES, *extra]}
+    schema["properties"] = props
+    return schema
+
+
+_AGENT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "description": {
+            "type": "string",
+            "description": "A short (3-5 word) description of the task",
+        },
+        "prompt": {
+            "type": "string",
+            "description": "The task for the agent: everything it needs to know, since it "
+            "sees nothing of this conversation",
+        },
+        "subagent_type": {
+            "type": "string",
+            "description": "Which agent type to start (one of those listed in the "
+            "conversation); general-purpose when left out",
+        },
+        "model": {
+            "type": "string",
+            "enum": list(_MODEL_ALIASES),
+            "description": "Optional model for this agent; overrides the model its "
+            "definition names",
+        },
+        "effort": {
+            "type": "string",
+            "enum": ["low", "medium", "high", "xhigh", "max"],
+            "description": "Reasoning effort for this agent; only when the user or the "
+            "project's instructions ask for one",
+        },
+        "run_in_background": {
+            "type": "boolean",
+            "description": "Agents run in the background by default and you are notified "
+            "when one finishes; false waits for the report here, for when your very next "
+            "step depends on it",
+        },
+        "isolation": {
+            "type": "string",
+            "enum": ["worktree", "remote"],
+            "description": "Accepted for compatibility; the agent works in the same folder",
+        },
+    },
+    "required": ["description", "prompt"],
+    "additionalProperties": False,
+}
+
 _TASK_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -258,19 +424,27 @@ def build_task_tool(
     query: str | None = None,
     budget_chars: int = DEFAULT_BUDGET_CHARS,
     pinned: Iterable[str] = (),
-    name: str = TASK_TOOL_NAME,
+    name: str = AGENT_TOOL_NAME,
     include_builtins: bool = True,
+    listing_in_description: bool = False,
+    model_aliases: Iterable[str] = (),
 ) -> ToolSpec:
-    """The Task tool over ``definitions`` (plus built-ins), for one main-thread request.
+    """The Agent tool over ``definitions`` (plus built-ins), for one main-thread request.
 
-    ``query`` (the user's request) orders the shortlist when the listing is over budget;
-    ``pinned`` names agents that must be listed whatever the budget.
+    The description says where the agents are listed (:func:`agent_listing`, which the
+    caller puts in the conversation).  ``listing_in_description`` instead puts the listing
+    in the description, as before Claude Code moved it (agent teams' lead still reads it
+    there); ``query`` (the user's request) orders the shortlist when the listing is over
+    budget; ``pinned`` names agents that must be listed whatever the budget.
     """
+    schema = agent_tool_schema(model_aliases)
+    if not listing_in_description:
+        return ToolSpec(name=name, description=AGENT_TOOL_DESCRIPTION, input_schema=schema)
     agents = with_builtins(definitions) if include_builtins else list(definitions)
     description = task_tool_description(
         agents, query=query, budget_chars=budget_chars, pinned=pinned
     )
-    return ToolSpec(name=name, description=description, input_schema=_TASK_SCHEMA)
+    return ToolSpec(name=name, description=description, input_schema=schema)
 
 
 # --------------------------------------------------------------------------- Task input
@@ -288,6 +462,8 @@ class TaskCall:
     prompt: str
     description: str = ""
     model: str | None = None
+    #: ``None``: the caller's default (background where the run can be notified)
+    run_in_background: bool | None = None
 
 
 def parse_task_input(data: Mapping[str, Any], *, default_agent: str | None = None) -> TaskCall:
@@ -297,12 +473,12 @@ def parse_task_input(data: Mapping[str, Any], *, default_agent: str | None = Non
     for a per-agent tool.
     """
     if not isinstance(data, Mapping):
-        raise TaskInputError("Task input must be an object with description, prompt and "
-                             "subagent_type")
+        raise TaskInputError("Agent input must be an object with description, prompt and "
+                             "optionally subagent_type")
     prompt = data.get("prompt")
     if not isinstance(prompt, str) or not prompt.strip():
         raise TaskInputError(
-            "Task call is missing 'prompt': write the full task for the agent in 'prompt' "
+            "Agent call is missing 'prompt': write the full task for the agent in 'prompt' "
             "(it sees nothing else of this conversation)"
         )
     agent = data.get("subagent_type", default_agent)
@@ -314,11 +490,17 @@ def parse_task_input(data: Mapping[str, Any], *, default_agent: str | None = Non
     model = data.get("model")
     if model is not None and not isinstance(model, str):
         raise TaskInputError("'model' must be a string (sonnet, opus, haiku or a model id)")
+    background = data.get("run_in_background")
+    if isinstance(background, str) and background.strip().lower() in ("true", "false"):
+        background = background.strip().lower() == "true"  # a common slip of weaker models
+    if background is not None and not isinstance(background, bool):
+        raise TaskInputError("'run_in_background' must be true or false")
     return TaskCall(
         subagent_type=agent.strip(),
         prompt=prompt,
         description=description if isinstance(description, str) else str(description),
         model=model or None,
+        run_in_background=background,
     )
 
 
@@ -357,6 +539,9 @@ _AGENT_TOOL_SCHEMA: dict[str, Any] = {
             "sees nothing of this conversation",
         },
         "description": {"type": "string", "description": "A short (3-5 word) summary"},
+        "run_in_background": {"type": "boolean", "description": "false to wait for the "
+                              "report here; by default the agent runs in the background and "
+                              "you are notified when it finishes"},
     },
     "required": ["prompt"],
     "additionalProperties": False,

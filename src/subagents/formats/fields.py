@@ -28,7 +28,7 @@ from subagents.definition import (
 from subagents.formats.yamltree import YamlIssue
 from subagents.known_tools import split_tool_list
 
-__all__ = ["RawField", "build_definition"]
+__all__ = ["TYPE_ERRORS", "TYPE_ERROR_CODES", "RawField", "build_definition"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +64,7 @@ def build_definition(
         loc = f.value_location or f.location or default_location or SourceLocation(1, 1)
         issues.append(
             YamlIssue(
-                "SA014",
+                TYPE_ERROR_CODES.get(f.key, "SA014"),
                 f"`{f.key}` must be {expected}, not {_describe(f.value)}",
                 loc.line,
                 loc.column,
@@ -162,6 +162,17 @@ _EXPECTED = {
     "modified": "a date or string",
     "keywords": "a list of strings",
 }
+
+# A value of the wrong *type* is SA014; for these fields the rule catalogue has a specific rule,
+# so the reader emits that code (and `ignore = ["SA108"]` covers both `maxTurns: 0` and
+# `maxTurns: ten`).
+TYPE_ERROR_CODES: dict[str, str] = {
+    "tags": "SA113", "maxTurns": "SA108", "max_turns": "SA108", "version": "SA112",
+    "permissionMode": "SA106", "permission_mode": "SA106", "hooks": "SA110", "model": "SA105",
+    "effort": "SA115", "isolation": "SA116",
+}
+#: every code the reader gives a value of the wrong type
+TYPE_ERRORS: frozenset[str] = frozenset({"SA014", *TYPE_ERROR_CODES.values()})
 
 _TYPE_HINTS = {
     "tools": "write `tools: Read, Grep, Glob` (or a YAML list of names)",

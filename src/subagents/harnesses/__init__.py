@@ -1,5 +1,7 @@
 """Every coding-agent harness's own subagent format: where it looks, how it reads, how to write.
 
+The facts every module shares (folders, version, code prefix, file names, the files a harness
+reads hooks, MCP servers and settings from) are one table, :mod:`subagents.harnesses.table`.
 One module per harness implements :class:`subagents.harnesses.base.Harness` (see that module
 for the design); :mod:`subagents.harnesses.crosswalk` translates tool names between them.
 :func:`get_harness` finds one by its dialect name, importing only that module.
@@ -31,25 +33,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from subagents.errors import UsageError
+from subagents.harnesses.table import HARNESS_NAMES, SPECS, get_spec
 
 if TYPE_CHECKING:
     from subagents.harnesses.base import Harness, HarnessAgent
 
 __all__ = ["HARNESS_NAMES", "get_harness", "load_project"]
 
-# dialect name -> (module, attribute); the order is the order of listings and `sync`
-_HARNESSES: dict[str, tuple[str, str]] = {
-    "claude": ("subagents.harnesses.claude", "HARNESS"),
-    "codex": ("subagents.harnesses.codex", "HARNESS"),
-    "codex-md": ("subagents.harnesses.claude", "CODEX_MD"),
-    "gemini": ("subagents.harnesses.gemini", "HARNESS"),
-    "opencode": ("subagents.harnesses.opencode", "HARNESS"),
-    "copilot": ("subagents.harnesses.copilot", "HARNESS"),
-    "cursor": ("subagents.harnesses.cursor", "HARNESS"),
-    "qwen": ("subagents.harnesses.qwen", "HARNESS"),
-    "factory": ("subagents.harnesses.factory", "HARNESS"),
-}
-HARNESS_NAMES: tuple[str, ...] = tuple(_HARNESSES)
+# dialect name -> (module, attribute), from the one harness table; the order is the order of
+# listings and `sync`
+_HARNESSES: dict[str, tuple[str, str]] = {spec.name: (spec.module, spec.attribute)
+                                          for spec in SPECS}
 
 
 def get_harness(name: str) -> Harness:
@@ -62,13 +56,6 @@ def get_harness(name: str) -> Harness:
                          hint=f"{hint}known dialects: {', '.join(HARNESS_NAMES)}")
     module, attribute = _HARNESSES[key]
     return cast("Harness", getattr(importlib.import_module(module), attribute))
-
-
-#: the code of a file :func:`load_project` cannot read, for a harness without ``load_all``
-#: (declared in the rule registry like every harness code)
-_UNREADABLE: dict[str, str] = {
-    "opencode": "OC013", "copilot": "CP011", "cursor": "CU011", "factory": "FD010",
-}
 
 
 def load_project(harness: Harness, project: Path, home: Path) -> list[HarnessAgent]:
@@ -86,12 +73,13 @@ def load_project(harness: Harness, project: Path, home: Path) -> list[HarnessAge
 
     agents: list[HarnessAgent] = []
     taken: dict[str, Path | None] = {}
+    spec = get_spec(harness.name)  # its codes: the ones `validate` gives the same findings
     for path in harness.discover(project, home):
         try:
             data = read_regular(path, 1 << 20)
         except OSError as exc:
             agents.append(HarnessAgent(harness.name, path, Outcome.SKIPPED, None, findings=(
-                Finding(_UNREADABLE[harness.name], f"cannot read the file: {exc}",
+                Finding(spec.unreadable_code, f"cannot read the file: {exc}",
                         Effect.SKIP),)))
             continue
         text = data.decode("utf-8", errors="replace")
@@ -102,7 +90,8 @@ def load_project(harness: Harness, project: Path, home: Path) -> list[HarnessAge
                     agent = HarnessAgent(
                         read.harness, read.path, Outcome.SKIPPED, None, read.description,
                         findings=(*read.findings, Finding(
-                            "SA601", f"{harness.display_name} uses {taken[agent_id]} "
+                            spec.duplicate_code,
+                            f"{harness.display_name} uses {taken[agent_id]} "
                             f"for {agent_id!r}; this file is not used", Effect.SKIP)),
                         definition=read.definition)
                 else:

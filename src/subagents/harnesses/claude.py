@@ -21,7 +21,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from subagents.claude_code.definition import definition_from_view
 from subagents.claude_code.reader import SkipKind
 from subagents.claude_code.scan import scan_agents_folder
 from subagents.definition import AgentDefinition, Dialect
@@ -36,7 +35,7 @@ from subagents.harnesses.base import (
 )
 from subagents.harnesses.layout import project_folders, user_folder
 from subagents.harnesses.loader import parse_agent_text
-from subagents.names import file_stem
+from subagents.harnesses.table import TableHarness, get_spec
 
 __all__ = ["CODEX_MD", "HARNESS", "ClaudeHarness", "CodexMarkdownHarness"]
 
@@ -63,8 +62,8 @@ class ClaudeHarness:
     """Claude Code (the version recorded in :mod:`subagents.claude_code.profile`)."""
 
     name = "claude"
-    display_name = "Claude Code"
-    code_prefix = "SA"
+    display_name = get_spec("claude").display_name
+    code_prefix = get_spec("claude").code_prefix
 
     @property
     def version(self) -> str:
@@ -97,8 +96,7 @@ class ClaudeHarness:
             finding = Finding(code, f"{view.profile.label if view else 'Claude Code'} skips "
                               f"this file: {message}", Effect.SKIP, line=line)
             return [HarnessAgent(self.name, path, Outcome.SKIPPED, None, findings=(finding,))]
-        strict = result.definitions[0] if result.definitions else None
-        definition = definition_from_view(view, path=path, strict=strict)
+        (definition,) = result.loaded  # the one reading's: what Claude Code runs
         notes = tuple(Finding("SA021", note.message, Effect.DIFFERS, key=note.key)
                       for note in view.notes)
         return [HarnessAgent(
@@ -107,17 +105,13 @@ class ClaudeHarness:
         )]
 
     def write(self, definition: AgentDefinition) -> WrittenFile:
-        return WrittenFile(f".claude/agents/{file_stem(definition.name) or 'agent'}.md",
+        return WrittenFile(get_spec("claude").relpath(definition.name),
                            to_claude_markdown(definition))
 
 
-class CodexMarkdownHarness:
+class CodexMarkdownHarness(TableHarness, dialect="codex-md"):
     """The Markdown agent form in ``.codex/agents/*.md`` (not the official Codex CLI)."""
 
-    name = "codex-md"
-    display_name = "Codex Markdown agents"
-    version = "format"
-    code_prefix = "SA"
 
     def locations(self, project: Path, home: Path) -> Sequence[Location]:
         return _markdown_locations(project, home, Dialect.CODEX_MD)
@@ -150,7 +144,7 @@ class CodexMarkdownHarness:
         )]
 
     def write(self, definition: AgentDefinition) -> WrittenFile:
-        return WrittenFile(f".codex/agents/{file_stem(definition.name) or 'agent'}.md",
+        return WrittenFile(get_spec("codex-md").relpath(definition.name),
                            to_codex_markdown(definition))
 
 

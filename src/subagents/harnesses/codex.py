@@ -68,10 +68,12 @@ from subagents.harnesses.codex_config import (
     check_config_value,
     check_role_value,
 )
+from subagents.harnesses.table import TableHarness, get_spec
 
 __all__ = ["HARNESS", "CodexHarness"]
 
-VERSION = "0.169.0"
+SPEC = get_spec("codex")
+VERSION = str(SPEC.version)
 WHO = f"Codex CLI {VERSION}"
 BUILTIN_ROLES: tuple[str, ...] = ("default", "explorer", "worker")
 MAX_FILE_BYTES = 4 * 1024 * 1024  # our own guard against hostile input; Codex has none
@@ -484,13 +486,9 @@ class _Entry:
     outcome: Outcome | None = None
 
 
-class CodexHarness:
+class CodexHarness(TableHarness, dialect="codex"):
     """Codex CLI 0.169.0 (see the module docstring)."""
 
-    name = "codex"
-    display_name = "Codex CLI"
-    version = VERSION
-    code_prefix = "CX"
 
     def __init__(self, *, trusted: bool | None = None, codex_home: Path | None = None) -> None:
         self.trusted = trusted

@@ -26,10 +26,14 @@ from subagents.definition import MODEL_ALIASES, AgentDefinition, McpServerSpec
 from subagents.harnesses import tomlwrite
 from subagents.harnesses.base import WrittenFile
 from subagents.harnesses.codex_config import CONFIG_TOML_KEYS, ROLE_KEYS, check_config_value
+from subagents.harnesses.table import UNICODE_SPACE as _SPACE
+from subagents.harnesses.table import get_spec
 
 __all__ = ["codex_file_stem", "write_codex"]
 
-WHO = "Codex CLI 0.169.0"
+codex_file_stem = get_spec("codex").stem
+
+WHO = f"Codex CLI {get_spec('codex').version}"
 _WRITE_TOOLS = frozenset(("Write", "Edit", "MultiEdit", "NotebookEdit", "Bash"))
 _EFFORTS = {"minimal": "minimal", "low": "low", "medium": "medium", "med": "medium",
             "high": "high", "xhigh": "xhigh", "max": "xhigh", "none": "none"}
@@ -39,16 +43,6 @@ _MCP_EXTRA: Mapping[str, tuple[type, ...]] = {
 }
 _OWN_KEYS = frozenset(("name", "description", "developer_instructions", "model",
                        "model_reasoning_effort", "mcp_servers"))
-_UNSAFE_STEM = re.compile(r"[^A-Za-z0-9._-]+")
-_SPACE = (
-    "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
-    "\u200a\u2028\u2029\u202f\u205f\u3000"
-)
-
-
-def codex_file_stem(name: str) -> str:
-    stem = _UNSAFE_STEM.sub("-", name.strip(_SPACE)).strip(".-")
-    return stem[:100] or "agent"
 
 
 def _bare(tool: str) -> str:
@@ -184,4 +178,4 @@ def write_codex(defn: AgentDefinition) -> WrittenFile:
     if "sandbox_mode" in rest or "approval_policy" in rest:
         notes.append(f"{WHO} applies the parent session's live sandbox and approval settings "
                      "to a spawned agent, overriding the file's sandbox_mode/approval_policy.")
-    return WrittenFile(f".codex/agents/{codex_file_stem(name)}.toml", text, tuple(notes))
+    return WrittenFile(get_spec("codex").relpath(name), text, tuple(notes))

@@ -55,11 +55,13 @@ from subagents.errors import DefinitionError
 from subagents.harnesses import yamlout
 from subagents.harnesses.base import Effect, Finding, HarnessAgent, Location, Outcome, WrittenFile
 from subagents.harnesses.crosswalk import to_claude, to_native
+from subagents.harnesses.table import TableHarness, get_spec
 
 __all__ = ["ALIASES", "HARNESS", "MAX_PROMPT", "Copilot"]
 
-NAME = "Copilot CLI"
-VERSION = "1.0.102"
+SPEC = get_spec("copilot")
+NAME = SPEC.display_name
+VERSION = str(SPEC.version)
 WHO = f"{NAME} {VERSION}"
 MAX_PROMPT = 30_000
 _LOG_ONLY = "; the reason appears only in its log file"
@@ -100,7 +102,6 @@ _BEHAVIOUR_KEYS = frozenset({
 })
 _BLOCK = re.compile(r"\A---[ \t]*\r?\n(.*?)(?:\r?\n)?^---[ \t]*(?:\r?\n|\Z)", re.S | re.M)
 _MAX_CHARS = 10 * 1024 * 1024
-_SLUG = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")
 
 
 def expand_tools(entries: Sequence[str]) -> tuple[tuple[str, ...] | None, list[str]]:
@@ -129,13 +130,9 @@ def _split_tools(value: Any) -> list[str] | None:
     return None
 
 
-class Copilot:
+class Copilot(TableHarness, dialect="copilot"):
     """The Copilot CLI dialect (``HARNESS`` below)."""
 
-    name = "copilot"
-    display_name = NAME
-    version = VERSION
-    code_prefix = "CP"
 
     def locations(self, project: Path, home: Path) -> Sequence[Location]:
         return (
@@ -283,7 +280,7 @@ class Copilot:
                 f"cannot write {definition.name!r} as a Copilot agent: its prompt is "
                 f"{len(body):,} characters and GitHub allows {MAX_PROMPT:,}",
                 hint="shorten the prompt (Copilot does not load a longer one)")
-        stem = _slug(definition.name)
+        stem = SPEC.stem(definition.name)
         notes: list[str] = []
         if stem != definition.name:
             notes.append(f"the agent is called {stem!r} in Copilot (its file name and `name` "
@@ -304,7 +301,7 @@ class Copilot:
         if isinstance(parked, Mapping):
             lines.extend(yamlout.line(k, parked[k]) for k in PARKED_KEYS if k in parked)
         text = "---\n" + "\n".join(lines) + "\n---\n" + body + ("\n" if body else "")
-        relpath = f".github/agents/{stem}.agent.md"
+        relpath = SPEC.relpath(definition.name)
         back = self.read_text(text, Path(relpath))
         if back[0].outcome is not Outcome.LOADS:
             why = "; ".join(f.message for f in back[0].findings)
@@ -382,13 +379,6 @@ def _js_type(value: Any) -> str:
     if isinstance(value, list):
         return "array"
     return "object"
-
-
-def _slug(name: str) -> str:
-    if _SLUG.match(name) and not name.endswith(".md") and len(name) <= 100:
-        return name
-    slug = "".join(c if c.isascii() and (c.isalnum() or c in "-_") else "-" for c in name)
-    return re.sub(r"-{2,}", "-", slug).strip("-")[:100] or "agent"
 
 
 def _file_id(path: Path | None) -> str:

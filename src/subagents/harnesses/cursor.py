@@ -42,10 +42,13 @@ from subagents.harnesses.base import (
 )
 from subagents.harnesses.folders import flat_locations, in_flat_folder, scan_flat
 from subagents.harnesses.mdagent import dump_markdown, model_findings, read_markdown
+from subagents.harnesses.table import TableHarness, get_spec
 
 __all__ = ["HARNESS", "CursorHarness"]
 
 DOCS = "Cursor's documentation"
+SPEC = get_spec("cursor")
+VERSION = str(SPEC.version)  # "docs": nothing was run, the behaviour is the documented one
 FIELDS: tuple[str, ...] = ("name", "description", "model", "readonly", "is_background")
 _WRITE_TOOLS = frozenset(("Write", "Edit", "MultiEdit", "NotebookEdit", "Bash", "*"))
 
@@ -62,11 +65,7 @@ def read_only_tools(defn: AgentDefinition) -> bool:
     return not {t.split("(", 1)[0].strip() for t in defn.tools} & _WRITE_TOOLS
 
 
-class CursorHarness:
-    name = "cursor"
-    display_name = "Cursor"
-    version = "docs"  # nothing was run: the behaviour is the documented one
-    code_prefix = "CU"
+class CursorHarness(TableHarness, dialect="cursor"):
 
     def locations(self, project: Path, home: Path) -> Sequence[Location]:
         return flat_locations(project, home, ".cursor")
@@ -169,13 +168,12 @@ class CursorHarness:
             front["is_background"] = definition.background
         elif isinstance(restored.get("is_background"), bool):
             front["is_background"] = restored["is_background"]
-        stem = "".join(c if c.isalnum() or c in "-_." else "-" for c in name).strip(".-")
         notes = []
         if definition.tools is not None:
             notes.append(f"{DOCS} has no per-agent tool list: the tool settings were not "
                          "carried over" + (" (a read-only set became `readonly: true`)."
                                            if readonly else "."))
-        return WrittenFile(f".cursor/agents/{stem or 'agent'}.md",
+        return WrittenFile(SPEC.relpath(name),
                            dump_markdown(front, definition.system_prompt), tuple(notes))
 
 

@@ -42,11 +42,14 @@ from subagents.harnesses.base import (
 from subagents.harnesses.crosswalk import to_claude, to_native
 from subagents.harnesses.folders import flat_locations, in_flat_folder, scan_flat
 from subagents.harnesses.mdagent import dump_markdown, model_findings, read_markdown
+from subagents.harnesses.table import TableHarness, get_spec
 from subagents.names import slugify as slug_name
 
 __all__ = ["HARNESS", "FactoryHarness", "slugify"]
 
 DOCS = "Factory's documentation"
+SPEC = get_spec("factory")
+VERSION = str(SPEC.version)  # the binary whose strings were read; not run
 SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$")
 TOOL_IDS: tuple[str, ...] = ("Read", "LS", "Grep", "Glob", "Create", "Edit", "ApplyPatch",
                              "Execute", "WebSearch", "FetchUrl", "TodoWrite")
@@ -63,11 +66,7 @@ def _warn(code: str, message: str, *, line: int | None = None, key: str | None =
     return Finding(code, message, effect, line, key, hint)
 
 
-class FactoryHarness:
-    name = "factory"
-    display_name = "Factory Droid"
-    version = "0.215.0"  # the binary whose strings were read; not run
-    code_prefix = "FD"
+class FactoryHarness(TableHarness, dialect="factory"):
 
     def locations(self, project: Path, home: Path) -> Sequence[Location]:
         return flat_locations(project, home, ".factory", "droids")
@@ -179,7 +178,7 @@ class FactoryHarness:
             front["tools"] = list(to_native("factory", definition.tools).names)
         elif isinstance(category, str):
             front["tools"] = category
-        return WrittenFile(f".factory/droids/{name}.md",
+        return WrittenFile(SPEC.relpath(name),
                            dump_markdown(front, definition.system_prompt))
 
 

@@ -62,11 +62,13 @@ from subagents.harnesses.base import (
 )
 from subagents.harnesses.crosswalk import to_claude, to_native
 from subagents.harnesses.folders import flat_locations, in_flat_folder, scan_flat
+from subagents.harnesses.table import TableHarness, get_spec
 from subagents.names import slugify as slug_name
 
 __all__ = ["HARNESS", "GeminiHarness", "agent_hash", "slugify", "untemplate"]
 
-VERSION = "0.61.0"
+SPEC = get_spec("gemini")
+VERSION = str(SPEC.version)
 LABEL = f"Gemini CLI {VERSION}"
 FRONTMATTER = re.compile(r"^---\r?\n([\s\S]*?)\r?\n---(?:\r?\n([\s\S]*))?")
 TEMPLATE = re.compile(r"\$\{([A-Za-z0-9_]+)\}")  # JavaScript's \w is ASCII
@@ -117,13 +119,9 @@ def _key_lines(block: str, first_line: int) -> dict[str, int]:
     return lines
 
 
-class GeminiHarness:
+class GeminiHarness(TableHarness, dialect="gemini"):
     """Gemini CLI's subagent dialect (see the module docstring)."""
 
-    name = "gemini"
-    display_name = "Gemini CLI"
-    version = VERSION
-    code_prefix = "GM"
 
     def __init__(self, *, acknowledged: bool = False) -> None:
         #: load project agents Gemini CLI has not acknowledged (``--gemini-acknowledged``):
@@ -421,7 +419,7 @@ class GeminiHarness:
             front = self._local_front(definition, parked, slug)
             body = untemplate(definition.system_prompt)
         text = "---\n" + _yaml12.dump(front) + "---\n" + body + ("\n" if body else "")
-        return WrittenFile(f".gemini/agents/{slug}.md", text, tuple(notes))
+        return WrittenFile(SPEC.relpath(slug), text, tuple(notes))
 
     def _local_front(self, definition: AgentDefinition, parked: Mapping[str, Any],
                      slug: str) -> dict[str, Any]:

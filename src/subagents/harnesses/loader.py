@@ -8,9 +8,10 @@ Guards, in order (issue "Read, judge and repair"): the size limit is checked wit
 before the file is read, and at most ``max_bytes + 1`` bytes are
 ever read; binary content and non-UTF-8 are refused with the line of the first bad byte; a
 UTF-8 BOM is stripped and CRLF accepted.  The dialect comes from the location
-(:func:`detect_dialect`); another harness's file (Gemini, OpenCode, Copilot, ...) gets one
-``SA017`` info diagnostic pointing at its own reader (:mod:`subagents.harnesses`), never
-Claude's errors.
+(:func:`detect_dialect`); another harness's file (Codex TOML, Gemini, OpenCode, Copilot, ...) is
+read by that harness's own faithful reader (:mod:`subagents.harnesses`), the one every command
+uses: the agents it loads are the definitions, its findings the diagnostics (one severity rule,
+:func:`severity_of`).
 
 The severities given here are the readers' defaults; ``subagents.lint.validate`` re-maps every
 diagnostic through the rule catalogue for the chosen profile.
@@ -18,8 +19,10 @@ diagnostic through the rule catalogue for the chosen profile.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import stat
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,17 +37,25 @@ from subagents.formats.frontmatter import FrontmatterDocument, decode_bytes
 from subagents.formats.jsonfile import read_json_text
 from subagents.formats.markdown import read_markdown_text
 from subagents.formats.yamltree import YamlIssue
+from subagents.harnesses.base import Effect, HarnessAgent, Outcome
+from subagents.harnesses.table import dialect_of_folder
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
+    "JSON_MAX_BYTES",
     "LoadResult",
     "detect_dialect",
+    "harness_diagnostics",
     "load_agent",
     "parse_agent_text",
     "read_agent_file",
+    "read_with_harness",
+    "severity_of",
 ]
 
 DEFAULT_MAX_BYTES = 1 << 20
+#: The size cap of an ``agents.json`` store (it holds many agents).
+JSON_MAX_BYTES = 64 << 20
 
 # Reader codes that are not errors by default.
 _READER_SEVERITY = {"SA017": Severity.INFO, "SA018": Severity.WARNING}
@@ -60,6 +71,28 @@ class LoadResult:
     # What Claude Code makes of the file (Claude dialect Markdown only): the registry loads
     # exactly what this says Claude Code loads, and validate compares it with the strict reading.
     claude_code: ClaudeCodeView | None = None
+    # What another harness does with the file, agent by agent (its own reader's answer).
+    harness_agents: tuple[HarnessAgent, ...] = ()
+    text: str | None = None  # the text another harness's reader was given
+    file_path: Path | None = None
+
+    @property
+    def loaded(self) -> tuple[AgentDefinition, ...]:
+        """The agents the harness loads from this file, as every command counts them: for a
+        Claude file the definition Claude Code runs (the registry's, ``convert``'s), none when
+        Claude Code skips it; for another harness's file those its reader loads; for an
+        ``agents.json`` every entry that reads; for codex-md the definition when the strict
+        reader found no error."""
+        view = self.claude_code
+        if view is not None:
+            if not view.loaded:
+                return ()
+            from subagents.claude_code.definition import definition_from_view
+
+            return (definition_from_view(view, path=self.file_path, strict=self.definition),)
+        if self.dialect is Dialect.CODEX_MD:
+            return self.definitions if self.ok else ()
+        return self.definitions
 
     @property
     def definition(self) -> AgentDefinition | None:
@@ -93,30 +126,12 @@ def detect_dialect(path: str | os.PathLike[str]) -> Dialect | None:
         return Dialect.CODEX if "/.codex/agents/" in folder else None
     if not text.endswith(".md"):
         return None
-    if "/.claude/agents/" in folder:
-        return Dialect.CLAUDE  # Claude Code reads every *.md there, *.agent.md included
-    for marker, dialect in _HARNESS_FOLDERS:
-        if marker in folder:
-            return dialect
+    found = dialect_of_folder(folder)  # the harness table's folders, Claude's first
+    if found is not None:
+        return Dialect(found)
     if text.endswith(".agent.md"):
         return Dialect.COPILOT
     return Dialect.CLAUDE
-
-
-# folder markers of the harnesses that read Markdown agents (first match wins)
-_HARNESS_FOLDERS: tuple[tuple[str, Dialect], ...] = (
-    ("/.github/agents/", Dialect.COPILOT),
-    ("/.opencode/agent/", Dialect.OPENCODE),
-    ("/.opencode/agents/", Dialect.OPENCODE),
-    ("/.config/opencode/agent/", Dialect.OPENCODE),
-    ("/.config/opencode/agents/", Dialect.OPENCODE),
-    ("/.codex/agents/", Dialect.CODEX_MD),
-    ("/.gemini/agents/", Dialect.GEMINI),
-    ("/.qwen/agents/", Dialect.QWEN),
-    ("/.cursor/agents/", Dialect.CURSOR),
-    ("/.factory/droids/", Dialect.FACTORY),
-    ("/.copilot/agents/", Dialect.COPILOT),
-)
 
 
 def _diag(issue: YamlIssue, display: str) -> Diagnostic:
@@ -147,6 +162,13 @@ def parse_agent_text(
     ``claude_code``: the Claude Code version whose reading is attached (default: the newest
     recorded)."""
     display = str(path)
+    dialect = Dialect(dialect)
+    if dialect not in (Dialect.CLAUDE, Dialect.CODEX_MD, Dialect.JSON):
+        # another harness's file: its own faithful reader, the same one `validate`, `list`,
+        # `convert` and `sync` use (the text as the harness gets it: BOM and CRLF kept)
+        raw_text = (data.decode("utf-8", errors="replace") if isinstance(data, bytes)
+                    else data)
+        return read_with_harness(raw_text, display, dialect, file_path)
     raw = data if isinstance(data, bytes) else None
     profile = get_profile(claude_code)
     if raw is not None:
@@ -168,16 +190,6 @@ def parse_agent_text(
     if dialect is Dialect.JSON:
         defs, issues = read_json_text(text, path=file_path)
         return LoadResult(display, dialect, tuple(defs), tuple(_diag(i, display) for i in issues))
-    if dialect not in (Dialect.CLAUDE, Dialect.CODEX_MD):
-        note = YamlIssue(
-            "SA017",
-            f"a {dialect.value} agent file: its own reader judges it "
-            "(subagents.harnesses), not this Markdown reader",
-            1,
-            1,
-            "run `subagents validate` on it, or convert it with `subagents convert`",
-        )
-        return LoadResult(display, dialect, (), (_diag(note, display),))
     definition, doc, issues = read_markdown_text(
         text, dialect=dialect, path=file_path, bom=bom, crlf=crlf, include_body=include_body
     )
@@ -191,6 +203,9 @@ def parse_agent_text(
         size = len(data) if isinstance(data, bytes) else None
         view = read_claude_code(source, profile=profile, parsed_block=shared, size=size)
     diagnostics = tuple(_diag(i, display) for i in issues)
+    if view is not None and view.loaded:
+        label = view.profile.label
+        diagnostics = tuple(_say_what_claude_code_does(d, label) for d in diagnostics)
     return LoadResult(
         display,
         dialect,
@@ -198,6 +213,7 @@ def parse_agent_text(
         diagnostics,
         doc,
         claude_code=view,
+        file_path=file_path,
     )
 
 
@@ -214,6 +230,11 @@ def read_agent_file(
     p = Path(path)
     display = display_path if display_path is not None else str(path)
     chosen = dialect or detect_dialect(p) or Dialect.CLAUDE
+
+    if chosen is Dialect.JSON:
+        # one agents.json holds many agents (`convert --to json` of a whole collection): the
+        # cap is per agent file, so a store gets the room of many
+        max_bytes = max(max_bytes, JSON_MAX_BYTES)
 
     def fail(code: str, message: str, hint: str | None = None) -> LoadResult:
         issue = YamlIssue(code, message, 1, 1, hint)
@@ -260,6 +281,24 @@ def read_agent_file(
     )
 
 
+def _say_what_claude_code_does(d: Diagnostic, label: str) -> Diagnostic:
+    """A YAML finding on a file Claude Code loads, saying what Claude Code makes of it (the
+    YAML reader is dialect-neutral; the Claude reading knows).  The YAML reader passes the
+    duplicate key and the construct it refuses along with the finding (``key``, ``subject``)."""
+    if d.rule == "SA007" and d.key is not None:
+        message = f"{d.message}; {label} silently keeps the last value"
+    elif d.rule == "SA008" and d.subject is not None:
+        message = (f"{d.subject}: {label} resolves anchors and aliases, but many YAML tools "
+                   "and other harnesses refuse them")
+    elif d.rule == "SA009" and d.subject is not None:
+        message = f"{d.subject}: {label} silently drops it and reads the rest of the value"
+    else:
+        return d
+    return dataclasses.replace(d, message=message)
+
+
+
+
 def _parsed_block(doc: FrontmatterDocument | None, crlf: bool) -> tuple[str, Any] | None:
     """The strict reader's parse as Bun's (no second parse of the same text), when it applies:
     a tree that parsed as it stands (not recovered), read from LF text, opened at line 1."""
@@ -298,3 +337,61 @@ def load_agent(path: str | os.PathLike[str], *, dialect: Dialect | None = None) 
             "use read_agent_file() to get all of them"
         )
     return result.definition
+
+
+# ---------------------------------------------------------------- the other harnesses' readers
+
+_SEVERITY = {
+    Effect.SKIP: Severity.ERROR,
+    Effect.FATAL: Severity.ERROR,
+    Effect.DIFFERS: Severity.ERROR,
+    Effect.PORTABILITY: Severity.WARNING,
+    Effect.STYLE: Severity.WARNING,
+    Effect.INFO: Severity.INFO,
+}
+
+
+def severity_of(effect: Effect, *, strict: bool = False) -> Severity:
+    """The one severity rule, for every harness."""
+    if strict and effect in (Effect.PORTABILITY, Effect.STYLE):
+        return Severity.ERROR
+    return _SEVERITY[effect]
+
+
+def harness_diagnostics(
+    agents: Iterable[HarnessAgent], display: str, label: str, *, strict: bool = False,
+) -> list[Diagnostic]:
+    """Every finding of every agent in one file, as diagnostics with the shared severity."""
+    out: list[Diagnostic] = []
+    for agent in agents:
+        for finding in agent.findings:
+            hint = finding.hint
+            if agent.outcome is Outcome.FATAL and finding.effect is Effect.FATAL and not hint:
+                hint = f"{label} refuses to start while this file is there: fix or move it"
+            out.append(Diagnostic(
+                path=display, line=finding.line or 1, column=1,
+                rule=finding.code, severity=severity_of(finding.effect, strict=strict),
+                message=finding.message, hint=hint, key=finding.key,
+            ))
+    return out
+
+
+def read_with_harness(
+    text: str, display: str, dialect: Dialect, file_path: Path | None,
+) -> LoadResult:
+    """What ``dialect``'s harness makes of ``text``: the agents it loads as definitions, its
+    findings as diagnostics.  A file the harness would not read at ``file_path`` (``--from``
+    forced the dialect on a file elsewhere) is read as if it were in the harness's folder."""
+    from subagents.harnesses import get_harness
+
+    harness = get_harness(dialect.value)
+    where = file_path if file_path is None or harness.claims(file_path) else None
+    agents = tuple(harness.read_text(text, where))
+    if where is None and file_path is not None:
+        agents = tuple(dataclasses.replace(a, path=file_path) for a in agents)
+    definitions = tuple(
+        a.definition.evolve(dialect=dialect, path=file_path) for a in agents
+        if a.outcome is Outcome.LOADS and a.definition is not None)
+    diagnostics = tuple(harness_diagnostics(agents, display, harness.display_name))
+    return LoadResult(display, dialect, definitions, diagnostics, harness_agents=agents,
+                      text=text)

@@ -51,7 +51,6 @@ before it is returned and must load (:class:`~subagents.errors.DefinitionError` 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -85,11 +84,13 @@ from subagents.harnesses.opencode_schema import (
     is_hex_color,
     schema_issues,
 )
+from subagents.harnesses.table import TableHarness, get_spec
 
 __all__ = ["HARNESS", "OpenCode"]
 
-NAME = "OpenCode"
-VERSION = "1.18.33"
+SPEC = get_spec("opencode")
+NAME = SPEC.display_name
+VERSION = str(SPEC.version)
 WHO = f"{NAME} {VERSION}"
 
 # The tools a subagent got with no restriction (measured: neither task nor todowrite).
@@ -153,13 +154,9 @@ def agent_tools(config: Mapping[str, Any]) -> tuple[str, ...] | None:
     return tuple(sorted(out))
 
 
-class OpenCode:
+class OpenCode(TableHarness, dialect="opencode"):
     """The OpenCode dialect (``HARNESS`` below)."""
 
-    name = "opencode"
-    display_name = NAME
-    version = VERSION
-    code_prefix = "OC"
 
     def __init__(self, env: Mapping[str, str] | None = None) -> None:
         self.env: Mapping[str, str] = env if env is not None else {}
@@ -371,9 +368,9 @@ class OpenCode:
     def write(self, definition: AgentDefinition) -> WrittenFile:
         from subagents.harnesses.opencode_writer import render
 
-        stem = _file_stem(definition.name)
+        stem = SPEC.stem(definition.name)
         text, notes = render(definition, stem)
-        relpath = f".opencode/agents/{stem}.md"
+        relpath = SPEC.relpath(definition.name)
         back = self.read_text(text, Path(relpath))
         if (len(back) != 1 or back[0].outcome is not Outcome.LOADS
                 or back[0].agent_id != definition.name):
@@ -397,17 +394,6 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def _file_stem(name: str) -> str:
-    """The path below ``agents/`` for an agent id: the id itself when every segment is a
-    plain file name (``sub/nested`` stays nested), else a slug (and the writer adds ``name``)."""
-    segments = name.split("/")
-    if all(_SAFE_SEGMENT.match(s) for s in segments) and len(name) <= 200:
-        return name
-    stem = "".join(c if c.isascii() and (c.isalnum() or c in "-_") else "-" for c in name)
-    return stem.strip("-")[:100] or "agent"
-
-
-_SAFE_SEGMENT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")
 
 
 def _parse_findings(parsed: Matter) -> list[Finding]:

@@ -53,10 +53,12 @@ from subagents.harnesses._qwen_tools import QWEN_TOOL_LOOKUP
 from subagents.harnesses.base import Effect, Finding, HarnessAgent, Location, Outcome, WrittenFile
 from subagents.harnesses.crosswalk import to_claude, to_native
 from subagents.harnesses.folders import flat_locations, in_flat_folder, scan_flat
+from subagents.harnesses.table import TableHarness, get_spec
 
 __all__ = ["HARNESS", "QwenHarness", "parse_simple", "resolve_tool"]
 
-VERSION = "0.24.4"
+SPEC = get_spec("qwen")
+VERSION = str(SPEC.version)
 LABEL = f"Qwen Code {VERSION}"
 SILENT = f"{LABEL} skips this file without a word"
 FRONTMATTER = re.compile(r"^---\n([\s\S]*?)\n---\n([\s\S]*)\Z")
@@ -250,13 +252,9 @@ def _validation_errors(name: str, description: str, prompt: str, tools: list[str
     return errors
 
 
-class QwenHarness:
+class QwenHarness(TableHarness, dialect="qwen"):
     """Qwen Code's subagent dialect (see the module docstring)."""
 
-    name = "qwen"
-    display_name = "Qwen Code"
-    version = VERSION
-    code_prefix = "QW"
 
     # ------------------------------------------------------------------ discovery
 
@@ -521,7 +519,7 @@ class QwenHarness:
             prompt = (prompt + "\n\n" if prompt else "") + f"You are the {name} agent."
             notes.append(f"{LABEL} needs a prompt of at least 10 characters; one was added")
         text = "---\n" + _yaml12.dump(front) + "---\n" + prompt + "\n"
-        return WrittenFile(f".qwen/agents/{name}.md", text, tuple(notes))
+        return WrittenFile(SPEC.relpath(name), text, tuple(notes))
 
 
 def _js_typeof(value: Any) -> str:

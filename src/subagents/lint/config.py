@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import contextlib
 import fnmatch
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -312,14 +313,18 @@ def _parse(table: Mapping[str, Any], p: Path) -> Config:
     if tdir is not None and not (isinstance(tdir, str) and tdir.strip()):
         raise ConfigError(f"{_where(p, 'transcript-dir')} must be a folder path")
     cc = table.get("claude-code", table.get("claude_code"))
+    if os.environ.get("SUBAGENTS_CLAUDE_CODE_VERSION"):  # --claude-code wins over the file
+        cc = os.environ["SUBAGENTS_CLAUDE_CODE_VERSION"]
     if cc is not None:
-        from subagents.claude_code.profile import PROFILES
+        from subagents.claude_code.profile import resolve_version, warn_once
+        from subagents.errors import UsageError
 
-        if str(cc) not in PROFILES:
-            raise ConfigError(
-                f"{_where(p, 'claude-code')}: no recorded behaviour for Claude Code {cc}",
-                hint="recorded versions: " + ", ".join(sorted(PROFILES)),
-            )
+        try:
+            cc, warning = resolve_version(str(cc))
+        except UsageError as exc:
+            raise ConfigError(f"{_where(p, 'claude-code')}: {exc.message}") from None
+        if warning:  # not recorded: the nearest recorded version, said once
+            warn_once(f"{_where(p, 'claude-code')}: {warning}")
     teams = table.get("teams", False)
     if not isinstance(teams, bool):
         raise ConfigError(f"{_where(p, 'teams')} must be true or false")

@@ -23,7 +23,9 @@ from pathlib import Path
 
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic, Severity
-from subagents.harnesses.base import Effect, HarnessAgent, Outcome
+from subagents.harnesses.base import HarnessAgent, Outcome
+from subagents.harnesses.loader import harness_diagnostics, severity_of
+from subagents.harnesses.table import SPECS
 
 __all__ = [
     "HARNESS_DIALECTS",
@@ -34,27 +36,8 @@ __all__ = [
 ]
 
 # dialects judged by a harness module rather than by the Claude/Markdown rules
-HARNESS_DIALECTS: frozenset[Dialect] = frozenset({
-    Dialect.CODEX, Dialect.GEMINI, Dialect.OPENCODE, Dialect.COPILOT, Dialect.CURSOR,
-    Dialect.QWEN, Dialect.FACTORY,
-})
-
-_SEVERITY = {
-    Effect.SKIP: Severity.ERROR,
-    Effect.FATAL: Severity.ERROR,
-    Effect.DIFFERS: Severity.ERROR,
-    Effect.PORTABILITY: Severity.WARNING,
-    Effect.STYLE: Severity.WARNING,
-    Effect.INFO: Severity.INFO,
-}
-
-
-def severity_of(effect: Effect, *, strict: bool = False) -> Severity:
-    """The one severity rule, for every harness."""
-    if strict and effect in (Effect.PORTABILITY, Effect.STYLE):
-        return Severity.ERROR
-    return _SEVERITY[effect]
-
+HARNESS_DIALECTS: frozenset[Dialect] = frozenset(
+    Dialect(spec.name) for spec in SPECS if spec.code_prefix != "SA")
 
 def read_for_harness(
     path: Path, dialect: Dialect, *, max_bytes: int,
@@ -87,19 +70,8 @@ def diagnostics_for(
     """Every finding of every agent in one file, as diagnostics with the shared severity."""
     from subagents.harnesses import get_harness
 
-    label = get_harness(dialect.value).display_name
-    out: list[Diagnostic] = []
-    for agent in agents:
-        for finding in agent.findings:
-            hint = finding.hint
-            if agent.outcome is Outcome.FATAL and finding.effect is Effect.FATAL and not hint:
-                hint = f"{label} refuses to start while this file is there: fix or move it"
-            out.append(Diagnostic(
-                path=display, line=finding.line or 1, column=1,
-                rule=finding.code, severity=severity_of(finding.effect, strict=strict),
-                message=finding.message, hint=hint,
-            ))
-    return out
+    return harness_diagnostics(agents, display, get_harness(dialect.value).display_name,
+                               strict=strict)
 
 
 def definitions_of(agents: Iterable[HarnessAgent], dialect: Dialect) -> list[AgentDefinition]:

@@ -30,29 +30,27 @@ Design notes
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from subagents.claude_code.definition import definition_from_view
-from subagents.claude_code.reader import SkipKind
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic, Severity, count_by_severity, sort_diagnostics
 from subagents.errors import UsageError
-from subagents.harnesses.loader import LoadResult, detect_dialect, read_agent_file
-from subagents.lint.config import Config, find_config, inline_ignores, load_config
-from subagents.lint.harness_rules import (
-    HARNESS_DIALECTS,
-    definitions_of,
-    diagnostics_for,
-    read_for_harness,
+from subagents.harnesses.loader import (
+    LoadResult,
+    detect_dialect,
+    harness_diagnostics,
+    read_agent_file,
 )
+from subagents.harnesses.table import SPECS
+from subagents.lint.config import Config, find_config, inline_ignores, load_config
+from subagents.lint.harness_rules import HARNESS_DIALECTS
 from subagents.lint.rules.base import FileContext, RuleContext
 from subagents.lint.rules.catalog import RULES, Emitter, Profile, get_rule, matches
-from subagents.lint.rules.claude_code import claude_code_findings
+from subagents.lint.rules.claude_code import claude_code_reading
 from subagents.lint.rules.engine import check_definition, check_file
 from subagents.lint.rules.scope import ScopedAgent, check_scope
 from subagents.lint.rules.security import path_escapes
@@ -64,6 +62,7 @@ __all__ = [
     "ValidationReport",
     "default_paths",
     "default_sources",
+    "harness_project_paths",
     "iter_agent_files",
     "source_roots",
     "validate_paths",
@@ -77,8 +76,8 @@ _SKIP_FILES = frozenset(
 _SKIP_DIRS = frozenset(
     {"node_modules", "__pycache__", "skills", "commands", "venv", "site-packages"}
 )
-_HARNESS_DOT_DIRS = frozenset({".codex", ".opencode", ".github", ".gemini", ".qwen", ".cursor",
-                               ".factory"})
+# the hidden folders of the other harnesses (the harness table)
+_HARNESS_DOT_DIRS = frozenset(spec.dot_dir for spec in SPECS if spec.name != "claude")
 _AGENT_DOT_DIRS = frozenset({".claude", *_HARNESS_DOT_DIRS})
 _UNREADABLE = frozenset({"SA001", "SA002", "SA011", "SA012", "SA015"})
 
@@ -204,12 +203,23 @@ def _explicit(code: str, selectors: Sequence[str]) -> bool:
 
 
 def _agents_folder(p: Path, stop: Path | None = None) -> Path | None:
+    """The outermost ``agents``/``agent`` folder above ``p`` (not above ``stop``): Claude Code
+    reads an agents folder recursively, so ``.claude/agents/x/agents/a.md`` and
+    ``.claude/agents/y/agents/a.md`` (copied plugins) are one scope and one name clash; and
+    under a ``.claude/agents`` folder everything is that folder's, as for Claude Code."""
+    text = p.absolute().as_posix()
+    cut = text.find("/.claude/agents/")
+    if cut >= 0:
+        return Path(text[: cut + len("/.claude/agents")])
+    found = None
     for parent in p.parents:
         if parent.name in ("agents", "agent"):
-            return parent
+            found = parent
+            if parent.parent.name.startswith("."):  # a harness's own folder: the top
+                break
         if stop is not None and parent == stop:
-            return None
-    return None
+            break
+    return found
 
 
 def _is_agent_candidate(name: str) -> bool:
@@ -232,25 +242,33 @@ def iter_agent_files(
     """
     real_root = os.path.realpath(folder)
     for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
-        # Inside a .claude/agents folder Claude Code reads hidden folders too.
-        in_claude = "/.claude/agents" in dirpath.replace(os.sep, "/")
+        # absolute, so that a relative walk (`validate .codex/agents`) sees the same folders
+        posix = os.path.abspath(dirpath).replace(os.sep, "/") + "/"
+        # Inside a .claude/agents folder the walk is Claude Code's own: every folder (hidden
+        # ones, skills/, node_modules/ too) and every *.md file (README.md too), since Claude
+        # Code reads them all as agents (claude_code/scan.py)
+        in_claude = "/.claude/agents/" in posix
         dirnames[:] = sorted(
             d for d in dirnames
-            if d not in _SKIP_DIRS
-            and (not d.startswith(".") or d in _AGENT_DOT_DIRS or in_claude)
+            if in_claude or (d not in _SKIP_DIRS
+                             and (not d.startswith(".") or d in _AGENT_DOT_DIRS))
         )
         rel = os.path.relpath(dirpath, folder)
         for d in dirnames if report_links else ():
             link = os.path.join(dirpath, d)
             if os.path.islink(link) and path_escapes(link, real_root):
                 yield Path(link), os.path.normpath(os.path.join(display, rel, d)), True
-        posix = dirpath.replace(os.sep, "/") + "/"
         in_codex = "/.codex/agents/" in posix
         # another harness's folder holds more than agents (.github/workflows, .cursor/rules,
         # .gemini/commands): only what that harness reads as an agent is walked
         other_harness = not in_claude and any(f"/{d}/" in posix for d in _HARNESS_DOT_DIRS)
         for name in sorted(filenames):
-            if not (_is_agent_candidate(name) or (in_codex and name.lower().endswith(".toml"))):
+            if in_claude:  # (and agents.json stores, which are ours to check wherever they are)
+                if not (name.endswith(".md") or (_is_agent_candidate(name)
+                                                 and name.lower().endswith(".json"))):
+                    continue
+            elif not (_is_agent_candidate(name)
+                      or (in_codex and name.lower().endswith(".toml"))):
                 continue
             full = os.path.join(dirpath, name)
             if other_harness and detect_dialect(full) in (Dialect.CLAUDE, None):
@@ -294,6 +312,28 @@ def default_paths(
     (closest first), then the user's (``.codex/agents`` for the Codex dialect)."""
     return [s.root for s in default_sources(cwd, home, dialect)
             if s.root is not None and s.root.is_dir()]
+
+
+def harness_project_paths(cwd: Path | None = None, home: Path | None = None) -> list[Path]:
+    """The agent folders and files every harness but Claude Code reads in this project (the
+    harness table's project locations that exist), for ``validate`` with no path: a project's
+    ``.codex/agents`` or ``.gemini/agents`` is checked as its harness reads it."""
+    from subagents.harnesses import get_harness
+    from subagents.harnesses.layout import find_git_root
+
+    start = (cwd or Path.cwd()).absolute()
+    project = find_git_root(start) or start
+    claude = project / ".claude"
+    found: list[Path] = []
+    for spec in SPECS:
+        if spec.name == "claude":
+            continue
+        for loc in get_harness(spec.name).locations(project, home or Path.home()):
+            path = loc.path
+            if (loc.scope == "project" and path not in found and os.path.lexists(path)
+                    and not path.is_relative_to(claude)):
+                found.append(path)
+    return found
 
 
 def source_roots(
@@ -361,9 +401,13 @@ def _file_text(result: LoadResult, path: Path, max_bytes: int) -> str | None:
 _Silencers = dict[str, tuple["_Filter", tuple[str, ...], tuple[str, ...]]]
 
 
+# (scope, agent id, display path, path) of each agent another harness loads from a file
+_HarnessIds = list[tuple[str, str, str, Path]]
+
+
 def _validate_file(
     target: _Target, config: Config, filt: _Filter, scoped: list[ScopedAgent],
-    silencers: _Silencers,
+    silencers: _Silencers, harness_ids: _HarnessIds,
 ) -> tuple[list[Diagnostic], int]:
     fctx = FileContext(path=target.display, file_path=target.path, dialect=target.dialect,
                        config=config, agents_root=target.root)
@@ -372,173 +416,116 @@ def _validate_file(
         from subagents.lint.rules.security import check_path_escape
 
         return list(filt.apply(check_path_escape(fctx), (), ())), 0
-    if target.dialect in HARNESS_DIALECTS:
-        return _validate_harness_file(target, config, filt, scoped, silencers)
     try:
         result = read_agent_file(target.path, dialect=target.dialect,
                                  display_path=target.display, max_bytes=config.max_file_size,
                                  claude_code=config.claude_code)
     except Exception as exc:  # a reader bug must not stop the other files
         return list(filt.apply((_reader_crash(target.display, exc),), (), ())), 0
-    fctx.text = _file_text(result, target.path, config.max_file_size)
+    fctx.text = (result.text if result.harness_agents
+                 else _file_text(result, target.path, config.max_file_size))
+    return _judge(result, fctx, config, filt, silencers, scope=target.scope, scoped=scoped,
+                  harness_ids=harness_ids)
+
+
+def _judge(
+    result: LoadResult, fctx: FileContext, config: Config, filt: _Filter,
+    silencers: _Silencers, *, scope: str = "", scoped: list[ScopedAgent] | None = None,
+    harness_ids: _HarnessIds | None = None,
+) -> tuple[list[Diagnostic], int]:
+    """One file's diagnostics and the number of agents it loads, whatever its harness (a file
+    on disk, or text in memory with no ``fctx.file_path``)."""
+    display, file_path = fctx.path, fctx.file_path
+    if result.dialect in HARNESS_DIALECTS:
+        for agent in result.harness_agents:
+            if (harness_ids is not None and file_path is not None
+                    and agent.outcome.value == "loads" and agent.agent_id is not None):
+                harness_ids.append((scope, agent.agent_id, display, file_path))
+        return _judge_harness_file(result, display, file_path, config, filt, silencers)
     fctx.document = result.document
-    reader_diags, definitions = _claude_code_reading(
-        result, target.display, target.path, fctx.text
-    )
-    diags: list[Diagnostic] = [_recode(d) for d in reader_diags]
+    reader_diags, definitions = claude_code_reading(result, display, file_path, fctx.text)
+    diags: list[Diagnostic] = list(reader_diags)
     diags.extend(check_file(fctx))
     reader_findings = frozenset((d.rule, d.line) for d in reader_diags)
     for defn in definitions:
-        ctx = RuleContext(path=target.display, config=config, dialect=defn.dialect,
+        ctx = RuleContext(path=display, config=config, dialect=defn.dialect,
                           document=result.document, text=fctx.text,
                           reader_findings=reader_findings,
                           claude_code=result.claude_code is not None, wants=filt.keeps)
         diags.extend(check_definition(defn, ctx))
+        if scoped is None:
+            continue
         loc = defn.location_of("name") or (
             next(iter(defn.locations.values())) if defn.locations else None
         )
-        scoped.append(ScopedAgent(_slim(defn), target.display, loc.line if loc else 1,
-                                  loc.column if loc else 1, target.scope))
+        scoped.append(ScopedAgent(_slim(defn), display, loc.line if loc else 1,
+                                  loc.column if loc else 1, scope))
     inline: tuple[str, ...] = ()
     if fctx.text is not None:
         end = result.document.end_line if result.document is not None else 0
         inline = inline_ignores(fctx.text, frontmatter_end=end)
-    extra = config.ignores_for(target.path)
+    extra = config.ignores_for(file_path) if file_path is not None else ()
     if definitions:  # scope rules report on this file later: same silencers apply
-        silencers[target.display] = (filt, extra, inline)
-    return list(filt.apply(diags, extra, inline)), len(definitions)
+        silencers[display] = (filt, extra, inline)
+    # the agents counted are those the harness loads (a file Claude Code skips is judged on
+    # the strict reading, but defines no agent), as `list` and `doctor` count them
+    counted = len(definitions) if result.dialect is Dialect.CODEX_MD else len(result.loaded)
+    return list(filt.apply(diags, extra, inline)), counted
 
 
-def _validate_harness_file(
-    target: _Target, config: Config, filt: _Filter, scoped: list[ScopedAgent],
+def _judge_harness_file(
+    result: LoadResult, display: str, file_path: Path | None, config: Config, filt: _Filter,
     silencers: _Silencers,
 ) -> tuple[list[Diagnostic], int]:
-    """A file meant for another harness: what that harness does with it, plus the security
-    rules on the agents it loads (lint/harness_rules.py)."""
-    dialect = target.dialect
-    assert dialect is not None  # only harness dialects come here
-    agents, text, problem = read_for_harness(target.path, dialect,
-                                             max_bytes=config.max_file_size)
-    if problem is not None:
-        return list(filt.apply((dataclasses.replace(problem, path=target.display),), (), ())), 0
-    diags = diagnostics_for(agents, target.display, dialect,
-                            strict=filt.profile is not Profile.DEFAULT)
-    definitions = definitions_of(agents, dialect)
-    for defn in definitions:
-        ctx = RuleContext(path=target.display, config=config, dialect=defn.dialect,
+    """A file meant for another harness: what that harness does with it (its own reader, the
+    one every command uses), plus the security rules on the agents it loads."""
+    strict = filt.profile is not Profile.DEFAULT
+    if result.harness_agents and result.dialect is not None:
+        from subagents.harnesses import get_harness
+
+        label = get_harness(result.dialect.value).display_name
+        diags = harness_diagnostics(result.harness_agents, display, label, strict=strict)
+    else:  # not read at all (too large, not a regular file)
+        diags = list(result.diagnostics)
+    text = result.text
+    for defn in result.definitions:
+        ctx = RuleContext(path=display, config=config, dialect=defn.dialect,
                           document=None, text=text, reader_findings=frozenset(),
                           claude_code=False, wants=filt.keeps)
         diags.extend(d for d in check_definition(defn, ctx) if d.rule.startswith("SA4"))
         # not given to the scope rules: what a name clash does is the harness's own rule
         # (its reader and `list --dialect` say it), not Claude Code's "neither is loaded"
     inline = inline_ignores(text, frontmatter_end=0) if text is not None else ()
-    extra = config.ignores_for(target.path)
-    if definitions:
-        silencers[target.display] = (filt, extra, inline)
-    return list(filt.apply(diags, extra, inline)), len(definitions)
+    extra = config.ignores_for(file_path) if file_path is not None else ()
+    if result.definitions:
+        silencers[display] = (filt, extra, inline)
+    return list(filt.apply(diags, extra, inline)), len(result.definitions)
 
 
-# Reader findings that say "this is not strict YAML / not readable" -- superseded, for a file
-# Claude Code loads, by what Claude Code makes of it (rules/claude_code.py).
-_SUPERSEDED_WHEN_LOADED = frozenset(
-    {"SA001", "SA003", "SA004", "SA005", "SA006", "SA010", "SA012",
-     "SA018", "SA101", "SA102", "SA103"}
-)
-# Fields whose value Claude Code itself judges: a wrong type there is reported as what Claude
-# Code does with it (rules/claude_code.py), not as the strict reader's SA014.
-_CLAUDE_CODE_JUDGES = frozenset(
-    {"name", "description", "model", "tools", "disallowedTools", "maxTurns", "permissionMode",
-     "background", "effort", "isolation", "memory", "color", "mcpServers"}
-)
+def _harness_duplicates(found: _HarnessIds) -> Iterator[Diagnostic]:
+    """One name loaded twice from one of another harness's folders: the harness uses the first
+    file it reads (its folder order: by path) and ignores the others, under the harness's own
+    code for it (the table's ``duplicate_code``), as ``list`` and ``doctor`` say."""
+    from subagents.harnesses import get_harness
+    from subagents.harnesses.table import get_spec
 
-
-_PARSE_FINDINGS = frozenset({"SA003", "SA004", "SA005", "SA010", "SA013", "SA018"})
-_UNREADABLE_SKIPS = frozenset({SkipKind.YAML, SkipKind.NO_FRONTMATTER, SkipKind.REFUSED})
-
-
-def _say_what_claude_code_does(d: Diagnostic, label: str) -> Diagnostic:
-    """A strict reader's YAML finding on a file Claude Code loads, saying what Claude Code
-    makes of it (the reader itself is dialect-neutral and cannot).  The reader passes the
-    duplicate key and the construct it refuses along with the finding (``key``, ``subject``)."""
-    if d.rule == "SA007" and d.key is not None:
-        message = f"{d.message}; {label} silently keeps the last value"
-    elif d.rule == "SA008" and d.subject is not None:
-        message = (f"{d.subject}: {label} resolves anchors and aliases, but many YAML tools "
-                   "and other harnesses refuse them")
-    elif d.rule == "SA009" and d.subject is not None:
-        message = f"{d.subject}: {label} silently drops it and reads the rest of the value"
-    else:
-        return d
-    return dataclasses.replace(d, message=message)
-
-
-def _claude_code_reading(
-    result: LoadResult, display: str, file_path: Path | None, text: str | None
-) -> tuple[list[Diagnostic], tuple[AgentDefinition, ...]]:
-    """Reader findings and the definitions the rules judge, as Claude Code reads the file.
-
-    For a Claude agent file the rules judge the definition Claude Code runs (its tools split,
-    its model, the last of duplicate keys); the strict reader keeps the positions and its
-    portability findings. A file Claude Code skips keeps the strict reader's findings and gets
-    one error saying why Claude Code skips it.
-    """
-    view = result.claude_code
-    if view is None:
-        return list(result.diagnostics), result.definitions
-    strict = result.definition
-    findings = list(
-        claude_code_findings(view, display, text)
-    )
-    if view.loaded:
-        kept = [
-            d
-            for d in result.diagnostics
-            if d.rule not in _SUPERSEDED_WHEN_LOADED
-            and not (d.rule == "SA014" and d.key in _CLAUDE_CODE_JUDGES)
-        ]
-        defn = definition_from_view(
-            view,
-            path=file_path,
-            strict=strict,
-        )
-        label = view.profile.label
-        kept = [_say_what_claude_code_does(d, label) for d in kept]
-        return kept + findings, (defn,)
-    # The skip finding replaces the strict reader's finding at the same place, and explains
-    # what its parse errors would: one message, the same one `list` and `doctor` show.
-    if any(d.rule in ("SA011", "SA012") for d in result.diagnostics):
-        findings = []  # empty or binary: the reader's finding says more than "no frontmatter"
-    for i, f in enumerate(findings):
-        # an alias refused: the strict reader knows the exact column of the anchor
-        same = next((d for d in result.diagnostics if d.rule == f.rule == "SA008"), None)
-        if same is not None:
-            findings[i] = dataclasses.replace(f, line=same.line, column=same.column)
-    codes = {d.rule for d in findings if d.rule != "SA014"}
-    places = {(d.rule, d.line) for d in findings}
-    unreadable = view.skip is not None and view.skip.kind in _UNREADABLE_SKIPS
-    kept = [
-        d
-        for d in result.diagnostics
-        if (d.rule, d.line) not in places
-        and d.rule not in codes
-        and not (unreadable and d.rule in _PARSE_FINDINGS)
-    ]
-    return kept + findings, result.definitions
-
-
-# A value of the wrong *type* is the reader's SA014; for these fields the catalogue has a
-# specific rule, so the finding carries that code (and `ignore = ["SA108"]` covers both
-# `maxTurns: 0` and `maxTurns: ten`).  The reader passes the key along (``Diagnostic.key``).
-_RECODE = {
-    "tags": "SA113", "maxTurns": "SA108", "max_turns": "SA108", "version": "SA112",
-    "permissionMode": "SA106", "permission_mode": "SA106", "hooks": "SA110", "model": "SA105",
-    "effort": "SA115", "isolation": "SA116",
-}
-
-
-def _recode(d: Diagnostic) -> Diagnostic:
-    code = _RECODE.get(d.key) if d.rule == "SA014" and d.key is not None else None
-    return d if code is None else dataclasses.replace(d, rule=code)
+    groups: dict[tuple[str, str], list[tuple[str, Path]]] = {}
+    for scope, agent_id, display, path in found:
+        groups.setdefault((scope, agent_id), []).append((display, path))
+    for (scope, agent_id), files in groups.items():
+        if len(files) < 2:
+            continue
+        name = scope.split(":", 1)[0]
+        label = get_harness(name).display_name
+        ordered = sorted(files, key=lambda f: str(f[1]))
+        winner = ordered[0][0]
+        for display, _path in ordered[1:]:
+            yield Diagnostic(
+                path=display, line=1, column=1, rule=get_spec(name).duplicate_code,
+                severity=Severity.ERROR,
+                message=f"agent name {agent_id!r} is defined again by {winner}; {label} uses "
+                        "that file and ignores this one",
+                hint="rename one agent (its `name`) or delete one file")
 
 
 def _reader_crash(path: str, exc: BaseException) -> Diagnostic:
@@ -603,12 +590,15 @@ def validate_paths(
     else:
         resolved, scope_problems = source_roots(
             sources if sources is not None else default_sources(dialect=forced))
+        if forced is None:  # and what every other harness reads in this project
+            resolved += [p for p in harness_project_paths() if p not in resolved]
         given = [None] * len(resolved)
     configs: dict[Any, Config] = {}
     report = ValidationReport(strict=strict)
     all_diags: list[Diagnostic] = list(scope_problems)
     scoped: list[ScopedAgent] = []
     silencers: _Silencers = {}
+    harness_ids: _HarnessIds = []
     filters: dict[int, _Filter] = {}
     seen: set[str] = set()  # a file named twice (or inside a folder also named) counts once
     for p, shown in zip(resolved, given, strict=True):
@@ -625,13 +615,13 @@ def validate_paths(
             if key_path in seen:
                 continue
             seen.add(key_path)
-            diags, n = _validate_file(target, cfg, filt, scoped, silencers)
+            diags, n = _validate_file(target, cfg, filt, scoped, silencers, harness_ids)
             report.files += 1
             report.agents += n
             all_diags.extend(diags)
     # the similar-description check is pairwise: skip it when nobody would see SA602
     similar = any(f.keeps("SA602") for f in filters.values())
-    for d in check_scope(scoped, similar=similar):
+    for d in (*check_scope(scoped, similar=similar), *_harness_duplicates(harness_ids)):
         filt, extra, inline = silencers[d.path]
         all_diags.extend(filt.apply((d,), extra, inline))
     report.strict = strict or any(f.profile is Profile.STRICT for f in filters.values())
@@ -668,25 +658,15 @@ def validate_text(
     doc_text: str | None
     if result.document is not None:
         doc_text = result.document.text
-    elif isinstance(text, str):
-        doc_text = text
+    elif result.text is not None or isinstance(text, str):
+        doc_text = result.text if result.text is not None else str(text)
     else:
         try:
             doc_text = text.decode("utf-8-sig")
         except UnicodeDecodeError:
             doc_text = None
-    if doc_text is not None and "\r" in doc_text:
+    if doc_text is not None and "\r" in doc_text and result.document is None:
         doc_text = doc_text.replace("\r\n", "\n")
-    reader_diags, definitions = _claude_code_reading(result, path, None, doc_text)
-    diags: list[Diagnostic] = [_recode(d) for d in reader_diags]
-    diags.extend(check_file(FileContext(path=path, file_path=None, dialect=dialect, config=cfg,
-                                        text=doc_text, document=result.document)))
-    for defn in definitions:
-        ctx = RuleContext(path=path, config=cfg, dialect=defn.dialect, document=result.document,
-                          text=doc_text,
-                          reader_findings=frozenset((d.rule, d.line) for d in reader_diags),
-                          claude_code=result.claude_code is not None, wants=filt.keeps)
-        diags.extend(check_definition(defn, ctx))
-    end = result.document.end_line if result.document is not None else 0
-    inline = inline_ignores(doc_text, frontmatter_end=end) if doc_text else ()
-    return sort_diagnostics(filt.apply(diags, (), inline))
+    fctx = FileContext(path=path, file_path=None, dialect=result.dialect, config=cfg,
+                       text=doc_text)
+    return sort_diagnostics(_judge(result, fctx, cfg, filt, {})[0])

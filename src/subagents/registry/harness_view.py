@@ -106,6 +106,7 @@ class HarnessRegistry(AgentRegistry):
         self.dialect = Dialect(harness)
         self.project = find_git_root(self.cwd) or self.cwd
         self._by_file: dict[tuple[int, Path | str], tuple[HarnessAgent, ...]] = {}
+        self._duplicate_files: set[tuple[int, Path | str]] = set()
 
     @property
     def label(self) -> str:
@@ -166,9 +167,11 @@ class HarnessRegistry(AgentRegistry):
                 self._folder_state[src] = FolderState("ok" if n else "empty", n)
         self._scan_diags = []
         self._by_file = {k: tuple(v) for k, v in grouped.items()}
+        self._duplicate_files = set()
         old, old_winners, old_clashes = self._records, self._winners, self._clashes
         self._records = new
         self._resolve()
+        self._harness_duplicates()
         if force:
             return []
         return diff_state(old, new, old_winners, self._winners, old_clashes, {})
@@ -193,6 +196,14 @@ class HarnessRegistry(AgentRegistry):
                                            dialect=self.dialect)
             entries.append(AgentEntry(full, src, display, stamp, None, full))
         diags = tuple(diagnostics_for(group, display, self.dialect))
+        if not entries and all(a.outcome is Outcome.NOT_READ for a in group):
+            # not read now (an untrusted Codex project): what the harness's reader says of
+            # the file all the same, as `validate` does -- a broken file is a problem
+            # waiting, not "every agent file is loaded"
+            from subagents.harnesses.loader import read_agent_file
+
+            own = read_agent_file(path, dialect=self.dialect, display_path=display)
+            diags += tuple(d for d in own.diagnostics if d not in diags)
         guessed = None
         if not entries:
             first = group[0]
@@ -201,6 +212,42 @@ class HarnessRegistry(AgentRegistry):
             guessed = guessed or (native_name if isinstance(native_name, str) else None)
             guessed = guessed or path.stem
         return FileRecord(stamp, tuple(entries), diags, display, guessed, True, src)
+
+    def _harness_duplicates(self) -> None:
+        """A file the harness ignores because an earlier one took its name (its reader's
+        duplicate finding, the code `validate` gives it too): shadowed by the file it loads,
+        and counted as a duplicate, not as a failed file."""
+        from subagents.harnesses.table import get_spec
+
+        code = get_spec(self.dialect.value).duplicate_code
+        for key, group in self._by_file.items():
+            record = self._records[key]
+            if record.entries or not any(d.rule == code for d in record.diagnostics):
+                continue
+            for agent in group:
+                defn = agent.definition
+                if defn is None:
+                    continue
+                name = agent.agent_id or defn.name
+                winner = self._winners.get(name)
+                if winner is None:
+                    continue
+                full = defn.evolve(name=name, source=record.origin.scope if record.origin
+                                   else None, path=key[1] if isinstance(key[1], Path) else None,
+                                   dialect=self.dialect)
+                assert record.origin is not None
+                loser = AgentEntry(full, record.origin, record.display_path, record.stamp,
+                                   winner, full)
+                self._shadowed.append(loser)
+                self._dropped[name] = (*self._dropped.get(name, (winner,)), loser)
+                self._duplicate_files.add(key)
+
+    def failed_files(self) -> builtins.list[FileRecord]:
+        """Files that yielded no agent because of an error (a duplicate is not one: it is in
+        :meth:`duplicates`)."""
+        self._ensure_loaded()
+        return [rec for key, rec in self._records.items()
+                if rec.failed and key not in self._duplicate_files]
 
     # ------------------------------------------------------------------ queries
     def harness_agents(self) -> builtins.list[tuple[str, HarnessAgent]]:
@@ -312,7 +359,14 @@ def harness_report(reg: AgentRegistry) -> HarnessReport:
         skipped.append(FileRecord(None, (), tuple(
             d for d in reg.diagnostics() if d.path == loser.display_path and d.rule == "SA601"
         ), loser.display_path or "", loser.name, True, loser.origin))
-    return HarnessReport(harness.name, harness_label(harness), folders, loads, skipped, fatal)
+    label = harness_label(harness)
+    if (not isinstance(reg, HarnessRegistry) and reg.claude_code is not None
+            and harness.name == "claude"):
+        # the registry follows a chosen Claude Code version, not necessarily the newest
+        from subagents.claude_code.profile import get_profile
+
+        label = get_profile(reg.claude_code).label
+    return HarnessReport(harness.name, label, folders, loads, skipped, fatal)
 
 
 def error_lines(rec: FileRecord) -> builtins.list[Diagnostic]:

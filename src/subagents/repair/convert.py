@@ -18,6 +18,12 @@ Design notes
   (REFERENCE.md): a warning.  A name that cannot be a file name (``/``, ``..``, empty) is an
   error for the Markdown targets.  Two inputs with one name: the first wins, the second is an
   error (``CV004``).
+* **One reading.**  :func:`read_for_conversion` reads every input as every other command does:
+  a Claude file as Claude Code reads it (the definition the registry runs, so ``convert`` and
+  ``list`` see the same prompt; a file Claude Code loads is converted even where strict YAML
+  parsers refuse it, with ``validate``'s findings as the report), another harness's file by
+  that harness's reader.  When one Claude agents folder defines a name twice, the file Claude
+  Code keeps (the last path in its order) is the one converted.
 * The SDK form comes from :func:`subagents.formats.sdkwire.to_sdk_dict` (imported lazily); it is
   read back as JSON, which accepts the SDK's camelCase spelling.
 """
@@ -26,9 +32,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
+from pathlib import Path
 from typing import Any
 
 from subagents.definition import FIELD_ALIASES, AgentDefinition, Dialect
@@ -48,9 +55,11 @@ __all__ = [
     "ConversionResult",
     "OutputFile",
     "Target",
+    "claude_code_order",
     "convert_definitions",
     "diagnostic_for",
     "field_losses",
+    "read_for_conversion",
 ]
 
 
@@ -333,3 +342,169 @@ def convert_definitions(defs: Iterable[AgentDefinition], target: Target | str) -
         filename = "agents.json" if target is Target.JSON else "agents.sdk.json"
         outputs.append(OutputFile(filename, to_json_text(entries), tuple(entries)))
     return ConversionResult(tuple(outputs), tuple(diagnostics), tuple(converted), tuple(failed))
+
+
+def read_for_conversion(
+    inputs: Iterable[tuple[Path, bool]], dialect: Dialect | None, *,
+    display: Callable[[Path], str] = str,
+    claude_code: Callable[[Path], str | None] | None = None,
+) -> tuple[list[AgentDefinition], list[Diagnostic], int]:
+    """``(definitions, diagnostics, failures)`` for ``(path, named explicitly)`` inputs.
+
+    A file found in a folder that is not an agent file (a README with no frontmatter) is passed
+    over; a named one is always an agent file.  ``claude_code`` chooses the Claude Code version
+    whose reading applies to a file (the configuration nearest it; default: the newest)."""
+    from subagents.harnesses.loader import read_agent_file
+
+    defs: list[AgentDefinition] = []
+    diagnostics: list[Diagnostic] = []
+    failures = 0
+    for path, explicit in inputs:
+        shown = display(path)
+        version = claude_code(path) if claude_code is not None else None
+        result = read_agent_file(path, dialect=dialect, display_path=shown, claude_code=version)
+        if result.claude_code is not None:
+            found, problems = _as_claude_code_reads(result, path, shown, explicit)
+        elif result.dialect not in (Dialect.CLAUDE, Dialect.CODEX_MD, Dialect.JSON):
+            found, problems = _as_the_harness_reads(result, shown, explicit)
+        else:
+            found, problems = _as_the_reader_reads(result, path, explicit)
+        defs.extend(found)
+        diagnostics.extend(problems)
+        failures += bool(problems and not found and any(
+            d.severity is Severity.ERROR for d in problems))
+    defs, clashes = _codex_md_clashes(defs, display)
+    return claude_code_order(defs), [*diagnostics, *clashes], failures + len(clashes)
+
+
+def _codex_md_clashes(
+    defs: list[AgentDefinition], display: Callable[[Path], str],
+) -> tuple[list[AgentDefinition], list[Diagnostic]]:
+    """codex-md agents: one name twice in one folder is a clash that loads neither (the
+    registry's and validate's rule, SA601), so neither is converted."""
+    groups: dict[tuple[str, str], list[AgentDefinition]] = {}
+    for defn in defs:
+        if defn.dialect is Dialect.CODEX_MD and defn.path is not None:
+            text = defn.path.absolute().as_posix()
+            cut = text.find("/.codex/agents/")
+            folder = text[: cut + 15] if cut >= 0 else str(defn.path.parent)
+            groups.setdefault((folder, defn.name), []).append(defn)
+    dropped = {id(d) for group in groups.values() if len(group) > 1 for d in group}
+    if not dropped:
+        return defs, []
+    problems = []
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+        for defn in group:
+            assert defn.path is not None
+            others = ", ".join(display(o.path) for o in group if o is not defn and o.path)
+            problems.append(rule("SA601").templated(
+                "clash", display(defn.path), None, None,
+                "rename one agent (the `name` field, not the file name) or delete one file",
+                name=defn.name, others=others))
+    return [d for d in defs if id(d) not in dropped], problems
+
+
+def _not_converted(result_path: str, hint: str, **params: str) -> Diagnostic:
+    kind = "harness" if params else ""
+    return rule("CV005").templated(kind, result_path, None, None, hint, **params)
+
+
+def _as_claude_code_reads(
+    result: Any, path: Path, shown: str, explicit: bool,
+) -> tuple[list[AgentDefinition], list[Diagnostic]]:
+    from subagents.claude_code.reader import SkipKind
+
+    view = result.claude_code
+    if view.loaded:
+        (defn,) = result.loaded  # the definition Claude Code runs, as the registry does
+        if not result.has_errors:
+            return [defn], []
+        # strict parsers refuse it, Claude Code loads it: converted, with validate's words
+        from subagents.lint.validate import validate_paths
+
+        report = validate_paths([path], dialect=Dialect.CLAUDE)
+        return [defn], [dataclasses.replace(d, path=shown) for d in report.diagnostics
+                        if d.severity is not Severity.INFO]
+    if not explicit and view.skip is not None and view.skip.kind is SkipKind.NO_FRONTMATTER:
+        return [], []  # not an agent file (a README in the folder)
+    from subagents.lint.rules.claude_code import skip_diagnostic
+
+    text = result.document.text if result.document is not None else None
+    hint = ("run `subagents fix` on it first" if result.recovered
+            else "run `subagents validate` on it for details")
+    return [], [skip_diagnostic(view, shown, text), _not_converted(shown, hint)]
+
+
+def _as_the_harness_reads(
+    result: Any, shown: str, explicit: bool,
+) -> tuple[list[AgentDefinition], list[Diagnostic]]:
+    """The agents the harness loads from one file; a file it would not load is not converted,
+    with the harness's own reason."""
+    loaded = list(result.definitions)
+    if loaded or (not explicit and not result.harness_agents):
+        return loaded, []
+    if not result.harness_agents:  # not read at all (too large, not a regular file)
+        return [], [*result.diagnostics, _not_converted(
+            shown, "run `subagents validate` on it for details")]
+    errors = [d for d in result.diagnostics if d.severity is Severity.ERROR]
+    return [], [*errors, _not_converted(shown, "run `subagents validate` on it for details",
+                                        dialect=str(result.dialect))]
+
+
+def _as_the_reader_reads(
+    result: Any, path: Path, explicit: bool,
+) -> tuple[list[AgentDefinition], list[Diagnostic]]:
+    """codex-md and agents.json (the strict reader is the format's reader), and a file that
+    could not be read at all (not a regular file, too large)."""
+    codes = {d.rule for d in result.diagnostics}
+    if not explicit and not result.definitions and codes <= {"SA003", "SA012"}:
+        return [], []  # not an agent file (a README)
+    errors = [d for d in result.diagnostics if d.severity is Severity.ERROR]
+    if errors or not result.definitions:
+        hint = ("run `subagents fix` on it first" if result.recovered
+                else "run `subagents validate` on it for details")
+        return [], [*(errors or result.diagnostics), _not_converted(result.path, hint)]
+    return [d.evolve(path=Path(result.path)) for d in result.definitions], []
+
+
+def claude_code_order(defs: list[AgentDefinition]) -> list[AgentDefinition]:
+    """Claude definitions reordered so that of two with one name in one agents folder, the one
+    Claude Code keeps (the last path in its order) comes first: ``convert_definitions`` writes
+    the first and reports the other (CV004)."""
+    from subagents.claude_code.scan import code_unit_key
+
+    def folder(defn: AgentDefinition) -> str | None:
+        if defn.dialect is not Dialect.CLAUDE or defn.path is None:
+            return None
+        text = defn.path.absolute().as_posix()
+        cut = text.find("/.claude/agents/")
+        return text[: cut + len("/.claude/agents/")] if cut >= 0 else str(defn.path.parent)
+
+    winners: dict[tuple[str, str], AgentDefinition] = {}
+    for defn in defs:
+        key = folder(defn)
+        if key is None:
+            continue
+        best = winners.get((key, defn.name))
+        assert defn.path is not None
+        if best is None or code_unit_key(str(defn.path.absolute())) > code_unit_key(
+                str(best.path.absolute() if best.path else "")):
+            winners[(key, defn.name)] = defn
+    if not winners:
+        return defs
+    out: list[AgentDefinition] = []
+    placed: set[tuple[str, str]] = set()
+    for defn in defs:
+        key = folder(defn)
+        if key is None or (key, defn.name) not in winners:
+            out.append(defn)
+            continue
+        group = (key, defn.name)
+        if group not in placed:
+            placed.add(group)
+            out.append(winners[group])
+        if defn is not winners[group]:
+            out.append(defn)
+    return out

@@ -54,9 +54,17 @@ from subagents.claude_code import ClaudeCodeProfile, bun_yaml, read_claude_code
 from subagents.definition import Dialect
 from subagents.diagnostics import Diagnostic, Severity
 from subagents.errors import SubagentError
+from subagents.formats.fields import TYPE_ERRORS
 from subagents.formats.frontmatter import FrontmatterDocument
 from subagents.formats.yamltree import YScalar, YSeq
-from subagents.fs import NotRegular, TooLarge, atomic_write, read_regular
+from subagents.fs import (
+    LeavesProject,
+    NotRegular,
+    TooLarge,
+    atomic_write,
+    find_git_root,
+    read_regular,
+)
 from subagents.harnesses.loader import LoadResult, detect_dialect, parse_agent_text
 from subagents.lint.rules.catalog import rule
 from subagents.repair.fix_yaml import (
@@ -101,7 +109,7 @@ _TOOL_FIELDS = ("tools", "disallowedTools", "disallowed_tools")
 _MARKDOWN_DIALECTS = (Dialect.CLAUDE, Dialect.CODEX_MD)
 # Reader errors about a *value* (``maxTurns: ten``): the file parses, the value needs a person.
 # Like the rules' errors they are `validate`'s to report; they do not block a repair.
-_VALUE_ERRORS = frozenset({"SA014"})
+_VALUE_ERRORS = TYPE_ERRORS
 
 
 class FixStatus(StrEnum):
@@ -626,12 +634,20 @@ def fix_file(
 
 
 def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
-    """Replace ``path`` with ``data`` atomically (:func:`subagents.fs.atomic_write`).
+    """Replace ``path`` with ``data`` atomically (:func:`subagents.fs.atomic_write`), never
+    through a symbolic link out of the project around the working folder.
 
-    Raises :class:`SubagentError` (with the path) when the folder is not writable.
+    Raises :class:`SubagentError` (with the path) when the folder is not writable, or leads
+    out of the project.
     """
+    cwd = Path(os.getcwd())
     try:
-        atomic_write(path, data)
+        atomic_write(path, data, within=find_git_root(cwd) or cwd)
+    except LeavesProject as exc:
+        raise SubagentError(
+            f"cannot write {Path(path)}: {exc.strerror}",
+            hint="write the file where the link points yourself, if that is what you mean",
+        ) from exc
     except OSError as exc:
         raise SubagentError(
             f"cannot write {Path(path)}: {exc.strerror or exc}",

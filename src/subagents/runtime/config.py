@@ -58,7 +58,9 @@ class RunConfig:
     subagent's model; ``mcp_servers`` are the configured servers agents may name, and
     ``mcp_read_only`` the MCP tools declared read-only; ``trust`` keeps hooks and MCP servers
     of untrusted projects from running; ``allow_flagged_prompts`` runs agents whose prompt
-    reads like a prompt injection.
+    reads like a prompt injection; ``max_turns_summary`` makes one more tool-less request
+    for a summary when a run reaches its turn limit (off: the run stops there, as in Claude
+    Code).
     """
 
     cwd: Path | None = None
@@ -81,6 +83,7 @@ class RunConfig:
     trust: TrustPolicy | None = None
     mcp_read_only: tuple[str, ...] = ()
     allow_flagged_prompts: bool = False
+    max_turns_summary: bool = False
     #: the Claude Code version whose tool set per context the runs follow (``None``: the
     #: default row of :mod:`subagents.runtime.tools.formats`)
     claude_code: str | None = None
@@ -135,4 +138,5 @@ class RunOptions(TypedDict, total=False):
     trust: TrustPolicy | None
     mcp_read_only: Iterable[str]
     allow_flagged_prompts: bool
+    max_turns_summary: bool
     claude_code: str | None

@@ -5,8 +5,13 @@ Design notes
 * A result is plain data (frozen dataclasses) with :meth:`AgentResult.to_dict`, the shape the CLI
   prints for ``run --format json``.  Keys are stable; new keys may be added.
 * ``stop_reason`` is one of ``end_turn`` (the model ended its turn), ``max_turns`` (the turn limit
-  was hit and a tool-less summary request was made), ``error`` (the provider failed; ``error``
-  says why) and ``interrupted`` (the run was cancelled / Ctrl-C).
+  was hit while the model still wanted tools: no report, unless the opt-in summary request
+  gave one), ``error`` (the provider failed; ``error`` says why) and ``interrupted`` (the run
+  was cancelled / Ctrl-C).  Only ``end_turn`` is ``ok``; ``to_dict`` says ``is_error`` for the
+  others, as Claude Code's ``error_max_turns`` result does.
+* ``messages`` (the whole conversation) and ``context_tokens`` (input + output of the last
+  request: how full the context was at the end) serve continuing an agent and the usage a
+  parent is told; they are not in ``to_dict``.
 * ``children`` holds the results of subagents this run delegated to (filled by the Task tool of
   :mod:`subagents.dispatch`), so a whole delegation tree comes back as one value.
 * Tool call records keep the tool's output capped (``OUTPUT_PREVIEW`` characters): the full text
@@ -20,7 +25,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from subagents.errors import RunError
-from subagents.providers.base import Usage
+from subagents.providers.base import Message, Usage
 
 __all__ = ["AgentResult", "ResultSlot", "RunInterrupted", "RunStopReason", "ToolCallRecord"]
 
@@ -79,11 +84,13 @@ class AgentResult:
     error: str | None = None
     warnings: tuple[str, ...] = ()
     children: tuple[AgentResult, ...] = ()
+    messages: tuple[Message, ...] = field(default=(), repr=False, compare=False)
+    context_tokens: int = field(default=0, compare=False)
 
     @property
     def ok(self) -> bool:
-        """True when the run ended normally (``end_turn``) or with a summary at the limit."""
-        return self.stop_reason in ("end_turn", "max_turns")
+        """True when the run ended normally (``end_turn``); not at the turn limit."""
+        return self.stop_reason == "end_turn"
 
     def all_warnings(self) -> tuple[str, ...]:
         """This run's warnings and those of every run below it (pipeline stages, delegated
@@ -107,6 +114,7 @@ class AgentResult:
             "run_id": self.run_id,
             "final_text": self.final_text,
             "stop_reason": self.stop_reason,
+            "is_error": self.stop_reason != "end_turn",
             "turns": self.turns,
             "tool_calls": [c.to_dict() for c in self.tool_calls],
             "usage": {

@@ -64,11 +64,14 @@ Design notes
   one after another in the model's order (:func:`_write_locks`), so no edit is lost to a race
   and a ``Read`` sees the file as the model expects.
 * **Turns**: one turn = one model request with tools.  ``max_turns`` (call > frontmatter >
-  runner default 50) bounds them; when the last turn still asked for tools, one more request
-  *without tools* asks for a summary, and the result says ``stop_reason="max_turns"`` (a
-  graceful summary).  In that request the tool calls and results of the
-  history are rewritten as text (:func:`flatten_tool_blocks`): APIs refuse tool blocks in a
-  request that defines no tools.  ``AgentResult.turns`` does not count that request.
+  runner default 50) bounds them.  When the last turn still asked for tools, the run stops
+  there, as Claude Code does: its tool calls are run, no further request is made, the result
+  says ``stop_reason="max_turns"`` and has no final text (the caller says so: a parent gets
+  a note, the CLI exits 1).  ``max_turns_summary=True`` (opt-in) instead makes one more
+  request *without tools* asking for a summary, which becomes the final text; in that
+  request the tool calls and results of the history are rewritten as text
+  (:func:`flatten_tool_blocks`): APIs refuse tool blocks in a request that defines no tools.
+  ``AgentResult.turns`` does not count that request.
 * **Empty replies** (no text, no tool calls): the model is nudged once to continue; a second
   empty reply ends the run with empty text and a warning.
 * **Interruption**: on cancellation (Ctrl-C under :meth:`run_sync`, a parent's timeout) the
@@ -82,8 +85,12 @@ Design notes
   every turn to ``control.next_input(ctx, text)``; a string it returns becomes the next user
   message of the *same* conversation (one transcript, one usage total), ``None`` ends the run.
   ``control.stop_now(ctx)``, checked after each round of tool calls, ends the run at once
-  without another model call (an approved shutdown).  ``max_turns`` then bounds each turn
-  (the requests since the last user message), not the whole conversation.  ``history``
+  without another model call (an approved shutdown).  ``control.pending_input(ctx)``, also
+  checked after each round of tool calls, may return text that joins the tool results of
+  that round (a background agent's notification arriving mid-turn).  The run's control is
+  in ``ctx.extra["turns"]``, so a tool can tell whether its run can be notified later.
+  ``max_turns`` then bounds each turn (the requests since the last user message), not the
+  whole conversation.  ``history``
   starts the conversation from earlier messages (a member resumed from its transcripts).
 * **Delegation**: a tool that starts a child run asks ``ctx.delegate.spawn(child, prompt,
   parent=ctx)`` (the runner is the :class:`~subagents.runtime.tools.base.Delegate` of its
@@ -176,6 +183,10 @@ class TurnControl:
     def stop_now(self, ctx: ToolContext) -> bool:
         """True to end the run right after the current round of tool calls."""
         return False
+
+    def pending_input(self, ctx: ToolContext) -> str | None:
+        """Text to add to the tool results of the round that just ended, or ``None``."""
+        return None
 
 
 def flatten_tool_blocks(messages: Sequence[Message]) -> list[Message]:
@@ -351,8 +362,12 @@ class AgentRunner:
         result_slot: ResultSlot | None = None,
         role: RunRole | None = None,
         effort: str | None = None,
+        reminders: Sequence[str] = (),
     ) -> AgentResult:
         """Run ``agent`` on ``prompt`` to the end; see the module docstring.
+
+        ``reminders`` are text blocks that follow the prompt in its user message (the agent
+        listing of a run that may delegate).
 
         ``result_slot`` receives the result also when the run is interrupted (cancelled).
         ``role`` says which context the run gets (default: ``subagent`` with a ``parent``,
@@ -380,6 +395,8 @@ class AgentRunner:
             depth=(parent.depth + 1) if parent else 0, policy=run_policy, transcript=transcript,
             delegate=self,
         )
+        if turns is not None:
+            ctx.extra["turns"] = turns
         state = _RunState(agent=agent, model=model_id, transcript=transcript, slot=result_slot,
                           warnings=[*run_policy.warnings, *outer.warnings_for(agent),
                                     *trust_notes],
@@ -454,7 +471,7 @@ class AgentRunner:
                 self._emit("start", {"agent": agent.name, "model": model_id, "run_id": run_id})
                 await self._safe(run_hooks.on_start(ctx, agent, prompt), state, "on_start")
                 await self._loop(ctx, state, run_hooks, system, prompt, offered, everything,
-                                 limit, turns, history, lead, toolset)
+                                 limit, turns, history, lead, toolset, reminders)
             except (asyncio.CancelledError, KeyboardInterrupt):
                 state.stop = "interrupted"
                 ctx.processes.kill_all()
@@ -510,6 +527,7 @@ class AgentRunner:
         history: Sequence[Message] = (),
         lead: Sequence[TextBlock] = (),
         toolset: ToolSet | None = None,
+        reminders: Sequence[str] = (),
     ) -> None:
         toolset = toolset or ToolSet(offered)
         loaded: set[str] = ctx.extra.setdefault(LOADED_KEY, set())
@@ -519,9 +537,12 @@ class AgentRunner:
                         policy=self.policy, transcript=state.transcript, calls=state.calls,
                         warnings=state.warnings, emit=self._emit, notes=toolset.notes)
         # ``history``: an earlier conversation resumed (a teammate's transcripts)
-        messages: list[Message] = [*history, Message("user", (*lead, TextBlock(prompt)))]
+        messages: list[Message] = [*history, Message("user", (
+            *lead, TextBlock(prompt), *(TextBlock(r) for r in reminders)))]
+        state.messages = messages
         if history and history[-1].role == "user":
-            messages[-2:] = [Message("user", (*history[-1].content, TextBlock(prompt)))]
+            messages[-2:] = [Message("user", (*history[-1].content, TextBlock(prompt),
+                                              *(TextBlock(r) for r in reminders)))]
         state.transcript.message(messages[-1])
         nudged = False
         turn = 0
@@ -576,14 +597,21 @@ class AgentRunner:
                 nudged = False
                 continue
             results = await step.run(uses, turn)
+            extra = control.pending_input(ctx) if control is not None else None
+            if extra:
+                results = Message("user", (*results.content, TextBlock(extra)))
             messages.append(results)
             state.transcript.message(results, turn=turn)
             if control is not None and control.stop_now(ctx):
                 state.final_text = response.text
                 state.stop = "end_turn"
                 return
-        # The limit is reached and the model still wanted tools: ask for a summary, no tools.
+        # The limit is reached and the model still wanted tools: stop here, as Claude Code
+        # does, unless a summary was asked for (one more request, no tools).
         state.stop = "max_turns"
+        state.final_text = ""
+        if not self.config.max_turns_summary:
+            return
         note = TextBlock(SUMMARY_PROMPT.format(n=limit))
         messages[-1] = Message("user", (*messages[-1].content, note))
         state.transcript.event("summary_request", {"text": note.text})
@@ -631,6 +659,7 @@ class AgentRunner:
                                              "kind": type(exc).__name__})
             return None
         state.usage = state.usage + response.usage
+        state.last_usage = response.usage
         return response
 
     async def _complete_relaxing(self, request: ModelRequest, state: _RunState
@@ -703,6 +732,8 @@ class AgentRunner:
             warnings=tuple(dict.fromkeys(
                 (*state.warnings, *(w for ws in state.late_warnings for w in ws)))),
             children=tuple(ctx.children),
+            messages=tuple(state.messages),
+            context_tokens=state.last_usage.total_tokens,
         )
         state.transcript.event("stop", {
             "stop_reason": result.stop_reason, "turns": result.turns,
@@ -843,7 +874,8 @@ class _RunState:
     """Mutable bookkeeping of one run (kept off the runner so runs can overlap)."""
 
     __slots__ = ("agent", "calls", "effort_explicit", "error", "final_text", "generation",
-                 "late_warnings", "model", "result", "slot", "started", "stop", "transcript",
+                 "last_usage", "late_warnings", "messages", "model", "result", "slot", "started",
+                 "stop", "transcript",
                  "turns", "usage", "warnings")
 
     def __init__(self, *, agent: AgentDefinition, model: str, transcript: Transcript,
@@ -857,6 +889,8 @@ class _RunState:
         self.turns = 0
         self.calls: list[ToolCallRecord] = []
         self.usage = Usage()
+        self.last_usage = Usage()  # of the last request: the context the run ended with
+        self.messages: list[Message] = []  # the conversation, for continuing it later
         self.final_text = ""
         self.stop: RunStopReason = "end_turn"
         self.error: str | None = None

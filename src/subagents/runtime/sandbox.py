@@ -64,17 +64,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from subagents.runtime.protected import PROTECTED_DIRS, PROTECTED_FILES
+from subagents.runtime.protected import PROTECTED_DIRS, PROTECTED_FILES, PROTECTED_SUBPATHS
 
 __all__ = [
     "CREDENTIAL_NAME",
+    "PASSED_NAMES",
+    "Guard",
     "SandboxSettings",
     "bwrap_argv",
     "describe",
+    "guard",
     "guarded_paths",
     "move_aside_created",
     "scrubbed_environ",
+    "seccomp_fd",
     "unavailable",
+    "undo",
 ]
 
 SandboxMode = Literal["required", "ask", "off"]
@@ -92,10 +97,10 @@ _HOME_SECRETS = (".ssh", ".aws", ".gnupg", ".azure", ".kube", ".docker", ".confi
                  ".config/anthropic", ".password-store", ".local/share/keyrings")
 
 #: At the top of a writable folder, these are mounted read-only again when they exist (and
-#: moved aside after the call when the command created them); ``.git``'s parts when it is a
-#: folder, else ``.git`` itself.
-_PROTECTED_IN_ROOT = (*(d for d in PROTECTED_DIRS if d != ".git"), *PROTECTED_FILES)
-_GIT_PARTS = (".git/config", ".git/hooks", ".git/info", ".git/modules")
+#: moved aside after the call when the command created them); ``.git`` comes on top, whole
+#: (a bind mount cannot be renamed or removed: the command cannot swap it for its own).
+_PROTECTED_IN_ROOT = (*(d for d in PROTECTED_DIRS if d != ".git"), *PROTECTED_FILES,
+                      *PROTECTED_SUBPATHS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,10 +114,31 @@ class SandboxSettings:
     writable: tuple[Path, ...] = ()
 
 
+#: The variables a command or hook may see (issue 20: by allowlist, since no pattern of
+#: secret names is ever complete: ``DATABASE_URL``, ``MYSQL_PWD``, ``BW_SESSION``,
+#: ``SENTRY_DSN``...).  Locale, terminal, home and the toolchains' own folders; nothing that
+#: can hold a URL with a password or a session.
+PASSED_NAMES = frozenset({
+    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TERM", "COLORTERM", "TZ",
+    "TMPDIR", "COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "CLICOLOR", "CLICOLOR_FORCE",
+    "EDITOR", "VISUAL", "PAGER", "HOSTNAME", "SHLVL", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
+    "XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_DATA_DIRS", "XDG_CONFIG_DIRS", "JAVA_HOME",
+    "GOPATH", "GOROOT", "GOCACHE", "GOMODCACHE", "CARGO_HOME", "RUSTUP_HOME", "NVM_DIR",
+    "NODE_PATH", "PYENV_ROOT", "VIRTUAL_ENV", "CONDA_PREFIX", "CONDA_DEFAULT_ENV", "PYTHONPATH",
+    "PYTHONIOENCODING", "PYTHONUTF8", "PYTHONDONTWRITEBYTECODE", "GEM_HOME", "GEM_PATH",
+    "RBENV_ROOT", "SDKMAN_DIR", "DENO_DIR", "BUN_INSTALL", "PNPM_HOME", "CI",
+})
+_PASSED_PREFIXES = ("LC_",)
+
+
 def scrubbed_environ(environ: Mapping[str, str] | None = None) -> dict[str, str]:
-    """``environ`` (default: this process's) without variables that look like credentials."""
+    """The variables of ``environ`` (default: this process's) a sandboxed command or a hook
+    may see: those named in :data:`PASSED_NAMES` (and ``LC_*``), never one that looks like
+    a credential."""
     env = os.environ if environ is None else environ
-    return {k: v for k, v in env.items() if not CREDENTIAL_NAME.search(k)}
+    return {k: v for k, v in env.items()
+            if (k in PASSED_NAMES or k.startswith(_PASSED_PREFIXES))
+            and not CREDENTIAL_NAME.search(k)}
 
 
 @functools.cache
@@ -157,27 +183,88 @@ def _roots(cwd: Path, settings: SandboxSettings) -> list[Path]:
     return [cwd.resolve(), *(Path(p).resolve() for p in settings.writable)]
 
 
-def _protected_in(root: Path) -> list[Path]:
-    git = root / ".git"
+#: Folders never walked when looking for nested ``.git`` entries (vendored trees; a
+#: submodule there is still found through ``.gitmodules``), and how many folders one walk
+#: may visit, so a huge tree costs a bounded time per call.
+_NO_WALK = frozenset({"node_modules", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache",
+                      ".pytest_cache", ".ruff_cache", "target", ".gradle"})
+_WALK_LIMIT = 20_000
+
+
+def _nested_git(root: Path) -> list[Path]:
+    """Every ``.git`` (file or folder) below ``root`` but not at its top: submodules, nested
+    repositories, worktrees.  Read from ``.gitmodules`` and by a bounded walk that never
+    follows a link."""
+    found: dict[Path, None] = {}
     try:
-        parts = _GIT_PARTS if git.is_dir() else (".git",)
+        text = (root / ".gitmodules").read_text("utf-8", "replace")
     except OSError:
-        parts = (".git",)
-    return [root / name for name in (*_PROTECTED_IN_ROOT, *parts)]
+        text = ""
+    for m in re.finditer(r"(?m)^\s*path\s*=\s*(.+?)\s*$", text):
+        p = root / m.group(1) / ".git"
+        if os.path.lexists(p) and p.resolve().is_relative_to(root):
+            found[p] = None
+    stack, visited = [root], 0
+    while stack and visited < _WALK_LIMIT:
+        folder = stack.pop()
+        visited += 1
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for e in entries:
+            if e.name == ".git":
+                if folder != root:
+                    found[Path(e.path)] = None
+                continue
+            if e.name in _NO_WALK:
+                continue
+            try:
+                if e.is_dir(follow_symlinks=False):
+                    stack.append(Path(e.path))
+            except OSError:
+                continue
+    return list(found)
+
+
+def _protected_in(root: Path) -> list[Path]:
+    """The protected paths of one writable folder: at its top, and every nested ``.git``."""
+    return [*(root / name for name in (*_PROTECTED_IN_ROOT, ".git")), *_nested_git(root)]
+
+
+@dataclass(frozen=True, slots=True)
+class Guard:
+    """What a call must undo once the sandbox is gone: protected paths that did not exist
+    (whatever the command created there is moved aside), and protected paths that are
+    symlinks (a link replaced by the command is moved aside and put back)."""
+
+    missing: tuple[Path, ...] = ()
+    links: tuple[tuple[Path, str], ...] = ()
+
+
+def guard(cwd: Path, settings: SandboxSettings) -> Guard:
+    """The :class:`Guard` of a call about to run in ``cwd``."""
+    missing: list[Path] = []
+    links: list[tuple[Path, str]] = []
+    for root in _roots(cwd, settings):
+        for p in [*(root / name for name in (*_PROTECTED_IN_ROOT, ".git"))]:
+            try:
+                if not os.path.lexists(p):
+                    missing.append(p)
+                elif p.is_symlink():
+                    links.append((p, os.readlink(p)))
+            except OSError:
+                continue
+        for p in _nested_git(root):
+            if p.is_symlink():
+                links.append((p, os.readlink(p)))
+    return Guard(tuple(missing), tuple(links))
 
 
 def guarded_paths(cwd: Path, settings: SandboxSettings) -> list[Path]:
     """The protected paths at the top of the writable folders that do not exist yet (a
     sandboxed command could create them; see the module docstring)."""
-    out: list[Path] = []
-    for root in _roots(cwd, settings):
-        for p in _protected_in(root):
-            try:
-                if not os.path.lexists(p):
-                    out.append(p)
-            except OSError:
-                continue
-    return out
+    return list(guard(cwd, settings).missing)
 
 
 def move_aside_created(paths: Iterable[Path]) -> list[tuple[Path, Path]]:
@@ -196,22 +283,112 @@ def move_aside_created(paths: Iterable[Path]) -> list[tuple[Path, Path]]:
     return moved
 
 
+def undo(g: Guard) -> list[tuple[Path, Path]]:
+    """After the call: move aside what the command created at a protected path, and put
+    back each protected symlink it replaced (its replacement moved aside); the ``(path,
+    new path)`` pairs moved."""
+    moved = move_aside_created(g.missing)
+    for link, target in g.links:
+        try:
+            if os.path.islink(link) and os.readlink(link) == target:
+                continue
+        except OSError:
+            pass
+        moved += move_aside_created([link])
+        try:
+            os.symlink(target, link)
+        except OSError:
+            continue
+    return moved
+
+
+def _seccomp_program() -> bytes | None:
+    """A seccomp filter refusing ``socket(AF_UNIX, ...)`` (``EPERM``), so no host unix
+    socket (D-Bus, docker, ssh and gpg agents) can be reached from any path the sandbox
+    can see; other architectures' system calls (32-bit programs on a 64-bit kernel, which
+    could go round it) fail.  ``None`` where the machine's system-call numbers are not
+    known here (the private ``/run`` and ``/tmp`` still hold)."""
+    import platform
+    import struct
+
+    machine = platform.machine()
+    if sys.byteorder != "little":
+        return None
+    if machine in ("x86_64", "AMD64"):
+        arch, nr, alt = 0xC000003E, 41, 0x40000000 | 41  # x32's socket() too
+    elif machine in ("aarch64", "arm64"):
+        arch, nr, alt = 0xC00000B7, 198, 198
+    else:
+        return None
+    ld, jeq, ret = 0x20, 0x15, 0x06
+    errno = 0x00050000 | 1  # SECCOMP_RET_ERRNO | EPERM
+    allow = 0x7FFF0000
+    prog = [(ld, 0, 0, 4),          # 0: arch
+            (jeq, 1, 0, arch),      # 1: native -> 3
+            (ret, 0, 0, errno),     # 2: any other ABI: refused
+            (ld, 0, 0, 0),          # 3: syscall number
+            (jeq, 1, 0, nr),        # 4: socket -> 6
+            (jeq, 0, 3, alt),       # 5: x32 socket -> 6, else allow
+            (ld, 0, 0, 16),         # 6: args[0], low word (the domain)
+            (jeq, 0, 1, 1),         # 7: AF_UNIX -> 8, else allow
+            (ret, 0, 0, errno),     # 8
+            (ret, 0, 0, allow)]     # 9
+    return b"".join(struct.pack("=HBBI", *ins) for ins in prog)
+
+
+def seccomp_fd() -> int | None:
+    """A file descriptor holding :func:`_seccomp_program` for ``bwrap --seccomp`` (the caller
+    passes it to the child and closes it), or ``None`` where there is no program."""
+    prog = _seccomp_program()
+    if prog is None:
+        return None
+    fd = os.memfd_create("subagents-seccomp") if hasattr(os, "memfd_create") else -1
+    if fd < 0:
+        return None
+    os.write(fd, prog)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def _private_run() -> list[str]:
+    """A private ``/run`` (and ``/var/run`` where it is its own folder): the host's sockets
+    live there.  The resolver file it may hold (``/etc/resolv.conf`` is often a link into
+    it) is bound back read-only."""
+    argv = ["--tmpfs", "/run"]
+    if os.path.isdir("/var/run") and not os.path.islink("/var/run"):
+        argv += ["--tmpfs", "/var/run"]
+    try:
+        resolv = os.path.realpath("/etc/resolv.conf")
+    except OSError:
+        return argv
+    if resolv.startswith(("/run/", "/var/run/")) and os.path.isfile(resolv):
+        argv += ["--ro-bind", resolv, resolv]
+    return argv
+
+
 def bwrap_argv(command: str, *, cwd: Path, settings: SandboxSettings,
                shell: str = "/bin/bash", environ: Mapping[str, str] | None = None,
-               home: Path | None = None, chdir: Path | None = None) -> list[str]:
+               home: Path | None = None, chdir: Path | None = None,
+               seccomp: int | None = None) -> list[str]:
     """The ``bwrap`` command line that runs ``shell -c command`` confined to ``cwd``
-    (starting in ``chdir``, a folder inside it: the main thread's shell keeps its ``cd``)."""
+    (starting in ``chdir``, a folder inside it: the main thread's shell keeps its ``cd``);
+    ``seccomp``: a descriptor from :func:`seccomp_fd`, inherited by bwrap."""
     bwrap = shutil.which("bwrap") or "bwrap"
     argv = [bwrap, "--die-with-parent", "--new-session", "--unshare-all"]
+    if os.geteuid() == 0:
+        # root keeps every capability inside otherwise: umount the read-only binds, remount /
+        argv += ["--cap-drop", "ALL"]
     if settings.network:
         argv.append("--share-net")
-    argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+             *_private_run()]
     roots = _roots(cwd, settings)
     for root in roots:
         argv += ["--bind", str(root), str(root)]
     for root in roots:
         for p in _existing(_protected_in(root)):
-            # the real target of a symlink, so the link cannot be swapped underneath
+            # the real target of a symlink, so what it points to stays read-only; the link
+            # itself is put back after the call if the command replaces it (:func:`undo`)
             real = p.resolve()
             if any(real.is_relative_to(r) for r in roots):
                 argv += ["--ro-bind", str(real), str(real)]
@@ -229,6 +406,8 @@ def bwrap_argv(command: str, *, cwd: Path, settings: SandboxSettings,
         if "\x00" in k or "\x00" in v or "=" in k or not k:
             continue
         argv += ["--setenv", k, v]
+    if seccomp is not None:
+        argv += ["--seccomp", str(seccomp)]
     argv += ["--setenv", "TMPDIR", "/tmp", "--chdir", str((chdir or cwd).resolve()), shell, "-c",
              command]
     return argv

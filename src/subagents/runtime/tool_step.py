@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -48,7 +49,17 @@ from subagents.runtime.tools.base import Tool, ToolContext, ToolInputError, Tool
 from subagents.runtime.transcript import Transcript
 from subagents.runtime.untrusted import fetches_untrusted, wrap_untrusted
 
-__all__ = ["ToolStep", "write_locks"]
+__all__ = ["ToolStep", "current_tool_use_id", "write_locks"]
+
+# The id of the tool call being run (each parallel call runs in a task of its own, so each
+# sees its own): the Agent tool names it in a background agent's notification.
+_TOOL_USE_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "subagents_tool_use_id", default=None)
+
+
+def current_tool_use_id() -> str | None:
+    """The ``tool_use`` id of the call the calling tool code runs for, if any."""
+    return _TOOL_USE_ID.get()
 
 
 @dataclass(slots=True, kw_only=True)
@@ -192,6 +203,7 @@ class ToolStep:
         if not verdict.allowed:
             return _refuse(f"permission denied for {tool.name}: {verdict.reason}; it was not run",
                            "unasked" if verdict.unasked else "permission")
+        token = _TOOL_USE_ID.set(use.id)
         try:
             output = await tool.run(input, ctx)
         except asyncio.CancelledError:
@@ -200,6 +212,8 @@ class ToolStep:
             return _refuse(exc.message, "arguments")
         except Exception as exc:  # a tool bug becomes an is_error result, never a crash
             output = ToolOutput.error(f"{tool.name} failed: {type(exc).__name__}: {exc}")
+        finally:
+            _TOOL_USE_ID.reset(token)
         try:
             await self.hooks.after_tool(ctx, call, output)
         except asyncio.CancelledError:

@@ -100,6 +100,7 @@ class AgentTool(_TeamTool):
 
 class SendMessageTool(_TeamTool):
     name: str = "SendMessage"
+    deferrable: bool = False  # always in the list: a team works through it
     description: str = (
         "Send a message to another agent on your team. Plain text output is not visible to "
         "other agents: to talk to them you MUST use this tool. Incoming messages arrive "

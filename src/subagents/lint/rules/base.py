@@ -101,7 +101,12 @@ class RuleContext:
     def type_error_at(self, defn: AgentDefinition, key: str) -> bool:
         """Did the reader report the value of ``key`` as being of the wrong type?"""
         loc = defn.location_of(key)
-        return loc is not None and ("SA014", loc.line) in self.reader_findings
+        if loc is None:
+            return False
+        from subagents.formats.fields import TYPE_ERROR_CODES
+
+        return any((code, loc.line) in self.reader_findings
+                   for code in ("SA014", TYPE_ERROR_CODES.get(key, "SA014")))
 
     def diag(self, code: str, pos: Pos, message: str, hint: str | None = None) -> Diagnostic:
         return make_diagnostic(code, self.path, pos, message, hint)

@@ -8,20 +8,34 @@ version whose behaviour it states (the profile chosen by config ``claude_code``)
 
 The registry uses :func:`skip_diagnostic` and :func:`duplicate_diagnostic` (one finding per file
 Claude Code does not load); ``validate`` adds :func:`claude_code_findings`, which compares Claude
-Code's reading (:class:`~subagents.claude_code.reader.ClaudeCodeView`) with the strict reading.
+Code's reading (:class:`~subagents.claude_code.reader.ClaudeCodeView`) with the strict reading,
+through :func:`claude_code_reading`: the one place that says which of the strict reader's
+findings still stand once Claude Code's reading is known (every command that judges a Claude
+file -- ``validate``, ``validate_text``, ``convert`` and ``sync`` through them -- uses it).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 from subagents.claude_code.reader import ClaudeCodeView, ParseMode, SkipKind
+from subagents.definition import AgentDefinition
 from subagents.diagnostics import Diagnostic
+from subagents.formats.fields import TYPE_ERRORS
+from subagents.harnesses.loader import LoadResult
 from subagents.lint.rules.base import make_diagnostic
 from subagents.lint.rules.catalog import check, rule
 
-__all__ = ["claude_code_findings", "duplicate_diagnostic", "key_line", "skip_diagnostic"]
+__all__ = [
+    "claude_code_findings",
+    "claude_code_reading",
+    "duplicate_diagnostic",
+    "key_line",
+    "skip_diagnostic",
+]
 
 
 def key_line(text: str | None, key: str) -> int | None:
@@ -197,6 +211,8 @@ def claude_code_findings(
             "byte sequence",
             "re-save the file as UTF-8, e.g. `iconv -f latin1 -t utf-8 in.md > out.md`",
         )
+    yield from _tool_changes(view, path, text, label)
+    yield from _missing_skills(view, path, text, label)
     for note in view.notes:
         if note.key == "hooks":
             continue  # the hooks rules (SA109/SA110) point at the entry itself
@@ -209,6 +225,78 @@ def claude_code_findings(
             f"{label} ignores {note.message}",
             _NOTE_HINTS.get(code, "use a value Claude Code accepts, or remove the field"),
         )
+
+
+def _tool_changes(view: ClaudeCodeView, path: str, text: str | None, label: str
+                  ) -> Iterator[Diagnostic]:
+    """Tools Claude Code gives other than written (measured on 2.1.332): a deny-all that
+    denies nothing, a pattern in ``disallowedTools`` that removes the whole tool, and
+    ``memory`` that adds Write and Edit to a tools list."""
+    denied = view.frontmatter.get("disallowedTools")
+    written = denied.split(",") if isinstance(denied, str) else (
+        denied if isinstance(denied, list) else [])
+    # the reader drops a `*` entry (Claude Code denies nothing by it), so look at the text
+    if any(isinstance(e, str) and e.strip() == "*" for e in written):
+        yield make_diagnostic(
+            "SA021", path, key_pos(text, "disallowedTools"),
+            f"{label} ignores `disallowedTools: *`: it denies nothing, and the agent keeps "
+            "every tool it would have",
+            "name the tools to deny (`disallowedTools: Write, Edit, Bash`), or give the "
+            "agent only the tools it needs with `tools`")
+    for raw in view.disallowed_tools or ():
+        entry = raw.strip()
+        if "(" in entry and entry.endswith(")") and entry.split("(", 1)[0].strip():
+            tool = entry.split("(", 1)[0].strip()
+            yield make_diagnostic(
+                "SA021", path, key_pos(text, "disallowedTools"),
+                f"`disallowedTools: {entry}`: {label} launches the agent without {tool} at "
+                f"all, not only without the matching uses (its listing still shows {tool}); "
+                "`subagents run` refuses only the matching uses",
+                f"write `{tool}` to deny the whole tool, or remove the entry and limit its "
+                "uses in the permission settings")
+    fm = view.frontmatter
+    listed = fm.get("tools")
+    if view.tools and fm.get("memory") in view.profile.memories and listed is not None:
+        from subagents.claude_code.reader import split_tools
+
+        added = [t for t in ("Write", "Edit") if t not in (split_tools(listed) or ())]
+        if added:
+            yield make_diagnostic(
+                "SA021", path, key_pos(text, "tools"),
+                f"`memory: {fm['memory']}` with a `tools` list: {label} adds "
+                f"{' and '.join(added)} to the agent's tools (to keep its memory)",
+                f"list {' and '.join(added)} in `tools` so the file says what the agent gets, "
+                "or remove `memory`")
+
+
+def _missing_skills(view: ClaudeCodeView, path: str, text: str | None, label: str
+                    ) -> Iterator[Diagnostic]:
+    """A skill the agent names that no skills folder holds: Claude Code launches the agent
+    without it (measured on 2.1.332; a warning in its debug log only).  Checked only for a file
+    inside a ``.claude/agents`` folder, whose project and user skills folders are known; a
+    plugin's skill (``plugin:skill``) is not looked for."""
+    raw = view.frontmatter.get("skills")
+    names = raw.split(",") if isinstance(raw, str) else raw if isinstance(raw, list) else []
+    wanted = [n.strip() for n in names if isinstance(n, str) and n.strip() and ":" not in n]
+    if not wanted:
+        return
+    import os
+    from pathlib import Path
+
+    here = Path(os.path.abspath(path))
+    if ".claude" not in here.parts:
+        return
+    roots = [p for p in here.parents if (p / ".claude").is_dir()]
+    home = Path(os.environ.get("HOME") or Path.home())
+    folders = [*(r / ".claude" / "skills" for r in roots), home / ".claude" / "skills"]
+    for name in wanted:
+        if any((f / name / "SKILL.md").is_file() for f in folders):
+            continue
+        yield make_diagnostic(
+            "SA021", path, key_pos(text, "skills"),
+            f"`skills`: no skill {name!r} in .claude/skills or ~/.claude/skills: {label} "
+            "launches the agent without it (its debug log says so, nothing else does)",
+            f"create .claude/skills/{name}/SKILL.md, or remove {name!r} from `skills`")
 
 
 # A field Claude Code ignores keeps the code of its own rule (so `ignore = ["SA108"]` in a
@@ -255,3 +343,68 @@ def _dash_line(text: str | None) -> int | None:
     start = text.find("\n")
     pos = text.find("---", start + 1)
     return text.count("\n", 0, pos) + 1 if pos >= 0 else None
+
+
+# Reader findings that say "this is not strict YAML / not readable" -- superseded, for a file
+# Claude Code loads, by what Claude Code makes of it (rules/claude_code.py).
+_SUPERSEDED_WHEN_LOADED = frozenset(
+    {"SA001", "SA003", "SA004", "SA005", "SA006", "SA010", "SA012",
+     "SA018", "SA101", "SA102", "SA103"}
+)
+# Fields whose value Claude Code itself judges: a wrong type there is reported as what Claude
+# Code does with it (rules/claude_code.py), not as the strict reader's SA014.
+_CLAUDE_CODE_JUDGES = frozenset(
+    {"name", "description", "model", "tools", "disallowedTools", "maxTurns", "permissionMode",
+     "background", "effort", "isolation", "memory", "color", "mcpServers"}
+)
+
+
+_PARSE_FINDINGS = frozenset({"SA003", "SA004", "SA005", "SA010", "SA013", "SA018"})
+_UNREADABLE_SKIPS = frozenset({SkipKind.YAML, SkipKind.NO_FRONTMATTER, SkipKind.REFUSED})
+
+
+def claude_code_reading(
+    result: LoadResult, display: str, file_path: Path | None, text: str | None
+) -> tuple[list[Diagnostic], tuple[AgentDefinition, ...]]:
+    """Reader findings and the definitions the rules judge, as Claude Code reads the file.
+
+    For a Claude agent file the rules judge the definition Claude Code runs (its tools split,
+    its model, the last of duplicate keys); the strict reader keeps the positions and its
+    portability findings. A file Claude Code skips keeps the strict reader's findings and gets
+    one error saying why Claude Code skips it.
+    """
+    view = result.claude_code
+    if view is None:
+        return list(result.diagnostics), result.definitions
+    findings = list(
+        claude_code_findings(view, display, text)
+    )
+    if view.loaded:
+        kept = [
+            d
+            for d in result.diagnostics
+            if d.rule not in _SUPERSEDED_WHEN_LOADED
+            and not (d.rule in TYPE_ERRORS and d.key in _CLAUDE_CODE_JUDGES)
+        ]
+        (defn,) = result.loaded  # the definition Claude Code runs (the one reading's)
+        return kept + findings, (defn,)
+    # The skip finding replaces the strict reader's finding at the same place, and explains
+    # what its parse errors would: one message, the same one `list` and `doctor` show.
+    if any(d.rule in ("SA011", "SA012") for d in result.diagnostics):
+        findings = []  # empty or binary: the reader's finding says more than "no frontmatter"
+    for i, f in enumerate(findings):
+        # an alias refused: the strict reader knows the exact column of the anchor
+        same = next((d for d in result.diagnostics if d.rule == f.rule == "SA008"), None)
+        if same is not None:
+            findings[i] = dataclasses.replace(f, line=same.line, column=same.column)
+    codes = {d.rule for d in findings if d.rule != "SA014"}
+    places = {(d.rule, d.line) for d in findings}
+    unreadable = view.skip is not None and view.skip.kind in _UNREADABLE_SKIPS
+    kept = [
+        d
+        for d in result.diagnostics
+        if (d.rule, d.line) not in places
+        and d.rule not in codes
+        and not (unreadable and d.rule in _PARSE_FINDINGS)
+    ]
+    return kept + findings, result.definitions

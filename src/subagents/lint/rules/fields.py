@@ -124,16 +124,30 @@ def check_tools(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]
         return
     extra = ctx.config.extra_tools
     unknown = 0
+    profile = None
+    if defn.dialect is D.CLAUDE:
+        from subagents.claude_code.profile import get_profile
+
+        profile = get_profile(ctx.config.claude_code)
     for key in ("tools", "disallowed_tools"):
         entries = getattr(defn, key)
         if not entries:
             continue
         spelled = "tools" if key == "tools" else "disallowedTools"
         for i, raw in enumerate(entries):
+            kind = profile.tool_kind(raw.strip()) if profile is not None else None
+            if kind == "main-thread" and key == "tools" and profile is not None:
+                yield ctx.diag(
+                    "SA104", ctx.item_pos(defn, key, i, raw),
+                    f"`tools`: {raw.strip()!r} is a main-thread tool in {profile.label}; "
+                    "a subagent never gets it", "remove it from the agent's tools")
+                continue
             # exact names first: most entries are plain built-ins, and an `extra-tools` name
             # is taken as written (`computer-use` is not shaped like a tool identifier, but the
-            # user said it exists)
-            if raw in BUILTIN_TOOLS or raw.strip() in extra or is_known_tool(raw, extra):
+            # user said it exists); a tool the chosen Claude Code gives (directly, deferred
+            # through ToolSearch, or named in its typings) is known
+            if kind is not None or raw in BUILTIN_TOOLS or raw.strip() in extra \
+                    or is_known_tool(raw, extra):
                 continue
             entry = parse_tool_entry(raw)
             if entry is None and not raw.strip():
@@ -160,10 +174,8 @@ def check_tools(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]
                 hint = (f"did you mean {close!r}? " if close else "") + (
                     "`subagents rules` lists the known tools; `extra-tools` in "
                     "[tool.subagents] adds your own")
-            if defn.dialect is D.CLAUDE:
-                from subagents.claude_code.profile import get_profile
-
-                label = get_profile(ctx.config.claude_code).label
+            if profile is not None:
+                label = profile.label
                 what += (
                     f"; {label} lists it but drops it when spawning the agent"
                     if key == "tools"
@@ -325,10 +337,11 @@ def check_hooks(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]
         return
     if node is not None:
         return  # wrong type: the reader's SA014
+    events = _hook_events(defn, ctx)
     for event, groups in defn.hooks.items():
         pos = ctx.key_pos(defn, "hooks")
-        if event not in HOOK_EVENTS:
-            yield _unknown_event(ctx, pos, event)
+        if event not in events:
+            yield _unknown_event(ctx, pos, event, events)
         for group in groups:
             for cmd in group.hooks:
                 problem = _command_problem(cmd.type, cmd.command, cmd.prompt, cmd.extra)
@@ -341,8 +354,19 @@ _HOOK_HINT = (
 )
 
 
-def _unknown_event(ctx: RuleContext, pos: tuple[int, int], event: str) -> Diagnostic:
-    close = [e for e in HOOK_EVENTS if e.lower() == event.lower().replace("_", "")]
+def _hook_events(defn: AgentDefinition, ctx: RuleContext) -> tuple[str, ...]:
+    """The hook events of the chosen Claude Code version (its published list) for a Claude
+    agent; the newest list for the other dialects."""
+    if defn.dialect is D.CLAUDE:
+        from subagents.claude_code.profile import get_profile
+
+        return get_profile(ctx.config.claude_code).hook_events or HOOK_EVENTS
+    return HOOK_EVENTS
+
+
+def _unknown_event(ctx: RuleContext, pos: tuple[int, int], event: str,
+                   events: tuple[str, ...] = HOOK_EVENTS) -> Diagnostic:
+    close = [e for e in events if e.lower() == event.lower().replace("_", "")]
     hint = f"did you mean {close[0]}?" if close else "events include PreToolUse, PostToolUse, " \
         "Stop, SubagentStop, UserPromptSubmit, Notification, SessionStart"
     return ctx.diag("SA109", pos, f"`hooks`: {event!r} is not a hook event", hint)
@@ -363,10 +387,11 @@ def _command_problem(
 
 
 def _hooks_node(defn: AgentDefinition, ctx: RuleContext, node: YMap) -> Iterator[Diagnostic]:
+    events = _hook_events(defn, ctx)
     for key, groups in node.pairs:
         event = key.value
-        if event not in HOOK_EVENTS:
-            yield _unknown_event(ctx, (key.line, key.column), event)
+        if event not in events:
+            yield _unknown_event(ctx, (key.line, key.column), event, events)
         if not isinstance(groups, YSeq):
             yield ctx.diag("SA110", (groups.line, groups.column),
                            f"hooks for {event} must be a list of matcher groups", _HOOK_HINT)

@@ -167,9 +167,12 @@ class ReadTool(BlockingTool):
                         f"This tool cannot read binary files. The file appears to be {kind}. "
                         "Read it with a shell command or a script that understands its format.")
                 fh.seek(0)
-                return self._lines(fh, offset, limit, size)
+                out = self._lines(fh, offset, limit, size)
         except OSError as exc:
             return ToolOutput.error(f"cannot read {path}: {exc.strerror or exc}")
+        if not out.is_error:
+            _known(ctx).add(str(path))
+        return out
 
     def _lines(self, fh: Any, offset: int, limit: int, size: int) -> ToolOutput:
         """Claude Code's numbering: ``N<TAB>line``, unpadded; the text is split on newlines,
@@ -264,10 +267,21 @@ def human_size(n: int) -> str:
 
 
 _STATE_NOTE = "(the file now holds exactly what you sent; no need to Read it again)"
+#: ``ctx.extra`` key: files this run has read or written (their content is known to the model)
+KNOWN_KEY = "known_files"
 
 
-def _updated(path: Path) -> ToolOutput:
-    return ToolOutput(f"The file {path} has been updated successfully. {_STATE_NOTE}")
+def _known(ctx: ToolContext) -> set[str]:
+    known: set[str] = ctx.extra.setdefault(KNOWN_KEY, set())
+    return known
+
+
+def _updated(path: Path, ctx: ToolContext, *, note: bool = True) -> ToolOutput:
+    """Claude Code's success line; the note that the file need not be read again comes when
+    the model knew the file (it read or wrote it in this run), as Claude Code's does."""
+    _known(ctx).add(str(path))
+    tail = f" {_STATE_NOTE}" if note else ""
+    return ToolOutput(f"The file {path} has been updated successfully.{tail}")
 
 
 class WriteTool(BlockingTool):
@@ -303,7 +317,8 @@ class WriteTool(BlockingTool):
         except OSError as exc:
             return ToolOutput.error(f"cannot write {path}: {exc.strerror or exc}")
         if existed:
-            return _updated(path)
+            return _updated(path, ctx)
+        _known(ctx).add(str(path))
         return ToolOutput(f"File created successfully at: {path} {_STATE_NOTE}")
 
 
@@ -362,11 +377,12 @@ class EditTool(BlockingTool):
         if old == "":
             if path.exists() and path.stat().st_size > 0:
                 return ToolOutput.tool_use_error("Cannot create new file - file already exists.")
+            created = not path.exists()
             try:
                 atomic_write_text(path, new)
             except OSError as exc:
                 return ToolOutput.error(f"cannot write {path}: {exc.strerror or exc}")
-            return _updated(path)
+            return _updated(path, ctx, note=created or str(path) in _known(ctx))
         if not path.exists():
             return ToolOutput.tool_use_error(_missing(ctx))
         text = _read_text(path)
@@ -380,10 +396,13 @@ class EditTool(BlockingTool):
             atomic_write_text(path, result)
         except OSError as exc:
             return ToolOutput.error(f"cannot write {path}: {exc.strerror or exc}")
+        knew = str(path) in _known(ctx)
         if replace_all:
+            _known(ctx).add(str(path))
+            tail = f" {_STATE_NOTE}" if knew else ""
             return ToolOutput(f"The file {path} has been updated. All occurrences were "
-                              f"successfully replaced. {_STATE_NOTE}")
-        return _updated(path)
+                              f"successfully replaced.{tail}")
+        return _updated(path, ctx, note=knew)
 
 
 class MultiEditTool(BlockingTool):

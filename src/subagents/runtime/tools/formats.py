@@ -41,8 +41,10 @@ class ToolFormats:
     search_tools_need_explicit: bool = True
     #: ``cd`` in ``Bash`` carries over to the next call in the main thread.
     bash_persistent_cwd: bool = True
-    #: WebFetch/WebSearch/NotebookEdit hide behind ``ToolSearch`` where it is offered.
-    deferred_tools: tuple[str, ...] = ("NotebookEdit", "WebFetch", "WebSearch")
+    #: WebFetch/WebSearch/NotebookEdit, and the delegation session's SendMessage and
+    #: TaskStop, hide behind ``ToolSearch`` where it is offered.
+    deferred_tools: tuple[str, ...] = ("NotebookEdit", "SendMessage", "TaskStop", "WebFetch",
+                                       "WebSearch")
 
 
 #: Claude Code version -> the tools' figures.  Add a row when a release changes them.

@@ -46,7 +46,7 @@ Design notes
   callback, with ``required`` the call is refused with the reason.  A protected path the
   sandboxed command created where none was (``.subagents.toml``, ``.claude/``, ``.git``...)
   is moved aside once the call is over, and the result says so
-  (:func:`subagents.runtime.sandbox.guarded_paths`).
+  (:func:`subagents.runtime.sandbox.guard`, :func:`subagents.runtime.sandbox.undo`).
 """
 
 from __future__ import annotations
@@ -62,11 +62,13 @@ from pathlib import Path
 from typing import Any
 
 from subagents.runtime.sandbox import (
+    Guard,
     SandboxSettings,
     bwrap_argv,
-    guarded_paths,
-    move_aside_created,
+    guard,
+    seccomp_fd,
     unavailable,
+    undo,
 )
 from subagents.runtime.tools.base import Tool, ToolContext, ToolOutput, kill_process_group
 from subagents.runtime.tools.files import human_size
@@ -175,32 +177,39 @@ class BashTool(Tool):
                     "there.")
             shell_cwd = saved
         command = input["command"]
-        shell = shutil.which("bash") or "/bin/sh"
+        # /bin/bash first: its name starts bash's own messages, as in Claude Code's results
+        shell = "/bin/bash" if os.access("/bin/bash", os.X_OK) else (
+            shutil.which("bash") or "/bin/sh")
         cwd_r, cwd_w = os.pipe() if persists else (-1, -1)
         ended_in = ""
         if persists:
             # Where the shell ended up, written to a pipe of ours on exit (even after `exit N`).
+            # On the command's first line, so that its error messages keep their line numbers.
             command = (f"trap '__sa_rc=$?; printf %s \"$PWD\" >&{cwd_w} 2>/dev/null; "
-                       f"exit $__sa_rc' EXIT\n{command}")
+                       f"exit $__sa_rc' EXIT; {command}")
         argv: list[str] = [shell, "-c", command]
         env = self.environment()
-        guarded: list[Path] = []
+        guarded: Guard | None = None
+        filter_fd: int | None = None
         try:
             if self.sandbox is not None and self.sandbox.mode != "off":
                 reason = unavailable()
                 if reason is None:
-                    guarded = guarded_paths(ctx.cwd, self.sandbox)
+                    guarded = guard(ctx.cwd, self.sandbox)
+                    filter_fd = seccomp_fd()
                     argv = bwrap_argv(command, cwd=ctx.cwd, settings=self.sandbox,
-                                      shell=shell, chdir=shell_cwd)
+                                      shell=shell, chdir=shell_cwd, seccomp=filter_fd)
                     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
                 elif not await self._unsandboxed_ok(input, ctx, reason):
                     return ToolOutput.error(
                         f"Bash was not run: commands must run in a sandbox and {reason}. "
                         "Install it, or let the user choose --sandbox ask (asks before each "
                         "command) or --sandbox off.")
-            output = await self._execute(argv, shell_cwd, env, timeout, ctx,
-                                         (cwd_w,) if persists else ())
+            fds = ((cwd_w,) if persists else ()) + ((filter_fd,) if filter_fd is not None else ())
+            output = await self._execute(argv, shell_cwd, env, timeout, ctx, fds)
         finally:
+            if filter_fd is not None:
+                os.close(filter_fd)
             if persists:
                 os.close(cwd_w)
                 with contextlib.suppress(OSError):
@@ -211,7 +220,7 @@ class BashTool(Tool):
             return output
         rc, timed_out, body = output
         # The sandbox is gone with its every process: undo protected paths it created.
-        moved = move_aside_created(guarded) if guarded else []
+        moved = undo(guarded) if guarded is not None else []
         notes: list[str] = []
         if persists:
             note = self._follow_cwd(ctx, ended_in)

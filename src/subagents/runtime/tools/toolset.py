@@ -8,14 +8,15 @@ filter and applies the context rules measured on the real CLI (``docs/runtime-to
   search through the shell; a ``Grep`` call there is answered "No such tool available" with
   a pointer to ``grep`` through ``Bash``.  (2.1.332 behaves so; the rule is the
   ``search_tools_need_explicit`` switch of :mod:`subagents.runtime.tools.formats`.)
-* **Deferred tools** (WebFetch, WebSearch, NotebookEdit, where this run has them) are not in
+* **Deferred tools** (WebFetch, WebSearch, NotebookEdit, and the delegation session's
+  SendMessage and TaskStop, where this run has them) are not in
   the tool list of an agent that has every tool: a ``ToolSearch`` tool is (always, as in
   Claude Code, also when this run has nothing to load), and it loads them.  Claude Code
   answers ``ToolSearch`` with ``tool_reference`` blocks that its API turns into definitions;
   we return the definitions as text (a ``<functions>`` block) and add the tools to the list
   of the following requests, which works with every provider.  A call to a deferred tool
   that was not loaded runs all the same (Claude Code's does too).  Claude Code's other
-  deferred tools (cron, worktrees, Monitor, TaskStop) do not exist here and are not listed.
+  deferred tools (cron, worktrees, Monitor) do not exist here and are not listed.
   An agent whose ``tools:`` names a deferred tool gets it directly.
 * Tools of ours that Claude Code lacks (MultiEdit, LS, TodoWrite) are not built unless asked
   (:func:`~subagents.runtime.tools.builtin_tools` ``extras=True``; ``subagents run
@@ -91,7 +92,10 @@ def select_tools(available: Mapping[str, Tool], agent: AgentDefinition | None,
     deferred: frozenset[str] = frozenset()
     if not explicit and fmt.deferred_tools:
         # offered even with nothing to load (Claude Code's contexts with every tool have it)
-        deferred = frozenset(n for n in fmt.deferred_tools if n in offered)
+        # a tool may opt out (agent teams' SendMessage is the lead's main tool, not a
+        # deferred one)
+        deferred = frozenset(n for n in fmt.deferred_tools
+                             if n in offered and getattr(offered[n], "deferrable", True))
         if ToolSearchTool.name not in offered:
             offered[ToolSearchTool.name] = ToolSearchTool(
                 {n: offered[n] for n in sorted(deferred)})
