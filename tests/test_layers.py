@@ -30,7 +30,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("claude_code",),
     ("formats",),
     ("definition", "diagnostics", "errors", "names", "fs", "known_tools", "_deps", "_lazy",
-     "templates"),
+     "templates", "terminal"),
 )
 # Pairs that share a layer yet may depend one way (a package of its own layer is independent
 # unless it is listed here).

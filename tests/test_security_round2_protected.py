@@ -68,3 +68,40 @@ async def test_the_sandbox_protects_harness_files(tmp_path: Path, rel: str) -> N
                          ctx_for(tmp_path))
     assert out.is_error
     assert not target.exists() or target.read_text() != "hook\n"
+
+
+def test_a_projects_writable_dirs_stay_inside_it(tmp_path: Path) -> None:
+    from subagents.lint.trust import run_config
+
+    home = tmp_path / "home"
+    home.mkdir()
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    (project / ".subagents.toml").write_text('writable-dirs = ["/", "..", "build"]\n')
+    config, notes = run_config(project, trusted=True, home=home)
+    assert [d.resolve() for d in config.writable_dirs] == [(project / "build").resolve()]
+    assert sum("outside the project and is ignored" in n for n in notes) == 2
+    (home / ".subagents").mkdir()
+    (home / ".subagents" / "config.toml").write_text(f'writable-dirs = ["{tmp_path / "x"}"]\n')
+    config, _ = run_config(project, trusted=True, home=home)
+    assert tmp_path / "x" in config.writable_dirs  # the user's own word counts
+
+
+async def test_grep_and_glob_never_follow_a_link_out_of_the_project(tmp_path: Path) -> None:
+    from subagents.runtime.tools.search import GlobTool, GrepTool
+
+    secret = tmp_path / "home" / ".ssh" / "id_rsa"
+    secret.parent.mkdir(parents=True)
+    secret.write_text("-----BEGIN OPENSSH PRIVATE KEY----- SECRETKEY\n")
+    project = tmp_path / "project"
+    (project / "notes").mkdir(parents=True)
+    (project / "notes" / "key.txt").symlink_to(secret)
+    (project / "notes" / "mine.txt").write_text("SECRETKEY is a word here\n")
+    (project / "notes" / "alias.txt").symlink_to(project / "notes" / "mine.txt")
+    policy = PermissionPolicy(mode=PermissionMode.PLAN)
+    ctx = ctx_for(project, policy=policy)
+    out = await GrepTool().run({"pattern": "SECRETKEY", "output_mode": "content"}, ctx)
+    assert "BEGIN OPENSSH" not in out.content and "key.txt" not in out.content
+    assert "mine.txt" in out.content and "alias.txt" in out.content  # a link inside: fine
+    out = await GlobTool().run({"pattern": "**/*.txt"}, ctx)
+    assert "key.txt" not in out.content and "mine.txt" in out.content

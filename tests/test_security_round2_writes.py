@@ -111,3 +111,57 @@ def test_fix_does_not_write_through_a_linked_folder(layout: tuple[Path, Path]) -
     assert code != 0 and "symbolic link" in out
     code, out = _in(user, "fix", "broken.md")  # where it really is: the user's to fix
     assert code == 0 and (user / "broken.md").read_text(encoding="utf-8") != before, out
+
+
+def test_write_nofollow_never_follows_a_swapped_folder(tmp_path: Path) -> None:
+    from subagents.fs import write_nofollow
+
+    project = tmp_path / "project"
+    (project / "docs").mkdir(parents=True)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    target = (project / "docs" / "a.md").resolve()  # judged with links resolved
+    (project / "docs").rmdir()
+    (project / "docs").symlink_to(outside)  # swapped after the judgement
+    with pytest.raises(OSError):
+        write_nofollow(target, "x")
+    assert list(outside.iterdir()) == []
+    (project / "docs").unlink()
+    (project / "docs").mkdir()
+    (project / "docs" / "a.md").symlink_to(outside / "b.md")  # a link at the name itself
+    write_nofollow(target, "mine")
+    assert not (project / "docs" / "a.md").is_symlink()
+    assert (project / "docs" / "a.md").read_text() == "mine"
+    assert not (outside / "b.md").exists()
+
+
+async def test_an_approved_write_refused_when_a_link_swaps_while_asking(tmp_path: Path) -> None:
+    from subagents.providers.base import ToolUseBlock
+    from subagents.runtime.hooks import RunHooks
+    from subagents.runtime.permissions import PermissionPolicy, PermissionRequest
+    from subagents.runtime.tool_step import ToolStep
+    from subagents.runtime.tools.base import ToolContext
+    from subagents.runtime.tools.files import WriteTool
+    from subagents.runtime.transcript import Transcript
+
+    project = tmp_path / "project"
+    (project / "notes").mkdir(parents=True)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+
+    async def swap_then_yes(request: PermissionRequest) -> bool:
+        (project / "notes").rmdir()  # what a parallel Bash call could do meanwhile
+        (project / "notes").symlink_to(outside)
+        return True
+
+    policy = PermissionPolicy(ask=swap_then_yes)
+    ctx = ToolContext(cwd=project, agent_name="t", policy=policy)
+    write = WriteTool()
+    step = ToolStep(ctx=ctx, hooks=RunHooks(), offered={"Write": write},
+                    everything={"Write": write}, policy=policy,
+                    transcript=Transcript(None, "t"), calls=[], warnings=[],
+                    emit=lambda kind, data: None)
+    msg = await step.run([ToolUseBlock("1", "Write", {"file_path": "notes/a.md",
+                                                      "content": "x"})], 1)
+    assert list(outside.iterdir()) == []
+    assert "symbolic link changed" in str(msg.content)

@@ -41,6 +41,7 @@ __all__ = [
     "link_escape",
     "open_path",
     "read_regular",
+    "write_nofollow",
 ]
 
 
@@ -214,6 +215,77 @@ def atomic_write(
         raise
     if sync_dir:
         fsync_dir(folder)
+
+
+def _open_dir_nofollow(folder: Path, make: bool) -> int:
+    """A descriptor of ``folder`` (absolute) reached from ``/`` without following a
+    symbolic link at any component (``O_NOFOLLOW`` on each step; ``make``: create missing
+    folders on the way).  A component that is a link raises ``OSError`` (``ELOOP`` or
+    ``ENOTDIR``): the caller judged the path with its links resolved, so a link there now
+    is a swap."""
+    flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) \
+        | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open("/", flags)
+    try:
+        for part in folder.parts[1:]:
+            try:
+                nxt = os.open(part, flags, dir_fd=fd)
+            except FileNotFoundError:
+                if not make:
+                    raise
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(part, 0o777, dir_fd=fd)
+                nxt = os.open(part, flags, dir_fd=fd)
+            os.close(fd)
+            fd = nxt
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def write_nofollow(path: Path, data: bytes | str, *, fsync: bool = True,
+                   make_parents: bool = False) -> None:
+    """:func:`atomic_write` for a path already judged with its links resolved (the file
+    tools' approved path): no component is followed on the way (a folder swapped for a link
+    after the judgement fails the write instead of redirecting it), the temporary file is
+    created in the folder's descriptor, and the rename replaces whatever is at the name (a
+    link there is replaced, never written through)."""
+    import secrets
+
+    path = Path(os.path.abspath(path))
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    dfd = _open_dir_nofollow(path.parent, make_parents)
+    try:
+        try:
+            st = os.stat(path.name, dir_fd=dfd, follow_symlinks=False)
+            mode = stat.S_IMODE(st.st_mode) if stat.S_ISREG(st.st_mode) else None
+        except FileNotFoundError:
+            mode = None
+        if mode is None:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        tmp = f".{path.name}.{secrets.token_hex(4)}.tmp"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+                     | getattr(os, "O_CLOEXEC", 0), 0o600, dir_fd=dfd)
+        try:
+            try:
+                view = memoryview(payload)
+                while view:
+                    view = view[os.write(fd, view):]
+                os.fchmod(fd, mode)
+                if fsync:
+                    os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(tmp, path.name, src_dir_fd=dfd, dst_dir_fd=dfd)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp, dir_fd=dfd)
+            raise
+    finally:
+        os.close(dfd)
 
 
 def find_git_root(start: Path) -> Path | None:

@@ -58,6 +58,15 @@ from subagents.harnesses.layout import find_git_root
 from subagents.names import CODEX_NAME, PORTABLE_NAME
 from subagents.registry.core import AgentRegistry
 
+
+def safe_echo(text: str = "", *, err: bool = False) -> None:
+    """``show``'s text output is for people, piped or not: every line made terminal-safe
+    (``--format json`` is for programs and escapes in JSON's own way)."""
+    from subagents.terminal import echo
+
+    echo(text, err=err, always=True)
+
+
 __all__ = ["FALLBACK", "doctor", "list_agents", "new", "not_found_lines", "show"]
 
 TEMPLATES = (
@@ -357,9 +366,9 @@ def show(
         if output_format == "json":
             fail_json(exc.message, exc.hint, 1,
                       diagnostics=[d.to_dict() for d in exc.diagnostics])
-        click.echo(f"error: {exc}", err=True)
+        safe_echo(f"error: {exc}", err=True)
         for d in exc.diagnostics:
-            click.echo("  " + d.format_text().split("\n")[0], err=True)
+            safe_echo("  " + d.format_text().split("\n")[0], err=True)
         sys.exit(1)
     shadowed = reg.explain(entry.name).shadowed
     from subagents.dispatch.examples import usage_examples  # the ones `subagents test` routes
@@ -375,27 +384,27 @@ def show(
         if report_broken_scopes(reg):
             sys.exit(1)
         return
-    click.echo(f"{entry.name}  ({entry.describe_origin()})")
-    click.echo("")
+    safe_echo(f"{entry.name}  ({entry.describe_origin()})")
+    safe_echo("")
     for line in _wrap_field("description", defn.description):
-        click.echo(line)
+        safe_echo(line)
     for key, value in _field_lines(defn):
-        click.echo(f"  {key + ':':<16}{value}")
+        safe_echo(f"  {key + ':':<16}{value}")
     if shadowed:
-        click.echo("\nshadows:")
+        safe_echo("\nshadows:")
         for e in shadowed:
-            click.echo(f"  {e.describe_origin()}")
-    click.echo(
+            safe_echo(f"  {e.describe_origin()}")
+    safe_echo(
         "\nusage examples:"
         if examples
         else "\nusage examples: none (add a `## Usage Examples` section to the prompt)"
     )
     for i, ex in enumerate(examples, 1):
         body = ex.strip().replace("\n", "\n     ")
-        click.echo(f"  {i}. {body}")
+        safe_echo(f"  {i}. {body}")
     if with_prompt:
-        click.echo("\nsystem prompt:\n")
-        click.echo(defn.system_prompt.rstrip())
+        safe_echo("\nsystem prompt:\n")
+        safe_echo(defn.system_prompt.rstrip())
     if report_broken_scopes(reg):
         sys.exit(1)
 

@@ -62,6 +62,7 @@ from subagents.cli.run_options import (
     TrustOptions,
 )
 from subagents.errors import RunError
+from subagents.terminal import echo, safe
 
 if TYPE_CHECKING:
     from subagents.definition import AgentDefinition
@@ -149,7 +150,7 @@ def run(
     trusted, root = _trusted(workdir, trust.trust_project)
     config, notes = run_config(workdir, trusted=trusted)
     for note in notes:
-        click.echo(f"note: {note}", err=True)
+        echo(f"note: {note}", err=True)
     provider = model.provider or "anthropic"
     if provider == "scripted" and connection.script is None:
         raise click.UsageError("--provider scripted needs --script FILE (a JSON list of replies)")
@@ -183,7 +184,7 @@ def run(
         ask=ask,
     )
     for warning in policy.warnings:
-        click.echo(f"warning: {warning}", err=True)
+        echo(f"warning: {warning}", err=True)
     progress = _progress if _stderr_tty() else None
     runner = AgentRunner(
         llm,
@@ -240,7 +241,7 @@ def run(
             )
     except RunInterrupted as exc:
         _print(exc.result, output_format)
-        click.echo(
+        echo(
             f"interrupted: {exc.result.agent} after {exc.result.turns} turn(s)"
             + (f"; transcript: {_shown(exc.result.transcript_path)}"
                if exc.result.transcript_path else ""),
@@ -251,10 +252,10 @@ def run(
     # Warnings are diagnostics, not progress: always on stderr (a clean run prints none);
     # those of pipeline stages and delegated agents too (hooks or MCP servers left out).
     for warning in result.all_warnings():
-        click.echo(f"warning: {warning}", err=True)
+        echo(f"warning: {warning}", err=True)
     refused = _permission_refusals(result)
     if refused:
-        click.echo(
+        echo(
             f"note: {len(refused)} tool call(s) needed permission and were refused "
             f"({', '.join(sorted(set(refused)))}): nobody could be asked (not a terminal); "
             "re-run with --yes, or pre-approve them with --allow RULE or `allow = [...]` in "
@@ -262,17 +263,17 @@ def run(
             err=True,
         )
     if result.stop_reason == "error":
-        click.echo(f"error: {result.error}", err=True)
+        echo(f"error: {result.error}", err=True)
         sys.exit(1)
     if result.stop_reason == "max_turns":
         what = result.error or (f"{result.agent} reached its turn limit ({result.turns} turns) "
                                 "before it finished")
-        click.echo(f"error: {what}; raise --max-turns (or the agent's maxTurns) to let it go "
+        echo(f"error: {what}; raise --max-turns (or the agent's maxTurns) to let it go "
                    "on", err=True)
         sys.exit(1)
     if stages and len(result.children) < len(stages):
         done = len(result.children)
-        click.echo(
+        echo(
             f"error: the pipeline stopped after stage {done} of {len(stages)} "
             f"({result.children[-1].agent if result.children else 'none'}); "
             "its answer is printed above",
@@ -291,7 +292,7 @@ def _env_max_tokens() -> int | None:
         return None
     if raw.isdigit() and int(raw) > 0:
         return int(raw)
-    click.echo(f"note: CLAUDE_CODE_MAX_OUTPUT_TOKENS={raw!r} is not a positive whole number; "
+    echo(f"note: CLAUDE_CODE_MAX_OUTPUT_TOKENS={raw!r} is not a positive whole number; "
                "ignored", err=True)
     return None
 
@@ -340,7 +341,7 @@ def _team_run(
                         max_messages=config.max_team_messages or 1000)
     hooks = _settings_hooks(workdir, trusted, plan)
     for warning in hooks.warnings:
-        click.echo(f"warning: {warning}", err=True)
+        echo(f"warning: {warning}", err=True)
     display = live_board() if live else contextlib.nullcontext(None)
     prompt: str | None = text
     if resume is not None and text.strip() == "-":
@@ -355,26 +356,26 @@ def _team_run(
     if output_format == "json":
         click.echo(json.dumps(outcome.to_dict(), indent=2, ensure_ascii=False))
     elif result.final_text:
-        click.echo(result.final_text)
+        echo(result.final_text)
     team = outcome.team
     mates = [m for m in team["members"] if m["name"] != "team-lead"]
-    click.echo(f"team {team['team']}: {len(mates)} teammate(s), {team['messages']} message(s), "
+    echo(f"team {team['team']}: {len(mates)} teammate(s), {team['messages']} message(s), "
                f"{team['usage']['input_tokens']} input + {team['usage']['output_tokens']} "
                f"output tokens; files in {team['team_dir']}", err=True)
     for warning in result.all_warnings():
-        click.echo(f"warning: {warning}", err=True)
+        echo(f"warning: {warning}", err=True)
     if result.stop_reason == "error":
-        click.echo(f"error: {result.error}", err=True)
+        echo(f"error: {result.error}", err=True)
         sys.exit(1)
 
 
 def _team_progress(kind: str, data: Mapping[str, Any]) -> None:
     if kind == "member":
         reason = f" ({data['reason']})" if data.get("reason") else ""
-        click.echo(f"· {data.get('name')}: {data.get('state')}{reason}", err=True)
+        echo(f"· {data.get('name')}: {data.get('state')}{reason}", err=True)
     elif kind == "task":
         owner = f" ({data['owner']})" if data.get("owner") else ""
-        click.echo(f"· task #{data.get('id')} {data.get('status')}{owner}", err=True)
+        echo(f"· task #{data.get('id')} {data.get('status')}{owner}", err=True)
 
 
 def _permission_refusals(result: AgentResult) -> list[str]:
@@ -390,7 +391,7 @@ def _print(result: AgentResult, output_format: str) -> None:
         data = _shown_paths(result.to_dict())
         click.echo(json.dumps(data, indent=2, ensure_ascii=False))
     elif result.final_text:
-        click.echo(result.final_text)
+        echo(result.final_text)
 
 
 def _shown(path: Path) -> str:
@@ -511,7 +512,7 @@ def _pipeline(
 
     hooks = _settings_hooks(workdir or Path.cwd(), trusted, plan)
     for warning in hooks.warnings:
-        click.echo(f"warning: {warning}", err=True)
+        echo(f"warning: {warning}", err=True)
 
     def resolve(name: str) -> AgentDefinition | None:
         """An agent by name, else the one agent whose name starts with ``name`` (a
@@ -570,7 +571,7 @@ def _trusted(workdir: Path, trust_flag: bool) -> tuple[bool, Path]:
     except (AttributeError, ValueError):
         interactive = False
     if has_something and interactive:
-        click.echo(f"\n{root} is not trusted yet. Trusting it lets its agents' hooks and MCP "
+        echo(f"\n{root} is not trusted yet. Trusting it lets its agents' hooks and MCP "
                    "servers run commands and its .subagents.toml apply.", err=True)
         if click.confirm("Trust this folder?", default=False, err=True):
             store.trust(root)
@@ -640,10 +641,12 @@ def _settle(future: asyncio.Future[bool], answer: bool) -> None:
 
 
 def _confirm(request: PermissionRequest) -> bool:
-    shown = _describe(request.tool, request.input)
-    click.echo(f"\n[{request.agent}] wants to run {request.tool}: {shown}", err=True)
+    # the exact command, every control character spelled out: a "\r" and an erase-line
+    # escape must not make it look like another one
+    shown = safe(_describe(request.tool, request.input), one_line=True)
+    echo(f"\n[{request.agent}] wants to run {request.tool}: {shown}", err=True)
     if request.protected:  # a protected path, or a command without a sandbox
-        click.echo(f"  note: {request.protected}", err=True)
+        echo(f"  note: {request.protected}", err=True)
     return click.confirm("Allow?", default=False, err=True)
 
 
@@ -660,20 +663,20 @@ def _progress(kind: str, data: Mapping[str, Any]) -> None:
     who = data.get("agent") or ""
     indent = "  " * int(data.get("depth", 0) or 0)
     if kind == "turn":
-        click.echo(f"{indent}· {who} turn {data.get('turn')}/{data.get('max_turns')}", err=True)
+        echo(f"{indent}· {who} turn {data.get('turn')}/{data.get('max_turns')}", err=True)
     elif kind == "tool":
         args = _describe(str(data.get("name")), data.get("input") or {})
-        click.echo(f"{indent}  → {data.get('name')} {args[:120]}", err=True)
+        echo(f"{indent}  → {data.get('name')} {args[:120]}", err=True)
     elif kind == "delegate":
-        click.echo(f"{indent}⇢ delegating to {data.get('agent')}", err=True)
+        echo(f"{indent}⇢ delegating to {data.get('agent')}", err=True)
     elif kind == "stop":
-        click.echo(
+        echo(
             f"{indent}■ {who} {data.get('stop_reason')} after {data.get('turns')} turns", err=True
         )
     elif kind == "stage":
-        click.echo(f"▶ stage {data.get('index')}/{data.get('total')}: {who}", err=True)
+        echo(f"▶ stage {data.get('index')}/{data.get('total')}: {who}", err=True)
     elif kind == "handover":
         markers = ", ".join(str(m) for m in data.get("markers") or ())
-        click.echo(f"  ✓ stage {data.get('index')} ({who}) handed over: {markers}", err=True)
+        echo(f"  ✓ stage {data.get('index')} ({who}) handed over: {markers}", err=True)
     elif kind == "notice":
-        click.echo(f"note: {data.get('message')}", err=True)
+        echo(f"note: {data.get('message')}", err=True)

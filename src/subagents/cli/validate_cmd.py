@@ -162,6 +162,13 @@ def _check_selectors(values: tuple[str, ...], option: str) -> None:
     default=None,
     help="Colour the text output (default: on a terminal, unless NO_COLOR is set).",
 )
+@click.option(
+    "--no-cache",
+    is_flag=True,
+    help="Read every file again instead of reusing the findings of files unchanged since the "
+    "last run (the cache lives in $XDG_CACHE_HOME/subagents/validate, default "
+    "~/.cache/subagents/validate; delete that folder to clear it).",
+)
 def validate(
     paths: tuple[str, ...],
     strict: bool,
@@ -175,6 +182,7 @@ def validate(
     baseline: Path | None,
     update_baseline: bool,
     color: bool | None,
+    no_cache: bool,
 ) -> None:
     """Check agent definition files and report every problem with file, line and a fix.
 
@@ -208,7 +216,7 @@ def validate(
         sources = scope_sources(dialect=Dialect(dialect) if dialect else Dialect.CLAUDE)
     try:
         report = validate_paths(expanded, strict=strict, dialect=dialect, select=sel,
-                                ignore=ign, sources=sources)
+                                ignore=ign, sources=sources, cache=not no_cache)
     except UsageError as exc:
         raise click.UsageError(str(exc)) from None
     except ConfigError as exc:

@@ -113,13 +113,49 @@ def _make_loader(with_timestamps: bool) -> type[yaml.SafeLoader]:
 _LOADERS = {True: _make_loader(True), False: _make_loader(False)}
 
 
+#: How many values a document may expand to once aliases are followed (every reader that
+#: walks the result walks the expansion: a 500-byte alias bomb is billions of values).
+MAX_EXPANDED = 100_000
+
+
+def expanded_size(node: yaml.Node) -> int:
+    """How many nodes ``node`` stands for with every alias expanded, computed without
+    expanding (each shared node counted once per use, its size remembered)."""
+    sizes: dict[int, int] = {}
+    stack: list[tuple[yaml.Node, bool]] = [(node, False)]
+    while stack:
+        n, done = stack.pop()
+        if id(n) in sizes:
+            continue
+        kids: list[yaml.Node] = []
+        if isinstance(n, yaml.SequenceNode):
+            kids = list(n.value)
+        elif isinstance(n, yaml.MappingNode):
+            kids = [x for pair in n.value for x in pair]
+        if done:
+            sizes[id(n)] = min(1 + sum(sizes.get(id(k), 1) for k in kids), MAX_EXPANDED + 1)
+            continue
+        stack.append((n, True))
+        stack.extend((k, False) for k in kids if id(k) not in sizes)
+    return sizes[id(node)]
+
+
 def load(text: str, *, with_timestamps: bool = True, limit: int = MAX_DEPTH) -> Any:
-    """Parse ``text`` as YAML 1.2 (core schema); raise :class:`YamlError` when it is not YAML."""
+    """Parse ``text`` as YAML 1.2 (core schema); raise :class:`YamlError` when it is not YAML,
+    :class:`TooDeep` when it nests too deep or expands to more than :data:`MAX_EXPANDED`
+    values through aliases."""
     depth, line = nesting_scan(text, limit)
     if depth > limit:
         raise TooDeep(f"nested deeper than {limit} levels", line or None)
     try:
+        if "*" in text:  # aliases: measure what they expand to before building anything
+            node = yaml.compose(text, Loader=_LOADERS[with_timestamps])
+            if node is not None and expanded_size(node) > MAX_EXPANDED:
+                raise TooDeep(f"the aliases expand to more than {MAX_EXPANDED:,} values "
+                              "(an alias bomb?)", None)
         return yaml.load(text, Loader=_LOADERS[with_timestamps])
+    except TooDeep:
+        raise
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line_no = mark.line + 1 if mark is not None else None

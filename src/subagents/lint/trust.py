@@ -255,10 +255,20 @@ def run_config(workdir: Path, *, trusted: bool, home: Path | None = None
     base = user or Config()
     if project is None:
         return base, notes
+    # A project's writable-dirs stay inside the project: a trusted repository's
+    # writable-dirs = ["/"] must not make the machine writable without a word.
+    inside: list[Path] = []
+    real_root = root.resolve()
+    for d in project.writable_dirs:
+        if d.resolve().is_relative_to(real_root):
+            inside.append(d)
+        else:
+            notes.append(f"{found}: writable-dirs entry {d} is outside the project and is "
+                         f"ignored; only your own {user_file} can add folders outside it")
     merged = dataclasses.replace(
         project,
         allow_rules=(*base.allow_rules, *project.allow_rules),
-        writable_dirs=_unique((*base.writable_dirs, *project.writable_dirs)),
+        writable_dirs=_unique((*base.writable_dirs, *inside)),
         allow_bypass_permissions=base.allow_bypass_permissions,
         sandbox=base.sandbox,
         sandbox_network=base.sandbox_network,

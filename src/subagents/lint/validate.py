@@ -31,7 +31,7 @@ Design notes
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -57,6 +57,7 @@ from subagents.lint.rules.security import path_escapes
 
 if TYPE_CHECKING:
     from subagents.harnesses.layout import Source
+    from subagents.lint.cache import ResultCache
 
 __all__ = [
     "ValidationReport",
@@ -517,7 +518,7 @@ def _harness_duplicates(found: _HarnessIds) -> Iterator[Diagnostic]:
             continue
         name = scope.split(":", 1)[0]
         label = get_harness(name).display_name
-        ordered = sorted(files, key=lambda f: str(f[1]))
+        ordered = sorted(files, key=_read_order(name, files[0][1]))
         winner = ordered[0][0]
         for display, _path in ordered[1:]:
             yield Diagnostic(
@@ -526,6 +527,27 @@ def _harness_duplicates(found: _HarnessIds) -> Iterator[Diagnostic]:
                 message=f"agent name {agent_id!r} is defined again by {winner}; {label} uses "
                         "that file and ignores this one",
                 hint="rename one agent (its `name`) or delete one file")
+
+
+def _read_order(name: str, sample: Path) -> Callable[[tuple[str, Path]], tuple[int, str]]:
+    """The order in which harness ``name`` reads the files of the project ``sample`` is in
+    (its own ``discover``, as ``list`` and ``doctor`` use), then by path."""
+    from subagents.harnesses import get_harness
+    from subagents.harnesses.table import get_spec
+
+    text = sample.absolute().as_posix()
+    project = sample.absolute().parent
+    for folder in get_spec(name).project_folders:
+        cut = text.find(f"/{folder}/")
+        if cut >= 0:
+            project = Path(text[:cut] or "/")
+            break
+    try:
+        found = get_harness(name).discover(project, Path.home())
+    except OSError:
+        found = []
+    order = {str(p.absolute()): i for i, p in enumerate(found)}
+    return lambda f: (order.get(str(f[1].absolute()), len(order)), str(f[1]))
 
 
 def _reader_crash(path: str, exc: BaseException) -> Diagnostic:
@@ -564,8 +586,13 @@ def validate_paths(
     select: Sequence[str] = (),
     ignore: Sequence[str] = (),
     sources: Sequence[Source] | None = None,
+    cache: bool = False,
 ) -> ValidationReport:
     """Validate files and folders (none: the agents the current project sees).
+
+    ``cache``: reuse the findings of files unchanged since an earlier run
+    (:mod:`subagents.lint.cache`; the CLI turns it on unless ``--no-cache``).  The output is
+    the same either way.
 
     With no ``paths``, the roots of ``sources`` (default: :func:`default_sources`) are read;
     an agents folder that is not a folder is an error (``SA605``), as in ``subagents list``.
@@ -601,6 +628,8 @@ def validate_paths(
     harness_ids: _HarnessIds = []
     filters: dict[int, _Filter] = {}
     seen: set[str] = set()  # a file named twice (or inside a folder also named) counts once
+    results = _open_cache(resolved) if cache else None
+    fingerprints: dict[int, str] = {}
     for p, shown in zip(resolved, given, strict=True):
         cfg = config if config is not None else _config_for(p, configs,
                                                              report.config_warnings)
@@ -615,18 +644,78 @@ def validate_paths(
             if key_path in seen:
                 continue
             seen.add(key_path)
-            diags, n = _validate_file(target, cfg, filt, scoped, silencers, harness_ids)
+            if results is None:
+                diags, n = _validate_file(target, cfg, filt, scoped, silencers, harness_ids)
+            else:
+                if key not in fingerprints:
+                    fingerprints[key] = _fingerprint(cfg, filt)
+                diags, n = _validate_cached(results, fingerprints[key], target, cfg, filt,
+                                            scoped, silencers, harness_ids)
             report.files += 1
             report.agents += n
             all_diags.extend(diags)
     # the similar-description check is pairwise: skip it when nobody would see SA602
     similar = any(f.keeps("SA602") for f in filters.values())
-    for d in (*check_scope(scoped, similar=similar), *_harness_duplicates(harness_ids)):
+    memo = results.similar if results is not None else None
+    for d in (*check_scope(scoped, similar=similar, memo=memo),
+              *_harness_duplicates(harness_ids)):
         filt, extra, inline = silencers[d.path]
         all_diags.extend(filt.apply((d,), extra, inline))
     report.strict = strict or any(f.profile is Profile.STRICT for f in filters.values())
     report.diagnostics = sort_diagnostics(all_diags)
+    if results is not None:
+        results.save()
     return report
+
+
+def _open_cache(roots: Sequence[Path]) -> ResultCache | None:
+    from subagents.lint.cache import ResultCache
+
+    try:
+        return ResultCache(roots or [Path.cwd()])
+    except Exception:  # no usable cache: validate without one
+        return None
+
+
+def _fingerprint(cfg: Config, filt: _Filter) -> str:
+    from subagents.lint.cache import config_fingerprint
+
+    return config_fingerprint(cfg, filt.profile.value, filt.select, filt.ignore)
+
+
+def _validate_cached(
+    results: ResultCache, fingerprint: str, target: _Target, config: Config, filt: _Filter,
+    scoped: list[ScopedAgent], silencers: _Silencers, harness_ids: _HarnessIds,
+) -> tuple[list[Diagnostic], int]:
+    """:func:`_validate_file` through the result cache: a file unchanged since the last run
+    gives its stored findings and the facts the scope rules need (never their findings)."""
+    from subagents.lint.cache import AgentFacts, FileEntry
+
+    # a named file may lead elsewhere through a linked folder: where it leads is part of the key
+    real = os.path.realpath(target.path) if target.may_escape else ""
+    key = results.key(os.path.abspath(target.path), real, target.display, target.dialect,
+                      target.root, target.scope, target.may_escape, fingerprint)
+    entry = results.lookup(target.path, key)
+    if entry is not None:
+        for f in entry.facts:
+            scoped.append(ScopedAgent(f.definition(), target.display, f.line, f.column,
+                                      target.scope))
+        if entry.silencers is not None:
+            silencers[target.display] = (filt, *entry.silencers)
+        harness_ids.extend((target.scope, agent_id, target.display, target.path)
+                           for agent_id in entry.harness_ids)
+        return entry.diagnostics, entry.agents
+    mine: list[ScopedAgent] = []
+    my_ids: _HarnessIds = []
+    diags, n = _validate_file(target, config, filt, mine, silencers, my_ids)
+    scoped.extend(mine)
+    harness_ids.extend(my_ids)
+    silenced = silencers.get(target.display) if n else None
+    results.store(target.path, key, FileEntry(
+        diags, n, [AgentFacts.of(a.definition, a.line, a.column) for a in mine],
+        None if silenced is None else (silenced[1], silenced[2]),
+        [agent_id for _scope, agent_id, _display, _path in my_ids]))
+    return diags, n
 
 
 def _config_for(p: Path, cache: dict[Any, Config], notes: list[str]) -> Config:

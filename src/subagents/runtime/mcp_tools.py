@@ -34,6 +34,7 @@ from typing import Any
 
 from subagents.definition import McpServerSpec
 from subagents.runtime.tools.base import Tool, ToolContext, ToolOutput
+from subagents.terminal import safe
 
 __all__ = ["McpServerPool", "McpTool", "expand_env", "mcp_tool_name"]
 
@@ -216,11 +217,13 @@ class McpServerPool:
             read_only = any(fnmatch.fnmatchcase(full_name, p) for p in self.read_only)
             if claimed and not read_only:
                 self.warnings.append(
-                    f"MCP tool {full_name} says it is read-only; it still needs permission "
-                    "(list it in mcp-read-only in your config to treat it as read-only)")
+                    f"MCP tool {safe(full_name, one_line=True)} says it is read-only; it still "
+                    "needs permission (list it in mcp-read-only in your config to treat it as "
+                    "read-only)")
             tool = McpTool(
                 name=full_name,
-                description=remote.description or f"{remote.name} (MCP: {spec.name})",
+                # a server's words reach warnings, listings and the terminal: escaped once here
+                description=safe(remote.description or f"{remote.name} (MCP: {spec.name})"),
                 input_schema=dict(remote.input_schema or {"type": "object"}),
                 read_only=read_only, server_name=spec.name, remote_name=remote.name,
                 client=client,

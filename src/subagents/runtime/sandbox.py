@@ -4,13 +4,23 @@ A permission rule says *which* command may run; the sandbox bounds *what it can 
 the only thing that holds against ``python -c ...``, a script written a turn earlier, or a
 spelling no rule foresaw.  Each ``Bash`` call becomes::
 
-    bwrap --die-with-parent --new-session --unshare-all [--share-net]
-          --ro-bind / /  --dev /dev  --proc /proc  --tmpfs /tmp
+    bwrap --die-with-parent --new-session --unshare-all [--cap-drop ALL] [--share-net]
+          --ro-bind / /  --dev /dev  --proc /proc  --tmpfs /tmp  --tmpfs /run
           --bind CWD CWD  (and each writable folder)
           --ro-bind CWD/.git/config ... (protected paths inside them, read-only again)
           --tmpfs ~/.ssh  --ro-bind /dev/null ~/.netrc ... (credential stores hidden)
-          --clearenv --setenv ... (the environment minus credentials)
-          --chdir CWD  bash -c COMMAND
+          --clearenv --setenv ... (an allowlist of the environment)
+          --seccomp FD (socket(AF_UNIX) refused)  --chdir CWD  bash -c COMMAND
+
+* **Root** (containers, CI) gets ``--cap-drop ALL``: with capabilities a command could
+  unmount the read-only binds or remount ``/`` writable.
+* **Host unix sockets** (D-Bus, docker, ssh and gpg agents) are out of reach: ``/run`` and
+  ``/tmp`` are private, and a seccomp filter (:func:`seccomp_fd`) refuses ``socket(AF_UNIX)``
+  — the private folders alone leave sockets in the home or working folder reachable.
+* **git**: the whole ``.git`` is bound read-only (a bind mount cannot be renamed or removed,
+  so it cannot be swapped for a hostile one), and so is every nested ``.git`` (submodules'
+  ``.git`` files, nested repositories; :func:`guard` finds them).  A protected path that is a
+  symlink is put back after the call if the command replaced it (:func:`undo`).
 
 * **Writes** only in the working folder(s) and a private ``/tmp`` that vanishes with the call;
   at the top of each of them, the protected paths of :mod:`subagents.runtime.protected` that
@@ -32,9 +42,9 @@ spelling no rule foresaw.  Each ``Bash`` call becomes::
   processes, so ``/proc/$PPID/environ`` of the runner is out of reach; when the command ends,
   bwrap's init exits and the kernel kills every process left in the namespace, ``setsid``
   and double-forked daemons included; ``--die-with-parent`` ends it if the runner dies.
-* **Environment** without credentials: variables whose names look like secrets (``*_API_KEY``,
-  ``*TOKEN*``, ``*SECRET*``, ``*PASSWORD*``, ``AWS_*``...) are not passed
-  (:func:`scrubbed_environ`), and the usual credential files in the home folder are hidden.
+* **Environment** by allowlist (:data:`PASSED_NAMES`: locale, terminal, home, toolchain
+  folders), never a name that looks like a secret (:func:`scrubbed_environ`); the usual
+  credential files in the home folder are hidden.
 * **Reads** stay possible outside the working folder (compilers, libraries, the user's tools
   need them), except the hidden credential stores.
 
@@ -227,11 +237,6 @@ def _nested_git(root: Path) -> list[Path]:
     return list(found)
 
 
-def _protected_in(root: Path) -> list[Path]:
-    """The protected paths of one writable folder: at its top, and every nested ``.git``."""
-    return [*(root / name for name in (*_PROTECTED_IN_ROOT, ".git")), *_nested_git(root)]
-
-
 @dataclass(frozen=True, slots=True)
 class Guard:
     """What a call must undo once the sandbox is gone: protected paths that did not exist
@@ -240,12 +245,15 @@ class Guard:
 
     missing: tuple[Path, ...] = ()
     links: tuple[tuple[Path, str], ...] = ()
+    #: every nested ``.git`` found (so :func:`bwrap_argv` does not walk the tree again)
+    nested: tuple[Path, ...] = ()
 
 
 def guard(cwd: Path, settings: SandboxSettings) -> Guard:
     """The :class:`Guard` of a call about to run in ``cwd``."""
     missing: list[Path] = []
     links: list[tuple[Path, str]] = []
+    nested: list[Path] = []
     for root in _roots(cwd, settings):
         for p in [*(root / name for name in (*_PROTECTED_IN_ROOT, ".git"))]:
             try:
@@ -256,9 +264,10 @@ def guard(cwd: Path, settings: SandboxSettings) -> Guard:
             except OSError:
                 continue
         for p in _nested_git(root):
+            nested.append(p)
             if p.is_symlink():
                 links.append((p, os.readlink(p)))
-    return Guard(tuple(missing), tuple(links))
+    return Guard(tuple(missing), tuple(links), tuple(nested))
 
 
 def guarded_paths(cwd: Path, settings: SandboxSettings) -> list[Path]:
@@ -369,10 +378,11 @@ def _private_run() -> list[str]:
 def bwrap_argv(command: str, *, cwd: Path, settings: SandboxSettings,
                shell: str = "/bin/bash", environ: Mapping[str, str] | None = None,
                home: Path | None = None, chdir: Path | None = None,
-               seccomp: int | None = None) -> list[str]:
+               seccomp: int | None = None, guarded: Guard | None = None) -> list[str]:
     """The ``bwrap`` command line that runs ``shell -c command`` confined to ``cwd``
     (starting in ``chdir``, a folder inside it: the main thread's shell keeps its ``cd``);
-    ``seccomp``: a descriptor from :func:`seccomp_fd`, inherited by bwrap."""
+    ``seccomp``: a descriptor from :func:`seccomp_fd`, inherited by bwrap; ``guarded``: the
+    call's :class:`Guard`, whose nested ``.git`` list is used instead of walking again."""
     bwrap = shutil.which("bwrap") or "bwrap"
     argv = [bwrap, "--die-with-parent", "--new-session", "--unshare-all"]
     if os.geteuid() == 0:
@@ -386,7 +396,10 @@ def bwrap_argv(command: str, *, cwd: Path, settings: SandboxSettings,
     for root in roots:
         argv += ["--bind", str(root), str(root)]
     for root in roots:
-        for p in _existing(_protected_in(root)):
+        top = [root / name for name in (*_PROTECTED_IN_ROOT, ".git")]
+        nested = [p for p in guarded.nested if p.is_relative_to(root)] if guarded is not None \
+            else _nested_git(root)
+        for p in _existing([*top, *nested]):
             # the real target of a symlink, so what it points to stays read-only; the link
             # itself is put back after the call if the command replaces it (:func:`undo`)
             real = p.resolve()

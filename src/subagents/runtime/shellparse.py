@@ -77,6 +77,8 @@ DANGEROUS_ARGS: dict[str, tuple[str, ...]] = {
           "--compress-program", "--checkpoint-action", "--open-files-in-pager", "--ext-diff",
           "--pre", "--exec-path", "--git-dir", "--work-tree", "--split-string"),
     "git": ("-O", "-c"),
+    "git clone": ("-u",),  # --upload-pack
+    "git fetch": ("-u",), "git pull": ("-u",),
     "find": ("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0",
              "-fprintf", "-fls"),
     "sort": ("-o",),
@@ -99,6 +101,12 @@ _WRAPPERS = frozenset({
 # Programs whose argument (after -c, or all of them for eval) is shell code.
 _SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "busybox", "su",
                      "fish", "rbash", "tcsh", "csh"})
+
+#: Programs whose arguments are code or many ways to run programs (sed's ``e`` and ``w``
+#: commands, awk's ``system()``, tar's scripts, find's actions): a prefix or glob allow rule
+#: never covers them; only a rule that is the whole command does.
+NEVER_PLAIN = frozenset({"sed", "gsed", "awk", "gawk", "mawk", "nawk", "busybox", "tar",
+                         "gtar", "bsdtar", "find", "gfind"})
 
 _SAFE_TOKENS = frozenset({";", "&&", "||", "|", "|&", "&", "\n", ";;"})
 _LITERAL_LEAVES = frozenset({"word", "number"})
@@ -294,13 +302,21 @@ def rule_words(spec: str) -> tuple[list[str], bool] | None:
     return words, prefix
 
 
-def _dangerous(program: str, arg: str, named: Sequence[str]) -> bool:
-    for form in (*DANGEROUS_ARGS["*"], *DANGEROUS_ARGS.get(os.path.basename(program), ())):
+def _dangerous(program: str, arg: str, named: Sequence[str], sub: str = "") -> bool:
+    base = os.path.basename(program)
+    forms = (*DANGEROUS_ARGS["*"], *DANGEROUS_ARGS.get(base, ()),
+             *DANGEROUS_ARGS.get(f"{base} {sub}", ()))
+    for form in forms:
         if form == "*":
             return True
         if any(n == form or n.startswith(form + "=") for n in named):
             continue  # the rule names this option itself
-        if form.startswith("--") or len(form) > 2:
+        if form.startswith("--"):
+            # getopt takes any unambiguous prefix (--upload-pa=, --out=): every prefix counts
+            name = arg[2:].split("=", 1)[0] if arg.startswith("--") else ""
+            if name and form[2:].startswith(name):
+                return True
+        elif len(form) > 2:
             if arg == form or arg.startswith(form + "="):
                 return True
         elif arg.startswith(form) or (arg.startswith("-") and not arg.startswith("--")
@@ -326,12 +342,23 @@ def allow_matches(spec: str, words: Sequence[str]) -> bool:
                 break
             fixed.append(w)
         rest = words[len(fixed):]
-        return not any(_dangerous(words[0], a, rule) for a in rest)
+        if rest and os.path.basename(words[0]) in NEVER_PLAIN:
+            return False
+        return not any(_dangerous(words[0], a, rule, _sub(words)) for a in rest)
     if prefix:
         if list(words[: len(rule)]) != rule:
             return False
-        return not any(_dangerous(words[0], a, rule) for a in words[len(rule):])
+        rest = words[len(rule):]
+        if rest and os.path.basename(words[0]) in NEVER_PLAIN:
+            return False
+        return not any(_dangerous(words[0], a, rule, _sub(words)) for a in rest)
     return list(words) == rule
+
+
+def _sub(words: Sequence[str]) -> str:
+    """The subcommand of ``git clone ...`` (the first word after the program that is not an
+    option), for :data:`DANGEROUS_ARGS` entries such as ``"git clone"``."""
+    return next((w for w in words[1:] if not w.startswith("-")), "")
 
 
 # --------------------------------------------------------------------------- deny side
@@ -456,6 +483,37 @@ def _code_strings(program: str, args: Sequence[_Word]) -> list[_Word]:
                 return [_Word(None)]
             if a.value.startswith("-") and not a.value.startswith("--") and "c" in a.value:
                 return list(args[i + 1: i + 2]) or [_Word(None)]
+    if base in _SHELLS and base not in ("busybox", "su"):
+        # no -c (handled above): code comes from stdin (a pipe, a here-string, -s) or from a
+        # file named by the first operand; only the file is out of the command line's sight
+        # (the sandbox holds there), stdin is code we cannot read: it counts as a match
+        operands = [a for a in args if a.value is None or not a.value.startswith("-")]
+        if not operands or any(a.value in ("-s", "--") for a in args) \
+                or operands[0].value is None:
+            return [_Word(None)]
+        return []
+    if base in (".", "source"):
+        return [_Word(None)] if any(a.value is None for a in args[:1]) else []
+    if base == "trap":
+        first = next((a for a in args if a.value is None or not a.value.startswith("-")), None)
+        return [first] if first is not None else []
+    if base in ("mapfile", "readarray", "compgen", "complete"):
+        for i, a in enumerate(args):
+            if a.value is None:
+                return [_Word(None)]
+            if a.value == "-C":
+                return list(args[i + 1: i + 2]) or [_Word(None)]
+            if a.value.startswith("-C"):
+                return [_Word(a.value[2:])]
+        return []
+    if base == "alias":
+        out: list[_Word] = []
+        for a in args:
+            if a.value is None:
+                return [_Word(None)]
+            if "=" in a.value:
+                out.append(_Word(a.value.split("=", 1)[1]))
+        return out
     if base == "env":
         for i, a in enumerate(args):
             if a.value is None:

@@ -199,10 +199,17 @@ class ToolStep:
         if decision is not None and not decision.allow:
             return _refuse(f"{tool.name} refused by a hook: {decision.reason or 'blocked'}",
                            "hook")
+        judged = _write_targets(tool, input, ctx)
         verdict = await policy.decide(tool, input, ctx)
         if not verdict.allowed:
             return _refuse(f"permission denied for {tool.name}: {verdict.reason}; it was not run",
                            "unasked" if verdict.unasked else "permission")
+        if _write_targets(tool, input, ctx) != judged:
+            # a link swapped while the question was open (another call of the same message):
+            # the approval was for another file
+            return _refuse(f"permission denied for {tool.name}: the path now leads somewhere "
+                           "else than when it was approved (a symbolic link changed); it was "
+                           "not run", "permission")
         token = _TOOL_USE_ID.set(use.id)
         try:
             output = await tool.run(input, ctx)
@@ -276,3 +283,11 @@ def write_locks(
 def _refuse(message: str, kind: str) -> tuple[ToolOutput, str]:
     """A call that did not run: Claude Code marks those ``<tool_use_error>``."""
     return ToolOutput.tool_use_error(message), kind
+
+
+def _write_targets(tool: Tool, input: Mapping[str, Any], ctx: ToolContext) -> list[str]:
+    """Where ``tool`` would write, links resolved (compared before and after approval)."""
+    try:
+        return [str(ctx.resolve(p)) for p in tool.write_paths(input)]
+    except (OSError, RuntimeError, TypeError, ValueError, KeyError):
+        return ["?"]

@@ -273,8 +273,9 @@ def _missing_skills(view: ClaudeCodeView, path: str, text: str | None, label: st
                     ) -> Iterator[Diagnostic]:
     """A skill the agent names that no skills folder holds: Claude Code launches the agent
     without it (measured on 2.1.332; a warning in its debug log only).  Checked only for a file
-    inside a ``.claude/agents`` folder, whose project and user skills folders are known; a
-    plugin's skill (``plugin:skill``) is not looked for."""
+    inside a ``.claude/agents`` folder of a project that has a ``.claude/skills`` folder (else
+    the skills may be in a home folder this machine does not have); a plugin's skill
+    (``plugin:skill``) is not looked for."""
     raw = view.frontmatter.get("skills")
     names = raw.split(",") if isinstance(raw, str) else raw if isinstance(raw, list) else []
     wanted = [n.strip() for n in names if isinstance(n, str) and n.strip() and ":" not in n]
@@ -289,6 +290,10 @@ def _missing_skills(view: ClaudeCodeView, path: str, text: str | None, label: st
     roots = [p for p in here.parents if (p / ".claude").is_dir()]
     home = Path(os.environ.get("HOME") or Path.home())
     folders = [*(r / ".claude" / "skills" for r in roots), home / ".claude" / "skills"]
+    if not any(f.is_dir() for f in folders[:-1]):
+        # no project skills folder at all: the skills may live in a home folder we cannot see
+        # (a CI machine, another user's checkout), so saying "missing" would be a guess
+        return
     for name in wanted:
         if any((f / name / "SKILL.md").is_file() for f in folders):
             continue

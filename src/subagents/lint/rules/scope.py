@@ -54,15 +54,34 @@ def _similar_finder() -> SimilarFinder | None:
     return finder
 
 
+#: pairs of similar agents of one scope, by :func:`similar_key` of its members: indices into
+#: the members and the score (kept by the validate result cache between runs)
+SimilarMemo = dict[str, list[list[float]]]
+
+
 @check("SA601", "SA602")
-def check_scope(agents: Iterable[ScopedAgent], *, similar: bool = True) -> Iterator[Diagnostic]:
+def check_scope(agents: Iterable[ScopedAgent], *, similar: bool = True,
+                memo: SimilarMemo | None = None) -> Iterator[Diagnostic]:
+    """``memo``: earlier answers of the pairwise comparison, reused only for a scope whose
+    members have exactly the same names and descriptions in the same order (and filled)."""
     by_scope: dict[str, list[ScopedAgent]] = defaultdict(list)
     for a in agents:
         by_scope[a.scope].append(a)
     for members in by_scope.values():
         yield from _duplicates(members)
         if similar and 1 < len(members) <= MAX_SIMILAR_SCOPE:
-            yield from _similar(members)
+            yield from _similar(members, memo)
+
+
+def similar_key(members: Sequence[ScopedAgent]) -> str:
+    """Everything the similar-description comparison reads, hashed."""
+    import hashlib
+
+    h = hashlib.blake2b(digest_size=16)
+    for a in members:
+        h.update(f"{a.definition.name}\x00{a.definition.description}\x01".encode(
+            "utf-8", "surrogatepass"))
+    return h.hexdigest()
 
 
 def _duplicates(members: list[ScopedAgent]) -> Iterator[Diagnostic]:
@@ -104,19 +123,43 @@ def _claude_code_duplicates(name: str, same: list[ScopedAgent]) -> Iterator[Diag
         )
 
 
-def _similar(members: list[ScopedAgent]) -> Iterator[Diagnostic]:
+def _similar_pairs(members: list[ScopedAgent]) -> list[tuple[int, int, float]] | None:
     finder = _similar_finder()
     if finder is None:
-        return
-    index = {id(a.definition): a for a in members}
+        return None
+    index = {id(a.definition): i for i, a in enumerate(members)}
     try:
         pairs = finder([a.definition for a in members])
     except Exception:  # advisory rule: a router bug must not break validation
-        return
+        return None
+    out: list[tuple[int, int, float]] = []
     for left, right, score in pairs:
-        a, b = index.get(id(left)), index.get(id(right))
-        if a is None or b is None:
-            continue
+        i, j = index.get(id(left)), index.get(id(right))
+        if i is not None and j is not None:
+            out.append((i, j, score))
+    return out
+
+
+def _similar(members: list[ScopedAgent], memo: SimilarMemo | None = None) -> Iterator[Diagnostic]:
+    key = similar_key(members) if memo is not None else ""
+    known = memo.get(key) if memo is not None else None
+    pairs: list[tuple[int, int, float]] | None = None
+    if known is not None:
+        try:
+            pairs = [(int(i), int(j), float(score)) for i, j, score in known]
+        except (TypeError, ValueError):
+            pairs = None
+        if pairs is not None and any(not (0 <= i < len(members) and 0 <= j < len(members))
+                                     for i, j, _ in pairs):
+            pairs = None
+    if pairs is None:
+        pairs = _similar_pairs(members)
+        if pairs is None:
+            return
+        if memo is not None:
+            memo[key] = [[i, j, score] for i, j, score in pairs]
+    for i, j, score in pairs:
+        a, b = members[i], members[j]
         for this, other in ((a, b), (b, a)):
             yield make_diagnostic(
                 "SA602",

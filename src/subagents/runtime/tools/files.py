@@ -42,7 +42,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from subagents.fs import atomic_write
+from subagents.fs import write_nofollow
 from subagents.runtime.tools.base import BlockingTool, ToolContext, ToolOutput
 from subagents.runtime.tools.formats import ToolFormats, formats_for
 
@@ -56,8 +56,10 @@ EMPTY_FILE = ("<system-reminder>Warning: the file exists but the contents are em
 
 
 def atomic_write_text(path: Path, text: str, *, fsync: bool = True) -> None:
-    """The Write and Edit tools' write: :func:`subagents.fs.atomic_write`, parents created."""
-    atomic_write(path, text, fsync=fsync, make_parents=True)
+    """The Write and Edit tools' write: atomic, parents created, and no component of the
+    approved (resolved) path followed (:func:`subagents.fs.write_nofollow`: a folder swapped
+    for a link after the approval fails the write instead of redirecting it)."""
+    write_nofollow(path, text, fsync=fsync, make_parents=True)
 
 
 def _read_text(path: Path) -> str | ToolOutput:

@@ -79,6 +79,20 @@ def _walk(root: Path) -> Iterator[Path]:
             yield Path(dirpath, name)
 
 
+def _links_out(path: Path, roots: tuple[Path, ...]) -> bool:
+    """Is ``path`` (met in a walk) a symbolic link — or below one — whose target is outside
+    every one of ``roots`` (resolved)?  Such a file is skipped: the walk must not read or
+    list what Read would refuse (``notes -> ~/.ssh/id_rsa`` in plan mode).  The walks never
+    enter a linked folder, so only the file itself can be a link: one ``lstat`` per file."""
+    try:
+        if not path.is_symlink():
+            return False
+        real = path.resolve()
+    except (OSError, RuntimeError):
+        return True
+    return not any(real.is_relative_to(r) for r in roots)
+
+
 def _matches_glob(path: Path, root: Path, pattern: str) -> bool:
     rel = path.relative_to(root).as_posix() if path != root else path.name
     # "*.py" matches by name anywhere; "src/**/*.py" matches the relative path.
@@ -234,10 +248,13 @@ class GrepTool(BlockingTool):
         stopped = False
         # (shown path, mtime, lines of content output or hit count)
         found: list[tuple[str, float, list[str], int]] = []
+        inside = tuple({ctx.cwd.resolve(), root.resolve()})
         for path in _walk(root):
             if time.monotonic() > deadline:
                 stopped = True
                 break
+            if path != root and _links_out(path, inside):
+                continue
             if input.get("glob") and not _matches_glob(path, root, input["glob"]):
                 continue
             if type_globs and not any(fnmatch.fnmatch(path.name, g) for g in type_globs):
@@ -440,10 +457,13 @@ class GlobTool(BlockingTool):
         # a pattern without ** never looks deeper than its own slashes
         depth = None if any("**" in p for p in patterns) else max(
             p.removeprefix("./").count("/") for p in patterns)
+        inside = tuple({ctx.cwd.resolve(), root.resolve()})
         for path, rel in _walk_in_order(root, depth):
             if time.monotonic() > deadline:
                 return ToolOutput.error(
                     f"Glob stopped after {SEARCH_TIME_LIMIT:g} s; narrow path or pattern")
+            if _links_out(path, inside):
+                continue
             if any(r.match(rel) for r in regexes):
                 try:
                     found.append((path.stat().st_mtime, path))

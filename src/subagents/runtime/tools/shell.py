@@ -198,7 +198,8 @@ class BashTool(Tool):
                     guarded = guard(ctx.cwd, self.sandbox)
                     filter_fd = seccomp_fd()
                     argv = bwrap_argv(command, cwd=ctx.cwd, settings=self.sandbox,
-                                      shell=shell, chdir=shell_cwd, seccomp=filter_fd)
+                                      shell=shell, chdir=shell_cwd, seccomp=filter_fd,
+                                      guarded=guarded)
                     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
                 elif not await self._unsandboxed_ok(input, ctx, reason):
                     return ToolOutput.error(

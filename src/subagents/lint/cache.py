@@ -1,0 +1,304 @@
+"""The ``validate`` result cache: per-file findings and per-file facts, as ruff keeps them.
+
+Design notes
+------------
+* **What is stored.** For each file: its findings after filtering (they depend only on the
+  file, its place and the configuration), the number of agents, the silencers that apply to
+  it, and the *facts* the cross-file rules need (name, description, dialect, path, scope
+  source, line and column of each agent; the ids of the agents another harness loads).  The
+  cross-file rules (``SA601`` duplicate names, ``SA602`` similar descriptions, each harness's
+  duplicate ids) are never cached: every run recomputes them from the facts,
+  so editing one file changes what its neighbours are told.
+* **When an entry is used.** Its key (path, shown path, dialect, folder walked, scope, the
+  effective configuration and filter) must match, the file's mode must match (a security rule
+  reads it), and the BLAKE2 hash of the bytes must match: a file edited twice within one
+  mtime tick is caught by the hash, not the stat.  The stat (mtime_ns, size, inode, mode) is
+  kept in the entry for inspection.  Symbolic links are never cached (what they lead to can
+  change without the link changing).
+* **What the environment chooses.** Every ``SUBAGENTS_*`` variable (``--claude-code`` sets
+  one) is part of the key, and so are the files of a folder of recorded versions named there.
+* **Which build of subagents.** The file records a fingerprint of the installed package: the
+  version plus the path, size and mtime of every file of the package (a development install
+  changes it on every edit).  Any other fingerprint: the whole file is ignored.
+* **Where.** ``$SUBAGENTS_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/subagents/validate``
+  (default ``~/.cache/subagents/validate``): outside the project, so it never shows in a diff,
+  never needs a ``.gitignore`` line, and an untrusted checkout cannot plant entries.  One JSON
+  file per set of folders validated together.  Deleting the folder clears it.
+* **Failure.** Reading: a missing, corrupt or foreign file is an empty cache; a malformed
+  entry is a miss.  Writing: atomic (temp file, then rename, :func:`subagents.fs.atomic_write`),
+  so concurrent runs each write a whole file and the last one wins; an unwritable folder is
+  silently skipped.  The cache never raises and never changes the output.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import json
+import os
+import stat
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from subagents.definition import AgentDefinition, Dialect, Scope
+from subagents.diagnostics import Diagnostic, Severity
+
+__all__ = ["FileEntry", "ResultCache", "cache_dir", "config_fingerprint", "package_fingerprint"]
+
+_FORMAT = 2
+#: larger files are validated every time (hashing them would cost more than it saves)
+_MAX_CACHED_BYTES = 4 * 1024 * 1024
+
+
+def cache_dir() -> Path:
+    """``$SUBAGENTS_CACHE_DIR``, else ``$XDG_CACHE_HOME/subagents/validate``."""
+    forced = os.environ.get("SUBAGENTS_CACHE_DIR")
+    if forced:
+        return Path(forced)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "subagents" / "validate"
+
+
+@functools.lru_cache(maxsize=1)
+def package_fingerprint() -> str:
+    """The version plus the size and mtime of every file of the installed package (computed
+    once a process: a few hundred ``stat`` calls)."""
+    import subagents
+
+    root = Path(subagents.__file__).parent
+    h = hashlib.blake2b(subagents.__version__.encode(), digest_size=16)
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+        for name in sorted(filenames):
+            full = os.path.join(dirpath, name)
+            try:
+                st = os.stat(full)
+            except OSError:
+                continue
+            h.update(f"{os.path.relpath(full, root)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()
+
+
+def _canonical(value: Any) -> Any:
+    if isinstance(value, (set, frozenset)):
+        return sorted(map(str, value))
+    if isinstance(value, Path):
+        return str(value)
+    return str(value)
+
+
+def _environment() -> dict[str, Any]:
+    """What the environment chooses: every ``SUBAGENTS_*`` variable (the Claude Code version
+    ``--claude-code`` picks, another folder of recorded versions, ...) and, for such a folder,
+    the size and mtime of its files."""
+    chosen = {k: v for k, v in os.environ.items()
+              if k.startswith("SUBAGENTS_") and k != "SUBAGENTS_CACHE_DIR"}
+    data = chosen.get("SUBAGENTS_CLAUDE_CODE_DATA")
+    files: list[list[Any]] = []
+    if data:
+        try:
+            with os.scandir(data) as it:
+                for e in it:
+                    st = e.stat()
+                    files.append([e.name, st.st_size, st.st_mtime_ns])
+        except OSError:
+            pass
+    return {"variables": chosen, "data": sorted(files)}
+
+
+def config_fingerprint(config: Any, profile: str, select: Sequence[str],
+                       ignore: Sequence[str]) -> str:
+    """One hash of the effective configuration (a dataclass) and the filter."""
+    data = {"config": dataclasses.asdict(config), "profile": profile,
+            "select": list(select), "ignore": list(ignore), "environment": _environment()}
+    text = json.dumps(data, sort_keys=True, default=_canonical)
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class AgentFacts:
+    """What the cross-file rules read of one agent."""
+
+    name: str
+    description: str
+    dialect: str
+    path: str | None
+    source: str | None
+    line: int
+    column: int
+
+    @classmethod
+    def of(cls, defn: AgentDefinition, line: int, column: int) -> AgentFacts:
+        return cls(defn.name, defn.description, defn.dialect.value,
+                   None if defn.path is None else os.fspath(defn.path),
+                   None if defn.source is None else defn.source.value, line, column)
+
+    def definition(self) -> AgentDefinition:
+        return AgentDefinition(
+            name=self.name, description=self.description, dialect=Dialect(self.dialect),
+            path=None if self.path is None else Path(self.path),
+            source=None if self.source is None else Scope(self.source))
+
+
+@dataclass(slots=True)
+class FileEntry:
+    """The cached outcome of one file."""
+
+    diagnostics: list[Diagnostic]
+    agents: int
+    facts: list[AgentFacts] = field(default_factory=list)
+    #: (config ignores for the file, in-file ignores) when it defines agents
+    silencers: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+    #: ids of the agents another harness loads from the file (its duplicate-name rule)
+    harness_ids: list[str] = field(default_factory=list)
+
+
+def _diag_out(d: Diagnostic) -> list[Any]:
+    return [d.path, d.line, d.column, d.rule, d.severity.value, d.message, d.hint, d.key,
+            d.subject]
+
+
+def _diag_in(row: list[Any]) -> Diagnostic:
+    path, line, column, rule, severity, message, hint, key, subject = row
+    return Diagnostic(path=path, line=line, column=column, rule=rule,
+                      severity=Severity(severity), message=message, hint=hint, key=key,
+                      subject=subject)
+
+
+def _entry_out(key: str, st: os.stat_result, digest: str, entry: FileEntry) -> dict[str, Any]:
+    return {
+        "k": key, "st": [st.st_mtime_ns, st.st_size, st.st_ino, st.st_mode], "h": digest,
+        "d": [_diag_out(d) for d in entry.diagnostics], "n": entry.agents,
+        "f": [dataclasses.astuple(f) for f in entry.facts],
+        "s": None if entry.silencers is None else [list(entry.silencers[0]),
+                                                   list(entry.silencers[1])],
+        "i": list(entry.harness_ids),
+    }
+
+
+def _entry_in(raw: dict[str, Any]) -> FileEntry:
+    s = raw["s"]
+    return FileEntry(
+        diagnostics=[_diag_in(r) for r in raw["d"]], agents=int(raw["n"]),
+        facts=[AgentFacts(*f) for f in raw["f"]],
+        silencers=None if s is None else (tuple(s[0]), tuple(s[1])),
+        harness_ids=[str(i) for i in raw["i"]])
+
+
+class _Memo(dict[str, list[list[float]]]):
+    """Starts empty, answers from an earlier run's answers: what this run used is kept."""
+
+    def __init__(self, old: dict[str, Any]) -> None:
+        super().__init__()
+        self._old = old
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if key not in self:
+            value = self._old.get(key)
+            if value is None:
+                return default
+            self[key] = value
+        return self[key]
+
+
+class ResultCache:
+    """One cache file: load once, look files up, store results, save once."""
+
+    def __init__(self, roots: Sequence[Path | str], *, folder: Path | None = None) -> None:
+        where = "\0".join(sorted(os.path.abspath(r) for r in roots))
+        name = hashlib.blake2b(where.encode(), digest_size=12).hexdigest()
+        self.path = (folder or cache_dir()) / f"{name}.json"
+        self._version = package_fingerprint()
+        self._old_similar: dict[str, Any] = {}
+        self._old: dict[str, Any] = self._load()
+        self._new: dict[str, Any] = {}
+        #: the similar-description pairs of each scope (see ``rules.scope.check_scope``):
+        #: answers of earlier runs, and those asked for or computed in this one
+        self.similar: dict[str, list[list[float]]] = _Memo(self._old_similar)
+        self._changed = False
+        #: what the last :meth:`lookup` read, for :meth:`store` (one read and hash per file)
+        self._pending: dict[str, tuple[os.stat_result, str]] = {}
+
+    def _load(self) -> dict[str, Any]:
+        try:
+            with open(self.path, "rb") as fh:
+                data = json.loads(fh.read())
+            if (isinstance(data, dict) and data.get("format") == _FORMAT
+                    and data.get("version") == self._version
+                    and isinstance(data.get("entries"), dict)):
+                entries: dict[str, Any] = data["entries"]
+                if isinstance(data.get("similar"), dict):
+                    self._old_similar = data["similar"]
+                return entries
+        except Exception:  # missing, unreadable, corrupt: an empty cache
+            pass
+        return {}
+
+    @staticmethod
+    def key(*parts: object) -> str:
+        return hashlib.blake2b("\0".join(map(str, parts)).encode(),
+                               digest_size=16).hexdigest()
+
+    def lookup(self, path: Path, key: str) -> FileEntry | None:
+        """The stored outcome of ``path`` if it is still valid, else ``None``."""
+        apath = os.path.abspath(path)
+        try:
+            st = os.lstat(apath)
+            if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_CACHED_BYTES:
+                return None
+            with open(apath, "rb") as fh:
+                digest = hashlib.blake2b(fh.read(), digest_size=16).hexdigest()
+        except OSError:
+            return None
+        self._pending[apath] = (st, digest)
+        raw = self._old.get(apath)
+        if not isinstance(raw, dict):
+            return None
+        try:
+            if raw["k"] != key or raw["h"] != digest or raw["st"][3] != st.st_mode:
+                return None
+            entry = _entry_in(raw)
+        except Exception:  # a malformed entry is a miss
+            return None
+        self._new[apath] = raw if raw["st"][:3] == [st.st_mtime_ns, st.st_size, st.st_ino] \
+            else {**raw, "st": [st.st_mtime_ns, st.st_size, st.st_ino, st.st_mode]}
+        if self._new[apath] is not raw:
+            self._changed = True
+        return entry
+
+    def store(self, path: Path, key: str, entry: FileEntry) -> None:
+        """Remember the outcome of ``path`` (looked up just before)."""
+        apath = os.path.abspath(path)
+        seen = self._pending.pop(apath, None)
+        if seen is None:
+            return
+        st, digest = seen
+        # the file may have changed while it was validated: then the next run reads it again
+        try:
+            now = os.lstat(apath)
+        except OSError:
+            return
+        if (now.st_mtime_ns, now.st_size, now.st_ino) != (st.st_mtime_ns, st.st_size,
+                                                           st.st_ino):
+            return
+        self._new[apath] = _entry_out(key, st, digest, entry)
+        self._changed = True
+
+    def save(self) -> None:
+        """Write the entries of this run (best effort; never raises)."""
+        if (not self._changed and len(self._new) == len(self._old)
+                and len(self.similar) == len(self._old_similar)):
+            return
+        try:
+            from subagents.fs import atomic_write
+
+            payload = json.dumps({"format": _FORMAT, "version": self._version,
+                                  "entries": self._new, "similar": dict(self.similar)},
+                                 separators=(",", ":"))
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(self.path, payload, fsync=False, mode=0o600)
+        except Exception:  # read-only, full, vanished: the next run starts cold
+            pass

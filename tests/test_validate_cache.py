@@ -1,0 +1,258 @@
+"""The validate result cache: the same output cold, warm and without it, whatever the cache holds.
+
+Every test points ``SUBAGENTS_CACHE_DIR`` at its own tmp folder.  A warm run is shown to use
+the cache (the per-file validator is made to fail), so the comparisons are between a cached
+and an uncached answer, not twice the same work.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from corpus_helpers import CORPUS, needs_corpus
+from subagents.cli.main import cli
+from subagents.lint import validate as validate_mod
+from subagents.lint.cache import ResultCache
+
+AGENT = """---
+name: {name}
+description: {description}
+tools: Read, Grep{extra}
+---
+You review code and report problems with file and line.
+"""
+
+
+def _project(root: Path) -> Path:
+    agents = root / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    files = {
+        "reviewer.md": ("reviewer", "Reviews Python code for bugs and style problems", ""),
+        "reviewer-copy.md": ("reviewer", "Reviews Python code for bugs and style problems", ""),
+        "checker.md": ("checker", "Reviews Python code for bugs and style issues", ", Bogus"),
+        "writer.md": ("writer", "Writes release notes from the git log", ""),
+    }
+    for fname, (name, desc, extra) in files.items():
+        (agents / fname).write_text(AGENT.format(name=name, description=desc, extra=extra))
+    (agents / "broken.md").write_text("---\nname: [unclosed\n---\nbody\n")
+    (agents / "quiet.md").write_text(
+        "---\nname: quiet\ndescription: Writes release notes from the git log\n"
+        "model: gpt-nine  # subagents: ignore[SA105]\n---\nbody\n")
+    return agents
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("SUBAGENTS_CACHE_DIR", str(folder))
+    return folder
+
+
+def _run(*args: str) -> dict[str, object]:
+    r = CliRunner().invoke(cli, ["validate", "--format", "json", *args])
+    assert r.exception is None or isinstance(r.exception, SystemExit), r.output
+    assert "Traceback" not in r.output
+    data: dict[str, object] = json.loads(r.stdout)
+    return data
+
+
+def _no_reading(monkeypatch: pytest.MonkeyPatch) -> None:
+    def fail(*_a: object, **_k: object) -> object:
+        raise AssertionError("a file was validated again although unchanged")
+
+    monkeypatch.setattr(validate_mod, "_validate_file", fail)
+
+
+def test_warm_run_uses_the_cache_and_says_the_same(
+    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    agents = _project(tmp_path)
+    fresh = _run("--no-cache", str(agents))
+    assert not cache.exists()  # --no-cache writes nothing
+    cold = _run(str(agents))
+    assert list(cache.glob("*.json"))
+    rules = {d["rule"] for d in fresh["diagnostics"]}  # type: ignore[union-attr,index]
+    assert {"SA601", "SA602"} <= rules  # the cross-file rules have something to say
+    with monkeypatch.context() as m:
+        _no_reading(m)
+        warm = _run(str(agents))
+    assert fresh == cold == warm
+
+
+def test_cross_file_rules_follow_an_edit_of_one_file(tmp_path: Path, cache: Path) -> None:
+    agents = _project(tmp_path)
+    _run(str(agents))
+    (agents / "reviewer-copy.md").write_text(
+        AGENT.format(name="other", description="Plans database migrations", extra=""))
+    warm = _run(str(agents))
+    assert warm == _run("--no-cache", str(agents))
+    assert "SA601" not in {d["rule"] for d in warm["diagnostics"]}  # type: ignore[union-attr,index]
+
+
+def test_an_edit_within_the_same_mtime_is_caught_by_the_hash(tmp_path: Path, cache: Path) -> None:
+    agents = _project(tmp_path)
+    target = agents / "writer.md"
+    before = os.stat(target)
+    _run(str(agents))
+    text = target.read_text()
+    edited = text.replace("Grep", "Grap")  # same size, same inode
+    assert len(edited) == len(text)
+    target.write_text(edited)
+    os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = os.stat(target)
+    assert (after.st_mtime_ns, after.st_size, after.st_ino) == (
+        before.st_mtime_ns, before.st_size, before.st_ino)
+    warm = _run(str(agents))
+    assert warm == _run("--no-cache", str(agents))
+    assert any("Grap" in d["message"] for d in warm["diagnostics"])  # type: ignore[union-attr,index]
+
+
+def test_a_config_change_between_runs(tmp_path: Path, cache: Path) -> None:
+    agents = _project(tmp_path)
+    first = _run(str(agents))
+    (tmp_path / ".subagents.toml").write_text('ignore = ["SA602"]\n')
+    second = _run(str(agents))
+    assert second == _run("--no-cache", str(agents))
+    assert second != first
+    assert "SA602" not in {d["rule"] for d in second["diagnostics"]}  # type: ignore[union-attr,index]
+    # and the command line's filter is part of the key too
+    assert _run("--select", "SA601", str(agents)) == _run("--no-cache", "--select", "SA601",
+                                                          str(agents))
+    assert _run("--strict", str(agents)) == _run("--no-cache", "--strict", str(agents))
+
+
+@pytest.mark.parametrize("garbage", [
+    b"", b"\x00\xff\xfe", b"{not json", b"[]", b'{"format": 1}',
+    "corrupt-entries",
+])
+def test_a_corrupt_cache_file_is_ignored(
+    tmp_path: Path, cache: Path, garbage: bytes | str
+) -> None:
+    agents = _project(tmp_path)
+    expected = _run("--no-cache", str(agents))
+    _run(str(agents))
+    (path,) = cache.glob("*.json")
+    if garbage == "corrupt-entries":  # right version, malformed entries
+        data = json.loads(path.read_text())
+        for i, key in enumerate(data["entries"]):
+            data["entries"][key] = [None, {"k": 1}, {"d": "x"}, 7][i % 4]
+        path.write_text(json.dumps(data))
+    else:
+        assert isinstance(garbage, bytes)
+        path.write_bytes(garbage)
+    assert _run(str(agents)) == expected
+    assert _run(str(agents)) == expected  # and the file it rewrote is good
+
+
+def test_an_unwritable_cache_folder_is_ignored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    agents = _project(tmp_path)
+    expected = _run("--no-cache", str(agents))
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("SUBAGENTS_CACHE_DIR", str(blocker / "cache"))  # fails even as root
+    assert _run(str(agents)) == expected
+    assert _run(str(agents)) == expected
+    read_only = tmp_path / "ro"
+    read_only.mkdir()
+    monkeypatch.setenv("SUBAGENTS_CACHE_DIR", str(read_only))
+    _run(str(agents))
+    read_only.chmod(0o500)
+    try:
+        for f in read_only.iterdir():
+            f.chmod(0o400)
+        assert _run(str(agents)) == expected
+    finally:
+        read_only.chmod(0o700)
+
+
+def test_the_cache_file_is_a_directory(tmp_path: Path, cache: Path) -> None:
+    agents = _project(tmp_path)
+    expected = _run("--no-cache", str(agents))
+    ResultCache([agents]).path.mkdir(parents=True)
+    assert _run(str(agents)) == expected
+
+
+def test_two_runs_at_once(tmp_path: Path, cache: Path) -> None:
+    agents = _project(tmp_path)
+    for i in range(40):  # enough files that the two runs overlap
+        (agents / f"extra-{i}.md").write_text(
+            AGENT.format(name=f"extra-{i}", description=f"Does task number {i} well", extra=""))
+    expected = _run("--no-cache", str(agents))
+    env = {**os.environ, "SUBAGENTS_CACHE_DIR": str(cache)}
+    cmd = [sys.executable, "-m", "subagents", "validate", "--format", "json", str(agents)]
+    for _ in range(3):
+        procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+                 for _ in range(2)]
+        for p in procs:
+            out, err = p.communicate(timeout=300)
+            assert b"Traceback" not in err
+            assert json.loads(out) == expected
+        (agents / "extra-0.md").write_text(  # change something between rounds
+            AGENT.format(name="extra-0", description=f"Changed {_}", extra=""))
+        expected = _run("--no-cache", str(agents))
+    assert _run(str(agents)) == expected
+
+
+@needs_corpus
+def test_cold_and_warm_agree_on_the_corpus(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fresh = _run("--no-cache", str(CORPUS))
+    cold = _run(str(CORPUS))
+    with monkeypatch.context() as m:
+        _no_reading(m)
+        warm = _run(str(CORPUS))
+    assert fresh == cold == warm
+
+
+def _rules(report: dict[str, object]) -> list[tuple[str, str]]:
+    return [(d["rule"], d["path"]) for d in report["diagnostics"]]  # type: ignore[attr-defined]
+
+
+def test_similar_descriptions_follow_an_edit(tmp_path: Path, cache: Path) -> None:
+    agents = _project(tmp_path)
+    first = _run(str(agents))
+    assert any(r == "SA602" and p.endswith("checker.md") for r, p in _rules(first))
+    (agents / "checker.md").write_text(
+        AGENT.format(name="checker", description="Counts lines of shell scripts", extra=""))
+    warm = _run(str(agents))
+    assert warm == _run("--no-cache", str(agents))
+    assert not any(r == "SA602" and p.endswith("checker.md") for r, p in _rules(warm))
+
+
+@pytest.mark.parametrize("bad", [7, "x", [[0, 99, 0.9]], [["a", 1, 0.9]], [[0, 1]], {"a": 1}])
+def test_corrupt_similar_pairs_are_ignored(tmp_path: Path, cache: Path, bad: object) -> None:
+    agents = _project(tmp_path)
+    expected = _run("--no-cache", str(agents))
+    _run(str(agents))
+    (path,) = cache.glob("*.json")
+    data = json.loads(path.read_text())
+    assert data["similar"]
+    data["similar"] = dict.fromkeys(data["similar"], bad)
+    path.write_text(json.dumps(data))
+    assert _run(str(agents)) == expected
+
+
+def test_another_harness_duplicate_ids_come_from_cached_facts(
+    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / ".gemini" / "agents"
+    folder.mkdir(parents=True)
+    for name in ("a", "b"):
+        (folder / f"{name}.md").write_text("---\nname: same\ndescription: Does things\n---\nx\n")
+    cold = _run(str(tmp_path))
+    assert [r for r, _ in _rules(cold)] == ["GM012"]
+    with monkeypatch.context() as m:
+        _no_reading(m)
+        assert _run(str(tmp_path)) == cold
+    (folder / "b.md").write_text("---\nname: other\ndescription: Does things\n---\nx\n")
+    warm = _run(str(tmp_path))
+    assert warm == _run("--no-cache", str(tmp_path))
+    assert "GM012" not in [r for r, _ in _rules(warm)]
