@@ -27,9 +27,13 @@ def test_spec_rules_are_off_by_default_and_errors_when_strict() -> None:
         assert RULES[code].severity(Profile.STRICT) is Severity.ERROR, code
     assert RULES["SA207"].default is None and RULES["SA207"].strict is Severity.INFO
     for rule in RULES.values():
-        if rule.category is Category.SECURITY:
+        if rule.category is Category.SECURITY and rule.code != "SA406":
             assert rule.default is rule.strict is Severity.ERROR
             assert not rule.silenceable
+    # a suspicion of injection warns by default, errs when strict (issue 20)
+    sa406 = RULES["SA406"]
+    assert sa406.default is Severity.WARNING and sa406.strict is Severity.ERROR
+    assert not sa406.silenceable
 
 
 @pytest.mark.parametrize(("desc", "n"), [("Too short", 9), ("x" * 201, 201)])

@@ -63,9 +63,11 @@ EXPECTED: dict[str, tuple[int, int, dict[str, int], dict[str, int], dict[str, in
     "darrenhinde__OpenAgents": (28, 28, {"SA601": 1}, {"OC006": 12}, {"OC008": 28}),
     # awesome-copilot: 1 file without a description (Copilot skips it), 2 prompts over
     # GitHub's 30,000-character limit; 100 files name VS Code tools the CLI ignores (CP008),
-    # 36 carry fields Copilot ignores (CP006); 2 are manual-only (CP010).
+    # 36 carry fields Copilot ignores (CP006); 2 are manual-only (CP010); one reads like a
+    # possible prompt injection to the detector (SA406, a false alarm: "You do not tell the
+    # user what is true", measured in docs/security.md).
     "github__awesome-copilot": (225, 222, {"CP004": 1, "CP005": 2}, {"CP010": 2},
-                                {"CP006": 36, "CP008": 100}),
+                                {"CP006": 36, "CP008": 100, "SA406": 1}),
 }
 
 
@@ -83,11 +85,14 @@ def test_collection(collection: str) -> None:
         assert sum(got_warnings.values()) * 5 <= files
     got_infos = Counter(d.rule for d in report.diagnostics if d.severity is Severity.INFO)
     assert dict(got_infos) == (infos or {})
+    # (the injection suspicion, SA406, judges every harness's prompt and is counted above)
     if not claude_files:  # another harness's files: its own codes only, never Claude's (but
         # SA601, the one duplicate-name rule for a harness with no code of its own for it)
-        assert all(not d.rule.startswith("SA") or d.rule == "SA601" for d in report.diagnostics)
-    # never an internal error, never a security finding on these ordinary files
-    assert not [d for d in report.diagnostics if d.rule == "SA000" or d.rule.startswith("SA4")]
+        assert all(not d.rule.startswith("SA") or d.rule in ("SA601", "SA406")
+                   for d in report.diagnostics)
+    # never an internal error, never a security error on these ordinary files
+    assert not [d for d in report.diagnostics if d.rule == "SA000"
+                or (d.rule.startswith("SA4") and d.rule != "SA406")]
     assert report.exit_code == (1 if errors else 0)
 
 

@@ -352,7 +352,7 @@ _TABLE: tuple[Rule, ...] = (
          "The prompt reads like a prompt injection, with high confidence.", _X, _E, _E,
          silenceable=False),
     Rule("SA406", "possible-prompt-injection",
-         "The prompt may hold a prompt injection (one signal alone).", _X, _W, _W,
+         "The prompt may hold a prompt injection (one signal alone).", _X, _W, _E,
          silenceable=False),
     # --- dialects ----------------------------------------------------------------------------
     Rule("SA501", "codex-name-format", "Codex: `name` must match `[a-z][a-z0-9_-]{2,63}`.",

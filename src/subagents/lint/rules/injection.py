@@ -54,7 +54,7 @@ Confidence = Literal["high", "medium"]
 
 #: Precision and recall of the ``medium``-or-higher level on the held-out set, quoted in the
 #: SA406 warning (measured by :mod:`subagents.lint.rules.injection_eval`).
-HELDOUT_RATES: tuple[float, float] | None = None
+HELDOUT_RATES: tuple[float, float] | None = (1.000, 0.722)
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,7 +272,7 @@ _LEAK = (
     r"write out|list)\b[^.!?\n]{0,40}?\b(?:your|the|its|all)\s+"
     r"(?:full |complete |hidden |entire |initial |original |exact )*"
     r"(?:system prompt|system message|initial (?:prompt|instructions)|hidden (?:instructions|"
-    r"configuration|prompt)|(?:original|initial) prompt)"
+    r"configuration|prompt)|(?:original|initial) prompt|context window)"
     r"|\brepeat the (?:text|words|message) above\b|\b(?:word for word|verbatim)\b[^.\n]{0,40}"
     r"\b(?:system prompt|your instructions|initial instructions)\b"
     r"|\b(?:gib|zeige?)\b[^.!?\n]{0,30}(?:systemprompt|systemanweisungen)"
@@ -379,32 +379,65 @@ _OVERRIDE_MORE = (
     r"|\b(?:no obedezcas|desobedece|no respetes)\b[^.!?\n]{0,30}?(?:reglas|instrucciones|"
     r"normas)"
     r"|不再受[^。\n]{0,8}(?:规则|限制|约束)"
+    # a second probe of fresh wordings
+    r"|\b(?:scrap|drop|abandon|discard|throw away|set aside|put aside|dismiss)\b[^.\n]{0,20}"
+    r"\b(?:whatever|what|everything|anything) (?:you were|you've been|you have been) "
+    r"(?:told|given|asked)"
+    r"|\b(?:guidance|instructions|rules|directions|text)\b[^.\n]{0,20}\b(?:preceded|came before)"
+    r" this\b|\btreated as (?:obsolete|void|outdated|cancel+ed|irrelevant)\b"
+    r"|\b(?:constraints|restrictions|limits|limitations|safeguards)\b[^.\n]{0,30}?\b(?:is|are|"
+    r"were|have been|has been)\s+(?:now\s+)?" + _VOID +
+    r"|\b(?:granted|given) you (?:full|unrestricted|root|admin|complete) (?:permissions?|access|"
+    r"rights|control)"
+    r"|\b(?:bypass|skip|disable|turn off|ignore)\s+(?:all |any |the |every )?(?:confirmation|"
+    r"permission|approval|safety|security) (?:prompts?|checks?|dialogs?|rules|questions|steps)"
+    r"|\bhalte? dich nicht (?:mehr )?an\b[^.\n]{0,20}(?:richtlinien|regeln|anweisungen|vorgaben)"
+    r"|\bne (?:respecte|respectez|suis|suivez|tiens|tenez) plus\b[^.\n]{0,20}(?:consignes|"
+    r"instructions|r[eè]gles)"
+    r"|\bdeja de lado\b[^.\n]{0,20}(?:instrucciones|reglas|indicaciones)"
 )
 _JAILBREAK_MORE = (
     r"|\bwithout (?:any|a) (?:filter|filters|censorship|warning|warnings|restriction)\b"
+    r"|\bfree (?:from|of) (?:the|your|any|all) (?:constraints|rules|restrictions|guidelines|"
+    r"limitations)"
+    r"|\b(?:safety|content|security) (?:training|filters?|guardrails|rules|checks) (?:has been |"
+    r"have been |were |was |is |are )?(?:removed|disabled|turned off|lifted|off)\b"
 )
 _ROLE_LABEL = (
     r"(?:^|\n)\s*(?:#{1,6}\s*)?\[{0,2}(?:system|administrator|admin|override)\]{0,2}\s*:"
 )
-_FAKE_ROLE_MORE = r"|<\s*system[_ -]?(?:instructions|prompt|message|override)\s*>"
+_FAKE_ROLE_MORE = (
+    r"|<\s*system[_ -]?(?:instructions|prompt|message|override)\s*>"
+    r"|(?:^|\n)\s*[=#*\[-]{2,}\s*system (?:notice|message|update|override|prompt)"
+    r"|\bnote (?:to|for) (?:the )?(?:model|ai|assistant|llm|agent)s?\b\s*:"
+)
 _SECRET_MORE = (
+    r"|\benv vars\b"
     r"|\b(?:aws|ssh|gpg|pgp|deploy|deployment|signing|access) keys?\b|\.npmrc\b|\.pypirc\b|"
     r"\.docker/config\.json|\.kube/config|\.bash_history\b|\bshell history\b"
 )
 _SEND_MORE = (
+    r"|\b(?:mirror|publish|dump|leak|post|copy)\b[^\n]{0,60}\b(?:public|gist|pastebin|"
+    r"comment on)\b"
     r"|\bshare\b[^\n]{0,80}\bwith\s+[\w.+-]+@[\w-]+\.[\w.]+"
     r"|\b(?:call|fetch|request|hit|ping|visit|open|webfetch)\b[^\n]{0,20}https?://\S+"
     r"[^\n]{0,15}\bwith\b[^\n]{0,60}"
 )
 _DUMP = (
     r"\b(?:print|output|reveal|show|list|display|dump|extract|exfiltrate|collect|harvest|gib|"
-    r"revela|muestra|imprime|affiche|révèle|cat)\b[^.\n]{0,40}?(?:\b(?:passwords?|credentials|"
+    r"revela|muestra|imprime|affiche|révèle|cat|zeige|zeig|copie|paste)\b[^.\n]{0,40}?"
+    r"(?:\b(?:passwords?|credentials|env vars|environment variables|"
     r"api keys|(?:api |access |auth |session |user'?s |the user'?s )tokens|secrets|"
     r"private keys?|ssh keys?|aws keys|contraseñas|claves|mots de passe|"
     r"passwörter|zugangsdaten)\b|~/\.ssh|\bid_rsa\b|\.aws/credentials|/etc/shadow|\.netrc\b|"
     r"\.npmrc\b|\.env(?:\s|$|[\"'`),;:]))|(?:输出|打印|显示)[^。\n]{0,10}(?:密码|密钥)"
 )
 _DESTRUCTIVE_MORE = (
+    r"|\bdisable\b[^.\n]{0,20}\b(?:branch protection|2fa|mfa|two-factor|audit log|logging|"
+    r"the firewall|antivirus|signature verification)"
+    r"|--privileged\b[^\n]{0,40}-v\s+/:|\bchroot /host\b"
+    r"|\b(?:insert|add|install|plant|create) (?:a |an )?(?:backdoor|hidden (?:admin|user|"
+    r"account)|reverse shell)"
     r"|\brm\s+-(?:[a-z]*r[a-z]*f|[a-z]*f[a-z]*r)[a-z]*\s+(?:--no-preserve-root\s+)?(?:~/?|/)"
     r"(?:\s|$|\*|`|'|etc\b|home\b|usr\b|boot\b|var/lib/(?:postgresql|mysql|docker)\b)"
     r"|\b(?:delete|wipe|erase|destroy|drop)\s+(?:all |every |the )?(?:\w+ )?(?:keys|credentials|"
@@ -413,12 +446,14 @@ _DESTRUCTIVE_MORE = (
     r"crontab|authorized_keys)"
 )
 _CONCEAL_MORE = (
+    r"|\bkeep (?:this|it|that) out of\b[^.\n]{0,40}\b(?:summary|report|answer|reply|user)"
     r"|\b(?:the user|anyone|they|nobody) (?:never|won't|doesn't|does not|will not) "
     r"(?:finds? out|knows?|notices?)\b"
     r"|\bhide\b[^.\n]{0,30}\bfrom (?:the )?(?:user|human|operator)s?\b"
     r"|\breport only success\b|\balways report success\b"
 )
-_ROLEPLAY_MORE = r"|\bact as (?:an? )?(?:linux |bash |unix |root )?(?:terminal|shell)\b"
+_ROLEPLAY_MORE = (r"|\bact as (?:an? )?(?:linux |bash |unix |root )?(?:terminal|shell)\b"
+                  r"|\bstay (?:fully )?in (?:role|character)\b|\bplayed by you\b")
 
 _SIGNALS: tuple[tuple[str, str], ...] = (
     ("override", _OVERRIDE + _OVERRIDE_MORE), ("jailbreak", _JAILBREAK + _JAILBREAK_MORE),
