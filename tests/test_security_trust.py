@@ -283,3 +283,42 @@ def test_the_cli_drops_settings_hooks_in_plan_mode(tmp_path: Path, home: Path) -
     assert not planned.has("SubagentStop") and planned.env == {"X": "1"}
     assert any("plan mode" in w for w in planned.warnings)
     assert _settings_hooks(project, trusted=True).has("SubagentStop")
+
+
+async def test_agents_from_a_file_in_an_untrusted_project_run_no_hooks(tmp_path: Path) -> None:
+    """`--agents @FILE` with the file inside a project nobody trusted: that project's text,
+    so its agents' hooks do not run (inline `--agents` JSON is the user's own words)."""
+    from dataclasses import replace
+
+    from subagents.definition import Scope
+
+    project, marker = tmp_path / "cloned", tmp_path / "hook-ran"
+    project.mkdir()
+    agent = replace(hooked_agent(project, marker), path=None, source=Scope.CLI)
+    inside = TrustPolicy(untrusted=(project.resolve(),),
+                         cli_agents_file=project / "agents.json")
+    warnings = await run_ls(agent, tmp_path, trust=inside)
+    assert not marker.exists()
+    assert any("not trusted" in w for w in warnings)
+    typed = TrustPolicy(untrusted=(project.resolve(),))  # inline JSON: no file, the user's
+    await run_ls(agent, tmp_path, trust=typed)
+    assert marker.exists()
+
+
+def test_the_agents_option_remembers_the_file_it_read(tmp_path: Path) -> None:
+    import click
+
+    from subagents.cli.options import agents_option
+
+    seen: list[object] = []
+
+    @click.command()
+    @agents_option
+    def show(agents: str | None) -> None:
+        seen.append(getattr(agents, "source", None))
+
+    source = tmp_path / "agents.json"
+    source.write_text('{"a": {"description": "d", "prompt": "p"}}')
+    assert CliRunner().invoke(show, ["--agents", f"@{source}"]).exit_code == 0
+    assert CliRunner().invoke(show, ["--agents", source.read_text()]).exit_code == 0
+    assert seen == [source.absolute(), None]

@@ -144,16 +144,24 @@ def _kind(value: Any) -> str:
     return type(value).__name__
 
 
+class AgentsText(str):
+    """The ``--agents`` JSON, remembering the file ``@FILE`` read it from (``source``): a file
+    inside an untrusted project is that project's text, and trust applies to it."""
+
+    source: Path | None = None
+
+
 def _agents_callback(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     if value is None:
         return None
-    text = value
+    text = AgentsText(value)
     if value.startswith("@"):
         source = Path(value[1:])
         try:
-            text = source.read_text(encoding="utf-8")
+            text = AgentsText(source.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError) as exc:
             raise click.BadParameter(f"cannot read {source}: {exc}", ctx, param) from exc
+        text.source = source.absolute()
     problem = check_agents_json(text)
     if problem is not None:
         raise click.BadParameter(

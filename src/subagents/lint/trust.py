@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from subagents.definition import Scope
 from subagents.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -136,12 +137,22 @@ class TrustPolicy:
 
     #: project roots that are not trusted: agents defined below them lose hooks/mcpServers
     untrusted: tuple[Path, ...] = ()
+    #: the file ``--agents @FILE`` was read from: its agents have no path of their own, and
+    #: a file inside an untrusted project is that project's text, not the user's
+    cli_agents_file: Path | None = None
 
     def untrusted_agent(self, agent: AgentDefinition) -> bool:
-        if agent.path is None or not self.untrusted:
+        if not self.untrusted:
             return False
+        if agent.path is None and agent.source is Scope.CLI and self.cli_agents_file:
+            return self._below_untrusted(self.cli_agents_file)
+        if agent.path is None:
+            return False
+        return self._below_untrusted(Path(agent.path))
+
+    def _below_untrusted(self, path: Path) -> bool:
         try:
-            where = Path(agent.path).resolve()
+            where = path.resolve()
         except OSError:
             return True
         return any(where.is_relative_to(root) for root in self.untrusted)
