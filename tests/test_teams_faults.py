@@ -315,13 +315,17 @@ async def test_resume_a_team_from_its_files_after_an_interruption(tmp_path: Path
     assert outcome.team["team"] == name
 
 
-def test_plan_approval_protocol_for_a_lead_in_plan_mode(tmp_path: Path) -> None:
+@pytest.mark.parametrize("session", ["plan", "default"])
+def test_plan_approval_protocol_for_a_lead_in_plan_mode(tmp_path: Path, session: str) -> None:
+    """The plan approval protocol; when the user put the session in plan mode (``plan
+    --yes``) the model-lead's approval does not lift it: only the user can."""
     import re
 
     from subagents.runtime.permissions import PermissionPolicy
 
     writer = AgentDefinition(name="writer", description="Writes.", system_prompt="W",
-                             tools=("Write",), source=Scope.PROJECT)
+                             tools=("Write",), source=Scope.PROJECT,
+                             permission_mode="plan" if session == "default" else None)
 
     def lead(messages: list) -> object:  # type: ignore[type-arg]
         seen = all_text(messages)
@@ -342,14 +346,18 @@ def test_plan_approval_protocol_for_a_lead_in_plan_mode(tmp_path: Path) -> None:
                           text("written")),
     })
     outcome = run_team("go", model=model, agents=[writer], cwd=tmp_path,
-                       policy=PermissionPolicy(mode="plan", allow_rules=("Write",)))
+                       policy=PermissionPolicy(mode=session, allow_rules=("Write",)))
     planner = next(c for c in outcome.result.children if c.agent == "planner")
     early, exit_plan, late = planner.tool_calls
     assert early.is_error and "plan" in early.output  # plan mode before approval
     assert "sent to the team lead for approval" in exit_plan.output
-    assert not late.is_error and (tmp_path / "x.txt").read_text() == "approved"
-    assert "[Plan Approved] You can now proceed with implementation" in all_text(
-        model.requests["planner"][3].messages)
+    approval = all_text(model.requests["planner"][3].messages)
+    if session == "plan":  # the user's plan mode stays: the approved Write is still refused
+        assert late.is_error and not (tmp_path / "x.txt").exists()
+        assert "only the user can lift" in approval
+    else:  # the agent's own plan mode: the lead's approval lifts it, as in Claude Code
+        assert not late.is_error and (tmp_path / "x.txt").read_text() == "approved"
+        assert "[Plan Approved] You can now proceed with implementation" in approval
     seen = all_text(model.requests["team-lead"][-1].messages)
     assert '"type":"plan_approval_request","from":"planner"' in seen
     assert '"planContent":"# Plan\\nwrite x.txt"' in seen

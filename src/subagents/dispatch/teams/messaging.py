@@ -143,11 +143,18 @@ def _protocol(team: Team, sender: Member, to: str, target: Member | None,
         owner.plan_ids.discard(rid)
         if message.get("approve") is True:
             owner.plan_mode_required = False
+            lead_policy = team.lead.ctx.policy if team.lead and team.lead.ctx else None
+            mode = lead_policy.effective_mode.value if lead_policy else "default"
+            if mode == "plan":
+                # The user put the whole session in plan mode: a model (the lead) cannot
+                # lift it for anyone; the teammate keeps planning, read-only.
+                team.post(owner, sender.name, "[Plan Approved] The session is in plan mode, "
+                          "which only the user can lift: stay read-only and report the plan.")
+                return _json({"success": True, "message": f"Plan approved for {owner.name}, "
+                              "who stays in plan mode: the user chose plan mode for this "
+                              "session, and only the user can lift it.", "request_id": rid})
             if owner.ctx is not None and owner.ctx.policy is not None:
-                lead_policy = team.lead.ctx.policy if team.lead and team.lead.ctx else None
-                mode = lead_policy.effective_mode.value if lead_policy else "default"
-                owner.ctx.policy = dataclasses.replace(
-                    owner.ctx.policy, mode="default" if mode == "plan" else mode)
+                owner.ctx.policy = dataclasses.replace(owner.ctx.policy, mode=mode)
             team.post(owner, sender.name, "[Plan Approved] You can now proceed with "
                       "implementation")
             return _json({"success": True, "message": f"Plan approved for {owner.name}. "
