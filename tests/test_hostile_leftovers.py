@@ -45,3 +45,22 @@ def test_an_integer_of_five_thousand_digits_is_judged_not_an_internal_error(
     result = CliRunner().invoke(cli, ["validate", "--no-cache", "--format", "json", "."])
     codes = [d["rule"] for d in json.loads(result.output)["diagnostics"]]
     assert "SA000" not in codes and "SA108" in codes, codes  # judged: not a usable turn limit
+
+
+async def test_the_library_runner_answers_a_tool_call_whose_input_is_not_an_object(
+        tmp_path: Path) -> None:
+    import dataclasses
+
+    from subagents import AgentDefinition
+    from subagents.providers.base import ToolUseBlock
+    from subagents.runtime.runner import AgentRunner
+    from subagents.testing import ScriptedModel, text, tool_call
+
+    reply = tool_call("Read", {"file_path": "x"})
+    odd = dataclasses.replace(reply, content=(ToolUseBlock("t1", "Read", ["a", "b"]),))  # type: ignore[arg-type]
+    model = ScriptedModel([odd, text("done")])
+    agent = AgentDefinition(name="x", description="d", system_prompt="p", tools=("Read",))
+    result = await AgentRunner(model, cwd=tmp_path, transcripts=False).run(agent, "go")
+    (call,) = result.tool_calls
+    assert call.is_error and "must be an object" in call.output
+    assert result.final_text == "done"
