@@ -442,3 +442,22 @@ async def test_a_pipeline_stage_at_its_turn_limit_stops_the_pipeline(tmp_path: P
     assert result.stop_reason == "max_turns" and "second" not in model.requests
     assert "stage 1 (first) reached its turn limit (1 turns) without a report" in (
         result.error or "")
+
+
+def test_tools_used_names_only_the_tools_that_ran(tmp_path: Path) -> None:
+    # the reviewer may only Read: its Bash and Write calls are refused and not "used"
+    (tmp_path / "a.txt").write_text("hello\n")
+    model = PerAgentModel({
+        "main": [tool_call("Agent", call("code-reviewer", run_in_background=False)),
+                 text("ok")],
+        "code-reviewer": [tool_calls([("Bash", {"command": "ls"}),
+                                      ("Read", {"file_path": str(tmp_path / "a.txt")}),
+                                      ("Write", {"file_path": str(tmp_path / "b.txt"),
+                                                 "content": "x"})]),
+                          text("read it")],
+    })
+    run_main_thread("go", agents=[REVIEWER], model=model, cwd=tmp_path)
+    (result,) = results(model.requests["main"][1])
+    assert result.content.startswith(
+        "  <tools-used-before-summary>Read</tools-used-before-summary>")
+    assert not (tmp_path / "b.txt").exists()

@@ -4,9 +4,10 @@ Claude Code 2.1.332 was measured doing this (RUNTIME-2.1.332.md rows 4 and 8, sc
 BG, D and the SendMessage captures); the *structure* is followed, the wording is ours:
 
 * **Foreground result** (``run_in_background: false``): a ``<tools-used-before-summary>``
-  line naming the tools the child used, a provenance frame saying that the report is model
-  output with no authority of the user, the report with every line indented by two spaces
-  (so a line at column zero that looks like part of the frame cannot come from the child),
+  line naming the tools that ran for the child (refused calls left out), a provenance
+  frame saying that the report is model output with no authority of the user, the report
+  with every line indented by two spaces (so a line at column zero that looks like part of
+  the frame cannot come from the child),
   ``agentId: <id>`` with the hint to continue it through ``SendMessage``, and
   ``<usage>subagent_tokens / tool_uses / duration_ms</usage>``.
 * **Turn limit**: instead of the frame and report, an indented ``NOTE`` saying the agent
@@ -78,8 +79,12 @@ def new_agent_id() -> str:
 
 
 def tools_used(result: AgentResult) -> list[str]:
-    """The names of the tools the child called, first use first, each once."""
-    return list(dict.fromkeys(c.name for c in result.tool_calls))
+    """The names of the tools that ran for the child, first use first, each once.
+
+    A call that was refused (not offered, denied, bad arguments, a hook) is left out, as
+    Claude Code leaves it out: the line says what the child did, not what it tried.
+    """
+    return list(dict.fromkeys(c.name for c in result.tool_calls if c.executed))
 
 
 def usage_block(result: AgentResult, *, xml: bool = False) -> str:
