@@ -461,3 +461,27 @@ def test_tools_used_names_only_the_tools_that_ran(tmp_path: Path) -> None:
     assert result.content.startswith(
         "  <tools-used-before-summary>Read</tools-used-before-summary>")
     assert not (tmp_path / "b.txt").exists()
+
+
+def test_a_background_launch_names_a_report_file_outside_the_project(
+        tmp_path: Path, home: Path) -> None:
+    # no transcripts kept: the launch still names a file (Claude Code's six lines), in the
+    # starting run's tool-results folder under HOME, and the report lands there
+    project = tmp_path / "proj"
+    project.mkdir()
+    model = AfterMain({
+        "main": [tool_call("Agent", call("code-reviewer"), id="toolu_bg_9"),
+                 text("running"), text("done")],
+        "code-reviewer": [text("No bugs.")],
+    })
+    run_main_thread("review", agents=[REVIEWER], runner=runner(model, project), cwd=project)
+    (launch,) = results(model.requests["main"][1])
+    lines = launch.content.splitlines()
+    assert len(lines) == 6 and lines[4].startswith("output_file: ")
+    path = Path(lines[4].removeprefix("output_file: "))
+    assert path.is_relative_to(home / ".subagents" / "tool-results")
+    assert not path.is_relative_to(project)
+    assert path.read_text() == "No bugs."
+    assert path.parent.stat().st_mode & 0o777 == 0o700
+    note = last_text(model.requests["main"][2])
+    assert f"<output-file>{path}</output-file>" in note

@@ -14,8 +14,9 @@ BG, D and the SendMessage captures); the *structure* is followed, the wording is
   stopped at its N-turn limit while still calling tools and wrote no report (with the opt-in
   summary, the summary follows as its report).
 * **Background launch**: the agent id, that it runs on its own and a notification will
-  follow, not to predict its result, not to duplicate its work, and ``output_file`` (its
-  transcript) when one is kept.
+  follow, not to predict its result, not to duplicate its work, and ``output_file``: its
+  transcript, or when none is kept a file in the starting run's tool-results folder that
+  gets its report (so the launch always has Claude Code's six lines).
 * **Notification**: a user message holding ``<system-reminder>`` blocks: the tools it used,
   then a line saying the message is automated (not the user, not consent) and a
   ``<task-notification>`` with ``task-id``, ``tool-use-id``, ``output-file``, ``status``
@@ -134,8 +135,10 @@ def foreground_text(result: AgentResult, agent_id: str, *, limit: int | None = N
     return "\n".join(parts)
 
 
-def launch_text(agent_id: str, transcript: Path | None) -> str:
-    """The immediate tool result of a background Agent call."""
+def launch_text(agent_id: str, transcript: Path | None, *, report_only: bool = False) -> str:
+    """The immediate tool result of a background Agent call.  ``transcript`` is the file
+    the run writes: its JSONL transcript, or with ``report_only`` a file that gets its
+    final report when it stops (when no transcript is kept)."""
     lines = [
         "Agent started in the background. (This result is bookkeeping for you: do not quote "
         "it, or the agentId, to the user.)",
@@ -148,7 +151,12 @@ def launch_text(agent_id: str, transcript: Path | None) -> str:
         "Do not do the agent's work yourself as well: keep away from the files and questions "
         "it is working on.",
     ]
-    if transcript is not None:
+    if transcript is not None and report_only:
+        lines.append(f"output_file: {transcript}")
+        lines.append("That file gets the agent's report when it stops, which the notification "
+                     "brings you anyway: do not wait on it or poll it; if the user asks how it "
+                     "is going, say it is still running.")
+    elif transcript is not None:
         lines.append(f"output_file: {transcript}")
         lines.append("That file is the agent's whole JSONL transcript: do not read it (it is "
                      "large); if the user asks how it is going, say it is still running.")

@@ -77,6 +77,9 @@ class AgentRecord:
     messages: tuple[Message, ...] = ()
     task: asyncio.Task[Any] | None = None
     transcript: Path | None = None
+    #: where a background run's report is written when no transcript is kept (the starting
+    #: run's tool-results folder, never the project): a launch result always names a file
+    output_file: Path | None = None
     stopped_by: str | None = None  # who stopped it (TaskStop), when it was
 
 
