@@ -485,3 +485,21 @@ def test_a_background_launch_names_a_report_file_outside_the_project(
     assert path.parent.stat().st_mode & 0o777 == 0o700
     note = last_text(model.requests["main"][2])
     assert f"<output-file>{path}</output-file>" in note
+
+
+def test_a_notification_is_two_blocks_tools_then_the_task_notification(
+        tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("hello\n")
+    model = AfterMain({
+        "main": [tool_call("Agent", call("code-reviewer")), text("wait"), text("done")],
+        "code-reviewer": [tool_call("Read", {"file_path": str(tmp_path / "a.txt")}),
+                          text("read it")],
+    })
+    run_main_thread("go", agents=[REVIEWER], model=model, cwd=tmp_path)
+    message = model.requests["main"][2].messages[-1]
+    blocks = [b.text for b in message.content if isinstance(b, TextBlock)]
+    assert len(blocks) == 2
+    assert blocks[0] == ("<system-reminder>\n<tools-used-before-summary>Read"
+                         "</tools-used-before-summary>\n</system-reminder>")
+    assert blocks[1].startswith("<system-reminder>") and "<task-notification>" in blocks[1]
+    assert "<tools-used-before-summary>" not in blocks[1]

@@ -75,7 +75,7 @@ from subagents.dispatch.handback import (
     incoming_message,
     launch_text,
     new_agent_id,
-    notification_text,
+    notification_blocks,
     send_result,
 )
 from subagents.dispatch.sessions import (
@@ -441,7 +441,8 @@ class AgentDispatcher:
             while (late := self.sessions.take(run_ids[-1])) is not None:
                 self._new_run(record)
                 run_ids.append(record.run_id or "")
-                result = await self._run_child(record, late, parent, started,
+                late_text = late if isinstance(late, str) else "\n\n".join(late)
+                result = await self._run_child(record, late_text, parent, started,
                                                record.messages or result.messages)
         finally:
             _CHAIN.reset(token)
@@ -600,7 +601,7 @@ class AgentDispatcher:
 
     async def _background(self, record: AgentRecord, task: str, ctx: ToolContext,
                           started: float, history: Sequence[Message]) -> None:
-        notice: str | None = None
+        notice: tuple[str, ...] | None = None
         output = record.transcript or record.output_file
         try:
             result = await self._execute(record, task, ctx, started, history=history)
@@ -609,19 +610,19 @@ class AgentDispatcher:
                 status = "failed"
             elif result.stop_reason == "interrupted":
                 status = "killed"
-            notice = notification_text(
+            notice = notification_blocks(
                 agent_id=record.id, tool_use_id=record.tool_use_id,
                 description=record.description, status=status, result=result,
                 transcript=output, error=result.error,
                 limit=self._limit_of(record))
         except asyncio.CancelledError:
-            notice = notification_text(
+            notice = notification_blocks(
                 agent_id=record.id, tool_use_id=record.tool_use_id,
                 description=record.description, status="killed", result=record.result,
                 transcript=output, error=record.stopped_by or "it was cancelled")
             raise
         except Exception as exc:  # pragma: no cover - _execute turns failures into results
-            notice = notification_text(
+            notice = notification_blocks(
                 agent_id=record.id, tool_use_id=record.tool_use_id,
                 description=record.description, status="failed", result=None,
                 transcript=output, error=f"{type(exc).__name__}: {exc}")

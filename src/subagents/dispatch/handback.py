@@ -17,10 +17,11 @@ BG, D and the SendMessage captures); the *structure* is followed, the wording is
   follow, not to predict its result, not to duplicate its work, and ``output_file``: its
   transcript, or when none is kept a file in the starting run's tool-results folder that
   gets its report (so the launch always has Claude Code's six lines).
-* **Notification**: a user message holding ``<system-reminder>`` blocks: the tools it used,
-  then a line saying the message is automated (not the user, not consent) and a
-  ``<task-notification>`` with ``task-id``, ``tool-use-id``, ``output-file``, ``status``
-  (``completed``, ``failed``, ``killed``), ``summary``, ``note``, ``result`` and ``usage``.
+* **Notification**: a user message of ``<system-reminder>`` text blocks: one naming the
+  tools that ran for it, then one with a line saying the message is automated (not the
+  user, not consent) and a ``<task-notification>`` with ``task-id``, ``tool-use-id``,
+  ``output-file``, ``status`` (``completed``, ``failed``, ``killed``), ``summary``,
+  ``note``, ``result`` and ``usage``.
 
 ``subagent_tokens`` is the context the child ended with (input + output of its last
 request), as Claude Code counts it, not the sum of every request.  Closing tags inside a
@@ -45,7 +46,7 @@ __all__ = [
     "incoming_message",
     "launch_text",
     "new_agent_id",
-    "notification_text",
+    "notification_blocks",
     "send_result",
     "tools_used",
     "usage_block",
@@ -163,7 +164,7 @@ def launch_text(agent_id: str, transcript: Path | None, *, report_only: bool = F
     return "\n".join(lines)
 
 
-def notification_text(
+def notification_blocks(
     *,
     agent_id: str,
     tool_use_id: str | None,
@@ -173,13 +174,15 @@ def notification_text(
     transcript: Path | None = None,
     error: str | None = None,
     limit: int | None = None,
-) -> str:
-    """The user message that tells a parent a background agent stopped."""
+) -> tuple[str, ...]:
+    """The user message that tells a parent a background agent stopped, as its text blocks:
+    the tools that ran for it (when any did) in one reminder, the task notification in
+    another, as Claude Code sends them."""
     blocks: list[str] = []
     used = tools_used(result) if result is not None else []
     if used:
         blocks.append("<system-reminder>\n<tools-used-before-summary>" + ", ".join(used)
-                      + "</tools-used-before-summary>\n</system-reminder>\n")
+                      + "</tools-used-before-summary>\n</system-reminder>")
     what = description.strip() or (result.agent if result is not None else "agent")
     if status == "completed":
         summary = f'Agent "{what}" finished'
@@ -204,7 +207,7 @@ def notification_text(
     body = "\n".join(lines)
     blocks.append(f"<system-reminder>\n{_AUTOMATED}\n\n<task-notification>\n{body}\n"
                   "</task-notification>\n</system-reminder>")
-    return "\n".join(blocks)
+    return tuple(blocks)
 
 
 def incoming_message(text: str) -> str:
