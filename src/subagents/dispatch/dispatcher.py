@@ -373,8 +373,9 @@ class AgentDispatcher:
         resolved = self._resolve(agent_name)
         if resolved.definition is None:
             message = resolved.problem or (
-                f"agent type {agent_name!r} not found. Available agents: "
-                + ", ".join(resolved.available)
+                f"Agent type {agent_name!r} not found. Available agents: "
+                # in name order, case aside, as Claude Code lists them
+                + ", ".join(sorted(resolved.available, key=str.casefold))
                 + ". Use one of these names in subagent_type, or do the task yourself "
                 "(general-purpose handles anything no specialist fits)."
             )
