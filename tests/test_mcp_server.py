@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -319,3 +320,44 @@ async def test_arguments_the_schema_refuses_read_clearly(tmp_path: Path) -> None
         assert err and "scope is invalid" in text and "'all', 'group' or 'global'" in text
         assert "nothing was written" not in text  # list_agents writes nothing anyway
     assert not (group / "agents.json").exists()
+
+
+def test_a_request_with_a_lone_surrogate_is_answered(tmp_path: Path) -> None:
+    """`"\\udc80"` is JSON text the SDK's parser refuses; the request must still be answered."""
+    group = tmp_path / "group"
+    group.mkdir()
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                       "clientInfo": {"name": "t", "version": "0"}}}
+    call_line = (b'{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": '
+                 b'"define_agent", "arguments": {"name": "\\udc80x", "description": "d", '
+                 b'"prompt": "p"}}}\n')
+    assert b"\\udc80" in call_line
+    proc = subprocess.Popen([sys.executable, *serve_args(group)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stdout is not None
+    killer = threading.Timer(60, proc.kill)  # a request never answered must not hang the suite
+    killer.start()
+    answers: dict[object, dict[str, object]] = {}
+    try:
+        proc.stdin.write(_jsonrpc(init) + _jsonrpc({"jsonrpc": "2.0",
+                                                    "method": "notifications/initialized"})
+                         + call_line + _jsonrpc({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}))
+        proc.stdin.flush()
+        while not {2, 3} <= answers.keys():
+            line = proc.stdout.readline()
+            if not line:
+                break
+            message = json.loads(line)
+            answers[message.get("id")] = message
+        proc.stdin.close()
+        proc.wait(timeout=30)
+    finally:
+        killer.cancel()
+        if proc.poll() is None:
+            proc.kill()
+    err = proc.stderr.read().decode() if proc.stderr else ""
+    assert 2 in answers and 3 in answers, (answers.keys(), err[-2000:])
+    result = answers[2]["result"]
+    assert isinstance(result, dict) and result["isError"] is True  # a bad name: a tool error
+    assert "Traceback" not in err

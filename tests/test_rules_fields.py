@@ -211,10 +211,12 @@ def test_wrong_type_findings_carry_the_fields_rule(line: str, code: str) -> None
                strict=True)
     found = [d for d in ds if d.rule in (code, "SA014")]
     if line.startswith("hooks:"):
-        # Claude Code 2.1.332 does not load an agent whose hooks are a string (measured): the
-        # skip is reported too, at the key
-        assert any("skips this file" in d.message for d in found)
-        found = [d for d in found if "skips this file" not in d.message]
+        # Claude Code 2.1.332 does not load an agent whose hooks are a string (measured): one
+        # reading gives one finding, the skip, an error under the field's own rule
+        (d,) = found
+        assert "skips this file" in d.message and d.severity is Severity.ERROR
+        assert (d.rule, d.line) == (code, 4)
+        return
     (d,) = found
     # the finding points at the value, which is what is wrong
     assert (d.rule, d.line, d.column) == (code, 4, line.index(":") + 3)

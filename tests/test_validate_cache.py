@@ -256,3 +256,18 @@ def test_another_harness_duplicate_ids_come_from_cached_facts(
     warm = _run(str(tmp_path))
     assert warm == _run("--no-cache", str(tmp_path))
     assert "GM012" not in [r for r, _ in _rules(warm)]
+
+
+def test_a_skill_created_between_runs_is_seen(tmp_path: Path, cache: Path) -> None:
+    agents = _project(tmp_path)
+    (agents / "skilled.md").write_text(
+        "---\nname: skilled\ndescription: Builds React pages\nskills:\n  - react\n---\nbody\n")
+    (tmp_path / ".claude" / "skills").mkdir()
+    first = _run(str(agents))
+    assert any(r == "SA021" for r, _ in _rules(first))
+    skill = tmp_path / ".claude" / "skills" / "react"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: react\ndescription: React\n---\n")
+    second = _run(str(agents))
+    assert second == _run("--no-cache", str(agents))
+    assert not any(r == "SA021" for r, _ in _rules(second))

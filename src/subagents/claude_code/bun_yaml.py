@@ -92,7 +92,9 @@ def resolve_plain(value: str) -> Any:
     if value in _FALSE:
         return False
     if _INT10.match(value):
-        return int(value)
+        # JavaScript reads every number as a double: past ~308 digits that is Infinity (and
+        # Python refuses int() of more than 4,300 digits, which a hostile file can write)
+        return int(value) if len(value) <= 300 else float(value)
     if _INT8.match(value):
         return int(value[2:], 8)
     if _INT16.match(value):

@@ -232,9 +232,10 @@ def _uri(path: str) -> str:
                 p = Path(rel)
         except ValueError:
             pass
+    # A file name that is not UTF-8 arrives with surrogate escapes: quote its bytes as they are
     if p.is_absolute():
-        return p.as_uri()
-    return quote(p.as_posix())
+        return "file://" + quote(os.fsencode(p.as_posix()))
+    return quote(os.fsencode(p.as_posix()))
 
 
 def _level(sev: Severity | None) -> str:

@@ -710,6 +710,10 @@ def _validate_cached(
     diags, n = _validate_file(target, config, filt, mine, silencers, my_ids)
     scoped.extend(mine)
     harness_ids.extend(my_ids)
+    if any(a.definition.skills for a in mine):
+        # whether each skill exists is read from .claude/skills folders (SA021): not a fact of
+        # this file alone, so such a file is validated every time
+        return diags, n
     silenced = silencers.get(target.display) if n else None
     results.store(target.path, key, FileEntry(
         diags, n, [AgentFacts.of(a.definition, a.line, a.column) for a in mine],

@@ -36,6 +36,11 @@ Design decisions
   the user how to do it from the command line.
 * Changes take effect on the next start of the agent runtime, and the results say
   so, so the model can tell the user.
+* A request holding a lone surrogate escape (``"\\udc80"``) is valid JSON text that the SDK's
+  parser refuses, and it then never answers that request: the client waits forever.  Such
+  lines are re-encoded with U+FFFD in place of the lone surrogates before the SDK reads them
+  (:func:`_mend_surrogates`, fed through a pipe in place of stdin), so every request is
+  answered.
 """
 
 from __future__ import annotations
@@ -270,6 +275,7 @@ def serve_stdio(store: AgentStore, *, log_level: _LogLevel = "WARNING") -> None:
     import subagents.lint.rules.fields  # noqa: F401
 
     server = build_server(store, log_level=log_level)
+    _mend_stdin()
     try:
         anyio.run(server.run_stdio_async)
     except* (BrokenPipeError, ConnectionResetError):
@@ -278,6 +284,50 @@ def serve_stdio(store: AgentStore, *, log_level: _LogLevel = "WARNING") -> None:
         # before or after it).  Point stdout at /dev/null so the interpreter's final flush
         # does not raise again on the dead pipe.
         _silence_stdout()
+
+
+def _mend_surrogates(line: bytes) -> bytes:
+    """``line`` with every lone surrogate in its JSON strings replaced by U+FFFD (a line
+    without a ``\\u`` escape, or one that is not JSON, is passed on as it is)."""
+    if b"\\u" not in line and b"\\U" not in line:
+        return line
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return line
+
+    def mend(v: Any) -> Any:
+        if isinstance(v, str):
+            return v.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        if isinstance(v, list):
+            return [mend(x) for x in v]
+        if isinstance(v, dict):
+            return {mend(k): mend(x) for k, x in v.items()}
+        return v
+
+    return json.dumps(mend(value), ensure_ascii=False).encode("utf-8") + b"\n"
+
+
+def _mend_stdin() -> None:
+    """Put a pipe in place of fd 0, fed line by line from the real stdin through
+    :func:`_mend_surrogates` by a daemon thread (EOF is passed on)."""
+    import os
+    import threading
+
+    real = os.fdopen(os.dup(0), "rb", buffering=0)
+    read_end, write_end = os.pipe()
+    os.dup2(read_end, 0)
+    os.close(read_end)
+
+    def pump() -> None:
+        with open(write_end, "wb", buffering=0) as out:
+            try:
+                for line in iter(real.readline, b""):
+                    out.write(_mend_surrogates(line))
+            except OSError:  # the server stopped reading
+                pass
+
+    threading.Thread(target=pump, name="mcp-stdin", daemon=True).start()
 
 
 def _silence_stdout() -> None:
