@@ -92,6 +92,10 @@ def test_unknown_agent_is_an_error_naming_the_available_agents(tmp_path: Path) -
     assert is_error
     assert "'code-critic' not found" in content
     assert "code-reviewer" in content and "doc-writer" in content and "general-purpose" in content
+    # every agent, built-in or not, in name order with case aside (as Claude Code lists them)
+    listed = content.split("Available agents: ", 1)[1].split(". ", 1)[0].split(", ")
+    assert listed == sorted(listed, key=str.casefold) and listed[0] == "claude"
+    assert {"Explore", "Plan", "statusline-setup"} <= set(listed)
     assert result.final_text == "I'll do it myself"  # the parent carried on
     assert result.children[0].stop_reason == "error"
 

@@ -442,3 +442,64 @@ async def test_a_pipeline_stage_at_its_turn_limit_stops_the_pipeline(tmp_path: P
     assert result.stop_reason == "max_turns" and "second" not in model.requests
     assert "stage 1 (first) reached its turn limit (1 turns) without a report" in (
         result.error or "")
+
+
+def test_tools_used_names_only_the_tools_that_ran(tmp_path: Path) -> None:
+    # the reviewer may only Read: its Bash and Write calls are refused and not "used"
+    (tmp_path / "a.txt").write_text("hello\n")
+    model = PerAgentModel({
+        "main": [tool_call("Agent", call("code-reviewer", run_in_background=False)),
+                 text("ok")],
+        "code-reviewer": [tool_calls([("Bash", {"command": "ls"}),
+                                      ("Read", {"file_path": str(tmp_path / "a.txt")}),
+                                      ("Write", {"file_path": str(tmp_path / "b.txt"),
+                                                 "content": "x"})]),
+                          text("read it")],
+    })
+    run_main_thread("go", agents=[REVIEWER], model=model, cwd=tmp_path)
+    (result,) = results(model.requests["main"][1])
+    assert result.content.startswith(
+        "  <tools-used-before-summary>Read</tools-used-before-summary>")
+    assert not (tmp_path / "b.txt").exists()
+
+
+def test_a_background_launch_names_a_report_file_outside_the_project(
+        tmp_path: Path, home: Path) -> None:
+    # no transcripts kept: the launch still names a file (Claude Code's six lines), in the
+    # starting run's tool-results folder under HOME, and the report lands there
+    project = tmp_path / "proj"
+    project.mkdir()
+    model = AfterMain({
+        "main": [tool_call("Agent", call("code-reviewer"), id="toolu_bg_9"),
+                 text("running"), text("done")],
+        "code-reviewer": [text("No bugs.")],
+    })
+    run_main_thread("review", agents=[REVIEWER], runner=runner(model, project), cwd=project)
+    (launch,) = results(model.requests["main"][1])
+    lines = launch.content.splitlines()
+    assert len(lines) == 6 and lines[4].startswith("output_file: ")
+    path = Path(lines[4].removeprefix("output_file: "))
+    assert path.is_relative_to(home / ".subagents" / "tool-results")
+    assert not path.is_relative_to(project)
+    assert path.read_text() == "No bugs."
+    assert path.parent.stat().st_mode & 0o777 == 0o700
+    note = last_text(model.requests["main"][2])
+    assert f"<output-file>{path}</output-file>" in note
+
+
+def test_a_notification_is_two_blocks_tools_then_the_task_notification(
+        tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("hello\n")
+    model = AfterMain({
+        "main": [tool_call("Agent", call("code-reviewer")), text("wait"), text("done")],
+        "code-reviewer": [tool_call("Read", {"file_path": str(tmp_path / "a.txt")}),
+                          text("read it")],
+    })
+    run_main_thread("go", agents=[REVIEWER], model=model, cwd=tmp_path)
+    message = model.requests["main"][2].messages[-1]
+    blocks = [b.text for b in message.content if isinstance(b, TextBlock)]
+    assert len(blocks) == 2
+    assert blocks[0] == ("<system-reminder>\n<tools-used-before-summary>Read"
+                         "</tools-used-before-summary>\n</system-reminder>")
+    assert blocks[1].startswith("<system-reminder>") and "<task-notification>" in blocks[1]
+    assert "<tools-used-before-summary>" not in blocks[1]

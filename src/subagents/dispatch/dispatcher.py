@@ -75,7 +75,7 @@ from subagents.dispatch.handback import (
     incoming_message,
     launch_text,
     new_agent_id,
-    notification_text,
+    notification_blocks,
     send_result,
 )
 from subagents.dispatch.sessions import (
@@ -100,10 +100,12 @@ from subagents.dispatch.task_tool import (
     with_builtins,
 )
 from subagents.errors import SubagentError
+from subagents.fs import atomic_write
 from subagents.providers.base import Message, Model, ToolSpec, Usage
 from subagents.runtime.result import AgentResult, ResultSlot
 from subagents.runtime.tool_step import current_tool_use_id
 from subagents.runtime.tools.base import Tool, ToolContext, ToolInputError, ToolOutput
+from subagents.runtime.tools.shell import tool_results_dir
 
 if TYPE_CHECKING:
     from subagents.registry.core import AgentEntry, AgentRegistry
@@ -371,8 +373,9 @@ class AgentDispatcher:
         resolved = self._resolve(agent_name)
         if resolved.definition is None:
             message = resolved.problem or (
-                f"agent type {agent_name!r} not found. Available agents: "
-                + ", ".join(resolved.available)
+                f"Agent type {agent_name!r} not found. Available agents: "
+                # in name order, case aside, as Claude Code lists them
+                + ", ".join(sorted(resolved.available, key=str.casefold))
                 + ". Use one of these names in subagent_type, or do the task yourself "
                 "(general-purpose handles anything no specialist fits)."
             )
@@ -439,7 +442,8 @@ class AgentDispatcher:
             while (late := self.sessions.take(run_ids[-1])) is not None:
                 self._new_run(record)
                 run_ids.append(record.run_id or "")
-                result = await self._run_child(record, late, parent, started,
+                late_text = late if isinstance(late, str) else "\n\n".join(late)
+                result = await self._run_child(record, late_text, parent, started,
                                                record.messages or result.messages)
         finally:
             _CHAIN.reset(token)
@@ -578,9 +582,10 @@ class AgentDispatcher:
             return result_to_output(prep, None)
         record = self._record(prep, ctx, call.model, call.description, background=True)
         self._start_background(record, call.prompt, ctx, started)
-        # the path the transcript will have (the run id is made when the run starts)
-        return ToolOutput(launch_text(record.id, None if record.transcript is None
-                                      else record.transcript))
+        # the path the transcript will have (the run id is made when the run starts), or the
+        # file in the starting run's tool-results folder that gets the report
+        return ToolOutput(launch_text(record.id, record.transcript or record.output_file,
+                                      report_only=record.transcript is None))
 
     def _start_background(self, record: AgentRecord, task: str, ctx: ToolContext,
                           started: float, history: Sequence[Message] = ()) -> None:
@@ -589,13 +594,16 @@ class AgentDispatcher:
         record.state = "running"
         record.stopped_by = None
         self._new_run(record)
+        if record.transcript is None:
+            record.output_file = tool_results_dir(ctx) / f"agent-{record.id}.output"
         self.sessions.started(record)
         record.task = asyncio.get_running_loop().create_task(
             self._background(record, task, ctx, started, history))
 
     async def _background(self, record: AgentRecord, task: str, ctx: ToolContext,
                           started: float, history: Sequence[Message]) -> None:
-        notice: str | None = None
+        notice: tuple[str, ...] | None = None
+        output = record.transcript or record.output_file
         try:
             result = await self._execute(record, task, ctx, started, history=history)
             status: Any = "completed"
@@ -603,24 +611,40 @@ class AgentDispatcher:
                 status = "failed"
             elif result.stop_reason == "interrupted":
                 status = "killed"
-            notice = notification_text(
+            notice = notification_blocks(
                 agent_id=record.id, tool_use_id=record.tool_use_id,
                 description=record.description, status=status, result=result,
-                transcript=record.transcript, error=result.error,
+                transcript=output, error=result.error,
                 limit=self._limit_of(record))
         except asyncio.CancelledError:
-            notice = notification_text(
+            notice = notification_blocks(
                 agent_id=record.id, tool_use_id=record.tool_use_id,
                 description=record.description, status="killed", result=record.result,
-                transcript=record.transcript, error=record.stopped_by or "it was cancelled")
+                transcript=output, error=record.stopped_by or "it was cancelled")
             raise
         except Exception as exc:  # pragma: no cover - _execute turns failures into results
-            notice = notification_text(
+            notice = notification_blocks(
                 agent_id=record.id, tool_use_id=record.tool_use_id,
                 description=record.description, status="failed", result=None,
-                transcript=record.transcript, error=f"{type(exc).__name__}: {exc}")
+                transcript=output, error=f"{type(exc).__name__}: {exc}")
         finally:
+            self._write_output(record)
             self.sessions.finished(record, notice)
+
+    @staticmethod
+    def _write_output(record: AgentRecord) -> None:
+        """The report of a background run, in the file its launch result named when no
+        transcript stands in for it.  The folder is the starting run's own (0700, outside
+        the project); a failure to write leaves the file missing, never the notification
+        undelivered."""
+        path = record.output_file
+        if path is None or record.transcript is not None:
+            return
+        result = record.result
+        text = "" if result is None else (result.final_text or result.error or "")
+        with contextlib.suppress(OSError):
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            atomic_write(path, text, mode=0o600, fsync=False)
 
     async def continue_agent(self, record: AgentRecord, message: str,
                              ctx: ToolContext) -> ToolOutput:

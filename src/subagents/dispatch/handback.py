@@ -4,21 +4,24 @@ Claude Code 2.1.332 was measured doing this (RUNTIME-2.1.332.md rows 4 and 8, sc
 BG, D and the SendMessage captures); the *structure* is followed, the wording is ours:
 
 * **Foreground result** (``run_in_background: false``): a ``<tools-used-before-summary>``
-  line naming the tools the child used, a provenance frame saying that the report is model
-  output with no authority of the user, the report with every line indented by two spaces
-  (so a line at column zero that looks like part of the frame cannot come from the child),
+  line naming the tools that ran for the child (refused calls left out), a provenance
+  frame saying that the report is model output with no authority of the user, the report
+  with every line indented by two spaces (so a line at column zero that looks like part of
+  the frame cannot come from the child),
   ``agentId: <id>`` with the hint to continue it through ``SendMessage``, and
   ``<usage>subagent_tokens / tool_uses / duration_ms</usage>``.
 * **Turn limit**: instead of the frame and report, an indented ``NOTE`` saying the agent
   stopped at its N-turn limit while still calling tools and wrote no report (with the opt-in
   summary, the summary follows as its report).
 * **Background launch**: the agent id, that it runs on its own and a notification will
-  follow, not to predict its result, not to duplicate its work, and ``output_file`` (its
-  transcript) when one is kept.
-* **Notification**: a user message holding ``<system-reminder>`` blocks: the tools it used,
-  then a line saying the message is automated (not the user, not consent) and a
-  ``<task-notification>`` with ``task-id``, ``tool-use-id``, ``output-file``, ``status``
-  (``completed``, ``failed``, ``killed``), ``summary``, ``note``, ``result`` and ``usage``.
+  follow, not to predict its result, not to duplicate its work, and ``output_file``: its
+  transcript, or when none is kept a file in the starting run's tool-results folder that
+  gets its report (so the launch always has Claude Code's six lines).
+* **Notification**: a user message of ``<system-reminder>`` text blocks: one naming the
+  tools that ran for it, then one with a line saying the message is automated (not the
+  user, not consent) and a ``<task-notification>`` with ``task-id``, ``tool-use-id``,
+  ``output-file``, ``status`` (``completed``, ``failed``, ``killed``), ``summary``,
+  ``note``, ``result`` and ``usage``.
 
 ``subagent_tokens`` is the context the child ended with (input + output of its last
 request), as Claude Code counts it, not the sum of every request.  Closing tags inside a
@@ -43,7 +46,7 @@ __all__ = [
     "incoming_message",
     "launch_text",
     "new_agent_id",
-    "notification_text",
+    "notification_blocks",
     "send_result",
     "tools_used",
     "usage_block",
@@ -78,8 +81,12 @@ def new_agent_id() -> str:
 
 
 def tools_used(result: AgentResult) -> list[str]:
-    """The names of the tools the child called, first use first, each once."""
-    return list(dict.fromkeys(c.name for c in result.tool_calls))
+    """The names of the tools that ran for the child, first use first, each once.
+
+    A call that was refused (not offered, denied, bad arguments, a hook) is left out, as
+    Claude Code leaves it out: the line says what the child did, not what it tried.
+    """
+    return list(dict.fromkeys(c.name for c in result.tool_calls if c.executed))
 
 
 def usage_block(result: AgentResult, *, xml: bool = False) -> str:
@@ -129,8 +136,10 @@ def foreground_text(result: AgentResult, agent_id: str, *, limit: int | None = N
     return "\n".join(parts)
 
 
-def launch_text(agent_id: str, transcript: Path | None) -> str:
-    """The immediate tool result of a background Agent call."""
+def launch_text(agent_id: str, transcript: Path | None, *, report_only: bool = False) -> str:
+    """The immediate tool result of a background Agent call.  ``transcript`` is the file
+    the run writes: its JSONL transcript, or with ``report_only`` a file that gets its
+    final report when it stops (when no transcript is kept)."""
     lines = [
         "Agent started in the background. (This result is bookkeeping for you: do not quote "
         "it, or the agentId, to the user.)",
@@ -143,14 +152,19 @@ def launch_text(agent_id: str, transcript: Path | None) -> str:
         "Do not do the agent's work yourself as well: keep away from the files and questions "
         "it is working on.",
     ]
-    if transcript is not None:
+    if transcript is not None and report_only:
+        lines.append(f"output_file: {transcript}")
+        lines.append("That file gets the agent's report when it stops, which the notification "
+                     "brings you anyway: do not wait on it or poll it; if the user asks how it "
+                     "is going, say it is still running.")
+    elif transcript is not None:
         lines.append(f"output_file: {transcript}")
         lines.append("That file is the agent's whole JSONL transcript: do not read it (it is "
                      "large); if the user asks how it is going, say it is still running.")
     return "\n".join(lines)
 
 
-def notification_text(
+def notification_blocks(
     *,
     agent_id: str,
     tool_use_id: str | None,
@@ -160,13 +174,15 @@ def notification_text(
     transcript: Path | None = None,
     error: str | None = None,
     limit: int | None = None,
-) -> str:
-    """The user message that tells a parent a background agent stopped."""
+) -> tuple[str, ...]:
+    """The user message that tells a parent a background agent stopped, as its text blocks:
+    the tools that ran for it (when any did) in one reminder, the task notification in
+    another, as Claude Code sends them."""
     blocks: list[str] = []
     used = tools_used(result) if result is not None else []
     if used:
         blocks.append("<system-reminder>\n<tools-used-before-summary>" + ", ".join(used)
-                      + "</tools-used-before-summary>\n</system-reminder>\n")
+                      + "</tools-used-before-summary>\n</system-reminder>")
     what = description.strip() or (result.agent if result is not None else "agent")
     if status == "completed":
         summary = f'Agent "{what}" finished'
@@ -191,7 +207,7 @@ def notification_text(
     body = "\n".join(lines)
     blocks.append(f"<system-reminder>\n{_AUTOMATED}\n\n<task-notification>\n{body}\n"
                   "</task-notification>\n</system-reminder>")
-    return "\n".join(blocks)
+    return tuple(blocks)
 
 
 def incoming_message(text: str) -> str:

@@ -44,7 +44,7 @@ from subagents.definition import AgentDefinition
 from subagents.dispatch.handback import send_result
 from subagents.providers.base import Message
 from subagents.runtime.result import AgentResult
-from subagents.runtime.runner import TurnControl
+from subagents.runtime.runner import TurnControl, TurnInput
 from subagents.runtime.tools.base import Tool, ToolContext, ToolOutput
 
 if TYPE_CHECKING:
@@ -77,12 +77,15 @@ class AgentRecord:
     messages: tuple[Message, ...] = ()
     task: asyncio.Task[Any] | None = None
     transcript: Path | None = None
+    #: where a background run's report is written when no transcript is kept (the starting
+    #: run's tool-results folder, never the project): a launch result always names a file
+    output_file: Path | None = None
     stopped_by: str | None = None  # who stopped it (TaskStop), when it was
 
 
 @dataclass(slots=True)
 class _Mailbox:
-    pending: list[str] = field(default_factory=list)
+    pending: list[TurnInput] = field(default_factory=list)
     # read only with a round's tool results, never as a turn of its own (the agent listing a
     # child gets after its first tool call, as in Claude Code)
     with_results: list[str] = field(default_factory=list)
@@ -125,9 +128,10 @@ class AgentSessions:
         """``text`` for ``run_id``'s next round of tool results only (it never starts a turn)."""
         self._box(run_id).with_results.append(text)
 
-    def take(self, run_id: str, *, round_end: bool = False) -> str | None:
+    def take(self, run_id: str, *, round_end: bool = False) -> TurnInput | None:
         """Everything waiting for ``run_id``, joined (at the end of a round of tool calls,
-        also what waits for one); ``None`` when nothing is."""
+        also what waits for one); ``None`` when nothing is.  Texts side by side are joined
+        into one; a notice made of several blocks keeps them apart."""
         box = self._boxes.get(run_id)
         if box is None:
             return None
@@ -135,13 +139,27 @@ class AgentSessions:
         if round_end:
             box.with_results.clear()
         box.pending.clear()
-        return "\n\n".join(parts) if parts else None
+        if not parts:
+            return None
+        blocks: list[str] = []
+        loose: list[str] = []
+        for part in parts:
+            if isinstance(part, str):
+                loose.append(part)
+                continue
+            if loose:
+                blocks.append("\n\n".join(loose))
+                loose = []
+            blocks.extend(part)
+        if loose:
+            blocks.append("\n\n".join(loose))
+        return blocks[0] if len(blocks) == 1 else tuple(blocks)
 
     def running_for(self, run_id: str) -> set[str]:
         box = self._boxes.get(run_id)
         return set(box.running) if box is not None else set()
 
-    async def wait(self, run_id: str) -> str | None:
+    async def wait(self, run_id: str) -> TurnInput | None:
         """The next text for ``run_id``; waits while its background agents run, ``None``
         when nothing waits and none runs."""
         box = self._box(run_id)
@@ -159,7 +177,7 @@ class AgentSessions:
         if record.background:
             self._box(record.owner).running.add(record.id)
 
-    def finished(self, record: AgentRecord, notice: str | None) -> None:
+    def finished(self, record: AgentRecord, notice: TurnInput | None) -> None:
         """``record`` stopped; ``notice`` (background) goes to its owner."""
         record.state = "stopped"
         box = self._box(record.owner)
@@ -201,10 +219,10 @@ class DelegationTurns(TurnControl):
     def __init__(self, sessions: AgentSessions) -> None:
         self.sessions = sessions
 
-    async def next_input(self, ctx: ToolContext, text: str) -> str | None:
+    async def next_input(self, ctx: ToolContext, text: str) -> TurnInput | None:
         return await self.sessions.wait(ctx.run_id)
 
-    def pending_input(self, ctx: ToolContext) -> str | None:
+    def pending_input(self, ctx: ToolContext) -> TurnInput | None:
         return self.sessions.take(ctx.run_id, round_end=True)
 
 

@@ -82,8 +82,9 @@ Design notes
   (:class:`~subagents.runtime.result.ResultSlot`).
   :meth:`run_sync` turns that into :class:`~subagents.runtime.result.RunInterrupted` (exit 130).
 * **Conversations that go on** (agent teams): ``run(..., turns=control)`` hands the end of
-  every turn to ``control.next_input(ctx, text)``; a string it returns becomes the next user
-  message of the *same* conversation (one transcript, one usage total), ``None`` ends the run.
+  every turn to ``control.next_input(ctx, text)``; a string it returns (or a tuple of
+  strings: one text block each) becomes the next user message of the *same* conversation
+  (one transcript, one usage total), ``None`` ends the run.
   ``control.stop_now(ctx)``, checked after each round of tool calls, ends the run at once
   without another model call (an approved shutdown).  ``control.pending_input(ctx)``, also
   checked after each round of tool calls, may return text that joins the tool results of
@@ -155,6 +156,7 @@ __all__ = [
     "RunConfig",
     "RunEvent",
     "TurnControl",
+    "TurnInput",
     "build_system_prompt",
     "memory_path",
 ]
@@ -173,10 +175,20 @@ RELAXED_MAX_TOKENS = 8192  # the output limit tried when a provider refuses the 
 RunEvent = tuple[str, Mapping[str, Any]]
 
 
+#: What a turn control hands the run: one text, or several that stay separate text blocks
+#: of the same user message (a notification that is more than one reminder).
+TurnInput = str | tuple[str, ...]
+
+
+def _text_blocks(follow: TurnInput) -> tuple[TextBlock, ...]:
+    return (TextBlock(follow),) if isinstance(follow, str) else tuple(
+        TextBlock(t) for t in follow)
+
+
 class TurnControl:
     """Decides what happens when a run's turn ends (see "Conversations that go on")."""
 
-    async def next_input(self, ctx: ToolContext, text: str) -> str | None:
+    async def next_input(self, ctx: ToolContext, text: str) -> TurnInput | None:
         """The next user message after a turn that ended with ``text``; ``None`` ends the run."""
         return None
 
@@ -184,7 +196,7 @@ class TurnControl:
         """True to end the run right after the current round of tool calls."""
         return False
 
-    def pending_input(self, ctx: ToolContext) -> str | None:
+    def pending_input(self, ctx: ToolContext) -> TurnInput | None:
         """Text to add to the tool results of the round that just ended, or ``None``."""
         return None
 
@@ -570,7 +582,7 @@ class AgentRunner:
                 if follow is None:
                     return
                 # no assistant message was kept: the new text joins the last user message
-                messages[-1] = Message("user", (*messages[-1].content, TextBlock(follow)))
+                messages[-1] = Message("user", (*messages[-1].content, *_text_blocks(follow)))
                 state.transcript.message(messages[-1], turn=turn)
                 base = turn
                 nudged = False
@@ -591,7 +603,7 @@ class AgentRunner:
                 follow = await control.next_input(ctx, response.text) if control else None
                 if follow is None:
                     return
-                messages.append(Message.user(follow))
+                messages.append(Message("user", _text_blocks(follow)))
                 state.transcript.message(messages[-1], turn=turn)
                 base = turn
                 nudged = False
@@ -599,7 +611,7 @@ class AgentRunner:
             results = await step.run(uses, turn)
             extra = control.pending_input(ctx) if control is not None else None
             if extra:
-                results = Message("user", (*results.content, TextBlock(extra)))
+                results = Message("user", (*results.content, *_text_blocks(extra)))
             messages.append(results)
             state.transcript.message(results, turn=turn)
             if control is not None and control.stop_now(ctx):
