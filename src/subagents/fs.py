@@ -40,6 +40,7 @@ __all__ = [
     "fsync_dir",
     "link_escape",
     "open_path",
+    "read_head",
     "read_regular",
     "write_nofollow",
 ]
@@ -65,6 +66,23 @@ def read_regular(
     Raises :class:`NotRegular`, :class:`TooLarge` or the ``OSError`` of the open or read
     (``ELOOP`` for a symlink when ``follow_links`` is false).
     """
+    data = _read_prefix(path, limit, follow_links=follow_links, refuse_larger=True)
+    if len(data) > limit:  # it grew while it was read
+        raise TooLarge(len(data))
+    return data
+
+
+def read_head(path: str | os.PathLike[str], limit: int) -> bytes:
+    """The first ``limit + 1`` bytes at most of the regular file at ``path`` (one byte more
+    than ``limit`` says the file goes on): for readers that keep the head of a long file.
+
+    Raises :class:`NotRegular` or the ``OSError`` of the open or read; never blocks on a FIFO.
+    """
+    return _read_prefix(path, limit, follow_links=True, refuse_larger=False)
+
+
+def _read_prefix(path: str | os.PathLike[str], limit: int, *, follow_links: bool,
+                 refuse_larger: bool) -> bytes:
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     if not follow_links:
         flags |= getattr(os, "O_NOFOLLOW", 0)
@@ -73,7 +91,7 @@ def read_regular(
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise NotRegular("not a regular file")
-        if st.st_size > limit:
+        if refuse_larger and st.st_size > limit:
             raise TooLarge(st.st_size)
         chunks: list[bytes] = []
         left = limit + 1
@@ -85,11 +103,21 @@ def read_regular(
             left -= len(chunk)
     finally:
         os.close(fd)
-    data = b"".join(chunks)
-    if len(data) > limit:  # it grew while it was read
-        raise TooLarge(len(data))
-    return data
+    return b"".join(chunks)
 
+
+
+def _write_and_close(fd: int, payload: bytes, mode: int, fsync: bool) -> None:
+    """All of ``payload`` into the new temporary file ``fd``, its mode set, then closed."""
+    try:
+        view = memoryview(payload)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fchmod(fd, mode)
+        if fsync:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def display_path(
@@ -199,15 +227,7 @@ def atomic_write(
 
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     try:
-        try:
-            view = memoryview(payload)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fchmod(fd, mode)
-            if fsync:
-                os.fsync(fd)
-        finally:
-            os.close(fd)
+        _write_and_close(fd, payload, mode, fsync)
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -270,15 +290,7 @@ def write_nofollow(path: Path, data: bytes | str, *, fsync: bool = True,
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
                      | getattr(os, "O_CLOEXEC", 0), 0o600, dir_fd=dfd)
         try:
-            try:
-                view = memoryview(payload)
-                while view:
-                    view = view[os.write(fd, view):]
-                os.fchmod(fd, mode)
-                if fsync:
-                    os.fsync(fd)
-            finally:
-                os.close(fd)
+            _write_and_close(fd, payload, mode, fsync)
             os.replace(tmp, path.name, src_dir_fd=dfd, dst_dir_fd=dfd)
         except BaseException:
             with contextlib.suppress(OSError):

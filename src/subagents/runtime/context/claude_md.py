@@ -48,6 +48,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from subagents.fs import NotRegular, read_head
+
 __all__ = [
     "MAX_FILES",
     "MAX_FILE_BYTES",
@@ -159,22 +161,10 @@ def _read_text(path: Path, limit: int) -> tuple[str, bool]:
     """(text, cut) of the regular file ``path``: never blocks, never reads past ``limit``.
 
     Raises ``OSError`` (with a readable ``strerror``) for what cannot be read."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(path, flags)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(0, "not a regular file (a device, FIFO or socket)")
-        chunks: list[bytes] = []
-        left = limit + 1
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 16))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-    finally:
-        os.close(fd)
-    data = b"".join(chunks)
+        data = read_head(path, limit)
+    except NotRegular:
+        raise OSError(0, "not a regular file (a device, FIFO or socket)") from None
     cut = len(data) > limit
     if b"\x00" in data[:limit]:
         raise OSError(0, "it holds NUL bytes (binary data, not text)")
