@@ -153,6 +153,23 @@ class RunOutput:
     stderr: str
 
 
+def run_inner(module: str, spec: dict[str, object], spec_file: Path, *, netns: bool,
+              timeout: float) -> subprocess.CompletedProcess[str]:
+    """Run the recorder's inner ``module`` on ``spec`` (written to ``spec_file``), inside
+    ``unshare -n`` when ``netns``, with this checkout first on the import path."""
+    command = [sys.executable, "-m", module]
+    spec["netns"] = netns
+    if netns:
+        command = ["unshare", "-n", *command]
+    spec_file.write_text(json.dumps(spec), encoding="utf-8")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(Path(__file__).resolve().parents[2]), env.get("PYTHONPATH", "")]
+    ).rstrip(os.pathsep)
+    return subprocess.run([*command, str(spec_file)], capture_output=True, text=True,
+                          env=env, timeout=timeout + 60, check=False)
+
+
 def read_jsonl(path: Path) -> list[dict[str, object]]:
     """The JSON objects of a JSON-lines file (other lines skipped; none if it is missing)."""
     out: list[dict[str, object]] = []
@@ -186,20 +203,10 @@ def run_project(
         subprocess.run(["git", "init", "-q", str(project)], capture_output=True, check=False)
         start = project / cwd if cwd else project
         spec = {"claude": str(claude), "cwd": str(start), "home": str(home),
-                "out": str(out), "spawn": list(spawn), "timeout": timeout, "netns": False}
-        command = [sys.executable, "-m", "subagents.conformance.inner"]
+                "out": str(out), "spawn": list(spawn), "timeout": timeout}
         use_netns = netns and netns_available()[0]
-        if use_netns:
-            spec["netns"] = True
-            command = ["unshare", "-n", *command]
-        spec_file = work / "spec.json"
-        spec_file.write_text(json.dumps(spec), encoding="utf-8")
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(
-            [str(Path(__file__).resolve().parents[2]), env.get("PYTHONPATH", "")]
-        ).rstrip(os.pathsep)
-        done = subprocess.run([*command, str(spec_file)], capture_output=True, text=True,
-                              env=env, timeout=timeout + 60, check=False)
+        done = run_inner("subagents.conformance.inner", spec, work / "spec.json",
+                         netns=use_netns, timeout=timeout)
         rc_file = out / "rc"
         rc = int(rc_file.read_text()) if rc_file.exists() and rc_file.read_text() else None
         debug = out / "debug.log"

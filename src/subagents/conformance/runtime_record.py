@@ -22,10 +22,7 @@ from __future__ import annotations
 import contextlib
 import datetime as _dt
 import json
-import os
 import shutil
-import subprocess
-import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -33,7 +30,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from subagents.conformance.harness import HarnessError, netns_available, read_jsonl
+from subagents.conformance.harness import (
+    HarnessError,
+    netns_available,
+    read_jsonl,
+    run_inner,
+)
 from subagents.conformance.runtime_cases import SCENARIOS, Scenario, build_project, responder
 from subagents.conformance.runtime_fingerprint import fingerprint
 
@@ -108,19 +110,9 @@ def run_claude(claude: Path, scenario: Scenario, *, netns: bool = True,
     with _workdir("cc-runtime-") as (project, home, out):
         spec = {"claude": str(claude), "project": str(project), "home": str(home),
                 "out": str(out), "prompt": scenario.prompt, "args": list(scenario.args),
-                "timeout": timeout, "netns": False}
-        command = [sys.executable, "-m", "subagents.conformance.runtime_inner"]
-        if netns:
-            spec["netns"] = True
-            command = ["unshare", "-n", *command]
-        spec_file = out / "spec.json"
-        spec_file.write_text(json.dumps(spec), encoding="utf-8")
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(
-            [str(Path(__file__).resolve().parents[2]), env.get("PYTHONPATH", "")]
-        ).rstrip(os.pathsep)
-        done = subprocess.run([*command, str(spec_file)], capture_output=True, text=True,
-                              env=env, timeout=timeout + 60, check=False)
+                "timeout": timeout}
+        done = run_inner("subagents.conformance.runtime_inner", spec, out / "spec.json",
+                         netns=netns, timeout=timeout)
         rc_file = out / "rc"
         rc_text = rc_file.read_text().strip() if rc_file.exists() else ""
         problems: list[str] = []
