@@ -348,7 +348,8 @@ def source_roots(
     problems: list[Diagnostic] = []
     for src in sources:
         root = src.root
-        if root is None or src.kind not in (SourceKind.FOLDER, SourceKind.JSON_FILE):
+        if root is None or src.kind not in (SourceKind.FOLDER, SourceKind.JSON_FILE,
+                                            SourceKind.AGENT_FILE):
             continue
         if not os.path.lexists(root) or root in roots:
             continue

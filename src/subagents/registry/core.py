@@ -51,6 +51,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from subagents.claude_code.agents_flag import agents_flag_problem
 from subagents.claude_code.definition import definition_from_view
 from subagents.claude_code.profile import get_profile
 from subagents.claude_code.scan import code_unit_key
@@ -339,7 +340,7 @@ class AgentRegistry:
                     rec = self._read_file(src, path, segments, prev)
                     if rec is not None:
                         new[key] = rec
-            elif src.kind is SourceKind.JSON_FILE:
+            elif src.kind in (SourceKind.JSON_FILE, SourceKind.AGENT_FILE):
                 assert src.root is not None
                 key = (index, src.root)
                 rec = self._read_file(src, src.root, (), old.get(key))
@@ -383,6 +384,19 @@ class AgentRegistry:
 
     def _parse_text(self, src: Source) -> FileRecord:
         assert src.text is not None
+        if self.dialect is Dialect.CLAUDE:
+            # one bad entry and Claude Code does not start at all: refuse the value as a whole
+            problem = agents_flag_problem(src.text)
+            if problem is not None:
+                diag = Diagnostic(
+                    path=src.label, line=problem.line, column=problem.column, rule=problem.rule,
+                    severity=Severity.ERROR,
+                    message=f"Claude Code refuses to start with this --agents value: "
+                    f"{problem.message}; nothing runs, and no agent of it is loaded",
+                    hint="fix the entry (every agent needs a `description`; `tools` is a "
+                    "list; names do not start with '-'), or leave it out",
+                )
+                return FileRecord(None, (), (diag,), src.label, None, True, src)
         result = parse_agent_text(src.text, path=src.label, dialect=Dialect.JSON)
         return self._record(src, result, None, None, src.label, (), trusted=True)
 
@@ -454,7 +468,9 @@ class AgentRegistry:
         is_json = src.dialect is Dialect.JSON
         if is_json or result.ok:
             for defn in result.definitions:
-                problem = harness_skip(defn, display, src.dialect)
+                # a ':' is fine in an --agents key (measured on 2.1.332)
+                problem = harness_skip(defn, display, src.dialect,
+                                       colon_ok=src.kind is SourceKind.JSON_TEXT)
                 if problem is not None:
                     diags.append(problem)
                     continue
@@ -783,7 +799,8 @@ class AgentRegistry:
             if src.kind is SourceKind.FOLDER and src.root.is_dir():
                 recursive.add(src.root)
                 continue
-            target = src.root.parent if src.kind is SourceKind.JSON_FILE else src.root
+            target = src.root.parent if src.kind in (
+                SourceKind.JSON_FILE, SourceKind.AGENT_FILE) else src.root
             while not target.is_dir() and target != target.parent:
                 target = target.parent
             flat.add(target)

@@ -32,7 +32,8 @@ __all__ = [
 
 def follows_claude_code(src: Source) -> bool:
     """Claude Code's folders (managed, project, user, plugins): read as Claude Code reads."""
-    return src.kind is SourceKind.FOLDER and src.dialect is Dialect.CLAUDE
+    return src.kind in (SourceKind.FOLDER, SourceKind.AGENT_FILE) and (
+        src.dialect is Dialect.CLAUDE)
 
 
 def _as_claude_code_reads(

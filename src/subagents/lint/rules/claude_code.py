@@ -214,9 +214,9 @@ def claude_code_findings(
     yield from _tool_changes(view, path, text, label)
     yield from _missing_skills(view, path, text, label)
     for note in view.notes:
-        if note.key == "hooks":
+        if note.key == "hooks" and note.rule is None:
             continue  # the hooks rules (SA109/SA110) point at the entry itself
-        code = _NOTE_CODES.get(note.key, "SA021")
+        code = note.rule or _NOTE_CODES.get(note.key, "SA021")
         line, column = key_pos(text, note.key)
         yield make_diagnostic(
             code,
@@ -381,6 +381,14 @@ def claude_code_reading(
     view = result.claude_code
     if view is None:
         return list(result.diagnostics), result.definitions
+    if view.loaded and file_path is not None:
+        from subagents.harnesses.layout import plugin_of
+
+        plugin = plugin_of(file_path)
+        if plugin is not None:  # a plugin's agent: some fields do not apply to it
+            from subagents.claude_code.reader import as_plugin_agent
+
+            view = as_plugin_agent(view, file_stem=file_path.stem, plugin=plugin)
     findings = list(
         claude_code_findings(view, display, text)
     )
