@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from subagents.claude_code.agents_flag import agents_flag_problem
 from subagents.claude_code.launch import effort_sent, servers_started
@@ -166,6 +168,9 @@ def test_one_bad_agents_entry_and_nothing_starts(recording, case_id: str,
     said = "not valid JSON" if case_id.endswith("bad-json") else "refuses to start"
     assert out.exit_code == 2 and said in out.output
     assert "Traceback" not in out.output
+    ran = CliRunner().invoke(cli, ["run", "--cwd", str(project), "--agents", text,
+                                   "cli-present", "hello"])
+    assert ran.exit_code == 2 and said in ran.output
     # validate of the same JSON as a file says so as an error
     agents_file = tmp_path / "agents.json"
     agents_file.write_text(text, encoding="utf-8")
@@ -292,3 +297,24 @@ def test_cases_write_their_paths_into_home_and_links(tmp_path: Path) -> None:
     project, home = _lay_out("mcp-list-trusted", tmp_path / "two")
     trust = json.loads((home / ".claude.json").read_text())
     assert trust["projects"] == {str(project): {"hasTrustDialogAccepted": True}}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(
+    st.text(max_size=200),
+    st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+                 lambda inner: st.lists(inner, max_size=3)
+                 | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+                 max_leaves=12).map(json.dumps),
+))
+def test_the_agents_check_never_raises(text: str) -> None:
+    problem = agents_flag_problem(text)
+    assert problem is None or (problem.line >= 1 and problem.column >= 1 and problem.message)
+
+
+def test_the_agents_check_on_hostile_values() -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    problem = agents_flag_problem(deep)
+    assert problem is not None and problem.rule == "SA016"
+    assert agents_flag_problem('{"a": {"description": "d", "tools": null}}') is not None
+    assert agents_flag_problem('{"\\u00e9t\\u00e9": {"prompt": "p"}}') is not None
