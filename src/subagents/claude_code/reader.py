@@ -121,6 +121,7 @@ class Note:
     key: str
     message: str
     rule: str | None = None  # the finding's rule when it is not the key's own
+    hint: str | None = None  # the finding's hint when the rule's own does not fit
 
 
 @dataclass(slots=True)
@@ -729,7 +730,8 @@ PLUGIN_IGNORED = ("permissionMode", "hooks", "mcpServers")
 def _plugin_ignored_notes(fm: Mapping[str, Any]) -> tuple[Note, ...]:
     return tuple(
         Note(key, f"`{key}` in a plugin's agent: the agent runs without it (only an agent "
-             "of .claude/agents may set it)", rule="SA021")
+             "of .claude/agents may set it)", rule="SA021",
+             hint="remove the field, or copy the agent into .claude/agents/ where it applies")
         for key in PLUGIN_IGNORED if key in fm)
 
 

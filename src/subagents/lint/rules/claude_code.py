@@ -223,7 +223,8 @@ def claude_code_findings(
             path,
             (line, column),
             f"{label} ignores {note.message}",
-            _NOTE_HINTS.get(code, "use a value Claude Code accepts, or remove the field"),
+            note.hint or _NOTE_HINTS.get(code, "use a value Claude Code accepts, or remove the "
+                                         "field"),
         )
 
 
