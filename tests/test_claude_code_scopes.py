@@ -318,3 +318,15 @@ def test_the_agents_check_on_hostile_values() -> None:
     assert problem is not None and problem.rule == "SA016"
     assert agents_flag_problem('{"a": {"description": "d", "tools": null}}') is not None
     assert agents_flag_problem('{"\\u00e9t\\u00e9": {"prompt": "p"}}') is not None
+
+
+def test_validate_reads_a_plugin_agent_on_its_own_terms(recording, tmp_path: Path) -> None:
+    """No name and no description: Claude Code loads a plugin's agent anyway (plugin-ids), so
+    validate counts it and does not call it skipped."""
+    assert {"acme:quiet", "acme:nameless-helper"} <= _ids(recording.case("plugin-ids"))
+    project, _ = _lay_out("plugin-ids", tmp_path)
+    files = [str(project / "plugins/acme/agents" / f) for f in ("quiet.md", "nameless-helper.md")]
+    out = CliRunner().invoke(cli, ["validate", "--format", "json", *files])
+    report = json.loads(out.output)
+    assert report["summary"]["agents"] == 2 and report["summary"]["errors"] == 0, out.output
+    assert out.exit_code == 0

@@ -369,6 +369,23 @@ _PARSE_FINDINGS = frozenset({"SA003", "SA004", "SA005", "SA010", "SA013", "SA018
 _UNREADABLE_SKIPS = frozenset({SkipKind.YAML, SkipKind.NO_FRONTMATTER, SkipKind.REFUSED})
 
 
+def as_claude_code_loads(result: LoadResult, file_path: Path | None) -> LoadResult:
+    """``result`` with the reading Claude Code gives a plugin's agent when ``file_path`` is
+    one (it loads without a name or description, some fields do not apply); else as is."""
+    view = result.claude_code
+    if view is None or file_path is None:
+        return result
+    from subagents.harnesses.layout import plugin_of
+
+    plugin = plugin_of(file_path)
+    if plugin is None:
+        return result
+    from subagents.claude_code.reader import as_plugin_agent
+
+    plugin_view = as_plugin_agent(view, file_stem=file_path.stem, plugin=plugin)
+    return dataclasses.replace(result, claude_code=plugin_view)
+
+
 def claude_code_reading(
     result: LoadResult, display: str, file_path: Path | None, text: str | None
 ) -> tuple[list[Diagnostic], tuple[AgentDefinition, ...]]:
@@ -382,14 +399,6 @@ def claude_code_reading(
     view = result.claude_code
     if view is None:
         return list(result.diagnostics), result.definitions
-    if view.loaded and file_path is not None:
-        from subagents.harnesses.layout import plugin_of
-
-        plugin = plugin_of(file_path)
-        if plugin is not None:  # a plugin's agent: some fields do not apply to it
-            from subagents.claude_code.reader import as_plugin_agent
-
-            view = as_plugin_agent(view, file_stem=file_path.stem, plugin=plugin)
     findings = list(
         claude_code_findings(view, display, text)
     )
