@@ -180,15 +180,21 @@ def plugin_agent_paths(plugin_dir: Path) -> list[Path]:
 def plugin_of(path: Path) -> str | None:
     """The name of the plugin whose agent ``path`` is (the nearest folder above it holding
     ``.claude-plugin/plugin.json``, when one of its agent paths holds the file), else None."""
-    here = Path(os.path.abspath(path))
-    for folder in here.parents:
-        if (folder / ".claude-plugin" / "plugin.json").is_file():
-            for listed in plugin_agent_paths(folder):
-                where = Path(os.path.abspath(listed))
-                if here == where or where in here.parents:
-                    return plugin_namespace(folder)
+    # plain strings and os.path: validate asks this for every file it reads
+    here = os.path.abspath(path)
+    folder = os.path.dirname(here)
+    while True:
+        if os.path.isfile(os.path.join(folder, ".claude-plugin", "plugin.json")):
+            root = Path(folder)
+            for listed in plugin_agent_paths(root):
+                where = os.path.abspath(listed)
+                if here == where or here.startswith(where.rstrip(os.sep) + os.sep):
+                    return plugin_namespace(root)
             return None
-    return None
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
 
 
 def _same_folder(a: Path, b: Path) -> bool:
