@@ -330,3 +330,19 @@ def test_validate_reads_a_plugin_agent_on_its_own_terms(recording, tmp_path: Pat
     report = json.loads(out.output)
     assert report["summary"]["agents"] == 2 and report["summary"]["errors"] == 0, out.output
     assert out.exit_code == 0
+
+
+def test_hooks_that_keep_a_project_agent_out_do_not_keep_a_plugin_agent_out(
+    recording, tmp_path: Path,
+) -> None:
+    result = recording.case("plugin-broken-hooks")
+    assert _ids(result) == {"acme:hooks-string", "acme:hooks-guard"}
+    reg, project, _ = _registry("plugin-broken-hooks", tmp_path)
+    assert {"acme:hooks-string", "acme:hooks-guard"} <= set(reg.names())
+    assert not reg.entry("acme:hooks-guard").definition.hooks
+    out = CliRunner().invoke(cli, ["validate", "--format", "json",
+                                   str(project / "plugins/acme/agents/hooks-guard.md")])
+    found = json.loads(out.output)["diagnostics"]
+    ignored = [d for d in found if d["rule"] == "SA021" and "plugin" in d["message"]]
+    assert ignored and ignored[0]["severity"] == "error", out.output
+    assert "not loaded" not in out.output

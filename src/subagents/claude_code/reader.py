@@ -686,10 +686,12 @@ def _judged_fields(
 def as_plugin_agent(view: ClaudeCodeView, *, file_stem: str, plugin: str) -> ClaudeCodeView:
     """The same file as Claude Code loads it from a plugin's ``agents/`` folder.
 
-    Measured (briefly) on 2.1.330: a plugin agent whose frontmatter fails to parse, or that
-    has no description, still loads -- named after the file, described as ``Agent from
-    <plugin> plugin`` -- and a ``:`` in its name is allowed.  A file over the size limit, one
-    we refuse for safety and one with unloadable hooks stay out.
+    Measured on 2.1.332 (recorded cases ``plugin-*``): a plugin agent whose frontmatter fails
+    to parse, or that has no name or description, still loads -- named after the file,
+    described as ``Agent from <plugin> plugin`` -- and a ``:`` in its name is allowed;
+    ``permissionMode``, ``hooks`` and ``mcpServers`` are ignored (so hooks that would keep a
+    project's agent out do not keep it out).  A file over the size limit and one we refuse for
+    safety stay out.
     """
     if view.skip is not None and view.skip.kind in _PLUGIN_STILL_SKIPS:
         return view
@@ -745,4 +747,6 @@ def _without_plugin_ignored(view: ClaudeCodeView) -> ClaudeCodeView:
     return replace(view, frontmatter=fm, notes=(*notes, *kept))
 
 
-_PLUGIN_STILL_SKIPS = frozenset({SkipKind.TOO_LARGE, SkipKind.REFUSED, SkipKind.HOOKS})
+# (hooks that would keep a project's agent out do not: a plugin's hooks are ignored, 2.1.332
+# plugin-broken-hooks)
+_PLUGIN_STILL_SKIPS = frozenset({SkipKind.TOO_LARGE, SkipKind.REFUSED})

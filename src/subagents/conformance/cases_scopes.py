@@ -113,6 +113,17 @@ SCOPE_CASES: tuple[Case, ...] = (
                  "mcpServers:\n  - plugprobe:\n      " + _server("zapplug")),
              _PROBE_FILE: PROBE,
          }, plugin_dirs=("plugins/acme",), home_files=_trust(), spawn=("acme:guarded",)),
+    Case("plugin-broken-hooks", "hooks a project agent could not load with (a string, a "
+         "PreToolUse hook of an unknown type) in a plugin's agent",
+         {}, project_files={
+             "plugins/acme/.claude-plugin/plugin.json": _manifest("acme"),
+             "plugins/acme/agents/hooks-string.md": md(
+                 "name: hooks-string\ndescription: Plugin hooks string.\nhooks: \"echo hi\"\n"),
+             "plugins/acme/agents/hooks-guard.md": md(
+                 "name: hooks-guard\ndescription: Plugin guard hook.\nhooks:\n  PreToolUse:\n"
+                 "    - matcher: Bash\n      hooks:\n        - type: teleport\n"
+                 "          command: echo hi\n"),
+         }, plugin_dirs=("plugins/acme",)),
     Case("plugin-precedence", "a project agent and a plugin agent of the same name stay apart",
          {"shared.md": agent("shared", "Project shared.")}, project_files={
              "plugins/acme/.claude-plugin/plugin.json": _manifest("acme"),
