@@ -145,7 +145,7 @@ def test_valid_agents_values_load_beat_the_folders_and_may_hold_a_colon(
 
 
 REFUSED = ("cli-agents-no-description", "cli-agents-tools-string", "cli-agents-dash-key",
-           "cli-agents-bad-json")
+           "cli-agents-bad-json", "cli-agents-tools-null", "cli-agents-no-prompt")
 
 
 @pytest.mark.parametrize("case_id", REFUSED)
@@ -182,7 +182,8 @@ def test_one_bad_agents_entry_and_nothing_starts(recording, case_id: str,
 
 def test_the_agents_check_lets_a_colon_through_and_points_at_the_entry() -> None:
     assert agents_flag_problem('{"a:b": {"description": "d", "prompt": "p"}}') is None
-    problem = agents_flag_problem('{\n  "ok": {"description": "d"},\n  "bad": {"prompt": "p"}\n}')
+    problem = agents_flag_problem(
+        '{\n  "ok": {"description": "d", "prompt": "p"},\n  "bad": {"prompt": "p"}\n}')
     assert problem is not None and (problem.line, problem.column) == (3, 3)
     assert problem.agent == "bad" and problem.rule == "SA103"
 

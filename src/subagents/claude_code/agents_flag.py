@@ -5,8 +5,9 @@ first, and one bad entry stops it from starting at all (``Error: Invalid --agent
 configuration: …``; nothing runs, no agent of any scope):
 
 * text that is not JSON;
-* an entry without a ``description`` (or one that is not text);
-* ``tools`` (or ``disallowedTools``) given as a string instead of a list;
+* an entry without a ``description`` or a ``prompt`` (or one that is not text);
+* ``tools`` given as a string or null instead of a list (``disallowedTools`` is taken to be
+  checked the same way);
 * a key starting with ``-``.
 
 A key holding ``:`` is fine (``cli:colon`` loads).  Other values of an entry are left to the
@@ -74,6 +75,10 @@ def agents_flag_problem(text: str) -> AgentsFlagProblem | None:
             what = "has no `description`" if "description" not in entry else (
                 "has a `description` that is not text")
             return AgentsFlagProblem("SA103", f"agent {name!r} {what}", line, column, name)
+        if not _is_text(entry.get("prompt")):
+            what = "has no `prompt`" if "prompt" not in entry else (
+                "has a `prompt` that is not text")
+            return AgentsFlagProblem("SA014", f"agent {name!r} {what}", line, column, name)
         for key in ("tools", "disallowedTools"):
             if key in entry and not isinstance(entry[key], list):
                 kind = "a string" if isinstance(entry[key], str) else type(entry[key]).__name__

@@ -236,8 +236,8 @@ def _agents_flag_refusal(text: str, display: str) -> Diagnostic | None:
         severity=Severity.ERROR,
         message=f"given to Claude Code with --agents, this JSON makes it refuse to start: "
         f"{problem.message}; nothing runs",
-        hint="every agent needs a `description`; `tools` is a list; names do not start "
-        "with '-'",
+        hint="every agent needs a `description` and a `prompt`; `tools` is a list; names do "
+        "not start with '-'",
     )
 
 

@@ -393,8 +393,8 @@ class AgentRegistry:
                     severity=Severity.ERROR,
                     message=f"Claude Code refuses to start with this --agents value: "
                     f"{problem.message}; nothing runs, and no agent of it is loaded",
-                    hint="fix the entry (every agent needs a `description`; `tools` is a "
-                    "list; names do not start with '-'), or leave it out",
+                    hint="fix the entry (every agent needs a `description` and a `prompt`; "
+                    "`tools` is a list; names do not start with '-'), or leave it out",
                 )
                 return FileRecord(None, (), (diag,), src.label, None, True, src)
         result = parse_agent_text(src.text, path=src.label, dialect=Dialect.JSON)
