@@ -51,7 +51,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from subagents.claude_code.agents_flag import agents_flag_problem
 from subagents.claude_code.definition import definition_from_view
 from subagents.claude_code.profile import get_profile
 from subagents.claude_code.scan import code_unit_key
@@ -79,6 +78,7 @@ from subagents.registry.records import (
     _as_claude_code_reads,
     _state_of,
     follows_claude_code,
+    refused_agents_value,
 )
 from subagents.registry.watch import ChangeEvent, diff_state
 
@@ -385,18 +385,9 @@ class AgentRegistry:
     def _parse_text(self, src: Source) -> FileRecord:
         assert src.text is not None
         if self.dialect is Dialect.CLAUDE:
-            # one bad entry and Claude Code does not start at all: refuse the value as a whole
-            problem = agents_flag_problem(src.text)
-            if problem is not None:
-                diag = Diagnostic(
-                    path=src.label, line=problem.line, column=problem.column, rule=problem.rule,
-                    severity=Severity.ERROR,
-                    message=f"Claude Code refuses to start with this --agents value: "
-                    f"{problem.message}; nothing runs, and no agent of it is loaded",
-                    hint="fix the entry (every agent needs a `description` and a `prompt`; "
-                    "`tools` is a list; names do not start with '-'), or leave it out",
-                )
-                return FileRecord(None, (), (diag,), src.label, None, True, src)
+            refused = refused_agents_value(src)
+            if refused is not None:
+                return refused
         result = parse_agent_text(src.text, path=src.label, dialect=Dialect.JSON)
         return self._record(src, result, None, None, src.label, (), trusted=True)
 
