@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from subagents.fs import read_regular
+from subagents.fs_beneath import Root
 from subagents.runtime.tools.base import BlockingTool, ToolContext, ToolOutput
 from subagents.runtime.tools.formats import ToolFormats, formats_for
 
@@ -82,15 +83,48 @@ def _walk(root: Path) -> Iterator[Path]:
 def _links_out(path: Path, roots: tuple[Path, ...]) -> bool:
     """Is ``path`` (met in a walk) a symbolic link — or below one — whose target is outside
     every one of ``roots`` (resolved)?  Such a file is skipped: the walk must not read or
-    list what Read would refuse (``notes -> ~/.ssh/id_rsa`` in plan mode).  The walks never
-    enter a linked folder, so only the file itself can be a link: one ``lstat`` per file."""
+    list what Read would refuse (``notes -> ~/.ssh/id_rsa`` in plan mode)."""
+    return _target(path, roots) is None
+
+
+def _target(path: Path, roots: tuple[Path, ...]) -> Path | None:
+    """The path to open for ``path`` met in a walk: itself (the walks never enter a linked
+    folder, so only the file can be a link: one ``lstat`` per file), the file a link inside
+    ``roots`` leads to (resolved once, here), or ``None`` for a link out of them."""
     try:
         if not path.is_symlink():
-            return False
+            return path
         real = path.resolve()
     except (OSError, RuntimeError):
-        return True
-    return not any(real.is_relative_to(r) for r in roots)
+        return None
+    return real if any(real.is_relative_to(r) for r in roots) else None
+
+
+class _Beneath:
+    """The search's roots, each opened once (lazily) with no link on its own path; every
+    file is read beneath the deepest one holding it with no link followed
+    (:mod:`subagents.fs_beneath`): a file or folder swapped for a link between the walk's
+    look and the read is skipped, never read through."""
+
+    def __init__(self, roots: tuple[Path, ...]) -> None:
+        self.roots = sorted(roots, key=lambda r: len(r.parts), reverse=True)
+        self.opened: dict[Path, Root] = {}
+
+    def read(self, path: Path) -> str | None:
+        """:func:`_read_text` of ``path`` beneath its root (``None`` when none holds it)."""
+        for top in self.roots:
+            if path.is_relative_to(top):
+                try:
+                    root = self.opened.get(top) or self.opened.setdefault(top, Root(top))
+                except OSError:
+                    return None
+                return _read_text(path, root)
+        return None
+
+    def close(self) -> None:
+        for root in self.opened.values():
+            root.close()
+        self.opened.clear()
 
 
 def _matches_glob(path: Path, root: Path, pattern: str) -> bool:
@@ -116,13 +150,13 @@ def _expand_braces(pattern: str) -> list[str]:
     return out
 
 
-def _read_text(path: Path) -> str | None:
+def _read_text(path: Path, root: Root) -> str | None:
     """A regular file's text (``None`` for anything else, too big, or binary).
 
-    :func:`subagents.fs.read_regular`: a FIFO or ``/dev/zero`` named in ``path`` or met
-    in the walk is skipped, never read."""
+    :func:`subagents.fs.read_regular` beneath ``root``: a FIFO or ``/dev/zero`` named in
+    ``path`` or met in the walk is skipped, never read; so is a link met on the way."""
     try:
-        data = read_regular(path, MAX_FILE_BYTES)
+        data = read_regular(path, MAX_FILE_BYTES, beneath=root)
     except OSError:
         return None
     if b"\x00" in data[:8192]:
@@ -249,38 +283,43 @@ class GrepTool(BlockingTool):
         # (shown path, mtime, lines of content output or hit count)
         found: list[tuple[str, float, list[str], int]] = []
         inside = tuple({ctx.cwd.resolve(), root.resolve()})
-        for path in _walk(root):
-            if time.monotonic() > deadline:
-                stopped = True
-                break
-            if path != root and _links_out(path, inside):
-                continue
-            if input.get("glob") and not _matches_glob(path, root, input["glob"]):
-                continue
-            if type_globs and not any(fnmatch.fnmatch(path.name, g) for g in type_globs):
-                continue
-            text = _read_text(path)
-            if text is None:
-                continue
-            shown = _display(path, ctx)
-            if input.get("multiline"):
-                matches = list(regex.finditer(text))
-                hits = sorted({text.count("\n", 0, m.start()) for m in matches})
-                count = len(matches)
-            else:
-                lines_all = text.splitlines()
-                hits = [i for i, line in enumerate(lines_all) if regex.search(line)]
-                count = len(hits)
-            if not hits:
-                continue
-            out: list[str] = []
-            if mode == "content":
-                out = _content_lines(text, hits, regex, shown, before, after, numbers, only)
-            try:
-                mtime = path.stat().st_mtime
-            except OSError:
-                mtime = 0.0
-            found.append((shown, mtime, out, count))
+        beneath = _Beneath((ctx.cwd.resolve(), root if root.is_dir() else root.parent))
+        try:
+            for path in _walk(root):
+                if time.monotonic() > deadline:
+                    stopped = True
+                    break
+                target = path if path == root else _target(path, inside)
+                if target is None:
+                    continue
+                if input.get("glob") and not _matches_glob(path, root, input["glob"]):
+                    continue
+                if type_globs and not any(fnmatch.fnmatch(path.name, g) for g in type_globs):
+                    continue
+                text = beneath.read(target)
+                if text is None:
+                    continue
+                shown = _display(path, ctx)
+                if input.get("multiline"):
+                    matches = list(regex.finditer(text))
+                    hits = sorted({text.count("\n", 0, m.start()) for m in matches})
+                    count = len(matches)
+                else:
+                    lines_all = text.splitlines()
+                    hits = [i for i, line in enumerate(lines_all) if regex.search(line)]
+                    count = len(hits)
+                if not hits:
+                    continue
+                out: list[str] = []
+                if mode == "content":
+                    out = _content_lines(text, hits, regex, shown, before, after, numbers, only)
+                try:
+                    mtime = path.stat().st_mtime
+                except OSError:
+                    mtime = 0.0
+                found.append((shown, mtime, out, count))
+        finally:
+            beneath.close()
         late = (f"\n[search stopped after {SEARCH_TIME_LIMIT:g} s; narrow path or glob]"
                 if stopped else "")
         if mode == "files_with_matches":
