@@ -22,8 +22,10 @@ Decision
   seccomp filter refuses it (``EPERM``: container runtimes do).  Availability is probed once;
   an ``ENOSYS`` or ``EPERM`` on a later call falls back for that call as well, so a genuine
   ``EPERM`` comes from the walk.  Same guarantees, one system call per component.
-* The root itself is opened the same way from ``/``: it must be given resolved (the callers
-  pass ``Path.resolve()``-d roots), and a link swapped into it fails the open too.
+* The root itself is opened by its absolute path with no link followed either
+  (``RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS``, or the walk from ``/``): it must be
+  given resolved (the callers pass ``Path.resolve()``-d roots), and a link swapped into it
+  fails the open too.
 * Errors: a link on the way is :class:`LinkOnPath` (``ELOOP``), a climb out of the root
   :class:`OutsideRoot` (``EXDEV``), anything else the ``OSError`` of the open.
 
@@ -40,7 +42,6 @@ import platform
 import stat
 import sys
 from collections.abc import Callable
-from pathlib import PurePosixPath
 from typing import Any, NoReturn
 
 __all__ = [
@@ -57,6 +58,9 @@ RESOLVE_NO_SYMLINKS = 0x04
 RESOLVE_BENEATH = 0x08
 #: what every open here asks of ``openat2``
 RESOLVE = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS
+#: a root's own absolute path: no link on it (nothing is above ``/`` to escape to)
+_NO_LINKS = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS
+_AT_FDCWD = -100
 
 _SYS_OPENAT2 = {"x86_64": 437, "amd64": 437, "aarch64": 437, "arm64": 437}
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
@@ -147,7 +151,8 @@ def _raise(code: int, rel: str) -> NoReturn:
     raise OSError(code, os.strerror(code), rel)
 
 
-def _openat2(dirfd: int, rel: str, flags: int, mode: int) -> int | None:
+def _openat2(dirfd: int, rel: str, flags: int, mode: int, *,
+             resolve: int = RESOLVE) -> int | None:
     """The descriptor, or ``None`` when ``openat2`` cannot be used for this call."""
     call = PROBE.call
     if not openat2_available() or call is None:
@@ -156,7 +161,7 @@ def _openat2(dirfd: int, rel: str, flags: int, mode: int) -> int | None:
     tmpfile = getattr(os, "O_TMPFILE", 0)  # holds O_DIRECTORY's bit: compare it whole
     how_mode = mode if flags & os.O_CREAT or (tmpfile and flags & tmpfile == tmpfile) else 0
     for _ in range(_EAGAIN_TRIES):
-        ret = call(dirfd, raw, flags | _CLOEXEC, how_mode, RESOLVE)
+        ret = call(dirfd, raw, flags | _CLOEXEC, how_mode, resolve)
         if ret >= 0:
             return ret
         code = -ret
@@ -246,21 +251,26 @@ class Root:
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
-        self.path = PurePosixPath(os.path.abspath(os.fspath(path)))
-        top = os.open("/", _DIR_FLAGS)
-        try:
-            self.fd = open_beneath(top, str(self.path)[1:], _DIR_FLAGS)
-        finally:
-            os.close(top)
+        self.path = os.path.abspath(os.fspath(path))
+        self._prefix = self.path.rstrip("/") + "/"
+        fd = _openat2(_AT_FDCWD, self.path, _DIR_FLAGS, 0, resolve=_NO_LINKS)
+        if fd is None:
+            top = os.open("/", _DIR_FLAGS)
+            try:
+                fd = _walk(top, self.path[1:], _DIR_FLAGS, 0)
+            finally:
+                os.close(top)
+        self.fd = fd
 
     def rel(self, path: str | os.PathLike[str]) -> str:
         """``path`` (absolute) relative to the root; :class:`OutsideRoot` when it is not
         under it (spelled: nothing is resolved)."""
-        full = PurePosixPath(os.path.abspath(os.fspath(path)))
-        try:
-            return str(full.relative_to(self.path))
-        except ValueError:
-            raise OutsideRoot(errno.EXDEV, f"not under {self.path}", str(full)) from None
+        full = os.path.abspath(os.fspath(path))  # strings: pathlib costs more than the open
+        if full == self.path:
+            return "."
+        if not full.startswith(self._prefix):
+            raise OutsideRoot(errno.EXDEV, f"not under {self.path}", full)
+        return full[len(self._prefix):]
 
     def open(self, rel: str | os.PathLike[str], flags: int, mode: int = 0o666) -> int:
         """:func:`open_beneath` this root."""
