@@ -398,3 +398,52 @@ async def test_the_tools_still_work_through_links_inside_the_project(
     assert "updated successfully" in out
     assert (project / "notes" / "a.md").read_text(encoding="utf-8") == "ours\n"
     assert "notes/a.md" in await _run(step, "Grep", {"pattern": "ours"})
+
+
+# --- the two ways agree -------------------------------------------------------------------
+
+_PARTS = ["a", "b", "f", "..", ".", "", "lnk", "abs", "missing", "proc"]
+
+
+def _outcome(root: Root, rel: str) -> tuple[str, int]:
+    try:
+        fd = root.open(rel, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        return type(exc).__name__, exc.errno or 0
+    try:
+        return "opened", os.fstat(fd).st_ino
+    finally:
+        os.close(fd)
+
+
+def test_the_walk_and_openat2_give_the_same_answers(tmp_path_factory: pytest.TempPathFactory,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Any path of ``..``, ``.``, links, magic links, files and missing names: the walk opens
+    the same file, or refuses with the same error, as ``openat2``."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    if not fs_beneath.openat2_available():
+        pytest.skip("openat2 is not available on this kernel: nothing to compare with")
+    base = tmp_path_factory.mktemp("agree").resolve()
+    project = base / "project"
+    (project / "a" / "b").mkdir(parents=True)
+    (project / "a" / "f").write_text("f", encoding="utf-8")
+    (project / "f").write_text("f", encoding="utf-8")
+    (base / "outside").mkdir()
+    (project / "a" / "lnk").symlink_to("b")
+    (project / "abs").symlink_to(base / "outside")
+    (project / "a" / "proc").symlink_to("/proc/self/root")
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(st.sampled_from(_PARTS), min_size=0, max_size=6))
+    def agree(parts: list[str]) -> None:
+        rel = "/".join(parts)
+        with Root(project) as root:
+            with monkeypatch.context() as m:
+                m.setattr(fs_beneath.PROBE, "available", False)
+                walked = _outcome(root, rel)
+            kernel = _outcome(root, rel)
+        assert walked == kernel, rel
+
+    agree()

@@ -17,7 +17,9 @@ Decision
   and aarch64; ``struct open_how {u64 flags, u64 mode, u64 resolve}``).  ``ctypes`` is
   imported on the first open only (``import subagents`` stays light).
 * **Everywhere else: a walk**, one ``openat(..., O_NOFOLLOW)`` per component from the root's
-  descriptor (``..`` handled on a stack of descriptors, refused above the root).  Used on
+  descriptor (``..`` handled on a stack of descriptors, refused above the root; folders
+  opened with ``O_PATH`` where there is one, so a ``--x`` folder is walked as a path lookup
+  walks it).  It gives the same answers as ``openat2`` (a property test compares them).  Used on
   other systems and machines, on kernels without ``openat2`` (``ENOSYS``), and where a
   seccomp filter refuses it (``EPERM``: container runtimes do).  Availability is probed once;
   an ``ENOSYS`` or ``EPERM`` on a later call falls back for that call as well, so a genuine
@@ -66,7 +68,9 @@ _SYS_OPENAT2 = {"x86_64": 437, "amd64": 437, "aarch64": 437, "arm64": 437}
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
-_DIR_FLAGS = os.O_RDONLY | _DIRECTORY | _CLOEXEC
+#: folders on the way are opened to walk through, not to list: ``O_PATH`` where there is one
+#: (a folder with search but no read permission, ``--x``, can be walked, as by a path)
+_DIR_FLAGS = getattr(os, "O_PATH", os.O_RDONLY) | _DIRECTORY | _CLOEXEC
 _EAGAIN_TRIES = 8
 #: what a system says when ``O_NOFOLLOW`` meets a link (Linux ELOOP, BSD EMLINK or EFTYPE,
 #: ENOTDIR with ``O_DIRECTORY`` on some): an ``lstat`` tells which it was
@@ -173,10 +177,15 @@ def _openat2(dirfd: int, rel: str, flags: int, mode: int, *,
     return None  # renames kept racing: the walk does not depend on that
 
 
-def _parts(rel: str) -> list[str]:
+def _parts(rel: str) -> tuple[list[str], bool]:
+    """The components of ``rel`` (``.`` and empty ones dropped), and whether the last must be
+    a folder (``f/`` and ``f/.`` name a folder: a file there is ``ENOTDIR``, as the kernel
+    says)."""
     if rel.startswith("/"):
         _raise(errno.EXDEV, rel)
-    return [p for p in rel.split("/") if p not in ("", ".")]
+    raw = rel.split("/")
+    parts = [p for p in raw if p not in ("", ".")]
+    return parts, bool(parts) and raw[-1] in ("", ".")
 
 
 def _step(dirfd: int, name: str, flags: int, mode: int, rel: str) -> int:
@@ -197,7 +206,9 @@ def _walk(rootfd: int, rel: str, flags: int, mode: int, *, make: bool = False) -
     """The ``O_NOFOLLOW`` walk: each folder opened from the one before, ``..`` popped from a
     stack (never above the root); ``make``: missing folders created (then ``rel`` names a
     folder)."""
-    parts = _parts(rel)
+    parts, folder = _parts(rel)
+    if folder:
+        flags |= _DIRECTORY
     stack: list[int] = []  # descriptors opened here (the root's is the caller's)
     try:
         for index, part in enumerate(parts):
