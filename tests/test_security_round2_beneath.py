@@ -447,3 +447,30 @@ def test_the_walk_and_openat2_give_the_same_answers(tmp_path_factory: pytest.Tem
         assert walked == kernel, rel
 
     agree()
+
+
+async def test_a_writable_folder_not_made_yet_is_made_on_the_way(
+        way: str, tmp_path: Path) -> None:
+    """A writable folder that does not exist yet is no root to open: the write goes beneath
+    the nearest one above it and makes the folders, as before."""
+    from subagents.runtime.hooks import RunHooks
+    from subagents.runtime.permissions import PermissionPolicy
+    from subagents.runtime.tool_step import ToolStep
+    from subagents.runtime.tools.base import ToolContext
+    from subagents.runtime.tools.files import WriteTool
+    from subagents.runtime.transcript import Transcript
+
+    project = (tmp_path / "project").resolve()
+    project.mkdir()
+    later = tmp_path.resolve() / "cache" / "out"
+    policy = PermissionPolicy(mode="acceptEdits", writable_dirs=(later,))
+    ctx = ToolContext(cwd=project, agent_name="t", policy=policy)
+    assert ctx.root_of(later / "a.txt") == Path("/")
+    step = ToolStep(ctx=ctx, hooks=RunHooks(), offered={"Write": WriteTool()},
+                    everything={"Write": WriteTool()}, policy=policy,
+                    transcript=Transcript(None, "t"), calls=[], warnings=[],
+                    emit=lambda kind, data: None)
+    out = await _run(step, "Write", {"file_path": str(later / "a.txt"), "content": "made"})
+    assert "File created successfully" in out
+    assert (later / "a.txt").read_text(encoding="utf-8") == "made"
+    assert ctx.root_of(later / "a.txt") == later

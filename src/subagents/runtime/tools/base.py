@@ -233,12 +233,15 @@ class ToolContext:
 
     def roots(self) -> tuple[Path, ...]:
         """The folders this run may write in (the working folder, the policy's writable
-        folders), resolved: the roots file tools open paths beneath."""
+        folders) that exist, resolved: the roots file tools open paths beneath (a writable
+        folder not made yet is reached from a root above it, and made on the way)."""
         dirs = self.policy.writable_dirs if self.policy is not None else ()
         out: list[Path] = []
         for folder in (self.cwd, *dirs):
             with contextlib.suppress(OSError, RuntimeError, ValueError):
-                out.append(Path(folder).resolve())
+                real = Path(folder).resolve()
+                if real.is_dir():
+                    out.append(real)
         return tuple(out)
 
     def root_of(self, path: Path) -> Path:
