@@ -2,21 +2,24 @@
 
 Run: ``.venv/bin/python bench/bench_beneath.py [--rounds 2000] [--tree PATH]``
 
-In one process, interleaved (the machine's load hits every way alike), the same work three
-ways: ``plain`` (``os.open`` of the path, links followed: what Read and Grep did before),
-``walk`` (the ``O_NOFOLLOW`` walk, one ``openat`` per component: what writes did before, and
-the fallback now) and ``openat2`` (``RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+In one process, interleaved in a shuffled order (the machine's load hits every way alike),
+the same work three ways: ``plain`` (``os.open`` of the path, links followed: what Read and
+Grep did before), ``walk`` (the ``O_NOFOLLOW`` walk, one ``openat`` per component: what
+writes did before, and the fallback now) and ``openat2`` (``RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
 RESOLVE_NO_MAGICLINKS``, one call).  Timed: one open of a file 5 folders below a root
 (the root opened too, as each tool call does), the Read tool's whole call, a write without
 ``fsync`` (the open and rename cost alone), the Write tool's whole call (with its ``fsync``),
 and reading every file of a real tree (default: this checkout's ``src``) as Grep does.
-Prints medians and the ratios against ``walk`` and ``plain``.
+Prints medians and minimums (the least disturbed by a loaded machine) and the ratios of
+``openat2`` against ``walk`` and ``plain``.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import os
+import random
 import statistics
 import tempfile
 import time
@@ -41,26 +44,33 @@ def use(way: str) -> None:
 
 
 def timed(fn: Callable[[], object], repeat: int) -> float:
-    started = time.perf_counter()
-    for _ in range(repeat):
-        fn()
-    return (time.perf_counter() - started) / repeat
+    gc.disable()  # a collection landing in one way's sample is noise, not its cost
+    try:
+        started = time.perf_counter()
+        for _ in range(repeat):
+            fn()
+        return (time.perf_counter() - started) / repeat
+    finally:
+        gc.enable()
 
 
 def compare(label: str, work: dict[str, Callable[[], object]], rounds: int,
             batch: int) -> None:
     samples: dict[str, list[float]] = {w: [] for w in work}
+    order = list(work)
     for _ in range(rounds):
-        for way, fn in work.items():
+        random.shuffle(order)  # no way always runs right after another
+        for way in order:
             use(way)
-            samples[way].append(timed(fn, batch))
+            samples[way].append(timed(work[way], batch))
     med = {w: statistics.median(s) * 1e6 for w, s in samples.items()}
-    parts = [f"{w} {med[w]:.1f} us" for w in work]
+    low = {w: min(s) * 1e6 for w, s in samples.items()}
+    parts = [f"{w} {med[w]:.1f} us (min {low[w]:.1f})" for w in work]
     ratios = []
-    if "walk" in med:
-        ratios.append(f"openat2/walk {med['openat2'] / med['walk']:.2f}x")
-    if "plain" in med:
-        ratios.append(f"openat2/plain {med['openat2'] / med['plain']:.2f}x")
+    for base in ("walk", "plain"):
+        if base in med:
+            ratios.append(f"openat2/{base} {med['openat2'] / med[base]:.2f}x "
+                          f"(min {low['openat2'] / low[base]:.2f}x)")
     print(f"{label}: {', '.join(parts)}; {', '.join(ratios)}")
 
 
