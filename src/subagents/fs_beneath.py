@@ -30,6 +30,8 @@ Decision
   fails the open too.
 * Errors: a link on the way is :class:`LinkOnPath` (``ELOOP``), a climb out of the root
   :class:`OutsideRoot` (``EXDEV``), anything else the ``OSError`` of the open.
+* Cost (``bench/bench_beneath.py``): with the root opened, about 7 µs more than a plain
+  ``open`` per call and 0.4x the walk; Grep pays about 4 µs a file (one root per search).
 
 Not here: *what* may be opened (the permission policy decides, on the resolved path), and
 reading or writing the descriptor (:mod:`subagents.fs`).
@@ -40,7 +42,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import platform
 import stat
 import sys
 from collections.abc import Callable
@@ -99,8 +100,10 @@ PROBE = _Probe()
 
 def _load() -> Callable[[int, bytes, int, int, int], int] | None:
     """The ``openat2`` caller, or ``None`` where there is none to call."""
-    number = _SYS_OPENAT2.get(platform.machine().lower())
-    if not sys.platform.startswith("linux") or number is None:
+    if not sys.platform.startswith("linux"):
+        return None
+    number = _SYS_OPENAT2.get(os.uname().machine.lower())
+    if number is None:
         return None
     import ctypes  # lazily: only a process that opens files beneath a root pays for it
 
