@@ -474,3 +474,48 @@ async def test_a_writable_folder_not_made_yet_is_made_on_the_way(
     assert "File created successfully" in out
     assert (later / "a.txt").read_text(encoding="utf-8") == "made"
     assert ctx.root_of(later / "a.txt") == later
+
+
+async def test_glob_and_ls_of_a_folder_swapped_for_a_link(way: str,
+                                                          tree: tuple[Path, Path]) -> None:
+    """Glob or LS of ``notes`` (inside: no question in plan mode), ``notes`` swapped for a
+    link out before the listing: the outside folder's names are not listed."""
+    from subagents.runtime.tools.search import GlobTool, LSTool
+
+    project, outside = tree
+    for name, cls, input in (("Glob", GlobTool, {"pattern": "*", "path": "notes"}),
+                             ("LS", LSTool, {"path": "notes"})):
+        if (project / "notes.moved").exists():  # the first tool's swap undone
+            _undo(project)
+        tool = _swapping(cls, lambda: _swap_for_link(project / "notes", outside))
+        out = await _run(_step(project, {name: tool}, mode="plan"), name, input)
+        assert "secret" not in out, name
+        assert "symbolic link changed" in out, name
+
+
+def _undo(project: Path) -> None:
+    (project / "notes").unlink()
+    (project / "notes.moved").rename(project / "notes")
+
+
+async def test_glob_does_not_descend_into_a_subfolder_swapped_after_the_listing(
+        way: str, tree: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The listing saw ``notes`` as a folder; it became a link before Glob went in."""
+    from subagents.runtime.tools.search import GlobTool
+
+    project, outside = tree
+    real_scandir = os.scandir
+    swapped: list[int] = []
+
+    def list_then_swap(target: Any) -> Any:
+        entries = list(real_scandir(target))
+        if not swapped and any(e.name == "notes" for e in entries):
+            swapped.append(1)
+            _swap_for_link(project / "notes", outside)
+        return iter(entries)
+
+    monkeypatch.setattr(os, "scandir", list_then_swap)
+    out = await _run(_step(project, {"Glob": GlobTool()}, mode="plan"), "Glob",
+                     {"pattern": "**/*"})
+    assert swapped
+    assert "secret" not in out
