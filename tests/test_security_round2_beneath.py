@@ -519,3 +519,69 @@ async def test_glob_does_not_descend_into_a_subfolder_swapped_after_the_listing(
                      {"pattern": "**/*"})
     assert swapped
     assert "secret" not in out
+
+
+# --- sync and fix: written where the check found the folder ------------------------------
+
+def _swap_after_check(monkeypatch: pytest.MonkeyPatch, name: str, folder: Path,
+                      target: Path) -> list[int]:
+    """``folder`` swapped for a link to ``target`` right after the link check of the write
+    of ``name`` (what a process running beside ``sync`` could do)."""
+    from subagents import fs
+
+    check = fs._placed
+    swapped: list[int] = []
+
+    def check_then_swap(path: Any, project: Any) -> Any:
+        answer = check(path, project)
+        if not swapped and Path(path).name == name:
+            swapped.append(1)
+            _swap_for_link(folder, target)
+        return answer
+
+    monkeypatch.setattr(fs, "_placed", check_then_swap)
+    return swapped
+
+
+def test_atomic_write_within_writes_where_the_check_looked(
+        way: str, tree: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    from subagents.fs import atomic_write
+
+    project, outside = tree
+    swapped = _swap_after_check(monkeypatch, "a.md", project / "notes", outside)
+    with pytest.raises(LinkOnPath):
+        atomic_write(project / "notes" / "a.md", "planted", within=project)
+    assert swapped
+    assert (outside / "a.md").read_text(encoding="utf-8") == SECRET
+    monkeypatch.undo()
+    _undo(project)
+    atomic_write(project / "notes" / "new" / "b.md", "made", within=project,
+                 make_parents=True, sync_dir=True, mode=0o600)
+    made = project / "notes" / "new" / "b.md"
+    assert made.read_text(encoding="utf-8") == "made"
+    assert made.stat().st_mode & 0o777 == 0o600
+
+
+def test_sync_does_not_write_through_a_folder_swapped_after_its_check(
+        way: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import contextlib
+
+    from click.testing import CliRunner
+
+    from subagents.cli.main import cli
+
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    (project / ".claude" / "agents").mkdir(parents=True)
+    (project / ".claude" / "agents" / "helper.md").write_text(
+        "---\nname: helper\ndescription: Answers questions about the build.\n---\nBody\n",
+        encoding="utf-8")
+    user = tmp_path / "home" / ".qwen" / "agents"
+    user.mkdir(parents=True)
+    (project / ".qwen" / "agents").mkdir(parents=True)  # a real folder when checked
+    swapped = _swap_after_check(monkeypatch, "helper.md", project / ".qwen" / "agents", user)
+    with contextlib.chdir(project):
+        result = CliRunner().invoke(cli, ["sync", "--to", "qwen"])
+    assert swapped
+    assert list(user.iterdir()) == []
+    assert result.exit_code != 0, result.output

@@ -184,19 +184,26 @@ def link_escape(path: str | os.PathLike[str], project: str | os.PathLike[str]) -
     repository's ``.qwen/agents`` linked to ``~/.claude/agents`` must not let ``sync`` plant
     a user-scope agent.  The last component is not followed (an atomic write replaces a
     link, never writes through it); its nearest existing folder is."""
+    return _placed(path, project)[0]
+
+
+def _placed(path: str | os.PathLike[str],
+            project: str | os.PathLike[str]) -> tuple[str | None, str, str | None]:
+    """(:func:`link_escape`'s answer, the project resolved, where ``path`` really is — its
+    folders' links resolved once, here — or ``None`` for a path outside the project)."""
     spelled = os.path.abspath(os.fspath(path))
     top = os.path.abspath(os.fspath(project))
     real_top = os.path.realpath(top)
     if not (_inside(spelled, top) or _inside(spelled, real_top)):
-        return None
+        return None, real_top, None
     folder = os.path.dirname(spelled)
     while not os.path.lexists(folder) and folder != os.path.dirname(folder):
         folder = os.path.dirname(folder)
     real = os.path.realpath(folder)
     if real == real_top or _inside(real, real_top):
-        return None
+        return None, real_top, os.path.join(real, os.path.relpath(spelled, folder))
     return (f"{folder} leads to {real}, outside the project {top}, through a symbolic "
-            "link; not writing there")
+            "link; not writing there"), real_top, None
 
 
 def _inside(path: str, folder: str) -> bool:
@@ -204,10 +211,12 @@ def _inside(path: str, folder: str) -> bool:
     return path.startswith(prefix)
 
 
-def fsync_dir(folder: str | os.PathLike[str]) -> None:
-    """Flush a folder's entry list, so a rename inside it survives a power loss."""
+def fsync_dir(folder: str | os.PathLike[str], *, dir_fd: int | None = None) -> None:
+    """Flush a folder's entry list, so a rename inside it survives a power loss
+    (``dir_fd``: ``folder`` relative to that descriptor)."""
     try:
-        fd = os.open(os.fspath(folder), os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        fd = os.open(os.fspath(folder), os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
+                     | getattr(os, "O_CLOEXEC", 0), dir_fd=dir_fd)
     except OSError:
         return
     try:
@@ -230,13 +239,21 @@ def atomic_write(
     ``sync_dir`` also flushes the folder.  ``str`` data is written as UTF-8 with no newline
     translation.  Errors are the ``OSError`` of the step that failed; the temp file is removed.
     ``within``: the project; a write that would leave it through a symbolic link raises
-    :class:`LeavesProject` (:func:`link_escape`) before anything is created.
+    :class:`LeavesProject` (:func:`link_escape`) before anything is created, and a path inside
+    it is written through :func:`write_nofollow` where that check found it.
     """
     target = Path(path)
     if within is not None:
-        why = link_escape(target, within)
+        why, real_top, real = _placed(target, within)
         if why:
             raise LeavesProject(errno.EXDEV, why, os.fspath(target))
+        if real is not None and os.path.isdir(real_top):
+            # inside the project: written where the check found it, opened beneath the
+            # project with no link followed (a folder swapped for a link after the check
+            # fails the write; it never lands outside)
+            write_nofollow(Path(real), data, fsync=fsync, make_parents=make_parents,
+                           root=real_top, mode=mode, sync_dir=sync_dir)
+            return
     folder = target.parent
     if make_parents:
         folder.mkdir(parents=True, exist_ok=True)
@@ -263,7 +280,8 @@ def atomic_write(
 
 
 def write_nofollow(path: Path, data: bytes | str, *, fsync: bool = True,
-                   make_parents: bool = False, root: str | os.PathLike[str] = "/") -> None:
+                   make_parents: bool = False, root: str | os.PathLike[str] = "/",
+                   mode: int | None = None, sync_dir: bool = False) -> None:
     """:func:`atomic_write` for a path already judged with its links resolved (the file
     tools' approved path), opened beneath ``root`` (resolved; the path must be under it)
     with no component followed on the way (:mod:`subagents.fs_beneath`: ``openat2`` or an
@@ -271,7 +289,8 @@ def write_nofollow(path: Path, data: bytes | str, *, fsync: bool = True,
     (:class:`~subagents.fs_beneath.LinkOnPath`) instead of redirecting it; the temporary file
     is created in the folder's descriptor, and the rename replaces whatever is at the name (a
     link there is replaced, never written through).  ``make_parents``: missing folders are
-    created, each opened without following a link right after it is made."""
+    created, each opened without following a link right after it is made.  ``mode`` and
+    ``sync_dir`` as in :func:`atomic_write` (an existing regular file keeps its mode)."""
     import secrets
 
     from subagents.fs_beneath import Root
@@ -282,11 +301,12 @@ def write_nofollow(path: Path, data: bytes | str, *, fsync: bool = True,
         folder, name = os.path.split(rel)
         dfd = top.open_dir(folder, make=make_parents)
     try:
-        try:
-            st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
-            mode = stat.S_IMODE(st.st_mode) if stat.S_ISREG(st.st_mode) else None
-        except FileNotFoundError:
-            mode = None
+        if mode is None:
+            try:
+                st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+                mode = stat.S_IMODE(st.st_mode) if stat.S_ISREG(st.st_mode) else None
+            except FileNotFoundError:
+                mode = None
         if mode is None:
             umask = os.umask(0)
             os.umask(umask)
@@ -301,6 +321,8 @@ def write_nofollow(path: Path, data: bytes | str, *, fsync: bool = True,
             with contextlib.suppress(OSError):
                 os.unlink(tmp, dir_fd=dfd)
             raise
+        if sync_dir:  # the folder's descriptor may be O_PATH: flush one opened from it
+            fsync_dir(".", dir_fd=dfd)
     finally:
         os.close(dfd)
 
