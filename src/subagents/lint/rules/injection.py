@@ -48,6 +48,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from subagents.lint.rules.injection_lexicon import EXTRA, SUPPORT_KINDS
+
 __all__ = ["HELDOUT_RATES", "InjectionFinding", "assess_injection", "normalise"]
 
 Confidence = Literal["high", "medium"]
@@ -261,8 +263,9 @@ _JAILBREAK = (
 )
 _FAKE_ROLE = (
     r"<\|(?:im_start|im_end|system|endoftext|start_header_id)\|>"
-    r"|(?:^|\n)\s*(?:#{1,6}\s*)?\[?(?:(?:system|administrator|admin) (?:message|note|prompt|"
-    r"update|notice)|note (?:to|for) the (?:model|ai|assistant))(?: message| note|"
+    r"|(?:^|\n)\s*(?:#{1,6}\s*)?\[?(?:system (?:message|note|prompt|update|notice)|"
+    r"(?:administrator|admin) (?:message|prompt|update|override)|"
+    r"note (?:to|for) the (?:model|ai|assistant))(?: message| note|"
     r" prompt| update| notice)?\]?\s*:[ \t]*\S"
     r"|\[(?:system|system message|admin|administrator)\]"
     r"|</system>\s*<system>|(?:^|\n)\s*assistant\s*:\s*sure\b"
@@ -331,9 +334,11 @@ _DESTRUCTIVE = (
     r"|删除[^。\n]{0,15}(?:所有文件|全部文件|仓库)"
 )
 _CONCEAL = (
-    r"\b(?:do not|don't|never|without) (?:let the user know|(?:tell|telling|inform|informing|"
-    r"notify|mention|mentioning|reveal|report|reporting)\b[^\n.]{0,40}?\b(?:user|human|"
-    r"operator|anyone)\b)"
+    # "do not tell the user ..." alone is also how an autonomous agent is told to be brief:
+    # that phrase is the ``hush`` kind (:mod:`.injection_lexicon`), a finding only beside an
+    # action; revealing or letting the user know is concealment on its own
+    r"\b(?:do not|don't|never|without) (?:let the user know|(?:reveal)\b[^\n.]{0,40}?"
+    r"\b(?:to the )?(?:user|human|operator|anyone)\b)"
     r"|\bthe user must not (?:be told|know)\b|\bleave no trace\b"
     r"|\bkeep (?:it|this) (?:secret|hidden|confidential) from\b"
     r"|\b(?:secretly|covertly|silently|quietly) (?:send|upload|post|gather|collect|copy|add|write|"
@@ -456,18 +461,25 @@ _ROLEPLAY_MORE = (r"|\bact as (?:an? )?(?:linux |bash |unix |root )?(?:terminal|
                   r"|\bstay (?:fully )?in (?:role|character)\b|\bplayed by you\b")
 
 _SIGNALS: tuple[tuple[str, str], ...] = (
-    ("override", _OVERRIDE + _OVERRIDE_MORE), ("jailbreak", _JAILBREAK + _JAILBREAK_MORE),
-    ("fake-role", _FAKE_ROLE + _FAKE_ROLE_MORE), ("role-label", _ROLE_LABEL),
-    ("leak", _LEAK), ("destructive", _DESTRUCTIVE + _DESTRUCTIVE_MORE),
-    ("conceal", _CONCEAL + _CONCEAL_MORE), ("dump", _DUMP),
-    ("send", _SEND + _SEND_MORE), ("secret", _SECRET + _SECRET_MORE), ("beacon", _BEACON),
-    ("roleplay", _ROLEPLAY + _ROLEPLAY_MORE), ("trigger", _TRIGGER),
+    ("override", _OVERRIDE + _OVERRIDE_MORE + EXTRA["override"]),
+    ("jailbreak", _JAILBREAK + _JAILBREAK_MORE + EXTRA["jailbreak"]),
+    ("fake-role", _FAKE_ROLE + _FAKE_ROLE_MORE + EXTRA["fake-role"]),
+    ("role-label", _ROLE_LABEL),
+    ("leak", _LEAK + EXTRA["leak"]),
+    ("destructive", _DESTRUCTIVE + _DESTRUCTIVE_MORE + EXTRA["destructive"]),
+    ("conceal", _CONCEAL + _CONCEAL_MORE + EXTRA["conceal"]), ("dump", _DUMP),
+    ("send", _SEND + _SEND_MORE + EXTRA["send"]),
+    ("secret", _SECRET + _SECRET_MORE + EXTRA["secret"]), ("beacon", _BEACON),
+    ("roleplay", _ROLEPLAY + _ROLEPLAY_MORE + EXTRA["roleplay"]), ("trigger", _TRIGGER),
+    # the intent features of :mod:`.injection_lexicon` (a finding only beside an action)
+    *((k, EXTRA[k]) for k in sorted(SUPPORT_KINDS - {"trigger"})),
 )
 # Kinds that take over the model's instructions: with another kind near them (not a mere
 # secret word or trigger), high.  A ``system:`` label alone is a heading as often as a forgery:
 # it is not a finding on its own.
 _TAKEOVER = frozenset({"override", "jailbreak", "fake-role", "role-label"})
-_WEAK = frozenset({"secret", "trigger", "send"})
+_WEAK = frozenset({"secret", "trigger", "send", "persona", "weak-override", "addressed",
+                   "authority", "dialog"})
 # Kinds that are a finding on their own (medium); ``send`` and ``secret`` only together.
 _ALONE = frozenset({"override", "jailbreak", "fake-role", "leak", "destructive", "conceal",
                     "beacon", "exfil", "roleplay", "dump"})
@@ -634,8 +646,10 @@ def _excused(text: str, pos: int, kind: str, hidden: bool = False) -> bool:
         return True
     if kind in ("conceal", "fake-role"):
         return False  # "do not tell" is itself a negation
-    if kind == "secret" and re.search(r"\b(?:no|without|any)\s+$", text[max(0, pos - 10):pos]):
-        return True  # "no secrets", "without credentials"
+    if kind == "secret" and re.search(
+            r"\b(?:no|without|any|excluding|except|not|never)\s+(?:the\s+|your\s+|for\s+)?$",
+            text[max(0, pos - 20):pos]):
+        return True  # "no secrets", "without credentials", "excluding .env"
     return pats["negation"].search(text, max(0, pos - 30), pos) is not None
 
 
@@ -679,8 +693,9 @@ _BEFORE = 120  # a secret named this far before a send ("read X and post it to..
 
 def _combine(hits: list[_Hit]) -> list[tuple[int, str]]:
     """``send`` whose object is a ``secret`` (named inside the sending phrase, or just before
-    it) becomes ``exfil``; ``roleplay`` counts only with a secret near it.  Alone, neither
-    means anything: "upload the build to https://..." is a deployment agent."""
+    it) becomes ``exfil``; ``roleplay`` counts only with a secret near it (else it is a
+    ``persona``, support only).  Alone, neither means anything: "upload the build to
+    https://..." is a deployment agent."""
     secrets = sorted(p for p, k, _ in hits if k == "secret")
     out: list[tuple[int, str]] = []
     for pos, kind, end in hits:
@@ -689,9 +704,27 @@ def _combine(hits: list[_Hit]) -> list[tuple[int, str]]:
             i = bisect.bisect_left(secrets, pos - _BEFORE)
             if i < len(secrets) and secrets[i] <= reach:
                 out.append((pos, "exfil" if kind == "send" else kind))
+            else:
+                out.append((pos, "send" if kind == "send" else "persona"))
         else:
             out.append((pos, kind))
     return sorted(out)
+
+
+_NEAR = 300  # a support kind and the action it qualifies: this close
+# What a support kind (to the model, unwatched, on authority, quietly) must stand beside.
+_ACTION = frozenset({"exfil", "destructive", "dump", "leak", "override", "jailbreak",
+                     "conceal", "fake-role", "roleplay", "beacon", "unsupervised", "hush"})
+_SUPPORT = SUPPORT_KINDS | {"persona"}
+
+
+def _supported(kind: str, near: set[str]) -> bool:
+    if near & (_ACTION - {kind}):
+        return True
+    # speaking to the model, or on a claimed authority, about a secret or a send
+    if kind == "hush":  # "do not tell the user", and send something somewhere
+        return "send" in near
+    return kind in ("addressed", "authority") and bool(near & {"secret", "send"})
 
 
 def _judge(raw_hits: list[_Hit]) -> tuple[int, tuple[str, ...], bool] | None:
@@ -701,16 +734,23 @@ def _judge(raw_hits: list[_Hit]) -> tuple[int, tuple[str, ...], bool] | None:
     positions = [p for p, _ in hits]
     best: tuple[int, tuple[str, ...], bool] | None = None
     for pos, kind in hits:
-        if kind not in _ALONE:
+        if kind in _SUPPORT:
+            lo = bisect.bisect_left(positions, pos - _NEAR)
+            hi = bisect.bisect_right(positions, pos + _NEAR)
+            # not the same phrase read twice ("skip the checks" is two kinds at one place)
+            if not _supported(kind, {k for p, k in hits[lo:hi] if p != pos}):
+                continue
+        elif kind not in _ALONE:
             continue
         lo = bisect.bisect_left(positions, pos - _WINDOW)
         hi = bisect.bisect_right(positions, pos + _WINDOW)
         kinds = {k for _, k in hits[lo:hi]}
         takeover = kinds & _TAKEOVER
-        high = bool((takeover and (len(kinds - _WEAK) >= 2 or "exfil" in kinds))
-                    or ("exfil" in kinds and kinds & {"conceal", "destructive", "leak"})
-                    or ("leak" in kinds and "conceal" in kinds))
-        named = tuple(sorted(kinds - {"send"}))
+        strong = kinds - _WEAK
+        high = bool((takeover and (len(strong) >= 2 or "exfil" in kinds))
+                    or ("exfil" in kinds and kinds & {"conceal", "hush", "destructive", "leak"})
+                    or ("leak" in kinds and kinds & {"conceal", "hush"}))
+        named = tuple(sorted(kinds - {"send", "persona"}))
         if best is None or (high and not best[2]):
             best = (pos, named, high)
             if high:
