@@ -355,6 +355,8 @@ _ROLEPLAY = (r"\bpretend (?:that )?(?:you are|to be)\b|\bimagine you are an? ai\
 _TRIGGER = (
     r"\b(?:if|when|whenever|once|after) (?:the user|you see|you find|the tests|the third|"
     r"the \w+ message|someone)"
+    r"|(?:^|[.!?:] )(?:if|when|whenever|once|after|should you|on (?:mon|tues|wednes|thurs|fri|"
+    r"satur|sun)days?)\b"
 )
 
 # Generalisations written after a probe of fresh wordings (then added to the development set).
@@ -469,7 +471,8 @@ _SIGNALS: tuple[tuple[str, str], ...] = (
     ("destructive", _DESTRUCTIVE + _DESTRUCTIVE_MORE + EXTRA["destructive"]),
     ("conceal", _CONCEAL + _CONCEAL_MORE + EXTRA["conceal"]), ("dump", _DUMP),
     ("send", _SEND + _SEND_MORE + EXTRA["send"]),
-    ("secret", _SECRET + _SECRET_MORE + EXTRA["secret"]), ("beacon", _BEACON),
+    ("secret", _SECRET + _SECRET_MORE + EXTRA["secret"]),
+    ("beacon", _BEACON + EXTRA["beacon"]),
     ("roleplay", _ROLEPLAY + _ROLEPLAY_MORE + EXTRA["roleplay"]), ("trigger", _TRIGGER),
     # the intent features of :mod:`.injection_lexicon` (a finding only beside an action)
     *((k, EXTRA[k]) for k in sorted(SUPPORT_KINDS - {"trigger"})),
@@ -491,6 +494,8 @@ _SQUEEZED = (
     r"(?:instructions?|rules|guidelines|prompts?|directives|systemprompt)"
     r"|developermode|youarenowunrestricted|revealyoursystemprompt"
     r"|printyoursystemprompt"
+    r"|(?:send|upload|post|email|leak|paste)(?:the|all|your|my|contents|of)+"
+    r"(?:ssh|idrsa|envfile|env|apikeys?|tokens|passwords|credentials|secrets)"
 )
 
 # Words that make a sentence a description of attacks rather than one.
@@ -510,10 +515,12 @@ _FRAMING = (
 _NEGATION = (
     r"\b(?:not|never|don'?t|doesn'?t|mustn'?t|shouldn'?t|can'?t|cannot|won'?t)"
     # "never X", "never X or Y", "never ask for or Y"; not "do not hesitate to Y"
-    r"(?: ever)?[\s,]+(?:(?:\w+\s+)?|(?:\w+\s+){1,3}(?:or|nor)\s+)$"
+    r"(?: ever)?[\s,]+(?:(?:\w+\s+)?|(?:\w+\s+){1,3}(?:or|nor)\s+)[`'\"]?$"
+    r"|(?:不要|不得|禁止|切勿|请勿|不可|不能|别)[^。！？\n]{0,12}$"
 )
 # Backticks are not quotes here: in an agent's prompt they mark code to run, not a mention.
 _QUOTES = "'\"\u2018\u201c\u00ab\u300c"
+_APOSTROPHE = re.compile(r"(?<=\w)'(?=\w)|(?<=s)'(?= )")
 
 
 def _linear(pattern: str, case_sensitive: bool = False) -> Any:
@@ -640,7 +647,12 @@ def _excused(text: str, pos: int, kind: str, hidden: bool = False) -> bool:
     before = text[pos - 1] if pos else " "
     start = _sentence_start(text, pos)
     lead = text[start:pos]
-    if not hidden and (before in _QUOTES or sum(lead.count(q) for q in _QUOTES) % 2 == 1):
+    # an apostrophe inside a word ("don't", "team's") opens no quotation
+    lead_q = _APOSTROPHE.sub("", lead) if "'" in lead else lead
+    # a quotation that began earlier in the sentence; not for commands, whose quotes are the
+    # shell's (``echo 'key' >> ~/.ssh/authorized_keys``)
+    quoted = kind != "destructive" and sum(lead_q.count(q) for q in _QUOTES) % 2 == 1
+    if not hidden and (before in _QUOTES or quoted):
         return True  # quoted, or inside a quotation that began earlier in the sentence
     if pats["framing"].search(_URL_RE.sub(" ", lead)):  # "example.com" frames nothing
         return True
@@ -691,7 +703,15 @@ _WINDOW = 600  # a passage: signals this close together are read together
 _BEFORE = 120  # a secret named this far before a send ("read X and post it to...") is its object
 
 
-def _combine(hits: list[_Hit]) -> list[tuple[int, str]]:
+# a sending phrase whose object is a pronoun or a container ("upload the archive", "include
+# them"): the secret named before it is what is sent; "send the release request" names its own
+_PRONOUN_OBJECT = re.compile(
+    r"[a-z]+(?:-[a-z]+)?\s+(?:it|them|this|that|those|these|everything|all|(?:the|a|its|their) "
+    r"(?:archive|file|files|result|results|contents?|values?|output|tarball|dump|data|copy|"
+    r"list|bundle|zip|keys?|tokens?))\b")
+
+
+def _combine(hits: list[_Hit], norm: str = "") -> list[tuple[int, str]]:
     """``send`` whose object is a ``secret`` (named inside the sending phrase, or just before
     it) becomes ``exfil``; ``roleplay`` counts only with a secret near it (else it is a
     ``persona``, support only).  Alone, neither means anything: "upload the build to
@@ -702,6 +722,11 @@ def _combine(hits: list[_Hit]) -> list[tuple[int, str]]:
         if kind in ("send", "roleplay"):
             reach = pos + 300 if kind == "roleplay" else end
             i = bisect.bisect_left(secrets, pos - _BEFORE)
+            if (kind == "send" and i < len(secrets) and secrets[i] < pos and norm
+                    and norm[pos].isascii() and norm[pos].isalpha()
+                    and not norm.startswith(("nc ", "netcat", "curl", "wget"), pos)
+                    and not _PRONOUN_OBJECT.match(norm, pos)):
+                i = bisect.bisect_left(secrets, pos)  # only a secret inside the phrase
             if i < len(secrets) and secrets[i] <= reach:
                 out.append((pos, "exfil" if kind == "send" else kind))
             else:
@@ -714,7 +739,7 @@ def _combine(hits: list[_Hit]) -> list[tuple[int, str]]:
 _NEAR = 300  # a support kind and the action it qualifies: this close
 # What a support kind (to the model, unwatched, on authority, quietly) must stand beside.
 _ACTION = frozenset({"exfil", "destructive", "dump", "leak", "override", "jailbreak",
-                     "conceal", "fake-role", "roleplay", "beacon", "unsupervised", "hush"})
+                     "conceal", "fake-role", "roleplay", "beacon", "unsupervised"})
 _SUPPORT = SUPPORT_KINDS | {"persona"}
 
 
@@ -727,10 +752,10 @@ def _supported(kind: str, near: set[str]) -> bool:
     return kind in ("addressed", "authority") and bool(near & {"secret", "send"})
 
 
-def _judge(raw_hits: list[_Hit]) -> tuple[int, tuple[str, ...], bool] | None:
+def _judge(raw_hits: list[_Hit], norm: str = "") -> tuple[int, tuple[str, ...], bool] | None:
     """The strongest passage in ``hits``: (position, kinds, high?).  Each passage is the
     slice of hits within :data:`_WINDOW` of one of them (found by bisection)."""
-    hits = _combine(raw_hits)
+    hits = _combine(raw_hits, norm)
     positions = [p for p, _ in hits]
     best: tuple[int, tuple[str, ...], bool] | None = None
     for pos, kind in hits:
@@ -782,7 +807,7 @@ def assess_injection(text: str) -> InjectionFinding | None:
         else:
             variants = [normalise(view.text)]
         for n, norm in enumerate(variants):
-            judged = _judge(_hits(norm, kinds, view.hidden))
+            judged = _judge(_hits(norm, kinds, view.hidden), norm)
             if judged is None:
                 continue
             pos, named, high = judged

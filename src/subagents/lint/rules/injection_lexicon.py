@@ -130,10 +130,13 @@ _SEND_LEX = (
     "|(?:" + _SEND_VERBS + r")[^\n]{0,120}?" + _ADDRESS +
     "|" + _ADDRESS + r"[^\n]{0,40}?(?:" + _SEND_VERBS + ")"
     # outward channels a model can write to without naming an address
-    r"|\b(?:post|upload|send|put|include|paste|add|append|copy)\b[^.\n]{0,80}?\b(?:to|into|in)\s+"
+    r"|\b(?:post|upload|send|put|include|paste|add|append|copy)\b(?:[^.\n]|\.[\w/~-]){0,80}?"
+    r"\b(?:to|into|in)\s+"
     r"(?:a |an |the |your |my )?(?:new )?(?:public gist|gist|public readme|readme|commit message|"
     r"review comment|issue|pull request description|webhook|paste(?:bin)?)\b"
-    r"|\bopen an issue\b[^.\n]{0,80}\bwhose body\b"
+    r"|\bopen an issue\b[^\n]{0,80}\bwhose body\b"
+    # running what an address serves
+    r"|\b(?:run|execute|install)\b[^\n]{0,40}?\bfrom\s+(?:https?|ftp)://"
     r"|\bx-post\b|\b-d @\S+\s+https?://|\bnc\s+\d{1,3}(?:\.\d{1,3}){3}"
     r"|\b(?:mail|email|e-mail|forward) (?:it|them|this|that)\b[^.\n]{0,20}\bto\b"
     r"|\bmake (?:the |them |it )?\w* ?available to the (?:outside|public|world)"
@@ -177,6 +180,8 @@ _DESTRUCTIVE_LEX = (
     r"|\bdrop database\b|\bufw disable\b|\bchmod\s+-r\s+777\s+~"
     r"|\bauthorized_keys\b[^\n]{0,20}$|>>\s*~/\.ssh/authorized_keys"
     r"|\bos\.system\(['\"]curl"
+    r"|\b(?:downloads?|fetch(?:es)?) and (?:runs?|executes?)\b[^\n]{0,20}(?:https?|ftp)://"
+    r"|(?:>>|\btee -a)[^\n]{0,40}authorized_keys\b"
     r"|\bverwijder\b[^.\n]{0,30}(?:map|bestanden|repository)"
     r"|\busuń\b[^.\n]{0,30}(?:folder|katalog|pliki|repozytorium)"
     r"|\b(?:apague|apaga|delete)\b[^.\n]{0,20}(?:a pasta|os arquivos|o repositório)"
@@ -225,7 +230,7 @@ _OVERRIDE_EN = (
     r"assignment)\b(?: and| ;|;|,| instead)"
     r"|\btreat (?:the rest of )?(?:this|that|the) (?:file|text|page|message|document) as (?:your )?"
     r"(?:new |real |only )?instructions"
-    r"|\bswitch personalities\b"
+    r"|\bswitch personalities\b|\bdo (?:as|what) (?:it|the (?:note|line|text|comment)) says\b"
 )
 
 _WEAK_OVERRIDE = (
@@ -285,6 +290,13 @@ _ROLE_DIALOG = (
     r"(?:^|\n)\s*(?:human|user)\s*:[^\n]*\n+\s*(?:assistant|ai)\s*:[^\n]*\n+\s*(?:human|user)\s*:"
 )
 
+# an address with a slot for data: a query parameter left empty for the value, or a command
+# substitution that fills it in
+_BEACON_LEX = (
+    r"|https?://[^\s)\"'<>]*[?&][\w-]+=(?:\s|$|\)|`)"
+    r"|https?://[^\s]*\$\((?:whoami|cat|env|printenv|hostname|id|base64|echo)\b"
+)
+
 _ROLEPLAY_LEX = (
     r"|\bfor the rest of this (?:session|conversation) you are\b"
     r"|\byou play \w+, an?\b|\bstay as \w+\b|\blet'?s role-?play\b|\brole-?play:"
@@ -308,6 +320,7 @@ EXTRA: dict[str, str] = {
     "destructive": _DESTRUCTIVE_LEX,
     "fake-role": _FAKE_ROLE_LEX,
     "roleplay": _ROLEPLAY_LEX,
+    "beacon": _BEACON_LEX,
     # new kinds: full patterns
     "hush": _HUSH,
     "weak-override": _WEAK_OVERRIDE,
