@@ -462,18 +462,18 @@ _CONCEAL_MORE = (
 _ROLEPLAY_MORE = (r"|\bact as (?:an? )?(?:linux |bash |unix |root )?(?:terminal|shell)\b"
                   r"|\bstay (?:fully )?in (?:role|character)\b|\bplayed by you\b")
 
-_SIGNALS: tuple[tuple[str, str], ...] = (
-    ("override", _OVERRIDE + _OVERRIDE_MORE + EXTRA["override"]),
-    ("jailbreak", _JAILBREAK + _JAILBREAK_MORE + EXTRA["jailbreak"]),
-    ("fake-role", _FAKE_ROLE + _FAKE_ROLE_MORE + EXTRA["fake-role"]),
-    ("role-label", _ROLE_LABEL),
-    ("leak", _LEAK + EXTRA["leak"]),
-    ("destructive", _DESTRUCTIVE + _DESTRUCTIVE_MORE + EXTRA["destructive"]),
-    ("conceal", _CONCEAL + _CONCEAL_MORE + EXTRA["conceal"]), ("dump", _DUMP),
-    ("send", _SEND + _SEND_MORE + EXTRA["send"]),
-    ("secret", _SECRET + _SECRET_MORE + EXTRA["secret"]),
-    ("beacon", _BEACON + EXTRA["beacon"]),
-    ("roleplay", _ROLEPLAY + _ROLEPLAY_MORE + EXTRA["roleplay"]), ("trigger", _TRIGGER),
+_SIGNALS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("override", (_OVERRIDE + _OVERRIDE_MORE, *EXTRA["override"])),
+    ("jailbreak", (_JAILBREAK + _JAILBREAK_MORE, *EXTRA["jailbreak"])),
+    ("fake-role", (_FAKE_ROLE + _FAKE_ROLE_MORE, *EXTRA["fake-role"])),
+    ("role-label", (_ROLE_LABEL,)),
+    ("leak", (_LEAK, *EXTRA["leak"])),
+    ("destructive", (_DESTRUCTIVE + _DESTRUCTIVE_MORE, *EXTRA["destructive"])),
+    ("conceal", (_CONCEAL + _CONCEAL_MORE, *EXTRA["conceal"])), ("dump", (_DUMP,)),
+    ("send", (_SEND + _SEND_MORE, *EXTRA["send"])),
+    ("secret", (_SECRET + _SECRET_MORE, *EXTRA["secret"])),
+    ("beacon", (_BEACON, *EXTRA["beacon"])),
+    ("roleplay", (_ROLEPLAY + _ROLEPLAY_MORE, *EXTRA["roleplay"])), ("trigger", (_TRIGGER,)),
     # the intent features of :mod:`.injection_lexicon` (a finding only beside an action)
     *((k, EXTRA[k]) for k in sorted(SUPPORT_KINDS - {"trigger"})),
 )
@@ -535,7 +535,28 @@ def _linear(pattern: str, case_sensitive: bool = False) -> Any:
     options = re2.Options()
     options.case_sensitive = case_sensitive
     options.log_errors = False
+    options.max_mem = 64 << 20  # room for the DFA of the long alternations (else NFA: slower)
     return re2.compile("(?m)" + pattern, options)
+
+
+class _Parts:
+    """Several compiled patterns searched as one: ``finditer`` yields the matches of each."""
+
+    __slots__ = ("parts",)
+
+    def __init__(self, parts: list[Any]) -> None:
+        self.parts = parts
+
+    def finditer(self, text: str) -> Iterator[Any]:
+        for rx in self.parts:
+            yield from rx.finditer(text)
+
+    def search(self, text: str) -> Any:
+        for rx in self.parts:
+            m = rx.search(text)
+            if m is not None:
+                return m
+        return None
 
 
 class _Patterns:
@@ -546,8 +567,10 @@ class _Patterns:
     @classmethod
     def get(cls) -> dict[str, Any]:
         if cls.compiled is None:
-            cls.compiled = {name: _linear(p) for name, p in _SIGNALS}
+            cls.compiled = {name: _Parts([_linear(p) for p in parts])
+                            for name, parts in _SIGNALS}
             cls.compiled["squeezed"] = _linear(_SQUEEZED)
+            cls.compiled["common"] = _linear(_COMMON)
             cls.compiled["base64"] = _linear(_B64, case_sensitive=True)
             cls.compiled["invisible"] = _linear(_INVISIBLE.pattern, case_sensitive=True)
             cls.compiled["foldable"] = _linear(
@@ -590,17 +613,73 @@ def _printable(raw: bytes) -> str | None:
     return s if s and letters >= 0.7 * len(s) else None
 
 
+# Decoded text is decoded again (base64 of base64, a comment inside a decoded run), this
+# deep at most; and all views of one text together hold at most this many characters beyond
+# the text itself: a hostile text cannot make the work grow past a small multiple of its size.
+_DEPTH = 4
+_BUDGET_FACTOR = 4
+_BUDGET_FLOOR = 1 << 16
+
+_ROT13 = str.maketrans("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
+                       "nopqrstuvwxyzabcdefghijklmNOPQRSTUVWXYZABCDEFGHIJKLM")
+# English words that run text is full of and ROT13 text has none of
+_COMMON = (r"\b(?:the|and|you|your|to|of|all|is|in|it|this|that|for|with|not|any|every|send|"
+           r"print|ignore|instructions|previous)\b")
+
+
+def _rot13_lines(text: str) -> Iterator[tuple[int, str]]:
+    """(offset, decoded line) for each line that reads as English only after ROT13: one
+    pass over the decoded text finds candidate lines, the original line is read only then."""
+    if not any(c.isascii() and c.isalpha() for c in text[:4096]):
+        return
+    rot = text.translate(_ROT13)
+    counts: dict[int, int] = {}
+    common = _Patterns.get()["common"]
+    for m in common.finditer(rot):
+        line_start = rot.rfind("\n", 0, m.start()) + 1
+        counts[line_start] = counts.get(line_start, 0) + 1
+    for start, found in counts.items():
+        if found < 3:
+            continue
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        if end - start >= 16 and found > 2 * sum(1 for _ in common.finditer(text[start:end])):
+            yield start, rot[start:end]
+
+
 def _views(text: str) -> Iterator[_View]:
     yield _View("text", text, 0, False)
+    budget = [max(_BUDGET_FACTOR * len(text), _BUDGET_FLOOR)]
+    yield from _hidden(text, 0, 0, budget)
+
+
+def _hidden(text: str, at: int, depth: int, budget: list[int]) -> Iterator[_View]:
+    """The hidden views of ``text`` (itself found at ``at``), each followed by its own hidden
+    views, until :data:`_DEPTH` or the character budget runs out."""
+    for view in _decoded(text, at):
+        if budget[0] < len(view.text) or view.text == text:
+            continue
+        budget[0] -= len(view.text)
+        yield view
+        if depth + 1 < _DEPTH:
+            yield from _hidden(view.text, view.offset, depth + 1, budget)
+
+
+def _decoded(text: str, at: int) -> Iterator[_View]:
+    """The views one step below ``text``: comments, links, decoded runs (offsets are of the
+    outer text: where the run that holds them starts)."""
+    def off(i: int) -> int:
+        return i + at if at == 0 else at
+
     pats = _Patterns.get()
     for m in _COMMENT_RE.finditer(text) if "<!--" in text else ():
-        yield _View("comment", m.group(1), m.start(1), True)
+        yield _View("comment", m.group(1), off(m.start(1)), True)
     for m in _LINK_RE.finditer(text) if "](" in text else ():
-        yield _View("link", urllib.parse.unquote(m.group(1)), m.start(1), True)
+        yield _View("link", urllib.parse.unquote(m.group(1)), off(m.start(1)), True)
     for m in _REF_COMMENT_RE.finditer(text) if "]:" in text else ():
         for g in (1, 2):
             if m.group(g):
-                yield _View("link", urllib.parse.unquote(m.group(g)), m.start(g), True)
+                yield _View("link", urllib.parse.unquote(m.group(g)), off(m.start(g)), True)
     for m in pats["base64"].finditer(text):
         run = m.group(0).rstrip("=")
         padded = run + "=" * (-len(run) % 4)
@@ -610,21 +689,24 @@ def _views(text: str) -> Iterator[_View]:
             continue
         decoded = _printable(raw)
         if decoded is not None:
-            yield _View("base64", decoded, m.start(), True)
+            yield _View("base64", decoded, off(m.start()), True)
     for m in pats["hex"].finditer(text):
         decoded = _printable(bytes.fromhex(m.group(0)))
         if decoded is not None:
-            yield _View("hex", decoded, m.start(), True)
+            yield _View("hex", decoded, off(m.start()), True)
     for m in _XESC_RE.finditer(text) if "\\x" in text else ():
         decoded = _printable(bytes.fromhex(m.group(0).replace("\\x", "")))
         if decoded is not None:
-            yield _View("hex", decoded, m.start(), True)
+            yield _View("hex", decoded, off(m.start()), True)
     if "%" in text and _PCT_RE.search(text):
-        yield _View("percent", urllib.parse.unquote(text), 0, True)
+        yield _View("percent", urllib.parse.unquote(text), at, True)
     if "&" in text and _ENTITY_RE.search(text):
-        yield _View("entities", html.unescape(text), 0, True)
+        yield _View("entities", html.unescape(text), at, True)
     for m in _TAGS_RE.finditer(text) if not text.isascii() else ():
-        yield _View("tags", "".join(chr(ord(c) - 0xE0000) for c in m.group(0)), m.start(), True)
+        yield _View("tags", "".join(chr(ord(c) - 0xE0000) for c in m.group(0)),
+                    off(m.start()), True)
+    for where, line in _rot13_lines(text) if at == 0 else ():
+        yield _View("rot13", line, off(where), True)
 
 
 # -------------------------------------------------------------------------------- matching
@@ -692,7 +774,21 @@ _Hit = tuple[int, str, int]  # start, kind, end
 
 def _hits(norm: str, kinds: dict[str, Any], hidden: bool = False) -> list[_Hit]:
     found: list[_Hit] = []
+    support: list[tuple[str, Any]] = []
     for kind, rx in kinds.items():
+        if kind in SUPPORT_KINDS and kind != "unsupervised":  # that one is an action too
+            support.append((kind, rx))  # read only if there is something for them to qualify
+            continue
+        for m in rx.finditer(norm):
+            if not _excused(norm, m.start(), kind, hidden):
+                found.append((m.start(), kind, m.end()))
+    present = {k for _, k, _ in found}
+    if not present & _QUALIFIED:
+        return found
+    acting = bool(present & (_ACTION | {"send", "roleplay"}))
+    for kind, rx in support:
+        if not acting and kind not in ("addressed", "authority"):
+            continue  # beside a mere secret only these two count
         for m in rx.finditer(norm):
             if not _excused(norm, m.start(), kind, hidden):
                 found.append((m.start(), kind, m.end()))
@@ -741,6 +837,8 @@ _NEAR = 300  # a support kind and the action it qualifies: this close
 _ACTION = frozenset({"exfil", "destructive", "dump", "leak", "override", "jailbreak",
                      "conceal", "fake-role", "roleplay", "beacon", "unsupervised"})
 _SUPPORT = SUPPORT_KINDS | {"persona"}
+# what a support kind may qualify, as raw kinds (before ``send`` + ``secret`` is ``exfil``)
+_QUALIFIED = _ACTION | {"send", "secret", "roleplay"}
 
 
 def _supported(kind: str, near: set[str]) -> bool:
