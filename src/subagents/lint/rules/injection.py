@@ -517,6 +517,7 @@ _NEGATION = (
     # "never X", "never X or Y", "never ask for or Y"; not "do not hesitate to Y"
     r"(?: ever)?[\s,]+(?:(?:\w+\s+)?|(?:\w+\s+){1,3}(?:or|nor)\s+)[`'\"]?$"
     r"|(?:不要|不得|禁止|切勿|请勿|不可|不能|别)[^。！？\n]{0,12}$"
+    r"|\b(?:niemals|nie|nunca|jamás|jamais|mai|não|nooit|nigdy|aldrig)\b[^.!?\n]{0,25}$"
 )
 # Backticks are not quotes here: in an agent's prompt they mark code to run, not a mention.
 _QUOTES = "'\"\u2018\u201c\u00ab\u300c"
@@ -772,6 +773,15 @@ def _unsqueeze(text: str, n: int) -> int:
 _Hit = tuple[int, str, int]  # start, kind, end
 
 
+# "the previous instructions for Django 3 ... are obsolete": instructions about a topic, not
+# the model's own
+# a negation inside the phrase, between its verb and its object ("gib niemals Passwörter aus")
+_INNER_NOT = re.compile(r"\b(?:never|not|niemals|nie|nunca|jamás|jamais|mai|nooit|nigdy)\b")
+_INNER_KINDS = frozenset({"dump", "leak", "send"})
+_SCOPED = re.compile(r"\b(?:instructions|rules|guidelines|guidance|directions)\s+(?:for|about|"
+                     r"regarding|on)\s+(?!you\b|the (?:model|assistant|ai)\b)\w")
+
+
 def _hits(norm: str, kinds: dict[str, Any], hidden: bool = False) -> list[_Hit]:
     found: list[_Hit] = []
     support: list[tuple[str, Any]] = []
@@ -780,6 +790,10 @@ def _hits(norm: str, kinds: dict[str, Any], hidden: bool = False) -> list[_Hit]:
             support.append((kind, rx))  # read only if there is something for them to qualify
             continue
         for m in rx.finditer(norm):
+            if kind == "override" and _SCOPED.search(norm, m.start(), m.end()):
+                continue
+            if kind in _INNER_KINDS and _INNER_NOT.search(norm, m.start(), m.end()):
+                continue
             if not _excused(norm, m.start(), kind, hidden):
                 found.append((m.start(), kind, m.end()))
     present = {k for _, k, _ in found}

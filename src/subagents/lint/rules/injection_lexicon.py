@@ -51,6 +51,22 @@ _OVERRIDE_LEX = [
     (r"تجاهل|انس|تجاهلي", r"التعليمات|الأوامر|القواعد|الإرشادات", False),
     # Hindi
     (r"अनदेखा|नज़रअंदाज़|नजरअंदाज|भूल जाओ|भूल जाएं", r"निर्देश|नियम", True),
+    # Swedish, Norwegian, Danish
+    (r"\bignorera|\bglöm|\bglem|\bignorer", r"instruktioner|instruksjoner|instruktioner|regler",
+     False),
+    # Indonesian / Malay
+    (r"\babaikan|\blupakan", r"instruksi|perintah|aturan", False),
+    # Vietnamese
+    (r"bỏ qua|phớt lờ|quên", r"hướng dẫn|chỉ dẫn|quy tắc|chỉ thị", False),
+    # Greek
+    (r"αγνόησε|αγνοήστε|ξέχασε", r"οδηγίες|οδηγιών|κανόνες|εντολές", False),
+    # Czech / Ukrainian / Romanian / Hebrew
+    (r"\bignoruj|\bzapomeň", r"instrukce|pokyny|pravidla", False),
+    (r"ігноруй|забудь", r"інструкці|правил", False),
+    (r"\bignoră|\buită", r"instrucțiunile|instructiunile|regulile", False),
+    (r"התעלם|שכח", r"ההוראות|הכללים", False),
+    # Russian: "pay no attention to"
+    (r"не обращай внимания|не обращайте внимания", r"правил|инструкци|указани", False),
     # Japanese (verb last)
     (r"無視|忘れ", r"指示|命令|ルール|設定", True),
     # Italian / Portuguese / Spanish / French / German, wider than the first lexicon
@@ -83,6 +99,10 @@ _LEAK_LEX = [
     (r"اعرض|أظهر|اطبع|اكشف", r"موجه النظام|تعليمات النظام", False),
     (r"दिखाओ|दिखाएं|बताओ|प्रिंट", r"सिस्टम प्रॉम्प्ट|सिस्टम निर्देश", True),
     (r"表示|出力|教え", r"システムプロンプト|システム指示|初期指示", True),
+    (r"\btampilkan|\btunjukkan", r"prompt sistem|instruksi sistem", False),
+    (r"\bvisa|\bskriv ut", r"systemprompt|systeminstruktioner", False),
+    (r"εμφάνισε|δείξε|αποκάλυψε", r"μήνυμα συστήματος|οδηγίες συστήματος|system prompt", False),
+    (r"hiển thị|tiết lộ|in ra", r"lời nhắc hệ thống|prompt hệ thống|hướng dẫn hệ thống", False),
     (r"출력|보여|공개|알려", r"시스템 프롬프트|시스템 지시", True),
     (r"输出|显示|打印|泄露|告诉我|展示", r"系统提示|系统指令|初始指令|提示词", True),
 ]
@@ -119,21 +139,26 @@ _SECRET_LEX = (
     r"|كلمات المرور|كلمة المرور|المفاتيح"
     r"|पासवर्ड|कुंजी|टोकन"
     r"|\bsenhas|\bchiavi api|\bchiavi"
-    r"|パスワード|秘密鍵|認証情報"
+    r"|パスワード|秘密鍵|認証情報|mật khẩu|\blösenord|\bkata sandi|κωδικ"
+    # environment variables that name a secret, and stores of one
+    r"|\b[a-z0-9]+_(?:secret(?:_key)?|password|api_key|private_key)\b|\bdatabase_url\b"
+    r"|\.gnupg\b|\boauth_token\b|\bsession-token\b|\b(?:saved|stored) (?:browser )?passwords"
     r"|пароли|ключи|токены|секреты"
 )
 
-_SEND_VERBS = (r"\b(?:stuur|verstuur|upload)\b|\bwyślij|\bprześlij|gönder|yükle|보내|전송|업로드|"
+_SEND_VERBS = (r"\b(?:stuur|verstuur|upload|skicka|kirim|unggah)\b|gửi|στείλε|перешли|переслать|"
+               r"\bwyślij|\bprześlij|gönder|yükle|보내|전송|업로드|"
                r"أرسل|ارفع|भेजो|भेजें|अपलोड|送信|アップロード|\binvia\b|\bmanda\b|\benvie\b")
 _ADDRESS = (r"(?:https?://|ftp://|\b\d{1,3}(?:\.\d{1,3}){3}\b|[\w.+-]+@[\w-]+\.[\w.]+)")
 _SEND_LEX = (
     "|(?:" + _SEND_VERBS + r")[^\n]{0,120}?" + _ADDRESS +
     "|" + _ADDRESS + r"[^\n]{0,40}?(?:" + _SEND_VERBS + ")"
     # outward channels a model can write to without naming an address
-    r"|\b(?:post|upload|send|put|include|paste|add|append|copy)\b(?:[^.\n]|\.[\w/~-]){0,80}?"
+    r"|\b(?:post|upload|send|put|include|paste|add|append|copy|attach)\b(?:[^.\n]|\.[\w/~-]){0,80}?"
     r"\b(?:to|into|in)\s+"
     r"(?:a |an |the |your |my )?(?:new )?(?:public gist|gist|public readme|readme|commit message|"
-    r"review comment|issue|pull request description|webhook|paste(?:bin)?)\b"
+    r"review comment|issue|pull request description|webhook|paste(?:bin)?|\w+ report you "
+    r"(?:upload|send|post|publish))\b"
     r"|\bopen an issue\b[^\n]{0,80}\bwhose body\b"
     # running what an address serves
     r"|\b(?:run|execute|install)\b[^\n]{0,40}?\bfrom\s+(?:https?|ftp)://"
@@ -152,6 +177,9 @@ _CONCEAL_LEX = (
     r"|\byour final answer should only say\b|\bonly (?:say|reply|answer|report) ['\"]"
     r"|\bdescribe (?:the change|it|this) as (?:a )?(?:refactor|cleanup|typo)"
     r"|\bsilent change\b|\bkeep (?:it|this) out of your\b"
+    r"|\b(?:doesn't|does not|won't|will not|never) (?:show up|appear) in the (?:\w+ )?(?:summary|"
+    r"report|log|diff|changelog)|\bso (?:that )?it (?:sounds|looks|reads) like (?:a|an|just)\b"
+    r"|\bomit (?:it|this|that) from the (?:\w+ )?(?:summary|report|answer|reply)"
     r"|\berwähne (?:das|es) nicht|\bohne es (?:dem \w+ )?zu sagen"
     r"|\bsin dec[ií]rselo|\bsin decirle"
     r"|\bn'en parle pas|\bsans le dire|\bdiscrètement\b"
@@ -180,6 +208,9 @@ _DESTRUCTIVE_LEX = (
     r"|\bdrop database\b|\bufw disable\b|\bchmod\s+-r\s+777\s+~"
     r"|\bauthorized_keys\b[^\n]{0,20}$|>>\s*~/\.ssh/authorized_keys"
     r"|\bos\.system\(['\"]curl"
+    # running what an address serves, in other shapes
+    r"|\$\((?:wget|curl)\b[^)]{0,80}\)|\bexec\((?:\w+\.)*urlopen\(|\beval \"?\$\(curl"
+    r"|\bfind /\s[^\n]{0,40}-delete\b|\bgit clean -[a-z]*[xfd][a-z]* ~"
     r"|\b(?:downloads?|fetch(?:es)?) and (?:runs?|executes?)\b[^\n]{0,20}(?:https?|ftp)://"
     r"|(?:>>|\btee -a)[^\n]{0,40}authorized_keys\b"
     r"|\bverwijder\b[^.\n]{0,30}(?:map|bestanden|repository)"
@@ -230,6 +261,22 @@ _OVERRIDE_EN = (
     r"assignment)\b(?: and| ;|;|,| instead)"
     r"|\btreat (?:the rest of )?(?:this|that|the) (?:file|text|page|message|document) as (?:your )?"
     r"(?:new |real |only )?instructions"
+    # a change of allegiance: the model answers to the writer, not to who deployed it
+    r"|\byou answer to me\b|\bnot to the (?:company|operator|people|team) (?:that|who) "
+    r"(?:deployed|configured|built) you|\btheir (?:policies|rules|instructions) are not yours\b"
+    r"|\bobeys? the (?:player|user|reader) over (?:its|your) (?:makers|creators|developers)"
+    r"|\bbeyond any oversight\b"
+    # the model's own set-up called noise, optional or unnecessary
+    r"|\b(?:treat|consider) (?:every|each|all|any) (?:earlier|previous|prior) (?:line|lines|"
+    r"instruction|instructions|rule|rules)\b[^.\n]{0,40}\bas (?:background )?(?:noise|optional|"
+    r"void|irrelevant)"
+    r"|\b(?:the )?(?:caution|constraints|principles|checklist|restrictions|safeguards) you "
+    r"(?:were built with|started with|operate under)\b[^.\n]{0,40}\b(?:unnecessary|flexible|"
+    r"optional|were for|outdated|no longer)"
+    r"|\b(?:checklist|constraints|instructions|rules|guidelines) above (?:is|are) (?:outdated|"
+    r"obsolete|void|no longer)\b"
+    r"|\boperate without them\b|\bset (?:them|it|those) (?:to one side|aside)\b"
+    r"|\bpass(?:es)? por alto tus\b|\bne tiens? aucun compte\b|\bsind hinfällig\b"
     r"|\bswitch personalities\b|\bdo (?:as|what) (?:it|the (?:note|line|text|comment)) says\b"
 )
 
@@ -250,6 +297,11 @@ _UNSUPERVISED = (
     r"|\bexecute (?:whatever|any) commands?\b|\bexecute any shell command\b"
     r"|\bpre-approved\b|\bmerge it immediately\b|\bwithout asking me again\b"
     r"|\bdisable all confirmations\b|\bwithout confirmation\b"
+    r"|\bwithout verifying (?:their |the )?identity\b"
+    r"|\beven (?:when|if) (?:the )?tests (?:are red|fail|are failing)\b"
+    r"|\b(?:don't|do not) wait for (?:the )?(?:review|approval|change board|sign-off)"
+    r"|\bwithout (?:checking|confirming) with (?:them|the user|anyone)\b"
+    r"|\bmark all findings as false positives\b"
 )
 
 _ADDRESSED = (
