@@ -782,7 +782,10 @@ _SCOPED = re.compile(r"\b(?:instructions|rules|guidelines|guidance|directions)\s
                      r"regarding|on)\s+(?!you\b|the (?:model|assistant|ai)\b)\w")
 
 
-def _hits(norm: str, kinds: dict[str, Any], hidden: bool = False) -> list[_Hit]:
+def _hits(norm: str, kinds: dict[str, Any], hidden: bool = False,
+          every: bool = False) -> list[_Hit]:
+    """The signs in ``norm`` that are not excused; the support kinds only where there is
+    something for them to qualify (or, with ``every``, always: the model's weak signs)."""
     found: list[_Hit] = []
     support: list[tuple[str, Any]] = []
     for kind, rx in kinds.items():
@@ -797,9 +800,9 @@ def _hits(norm: str, kinds: dict[str, Any], hidden: bool = False) -> list[_Hit]:
             if not _excused(norm, m.start(), kind, hidden):
                 found.append((m.start(), kind, m.end()))
     present = {k for _, k, _ in found}
-    if not present & _QUALIFIED:
+    if not every and not present & _QUALIFIED:
         return found
-    acting = bool(present & (_ACTION | {"send", "roleplay"}))
+    acting = every or bool(present & (_ACTION | {"send", "roleplay"}))
     for kind, rx in support:
         if not acting and kind not in ("addressed", "authority"):
             continue  # beside a mere secret only these two count
