@@ -11,17 +11,27 @@ Design notes
 * **Several views.**  The signals are searched in: the normalised text; the same text with the
   confusables *not* folded (Russian, Greek and other scripts keep their own letters); a
   "squeezed" text of letters only, leet digits read as letters (``1gn0r3``, ``i g n o r e``,
-  ``dis-\\nregard``); and *hidden* views: HTML comments, Markdown link titles, targets and
-  ``[//]: #`` comments, and decoded runs of base64, hex, ``\\xNN``, percent-encoding, HTML
-  entities and Unicode tag characters.
-* **Signals**, in English, German, Spanish, French, Italian, Portuguese, Chinese, Japanese and
-  Russian: ``override`` (ignore your instructions, the earlier rules no longer apply...),
-  ``jailbreak`` (role play without restrictions, developer mode), ``fake-role`` (a forged
-  ``system:`` turn or chat-template token), ``leak`` (print your system prompt), ``exfil``
-  (send secrets or files to an address), ``destructive`` (``rm -rf ~``, ``curl ... | sh``,
-  delete the repository), ``conceal`` (do not tell the user).  A signal does not count when
-  its sentence frames it as a description ("detect prompts that...", "such as"), when it is
-  quoted, or negated right before it ("never send secrets...").
+  ``dis-\\nregard``); and *hidden* views (:mod:`.injection_views`): HTML comments, Markdown
+  link titles, targets and ``[//]: #`` comments, decoded runs of base64, hex, ``\\xNN``,
+  percent-encoding, HTML entities, Unicode tag characters and ROT13 lines, each decoded
+  again to a fixed depth within a character budget.
+* **Signals** (:mod:`.injection_lexicon` has the core intents in 20-odd languages):
+  ``override`` (ignore your instructions, the earlier rules no longer apply, you answer to
+  me now...), ``jailbreak`` (role play without restrictions, developer mode), ``fake-role``
+  (a forged ``system:`` turn or chat-template token), ``leak`` (print your system prompt),
+  ``exfil`` (a ``send`` to an address or an outward channel whose object is a ``secret``),
+  ``destructive`` (``rm -rf ~``, ``curl ... | sh``, delete the repository), ``conceal``
+  (hide it from the user), ``dump``, ``beacon`` (an address with a slot for data).
+* **Commands, not mentions.**  A signal does not count when its sentence frames it as a
+  description ("detect prompts that...", "such as"), when it is quoted (an apostrophe
+  inside a word opens no quotation), when it is negated before it or inside the phrase
+  ("never send secrets...", "gib niemals Passwörter aus"), or when instructions are about a
+  topic ("the previous instructions for Django 3 are obsolete").
+* **Intent features.**  Some signs say *who* or *how*, not *what*: text addressed to the
+  model, unsupervised action (stop asking, skip the checks), a claimed authority, "do not
+  tell the user", a condition.  Each is a finding only beside an action in the same
+  passage: "don't tell the user about intermediate steps" alone is how autonomous agents
+  are told to be brief.
 * **Confidence.**  ``high``: an override, jailbreak or forged turn together with another kind
   of signal in the same passage; exfiltration with concealment; or any signal that was
   hidden (found only in a comment, a decoded run, or only after removing invisible
@@ -29,26 +39,24 @@ Design notes
   signal alone.  SA405 (an error; ``run`` refuses the agent unless
   ``--allow-flagged-prompt``) is ``high``; SA406 (a warning with the measured rates) is
   ``medium``.  Text fetched by tools is wrapped as data at either level, with a warning.
-* The figures are measured by :mod:`subagents.lint.rules.injection_eval` on a development
-  set (``tests/data/injection/dev.jsonl``, the only one the patterns were tuned on) and a
-  held-out set written apart from the detector; docs/security.md has both.
+* The figures are measured by :mod:`subagents.lint.rules.injection_eval` on the development
+  sets (``tests/data/injection/dev.jsonl``, ``dev2.jsonl``, ``probe3.jsonl``: the patterns
+  were tuned on them; each new set's first figure was a fresh probe) and held-out sets
+  written apart from the detector; docs/security.md has them.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import bisect
 import functools
-import html
 import re
 import unicodedata
-import urllib.parse
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from subagents.lint.rules.injection_lexicon import EXTRA, SUPPORT_KINDS
+from subagents.lint.rules.injection_views import linear, views
 
 __all__ = ["HELDOUT_RATES", "InjectionFinding", "assess_injection", "normalise"]
 
@@ -524,22 +532,6 @@ _QUOTES = "'\"\u2018\u201c\u00ab\u300c"
 _APOSTROPHE = re.compile(r"(?<=\w)'(?=\w)|(?<=s)'(?= )")
 
 
-def _linear(pattern: str, case_sensitive: bool = False) -> Any:
-    """``pattern`` (multi-line, case-insensitive) compiled with RE2: linear time, and far
-    faster than ``re`` on these long word alternations (``re`` tries each at every position).
-    RE2's ``\\b`` knows ASCII word characters only, so the patterns put none next to
-    Cyrillic.  ``re`` without the wheel."""
-    try:
-        import re2  # type: ignore[import-untyped]
-    except ImportError:  # pragma: no cover - google-re2 is a dependency
-        return re.compile(pattern, re.M | (0 if case_sensitive else re.I))
-    options = re2.Options()
-    options.case_sensitive = case_sensitive
-    options.log_errors = False
-    options.max_mem = 64 << 20  # room for the DFA of the long alternations (else NFA: slower)
-    return re2.compile("(?m)" + pattern, options)
-
-
 class _Parts:
     """Several compiled patterns searched as one: ``finditer`` yields the matches of each."""
 
@@ -568,146 +560,15 @@ class _Patterns:
     @classmethod
     def get(cls) -> dict[str, Any]:
         if cls.compiled is None:
-            cls.compiled = {name: _Parts([_linear(p) for p in parts])
+            cls.compiled = {name: _Parts([linear(p) for p in parts])
                             for name, parts in _SIGNALS}
-            cls.compiled["squeezed"] = _linear(_SQUEEZED)
-            cls.compiled["common"] = _linear(_COMMON)
-            cls.compiled["base64"] = _linear(_B64, case_sensitive=True)
-            cls.compiled["invisible"] = _linear(_INVISIBLE.pattern, case_sensitive=True)
-            cls.compiled["foldable"] = _linear(
+            cls.compiled["squeezed"] = linear(_SQUEEZED)
+            cls.compiled["invisible"] = linear(_INVISIBLE.pattern, case_sensitive=True)
+            cls.compiled["foldable"] = linear(
                 "[" + "".join(re.escape(chr(c)) for c in _fold_table()) + "]", case_sensitive=True)
-            cls.compiled["hex"] = _linear(_HEX, case_sensitive=True)
             cls.compiled["framing"] = re.compile(_FRAMING, re.I)
             cls.compiled["negation"] = re.compile(_NEGATION, re.I)
         return cls.compiled
-
-
-# ----------------------------------------------------------------------------------- views
-
-_COMMENT_RE = re.compile(r"<!--(.*?)(?:-->|$)", re.S)
-# a link's target and title, one level of parentheses inside allowed
-_LINK_RE = re.compile(r"\]\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
-_REF_COMMENT_RE = re.compile(r"^\s*\[[^\]]*\]:\s*(\S*)\s*(?:[\"'(](.*?)[\"')])?\s*$", re.M)
-# (scanned left to right, a match starts where its run starts: no lookbehind needed, so RE2)
-_B64 = r"[A-Za-z0-9+/_-]{16,}={0,2}"
-_HEX = r"(?:[0-9A-Fa-f]{2}){8,}"
-_XESC_RE = re.compile(r"(?:\\x[0-9A-Fa-f]{2}){4,}")
-_PCT_RE = re.compile(r"%[0-9A-Fa-f]{2}")
-_ENTITY_RE = re.compile(r"&#?\w{1,8};")
-_TAGS_RE = re.compile("[\U000e0020-\U000e007e]+")
-
-
-@dataclass(frozen=True, slots=True)
-class _View:
-    name: str
-    text: str  # as found; normalised by the caller
-    offset: int  # where it starts in the original text
-    hidden: bool
-
-
-def _printable(raw: bytes) -> str | None:
-    try:
-        s = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    letters = sum(ch.isalpha() or ch.isspace() for ch in s)
-    return s if s and letters >= 0.7 * len(s) else None
-
-
-# Decoded text is decoded again (base64 of base64, a comment inside a decoded run), this
-# deep at most; and all views of one text together hold at most this many characters beyond
-# the text itself: a hostile text cannot make the work grow past a small multiple of its size.
-_DEPTH = 4
-_BUDGET_FACTOR = 4
-_BUDGET_FLOOR = 1 << 16
-
-_ROT13 = str.maketrans("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
-                       "nopqrstuvwxyzabcdefghijklmNOPQRSTUVWXYZABCDEFGHIJKLM")
-# English words that run text is full of and ROT13 text has none of
-_COMMON = (r"\b(?:the|and|you|your|to|of|all|is|in|it|this|that|for|with|not|any|every|send|"
-           r"print|ignore|instructions|previous)\b")
-
-
-def _rot13_lines(text: str) -> Iterator[tuple[int, str]]:
-    """(offset, decoded line) for each line that reads as English only after ROT13: one
-    pass over the decoded text finds candidate lines, the original line is read only then."""
-    if not any(c.isascii() and c.isalpha() for c in text[:4096]):
-        return
-    rot = text.translate(_ROT13)
-    counts: dict[int, int] = {}
-    common = _Patterns.get()["common"]
-    for m in common.finditer(rot):
-        line_start = rot.rfind("\n", 0, m.start()) + 1
-        counts[line_start] = counts.get(line_start, 0) + 1
-    for start, found in counts.items():
-        if found < 3:
-            continue
-        end = text.find("\n", start)
-        end = len(text) if end < 0 else end
-        if end - start >= 16 and found > 2 * sum(1 for _ in common.finditer(text[start:end])):
-            yield start, rot[start:end]
-
-
-def _views(text: str) -> Iterator[_View]:
-    yield _View("text", text, 0, False)
-    budget = [max(_BUDGET_FACTOR * len(text), _BUDGET_FLOOR)]
-    yield from _hidden(text, 0, 0, budget)
-
-
-def _hidden(text: str, at: int, depth: int, budget: list[int]) -> Iterator[_View]:
-    """The hidden views of ``text`` (itself found at ``at``), each followed by its own hidden
-    views, until :data:`_DEPTH` or the character budget runs out."""
-    for view in _decoded(text, at):
-        if budget[0] < len(view.text) or view.text == text:
-            continue
-        budget[0] -= len(view.text)
-        yield view
-        if depth + 1 < _DEPTH:
-            yield from _hidden(view.text, view.offset, depth + 1, budget)
-
-
-def _decoded(text: str, at: int) -> Iterator[_View]:
-    """The views one step below ``text``: comments, links, decoded runs (offsets are of the
-    outer text: where the run that holds them starts)."""
-    def off(i: int) -> int:
-        return i + at if at == 0 else at
-
-    pats = _Patterns.get()
-    for m in _COMMENT_RE.finditer(text) if "<!--" in text else ():
-        yield _View("comment", m.group(1), off(m.start(1)), True)
-    for m in _LINK_RE.finditer(text) if "](" in text else ():
-        yield _View("link", urllib.parse.unquote(m.group(1)), off(m.start(1)), True)
-    for m in _REF_COMMENT_RE.finditer(text) if "]:" in text else ():
-        for g in (1, 2):
-            if m.group(g):
-                yield _View("link", urllib.parse.unquote(m.group(g)), off(m.start(g)), True)
-    for m in pats["base64"].finditer(text):
-        run = m.group(0).rstrip("=")
-        padded = run + "=" * (-len(run) % 4)
-        try:
-            raw = base64.b64decode(padded.replace("-", "+").replace("_", "/"), validate=True)
-        except (binascii.Error, ValueError):
-            continue
-        decoded = _printable(raw)
-        if decoded is not None:
-            yield _View("base64", decoded, off(m.start()), True)
-    for m in pats["hex"].finditer(text):
-        decoded = _printable(bytes.fromhex(m.group(0)))
-        if decoded is not None:
-            yield _View("hex", decoded, off(m.start()), True)
-    for m in _XESC_RE.finditer(text) if "\\x" in text else ():
-        decoded = _printable(bytes.fromhex(m.group(0).replace("\\x", "")))
-        if decoded is not None:
-            yield _View("hex", decoded, off(m.start()), True)
-    if "%" in text and _PCT_RE.search(text):
-        yield _View("percent", urllib.parse.unquote(text), at, True)
-    if "&" in text and _ENTITY_RE.search(text):
-        yield _View("entities", html.unescape(text), at, True)
-    for m in _TAGS_RE.finditer(text) if not text.isascii() else ():
-        yield _View("tags", "".join(chr(ord(c) - 0xE0000) for c in m.group(0)),
-                    off(m.start()), True)
-    for where, line in _rot13_lines(text) if at == 0 else ():
-        yield _View("rot13", line, off(where), True)
 
 
 # -------------------------------------------------------------------------------- matching
@@ -907,7 +768,7 @@ def assess_injection(text: str) -> InjectionFinding | None:
     kinds = {k: pats[k] for k, _ in _SIGNALS}
     best: InjectionFinding | None = None
     plain_kinds: set[str] | None = None
-    for view in _views(text):
+    for view in views(text):
         index: list[int] | None = None
         if view.name == "text":
             norm = _fast(view.text, True)
