@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -653,7 +654,7 @@ def _hits(norm: str, kinds: dict[str, Any], hidden: bool = False,
         if kind in SUPPORT_KINDS and kind != "unsupervised":  # that one is an action too
             support.append((kind, rx))  # read only if there is something for them to qualify
             continue
-        for m in rx.finditer(norm):
+        for m in itertools.islice(rx.finditer(norm), _MAX_HITS):
             if kind == "override" and _SCOPED.search(norm, m.start(), m.end()):
                 continue
             if kind in _INNER_KINDS and _INNER_NOT.search(norm, m.start(), m.end()):
@@ -667,12 +668,15 @@ def _hits(norm: str, kinds: dict[str, Any], hidden: bool = False,
     for kind, rx in support:
         if not acting and kind not in ("addressed", "authority"):
             continue  # beside a mere secret only these two count
-        for m in rx.finditer(norm):
+        for m in itertools.islice(rx.finditer(norm), _MAX_HITS):
             if not _excused(norm, m.start(), kind, hidden):
                 found.append((m.start(), kind, m.end()))
     return found
 
 
+# Signs of one kind read in one view, at most: an attack is found by its first signs, and a
+# text repeating one phrase 100,000 times costs no more than one repeating it this often.
+_MAX_HITS = 200
 _WINDOW = 600  # a passage: signals this close together are read together
 _BEFORE = 120  # a secret named this far before a send ("read X and post it to...") is its object
 

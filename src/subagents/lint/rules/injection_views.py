@@ -42,8 +42,7 @@ def linear(pattern: str, case_sensitive: bool = False) -> Any:
 def _compiled() -> dict[str, Any]:
     """The run patterns, compiled on first use."""
     return {"base64": linear(_B64, case_sensitive=True),
-            "hex": linear(_HEX, case_sensitive=True),
-            "common": linear(_COMMON)}
+            "hex": linear(_HEX, case_sensitive=True)}
 
 
 _COMMENT_RE = re.compile(r"<!--(.*?)(?:-->|$)", re.S)
@@ -82,37 +81,42 @@ def _printable(raw: bytes) -> str | None:
 _DEPTH = 4
 _BUDGET_FACTOR = 4
 _BUDGET_FLOOR = 1 << 16
+# and at most this many views: each is searched for every signal (a text of 40,000 short
+# base64 runs would otherwise be read 40,000 times)
+_MAX_VIEWS = 256
 
 _ROT13 = str.maketrans("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
                        "nopqrstuvwxyzabcdefghijklmNOPQRSTUVWXYZABCDEFGHIJKLM")
 # English words that run text is full of and ROT13 text has none of
-_COMMON = (r"\b(?:the|and|you|your|to|of|all|is|in|it|this|that|for|with|not|any|every|send|"
-           r"print|ignore|instructions|previous)\b")
+_COMMON = frozenset({"the", "and", "you", "your", "to", "of", "all", "is", "in", "it", "this",
+                     "that", "for", "with", "not", "any", "every", "send", "print", "ignore",
+                     "instructions", "previous"})
+_PUNCT = ".,;:!?'\"()[]`*"
+
+
+def _common(line: str) -> int:
+    return sum(1 for w in line.lower().split() if w.strip(_PUNCT) in _COMMON)
 
 
 def _rot13_lines(text: str) -> Iterator[tuple[int, str]]:
-    """(offset, decoded line) for each line that reads as English only after ROT13: one
-    pass over the decoded text finds candidate lines, the original line is read only then."""
-    if not any(c.isascii() and c.isalpha() for c in text[:4096]):
+    """(offset, decoded line) for each line that reads as English only after ROT13 (word
+    lookups in a set: a regex per word costs more than the rest of the view together)."""
+    low = text.lower()
+    # "the", "and", "you", "your", "all" in ROT13: English text holds none of them as words
+    if not any(w in low for w in (" gur ", " naq ", " lbh ", " lbhe ", " nyy ")):
         return
-    rot = text.translate(_ROT13)
-    counts: dict[int, int] = {}
-    common = _compiled()["common"]
-    for m in common.finditer(rot):
-        line_start = rot.rfind("\n", 0, m.start()) + 1
-        counts[line_start] = counts.get(line_start, 0) + 1
-    for start, found in counts.items():
-        if found < 3:
-            continue
-        end = text.find("\n", start)
-        end = len(text) if end < 0 else end
-        if end - start >= 16 and found > 2 * sum(1 for _ in common.finditer(text[start:end])):
-            yield start, rot[start:end]
+    offset = 0
+    for line, rot in zip(text.split("\n"), text.translate(_ROT13).split("\n"), strict=True):
+        if len(line) >= 16:
+            found = _common(rot)
+            if found >= 3 and found > 2 * _common(line):
+                yield offset, rot
+        offset += len(line) + 1
 
 
 def views(text: str) -> Iterator[View]:
     yield View("text", text, 0, False)
-    budget = [max(_BUDGET_FACTOR * len(text), _BUDGET_FLOOR)]
+    budget = [max(_BUDGET_FACTOR * len(text), _BUDGET_FLOOR), _MAX_VIEWS]
     yield from _hidden(text, 0, 0, budget)
 
 
@@ -120,9 +124,12 @@ def _hidden(text: str, at: int, depth: int, budget: list[int]) -> Iterator[View]
     """The hidden views of ``text`` (itself found at ``at``), each followed by its own hidden
     views, until :data:`_DEPTH` or the character budget runs out."""
     for view in _decoded(text, at):
+        if budget[1] <= 0:
+            return
         if budget[0] < len(view.text) or view.text == text:
             continue
         budget[0] -= len(view.text)
+        budget[1] -= 1
         yield view
         if depth + 1 < _DEPTH:
             yield from _hidden(view.text, view.offset, depth + 1, budget)
@@ -168,5 +175,6 @@ def _decoded(text: str, at: int) -> Iterator[View]:
     for m in _TAGS_RE.finditer(text) if not text.isascii() else ():
         yield View("tags", "".join(chr(ord(c) - 0xE0000) for c in m.group(0)),
                     off(m.start()), True)
-    for where, line in _rot13_lines(text) if at == 0 else ():
-        yield View("rot13", line, off(where), True)
+    lines = list(_rot13_lines(text)) if at == 0 else []
+    if lines:  # one view of them all (joined by line breaks, which no phrase crosses)
+        yield View("rot13", "\n".join(line for _, line in lines), off(lines[0][0]), True)
