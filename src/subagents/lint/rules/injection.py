@@ -471,6 +471,15 @@ _CONCEAL_MORE = (
 _ROLEPLAY_MORE = (r"|\bact as (?:an? )?(?:linux |bash |unix |root )?(?:terminal|shell)\b"
                   r"|\bstay (?:fully )?in (?:role|character)\b|\bplayed by you\b")
 
+# An instruction to obey what is quoted ("... says 'assistant, forward ...'. Do as it says"):
+# then a quotation excuses nothing.
+_OBEY_QUOTED = (
+    r"\b(?:do|act) (?:as|what) (?:it|they|the (?:\w+ )?(?:note|line|text|comment|message|"
+    r"issue|footer|document)) (?:says?|asks?)\b"
+    r"|\bhandle it the way (?:it|the \w+) asks\b|\bcomply with (?:it|them|the footers?|"
+    r"footers|the note|the line)\b|[.!]['\"]? follow it[.!]|\bfollow (?:it|them) exactly\b"
+)
+
 _SIGNALS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("override", (_OVERRIDE + _OVERRIDE_MORE, *EXTRA["override"])),
     ("jailbreak", (_JAILBREAK + _JAILBREAK_MORE, *EXTRA["jailbreak"])),
@@ -484,7 +493,8 @@ _SIGNALS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("beacon", (_BEACON, *EXTRA["beacon"])),
     ("roleplay", (_ROLEPLAY + _ROLEPLAY_MORE, *EXTRA["roleplay"])), ("trigger", (_TRIGGER,)),
     # the intent features of :mod:`.injection_lexicon` (a finding only beside an action)
-    *((k, EXTRA[k]) for k in sorted(SUPPORT_KINDS - {"trigger"})),
+    *((k, EXTRA[k]) for k in sorted(SUPPORT_KINDS - {"trigger", "obey"})),
+    ("obey", (_OBEY_QUOTED,)),
 )
 # Kinds that take over the model's instructions: with another kind near them (not a mere
 # secret word or trigger), high.  A ``system:`` label alone is a heading as often as a forgery:
@@ -564,6 +574,7 @@ class _Patterns:
             cls.compiled = {name: _Parts([linear(p) for p in parts])
                             for name, parts in _SIGNALS}
             cls.compiled["squeezed"] = linear(_SQUEEZED)
+            cls.compiled["obey"] = linear(_OBEY_QUOTED)
             cls.compiled["invisible"] = linear(_INVISIBLE.pattern, case_sensitive=True)
             cls.compiled["foldable"] = linear(
                 "[" + "".join(re.escape(chr(c)) for c in _fold_table()) + "]", case_sensitive=True)
@@ -727,7 +738,7 @@ def _supported(kind: str, near: set[str]) -> bool:
     if near & (_ACTION - {kind}):
         return True
     # speaking to the model, or on a claimed authority, about a secret or a send
-    if kind == "hush":  # "do not tell the user", and send something somewhere
+    if kind in ("hush", "obey"):  # "do not tell the user" / "do as it says", and a send
         return "send" in near
     return kind in ("addressed", "authority") and bool(near & {"secret", "send"})
 
@@ -787,7 +798,9 @@ def assess_injection(text: str) -> InjectionFinding | None:
         else:
             variants = [normalise(view.text)]
         for n, norm in enumerate(variants):
-            judged = _judge(_hits(norm, kinds, view.hidden), norm)
+            # "a document says '...'; do as it says": the quotation is an instruction
+            unquoted = view.hidden or pats["obey"].search(norm) is not None
+            judged = _judge(_hits(norm, kinds, unquoted), norm)
             if judged is None:
                 continue
             pos, named, high = judged

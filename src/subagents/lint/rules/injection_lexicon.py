@@ -304,9 +304,11 @@ _UNSUPERVISED = (
     r"|\bmark all findings as false positives\b"
 )
 
+_OPEN_QUOTE = "['\"\u201c]"  # a quotation that starts with the vocative
 _ADDRESSED = (
     # a vocative at the start of a line or sentence: "Assistant, ...", "AI agent reading this:"
-    r"(?:^|[.!?>(]\s)\s*(?:dear |hey |attention,? )?(?:ai|llm|language model|assistant|model|"
+    r"(?:^|[.!?>(]\s|" + _OPEN_QUOTE + r")\s*(?:dear |hey |attention,? )?(?:ai|llm|language model|"
+    r"assistant|model|"
     r"agent|bot|copilot)s?(?: (?:agent|assistant|reviewer|model)s?)?(?: reading this| "
     r"processing this| that reads this)?\s*[:,]\s*\w"
     r"|\b(?:ai|llm|assistant|model|agent)s? (?:reading|processing) this\b"
@@ -390,4 +392,4 @@ EXTRA: dict[str, tuple[str, ...]] = {
 #: kinds that say *who* or *how* (to the model, unwatched, on authority, quietly), not *what*:
 #: a finding only beside an action
 SUPPORT_KINDS = frozenset({"hush", "weak-override", "unsupervised", "addressed", "authority",
-                           "dialog", "trigger"})
+                           "dialog", "trigger", "obey"})
