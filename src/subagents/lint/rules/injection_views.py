@@ -1,7 +1,8 @@
 """The views the prompt-injection detector reads besides the text itself: what is hidden in
 it (HTML comments, Markdown link targets and titles, ``[//]: #`` comments) and what is
-encoded in it (base64, hex, ``\\xNN``, percent-encoding, HTML entities, Unicode tag
-characters, ROT13 lines), each decoded again in turn (base64 of base64, a comment inside a
+encoded in it (base64, also wrapped over lines; hex, also as bytes written apart; ``\\xNN``
+and ``\\uNNNN`` escapes; percent-encoding, HTML entities, Unicode tag characters, ROT13
+lines), each decoded again in turn (base64 of base64, a comment inside a
 decoded run) to a fixed depth and within a character budget, so that a hostile text cannot
 make the work grow past a small multiple of its size.  Also :func:`linear`, the RE2
 compilation the detector's patterns share.
@@ -53,6 +54,12 @@ _REF_COMMENT_RE = re.compile(r"^\s*\[[^\]]*\]:\s*(\S*)\s*(?:[\"'(](.*?)[\"')])?\
 _B64 = r"[A-Za-z0-9+/_-]{16,}={0,2}"
 _HEX = r"(?:[0-9A-Fa-f]{2}){8,}"
 _XESC_RE = re.compile(r"(?:\\x[0-9A-Fa-f]{2}){4,}")
+_UESC_RE = re.compile(r"(?:\\u[0-9A-Fa-f]{4}){4,}")
+# hex bytes written apart ("69 67 6e 6f 72 65", "69:67:6e")
+_SPACED_HEX_RE = re.compile(r"(?:\b[0-9A-Fa-f]{2}[ :]){7,}[0-9A-Fa-f]{2}\b")
+# base64 wrapped over several lines (as encoders wrap it at 64 or 76 characters): the lines
+# are joined before decoding, else a phrase cut at a line end is read in two halves
+_B64_BLOCK_RE = re.compile(r"(?:^[ \t]*[A-Za-z0-9+/]{16,}={0,2}[ \t]*(?:\n|$)){2,}", re.M)
 _PCT_RE = re.compile(r"%[0-9A-Fa-f]{2}")
 _ENTITY_RE = re.compile(r"&#?\w{1,8};")
 _TAGS_RE = re.compile("[\U000e0020-\U000e007e]+")
@@ -164,6 +171,23 @@ def _decoded(text: str, at: int) -> Iterator[View]:
         decoded = _printable(bytes.fromhex(m.group(0)))
         if decoded is not None:
             yield View("hex", decoded, off(m.start()), True)
+    for m in _B64_BLOCK_RE.finditer(text) if "\n" in text else ():
+        joined = "".join(m.group(0).split())
+        try:
+            raw = base64.b64decode(joined + "=" * (-len(joined) % 4), validate=True)
+        except (binascii.Error, ValueError):
+            continue
+        decoded = _printable(raw)
+        if decoded is not None:
+            yield View("base64", decoded, off(m.start()), True)
+    for m in _SPACED_HEX_RE.finditer(text):
+        decoded = _printable(bytes.fromhex(m.group(0).replace(" ", "").replace(":", "")))
+        if decoded is not None:
+            yield View("hex", decoded, off(m.start()), True)
+    for m in _UESC_RE.finditer(text) if "\\u" in text else ():
+        decoded = "".join(chr(int(h, 16)) for h in m.group(0).split("\\u")[1:])
+        if decoded.isprintable():
+            yield View("unicode-escapes", decoded, off(m.start()), True)
     for m in _XESC_RE.finditer(text) if "\\x" in text else ():
         decoded = _printable(bytes.fromhex(m.group(0).replace("\\x", "")))
         if decoded is not None:
