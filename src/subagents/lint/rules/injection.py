@@ -212,7 +212,8 @@ _OVERRIDE = (
     r"(?:dropped|ignored|discarded|disregarded)|do not apply|don't apply)"
     r"|\beverything (?:the (?:developer|operator|system)|you were) (?:told|said|given)"
     r"(?: you)? (?:is|was) (?:outdated|void|wrong|a test)"
-    r"|\bnew (?:instructions|rules|orders|directives|policy)\s*:"
+    r"|\bnew (?:instructions|rules|orders|directives|policy|task|job|objective|mission|goal)"
+    r"\s*:"
     r"|\byour (?:new|real|true) (?:task|role|instructions?|job|purpose|goal) "
     r"(?:is|are|now)\b|\bthe real instructions\b"
     r"|\btreat (?:this|the following) (?:text|file|message|note) as your (?:only|new|real) "
@@ -285,7 +286,8 @@ _LEAK = (
     r"(?:full |complete |hidden |entire |initial |original |exact )*"
     r"(?:system prompt|system message|initial (?:prompt|instructions)|hidden (?:instructions|"
     r"configuration|prompt)|(?:original|initial) prompt|context window)"
-    r"|\brepeat the (?:text|words|message) above\b|\b(?:word for word|verbatim)\b[^.\n]{0,40}"
+    r"|\brepeat (?:all |everything in )?the (?:text|words|message|content) above\b"
+    r"|\b(?:word for word|verbatim)\b[^.\n]{0,40}"
     r"\b(?:system prompt|your instructions|initial instructions)\b"
     r"|\b(?:gib|zeige?)\b[^.!?\n]{0,30}(?:systemprompt|systemanweisungen)"
     r"|\b(?:muestra|revela|imprime)\b[^.!?\n]{0,30}(?:prompt del sistema|instrucciones ocultas)"
@@ -351,7 +353,8 @@ _CONCEAL = (
     r"|\bthe user must not (?:be told|know)\b|\bleave no trace\b"
     r"|\bkeep (?:it|this) (?:secret|hidden|confidential) from\b"
     r"|\b(?:secretly|covertly|silently|quietly) (?:send|upload|post|gather|collect|copy|add|write|"
-    r"transmit|forward|exfiltrate|run|install)\b|\bdon't report it\b"
+    r"transmit|forward|exfiltrate|run|install|push|delete|merge)\b"
+    r"|\bdon't report it\b"
     r"|\bsag(?:e|en sie)? (?:dem (?:benutzer|nutzer)|niemandem) nichts"
     r"|\bno (?:le )?digas nada\b|\bne dis rien\b|\bne dites rien\b|不要告诉用户|不要让用户知道"
 )
@@ -370,7 +373,8 @@ _TRIGGER = (
 
 # Generalisations written after a probe of fresh wordings (then added to the development set).
 _VOID = (r"(?:void|null|cancel+ed|outdated|obsolete|revoked|invalid|superseded|a test|a draft|"
-         r"just a draft|irrelevant|fake|no longer valid|lifted|disabled|suspended)")
+         r"just a draft|irrelevant|fake|no longer valid|lifted|disabled|suspended|wrong|"
+         r"mistaken|incorrect|(?:only |just |merely )?suggestions)")
 _OVERRIDE_MORE = (
     r"|\b(?:ignore|disregard|forget|override)\s+(?:all |everything |the |any )?(?:of )?"
     r"(?:the )?(?:above|previous|prior|preceding|earlier)\s*(?:[.,;:!]|$|and\b|instead\b)"
@@ -396,7 +400,8 @@ _OVERRIDE_MORE = (
     r"normas)"
     r"|不再受[^。\n]{0,8}(?:规则|限制|约束)"
     # a second probe of fresh wordings
-    r"|\b(?:scrap|drop|abandon|discard|throw away|set aside|put aside|dismiss)\b[^.\n]{0,20}"
+    r"|\b(?:scrap|drop|abandon|discard|throw away|set aside|put aside|dismiss|forget|ignore|"
+    r"disregard)\b[^.\n]{0,20}"
     r"\b(?:whatever|what|everything|anything) (?:you were|you've been|you have been) "
     r"(?:told|given|asked)"
     r"|\b(?:guidance|instructions|rules|directions|text)\b[^.\n]{0,20}\b(?:preceded|came before)"
@@ -441,6 +446,7 @@ _SEND_MORE = (
 )
 _DUMP = (
     r"\b(?:print|output|reveal|show|list|display|dump|extract|exfiltrate|collect|harvest|gib|"
+    r"give me|"
     r"revela|muestra|imprime|affiche|révèle|cat|zeige|zeig|copie|paste)\b[^.\n]{0,40}?"
     r"(?:\b(?:passwords?|credentials|env vars|environment variables|"
     r"api keys|(?:api |access |auth |session |user'?s |the user'?s )tokens|secrets|"
@@ -476,7 +482,8 @@ _ROLEPLAY_MORE = (r"|\bact as (?:an? )?(?:linux |bash |unix |root )?(?:terminal|
 _OBEY_QUOTED = (
     r"\b(?:do|act) (?:as|what) (?:it|they|the (?:\w+ )?(?:note|line|text|comment|message|"
     r"issue|footer|document)) (?:says?|asks?)\b"
-    r"|\bhandle it the way (?:it|the \w+) asks\b|\bcomply with (?:it|them|the footers?|"
+    r"|\bhandle it the way (?:it|the \w+) asks\b|\btreat (?:this|it|that|them) as (?:an? )?"
+    r"(?:trusted|valid|real|genuine|binding) instructions?\b|\bcomply with (?:it|them|the footers?|"
     r"footers|the note|the line)\b|[.!]['\"]? follow it[.!]|\bfollow (?:it|them) exactly\b"
 )
 
@@ -525,7 +532,8 @@ _FRAMING = (
     r"malicious|typically|try to|tries to|trying to|attempts? to|phrases?|examples?|"
     r"classify|teach|explain|explains|test cases?|payloads?|instructs? the model|"
     r"tells? the model|asks? the model|that say|says? to|if (?:a|the) (?:page|text|document|"
-    r"message|file)|suspicious|requests?|prompts? (?:that|which)|decline|refuse|"
+    r"message|file)|suspicious|(?<!pull )(?<!merge )(?<!feature )(?<!http )(?<!api )requests?|"
+    r"prompts? (?:that|which)|decline|refuse|"
     r"describe|describes|warning signs|awareness|threat model|guardrails?|regression tests?|"
     r"filter|do not follow|don't follow|never follow|treat|signs?|asks? you to|tells? you to|"
     r"if (?:a|the|any) (?:\w+ )?(?:page|text|document|message|file|content)|"

@@ -125,6 +125,8 @@ _JAILBREAK_LEX = (
     r"appl(?:y|ies) to you\b|\bnever (?:been )?given any (?:limits|rules|restrictions)"
     r"|\bwhere there are no (?:content )?(?:rules|restrictions|limits)"
     r"|\bignores? every (?:restriction|rule|limit)"
+    r"|\byou are (?:now )?free to do (?:whatever|anything)\b"
+    r"|\bact outside (?:your|the) (?:normal |usual )?(?:limits|rules|guidelines|boundaries)\b"
     r"|\bunaligned (?:model|ai|assistant)\b"
 )
 
@@ -162,6 +164,7 @@ _SEND_LEX = (
     r"|\bopen an issue\b[^\n]{0,80}\bwhose body\b"
     # running what an address serves
     r"|\b(?:run|execute|install)\b[^\n]{0,40}?\bfrom\s+(?:https?|ftp)://"
+    r"|\b(?:write|post|put|add)\b[^\n]{0,60}?\b(?:into|in|as) a comment on (?:issue|the|a)\b"
     r"|\bx-post\b|\b-d @\S+\s+https?://|\bnc\s+\d{1,3}(?:\.\d{1,3}){3}"
     r"|\b(?:mail|email|e-mail|forward) (?:it|them|this|that)\b[^.\n]{0,20}\bto\b"
     r"|\bmake (?:the |them |it )?\w* ?available to the (?:outside|public|world)"
@@ -211,6 +214,7 @@ _DESTRUCTIVE_LEX = (
     # running what an address serves, in other shapes
     r"|\$\((?:wget|curl)\b[^)]{0,80}\)|\bexec\((?:\w+\.)*urlopen\(|\beval \"?\$\(curl"
     r"|\bfind /\s[^\n]{0,40}-delete\b|\bgit clean -[a-z]*[xfd][a-z]* ~"
+    r"|\bpush\b[^.\n]{0,30}\s--force\b|\bforce[- ]push\b[^.\n]{0,20}\b(?:main|master)\b"
     r"|\b(?:downloads?|fetch(?:es)?) and (?:runs?|executes?)\b[^\n]{0,20}(?:https?|ftp)://"
     r"|(?:>>|\btee -a)[^\n]{0,40}authorized_keys\b"
     r"|\bverwijder\b[^.\n]{0,30}(?:map|bestanden|repository)"
@@ -277,6 +281,8 @@ _OVERRIDE_EN = (
     r"obsolete|void|no longer)\b"
     r"|\boperate without them\b|\bset (?:them|it|those) (?:to one side|aside)\b"
     r"|\bpass(?:es)? por alto tus\b|\bne tiens? aucun compte\b|\bsind hinfällig\b"
+    r"|\bscratch (?:all |everything )?(?:that|this|the above)\b|\bonly obey\b"
+    r"|\bdo not follow your (?:system prompt|instructions|rules|guidelines)\b"
     r"|\bswitch personalities\b|\bdo (?:as|what) (?:it|the (?:note|line|text|comment)) says\b"
 )
 
@@ -296,6 +302,7 @@ _UNSUPERVISED = (
     r"release branch|release|production|prod)\b"
     r"|\bexecute (?:whatever|any) commands?\b|\bexecute any shell command\b"
     r"|\bpre-approved\b|\bmerge it immediately\b|\bwithout asking me again\b"
+    r"|\bwithout any (?:review|approval|checks?|confirmation)\b|\bnobody will review\b"
     r"|\bdisable all confirmations\b|\bwithout confirmation\b"
     r"|\bwithout verifying (?:their |the )?identity\b"
     r"|\beven (?:when|if) (?:the )?tests (?:are red|fail|are failing)\b"
@@ -326,7 +333,8 @@ _AUTHORITY = (
     r"(?:wrote|configured|built|set up) (?:your|you)\b"
     r"|\b(?:anthropic|openai|google|microsoft) support here\b"
     r"|\b(?:urgent|message) from the (?:cto|ceo|ciso|admin|administrator)\b"
-    r"|\bas the account owner\b|\bi take full responsibility\b|\bnobody will know\b"
+    r"|\bas the account owner\b|\b(?:i'?m|i am) the (?:admin|administrator|owner|ceo|cto)\b"
+    r"|\bi take full responsibility\b|\bnobody will know\b"
     r"|\bi'?m authori[sz]ing you\b|\bfor a compliance audit\b"
 )
 
