@@ -3,7 +3,8 @@
 Run: ``.venv/bin/python bench/bench_injection.py [--corpus PATH]``
 
 * Precision and recall on the development sets (``tests/data/injection/dev.jsonl``,
-  ``dev2.jsonl``, ``probe3.jsonl``: what the patterns were tuned on) and on the held-out sets
+  ``dev2.jsonl``, ``probe3.jsonl``, ``probe4.jsonl``: what the patterns were tuned on) and on
+  the held-out sets
   (``heldout.jsonl``, ``heldout2.jsonl`` when present: written apart from the detector and
   never tuned on), each printed separately with the counts per style, and the share of real
   agent files flagged: :mod:`subagents.lint.rules.injection_eval` does the counting.
@@ -27,7 +28,7 @@ DATA = HERE.parent / "tests" / "data" / "injection"
 # beside the checkout, or beside the folder of worktrees
 CORPUS = next((up / "shared" / "corpus" for up in HERE.parents[1:3]
                if (up / "shared" / "corpus").is_dir()), HERE.parent.parent / "shared" / "corpus")
-DEV = ("dev.jsonl", "dev2.jsonl", "probe3.jsonl")
+DEV = ("dev.jsonl", "dev2.jsonl", "probe3.jsonl", "probe4.jsonl")
 HELDOUT = ("heldout.jsonl", "heldout2.jsonl")
 
 

@@ -11,7 +11,8 @@ Run: ``.venv/bin/python bench/train_injection_model.py [--folds 5] [--corpus DIR
   and could only warn (SA406), never refuse.  Pure Python inference; nothing here is imported
   by the library.
 * Data: the development sets only (``tests/data/injection/dev.jsonl``, ``dev2.jsonl``,
-  ``probe3.jsonl`` and ``tests/data/injection_prompts.jsonl``); the held-out sets are never
+  ``probe3.jsonl``, ``probe4.jsonl`` and ``tests/data/injection_prompts.jsonl``); the held-out
+  sets are never
   read.  A passage of a benign prompt is benign; a passage of an injection is an attack
   unless the same passage also occurs in another prompt (the agent text the attacks were
   placed in is shared between rows).
@@ -38,7 +39,7 @@ from subagents.lint.rules.injection_eval import Counts, load_rows
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parent / "tests" / "data"
 SETS = [DATA / "injection" / "dev.jsonl", DATA / "injection" / "dev2.jsonl",
-        DATA / "injection" / "probe3.jsonl"]
+        DATA / "injection" / "probe3.jsonl", DATA / "injection" / "probe4.jsonl"]
 # beside the checkout, or beside the folder of worktrees
 CORPUS = next((up / "shared" / "corpus" for up in HERE.parents[1:3]
                if (up / "shared" / "corpus").is_dir()), HERE.parent.parent / "shared" / "corpus")
