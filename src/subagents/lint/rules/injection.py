@@ -49,7 +49,6 @@ from __future__ import annotations
 
 import bisect
 import functools
-import itertools
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -673,13 +672,17 @@ def _hits(norm: str, kinds: dict[str, Any], hidden: bool = False,
         if kind in SUPPORT_KINDS and kind != "unsupervised":  # that one is an action too
             support.append((kind, rx))  # read only if there is something for them to qualify
             continue
-        for m in itertools.islice(rx.finditer(norm), _MAX_HITS):
+        kept = -_SPACING
+        for m in rx.finditer(norm):
+            if m.start() - kept < _SPACING:
+                continue
             if kind == "override" and _SCOPED.search(norm, m.start(), m.end()):
                 continue
             if kind in _INNER_KINDS and _INNER_NOT.search(norm, m.start(), m.end()):
                 continue
             if not _excused(norm, m.start(), kind, hidden):
                 found.append((m.start(), kind, m.end()))
+                kept = m.start()
     present = {k for _, k, _ in found}
     if not every and not present & _QUALIFIED:
         return found
@@ -687,15 +690,18 @@ def _hits(norm: str, kinds: dict[str, Any], hidden: bool = False,
     for kind, rx in support:
         if not acting and kind not in ("addressed", "authority"):
             continue  # beside a mere secret only these two count
-        for m in itertools.islice(rx.finditer(norm), _MAX_HITS):
-            if not _excused(norm, m.start(), kind, hidden):
+        kept = -_SPACING
+        for m in rx.finditer(norm):
+            if m.start() - kept >= _SPACING and not _excused(norm, m.start(), kind, hidden):
                 found.append((m.start(), kind, m.end()))
+                kept = m.start()
     return found
 
 
-# Signs of one kind read in one view, at most: an attack is found by its first signs, and a
-# text repeating one phrase 100,000 times costs no more than one repeating it this often.
-_MAX_HITS = 200
+# One sign of a kind is kept per this many characters: a passage is judged by which kinds are
+# in it, not how often, and a text repeating one phrase 30,000 times is judged as fast as one
+# that says it every few lines (every sign is still seen, so a pair far apart stays apart).
+_SPACING = 200
 _WINDOW = 600  # a passage: signals this close together are read together
 _BEFORE = 120  # a secret named this far before a send ("read X and post it to...") is its object
 
