@@ -672,9 +672,9 @@ def _hits(norm: str, kinds: dict[str, Any], hidden: bool = False,
         if kind in SUPPORT_KINDS and kind != "unsupervised":  # that one is an action too
             support.append((kind, rx))  # read only if there is something for them to qualify
             continue
-        kept = -_SPACING
+        kept, spacing = -_SPACING, 0 if kind in _EVERY_SIGN else _SPACING
         for m in rx.finditer(norm):
-            if m.start() - kept < _SPACING:
+            if m.start() - kept < spacing:
                 continue
             if kind == "override" and _SCOPED.search(norm, m.start(), m.end()):
                 continue
@@ -702,6 +702,9 @@ def _hits(norm: str, kinds: dict[str, Any], hidden: bool = False,
 # in it, not how often, and a text repeating one phrase 30,000 times is judged as fast as one
 # that says it every few lines (every sign is still seen, so a pair far apart stays apart).
 _SPACING = 200
+# ... except for the kinds read in pairs by position (a send and the secret it carries): each
+# of their signs is kept
+_EVERY_SIGN = frozenset({"send", "secret", "roleplay"})
 _WINDOW = 600  # a passage: signals this close together are read together
 _BEFORE = 120  # a secret named this far before a send ("read X and post it to...") is its object
 
