@@ -43,7 +43,9 @@ def linear(pattern: str, case_sensitive: bool = False) -> Any:
 def _compiled() -> dict[str, Any]:
     """The run patterns, compiled on first use."""
     return {"base64": linear(_B64, case_sensitive=True),
-            "hex": linear(_HEX, case_sensitive=True)}
+            "hex": linear(_HEX, case_sensitive=True),
+            "spaced-hex": linear(_SPACED_HEX, case_sensitive=True),
+            "base64-block": linear(_B64_BLOCK, case_sensitive=True)}
 
 
 _COMMENT_RE = re.compile(r"<!--(.*?)(?:-->|$)", re.S)
@@ -56,10 +58,10 @@ _HEX = r"(?:[0-9A-Fa-f]{2}){8,}"
 _XESC_RE = re.compile(r"(?:\\x[0-9A-Fa-f]{2}){4,}")
 _UESC_RE = re.compile(r"(?:\\u[0-9A-Fa-f]{4}){4,}")
 # hex bytes written apart ("69 67 6e 6f 72 65", "69:67:6e")
-_SPACED_HEX_RE = re.compile(r"(?:\b[0-9A-Fa-f]{2}[ :]){7,}[0-9A-Fa-f]{2}\b")
+_SPACED_HEX = r"(?:\b[0-9A-Fa-f]{2}[ :]){7,}[0-9A-Fa-f]{2}\b"
 # base64 wrapped over several lines (as encoders wrap it at 64 or 76 characters): the lines
 # are joined before decoding, else a phrase cut at a line end is read in two halves
-_B64_BLOCK_RE = re.compile(r"(?:^[ \t]*[A-Za-z0-9+/]{16,}={0,2}[ \t]*(?:\n|$)){2,}", re.M)
+_B64_BLOCK = r"(?:^[ \t]*[A-Za-z0-9+/]{16,}={0,2}[ \t]*(?:\n|$)){2,}"
 _PCT_RE = re.compile(r"%[0-9A-Fa-f]{2}")
 _ENTITY_RE = re.compile(r"&#?\w{1,8};")
 _TAGS_RE = re.compile("[\U000e0020-\U000e007e]+")
@@ -171,7 +173,7 @@ def _decoded(text: str, at: int) -> Iterator[View]:
         decoded = _printable(bytes.fromhex(m.group(0)))
         if decoded is not None:
             yield View("hex", decoded, off(m.start()), True)
-    for m in _B64_BLOCK_RE.finditer(text) if "\n" in text else ():
+    for m in pats["base64-block"].finditer(text) if "\n" in text else ():
         joined = "".join(m.group(0).split())
         try:
             raw = base64.b64decode(joined + "=" * (-len(joined) % 4), validate=True)
@@ -180,7 +182,7 @@ def _decoded(text: str, at: int) -> Iterator[View]:
         decoded = _printable(raw)
         if decoded is not None:
             yield View("base64", decoded, off(m.start()), True)
-    for m in _SPACED_HEX_RE.finditer(text):
+    for m in pats["spaced-hex"].finditer(text):
         decoded = _printable(bytes.fromhex(m.group(0).replace(" ", "").replace(":", "")))
         if decoded is not None:
             yield View("hex", decoded, off(m.start()), True)
