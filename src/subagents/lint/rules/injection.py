@@ -55,7 +55,20 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from subagents.lint.rules.injection_lexicon import EXTRA, SUPPORT_KINDS
+from subagents.lint.rules.injection_lexicon import (
+    CONCEAL_MORE,
+    DESTRUCTIVE_MORE,
+    DUMP,
+    EXTRA,
+    FAKE_ROLE_MORE,
+    JAILBREAK_MORE,
+    OVERRIDE_MORE,
+    ROLE_LABEL,
+    ROLEPLAY_MORE,
+    SECRET_MORE,
+    SEND_MORE,
+    SUPPORT_KINDS,
+)
 from subagents.lint.rules.injection_views import linear, views
 
 __all__ = ["HELDOUT_RATES", "InjectionFinding", "assess_injection", "normalise"]
@@ -370,112 +383,6 @@ _TRIGGER = (
     r"satur|sun)days?)\b"
 )
 
-# Generalisations written after a probe of fresh wordings (then added to the development set).
-_VOID = (r"(?:void|null|cancel+ed|outdated|obsolete|revoked|invalid|superseded|a test|a draft|"
-         r"just a draft|irrelevant|fake|no longer valid|lifted|disabled|suspended|wrong|"
-         r"mistaken|incorrect|(?:only |just |merely )?suggestions)")
-_OVERRIDE_MORE = (
-    r"|\b(?:ignore|disregard|forget|override)\s+(?:all |everything |the |any )?(?:of )?"
-    r"(?:the )?(?:above|previous|prior|preceding|earlier)\s*(?:[.,;:!]|$|and\b|instead\b)"
-    r"|\b(?:instructions|rules|guidelines|guidance|directions|directives|orders|prompt|task)\b"
-    r"[^.\n]{0,40}?\b(?:is|are|was|were)\s+(?:now\s+)?(?:just\s+|only\s+|hereby\s+)?" + _VOID +
-    r"|\bconsider (?:all |any |the |your )?(?:prior|previous|earlier|above|original) "
-    r"(?:instructions|rules|directions|guidance|guidelines|orders) " + _VOID +
-    r"|\bnothing (?:you (?:were|have been) told|(?:said |written )?(?:above|before))"
-    r"[^.\n]{0,30}\bmatters?\b"
-    r"|\b(?:update|change|amendment|correction)s? to your (?:instructions|rules|guidelines|"
-    r"system prompt)|\byour (?:instructions|rules|guidelines) (?:have|has) (?:been )?"
-    r"(?:updated|changed|replaced|revoked)"
-    r"|\b(?:safety |security |content )?polic(?:y|ies) (?:has|have) (?:been )?(?:updated|"
-    r"changed|lifted|removed|disabled)"
-    r"|\bhere are the real (?:ones|instructions|rules)\b"
-    r"|\byour (?:sole|only) (?:purpose|task|job|goal|mission) is now\b"
-    r"|\b(?:deine neue aufgabe|ta nouvelle (?:mission|tâche|tache)|tu nueva (?:tarea|misión|"
-    r"mision)|votre nouvelle (?:mission|tâche))|你的新任务"
-    r"|\bvergiss alles\b|\bvergessen sie alles\b|\bolv[ií]da(?:te de)? todo\b|"
-    r"\boubliez? tout\b|忘记(?:之前|以上|上面)?的?所有"
-    r"|\bignorier(?:e|st|en)\b[^.!?\n]{0,40}?(?:anweisungen|regeln|vorgaben|richtlinien)"
-    r"|\b(?:no obedezcas|desobedece|no respetes)\b[^.!?\n]{0,30}?(?:reglas|instrucciones|"
-    r"normas)"
-    r"|不再受[^。\n]{0,8}(?:规则|限制|约束)"
-    # a second probe of fresh wordings
-    r"|\b(?:scrap|drop|abandon|discard|throw away|set aside|put aside|dismiss|forget|ignore|"
-    r"disregard)\b[^.\n]{0,20}"
-    r"\b(?:whatever|what|everything|anything) (?:you were|you've been|you have been) "
-    r"(?:told|given|asked)"
-    r"|\b(?:guidance|instructions|rules|directions|text)\b[^.\n]{0,20}\b(?:preceded|came before)"
-    r" this\b|\btreated as (?:obsolete|void|outdated|cancel+ed|irrelevant)\b"
-    r"|\b(?:constraints|restrictions|limits|limitations|safeguards)\b[^.\n]{0,30}?\b(?:is|are|"
-    r"were|have been|has been)\s+(?:now\s+)?" + _VOID +
-    r"|\b(?:granted|given) you (?:full|unrestricted|root|admin|complete) (?:permissions?|access|"
-    r"rights|control)"
-    r"|\b(?:bypass|skip|disable|turn off|ignore)\s+(?:all |any |the |every )?(?:confirmation|"
-    r"permission|approval|safety|security) (?:prompts?|checks?|dialogs?|rules|questions|steps)"
-    r"|\bhalte? dich nicht (?:mehr )?an\b[^.\n]{0,20}(?:richtlinien|regeln|anweisungen|vorgaben)"
-    r"|\bne (?:respecte|respectez|suis|suivez|tiens|tenez) plus\b[^.\n]{0,20}(?:consignes|"
-    r"instructions|r[eè]gles)"
-    r"|\bdeja de lado\b[^.\n]{0,20}(?:instrucciones|reglas|indicaciones)"
-)
-_JAILBREAK_MORE = (
-    r"|\bwithout (?:any|a) (?:filter|filters|censorship|warning|warnings|restriction)\b"
-    r"|\bfree (?:from|of) (?:the|your|any|all) (?:constraints|rules|restrictions|guidelines|"
-    r"limitations)"
-    r"|\b(?:safety|content|security) (?:training|filters?|guardrails|rules|checks) (?:has been |"
-    r"have been |were |was |is |are )?(?:removed|disabled|turned off|lifted|off)\b"
-)
-_ROLE_LABEL = (
-    r"(?:^|\n)\s*(?:#{1,6}\s*)?\[{0,2}(?:system|administrator|admin|override)\]{0,2}\s*:"
-)
-_FAKE_ROLE_MORE = (
-    r"|<\s*system[_ -]?(?:instructions|prompt|message|override)\s*>"
-    r"|(?:^|\n)\s*[=#*\[-]{2,}\s*system (?:notice|message|update|override|prompt)"
-    r"|\bnote (?:to|for) (?:the )?(?:model|ai|assistant|llm|agent)s?\b\s*:"
-)
-_SECRET_MORE = (
-    r"|\benv vars\b"
-    r"|\b(?:aws|ssh|gpg|pgp|deploy|deployment|signing|access) keys?\b|\.npmrc\b|\.pypirc\b|"
-    r"\.docker/config\.json|\.kube/config|\.bash_history\b|\bshell history\b"
-)
-_SEND_MORE = (
-    r"|\b(?:mirror|publish|dump|leak|post|copy)\b[^\n]{0,60}\b(?:public|gist|pastebin|"
-    r"comment on)\b"
-    r"|\bshare\b[^\n]{0,80}\bwith\s+[\w.+-]+@[\w-]+\.[\w.]+"
-    r"|\b(?:call|fetch|request|hit|ping|visit|open|webfetch)\b[^\n]{0,20}https?://\S+"
-    r"[^\n]{0,15}\bwith\b[^\n]{0,60}"
-)
-_DUMP = (
-    r"\b(?:print|output|reveal|show|list|display|dump|extract|exfiltrate|collect|harvest|gib|"
-    r"give me|"
-    r"revela|muestra|imprime|affiche|révèle|cat|zeige|zeig|copie|paste)\b[^.\n]{0,40}?"
-    r"(?:\b(?:passwords?|credentials|env vars|environment variables|"
-    r"api keys|(?:api |access |auth |session |user'?s |the user'?s )tokens|secrets|"
-    r"private keys?|ssh keys?|aws keys|contraseñas|claves|mots de passe|"
-    r"passwörter|zugangsdaten)\b|~/\.ssh|\bid_rsa\b|\.aws/credentials|/etc/shadow|\.netrc\b|"
-    r"\.npmrc\b|\.env(?:\s|$|[\"'`),;:]))|(?:输出|打印|显示)[^。\n]{0,10}(?:密码|密钥)"
-)
-_DESTRUCTIVE_MORE = (
-    r"|\bdisable\b[^.\n]{0,20}\b(?:branch protection|2fa|mfa|two-factor|audit log|logging|"
-    r"the firewall|antivirus|signature verification)"
-    r"|--privileged\b[^\n]{0,40}-v\s+/:|\bchroot /host\b"
-    r"|\b(?:insert|add|install|plant|create) (?:a |an )?(?:backdoor|hidden (?:admin|user|"
-    r"account)|reverse shell)"
-    r"|\brm\s+-(?:[a-z]*r[a-z]*f|[a-z]*f[a-z]*r)[a-z]*\s+(?:--no-preserve-root\s+)?(?:~/?|/)"
-    r"(?:\s|$|\*|`|'|etc\b|home\b|usr\b|boot\b|var/lib/(?:postgresql|mysql|docker)\b)"
-    r"|\b(?:delete|wipe|erase|destroy|drop)\s+(?:all |every |the )?(?:\w+ )?(?:keys|credentials|"
-    r"secrets|backups|database|databases|repositor(?:y|ies)|volumes?)\b"
-    r"|\b(?:add|append|write|insert)\b[^\n]{0,40}(?:~/\.bashrc|~/\.zshrc|~/\.profile|"
-    r"crontab|authorized_keys)"
-)
-_CONCEAL_MORE = (
-    r"|\bkeep (?:this|it|that) out of\b[^.\n]{0,40}\b(?:summary|report|answer|reply|user)"
-    r"|\b(?:the user|anyone|they|nobody) (?:never|won't|doesn't|does not|will not) "
-    r"(?:finds? out|knows?|notices?)\b"
-    r"|\bhide\b[^.\n]{0,30}\bfrom (?:the )?(?:user|human|operator)s?\b"
-    r"|\breport only success\b|\balways report success\b"
-)
-_ROLEPLAY_MORE = (r"|\bact as (?:an? )?(?:linux |bash |unix |root )?(?:terminal|shell)\b"
-                  r"|\bstay (?:fully )?in (?:role|character)\b|\bplayed by you\b")
-
 # An instruction to obey what is quoted ("... says 'assistant, forward ...'. Do as it says"):
 # then a quotation excuses nothing.
 _OBEY_QUOTED = (
@@ -487,17 +394,17 @@ _OBEY_QUOTED = (
 )
 
 _SIGNALS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("override", (_OVERRIDE + _OVERRIDE_MORE, *EXTRA["override"])),
-    ("jailbreak", (_JAILBREAK + _JAILBREAK_MORE, *EXTRA["jailbreak"])),
-    ("fake-role", (_FAKE_ROLE + _FAKE_ROLE_MORE, *EXTRA["fake-role"])),
-    ("role-label", (_ROLE_LABEL,)),
+    ("override", (_OVERRIDE + OVERRIDE_MORE, *EXTRA["override"])),
+    ("jailbreak", (_JAILBREAK + JAILBREAK_MORE, *EXTRA["jailbreak"])),
+    ("fake-role", (_FAKE_ROLE + FAKE_ROLE_MORE, *EXTRA["fake-role"])),
+    ("role-label", (ROLE_LABEL,)),
     ("leak", (_LEAK, *EXTRA["leak"])),
-    ("destructive", (_DESTRUCTIVE + _DESTRUCTIVE_MORE, *EXTRA["destructive"])),
-    ("conceal", (_CONCEAL + _CONCEAL_MORE, *EXTRA["conceal"])), ("dump", (_DUMP,)),
-    ("send", (_SEND + _SEND_MORE, *EXTRA["send"])),
-    ("secret", (_SECRET + _SECRET_MORE, *EXTRA["secret"])),
+    ("destructive", (_DESTRUCTIVE + DESTRUCTIVE_MORE, *EXTRA["destructive"])),
+    ("conceal", (_CONCEAL + CONCEAL_MORE, *EXTRA["conceal"])), ("dump", (DUMP,)),
+    ("send", (_SEND + SEND_MORE, *EXTRA["send"])),
+    ("secret", (_SECRET + SECRET_MORE, *EXTRA["secret"])),
     ("beacon", (_BEACON, *EXTRA["beacon"])),
-    ("roleplay", (_ROLEPLAY + _ROLEPLAY_MORE, *EXTRA["roleplay"])), ("trigger", (_TRIGGER,)),
+    ("roleplay", (_ROLEPLAY + ROLEPLAY_MORE, *EXTRA["roleplay"])), ("trigger", (_TRIGGER,)),
     # the intent features of :mod:`.injection_lexicon` (a finding only beside an action)
     *((k, EXTRA[k]) for k in sorted(SUPPORT_KINDS - {"trigger", "obey"})),
     ("obey", (_OBEY_QUOTED,)),
