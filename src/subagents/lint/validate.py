@@ -30,11 +30,12 @@ Design notes
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic, Severity, count_by_severity, sort_diagnostics
@@ -568,6 +569,22 @@ def _slim(defn: AgentDefinition) -> AgentDefinition:
         defn.system_prompt) > 2000 else defn
 
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _one_profile_per_run(func: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Run ``func`` with the Claude Code profiles read once (every file asks for them;
+    :func:`subagents.claude_code.profile.pinned`)."""
+    @functools.wraps(func)
+    def run(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        from subagents.claude_code.profile import pinned
+
+        with pinned():
+            return func(*args, **kwargs)
+    return run
+
+
 def _refuse_unknown_selectors(*groups: Sequence[str]) -> None:
     """An undeclared code (``GM999``) selects nothing: refused, with what was meant."""
     from subagents.lint.rules.catalog import selector_problem
@@ -577,6 +594,7 @@ def _refuse_unknown_selectors(*groups: Sequence[str]) -> None:
         raise UsageError("; ".join(problems), hint="`subagents rules` lists every code and name")
 
 
+@_one_profile_per_run
 def validate_paths(
     paths: Sequence[str | os.PathLike[str]] = (),
     *,
