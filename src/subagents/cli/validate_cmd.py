@@ -74,6 +74,17 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _jobs(value: str) -> int | None:
+    """``--jobs``: a whole number of processes (1 or more), or ``auto`` (None)."""
+    text = str(value).strip().lower()
+    if text == "auto":
+        return None
+    if text.isdigit() and 1 <= int(text) <= 64:
+        return int(text)
+    raise click.BadParameter(f"{value!r} is not a number of processes (1 to 64) or 'auto'",
+                             param_hint="'--jobs'")
+
+
 def _check_selectors(values: tuple[str, ...], option: str) -> None:
     from subagents.lint.rules.catalog import selector_problem
 
@@ -169,6 +180,16 @@ def _check_selectors(values: tuple[str, ...], option: str) -> None:
     "last run (the cache lives in $XDG_CACHE_HOME/subagents/validate, default "
     "~/.cache/subagents/validate; delete that folder to clear it).",
 )
+@click.option(
+    "--jobs",
+    "-j",
+    default="auto",
+    metavar="N|auto",
+    callback=lambda _ctx, _param, value: _jobs(value),
+    help="Processes for the files to read (default auto: two on a machine with two cores or "
+    "more when at least 150 files need reading, else one). The output is the same, in the "
+    "same order.",
+)
 def validate(
     paths: tuple[str, ...],
     strict: bool,
@@ -183,6 +204,7 @@ def validate(
     update_baseline: bool,
     color: bool | None,
     no_cache: bool,
+    jobs: int | None,
 ) -> None:
     """Check agent definition files and report every problem with file, line and a fix.
 
@@ -216,7 +238,8 @@ def validate(
         sources = scope_sources(dialect=Dialect(dialect) if dialect else Dialect.CLAUDE)
     try:
         report = validate_paths(expanded, strict=strict, dialect=dialect, select=sel,
-                                ignore=ign, sources=sources, cache=not no_cache)
+                                ignore=ign, sources=sources, cache=not no_cache,
+                                jobs=jobs)
     except UsageError as exc:
         raise click.UsageError(str(exc)) from None
     except ConfigError as exc:
