@@ -119,7 +119,7 @@ def test_what_a_child_writes_on_stderr_is_said_once(capfd: pytest.CaptureFixture
 
     assert parallel.run_split(warn, [0, 1, 2, 3], 2) == [0, 1, 2, 3]
     err = capfd.readouterr().err
-    assert sorted(err.split()) == sorted("note 0 note 1 note 2 note 3".split())
+    assert sorted(err.split()) == sorted(["note", "0", "note", "1", "note", "2", "note", "3"])
 
 
 def test_one_process_when_forking_is_unsafe_or_would_not_pay(
