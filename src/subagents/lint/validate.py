@@ -471,7 +471,11 @@ def _judge(
         silencers[display] = (filt, extra, inline)
     # the agents counted are those the harness loads (a file Claude Code skips is judged on
     # the strict reading, but defines no agent), as `list` and `doctor` count them
-    counted = len(definitions) if result.dialect is Dialect.CODEX_MD else len(result.loaded)
+    # (``result.loaded`` builds Claude Code's definition again: claude_code_reading returned it)
+    view = result.claude_code
+    counted = (len(definitions) if result.dialect is Dialect.CODEX_MD
+               else (len(definitions) if view.loaded else 0) if view is not None
+               else len(result.loaded))
     return list(filt.apply(diags, extra, inline)), counted
 
 
