@@ -767,8 +767,8 @@ def _outcomes(work: Sequence[_Work], results: ResultCache | None,
             continue
         target = item.target
         done[i] = (entry.diagnostics, entry.agents,
-                   [ScopedAgent(f.definition(), target.display, f.line, f.column, target.scope)
-                    for f in entry.facts],
+                   [ScopedAgent(f.definition(target.path), target.display, f.line, f.column,
+                                target.scope) for f in entry.facts],
                    entry.silencers,
                    [(target.scope, agent_id, target.display, target.path)
                     for agent_id in entry.harness_ids])
