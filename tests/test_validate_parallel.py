@@ -125,8 +125,13 @@ def test_what_a_child_writes_on_stderr_is_said_once(capfd: pytest.CaptureFixture
 def test_one_process_when_forking_is_unsafe_or_would_not_pay(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(parallel, "usable_cores", lambda: 2)
+    monkeypatch.setattr(parallel, "_load", lambda: 0.3)
     if hasattr(os, "fork"):
         assert parallel.workers_for(parallel.AUTO_MIN_FILES, None) == 2
+        monkeypatch.setattr(parallel, "_load", lambda: 1.5)  # no idle core: auto stays at one
+        assert parallel.workers_for(10_000, None) == 1
+        assert parallel.workers_for(10_000, 2) == 2  # asked for: two
+        monkeypatch.setattr(parallel, "_load", lambda: 0.3)
         assert parallel.workers_for(5, 4) == 4
         assert parallel.workers_for(3, 8) == 3  # never more processes than files
     assert parallel.workers_for(parallel.AUTO_MIN_FILES - 1, None) == 1

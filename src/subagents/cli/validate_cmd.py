@@ -186,9 +186,8 @@ def _check_selectors(values: tuple[str, ...], option: str) -> None:
     default="auto",
     metavar="N|auto",
     callback=lambda _ctx, _param, value: _jobs(value),
-    help="Processes for the files to read (default auto: two on a machine with two cores or "
-    "more when at least 150 files need reading, else one). The output is the same, in the "
-    "same order.",
+    help="Processes for the files to read (default auto: two when at least 100 files need "
+    "reading and a core is idle, else one). The output is the same, in the same order.",
 )
 def validate(
     paths: tuple[str, ...],
