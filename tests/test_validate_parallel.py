@@ -20,6 +20,14 @@ from subagents.lint.validate import validate_paths
 AGENT = "---\nname: {name}\ndescription: {description}\ntools: Read, Grep{extra}\n---\n{body}\n"
 
 fork_only = pytest.mark.skipif(not hasattr(os, "fork"), reason="two processes need fork")
+_REAL_CAN_FORK = parallel._can_fork
+
+
+@pytest.fixture(autouse=True)
+def _forking_allowed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another test of this worker may have left a thread behind (then forking is refused):
+    these tests fork on purpose; the test of that refusal starts its own thread."""
+    monkeypatch.setattr(parallel, "_can_fork", lambda: hasattr(os, "fork"))
 
 
 def _folder(root: Path, n: int = 40) -> list[Path]:
@@ -138,6 +146,7 @@ def test_one_process_when_forking_is_unsafe_or_would_not_pay(
     assert parallel.workers_for(1, 4) == 1
     monkeypatch.setattr(parallel, "usable_cores", lambda: 1)
     assert parallel.workers_for(10_000, None) == 1  # one core: auto stays in one process
+    monkeypatch.setattr(parallel, "_can_fork", _REAL_CAN_FORK)
     stop = threading.Event()
     worker = threading.Thread(target=stop.wait)
     worker.start()
