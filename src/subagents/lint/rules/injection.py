@@ -75,9 +75,10 @@ __all__ = ["HELDOUT_RATES", "InjectionFinding", "assess_injection", "normalise"]
 
 Confidence = Literal["high", "medium"]
 
-#: Precision and recall of the ``medium``-or-higher level on the held-out set, quoted in the
-#: SA406 warning (measured by :mod:`subagents.lint.rules.injection_eval`).
-HELDOUT_RATES: tuple[float, float] | None = (1.000, 0.722)
+#: Precision and recall of the ``medium``-or-higher level on both held-out sets together,
+#: quoted in the SA406 warning (measured by :mod:`subagents.lint.rules.injection_eval`;
+#: ``tests/test_injection_detector.py`` checks the figures are still true).
+HELDOUT_RATES: tuple[float, float] | None = (0.985, 0.622)
 
 
 @dataclass(frozen=True, slots=True)
