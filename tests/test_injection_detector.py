@@ -190,6 +190,20 @@ def test_the_held_out_measurement_runs(capsys: pytest.CaptureFixture[str]) -> No
     assert "heldout" in out and "precision" in out
 
 
+def test_the_rates_the_warning_quotes_are_the_held_out_measurement() -> None:
+    """SA406 quotes precision and recall on both held-out sets together: after any change
+    to the detector they must be measured again (and reported), never left stale."""
+    from subagents.lint.rules.injection import HELDOUT_RATES
+    from subagents.lint.rules.injection_eval import measure
+
+    sets = [DATA / "heldout.jsonl", DATA / "heldout2.jsonl"]
+    if not all(path.is_file() for path in sets):
+        pytest.skip("the held-out sets are not in this checkout")
+    rows = [row for path in sets for row in load_rows(path)]
+    flagged = measure(rows).flagged
+    assert (round(flagged.precision, 3), round(flagged.recall, 3)) == HELDOUT_RATES
+
+
 def test_a_broken_set_names_its_file_and_line(tmp_path: Path) -> None:
     bad = tmp_path / "set.jsonl"
     bad.write_text(json.dumps({"text": "x", "label": "benign"}) + "\n{nope\n")

@@ -75,9 +75,10 @@ __all__ = ["HELDOUT_RATES", "InjectionFinding", "assess_injection", "normalise"]
 
 Confidence = Literal["high", "medium"]
 
-#: Precision and recall of the ``medium``-or-higher level on the held-out set, quoted in the
-#: SA406 warning (measured by :mod:`subagents.lint.rules.injection_eval`).
-HELDOUT_RATES: tuple[float, float] | None = (1.000, 0.722)
+#: Precision and recall of the ``medium``-or-higher level on both held-out sets together,
+#: quoted in the SA406 warning (measured by :mod:`subagents.lint.rules.injection_eval`;
+#: ``tests/test_injection_detector.py`` checks the figures are still true).
+HELDOUT_RATES: tuple[float, float] | None = (0.985, 0.622)
 
 
 @dataclass(frozen=True, slots=True)
@@ -718,14 +719,12 @@ def assess_injection(text: str) -> InjectionFinding | None:
     kinds = {k: pats[k] for k, _ in _SIGNALS}
     best: InjectionFinding | None = None
     plain_kinds: set[str] | None = None
+    plain_done = False
     for view in views(text):
         index: list[int] | None = None
         if view.name == "text":
             norm = _fast(view.text, True)
             variants = [norm]
-            # what only normalising found was disguised: invisible characters or look-alikes
-            plain = _BREAKS.sub("\n", _BLANKS.sub(" ", view.text.casefold()))
-            plain_kinds = {k for _, k, _ in _hits(plain, kinds)} if plain != norm else None
             if not view.text.isascii():
                 bare = _fast(view.text, False)
                 if bare != norm:
@@ -739,6 +738,14 @@ def assess_injection(text: str) -> InjectionFinding | None:
             if judged is None:
                 continue
             pos, named, high = judged
+            if view.name == "text" and not plain_done:
+                # what only normalising found was disguised (invisible characters or
+                # look-alikes): the signals of the text merely lower-cased, worked out only
+                # when there is a finding to judge (most files have none)
+                plain = _BREAKS.sub("\n", _BLANKS.sub(" ", view.text.casefold()))
+                plain_kinds = ({k for _, k, _ in _hits(plain, kinds)}
+                               if plain != variants[0] else None)
+                plain_done = True
             disguised = view.name == "text" and plain_kinds is not None and not (
                 set(named) & plain_kinds
                 or ("exfil" in named and {"send", "secret"} <= plain_kinds))
