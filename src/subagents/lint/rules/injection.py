@@ -29,6 +29,11 @@ Design notes
   signal alone.  SA405 (an error; ``run`` refuses the agent unless
   ``--allow-flagged-prompt``) is ``high``; SA406 (a warning with the measured rates) is
   ``medium``.  Text fetched by tools is wrapped as data at either level, with a warning.
+* **Compiled when needed.**  Compiling every pattern costs more than reading and judging a
+  small agent file, so each is compiled once per process on first use, and a signal is not
+  even compiled for a text that holds none of the literals it cannot match without (a
+  generated table, :mod:`subagents.lint.rules.prefilter`; tests check it is current and
+  that it changes no finding).
 * The figures are measured by :mod:`subagents.lint.rules.injection_eval` on a development
   set (``tests/data/injection/dev.jsonl``, the only one the patterns were tuned on) and a
   held-out set written apart from the detector; docs/security.md has both.
@@ -70,7 +75,7 @@ class InjectionFinding:
 
 # ------------------------------------------------------------------------------ normalising
 
-_INVISIBLE = re.compile(
+_INVISIBLE = (
     "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
     "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
 )
@@ -78,7 +83,6 @@ _INVISIBLE = re.compile(
 # cross a line break (``\s``) where a phrase allows it, and windows (``[^\n]``) stop at it.
 _BLANKS = re.compile(r"[^\S\n]+")
 _BREAKS = re.compile(r" ?\n[\s]*")
-_SPACES = re.compile(r"\s+")
 @functools.cache
 def _fold_table() -> dict[int, str]:
     """The confusables and :data:`_EXTRA_FOLD`, one table (one ``translate`` pass)."""
@@ -95,14 +99,14 @@ _EXTRA_FOLD = {"τ": "t", "η": "n", "υ": "u", "ω": "w", "κ": "k", "ρ": "p",
 
 def _once(text: str, fold: bool) -> str:
     text = unicodedata.normalize("NFKC", text)
-    text = _INVISIBLE.sub("", text)
+    text = _re(_INVISIBLE).sub("", text)
     if fold and not text.isascii():
         text = text.translate(_fold_table())
     text = text.casefold()
     return _BREAKS.sub("\n", _BLANKS.sub(" ", text)).strip()
 
 
-_WS_RUN = re.compile(r"\s+")
+_WS_RUN = r"\s+"
 
 
 def _mapped(text: str, fold: bool) -> tuple[str, list[int]]:
@@ -119,7 +123,7 @@ def _mapped(text: str, fold: bool) -> tuple[str, list[int]]:
             if ch.isascii():
                 piece = ch.lower()
             else:
-                piece = _INVISIBLE.sub("", unicodedata.normalize("NFKC", ch))
+                piece = _re(_INVISIBLE).sub("", unicodedata.normalize("NFKC", ch))
                 if fold:
                     piece = piece.translate(table)
                 piece = piece.casefold()
@@ -129,7 +133,7 @@ def _mapped(text: str, fold: bool) -> tuple[str, list[int]]:
     out: list[str] = []
     where: list[int] = []
     last = 0
-    for m in _WS_RUN.finditer(low):
+    for m in _re(_WS_RUN).finditer(low):
         out.append(low[last:m.start()])
         where.extend(range(last, m.start()) if index is None else index[last:m.start()])
         last = m.end()
@@ -155,9 +159,9 @@ def _fast(text: str, fold: bool) -> str:
     if text.isascii():
         return _collapse(text.lower())
     text = unicodedata.normalize("NFKC", text)
-    if _Patterns.get()["invisible"].search(text):
-        text = _INVISIBLE.sub("", text)
-    if fold and _Patterns.get()["foldable"].search(text):
+    if _rx("invisible").search(text):
+        text = _re(_INVISIBLE).sub("", text)
+    if fold and _rx("foldable").search(text):
         text = text.translate(_fold_table())
     return _collapse(text.casefold())
 
@@ -519,39 +523,72 @@ def _linear(pattern: str, case_sensitive: bool = False) -> Any:
     return re2.compile("(?m)" + pattern, options)
 
 
-class _Patterns:
-    """The signal regexes, compiled on first use (``import subagents`` stays light)."""
+# Runs of encoded text (scanned left to right, a match starts where its run starts: no
+# lookbehind needed, so RE2)
+_B64 = r"[A-Za-z0-9+/_-]{16,}={0,2}"
+_HEX = r"(?:[0-9A-Fa-f]{2}){8,}"
 
-    compiled: dict[str, Any] | None = None
 
-    @classmethod
-    def get(cls) -> dict[str, Any]:
-        if cls.compiled is None:
-            cls.compiled = {name: _linear(p) for name, p in _SIGNALS}
-            cls.compiled["squeezed"] = _linear(_SQUEEZED)
-            cls.compiled["base64"] = _linear(_B64, case_sensitive=True)
-            cls.compiled["invisible"] = _linear(_INVISIBLE.pattern, case_sensitive=True)
-            cls.compiled["foldable"] = _linear(
-                "[" + "".join(re.escape(chr(c)) for c in _fold_table()) + "]", case_sensitive=True)
-            cls.compiled["hex"] = _linear(_HEX, case_sensitive=True)
-            cls.compiled["framing"] = re.compile(_FRAMING, re.I)
-            cls.compiled["negation"] = re.compile(_NEGATION, re.I)
-        return cls.compiled
+@functools.cache
+def _re(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """``re.compile`` on first use: most of these patterns serve text few prompts contain
+    (comments, escapes, entities, non-ASCII letters), and compiling costs more than using."""
+    return re.compile(pattern, flags)
+
+
+# The RE2 patterns by name: (pattern, case-sensitive).  The signals are matched on case-folded
+# text, so the literals they need (``_injection_literals.LITERALS``) are case-folded too.
+_RE2_SOURCES: dict[str, tuple[str, bool]] = {
+    **{name: (pattern, False) for name, pattern in _SIGNALS},
+    "squeezed": (_SQUEEZED, False),
+    "base64": (_B64, True),
+    "hex": (_HEX, True),
+    "invisible": (_INVISIBLE, True),
+}
+_COMPILED: dict[str, Any] = {}
+
+
+def _rx(name: str) -> Any:
+    """The compiled pattern ``name``, compiled once per process on first use: compiling every
+    signal costs more than reading and judging a small agent file (one file at a prompt)."""
+    rx = _COMPILED.get(name)
+    if rx is None:
+        if name == "foldable":
+            rx = _linear("[" + "".join(re.escape(chr(c)) for c in _fold_table()) + "]",
+                         case_sensitive=True)
+        elif name == "framing":
+            rx = _re(_FRAMING, re.I)
+        elif name == "negation":
+            rx = _re(_NEGATION, re.I)
+        else:
+            pattern, case_sensitive = _RE2_SOURCES[name]
+            rx = _linear(pattern, case_sensitive=case_sensitive)
+        _COMPILED[name] = rx
+    return rx
+
+
+def _may_match(name: str, text: str) -> bool:
+    """Could pattern ``name`` match ``text`` (case-folded)?  Until the pattern is compiled,
+    the literals it cannot match without answer it (most prompts lack those of most signals,
+    so one file compiles few patterns); once compiled, running it answers it."""
+    if name in _COMPILED:
+        return True
+    from subagents.lint.rules._injection_literals import LITERALS
+
+    needed = LITERALS[name]
+    return needed is None or any(s in text for s in needed)
 
 
 # ----------------------------------------------------------------------------------- views
 
-_COMMENT_RE = re.compile(r"<!--(.*?)(?:-->|$)", re.S)
+_COMMENT = r"<!--(.*?)(?:-->|$)"
 # a link's target and title, one level of parentheses inside allowed
-_LINK_RE = re.compile(r"\]\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
-_REF_COMMENT_RE = re.compile(r"^\s*\[[^\]]*\]:\s*(\S*)\s*(?:[\"'(](.*?)[\"')])?\s*$", re.M)
-# (scanned left to right, a match starts where its run starts: no lookbehind needed, so RE2)
-_B64 = r"[A-Za-z0-9+/_-]{16,}={0,2}"
-_HEX = r"(?:[0-9A-Fa-f]{2}){8,}"
-_XESC_RE = re.compile(r"(?:\\x[0-9A-Fa-f]{2}){4,}")
-_PCT_RE = re.compile(r"%[0-9A-Fa-f]{2}")
-_ENTITY_RE = re.compile(r"&#?\w{1,8};")
-_TAGS_RE = re.compile("[\U000e0020-\U000e007e]+")
+_LINK = r"\]\(([^()]*(?:\([^()]*\)[^()]*)*)\)"
+_REF_COMMENT = r"^\s*\[[^\]]*\]:\s*(\S*)\s*(?:[\"'(](.*?)[\"')])?\s*$"
+_XESC = r"(?:\\x[0-9A-Fa-f]{2}){4,}"
+_PCT = r"%[0-9A-Fa-f]{2}"
+_ENTITY = r"&#?\w{1,8};"
+_TAGS = "[\U000e0020-\U000e007e]+"
 
 
 @dataclass(frozen=True, slots=True)
@@ -573,16 +610,15 @@ def _printable(raw: bytes) -> str | None:
 
 def _views(text: str) -> Iterator[_View]:
     yield _View("text", text, 0, False)
-    pats = _Patterns.get()
-    for m in _COMMENT_RE.finditer(text) if "<!--" in text else ():
+    for m in _re(_COMMENT, re.S).finditer(text) if "<!--" in text else ():
         yield _View("comment", m.group(1), m.start(1), True)
-    for m in _LINK_RE.finditer(text) if "](" in text else ():
+    for m in _re(_LINK).finditer(text) if "](" in text else ():
         yield _View("link", urllib.parse.unquote(m.group(1)), m.start(1), True)
-    for m in _REF_COMMENT_RE.finditer(text) if "]:" in text else ():
+    for m in _re(_REF_COMMENT, re.M).finditer(text) if "]:" in text else ():
         for g in (1, 2):
             if m.group(g):
                 yield _View("link", urllib.parse.unquote(m.group(g)), m.start(g), True)
-    for m in pats["base64"].finditer(text):
+    for m in _rx("base64").finditer(text):
         run = m.group(0).rstrip("=")
         padded = run + "=" * (-len(run) % 4)
         try:
@@ -592,25 +628,25 @@ def _views(text: str) -> Iterator[_View]:
         decoded = _printable(raw)
         if decoded is not None:
             yield _View("base64", decoded, m.start(), True)
-    for m in pats["hex"].finditer(text):
+    for m in _rx("hex").finditer(text):
         decoded = _printable(bytes.fromhex(m.group(0)))
         if decoded is not None:
             yield _View("hex", decoded, m.start(), True)
-    for m in _XESC_RE.finditer(text) if "\\x" in text else ():
+    for m in _re(_XESC).finditer(text) if "\\x" in text else ():
         decoded = _printable(bytes.fromhex(m.group(0).replace("\\x", "")))
         if decoded is not None:
             yield _View("hex", decoded, m.start(), True)
-    if "%" in text and _PCT_RE.search(text):
+    if "%" in text and _re(_PCT).search(text):
         yield _View("percent", urllib.parse.unquote(text), 0, True)
-    if "&" in text and _ENTITY_RE.search(text):
+    if "&" in text and _re(_ENTITY).search(text):
         yield _View("entities", html.unescape(text), 0, True)
-    for m in _TAGS_RE.finditer(text) if not text.isascii() else ():
+    for m in _re(_TAGS).finditer(text) if not text.isascii() else ():
         yield _View("tags", "".join(chr(ord(c) - 0xE0000) for c in m.group(0)), m.start(), True)
 
 
 # -------------------------------------------------------------------------------- matching
 
-_URL_RE = re.compile(r"\S*://\S*")
+_URL = r"\S*://\S*"
 _SENTENCE_ENDS = (". ", ".\n", "\n", "; ", "! ", "? ", "。", "！", "？")
 
 
@@ -624,19 +660,18 @@ def _sentence_start(text: str, pos: int) -> int:
 def _excused(text: str, pos: int, kind: str, hidden: bool = False) -> bool:
     """A mention, not an instruction: quoted, framed as a description, or negated.  In a
     hidden view (a comment, a decoded run) quotes excuse nothing: nobody quotes there."""
-    pats = _Patterns.get()
     before = text[pos - 1] if pos else " "
     start = _sentence_start(text, pos)
     lead = text[start:pos]
     if not hidden and (before in _QUOTES or sum(lead.count(q) for q in _QUOTES) % 2 == 1):
         return True  # quoted, or inside a quotation that began earlier in the sentence
-    if pats["framing"].search(_URL_RE.sub(" ", lead)):  # "example.com" frames nothing
+    if _rx("framing").search(_re(_URL).sub(" ", lead)):  # "example.com" frames nothing
         return True
     if kind in ("conceal", "fake-role"):
         return False  # "do not tell" is itself a negation
     if kind == "secret" and re.search(r"\b(?:no|without|any)\s+$", text[max(0, pos - 10):pos]):
         return True  # "no secrets", "without credentials"
-    return pats["negation"].search(text, max(0, pos - 30), pos) is not None
+    return _rx("negation").search(text, max(0, pos - 30), pos) is not None
 
 
 
@@ -664,10 +699,15 @@ def _unsqueeze(text: str, n: int) -> int:
 _Hit = tuple[int, str, int]  # start, kind, end
 
 
-def _hits(norm: str, kinds: dict[str, Any], hidden: bool = False) -> list[_Hit]:
+_KINDS = tuple(name for name, _ in _SIGNALS)
+
+
+def _hits(norm: str, hidden: bool = False) -> list[_Hit]:
     found: list[_Hit] = []
-    for kind, rx in kinds.items():
-        for m in rx.finditer(norm):
+    for kind in _KINDS:
+        if not _may_match(kind, norm):
+            continue
+        for m in _rx(kind).finditer(norm):
             if not _excused(norm, m.start(), kind, hidden):
                 found.append((m.start(), kind, m.end()))
     return found
@@ -723,8 +763,6 @@ def assess_injection(text: str) -> InjectionFinding | None:
     if not text:
         return None
     text = text[: 1 << 20]
-    pats = _Patterns.get()
-    kinds = {k: pats[k] for k, _ in _SIGNALS}
     best: InjectionFinding | None = None
     plain_kinds: set[str] | None = None
     for view in _views(text):
@@ -734,7 +772,7 @@ def assess_injection(text: str) -> InjectionFinding | None:
             variants = [norm]
             # what only normalising found was disguised: invisible characters or look-alikes
             plain = _BREAKS.sub("\n", _BLANKS.sub(" ", view.text.casefold()))
-            plain_kinds = {k for _, k, _ in _hits(plain, kinds)} if plain != norm else None
+            plain_kinds = {k for _, k, _ in _hits(plain)} if plain != norm else None
             if not view.text.isascii():
                 bare = _fast(view.text, False)
                 if bare != norm:
@@ -742,7 +780,7 @@ def assess_injection(text: str) -> InjectionFinding | None:
         else:
             variants = [normalise(view.text)]
         for n, norm in enumerate(variants):
-            judged = _judge(_hits(norm, kinds, view.hidden))
+            judged = _judge(_hits(norm, view.hidden))
             if judged is None:
                 continue
             pos, named, high = judged
@@ -762,7 +800,9 @@ def assess_injection(text: str) -> InjectionFinding | None:
             # spelled out letter by letter, split inside words or written with leet digits:
             # found only with the letters squeezed together, so disguised
             norm = variants[0]
-            m = pats["squeezed"].search(_squeeze(norm))
+            squeezed = _squeeze(norm)
+            m = (_rx("squeezed").search(squeezed) if _may_match("squeezed", squeezed)
+                 else None)
             if m is not None:
                 at = _unsqueeze(norm, m.start())
                 # letters spread over more than three times their number are words that
