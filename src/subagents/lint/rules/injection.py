@@ -45,7 +45,6 @@ import base64
 import binascii
 import bisect
 import functools
-import html
 import re
 import unicodedata
 import urllib.parse
@@ -639,6 +638,8 @@ def _views(text: str) -> Iterator[_View]:
     if "%" in text and _re(_PCT).search(text):
         yield _View("percent", urllib.parse.unquote(text), 0, True)
     if "&" in text and _re(_ENTITY).search(text):
+        import html  # (its entity table is large, and few prompts hold an entity)
+
         yield _View("entities", html.unescape(text), 0, True)
     for m in _re(_TAGS).finditer(text) if not text.isascii() else ():
         yield _View("tags", "".join(chr(ord(c) - 0xE0000) for c in m.group(0)), m.start(), True)
