@@ -63,6 +63,8 @@ _READER_SEVERITY = {"SA017": Severity.INFO, "SA018": Severity.WARNING}
 
 @dataclass(frozen=True, slots=True)
 class LoadResult:
+    """What reading one agent file gave: definitions, diagnostics and the parsed document."""
+
     path: str
     dialect: Dialect | None
     definitions: tuple[AgentDefinition, ...]

@@ -592,6 +592,8 @@ _TAGS = "[\U000e0020-\U000e007e]+"
 
 @dataclass(frozen=True, slots=True)
 class _View:
+    """A text the signals are searched in: the prompt, or a part of it decoded or hidden."""
+
     name: str
     text: str  # as found; normalised by the caller
     offset: int  # where it starts in the original text
