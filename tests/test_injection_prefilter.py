@@ -24,7 +24,7 @@ from subagents.lint.rules.prefilter import (
 )
 
 DATA = Path(__file__).parent / "data" / "injection"
-ROWS = [json.loads(line) for name in ("dev.jsonl", "heldout.jsonl")
+ROWS = [json.loads(line) for name in ("dev.jsonl", "heldout.jsonl", "heldout2.jsonl")
         for line in (DATA / name).read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
