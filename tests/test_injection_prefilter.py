@@ -89,18 +89,69 @@ def test_every_match_holds_a_literal_on_made_up_text(text: str) -> None:
     _check_text(text)
 
 
-def test_case_folded_text_matches_a_literal_letter_only_as_itself() -> None:
-    """Case-insensitive matching on case-folded text: a letter of a literal matches no other
-    letter that case-folded text can hold (the long s, the Kelvin sign... fold away first)."""
-    letters = sorted({c for v in LITERALS.values() if v for s in v for c in s if c.isalpha()})
-    options = re2.Options()
-    options.case_sensitive = False
-    klass = re2.compile("[" + "".join(re2.escape(c) for c in letters) + "]", options)
-    folded = "".join(chr(c) for c in range(0x110000)
-                     if not 0xD800 <= c <= 0xDFFF and chr(c).casefold() == chr(c))
-    wanted = set(letters)
-    strays = {m.group(0) for m in klass.finditer(folded)} - wanted
-    assert not strays
+_FOLDED = "".join(chr(c) for c in range(0x110000)
+                  if not 0xD800 <= c <= 0xDFFF and chr(c).casefold() == chr(c))
+
+
+def test_case_folded_text_holds_only_folded_characters() -> None:
+    """Every character ``str.casefold`` produces folds to itself: the views the patterns
+    search hold no upper-case or other foldable letter."""
+    produced = {ch for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF
+                for ch in chr(c).casefold()}
+    assert all(ch.casefold() == ch for ch in produced)
+
+
+def _pattern_class(pattern: str) -> list[str]:
+    """The class items (``a``, ``a-z``) of every character a pattern names: its literals and
+    its character classes, escaped for RE2."""
+    from re import _constants as sre  # type: ignore[attr-defined]
+    from re import _parser as sre_parse  # type: ignore[attr-defined]
+
+    items: list[str] = []
+
+    def walk(tree: object) -> None:
+        for op, av in tree:  # type: ignore[attr-defined]
+            if op in (sre.LITERAL, sre.NOT_LITERAL):
+                items.append(re2.escape(chr(av)))
+            elif op is sre.RANGE:
+                items.append(re2.escape(chr(av[0])) + "-" + re2.escape(chr(av[1])))
+            elif op is sre.IN:
+                walk(av)
+            elif op is sre.SUBPATTERN:
+                walk(av[3])
+            elif op is sre.BRANCH:
+                for b in av[1]:
+                    walk(b)
+            elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT):
+                walk(av[2])
+
+    walk(sre_parse.parse(pattern))
+    return items
+
+
+@pytest.mark.parametrize("name", [*injection._KINDS, "squeezed"])
+def test_on_folded_text_a_pattern_character_matches_only_itself(name: str) -> None:
+    """The signals are compiled case-sensitive, for case-folded text: on such text every
+    character a pattern names matches exactly what it matches ignoring case."""
+    pattern, case_sensitive = injection._RE2_SOURCES[name]
+    assert case_sensitive
+    klass = "[" + "".join(_pattern_class(pattern)) + "]"
+    ignoring = re2.Options()
+    ignoring.case_sensitive = False
+    found_ci = {m.group(0) for m in re2.compile(klass, ignoring).finditer(_FOLDED)}
+    found_cs = {m.group(0) for m in re2.compile(klass).finditer(_FOLDED)}
+    assert found_ci == found_cs
+
+
+@pytest.mark.parametrize("row", ROWS[::2], ids=lambda r: r["id"])
+def test_case_sensitive_signals_match_as_case_insensitive_ones(row: dict[str, str]) -> None:
+    text = row["text"]
+    for norm in (injection.normalise(text), injection._fast(text, True), text.casefold()):
+        for name in injection._KINDS:
+            pattern, _ = injection._RE2_SOURCES[name]
+            spans = [m.span() for m in injection._rx(name).finditer(norm)]
+            loose = injection._linear(pattern, case_sensitive=False)
+            assert spans == [m.span() for m in loose.finditer(norm)], name
 
 
 @pytest.mark.parametrize("row", ROWS[::3], ids=lambda r: r["id"])
