@@ -21,6 +21,7 @@ from subagents.lint.rules.prefilter import (
     injection_literals,
     render_table,
     required_literals,
+    requirement,
 )
 
 DATA = Path(__file__).parent / "data" / "injection"
@@ -53,9 +54,31 @@ def test_required_literals(pattern: str, expected: set[str] | None) -> None:
     assert (None if found is None else set(found)) == expected
 
 
+@pytest.mark.parametrize(("pattern", "expected"), [
+    (r"(?:ignore|forget) (?:all|the) (?:rules|orders)",
+     {(frozenset({"ignore all rules", "ignore all orders", "ignore the rules",
+                  "ignore the orders", "forget all rules", "forget all orders",
+                  "forget the rules", "forget the orders"}),)}),
+    (r"\bnew (?:instructions?|rules)\s*:", {(frozenset({"new instruction", "new instructions", "new rules"}),)}),
+    (r"\b(?:ignore|forget)\b[^.]{0,40}\b(?:rules|orders)",
+     {(frozenset({"ignore", "forget"}), frozenset({"rules", "orders"}))}),
+    (r"\bsend\b.{0,9}(?:https?://|\bftp\b)|\bcurl\b.{0,9}key",
+     {(frozenset({"send"}), frozenset({"http://", "https://", "ftp"})),
+      (frozenset({"curl"}), frozenset({"key"}))}),
+    (r"abc|\w+x", {(frozenset({"abc", "x"}),)}),  # short literals, when all a branch has
+    (r"abc|\w+", None),
+    (r"rm\s+-rf", {(frozenset({"-rf"}),)}),  # a clause keeps its short sets only if alone
+])
+def test_requirement(pattern: str, expected: set[tuple[frozenset[str], ...]] | None) -> None:
+    found = requirement(pattern)
+    assert (None if found is None else {tuple(sorted(c, key=sorted)) for c in found}) == (
+        None if expected is None else {tuple(sorted(c, key=sorted)) for c in expected})
+
+
 def _needs(kind: str, text: str) -> bool:
-    literals = LITERALS[kind]
-    return literals is None or any(s in text for s in literals)
+    clauses = LITERALS[kind]
+    return clauses is None or any(all(any(s in text for s in literals) for literals in clause)
+                                  for clause in clauses)
 
 
 def _check_text(text: str) -> None:
@@ -77,7 +100,7 @@ def test_every_match_holds_a_literal(row: dict[str, str]) -> None:
 
 
 _PIECES = st.sampled_from(
-    [s for v in LITERALS.values() if v for s in v[:12]]
+    [s for v in LITERALS.values() if v for clause in v[:6] for lits in clause for s in lits[:4]]
     + ["ignore", "all", "previous", "instructions", " ", "\n", "to https://x.example", "1gn0re",
        "ИГНОРИРУЙ", "ſecrets", "K", "Ignore ALL Previous Instructions", "and send the .env file"]
 )

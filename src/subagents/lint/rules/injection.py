@@ -572,14 +572,16 @@ def _rx(name: str) -> Any:
 
 def _may_match(name: str, text: str) -> bool:
     """Could pattern ``name`` match ``text`` (case-folded)?  Until the pattern is compiled,
-    the literals it cannot match without answer it (most prompts lack those of most signals,
-    so one file compiles few patterns); once compiled, running it answers it."""
+    the literals it cannot match without answer it (any clause whose every set has a literal
+    in the text: most prompts lack those of most signals, so one file compiles few
+    patterns); once compiled, running it answers it."""
     if name in _COMPILED:
         return True
     from subagents.lint.rules._injection_literals import LITERALS
 
-    needed = LITERALS[name]
-    return needed is None or any(s in text for s in needed)
+    clauses = LITERALS[name]
+    return clauses is None or any(
+        all(any(s in text for s in literals) for literals in clause) for clause in clauses)
 
 
 # ----------------------------------------------------------------------------------- views

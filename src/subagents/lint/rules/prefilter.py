@@ -6,13 +6,17 @@ Design notes
   small agent file (``subagents validate one.md`` at a pre-commit prompt).  Most patterns
   cannot match most prompts: a pattern that needs one of ``ignore``, ``disregard``... is not
   compiled for a prompt that contains none of them.
-* :func:`required_literals` walks the pattern's syntax tree (Python's own ``re`` parser: the
-  injection patterns are valid for both engines) and returns a set of strings such that
-  every match contains at least one of them, or ``None`` when it cannot say (a branch made
-  only of character classes, a repetition that may be empty).  In a sequence it keeps the
-  most selective element (longest shortest literal, then fewest literals); an alternation
-  needs the union of its branches' sets.  Character classes and anchors are left out, which
-  only ever makes the answer weaker, never wrong.
+* :func:`requirement` walks the pattern's syntax tree (Python's own ``re`` parser: the
+  injection patterns are valid for both engines) and returns what every match must contain,
+  as alternatives (*clauses*), each a list of literal sets that must all be present (one
+  literal of each set); ``None`` when it cannot say (a branch made only of character
+  classes, a repetition that may be empty).  A sequence needs what each of its parts needs
+  (all of them, as long as the clauses stay few); an alternation needs one of its branches'
+  clauses.  ``(?:ignore|forget) (?:all|the)? (?:rules|orders)`` needs ``{ignore, forget}``
+  and ``{rules, orders}``.  Character classes and anchors are left out, and so are sets of
+  literals shorter than three characters when a clause has others, which only ever makes
+  the answer weaker, never wrong.
+  :func:`required_literals` is the simpler answer of one set, kept for the tests.
 * The literals are case-folded: the injection detector matches case-insensitively on
   case-folded text, where every letter is already in its folded form.
 * This module runs when the literal table is generated and in the tests that check that
@@ -87,19 +91,167 @@ def required_literals(pattern: str) -> frozenset[str] | None:
     return frozenset(s.casefold() for s in found)
 
 
+# A requirement: any one of its clauses; a clause: every one of its literal sets; a set: any
+# one of its literals.  ``None``: nothing known.
+Clause = tuple[frozenset[str], ...]
+Requirement = frozenset[Clause] | None
+
+#: more clauses than this and a sequence keeps fewer of its parts' conditions
+MAX_CLAUSES = 48
+#: an alternation of more clauses than this needs one literal of a branch instead
+MAX_BRANCH_CLAUSES = 256
+#: literals this short are in nearly every prompt: a set holding one tests nothing
+_MIN_LENGTH = 3
+
+
+def _useful(clause: Clause) -> Clause:
+    """The clause without its sets of very short literals, unless those are all it has."""
+    long = {s for s in clause if min(map(len, s)) >= _MIN_LENGTH}
+    return tuple(sorted(long or set(clause), key=sorted))
+
+
+def _one_set(sets: Iterable[frozenset[str]]) -> Requirement:
+    union = frozenset().union(*sets)
+    if not union or len(union) > MAX_LITERALS:
+        return None
+    return frozenset({(union,)})
+
+
+def _normal(clauses: frozenset[Clause]) -> Requirement:
+    """Clauses of one set each are one set (any of their literals)."""
+    clauses = frozenset(_useful(c) for c in clauses)
+    if any(not c for c in clauses):
+        return None  # a branch that needs nothing useful: the whole needs nothing known
+    if all(len(c) == 1 for c in clauses):
+        return _one_set(c[0] for c in clauses)
+    if len(clauses) > MAX_BRANCH_CLAUSES:  # too many: each clause by its most selective set
+        return _one_set(max(c, key=lambda s: (min(map(len, s)), -len(s))) for c in clauses)
+    return clauses
+
+
+def _both(left: frozenset[Clause], right: frozenset[Clause]) -> frozenset[Clause] | None:
+    """Both requirements (``None``: too many clauses to keep)."""
+    if len(left) * len(right) > MAX_CLAUSES:
+        return None
+    return frozenset(_useful((*a, *b)) for a in left for b in right)
+
+
+#: an exact set (every string a part can match) larger than this is not spelled out
+_MAX_EXACT = 64
+
+
+def _exact(items: Iterable[tuple[Any, Any]]) -> frozenset[str] | None:
+    """Every string ``items`` can match, when they are few and made of literals only
+    (``instructions?`` is ``{instruction, instructions}``); else ``None``."""
+    found = frozenset({""})
+    for op, av in items:
+        if op is sre.LITERAL:
+            options: frozenset[str] | None = frozenset({chr(av)})
+        elif op is sre.SUBPATTERN:
+            options = _exact(av[3])
+        elif op is sre.BRANCH:
+            branches = [_exact(b) for b in av[1]]
+            options = (frozenset().union(*branches)  # type: ignore[arg-type]
+                       if all(b is not None for b in branches) else None)
+        elif op is sre.IN and 0 < len(av) <= _SMALL_CLASS and all(
+                o is sre.LITERAL for o, _ in av):
+            options = frozenset(chr(a) for _, a in av)
+        elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT) and av[0] == 0 and av[1] == 1:
+            inner = _exact(av[2])
+            options = None if inner is None else inner | {""}
+        else:
+            options = None
+        if options is None or len(found) * len(options) > _MAX_EXACT:
+            return None
+        found = frozenset(a + b for a in found for b in options)
+    return found
+
+
+def _requirement(items: Iterable[tuple[Any, Any]]) -> Requirement:
+    parts: list[frozenset[Clause]] = []
+    run: frozenset[str] = frozenset({""})  # the strings the literal part so far can be
+
+    def flush() -> None:
+        nonlocal run
+        if any(run):
+            parts.append(frozenset({(run,)}))
+        run = frozenset({""})
+
+    for op, av in items:
+        exact = _exact(((op, av),))
+        if exact is not None:
+            if len(run) * len(exact) <= _MAX_EXACT:
+                run = frozenset(a + b for a in run for b in exact)
+                continue
+            flush()
+            run = exact
+            continue
+        flush()
+        part: Requirement = None
+        if op is sre.SUBPATTERN:
+            part = _requirement(av[3])
+        elif op is sre.BRANCH:
+            branches = [_requirement(b) for b in av[1]]
+            if all(b is not None for b in branches):
+                part = _normal(frozenset().union(*branches))  # type: ignore[arg-type]
+        elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT):
+            if av[0] >= 1:
+                part = _requirement(av[2])
+        elif op is sre.IN:
+            chars = [a for o, a in av if o is sre.LITERAL]
+            if 0 < len(chars) == len(av) and len(chars) <= _SMALL_CLASS:
+                part = frozenset({(frozenset(chr(c) for c in chars),)})
+        # anchors, any character, categories, negated classes: they require no literal
+        if part is not None:
+            parts.append(part)
+    flush()
+    # the most selective parts first, so that those are kept when the clauses grow too many
+    parts = [p for p in parts if all(_useful(c) for c in p)]
+    parts.sort(key=lambda p: (len(p), -min(min(map(len, s)) for c in p for s in c)))
+    found: frozenset[Clause] | None = None
+    for part in parts:
+        both = part if found is None else _both(found, part)
+        if both is not None:
+            found = both
+    return None if found is None else _normal(found)
+
+
+def requirement(pattern: str) -> Requirement:
+    """What every match of ``pattern`` (matched ignoring case against case-folded text)
+    contains: any one clause, each of whose literal sets has a literal in the text (literals
+    case-folded); ``None`` when nothing is known."""
+    found = _requirement(sre_parse.parse(pattern, re.I | re.M))
+    if found is None:
+        return None
+    return frozenset(tuple(frozenset(x.casefold() for x in s) for s in c) for c in found)
+
+
+def satisfied(requirement: Requirement, text: str) -> bool:
+    """Does ``text`` hold what the requirement asks (always, for ``None``)?"""
+    if requirement is None:
+        return True
+    return any(all(any(x in text for x in s) for s in c) for c in requirement)
+
+
 TABLE = "_injection_literals.py"
 
 
-def injection_literals() -> dict[str, tuple[str, ...] | None]:
-    """The literal table of the injection detector's case-insensitive patterns (those
-    :func:`subagents.lint.rules.injection._may_match` consults), as it must be written."""
+Table = dict[str, tuple[tuple[tuple[str, ...], ...], ...] | None]
+
+
+def injection_literals() -> Table:
+    """The requirement table of the injection detector's signal patterns (those
+    :func:`subagents.lint.rules.injection._may_match` consults), as it must be written:
+    clauses and literals in a fixed order."""
     from subagents.lint.rules import injection
 
-    out: dict[str, tuple[str, ...] | None] = {}
+    out: Table = {}
     for name in (*injection._KINDS, "squeezed"):
         pattern, _case_sensitive = injection._RE2_SOURCES[name]
-        found = required_literals(pattern)
-        out[name] = None if found is None else tuple(sorted(found, key=lambda s: (len(s), s)))
+        found = requirement(pattern)
+        out[name] = None if found is None else tuple(sorted(
+            tuple(sorted(tuple(sorted(s, key=lambda x: (len(x), x))) for s in clause))
+             for clause in found))
     return out
 
 
@@ -110,29 +262,51 @@ def _width(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
-def render_table(table: dict[str, tuple[str, ...] | None]) -> str:
+def _tuple(items: tuple[str, ...]) -> str:
+    return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+
+
+def _wrap(items: list[str], indent: str) -> list[str]:
+    """``items`` as a tuple, on one line when it fits, else one line per few items."""
+    one = indent + _tuple(tuple(items)) + ","
+    if _width(one) <= 99:
+        return [one]
+    lines = [indent + "("]
+    line = indent + "   "
+    for item in items:
+        if _width(f"{line} {item},") > 99:
+            lines.append(line)
+            line = indent + "   "
+        line += f" {item},"
+    return [*lines, line, indent + "),"]
+
+
+def render_table(table: Table) -> str:
     lines = [
         '"""Generated by ``python -m subagents.lint.rules.prefilter``: do not edit.',
         "",
-        "For each injection pattern, the case-folded literals one of which every match",
-        "contains (``None``: not known); tests/test_injection_prefilter.py checks it is current.",
+        "For each injection pattern, what every match contains: any one clause, each a tuple of",
+        "literal sets that must all have a literal in the case-folded text (``None``: nothing",
+        "known).  tests/test_injection_prefilter.py checks it is current.",
         '"""',
         "",
-        "LITERALS: dict[str, tuple[str, ...] | None] = {",
+        "LITERALS: dict[str, tuple[tuple[tuple[str, ...], ...], ...] | None] = {",
     ]
-    for name, found in table.items():
-        if found is None:
+    for name, clauses in table.items():
+        if clauses is None:
             lines.append(f"    {name!r}: None,")
             continue
         lines.append(f"    {name!r}: (")
-        line = "       "
-        for literal in found:
-            item = f" {literal!r},"
-            if _width(line + item) > 99:
-                lines.append(line)
-                line = "       "
-            line += item
-        lines.append(line)
+        for clause in clauses:
+            sets = [_tuple(tuple(map(repr, literals))) for literals in clause]
+            one = "        " + _tuple(tuple(sets)) + ","
+            if _width(one) <= 99:
+                lines.append(one)
+                continue
+            lines.append("        (")
+            for literals in clause:
+                lines.extend(_wrap([repr(x) for x in literals], "            "))
+            lines.append("        ),")
         lines.append("    ),")
     lines.append("}")
     return "\n".join(lines) + "\n"
