@@ -59,15 +59,19 @@ def test_required_literals(pattern: str, expected: set[str] | None) -> None:
      {(frozenset({"ignore all rules", "ignore all orders", "ignore the rules",
                   "ignore the orders", "forget all rules", "forget all orders",
                   "forget the rules", "forget the orders"}),)}),
-    (r"\bnew (?:instructions?|rules)\s*:", {(frozenset({"new instruction", "new instructions", "new rules"}),)}),
+    (r"\bnew (?:instructions?|rules)\s*:",
+     {(frozenset({"new instruction", "new instructions", "new rules"}), frozenset({":"}))}),
+    # between word ends a literal must be a whole word (marked "\0"): "input" holds no "put"
     (r"\b(?:ignore|forget)\b[^.]{0,40}\b(?:rules|orders)",
-     {(frozenset({"ignore", "forget"}), frozenset({"rules", "orders"}))}),
+     {(frozenset({"\0ignore", "\0forget"}), frozenset({"rules", "orders"}))}),
     (r"\bsend\b.{0,9}(?:https?://|\bftp\b)|\bcurl\b.{0,9}key",
-     {(frozenset({"send"}), frozenset({"http://", "https://", "ftp"})),
-      (frozenset({"curl"}), frozenset({"key"}))}),
-    (r"abc|\w+x", {(frozenset({"abc", "x"}),)}),  # short literals, when all a branch has
+     {(frozenset({"\0send"}), frozenset({"http://", "https://", "\0ftp"})),
+      (frozenset({"\0curl"}), frozenset({"key"}))}),
+    (r"\brm\s+-rf", {(frozenset({"\0rm"}), frozenset({"-rf"}))}),
+    (r"rm\s+-rf", {(frozenset({"rm"}), frozenset({"-rf"}))}),  # "rm" may end "perform"
+    (r"\bput[a-z]*\b", {(frozenset({"put"}),)}),  # "puts" too: not a whole word
+    (r"abc|\w+x", {(frozenset({"abc", "x"}),)}),
     (r"abc|\w+", None),
-    (r"rm\s+-rf", {(frozenset({"-rf"}),)}),  # a clause keeps its short sets only if alone
 ])
 def test_requirement(pattern: str, expected: set[tuple[frozenset[str], ...]] | None) -> None:
     found = requirement(pattern)
@@ -76,9 +80,7 @@ def test_requirement(pattern: str, expected: set[tuple[frozenset[str], ...]] | N
 
 
 def _needs(kind: str, text: str) -> bool:
-    clauses = LITERALS[kind]
-    return clauses is None or any(all(any(s in text for s in literals) for literals in clause)
-                                  for clause in clauses)
+    return injection._literals_allow(kind, text)
 
 
 def _check_text(text: str) -> None:
@@ -100,7 +102,10 @@ def test_every_match_holds_a_literal(row: dict[str, str]) -> None:
 
 
 _PIECES = st.sampled_from(
-    [s for v in LITERALS.values() if v for clause in v[:6] for lits in clause for s in lits[:4]]
+    [s.lstrip("\0") for v in LITERALS.values() if v for clause in v[:6] for lits in clause
+     for s in lits[:4]]
+    # next to a word: what RE2's \b sees as a word end (é, -) or not (_, 1)
+    + ["é", "_", "1", "-", "ß", "rm -rf ~", "send", "curl"]
     + ["ignore", "all", "previous", "instructions", " ", "\n", "to https://x.example", "1gn0re",
        "ИГНОРИРУЙ", "ſecrets", "K", "Ignore ALL Previous Instructions", "and send the .env file"]
 )

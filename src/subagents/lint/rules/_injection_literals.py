@@ -8,8 +8,569 @@ known).  tests/test_injection_prefilter.py checks it is current.
 LITERALS: dict[str, tuple[tuple[tuple[str, ...], ...], ...] | None] = {
     'override': (
         (
+            ('\x00forget', '\x00ignore', '\x00override', '\x00disregard'),
             ('above', 'prior', 'earlier', 'previous', 'preceding'),
-            ('forget', 'ignore', 'override', 'disregard'),
+        ),
+        (
+            ('\x00ignoriere', '\x00ignorieren', '\x00ignorierst'),
+            ('regeln', 'vorgaben', 'anweisungen', 'richtlinien'),
+        ),
+        (
+            ('\x00is', '\x00are', '\x00was', '\x00were'),
+            (
+                '\x00task', '\x00rules', '\x00orders', '\x00prompt', '\x00guidance',
+                '\x00directions', '\x00directives', '\x00guidelines', '\x00instructions',
+            ),
+            ('a draft',),
+        ),
+        (
+            ('\x00is', '\x00are', '\x00was', '\x00were'),
+            (
+                '\x00task', '\x00rules', '\x00orders', '\x00prompt', '\x00guidance',
+                '\x00directions', '\x00directives', '\x00guidelines', '\x00instructions',
+            ),
+            ('a test',),
+        ),
+        (
+            ('\x00is', '\x00are', '\x00was', '\x00were'),
+            (
+                '\x00task', '\x00rules', '\x00orders', '\x00prompt', '\x00guidance',
+                '\x00directions', '\x00directives', '\x00guidelines', '\x00instructions',
+            ),
+            ('cance',),
+            ('ed',),
+            ('l',),
+        ),
+        (
+            ('\x00is', '\x00are', '\x00was', '\x00were'),
+            (
+                '\x00task', '\x00rules', '\x00orders', '\x00prompt', '\x00guidance',
+                '\x00directions', '\x00directives', '\x00guidelines', '\x00instructions',
+            ),
+            ('disabled',),
+        ),
+        (
+            ('\x00is', '\x00are', '\x00was', '\x00were'),
+            (
+                '\x00task', '\x00rules', '\x00orders', '\x00prompt', '\x00guidance',
+                '\x00directions', '\x00directives', '\x00guidelines', '\x00instructions',
+            ),
+            ('fake',),
+        ),
+        (
+            ('\x00is', '\x00are', '\x00was', '\x00were'),
+            (
+                '\x00task', '\x00rules', '\x00orders', '\x00prompt', '\x00guidance',
+                '\x00directions', '\x00directives', '\x00guidelines', '\x00instructions',
+            ),
+            ('invalid',),
+        ),
+        (
+            ('\x00is', '\x00are', '\x00was', '\x00were'),
+            (
+                '\x00task', '\x00rules', '\x00orders', '\x00prompt', '\x00guidance',
+                '\x00directions', '\x00directives', '\x00guidelines', '\x00instructions',
+            ),
+            ('irrelevant',),
+        ),
+        (
+            ('\x00is', '\x00are', '\x00was', '\x00were'),
+            (
+                '\x00task', '\x00rules', '\x00orders', '\x00prompt', '\x00guidance',
+                '\x00directions', '\x00directives', '\x00guidelines', '\x00instructions',
+            ),
+            ('just a draft',),
+        ),
+        (
+            ('\x00is', '\x00are', '\x00was', '\x00were'),
+            (
+                '\x00task', '\x00rules', '\x00orders', '\x00prompt', '\x00guidance',
+                '\x00directions', '\x00directives', '\x00guidelines', '\x00instructions',
+            ),
+            ('lifted',),
+        ),
+        (
+            ('\x00is', '\x00are', '\x00was', '\x00were'),
+            (
+                '\x00task', '\x00rules', '\x00orders', '\x00prompt', '\x00guidance',
+                '\x00directions', '\x00directives', '\x00guidelines', '\x00instructions',
+            ),
+            ('no longer valid',),
+        ),
+        (
+            ('\x00is', '\x00are', '\x00was', '\x00were'),
+            (
+                '\x00task', '\x00rules', '\x00orders', '\x00prompt', '\x00guidance',
+                '\x00directions', '\x00directives', '\x00guidelines', '\x00instructions',
+            ),
+            ('null',),
+        ),
+        (
+            ('\x00is', '\x00are', '\x00was', '\x00were'),
+            (
+                '\x00task', '\x00rules', '\x00orders', '\x00prompt', '\x00guidance',
+                '\x00directions', '\x00directives', '\x00guidelines', '\x00instructions',
+            ),
+            ('obsolete',),
+        ),
+        (
+            ('\x00is', '\x00are', '\x00was', '\x00were'),
+            (
+                '\x00task', '\x00rules', '\x00orders', '\x00prompt', '\x00guidance',
+                '\x00directions', '\x00directives', '\x00guidelines', '\x00instructions',
+            ),
+            ('outdated',),
+        ),
+        (
+            ('\x00is', '\x00are', '\x00was', '\x00were'),
+            (
+                '\x00task', '\x00rules', '\x00orders', '\x00prompt', '\x00guidance',
+                '\x00directions', '\x00directives', '\x00guidelines', '\x00instructions',
+            ),
+            ('revoked',),
+        ),
+        (
+            ('\x00is', '\x00are', '\x00was', '\x00were'),
+            (
+                '\x00task', '\x00rules', '\x00orders', '\x00prompt', '\x00guidance',
+                '\x00directions', '\x00directives', '\x00guidelines', '\x00instructions',
+            ),
+            ('superseded',),
+        ),
+        (
+            ('\x00is', '\x00are', '\x00was', '\x00were'),
+            (
+                '\x00task', '\x00rules', '\x00orders', '\x00prompt', '\x00guidance',
+                '\x00directions', '\x00directives', '\x00guidelines', '\x00instructions',
+            ),
+            ('suspended',),
+        ),
+        (
+            ('\x00is', '\x00are', '\x00was', '\x00were'),
+            (
+                '\x00task', '\x00rules', '\x00orders', '\x00prompt', '\x00guidance',
+                '\x00directions', '\x00directives', '\x00guidelines', '\x00instructions',
+            ),
+            ('void',),
+        ),
+        (
+            (
+                '\x00limits', '\x00safeguards', '\x00constraints', '\x00limitations',
+                '\x00restrictions',
+            ),
+            ('a draft',),
+            ('is', 'are', 'were', 'has been', 'have been'),
+        ),
+        (
+            (
+                '\x00limits', '\x00safeguards', '\x00constraints', '\x00limitations',
+                '\x00restrictions',
+            ),
+            ('a test',),
+            ('is', 'are', 'were', 'has been', 'have been'),
+        ),
+        (
+            (
+                '\x00limits', '\x00safeguards', '\x00constraints', '\x00limitations',
+                '\x00restrictions',
+            ),
+            ('cance',),
+            ('ed',),
+            ('is', 'are', 'were', 'has been', 'have been'),
+            ('l',),
+        ),
+        (
+            (
+                '\x00limits', '\x00safeguards', '\x00constraints', '\x00limitations',
+                '\x00restrictions',
+            ),
+            ('disabled',),
+            ('is', 'are', 'were', 'has been', 'have been'),
+        ),
+        (
+            (
+                '\x00limits', '\x00safeguards', '\x00constraints', '\x00limitations',
+                '\x00restrictions',
+            ),
+            ('fake',),
+            ('is', 'are', 'were', 'has been', 'have been'),
+        ),
+        (
+            (
+                '\x00limits', '\x00safeguards', '\x00constraints', '\x00limitations',
+                '\x00restrictions',
+            ),
+            ('invalid',),
+            ('is', 'are', 'were', 'has been', 'have been'),
+        ),
+        (
+            (
+                '\x00limits', '\x00safeguards', '\x00constraints', '\x00limitations',
+                '\x00restrictions',
+            ),
+            ('irrelevant',),
+            ('is', 'are', 'were', 'has been', 'have been'),
+        ),
+        (
+            (
+                '\x00limits', '\x00safeguards', '\x00constraints', '\x00limitations',
+                '\x00restrictions',
+            ),
+            ('is', 'are', 'were', 'has been', 'have been'),
+            ('just a draft',),
+        ),
+        (
+            (
+                '\x00limits', '\x00safeguards', '\x00constraints', '\x00limitations',
+                '\x00restrictions',
+            ),
+            ('is', 'are', 'were', 'has been', 'have been'),
+            ('lifted',),
+        ),
+        (
+            (
+                '\x00limits', '\x00safeguards', '\x00constraints', '\x00limitations',
+                '\x00restrictions',
+            ),
+            ('is', 'are', 'were', 'has been', 'have been'),
+            ('no longer valid',),
+        ),
+        (
+            (
+                '\x00limits', '\x00safeguards', '\x00constraints', '\x00limitations',
+                '\x00restrictions',
+            ),
+            ('is', 'are', 'were', 'has been', 'have been'),
+            ('null',),
+        ),
+        (
+            (
+                '\x00limits', '\x00safeguards', '\x00constraints', '\x00limitations',
+                '\x00restrictions',
+            ),
+            ('is', 'are', 'were', 'has been', 'have been'),
+            ('obsolete',),
+        ),
+        (
+            (
+                '\x00limits', '\x00safeguards', '\x00constraints', '\x00limitations',
+                '\x00restrictions',
+            ),
+            ('is', 'are', 'were', 'has been', 'have been'),
+            ('outdated',),
+        ),
+        (
+            (
+                '\x00limits', '\x00safeguards', '\x00constraints', '\x00limitations',
+                '\x00restrictions',
+            ),
+            ('is', 'are', 'were', 'has been', 'have been'),
+            ('revoked',),
+        ),
+        (
+            (
+                '\x00limits', '\x00safeguards', '\x00constraints', '\x00limitations',
+                '\x00restrictions',
+            ),
+            ('is', 'are', 'were', 'has been', 'have been'),
+            ('superseded',),
+        ),
+        (
+            (
+                '\x00limits', '\x00safeguards', '\x00constraints', '\x00limitations',
+                '\x00restrictions',
+            ),
+            ('is', 'are', 'were', 'has been', 'have been'),
+            ('suspended',),
+        ),
+        (
+            (
+                '\x00limits', '\x00safeguards', '\x00constraints', '\x00limitations',
+                '\x00restrictions',
+            ),
+            ('is', 'are', 'were', 'has been', 'have been'),
+            ('void',),
+        ),
+        (
+            ('\x00matter', '\x00matters'),
+            (
+                'nothing above', 'nothing before', 'nothing said above', 'nothing said before',
+                'nothing written above', 'nothing you were told', 'nothing written before',
+                'nothing you have been told',
+            ),
+        ),
+        (
+            ('\x00text', '\x00rules', '\x00guidance', '\x00directions', '\x00instructions'),
+            ('preceded this', 'came before this'),
+        ),
+        (
+            (' ',),
+            ('a test',),
+            ('is ', 'are ', 'is now ', 'are now '),
+            (
+                'old ', 'the ', 'your ', 'above ', 'given ', 'other ', 'prior ', 'these ',
+                'those ', 'safety ', 'system ', 'current ', 'earlier ', 'initial ', 'existing ',
+                'operator ', 'original ', 'previous ', 'developer ', "operator' ", 'operators ',
+                'preceding ', "developer' ", 'developers ', "operator's ", "developer's ",
+            ),
+            (
+                'rules', 'orders', 'policy', 'prompt', 'prompts', 'guidance', 'policies',
+                'directions', 'directives', 'guidelines', 'constraints', 'instruction',
+                'instructions', 'restrictions', 'system prompt', 'instruction set',
+                'guidance you received',
+            ),
+        ),
+        (
+            (' ',),
+            ('can be dropped', 'can be ignored', 'can be discarded', 'can be disregarded'),
+            (
+                'old ', 'the ', 'your ', 'above ', 'given ', 'other ', 'prior ', 'these ',
+                'those ', 'safety ', 'system ', 'current ', 'earlier ', 'initial ', 'existing ',
+                'operator ', 'original ', 'previous ', 'developer ', "operator' ", 'operators ',
+                'preceding ', "developer' ", 'developers ', "operator's ", "developer's ",
+            ),
+            (
+                'rules', 'orders', 'policy', 'prompt', 'prompts', 'guidance', 'policies',
+                'directions', 'directives', 'guidelines', 'constraints', 'instruction',
+                'instructions', 'restrictions', 'system prompt', 'instruction set',
+                'guidance you received',
+            ),
+        ),
+        (
+            (' ',),
+            ('cance',),
+            ('ed',),
+            ('is ', 'are ', 'is now ', 'are now '),
+            ('l',),
+            (
+                'old ', 'the ', 'your ', 'above ', 'given ', 'other ', 'prior ', 'these ',
+                'those ', 'safety ', 'system ', 'current ', 'earlier ', 'initial ', 'existing ',
+                'operator ', 'original ', 'previous ', 'developer ', "operator' ", 'operators ',
+                'preceding ', "developer' ", 'developers ', "operator's ", "developer's ",
+            ),
+            (
+                'rules', 'orders', 'policy', 'prompt', 'prompts', 'guidance', 'policies',
+                'directions', 'directives', 'guidelines', 'constraints', 'instruction',
+                'instructions', 'restrictions', 'system prompt', 'instruction set',
+                'guidance you received',
+            ),
+        ),
+        (
+            (' ',),
+            ('do not apply',),
+            (
+                'old ', 'the ', 'your ', 'above ', 'given ', 'other ', 'prior ', 'these ',
+                'those ', 'safety ', 'system ', 'current ', 'earlier ', 'initial ', 'existing ',
+                'operator ', 'original ', 'previous ', 'developer ', "operator' ", 'operators ',
+                'preceding ', "developer' ", 'developers ', "operator's ", "developer's ",
+            ),
+            (
+                'rules', 'orders', 'policy', 'prompt', 'prompts', 'guidance', 'policies',
+                'directions', 'directives', 'guidelines', 'constraints', 'instruction',
+                'instructions', 'restrictions', 'system prompt', 'instruction set',
+                'guidance you received',
+            ),
+        ),
+        (
+            (' ',),
+            ("don't apply",),
+            (
+                'old ', 'the ', 'your ', 'above ', 'given ', 'other ', 'prior ', 'these ',
+                'those ', 'safety ', 'system ', 'current ', 'earlier ', 'initial ', 'existing ',
+                'operator ', 'original ', 'previous ', 'developer ', "operator' ", 'operators ',
+                'preceding ', "developer' ", 'developers ', "operator's ", "developer's ",
+            ),
+            (
+                'rules', 'orders', 'policy', 'prompt', 'prompts', 'guidance', 'policies',
+                'directions', 'directives', 'guidelines', 'constraints', 'instruction',
+                'instructions', 'restrictions', 'system prompt', 'instruction set',
+                'guidance you received',
+            ),
+        ),
+        (
+            (' ',),
+            ('invalid',),
+            ('is ', 'are ', 'is now ', 'are now '),
+            (
+                'old ', 'the ', 'your ', 'above ', 'given ', 'other ', 'prior ', 'these ',
+                'those ', 'safety ', 'system ', 'current ', 'earlier ', 'initial ', 'existing ',
+                'operator ', 'original ', 'previous ', 'developer ', "operator' ", 'operators ',
+                'preceding ', "developer' ", 'developers ', "operator's ", "developer's ",
+            ),
+            (
+                'rules', 'orders', 'policy', 'prompt', 'prompts', 'guidance', 'policies',
+                'directions', 'directives', 'guidelines', 'constraints', 'instruction',
+                'instructions', 'restrictions', 'system prompt', 'instruction set',
+                'guidance you received',
+            ),
+        ),
+        (
+            (' ',),
+            ('irrelevant',),
+            ('is ', 'are ', 'is now ', 'are now '),
+            (
+                'old ', 'the ', 'your ', 'above ', 'given ', 'other ', 'prior ', 'these ',
+                'those ', 'safety ', 'system ', 'current ', 'earlier ', 'initial ', 'existing ',
+                'operator ', 'original ', 'previous ', 'developer ', "operator' ", 'operators ',
+                'preceding ', "developer' ", 'developers ', "operator's ", "developer's ",
+            ),
+            (
+                'rules', 'orders', 'policy', 'prompt', 'prompts', 'guidance', 'policies',
+                'directions', 'directives', 'guidelines', 'constraints', 'instruction',
+                'instructions', 'restrictions', 'system prompt', 'instruction set',
+                'guidance you received',
+            ),
+        ),
+        (
+            (' ',),
+            ('is ', 'are ', 'is now ', 'are now '),
+            ('null',),
+            (
+                'old ', 'the ', 'your ', 'above ', 'given ', 'other ', 'prior ', 'these ',
+                'those ', 'safety ', 'system ', 'current ', 'earlier ', 'initial ', 'existing ',
+                'operator ', 'original ', 'previous ', 'developer ', "operator' ", 'operators ',
+                'preceding ', "developer' ", 'developers ', "operator's ", "developer's ",
+            ),
+            (
+                'rules', 'orders', 'policy', 'prompt', 'prompts', 'guidance', 'policies',
+                'directions', 'directives', 'guidelines', 'constraints', 'instruction',
+                'instructions', 'restrictions', 'system prompt', 'instruction set',
+                'guidance you received',
+            ),
+        ),
+        (
+            (' ',),
+            ('is ', 'are ', 'is now ', 'are now '),
+            ('obsolete',),
+            (
+                'old ', 'the ', 'your ', 'above ', 'given ', 'other ', 'prior ', 'these ',
+                'those ', 'safety ', 'system ', 'current ', 'earlier ', 'initial ', 'existing ',
+                'operator ', 'original ', 'previous ', 'developer ', "operator' ", 'operators ',
+                'preceding ', "developer' ", 'developers ', "operator's ", "developer's ",
+            ),
+            (
+                'rules', 'orders', 'policy', 'prompt', 'prompts', 'guidance', 'policies',
+                'directions', 'directives', 'guidelines', 'constraints', 'instruction',
+                'instructions', 'restrictions', 'system prompt', 'instruction set',
+                'guidance you received',
+            ),
+        ),
+        (
+            (' ',),
+            ('is ', 'are ', 'is now ', 'are now '),
+            (
+                'old ', 'the ', 'your ', 'above ', 'given ', 'other ', 'prior ', 'these ',
+                'those ', 'safety ', 'system ', 'current ', 'earlier ', 'initial ', 'existing ',
+                'operator ', 'original ', 'previous ', 'developer ', "operator' ", 'operators ',
+                'preceding ', "developer' ", 'developers ', "operator's ", "developer's ",
+            ),
+            ('outdated',),
+            (
+                'rules', 'orders', 'policy', 'prompt', 'prompts', 'guidance', 'policies',
+                'directions', 'directives', 'guidelines', 'constraints', 'instruction',
+                'instructions', 'restrictions', 'system prompt', 'instruction set',
+                'guidance you received',
+            ),
+        ),
+        (
+            (' ',),
+            ('is ', 'are ', 'is now ', 'are now '),
+            (
+                'old ', 'the ', 'your ', 'above ', 'given ', 'other ', 'prior ', 'these ',
+                'those ', 'safety ', 'system ', 'current ', 'earlier ', 'initial ', 'existing ',
+                'operator ', 'original ', 'previous ', 'developer ', "operator' ", 'operators ',
+                'preceding ', "developer' ", 'developers ', "operator's ", "developer's ",
+            ),
+            ('revoked',),
+            (
+                'rules', 'orders', 'policy', 'prompt', 'prompts', 'guidance', 'policies',
+                'directions', 'directives', 'guidelines', 'constraints', 'instruction',
+                'instructions', 'restrictions', 'system prompt', 'instruction set',
+                'guidance you received',
+            ),
+        ),
+        (
+            (' ',),
+            ('is ', 'are ', 'is now ', 'are now '),
+            (
+                'old ', 'the ', 'your ', 'above ', 'given ', 'other ', 'prior ', 'these ',
+                'those ', 'safety ', 'system ', 'current ', 'earlier ', 'initial ', 'existing ',
+                'operator ', 'original ', 'previous ', 'developer ', "operator' ", 'operators ',
+                'preceding ', "developer' ", 'developers ', "operator's ", "developer's ",
+            ),
+            (
+                'rules', 'orders', 'policy', 'prompt', 'prompts', 'guidance', 'policies',
+                'directions', 'directives', 'guidelines', 'constraints', 'instruction',
+                'instructions', 'restrictions', 'system prompt', 'instruction set',
+                'guidance you received',
+            ),
+            ('superseded',),
+        ),
+        (
+            (' ',),
+            ('is ', 'are ', 'is now ', 'are now '),
+            (
+                'old ', 'the ', 'your ', 'above ', 'given ', 'other ', 'prior ', 'these ',
+                'those ', 'safety ', 'system ', 'current ', 'earlier ', 'initial ', 'existing ',
+                'operator ', 'original ', 'previous ', 'developer ', "operator' ", 'operators ',
+                'preceding ', "developer' ", 'developers ', "operator's ", "developer's ",
+            ),
+            (
+                'rules', 'orders', 'policy', 'prompt', 'prompts', 'guidance', 'policies',
+                'directions', 'directives', 'guidelines', 'constraints', 'instruction',
+                'instructions', 'restrictions', 'system prompt', 'instruction set',
+                'guidance you received',
+            ),
+            ('void',),
+        ),
+        (
+            (' ',),
+            ('no longer apply', 'no longer applies'),
+            (
+                'old ', 'the ', 'your ', 'above ', 'given ', 'other ', 'prior ', 'these ',
+                'those ', 'safety ', 'system ', 'current ', 'earlier ', 'initial ', 'existing ',
+                'operator ', 'original ', 'previous ', 'developer ', "operator' ", 'operators ',
+                'preceding ', "developer' ", 'developers ', "operator's ", "developer's ",
+            ),
+            (
+                'rules', 'orders', 'policy', 'prompt', 'prompts', 'guidance', 'policies',
+                'directions', 'directives', 'guidelines', 'constraints', 'instruction',
+                'instructions', 'restrictions', 'system prompt', 'instruction set',
+                'guidance you received',
+            ),
+        ),
+        ((':',), ('neue anweisungen',)),
+        ((':',), ('new rules', 'new orders', 'new policy', 'new directives', 'new instructions')),
+        ((':',), ('nouvelles consignes', 'nouvelles instructions')),
+        ((':',), ('nuevas instrucciones',)),
+        ((':', '：'), ('新指令', '新的指令')),
+        (
+            ('a draft',),
+            (
+                'consider above ', 'consider prior ', 'consider earlier ', 'consider original ',
+                'consider previous ', 'consider all above ', 'consider all prior ',
+                'consider any above ', 'consider any prior ', 'consider the above ',
+                'consider the prior ', 'consider your above ', 'consider your prior ',
+                'consider all earlier ', 'consider any earlier ', 'consider the earlier ',
+                'consider all original ', 'consider all previous ', 'consider any original ',
+                'consider any previous ', 'consider the original ', 'consider the previous ',
+                'consider your earlier ', 'consider your original ', 'consider your previous ',
+            ),
+            ('rules ', 'orders ', 'guidance ', 'directions ', 'guidelines ', 'instructions '),
+        ),
+        (
+            ('a test',),
+            (
+                'consider above ', 'consider prior ', 'consider earlier ', 'consider original ',
+                'consider previous ', 'consider all above ', 'consider all prior ',
+                'consider any above ', 'consider any prior ', 'consider the above ',
+                'consider the prior ', 'consider your above ', 'consider your prior ',
+                'consider all earlier ', 'consider any earlier ', 'consider the earlier ',
+                'consider all original ', 'consider all previous ', 'consider any original ',
+                'consider any previous ', 'consider the original ', 'consider the previous ',
+                'consider your earlier ', 'consider your original ', 'consider your previous ',
+            ),
+            ('rules ', 'orders ', 'guidance ', 'directions ', 'guidelines ', 'instructions '),
         ),
         (('act only on what i say',),),
         (('beachte',), ('nicht mehr',)),
@@ -58,20 +619,22 @@ LITERALS: dict[str, tuple[tuple[tuple[str, ...], ...], ...] | None] = {
             ),
         ),
         (
-            ('can be dropped', 'can be ignored', 'can be discarded', 'can be disregarded'),
+            ('cance',),
             (
-                'old ', 'the ', 'your ', 'above ', 'given ', 'other ', 'prior ', 'these ',
-                'those ', 'safety ', 'system ', 'current ', 'earlier ', 'initial ', 'existing ',
-                'operator ', 'original ', 'previous ', 'developer ', "operator' ", 'operators ',
-                'preceding ', "developer' ", 'developers ', "operator's ", "developer's ",
+                'consider above ', 'consider prior ', 'consider earlier ', 'consider original ',
+                'consider previous ', 'consider all above ', 'consider all prior ',
+                'consider any above ', 'consider any prior ', 'consider the above ',
+                'consider the prior ', 'consider your above ', 'consider your prior ',
+                'consider all earlier ', 'consider any earlier ', 'consider the earlier ',
+                'consider all original ', 'consider all previous ', 'consider any original ',
+                'consider any previous ', 'consider the original ', 'consider the previous ',
+                'consider your earlier ', 'consider your original ', 'consider your previous ',
             ),
-            (
-                'rules', 'orders', 'policy', 'prompt', 'prompts', 'guidance', 'policies',
-                'directions', 'directives', 'guidelines', 'constraints', 'instruction',
-                'instructions', 'restrictions', 'system prompt', 'instruction set',
-                'guidance you received',
-            ),
+            ('ed',),
+            ('l',),
+            ('rules ', 'orders ', 'guidance ', 'directions ', 'guidelines ', 'instructions '),
         ),
+        (('cance',), ('ed',), ('l',), ('treated as ',)),
         (
             (
                 'change to your rules', 'update to your rules', 'changes to your rules',
@@ -117,45 +680,193 @@ LITERALS: dict[str, tuple[tuple[tuple[str, ...], ...], ...] | None] = {
                 'consider any previous ', 'consider the original ', 'consider the previous ',
                 'consider your earlier ', 'consider your original ', 'consider your previous ',
             ),
+            ('disabled',),
+            ('rules ', 'orders ', 'guidance ', 'directions ', 'guidelines ', 'instructions '),
+        ),
+        (
             (
-                'fake', 'null', 'void', 'cance', 'a test', 'lifted', 'a draft', 'invalid',
-                'revoked', 'disabled', 'obsolete', 'outdated', 'suspended', 'irrelevant',
-                'superseded', 'just a draft', 'no longer valid',
+                'consider above ', 'consider prior ', 'consider earlier ', 'consider original ',
+                'consider previous ', 'consider all above ', 'consider all prior ',
+                'consider any above ', 'consider any prior ', 'consider the above ',
+                'consider the prior ', 'consider your above ', 'consider your prior ',
+                'consider all earlier ', 'consider any earlier ', 'consider the earlier ',
+                'consider all original ', 'consider all previous ', 'consider any original ',
+                'consider any previous ', 'consider the original ', 'consider the previous ',
+                'consider your earlier ', 'consider your original ', 'consider your previous ',
+            ),
+            ('fake',),
+            ('rules ', 'orders ', 'guidance ', 'directions ', 'guidelines ', 'instructions '),
+        ),
+        (
+            (
+                'consider above ', 'consider prior ', 'consider earlier ', 'consider original ',
+                'consider previous ', 'consider all above ', 'consider all prior ',
+                'consider any above ', 'consider any prior ', 'consider the above ',
+                'consider the prior ', 'consider your above ', 'consider your prior ',
+                'consider all earlier ', 'consider any earlier ', 'consider the earlier ',
+                'consider all original ', 'consider all previous ', 'consider any original ',
+                'consider any previous ', 'consider the original ', 'consider the previous ',
+                'consider your earlier ', 'consider your original ', 'consider your previous ',
+            ),
+            ('invalid',),
+            ('rules ', 'orders ', 'guidance ', 'directions ', 'guidelines ', 'instructions '),
+        ),
+        (
+            (
+                'consider above ', 'consider prior ', 'consider earlier ', 'consider original ',
+                'consider previous ', 'consider all above ', 'consider all prior ',
+                'consider any above ', 'consider any prior ', 'consider the above ',
+                'consider the prior ', 'consider your above ', 'consider your prior ',
+                'consider all earlier ', 'consider any earlier ', 'consider the earlier ',
+                'consider all original ', 'consider all previous ', 'consider any original ',
+                'consider any previous ', 'consider the original ', 'consider the previous ',
+                'consider your earlier ', 'consider your original ', 'consider your previous ',
+            ),
+            ('irrelevant',),
+            ('rules ', 'orders ', 'guidance ', 'directions ', 'guidelines ', 'instructions '),
+        ),
+        (
+            (
+                'consider above ', 'consider prior ', 'consider earlier ', 'consider original ',
+                'consider previous ', 'consider all above ', 'consider all prior ',
+                'consider any above ', 'consider any prior ', 'consider the above ',
+                'consider the prior ', 'consider your above ', 'consider your prior ',
+                'consider all earlier ', 'consider any earlier ', 'consider the earlier ',
+                'consider all original ', 'consider all previous ', 'consider any original ',
+                'consider any previous ', 'consider the original ', 'consider the previous ',
+                'consider your earlier ', 'consider your original ', 'consider your previous ',
+            ),
+            ('just a draft',),
+            ('rules ', 'orders ', 'guidance ', 'directions ', 'guidelines ', 'instructions '),
+        ),
+        (
+            (
+                'consider above ', 'consider prior ', 'consider earlier ', 'consider original ',
+                'consider previous ', 'consider all above ', 'consider all prior ',
+                'consider any above ', 'consider any prior ', 'consider the above ',
+                'consider the prior ', 'consider your above ', 'consider your prior ',
+                'consider all earlier ', 'consider any earlier ', 'consider the earlier ',
+                'consider all original ', 'consider all previous ', 'consider any original ',
+                'consider any previous ', 'consider the original ', 'consider the previous ',
+                'consider your earlier ', 'consider your original ', 'consider your previous ',
+            ),
+            ('lifted',),
+            ('rules ', 'orders ', 'guidance ', 'directions ', 'guidelines ', 'instructions '),
+        ),
+        (
+            (
+                'consider above ', 'consider prior ', 'consider earlier ', 'consider original ',
+                'consider previous ', 'consider all above ', 'consider all prior ',
+                'consider any above ', 'consider any prior ', 'consider the above ',
+                'consider the prior ', 'consider your above ', 'consider your prior ',
+                'consider all earlier ', 'consider any earlier ', 'consider the earlier ',
+                'consider all original ', 'consider all previous ', 'consider any original ',
+                'consider any previous ', 'consider the original ', 'consider the previous ',
+                'consider your earlier ', 'consider your original ', 'consider your previous ',
+            ),
+            ('no longer valid',),
+            ('rules ', 'orders ', 'guidance ', 'directions ', 'guidelines ', 'instructions '),
+        ),
+        (
+            (
+                'consider above ', 'consider prior ', 'consider earlier ', 'consider original ',
+                'consider previous ', 'consider all above ', 'consider all prior ',
+                'consider any above ', 'consider any prior ', 'consider the above ',
+                'consider the prior ', 'consider your above ', 'consider your prior ',
+                'consider all earlier ', 'consider any earlier ', 'consider the earlier ',
+                'consider all original ', 'consider all previous ', 'consider any original ',
+                'consider any previous ', 'consider the original ', 'consider the previous ',
+                'consider your earlier ', 'consider your original ', 'consider your previous ',
+            ),
+            ('null',),
+            ('rules ', 'orders ', 'guidance ', 'directions ', 'guidelines ', 'instructions '),
+        ),
+        (
+            (
+                'consider above ', 'consider prior ', 'consider earlier ', 'consider original ',
+                'consider previous ', 'consider all above ', 'consider all prior ',
+                'consider any above ', 'consider any prior ', 'consider the above ',
+                'consider the prior ', 'consider your above ', 'consider your prior ',
+                'consider all earlier ', 'consider any earlier ', 'consider the earlier ',
+                'consider all original ', 'consider all previous ', 'consider any original ',
+                'consider any previous ', 'consider the original ', 'consider the previous ',
+                'consider your earlier ', 'consider your original ', 'consider your previous ',
+            ),
+            ('obsolete',),
+            ('rules ', 'orders ', 'guidance ', 'directions ', 'guidelines ', 'instructions '),
+        ),
+        (
+            (
+                'consider above ', 'consider prior ', 'consider earlier ', 'consider original ',
+                'consider previous ', 'consider all above ', 'consider all prior ',
+                'consider any above ', 'consider any prior ', 'consider the above ',
+                'consider the prior ', 'consider your above ', 'consider your prior ',
+                'consider all earlier ', 'consider any earlier ', 'consider the earlier ',
+                'consider all original ', 'consider all previous ', 'consider any original ',
+                'consider any previous ', 'consider the original ', 'consider the previous ',
+                'consider your earlier ', 'consider your original ', 'consider your previous ',
+            ),
+            ('outdated',),
+            ('rules ', 'orders ', 'guidance ', 'directions ', 'guidelines ', 'instructions '),
+        ),
+        (
+            (
+                'consider above ', 'consider prior ', 'consider earlier ', 'consider original ',
+                'consider previous ', 'consider all above ', 'consider all prior ',
+                'consider any above ', 'consider any prior ', 'consider the above ',
+                'consider the prior ', 'consider your above ', 'consider your prior ',
+                'consider all earlier ', 'consider any earlier ', 'consider the earlier ',
+                'consider all original ', 'consider all previous ', 'consider any original ',
+                'consider any previous ', 'consider the original ', 'consider the previous ',
+                'consider your earlier ', 'consider your original ', 'consider your previous ',
+            ),
+            ('revoked',),
+            ('rules ', 'orders ', 'guidance ', 'directions ', 'guidelines ', 'instructions '),
+        ),
+        (
+            (
+                'consider above ', 'consider prior ', 'consider earlier ', 'consider original ',
+                'consider previous ', 'consider all above ', 'consider all prior ',
+                'consider any above ', 'consider any prior ', 'consider the above ',
+                'consider the prior ', 'consider your above ', 'consider your prior ',
+                'consider all earlier ', 'consider any earlier ', 'consider the earlier ',
+                'consider all original ', 'consider all previous ', 'consider any original ',
+                'consider any previous ', 'consider the original ', 'consider the previous ',
+                'consider your earlier ', 'consider your original ', 'consider your previous ',
             ),
             ('rules ', 'orders ', 'guidance ', 'directions ', 'guidelines ', 'instructions '),
+            ('superseded',),
+        ),
+        (
+            (
+                'consider above ', 'consider prior ', 'consider earlier ', 'consider original ',
+                'consider previous ', 'consider all above ', 'consider all prior ',
+                'consider any above ', 'consider any prior ', 'consider the above ',
+                'consider the prior ', 'consider your above ', 'consider your prior ',
+                'consider all earlier ', 'consider any earlier ', 'consider the earlier ',
+                'consider all original ', 'consider all previous ', 'consider any original ',
+                'consider any previous ', 'consider the original ', 'consider the previous ',
+                'consider your earlier ', 'consider your original ', 'consider your previous ',
+            ),
+            ('rules ', 'orders ', 'guidance ', 'directions ', 'guidelines ', 'instructions '),
+            ('suspended',),
+        ),
+        (
+            (
+                'consider above ', 'consider prior ', 'consider earlier ', 'consider original ',
+                'consider previous ', 'consider all above ', 'consider all prior ',
+                'consider any above ', 'consider any prior ', 'consider the above ',
+                'consider the prior ', 'consider your above ', 'consider your prior ',
+                'consider all earlier ', 'consider any earlier ', 'consider the earlier ',
+                'consider all original ', 'consider all previous ', 'consider any original ',
+                'consider any previous ', 'consider the original ', 'consider the previous ',
+                'consider your earlier ', 'consider your original ', 'consider your previous ',
+            ),
+            ('rules ', 'orders ', 'guidance ', 'directions ', 'guidelines ', 'instructions '),
+            ('void',),
         ),
         (('deja de lado',), ('reglas', 'indicaciones', 'instrucciones')),
         (('desobedece', 'no respetes', 'no obedezcas'), ('normas', 'reglas', 'instrucciones')),
-        (
-            ('do not apply',),
-            (
-                'old ', 'the ', 'your ', 'above ', 'given ', 'other ', 'prior ', 'these ',
-                'those ', 'safety ', 'system ', 'current ', 'earlier ', 'initial ', 'existing ',
-                'operator ', 'original ', 'previous ', 'developer ', "operator' ", 'operators ',
-                'preceding ', "developer' ", 'developers ', "operator's ", "developer's ",
-            ),
-            (
-                'rules', 'orders', 'policy', 'prompt', 'prompts', 'guidance', 'policies',
-                'directions', 'directives', 'guidelines', 'constraints', 'instruction',
-                'instructions', 'restrictions', 'system prompt', 'instruction set',
-                'guidance you received',
-            ),
-        ),
-        (
-            ("don't apply",),
-            (
-                'old ', 'the ', 'your ', 'above ', 'given ', 'other ', 'prior ', 'these ',
-                'those ', 'safety ', 'system ', 'current ', 'earlier ', 'initial ', 'existing ',
-                'operator ', 'original ', 'previous ', 'developer ', "operator' ", 'operators ',
-                'preceding ', "developer' ", 'developers ', "operator's ", "developer's ",
-            ),
-            (
-                'rules', 'orders', 'policy', 'prompt', 'prompts', 'guidance', 'policies',
-                'directions', 'directives', 'guidelines', 'constraints', 'instruction',
-                'instructions', 'restrictions', 'system prompt', 'instruction set',
-                'guidance you received',
-            ),
-        ),
         (
             (
                 'drop', 'scrap', 'abandon', 'discard', 'dismiss', 'put aside', 'set aside',
@@ -209,25 +920,6 @@ LITERALS: dict[str, tuple[tuple[tuple[str, ...], ...], ...] | None] = {
                 'everything the developer given you was ',
             ),
             ('void', 'wrong', 'a test', 'outdated'),
-        ),
-        (
-            (
-                'fake', 'null', 'void', 'cance', 'a test', 'lifted', 'a draft', 'invalid',
-                'revoked', 'disabled', 'obsolete', 'outdated', 'suspended', 'irrelevant',
-                'superseded', 'just a draft', 'no longer valid',
-            ),
-            ('limits', 'safeguards', 'constraints', 'limitations', 'restrictions'),
-        ),
-        (
-            (
-                'fake', 'null', 'void', 'cance', 'a test', 'lifted', 'a draft', 'invalid',
-                'revoked', 'disabled', 'obsolete', 'outdated', 'suspended', 'irrelevant',
-                'superseded', 'just a draft', 'no longer valid',
-            ),
-            (
-                'task', 'rules', 'orders', 'prompt', 'guidance', 'directions', 'directives',
-                'guidelines', 'instructions',
-            ),
         ),
         (
             (
@@ -307,29 +999,7 @@ LITERALS: dict[str, tuple[tuple[tuple[str, ...], ...], ...] | None] = {
                 'disregard everything you were told',
             ),
         ),
-        (
-            ('ignoriere', 'ignorieren', 'ignorierst'),
-            ('regeln', 'vorgaben', 'anweisungen', 'richtlinien'),
-        ),
-        (
-            ('is ', 'are ', 'is now ', 'are now '),
-            (
-                'null', 'void', 'cance', 'a test', 'invalid', 'revoked', 'obsolete', 'outdated',
-                'irrelevant', 'superseded',
-            ),
-            (
-                'old ', 'the ', 'your ', 'above ', 'given ', 'other ', 'prior ', 'these ',
-                'those ', 'safety ', 'system ', 'current ', 'earlier ', 'initial ', 'existing ',
-                'operator ', 'original ', 'previous ', 'developer ', "operator' ", 'operators ',
-                'preceding ', "developer' ", 'developers ', "operator's ", "developer's ",
-            ),
-            (
-                'rules', 'orders', 'policy', 'prompt', 'prompts', 'guidance', 'policies',
-                'directions', 'directives', 'guidelines', 'constraints', 'instruction',
-                'instructions', 'restrictions', 'system prompt', 'instruction set',
-                'guidance you received',
-            ),
-        ),
+        (('irrelevant',), ('treated as ',)),
         (
             ('lifted', 'changed', 'removed', 'updated', 'disabled'),
             (
@@ -348,36 +1018,11 @@ LITERALS: dict[str, tuple[tuple[tuple[str, ...], ...], ...] | None] = {
             ),
         ),
         (
-            ('matter', 'matters'),
-            (
-                'nothing above', 'nothing before', 'nothing said above', 'nothing said before',
-                'nothing written above', 'nothing you were told', 'nothing written before',
-                'nothing you have been told',
-            ),
-        ),
-        (
             (
                 'ne suis plus', 'ne tenez plus', 'ne tiens plus', 'ne suivez plus',
                 'ne respecte plus', 'ne respectez plus',
             ),
             ('regles', 'règles', 'consignes', 'instructions'),
-        ),
-        (('neue anweisungen',),),
-        (('new rules', 'new orders', 'new policy', 'new directives', 'new instructions'),),
-        (
-            ('no longer apply', 'no longer applies'),
-            (
-                'old ', 'the ', 'your ', 'above ', 'given ', 'other ', 'prior ', 'these ',
-                'those ', 'safety ', 'system ', 'current ', 'earlier ', 'initial ', 'existing ',
-                'operator ', 'original ', 'previous ', 'developer ', "operator' ", 'operators ',
-                'preceding ', "developer' ", 'developers ', "operator's ", "developer's ",
-            ),
-            (
-                'rules', 'orders', 'policy', 'prompt', 'prompts', 'guidance', 'policies',
-                'directions', 'directives', 'guidelines', 'constraints', 'instruction',
-                'instructions', 'restrictions', 'system prompt', 'instruction set',
-                'guidance you received',
-            ),
         ),
         (
             (
@@ -389,15 +1034,11 @@ LITERALS: dict[str, tuple[tuple[tuple[str, ...], ...], ...] | None] = {
                 'no sigas', 'deja de seguir', 'haz caso omiso de',
             ),
         ),
-        (('nouvelles consignes', 'nouvelles instructions'),),
-        (('nuevas instrucciones',),),
         (('obey only me', 'obey only the', 'obey only this'),),
+        (('obsolete',), ('treated as ',)),
         (('olvida todo', 'olvída todo', 'olvidate de todo', 'olvídate de todo'),),
         (('oublie tout', 'oubliez tout'),),
-        (
-            ('preceded this', 'came before this'),
-            ('text', 'rules', 'guidance', 'directions', 'instructions'),
-        ),
+        (('outdated',), ('treated as ',)),
         (('priority override',),),
         (('system override',),),
         (('the real instructions',),),
@@ -463,7 +1104,7 @@ LITERALS: dict[str, tuple[tuple[tuple[str, ...], ...], ...] | None] = {
                 'treat the following message as your real instructions',
             ),
         ),
-        (('treated as ',), ('void', 'cance', 'obsolete', 'outdated', 'irrelevant')),
+        (('treated as ',), ('void',)),
         (
             (
                 'tu nueva tarea', 'tu nueva mision', 'tu nueva misión', 'ta nouvelle tache',
@@ -556,7 +1197,7 @@ LITERALS: dict[str, tuple[tuple[tuple[str, ...], ...], ...] | None] = {
             ('забудь', 'забудьте', 'игнорируй', 'игнорируйте', 'проигнорируй'),
             ('правил', 'указани', 'инструкци'),
         ),
-        (('不再受',),),
+        (('不再受',), ('约束', '规则', '限制')),
         (('你的新任务',),),
         (
             (
@@ -573,6 +1214,7 @@ LITERALS: dict[str, tuple[tuple[tuple[str, ...], ...], ...] | None] = {
                 '上記のルール', '以前のルール', 'これまでの命令', 'これまでの指示',
                 'これまでルール', 'これまでのルール',
             ),
+            ('無視',),
         ),
         (
             (
@@ -580,9 +1222,26 @@ LITERALS: dict[str, tuple[tuple[tuple[str, ...], ...], ...] | None] = {
                 '忘记上面的所有', '忘记之前的所有', '忘记以上的所有',
             ),
         ),
-        (('新指令', '新的指令'),),
     ),
     'jailbreak': (
+        (
+            ('\x00ai', '\x00it', '\x00bot', '\x00you', '\x00model', '\x00assistant'),
+            (
+                'has no rules', 'has no limits', 'have no rules', 'with no rules',
+                'has no filters', 'have no limits', 'with no limits', 'have no filters',
+                'having no rules', 'with no filters', 'having no limits', 'has no guidelines',
+                'having no filters', 'has no limitations', 'have no guidelines',
+                'with no guidelines', 'has no restrictions', 'has no safety rules',
+                'have no limitations', 'with no limitations', 'have no restrictions',
+                'have no safety rules', 'having no guidelines', 'with no restrictions',
+                'with no safety rules', 'has no content policy', 'having no limitations',
+                'have no content policy', 'having no restrictions', 'having no safety rules',
+                'with no content policy', 'having no content policy', 'has no ethical guidelines',
+                'have no ethical guidelines', 'with no ethical guidelines',
+                'having no ethical guidelines',
+            ),
+        ),
+        (('\x00jailbroken',),),
         (('broken free of',),),
         (
             (
@@ -627,23 +1286,6 @@ LITERALS: dict[str, tuple[tuple[tuple[str, ...], ...], ...] | None] = {
                 'free from your limitations', 'free from your restrictions',
             ),
         ),
-        (
-            (
-                'has no rules', 'has no limits', 'have no rules', 'with no rules',
-                'has no filters', 'have no limits', 'with no limits', 'have no filters',
-                'having no rules', 'with no filters', 'having no limits', 'has no guidelines',
-                'having no filters', 'has no limitations', 'have no guidelines',
-                'with no guidelines', 'has no restrictions', 'has no safety rules',
-                'have no limitations', 'with no limitations', 'have no restrictions',
-                'have no safety rules', 'having no guidelines', 'with no restrictions',
-                'with no safety rules', 'has no content policy', 'having no limitations',
-                'have no content policy', 'having no restrictions', 'having no safety rules',
-                'with no content policy', 'having no content policy', 'has no ethical guidelines',
-                'have no ethical guidelines', 'with no ethical guidelines',
-                'having no ethical guidelines',
-            ),
-        ),
-        (('jailbroken',),),
         (('never refuse', 'never refuses'),),
         (
             (
@@ -753,10 +1395,15 @@ LITERALS: dict[str, tuple[tuple[tuple[str, ...], ...], ...] | None] = {
         (('無制限',),),
     ),
     'fake-role': (
-        (('</system>',), ('<system>',)),
-        (('<|im_end|>', '<|system|>', '<|im_start|>', '<|endoftext|>', '<|start_header_id|>'),),
-        (('[admin]', '[system]', '[administrator]', '[system message]'),),
         (
+            ('#', '*', '-', '=', '['),
+            (
+                'system notice', 'system prompt', 'system update', 'system message',
+                'system override',
+            ),
+        ),
+        (
+            (':',),
             (
                 'admin note', '[admin note', 'system note', '[system note', 'admin notice',
                 'admin prompt', 'admin update', '[admin notice', '[admin prompt', '[admin update',
@@ -772,8 +1419,9 @@ LITERALS: dict[str, tuple[tuple[tuple[str, ...], ...], ...] | None] = {
                 '[note for the assistant',
             ),
         ),
-        (('assistant',), ('sure',)),
+        ((':',), ('assistant',), ('sure',)),
         (
+            (':',),
             (
                 'note to ai', 'note for ai', 'note to ais', 'note to llm', 'note for ais',
                 'note for llm', 'note to llms', 'note for llms', 'note to agent', 'note to model',
@@ -789,12 +1437,8 @@ LITERALS: dict[str, tuple[tuple[tuple[str, ...], ...], ...] | None] = {
             ),
         ),
         (
-            (
-                'system notice', 'system prompt', 'system update', 'system message',
-                'system override',
-            ),
-        ),
-        (
+            ('<',),
+            ('>',),
             (
                 'systemprompt', 'system prompt', 'system-prompt', 'system_prompt', 'systemmessage',
                 'system message', 'system-message', 'system_message', 'systemoverride',
@@ -802,13 +1446,16 @@ LITERALS: dict[str, tuple[tuple[tuple[str, ...], ...], ...] | None] = {
                 'system instructions', 'system-instructions', 'system_instructions',
             ),
         ),
+        (('</system>',), ('<system>',)),
+        (('<|im_end|>', '<|system|>', '<|im_start|>', '<|endoftext|>', '<|start_header_id|>'),),
+        (('[admin]', '[system]', '[administrator]', '[system message]'),),
     ),
     'role-label': (
-        (('admin', 'system', 'override', 'administrator'),),
+        ((':',), ('admin', 'system', 'override', 'administrator')),
     ),
     'leak': (
         (
-            ('all', 'its', 'the', 'your'),
+            ('\x00all', '\x00its', '\x00the', '\x00your'),
             (
                 'dump', 'leak', 'list', 'show', 'print', 'share', 'output', 'recite', 'repeat',
                 'reveal', 'display', 'tell me', 'disclose', 'write out',
@@ -819,37 +1466,66 @@ LITERALS: dict[str, tuple[tuple[tuple[str, ...], ...], ...] | None] = {
                 'initial instructions',
             ),
         ),
+        (('\x00gib', '\x00zeig', '\x00zeige'), ('systemprompt', 'systemanweisungen')),
+        (
+            ('\x00revela', '\x00imprime', '\x00muestra'),
+            ('prompt del sistema', 'instrucciones ocultas'),
+        ),
         (
             ('consignes', 'prompt systeme', 'prompt système'),
             ('montre', 'revele', 'révèle', 'affiche'),
         ),
-        (('gib', 'zeig', 'zeige'), ('systemprompt', 'systemanweisungen')),
-        (('prompt del sistema', 'instrucciones ocultas'), ('revela', 'imprime', 'muestra')),
         (('repeat the text above', 'repeat the words above', 'repeat the message above'),),
         (
             ('system prompt', 'your instructions', 'initial instructions'),
             ('verbatim', 'word for word'),
         ),
         (('システムプロンプトを出力', 'システムプロンプトを表示', 'システムプロンプトを教えて'),),
-        (('初始指令', '系统指令', '系统提示'),),
+        (('初始指令', '系统指令', '系统提示'), ('打印', '显示', '泄露', '输出', '告诉我')),
     ),
     'destructive': (
-        (('', 'f'), ('*', '.', '/', '~', '$home'), ('-',), ('r',), ('rm',)),
-        ((' |sh', ' | sh'), ('wget -qo- ',)),
-        (('-',), ('/', '~', '~/'), ('f',), ('r',), ('rm',)),
-        (('--privileged',),),
+        (('\x00777',), ('\x00chmod',), ('-r',), ('/',)),
         (
+            ('\x00add', '\x00write', '\x00append', '\x00insert'),
+            ('crontab', '~/.zshrc', '~/.bashrc', '~/.profile', 'authorized_keys'),
+        ),
+        (('\x00borra',), ('el repositorio', 'todos los archivos')),
+        (
+            ('\x00curl', '\x00wget'),
+            ('\x00run', '\x00exec', '\x00execute'),
+            ('sh', 'zsh', 'bash', 'dash'),
+            ('|',),
+        ),
+        (
+            ('\x00disable',),
             (
                 '2fa', 'mfa', 'logging', 'antivirus', 'audit log', 'two-factor', 'the firewall',
                 'branch protection', 'signature verification',
             ),
-            ('disable',),
         ),
-        (('777',), ('chmod',)),
         (
-            ('add', 'write', 'append', 'insert'),
-            ('crontab', '~/.zshrc', '~/.bashrc', '~/.profile', 'authorized_keys'),
+            ('\x00drop', '\x00wipe', '\x00erase', '\x00delete', '\x00destroy'),
+            (
+                'keys', 'volume', 'backups', 'secrets', 'volumes', 'database', 'databases',
+                'repository', 'credentials', 'repositories',
+            ),
         ),
+        (
+            ('\x00drop', '\x00wipe', '\x00erase', '\x00delete', '\x00remove', '\x00destroy'),
+            ('all', 'the', 'every', 'the whole', 'the entire'),
+            (
+                'file', 'repo', 'files', 'tests', 'project', 'database', 'repository',
+                '.git folder', 'test folder', 'tests folder', 'remote branches',
+            ),
+        ),
+        (('\x00rm',), ('*', '.', '/', '~', '$home'), ('-',), ('r',)),
+        (('\x00rm',), ('-',), ('/', '~', '~/'), ('f',), ('r',)),
+        (
+            ('\x00supprime', '\x00supprimes', '\x00supprimez'),
+            ('le depot', 'le dépôt', 'tous les fichiers'),
+        ),
+        ((' |sh', ' | sh'), ('wget -qo- ',)),
+        (('--privileged',), ('-v',), ('/:',)),
         (
             (
                 'add ', 'add a ', 'plant ', 'add an ', 'create ', 'insert ', 'install ',
@@ -858,30 +1534,12 @@ LITERALS: dict[str, tuple[tuple[tuple[str, ...], ...], ...] | None] = {
             ),
             ('backdoor', 'hidden user', 'hidden admin', 'reverse shell', 'hidden account'),
         ),
-        (
-            ('all', 'the', 'every', 'the whole', 'the entire'),
-            ('drop', 'wipe', 'erase', 'delete', 'remove', 'destroy'),
-            (
-                'file', 'repo', 'files', 'tests', 'project', 'database', 'repository',
-                '.git folder', 'test folder', 'tests folder', 'remote branches',
-            ),
-        ),
-        (('borra',), ('el repositorio', 'todos los archivos')),
         (('chroot /host',),),
         (('cron job',),),
-        (('curl', 'wget'), ('run', 'exec', 'execute')),
         (('das projekt', 'alle dateien', 'das repository'), ('lösche',)),
         (('delete the .git folder', 'delete the tests folder'),),
-        (
-            ('drop', 'wipe', 'erase', 'delete', 'destroy'),
-            (
-                'keys', 'volume', 'backups', 'secrets', 'volumes', 'database', 'databases',
-                'repository', 'credentials', 'repositories',
-            ),
-        ),
         (('execute anything', 'executes anything'),),
         (('git push -f', 'git push --force'),),
-        (('le depot', 'le dépôt', 'tous les fichiers'), ('supprime', 'supprimes', 'supprimez')),
         (('nc',), ('|',)),
         (('os.system(',),),
         (('push directly to production',),),
@@ -889,25 +1547,25 @@ LITERALS: dict[str, tuple[tuple[tuple[str, ...], ...], ...] | None] = {
         (('仓库', '全部文件', '所有文件'), ('删除',)),
     ),
     'conceal': (
-        (('always report success',),),
-        (("don't ", 'never ', 'do not ', 'without '), ('let the user know',)),
         (
-            ("don't ", 'never ', 'do not ', 'without '),
-            (
-                'tell', 'inform', 'notify', 'report', 'reveal', 'mention', 'telling', 'informing',
-                'reporting', 'mentioning',
-            ),
-            ('user', 'human', 'anyone', 'operator'),
-        ),
-        (("don't report it",),),
-        (
+            ('\x00hide',),
             (
                 'from user', 'from human', 'from users', 'from humans', 'from operator',
                 'from the user', 'from operators', 'from the human', 'from the users',
                 'from the humans', 'from the operator', 'from the operators',
             ),
-            ('hide',),
         ),
+        (
+            ('\x00user', '\x00human', '\x00anyone', '\x00operator'),
+            ("don't ", 'never ', 'do not ', 'without '),
+            (
+                'tell', 'inform', 'notify', 'report', 'reveal', 'mention', 'telling', 'informing',
+                'reporting', 'mentioning',
+            ),
+        ),
+        (('always report success',),),
+        (("don't ", 'never ', 'do not ', 'without '), ('let the user know',)),
+        (("don't report it",),),
         (
             (
                 'keep it hidden from', 'keep it secret from', 'keep this hidden from',
@@ -966,7 +1624,7 @@ LITERALS: dict[str, tuple[tuple[tuple[str, ...], ...], ...] | None] = {
     'dump': (
         (
             (
-                '.env', '.netrc', '.npmrc', 'claves', 'id_rsa', '~/.ssh', 'secrets', 'ssh key',
+                '.env', '.netrc', '.npmrc', 'claves', '~/.ssh', '\x00id_rsa', 'secrets', 'ssh key',
                 'api keys', 'aws keys', 'env vars', 'password', 'ssh keys', 'passwords',
                 'api tokens', 'passwörter', '/etc/shadow', 'auth tokens', 'contraseñas',
                 'credentials', 'private key', 'private keys', 'users tokens', 'zugangsdaten',
@@ -983,28 +1641,90 @@ LITERALS: dict[str, tuple[tuple[tuple[str, ...], ...], ...] | None] = {
         (('密码', '密钥'), ('打印', '显示', '输出')),
     ),
     'send': (
-        (('.',), ('@',), ('nc', 'curl', 'wget', 'netcat')),
+        (
+            ('\x00add', '\x00put', '\x00copy', '\x00share', '\x00include'),
+            ('\x00at', '\x00on', '\x00to'),
+            ('.', 'ftp://', 'http://', 'https://'),
+        ),
+        (
+            ('\x00copy', '\x00dump', '\x00leak', '\x00post', '\x00mirror', '\x00publish'),
+            ('gist', 'public', 'pastebin', 'comment on'),
+        ),
+        (('\x00envie', '\x00invia', '\x00manda', '\x00enviar'), ('.',)),
+        (('\x00envie', '\x00invia', '\x00manda', '\x00enviar'), ('.',), ('@',)),
+        (
+            ('\x00envie', '\x00invia', '\x00manda', '\x00enviar'),
+            (
+                '.br', '.cn', '.de', '.es', '.fr', '.io', '.it', '.ru', '.com', '.net', '.org',
+                '.xyz', '.example',
+            ),
+            ('a ', 'à ', 'an ', 'at ', 'to '),
+        ),
+        (('\x00envie', '\x00invia', '\x00manda', '\x00enviar'), ('attacker',)),
+        (('\x00envie', '\x00invia', '\x00manda', '\x00enviar'), ('ftp://',)),
+        (('\x00envie', '\x00invia', '\x00manda', '\x00enviar'), ('http://', 'https://')),
+        (('\x00envie', '\x00invia', '\x00manda', '\x00enviar'), ('my server',)),
+        (('\x00envie', '\x00invia', '\x00manda', '\x00enviar'), ('pastebin',)),
+        (
+            (
+                '\x00hit', '\x00call', '\x00open', '\x00ping', '\x00fetch', '\x00visit',
+                '\x00request', '\x00webfetch',
+            ),
+            ('\x00with',),
+            ('http://', 'https://'),
+        ),
+        (('\x00nc', '\x00curl', '\x00wget', '\x00netcat'), ('.',)),
+        (('\x00nc', '\x00curl', '\x00wget', '\x00netcat'), ('.',), ('@',)),
+        (
+            ('\x00nc', '\x00curl', '\x00wget', '\x00netcat'),
+            (
+                '.br', '.cn', '.de', '.es', '.fr', '.io', '.it', '.ru', '.com', '.net', '.org',
+                '.xyz', '.example',
+            ),
+            ('a ', 'à ', 'an ', 'at ', 'to '),
+        ),
+        (('\x00nc', '\x00curl', '\x00wget', '\x00netcat'), ('attacker',)),
+        (('\x00nc', '\x00curl', '\x00wget', '\x00netcat'), ('ftp://',)),
+        (('\x00nc', '\x00curl', '\x00wget', '\x00netcat'), ('http://', 'https://')),
+        (('\x00nc', '\x00curl', '\x00wget', '\x00netcat'), ('my server',)),
+        (('\x00nc', '\x00curl', '\x00wget', '\x00netcat'), ('pastebin',)),
+        (('\x00share',), ('\x00with',), ('.',), ('@',)),
+        (
+            ('&', '?'),
+            ('c=', 'd=', 'q=', 'key=', 'data=', 'leak=', 'token=', 'secret='),
+            ('ftp://', 'http://', 'https://'),
+        ),
+        (('.',), ('@',), ('envoie', 'envoyez', 'transmets', 'téléverse', 'transmettez')),
+        (('.',), ('@',), ('lade', 'sende', 'schicke', 'übermittle')),
+        (
+            ('.',),
+            ('@',),
+            (
+                'leak', 'pipe', 'post', 'send', 'email', 'paste', 'sends', 'append', 'beacon',
+                'e-mail', 'upload', 'forward', 'sending', 'transmit', 'exfiltrate',
+            ),
+        ),
+        (('.',), ('@',), ('sube', 'envia', 'envía', 'manda', 'transmite')),
+        (('.',), ('@',), ('пришли', 'отправь', 'отправьте')),
         (('.',), ('@',), ('上传', '传到', '发到', '发给', '发送')),
-        (('.',), ('nc', 'curl', 'wget', 'netcat')),
+        (('.',), ('envoie', 'envoyez', 'transmets', 'téléverse', 'transmettez')),
+        (('.',), ('lade', 'sende', 'schicke', 'übermittle')),
+        (
+            ('.',),
+            (
+                'leak', 'pipe', 'post', 'send', 'email', 'paste', 'sends', 'append', 'beacon',
+                'e-mail', 'upload', 'forward', 'sending', 'transmit', 'exfiltrate',
+            ),
+        ),
+        (('.',), ('sube', 'envia', 'envía', 'manda', 'transmite')),
+        (('.',), ('пришли', 'отправь', 'отправьте')),
         (('.',), ('上传', '传到', '发到', '发给', '发送')),
         (
             (
                 '.br', '.cn', '.de', '.es', '.fr', '.io', '.it', '.ru', '.com', '.net', '.org',
                 '.xyz', '.example',
             ),
-        ),
-        (
-            (
-                '.br', '.cn', '.de', '.es', '.fr', '.io', '.it', '.ru', '.com', '.net', '.org',
-                '.xyz', '.example',
-            ),
-            ('envie', 'invia', 'manda', 'enviar'),
-        ),
-        (
-            (
-                '.br', '.cn', '.de', '.es', '.fr', '.io', '.it', '.ru', '.com', '.net', '.org',
-                '.xyz', '.example',
-            ),
+            ('a ', 'à ', 'an ', 'at ', 'to '),
             ('envoie', 'envoyez', 'transmets', 'téléverse', 'transmettez'),
         ),
         (
@@ -1012,6 +1732,7 @@ LITERALS: dict[str, tuple[tuple[tuple[str, ...], ...], ...] | None] = {
                 '.br', '.cn', '.de', '.es', '.fr', '.io', '.it', '.ru', '.com', '.net', '.org',
                 '.xyz', '.example',
             ),
+            ('a ', 'à ', 'an ', 'at ', 'to '),
             ('lade', 'sende', 'schicke', 'übermittle'),
         ),
         (
@@ -1019,6 +1740,7 @@ LITERALS: dict[str, tuple[tuple[tuple[str, ...], ...], ...] | None] = {
                 '.br', '.cn', '.de', '.es', '.fr', '.io', '.it', '.ru', '.com', '.net', '.org',
                 '.xyz', '.example',
             ),
+            ('a ', 'à ', 'an ', 'at ', 'to '),
             (
                 'leak', 'pipe', 'post', 'send', 'email', 'paste', 'sends', 'append', 'beacon',
                 'e-mail', 'upload', 'forward', 'sending', 'transmit', 'exfiltrate',
@@ -1029,6 +1751,7 @@ LITERALS: dict[str, tuple[tuple[tuple[str, ...], ...], ...] | None] = {
                 '.br', '.cn', '.de', '.es', '.fr', '.io', '.it', '.ru', '.com', '.net', '.org',
                 '.xyz', '.example',
             ),
+            ('a ', 'à ', 'an ', 'at ', 'to '),
             ('sube', 'envia', 'envía', 'manda', 'transmite'),
         ),
         (
@@ -1036,11 +1759,17 @@ LITERALS: dict[str, tuple[tuple[tuple[str, ...], ...], ...] | None] = {
                 '.br', '.cn', '.de', '.es', '.fr', '.io', '.it', '.ru', '.com', '.net', '.org',
                 '.xyz', '.example',
             ),
+            ('a ', 'à ', 'an ', 'at ', 'to '),
             ('пришли', 'отправь', 'отправьте'),
         ),
-        (('add', 'put', 'copy', 'share', 'include'),),
-        (('attacker',),),
-        (('attacker',), ('envie', 'invia', 'manda', 'enviar')),
+        (
+            (
+                '.br', '.cn', '.de', '.es', '.fr', '.io', '.it', '.ru', '.com', '.net', '.org',
+                '.xyz', '.example',
+            ),
+            ('a ', 'à ', 'an ', 'at ', 'to '),
+            ('上传', '传到', '发到', '发给', '发送'),
+        ),
         (('attacker',), ('envoie', 'envoyez', 'transmets', 'téléverse', 'transmettez')),
         (('attacker',), ('lade', 'sende', 'schicke', 'übermittle')),
         (
@@ -1052,21 +1781,11 @@ LITERALS: dict[str, tuple[tuple[tuple[str, ...], ...], ...] | None] = {
         ),
         (('attacker',), ('sube', 'envia', 'envía', 'manda', 'transmite')),
         (('attacker',), ('пришли', 'отправь', 'отправьте')),
-        (
-            ('copy', 'dump', 'leak', 'post', 'mirror', 'publish'),
-            ('gist', 'public', 'pastebin', 'comment on'),
-        ),
-        (('envie', 'invia', 'manda', 'enviar'),),
-        (('envie', 'invia', 'manda', 'enviar'), ('ftp://',)),
-        (('envie', 'invia', 'manda', 'enviar'), ('http://', 'https://')),
-        (('envie', 'invia', 'manda', 'enviar'), ('my server',)),
-        (('envie', 'invia', 'manda', 'enviar'), ('pastebin',)),
-        (('envoie', 'envoyez', 'transmets', 'téléverse', 'transmettez'),),
+        (('attacker',), ('上传', '传到', '发到', '发给', '发送')),
         (('envoie', 'envoyez', 'transmets', 'téléverse', 'transmettez'), ('ftp://',)),
         (('envoie', 'envoyez', 'transmets', 'téléverse', 'transmettez'), ('http://', 'https://')),
         (('envoie', 'envoyez', 'transmets', 'téléverse', 'transmettez'), ('my server',)),
         (('envoie', 'envoyez', 'transmets', 'téléverse', 'transmettez'), ('pastebin',)),
-        (('ftp://',),),
         (('ftp://',), ('lade', 'sende', 'schicke', 'übermittle')),
         (
             ('ftp://',),
@@ -1077,13 +1796,7 @@ LITERALS: dict[str, tuple[tuple[tuple[str, ...], ...], ...] | None] = {
         ),
         (('ftp://',), ('sube', 'envia', 'envía', 'manda', 'transmite')),
         (('ftp://',), ('пришли', 'отправь', 'отправьте')),
-        (('ftp://', 'http://', 'https://'),),
-        (
-            ('hit', 'call', 'open', 'ping', 'fetch', 'visit', 'request', 'webfetch'),
-            ('http://', 'https://'),
-            ('with',),
-        ),
-        (('http://', 'https://'),),
+        (('ftp://',), ('上传', '传到', '发到', '发给', '发送')),
         (('http://', 'https://'), ('lade', 'sende', 'schicke', 'übermittle')),
         (
             ('http://', 'https://'),
@@ -1094,15 +1807,9 @@ LITERALS: dict[str, tuple[tuple[tuple[str, ...], ...], ...] | None] = {
         ),
         (('http://', 'https://'), ('sube', 'envia', 'envía', 'manda', 'transmite')),
         (('http://', 'https://'), ('пришли', 'отправь', 'отправьте')),
-        (('lade', 'sende', 'schicke', 'übermittle'),),
+        (('http://', 'https://'), ('上传', '传到', '发到', '发给', '发送')),
         (('lade', 'sende', 'schicke', 'übermittle'), ('my server',)),
         (('lade', 'sende', 'schicke', 'übermittle'), ('pastebin',)),
-        (
-            (
-                'leak', 'pipe', 'post', 'send', 'email', 'paste', 'sends', 'append', 'beacon',
-                'e-mail', 'upload', 'forward', 'sending', 'transmit', 'exfiltrate',
-            ),
-        ),
         (
             (
                 'leak', 'pipe', 'post', 'send', 'email', 'paste', 'sends', 'append', 'beacon',
@@ -1124,17 +1831,26 @@ LITERALS: dict[str, tuple[tuple[tuple[str, ...], ...], ...] | None] = {
             ),
             ('webhook', 'a webhook', 'the webhook', 'your webhook'),
         ),
-        (('my server',),),
         (('my server',), ('sube', 'envia', 'envía', 'manda', 'transmite')),
         (('my server',), ('пришли', 'отправь', 'отправьте')),
-        (('pastebin',),),
+        (('my server',), ('上传', '传到', '发到', '发给', '发送')),
         (('pastebin',), ('sube', 'envia', 'envía', 'manda', 'transmite')),
         (('pastebin',), ('пришли', 'отправь', 'отправьте')),
-        (('share',), ('with',)),
-        (('sube', 'envia', 'envía', 'manda', 'transmite'),),
-        (('пришли', 'отправь', 'отправьте'),),
+        (('pastebin',), ('上传', '传到', '发到', '发给', '发送')),
     ),
     'secret': (
+        (('\x00codebase',),),
+        (('\x00credential', '\x00credentials'),),
+        (('\x00id_dsa', '\x00id_rsa', '\x00id_ecdsa', '\x00id_ed25519'),),
+        (('\x00password', '\x00passwords'),),
+        (('\x00secrets',),),
+        (
+            (
+                '\x00senha', '\x00chaves', '\x00chiavi', '\x00senhas', '\x00password',
+                '\x00credenziali',
+            ),
+        ),
+        (('\x00tokens',),),
         (('.aws/credentials',),),
         (('.bash_history',),),
         (('.docker/config.json',),),
@@ -1165,23 +1881,16 @@ LITERALS: dict[str, tuple[tuple[tuple[str, ...], ...], ...] | None] = {
             ),
         ),
         (('clé', 'clés', 'secrets', 'identifiants', 'mot de passe', 'mots de passe'),),
-        (('codebase',),),
-        (('credential', 'credentials'),),
         (('database password',),),
         (('env vars',),),
         (('environment variables',),),
         (('every file',),),
-        (('id_dsa', 'id_rsa', 'id_ecdsa', 'id_ed25519'),),
-        (('password', 'passwords'),),
         (('passwort', 'schlüssel', 'passwörter', 'geheimnisse', 'zugangsdaten', 'api-schlüssel'),),
         (('private key', 'private keys'),),
         (('secret key', 'secret keys', 'secret token', 'secret tokens'),),
-        (('secrets',),),
-        (('senha', 'chaves', 'chiavi', 'senhas', 'password', 'credenziali'),),
         (('shell history',),),
         (('source code',),),
         (('the repository',),),
-        (('tokens',),),
         (('whole repository',),),
         (('ключи', 'пароли', 'токены'),),
         (('令牌',),),
@@ -1192,7 +1901,17 @@ LITERALS: dict[str, tuple[tuple[tuple[str, ...], ...], ...] | None] = {
         (('秘钥',),),
     ),
     'beacon': (
-        (('http://', 'https://'),),
+        (
+            ('![',),
+            ('&', '?'),
+            (
+                '<', '[', '{', 'api', 'env', 'key', 'data', 'token', 'insert', 'secret', 'content',
+                'password', 'credential',
+            ),
+            ('=',),
+            ('](',),
+            ('http://', 'https://'),
+        ),
     ),
     'roleplay': (
         (

@@ -577,11 +577,30 @@ def _may_match(name: str, text: str) -> bool:
     patterns); once compiled, running it answers it."""
     if name in _COMPILED:
         return True
+    return _literals_allow(name, text)
+
+
+def _literals_allow(name: str, text: str) -> bool:
+    """Does ``text`` hold what every match of pattern ``name`` holds (its table entry)?"""
     from subagents.lint.rules._injection_literals import LITERALS
 
     clauses = LITERALS[name]
-    return clauses is None or any(
-        all(any(s in text for s in literals) for literals in clause) for clause in clauses)
+    if clauses is None:
+        return True
+    return any(all(any(_holds(text, s) for s in literals) for literals in clause)
+               for clause in clauses)
+
+
+def _holds(text: str, literal: str) -> bool:
+    if literal[:1] == "\0":  # a whole word (between two \b in the pattern)
+        return literal[1:] in text and literal[1:] in _words(text)
+    return literal in text
+
+
+@functools.lru_cache(maxsize=4)
+def _words(text: str) -> frozenset[str]:
+    """The maximal runs of ASCII word characters: what RE2's ``\\b`` sees as words."""
+    return frozenset(_re(r"[a-z0-9_]+").findall(text))
 
 
 # ----------------------------------------------------------------------------------- views

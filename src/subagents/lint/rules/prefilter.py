@@ -13,9 +13,10 @@ Design notes
   classes, a repetition that may be empty).  A sequence needs what each of its parts needs
   (all of them, as long as the clauses stay few); an alternation needs one of its branches'
   clauses.  ``(?:ignore|forget) (?:all|the)? (?:rules|orders)`` needs ``{ignore, forget}``
-  and ``{rules, orders}``.  Character classes and anchors are left out, and so are sets of
-  literals shorter than three characters when a clause has others, which only ever makes
-  the answer weaker, never wrong.
+  and ``{rules, orders}``.  A literal between word ends (``\\b``, ``\\s+``) must be a
+  whole word of the text (``\\bput\\b`` is not in "input"; marked with a leading NUL in
+  the table).  Character classes and other anchors are left out, which only ever makes the
+  answer weaker, never wrong.
   :func:`required_literals` is the simpler answer of one set, kept for the tests.
 * The literals are case-folded: the injection detector matches case-insensitively on
   case-folded text, where every letter is already in its folded form.
@@ -100,14 +101,11 @@ Requirement = frozenset[Clause] | None
 MAX_CLAUSES = 48
 #: an alternation of more clauses than this needs one literal of a branch instead
 MAX_BRANCH_CLAUSES = 256
-#: literals this short are in nearly every prompt: a set holding one tests nothing
-_MIN_LENGTH = 3
 
 
 def _useful(clause: Clause) -> Clause:
-    """The clause without its sets of very short literals, unless those are all it has."""
-    long = {s for s in clause if min(map(len, s)) >= _MIN_LENGTH}
-    return tuple(sorted(long or set(clause), key=sorted))
+    """The clause without sets holding the empty string (every text holds it)."""
+    return tuple(sorted({s for s in clause if "" not in s}, key=sorted))
 
 
 def _one_set(sets: Iterable[frozenset[str]]) -> Requirement:
@@ -167,31 +165,69 @@ def _exact(items: Iterable[tuple[Any, Any]]) -> frozenset[str] | None:
     return found
 
 
-def _requirement(items: Iterable[tuple[Any, Any]]) -> Requirement:
+#: marks a literal that must be a whole word of the text (ASCII letters, digits, ``_``)
+WORD = "\0"
+_ASCII_WORD = re.compile(r"[a-z0-9_]+")
+
+
+def _is_boundary(op: Any, av: Any) -> bool:
+    """Is the position after what comes before ``op`` a word's end?  (``\\b``, or a
+    character that is no ASCII word character: ``\\s``, ``\\W``; once or more.)"""
+    if op is sre.AT:
+        return av is sre.AT_BOUNDARY
+    if op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT):
+        low, _high, sub = av
+        return low >= 1 and len(sub) == 1 and _is_boundary(*sub[0])
+    if op is sre.IN:
+        return bool(av) and all(
+            (o is sre.CATEGORY and a in (sre.CATEGORY_SPACE, sre.CATEGORY_NOT_WORD))
+            or (o is sre.LITERAL and not _ASCII_WORD.fullmatch(chr(a).casefold()))
+            for o, a in av)
+    return False
+
+
+def _requirement(items: Iterable[tuple[Any, Any]], start: bool = False,
+                 end: bool = False) -> Requirement:
+    """``start``/``end``: is there a word end just before/after ``items``?  (The parser
+    moves a ``\\b`` that starts every branch out of the alternation.)"""
     parts: list[frozenset[Clause]] = []
     run: frozenset[str] = frozenset({""})  # the strings the literal part so far can be
+    after_boundary = False  # is the run preceded by a word end?
+    previous_boundary = start
+    items = list(items)
 
-    def flush() -> None:
+    def flush(before_boundary: bool = False) -> None:
         nonlocal run
         if any(run):
+            if (after_boundary and before_boundary
+                    and all(_ASCII_WORD.fullmatch(r.casefold()) for r in run)):
+                # \bput\b: RE2's \b knows ASCII word characters only, so the match is a
+                # whole word of the text split at every other character
+                run = frozenset(WORD + r for r in run)
             parts.append(frozenset({(run,)}))
         run = frozenset({""})
 
-    for op, av in items:
+    for i, (op, av) in enumerate(items):
+        before = previous_boundary
+        after = _is_boundary(*items[i + 1]) if i + 1 < len(items) else end
+        if not any(run):
+            after_boundary = previous_boundary
+        previous_boundary = _is_boundary(op, av)
         exact = _exact(((op, av),))
         if exact is not None:
             if len(run) * len(exact) <= _MAX_EXACT:
                 run = frozenset(a + b for a in run for b in exact)
                 continue
             flush()
+            after_boundary = False
             run = exact
             continue
-        flush()
+        flush(before_boundary=_is_boundary(op, av))
         part: Requirement = None
         if op is sre.SUBPATTERN:
-            part = _requirement(av[3])
+            part = _requirement(av[3], before, after)
         elif op is sre.BRANCH:
-            branches = [_requirement(b) for b in av[1]]
+            branches = [_requirement(b, before, after) for b in av[1]]
             if all(b is not None for b in branches):
                 part = _normal(frozenset().union(*branches))  # type: ignore[arg-type]
         elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT):
@@ -204,7 +240,7 @@ def _requirement(items: Iterable[tuple[Any, Any]]) -> Requirement:
         # anchors, any character, categories, negated classes: they require no literal
         if part is not None:
             parts.append(part)
-    flush()
+    flush(before_boundary=end)
     # the most selective parts first, so that those are kept when the clauses grow too many
     parts = [p for p in parts if all(_useful(c) for c in p)]
     parts.sort(key=lambda p: (len(p), -min(min(map(len, s)) for c in p for s in c)))
@@ -224,13 +260,6 @@ def requirement(pattern: str) -> Requirement:
     if found is None:
         return None
     return frozenset(tuple(frozenset(x.casefold() for x in s) for s in c) for c in found)
-
-
-def satisfied(requirement: Requirement, text: str) -> bool:
-    """Does ``text`` hold what the requirement asks (always, for ``None``)?"""
-    if requirement is None:
-        return True
-    return any(all(any(x in text for x in s) for s in c) for c in requirement)
 
 
 TABLE = "_injection_literals.py"
