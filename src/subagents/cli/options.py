@@ -472,19 +472,20 @@ class RegistryOptions:
         """``--dialect all``: one registry per harness present (:meth:`load_every`)."""
         return self.dialect == ALL_HARNESSES
 
-    def build(self) -> AgentRegistry:
+    def build(self, *, refuse_bad_agents: bool = True) -> AgentRegistry:
         """The registry these options describe (not loaded yet); ``--dialect all`` is a usage
-        error here (the commands that show every harness call :meth:`load_every`)."""
+        error here (the commands that show every harness call :meth:`load_every`).
+        ``refuse_bad_agents``: see :func:`build_registry`."""
         return build_registry(
             agents=self.agents, dialect=_one(self.dialect), cwd=self.cwd,
             plugin_dirs=self.plugin_dirs, managed_dir=self.managed_dir,
             group_dir=self.group_dir, global_dir=self.global_dir,
-            gemini_acknowledged=self._acknowledged(),
+            gemini_acknowledged=self._acknowledged(), refuse_bad_agents=refuse_bad_agents,
         )
 
-    def load(self) -> AgentRegistry:
+    def load(self, *, refuse_bad_agents: bool = True) -> AgentRegistry:
         """The registry these options describe, loaded."""
-        return self.build().load_all()
+        return self.build(refuse_bad_agents=refuse_bad_agents).load_all()
 
     def load_every(self) -> list[AgentRegistry]:
         """One loaded registry per harness with agent folders in this project or home (in
@@ -496,7 +497,7 @@ class RegistryOptions:
         claude = build_registry(
             agents=self.agents, dialect=Dialect.CLAUDE, cwd=self.cwd,
             plugin_dirs=self.plugin_dirs, managed_dir=self.managed_dir,
-            group_dir=self.group_dir, global_dir=self.global_dir,
+            group_dir=self.group_dir, global_dir=self.global_dir, refuse_bad_agents=False,
         )
         project = find_git_root(claude.cwd) or claude.cwd
         present = present_harnesses(project, claude.home)
@@ -541,8 +542,12 @@ def build_registry(
     global_dir: Path | None = None,
     agents_json: tuple[Path | None, Path | None] | None = None,
     gemini_acknowledged: bool = False,
+    refuse_bad_agents: bool = True,
 ) -> AgentRegistry:
     """An :class:`~subagents.registry.core.AgentRegistry` for these options (not loaded yet).
+
+    An ``--agents`` value Claude Code refuses to start with is a usage error (nothing runs),
+    unless ``refuse_bad_agents`` is False (``doctor``: the registry then reports it).
 
     What the arguments leave unset comes from the environment (SUBAGENTS_MANAGED_DIR,
     SUBAGENTS_PLUGIN_DIRS, SUBAGENTS_GROUP_DIR, SUBAGENTS_GLOBAL_DIR) -- so every command that
@@ -562,6 +567,15 @@ def build_registry(
 
             return HarnessRegistry(cwd, harness=GeminiHarness(acknowledged=True))
         return HarnessRegistry(cwd, harness=dialect.value)
+    if agents is not None and refuse_bad_agents:
+        from subagents.claude_code.agents_flag import agents_flag_problem
+
+        problem = agents_flag_problem(str(agents))
+        if problem is not None:
+            # Claude Code starts nothing with such a value; neither do we
+            raise click.UsageError(
+                f"--agents:{problem.line}:{problem.column}: Claude Code refuses to start with "
+                f"this value: {problem.message}; nothing runs (fix the entry or leave it out)")
     if managed_dir is None:
         managed_dir = _env_path(MANAGED_DIR_ENV)
     if not plugin_dirs:

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from subagents.claude_code.bun_yaml import bun_value
 from subagents.claude_code.profile import get_profile
-from subagents.claude_code.reader import ClaudeCodeView, read_claude_code
+from subagents.claude_code.reader import ClaudeCodeView, ParseMode, read_claude_code
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic, Severity
 from subagents.errors import DefinitionError
@@ -193,7 +193,12 @@ def parse_agent_text(
             text = text.replace("\r\n", "\n").replace("\r", "\n")
     if dialect is Dialect.JSON:
         defs, issues = read_json_text(text, path=file_path)
-        return LoadResult(display, dialect, tuple(defs), tuple(_diag(i, display) for i in issues))
+        found = [_diag(i, display) for i in issues]
+        refusal = _agents_flag_refusal(text, display)
+        if refusal is not None:  # it replaces the plain finding at the same place
+            found = [d for d in found if (d.rule, d.line, d.column) != (
+                refusal.rule, refusal.line, refusal.column)] + [refusal]
+        return LoadResult(display, dialect, tuple(defs), tuple(found))
     definition, doc, issues = read_markdown_text(
         text, dialect=dialect, path=file_path, bom=bom, crlf=crlf, include_body=include_body
     )
@@ -209,7 +214,8 @@ def parse_agent_text(
     diagnostics = tuple(_diag(i, display) for i in issues)
     if view is not None and view.loaded:
         label = view.profile.label
-        diagnostics = tuple(_say_what_claude_code_does(d, label) for d in diagnostics)
+        lenient = view.parse is ParseMode.LENIENT
+        diagnostics = tuple(_say_what_claude_code_does(d, label, lenient) for d in diagnostics)
     return LoadResult(
         display,
         dialect,
@@ -218,6 +224,24 @@ def parse_agent_text(
         doc,
         claude_code=view,
         file_path=file_path,
+    )
+
+
+def _agents_flag_refusal(text: str, display: str) -> Diagnostic | None:
+    """Agents JSON is also what ``claude --agents`` takes: one bad entry there and Claude Code
+    does not start at all (measured on 2.1.332)."""
+    from subagents.claude_code.agents_flag import agents_flag_problem
+
+    problem = agents_flag_problem(text) if text.strip() else None  # empty: SA012 says it
+    if problem is None:
+        return None
+    return Diagnostic(
+        path=display, line=problem.line, column=problem.column, rule=problem.rule,
+        severity=Severity.ERROR,
+        message=f"given to Claude Code with --agents, this JSON makes it refuse to start: "
+        f"{problem.message}; nothing runs",
+        hint="every agent needs a `description` and a `prompt`; `tools` is a list; names do "
+        "not start with '-'",
     )
 
 
@@ -285,12 +309,15 @@ def read_agent_file(
     )
 
 
-def _say_what_claude_code_does(d: Diagnostic, label: str) -> Diagnostic:
+def _say_what_claude_code_does(d: Diagnostic, label: str, lenient: bool = False) -> Diagnostic:
     """A YAML finding on a file Claude Code loads, saying what Claude Code makes of it (the
     YAML reader is dialect-neutral; the Claude reading knows).  The YAML reader passes the
     duplicate key and the construct it refuses along with the finding (``key``, ``subject``)."""
     if d.rule == "SA007" and d.key is not None:
         message = f"{d.message}; {label} silently keeps the last value"
+    elif d.rule == "SA008" and d.subject is not None and lenient:
+        message = (f"{d.subject}: {label} cannot read this frontmatter as YAML; its lenient "
+                   "second pass keeps each `*alias` value as literal text")
     elif d.rule == "SA008" and d.subject is not None:
         message = (f"{d.subject}: {label} resolves anchors and aliases, but many YAML tools "
                    "and other harnesses refuse them")

@@ -78,6 +78,7 @@ from subagents.registry.records import (
     _as_claude_code_reads,
     _state_of,
     follows_claude_code,
+    refused_agents_value,
 )
 from subagents.registry.watch import ChangeEvent, diff_state
 
@@ -339,7 +340,7 @@ class AgentRegistry:
                     rec = self._read_file(src, path, segments, prev)
                     if rec is not None:
                         new[key] = rec
-            elif src.kind is SourceKind.JSON_FILE:
+            elif src.kind in (SourceKind.JSON_FILE, SourceKind.AGENT_FILE):
                 assert src.root is not None
                 key = (index, src.root)
                 rec = self._read_file(src, src.root, (), old.get(key))
@@ -383,6 +384,10 @@ class AgentRegistry:
 
     def _parse_text(self, src: Source) -> FileRecord:
         assert src.text is not None
+        if self.dialect is Dialect.CLAUDE:
+            refused = refused_agents_value(src)
+            if refused is not None:
+                return refused
         result = parse_agent_text(src.text, path=src.label, dialect=Dialect.JSON)
         return self._record(src, result, None, None, src.label, (), trusted=True)
 
@@ -454,7 +459,9 @@ class AgentRegistry:
         is_json = src.dialect is Dialect.JSON
         if is_json or result.ok:
             for defn in result.definitions:
-                problem = harness_skip(defn, display, src.dialect)
+                # a ':' is fine in an --agents key (measured on 2.1.332)
+                problem = harness_skip(defn, display, src.dialect,
+                                       colon_ok=src.kind is SourceKind.JSON_TEXT)
                 if problem is not None:
                     diags.append(problem)
                     continue
@@ -783,7 +790,8 @@ class AgentRegistry:
             if src.kind is SourceKind.FOLDER and src.root.is_dir():
                 recursive.add(src.root)
                 continue
-            target = src.root.parent if src.kind is SourceKind.JSON_FILE else src.root
+            target = src.root.parent if src.kind in (
+                SourceKind.JSON_FILE, SourceKind.AGENT_FILE) else src.root
             while not target.is_dir() and target != target.parent:
                 target = target.parent
             flat.add(target)

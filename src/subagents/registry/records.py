@@ -27,12 +27,34 @@ __all__ = [
     "FileRecord",
     "FolderState",
     "follows_claude_code",
+    "refused_agents_value",
 ]
 
 
 def follows_claude_code(src: Source) -> bool:
     """Claude Code's folders (managed, project, user, plugins): read as Claude Code reads."""
-    return src.kind is SourceKind.FOLDER and src.dialect is Dialect.CLAUDE
+    return src.kind in (SourceKind.FOLDER, SourceKind.AGENT_FILE) and (
+        src.dialect is Dialect.CLAUDE)
+
+
+def refused_agents_value(src: Source) -> FileRecord | None:
+    """The ``--agents`` value refused as a whole when Claude Code would not start with it (one
+    bad entry and nothing runs, measured on 2.1.332), else None."""
+    from subagents.claude_code.agents_flag import agents_flag_problem
+
+    assert src.text is not None
+    problem = agents_flag_problem(src.text)
+    if problem is None:
+        return None
+    diag = Diagnostic(
+        path=src.label, line=problem.line, column=problem.column, rule=problem.rule,
+        severity=Severity.ERROR,
+        message=f"Claude Code refuses to start with this --agents value: {problem.message}; "
+        "nothing runs, and no agent of it is loaded",
+        hint="fix the entry (every agent needs a `description` and a `prompt`; `tools` is a "
+        "list; names do not start with '-'), or leave it out",
+    )
+    return FileRecord(None, (), (diag,), src.label, None, True, src)
 
 
 def _as_claude_code_reads(
