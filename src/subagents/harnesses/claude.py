@@ -14,14 +14,22 @@ Design notes
   field, including ``x-<harness>`` blocks parked by other readers (Claude Code ignores unknown
   keys; the other writers restore them).
 * Why a file is skipped is Claude Code's own reason (``Skip.message``), with effect ``skip``.
+* Claude Code's answers to the reading questions every command asks a harness
+  (:class:`~subagents.harnesses.base.Harness`): what loads is its emulation's answer
+  (:attr:`LoadResult.claude_code <subagents.harnesses.loader.LoadResult>`), a plugin's file
+  loads on terms of its own (:func:`~subagents.claude_code.reader.as_plugin_agent`), and the
+  name a skipped file seems to give is the one Claude Code read.  The registry, ``validate``,
+  ``convert``, ``fix`` and ``sync`` ask these questions and never test for Claude Code.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from subagents.claude_code.reader import SkipKind
+from subagents.claude_code.reader import SkipKind, as_plugin_agent
 from subagents.claude_code.scan import scan_agents_folder
 from subagents.definition import AgentDefinition, Dialect
 from subagents.formats.writers import to_claude_markdown, to_codex_markdown
@@ -31,11 +39,15 @@ from subagents.harnesses.base import (
     HarnessAgent,
     Location,
     Outcome,
+    Reading,
     WrittenFile,
 )
-from subagents.harnesses.layout import project_folders, user_folder
-from subagents.harnesses.loader import parse_agent_text
+from subagents.harnesses.layout import harness_skip, project_folders, user_folder
+from subagents.harnesses.loader import LoadResult, parse_agent_text
 from subagents.harnesses.table import TableHarness, get_spec
+
+if TYPE_CHECKING:
+    from subagents.diagnostics import Diagnostic
 
 __all__ = ["CODEX_MD", "HARNESS", "ClaudeHarness", "CodexMarkdownHarness"]
 
@@ -58,7 +70,7 @@ def _markdown_locations(project: Path, home: Path, dialect: Dialect) -> list[Loc
 
 
 
-class ClaudeHarness:
+class ClaudeHarness(Reading):
     """Claude Code (the version recorded in :mod:`subagents.claude_code.profile`)."""
 
     name = "claude"
@@ -108,10 +120,48 @@ class ClaudeHarness:
         return WrittenFile(get_spec("claude").relpath(definition.name),
                            to_claude_markdown(definition))
 
+    # ---------------------------------------------- the reading questions: the emulation's answer
+
+    def loaded(
+        self, result: LoadResult, *, include_body: bool = True
+    ) -> tuple[AgentDefinition, ...]:
+        """The definition Claude Code runs (none when it skips the file, or when the file could
+        not be read at all)."""
+        view = result.claude_code
+        if view is None or not view.loaded:
+            return ()
+        from subagents.claude_code.definition import definition_from_view
+
+        return (definition_from_view(view, path=result.file_path, strict=result.definition,
+                                     include_body=include_body),)
+
+    def for_plugin(self, result: LoadResult, plugin: str) -> LoadResult:
+        """A plugin's agents load on terms of their own (named after the file when the
+        frontmatter does not say, ``:`` allowed, ...)."""
+        view, path = result.claude_code, result.file_path
+        if view is None or path is None:
+            return result
+        adapted = as_plugin_agent(view, file_stem=path.stem, plugin=plugin.split(":", 1)[0])
+        return dataclasses.replace(result, claude_code=adapted)
+
+    def declared_name(self, result: LoadResult) -> str | None:
+        view = result.claude_code
+        if view is None:
+            return super().declared_name(result)
+        return view.name if isinstance(view.name, str) and view.name else None
+
 
 class CodexMarkdownHarness(TableHarness, dialect="codex-md"):
     """The Markdown agent form in ``.codex/agents/*.md`` (not the official Codex CLI)."""
 
+    def loaded(
+        self, result: LoadResult, *, include_body: bool = True
+    ) -> tuple[AgentDefinition, ...]:
+        """The strict reader is the format's reader: a file with an error loads nothing."""
+        return result.definitions if result.ok else ()
+
+    def refuses(self, definition: AgentDefinition, display: str) -> Diagnostic | None:
+        return harness_skip(definition, display, Dialect.CODEX_MD)
 
     def locations(self, project: Path, home: Path) -> Sequence[Location]:
         return _markdown_locations(project, home, Dialect.CODEX_MD)

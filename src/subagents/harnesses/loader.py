@@ -37,8 +37,8 @@ from subagents.formats.frontmatter import FrontmatterDocument, decode_bytes
 from subagents.formats.jsonfile import read_json_text
 from subagents.formats.markdown import read_markdown_text
 from subagents.formats.yamltree import YamlIssue
-from subagents.harnesses.base import Effect, HarnessAgent, Outcome
-from subagents.harnesses.table import dialect_of_folder
+from subagents.harnesses.base import Effect, Harness, HarnessAgent, Outcome
+from subagents.harnesses.table import HARNESS_NAMES, dialect_of_folder
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -83,16 +83,18 @@ class LoadResult:
         Claude Code skips it; for another harness's file those its reader loads; for an
         ``agents.json`` every entry that reads; for codex-md the definition when the strict
         reader found no error."""
-        view = self.claude_code
-        if view is not None:
-            if not view.loaded:
-                return ()
-            from subagents.claude_code.definition import definition_from_view
+        harness = self.harness
+        return harness.loaded(self) if harness is not None else self.definitions
 
-            return (definition_from_view(view, path=self.file_path, strict=self.definition),)
-        if self.dialect is Dialect.CODEX_MD:
-            return self.definitions if self.ok else ()
-        return self.definitions
+    @property
+    def harness(self) -> Harness | None:
+        """The harness of this file's dialect (None for ``agents.json``, a format of its own):
+        the one every command asks what loads."""
+        if self.dialect is None or self.dialect.value not in HARNESS_NAMES:
+            return None
+        from subagents.harnesses import get_harness
+
+        return get_harness(self.dialect.value)
 
     @property
     def definition(self) -> AgentDefinition | None:

@@ -61,13 +61,15 @@ HARNESS_REGISTRY_DIALECTS: frozenset[str] = frozenset(
 _SCOPES = {"project": Scope.PROJECT, "user": Scope.USER}
 
 
-def harness_label(harness: Harness) -> str:
-    """``Gemini CLI 0.61.0``: the harness and the version whose behaviour we reproduce."""
+def harness_label(harness: Harness, version: str | None = None) -> str:
+    """``Gemini CLI 0.61.0``: the harness and the version whose behaviour we reproduce
+    (``version``: a recorded version chosen instead of the newest, as a registry may follow
+    one of Claude Code's)."""
     if harness.version == "format":
         return harness.display_name
     if harness.version == "docs":
         return f"{harness.display_name} (as documented)"
-    return f"{harness.display_name} {harness.version}"
+    return f"{harness.display_name} {version or harness.version}"
 
 
 def _under(path: Path, root: Path) -> bool:
@@ -359,13 +361,8 @@ def harness_report(reg: AgentRegistry) -> HarnessReport:
         skipped.append(FileRecord(None, (), tuple(
             d for d in reg.diagnostics() if d.path == loser.display_path and d.rule == "SA601"
         ), loser.display_path or "", loser.name, True, loser.origin))
-    label = harness_label(harness)
-    if (not isinstance(reg, HarnessRegistry) and reg.claude_code is not None
-            and harness.name == "claude"):
-        # the registry follows a chosen Claude Code version, not necessarily the newest
-        from subagents.claude_code.profile import get_profile
-
-        label = get_profile(reg.claude_code).label
+    # a registry may follow a chosen recorded version, not necessarily the newest
+    label = harness_label(harness, None if isinstance(reg, HarnessRegistry) else reg.claude_code)
     return HarnessReport(harness.name, label, folders, loads, skipped, fatal)
 
 
