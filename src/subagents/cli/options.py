@@ -100,9 +100,6 @@ PLUGIN_DIRS_ENV = "SUBAGENTS_PLUGIN_DIRS"
 GROUP_DIR_ENV = "SUBAGENTS_GROUP_DIR"  # the same variables as `subagents define/remove/export`
 GLOBAL_DIR_ENV = "SUBAGENTS_GLOBAL_DIR"
 STORE_FILENAME = "agents.json"  # = subagents.store.file.STORE_FILENAME (not imported here)
-# = subagents.registry.harness_view.HARNESS_REGISTRY_DIALECTS (not imported here)
-_HARNESS_READERS = frozenset(
-    {"codex", "gemini", "opencode", "copilot", "cursor", "qwen", "factory"})
 
 _STRING_FIELDS = ("name", "description", "prompt", "model")
 
@@ -548,9 +545,10 @@ def build_registry(
     SUBAGENTS_PLUGIN_DIRS, SUBAGENTS_GROUP_DIR, SUBAGENTS_GLOBAL_DIR) -- so every command that
     reads the registry sees the same agents for the same flags and environment.
     """
+    from subagents.harnesses.table import OWN_READERS
     from subagents.registry.core import AgentRegistry
 
-    if dialect is not None and dialect.value in _HARNESS_READERS:
+    if dialect is not None and dialect.value in OWN_READERS:
         from subagents.registry.harness_view import HarnessRegistry
 
         if agents is not None:

@@ -38,6 +38,7 @@ from subagents.names import file_stem as _claude_stem
 
 __all__ = [
     "HARNESS_NAMES",
+    "OWN_READERS",
     "SPECS",
     "UNICODE_SPACE",
     "HarnessSpec",
@@ -222,6 +223,9 @@ SPECS: tuple[HarnessSpec, ...] = (
 _BY_NAME = {spec.name: spec for spec in SPECS}
 #: Every dialect with a harness, in the order of listings and ``sync``.
 HARNESS_NAMES: tuple[str, ...] = tuple(_BY_NAME)
+#: The harnesses whose own reader judges their files under their own codes (not the SA rules
+#: of Claude Code's Markdown form): ``validate`` and ``list --dialect`` read them that way.
+OWN_READERS: frozenset[str] = frozenset(s.name for s in SPECS if s.code_prefix != "SA")
 
 
 def get_spec(name: str) -> HarnessSpec:

@@ -37,6 +37,7 @@ from subagents.definition import Dialect, Scope
 from subagents.diagnostics import Diagnostic, Severity
 from subagents.errors import UsageError
 from subagents.harnesses.layout import Source, SourceKind, Stamp, find_git_root
+from subagents.harnesses.table import OWN_READERS
 from subagents.registry.core import AgentRegistry
 from subagents.registry.records import AgentEntry, FileRecord, FolderState
 from subagents.registry.watch import ChangeEvent, diff_state
@@ -54,9 +55,7 @@ __all__ = [
 ]
 
 # dialects whose agents come from a harness module (claude and codex-md keep the folder scan)
-HARNESS_REGISTRY_DIALECTS: frozenset[str] = frozenset(
-    {"codex", "gemini", "opencode", "copilot", "cursor", "qwen", "factory"}
-)
+HARNESS_REGISTRY_DIALECTS: frozenset[str] = OWN_READERS
 
 _SCOPES = {"project": Scope.PROJECT, "user": Scope.USER}
 

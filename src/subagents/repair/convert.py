@@ -56,6 +56,7 @@ __all__ = [
     "ConversionResult",
     "OutputFile",
     "Target",
+    "conversion_inputs",
     "convert_definitions",
     "diagnostic_for",
     "field_losses",
@@ -343,6 +344,21 @@ def convert_definitions(defs: Iterable[AgentDefinition], target: Target | str) -
         filename = "agents.json" if target is Target.JSON else "agents.sdk.json"
         outputs.append(OutputFile(filename, to_json_text(entries), tuple(entries)))
     return ConversionResult(tuple(outputs), tuple(diagnostics), tuple(converted), tuple(failed))
+
+
+def conversion_inputs(paths: Iterable[Path]) -> list[tuple[Path, bool]]:
+    """``(path, named explicitly)`` for the paths given to ``convert``: a folder is walked
+    exactly as ``validate`` walks it (README.md, SKILL.md, skills/ and JSON files other than
+    agents.json / *.agents.json are not agent files)."""
+    from subagents.lint.validate import iter_agent_files
+
+    out: list[tuple[Path, bool]] = []
+    for target in paths:
+        if not target.is_dir():
+            out.append((target, True))
+            continue
+        out.extend((path, False) for path, _shown, _link in iter_agent_files(target, str(target)))
+    return out
 
 
 def read_for_conversion(
