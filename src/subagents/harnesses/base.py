@@ -188,6 +188,18 @@ class Harness(Protocol):
         would); for the registry, which reads front matter only."""
         ...
 
+    def emulate(
+        self, result: LoadResult, data: str | bytes | None, *, text: str | None = None,
+        bom: bool = False, crlf: bool = False, size: int | None = None,
+        claude_code: str | None = None,
+    ) -> LoadResult:
+        """The strict reader's ``result`` for a file the Markdown reader reads, with this
+        harness's own reading of the same ``data`` added when it emulates its loader (Claude
+        Code: :attr:`LoadResult.claude_code`).  ``data`` None: the file was not read (over our
+        size cap), only its ``size`` is known; ``text``: the decoded text the strict reader
+        read (BOM stripped, line ends made LF); ``claude_code``: the recorded version."""
+        ...
+
 
 class Reading:
     """:class:`Harness`'s reading questions answered for a harness whose reader decides what
@@ -209,3 +221,10 @@ class Reading:
 
     def refuses(self, definition: AgentDefinition, display: str) -> Diagnostic | None:
         return None
+
+    def emulate(
+        self, result: LoadResult, data: str | bytes | None, *, text: str | None = None,
+        bom: bool = False, crlf: bool = False, size: int | None = None,
+        claude_code: str | None = None,
+    ) -> LoadResult:
+        return result

@@ -27,11 +27,15 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
-from subagents.claude_code.reader import SkipKind, as_plugin_agent
+from subagents.claude_code.bun_yaml import bun_value
+from subagents.claude_code.profile import get_profile
+from subagents.claude_code.reader import SkipKind, as_plugin_agent, read_claude_code
 from subagents.claude_code.scan import scan_agents_folder
 from subagents.definition import AgentDefinition, Dialect
+from subagents.diagnostics import Diagnostic
+from subagents.formats.frontmatter import FrontmatterDocument
 from subagents.formats.writers import to_claude_markdown, to_codex_markdown
 from subagents.harnesses.base import (
     Effect,
@@ -45,9 +49,6 @@ from subagents.harnesses.base import (
 from subagents.harnesses.layout import harness_skip, project_folders, user_folder
 from subagents.harnesses.loader import LoadResult, parse_agent_text
 from subagents.harnesses.table import TableHarness, get_spec
-
-if TYPE_CHECKING:
-    from subagents.diagnostics import Diagnostic
 
 __all__ = ["CODEX_MD", "HARNESS", "ClaudeHarness", "CodexMarkdownHarness"]
 
@@ -79,8 +80,6 @@ class ClaudeHarness(Reading):
 
     @property
     def version(self) -> str:
-        from subagents.claude_code.profile import get_profile
-
         return get_profile().version
 
     def locations(self, project: Path, home: Path) -> Sequence[Location]:
@@ -150,6 +149,37 @@ class ClaudeHarness(Reading):
             return super().declared_name(result)
         return view.name if isinstance(view.name, str) and view.name else None
 
+    def emulate(
+        self, result: LoadResult, data: str | bytes | None, *, text: str | None = None,
+        bom: bool = False, crlf: bool = False, size: int | None = None,
+        claude_code: str | None = None,
+    ) -> LoadResult:
+        """What Claude Code (the recorded version ``claude_code``) makes of the same bytes,
+        attached as ``result.claude_code``; on a file it loads, the YAML findings say what it
+        does with the construct."""
+        profile = get_profile(claude_code)
+        if data is None:  # over our cap, not read: Claude Code's own limit decides
+            if size is None or size <= profile.max_file_bytes:
+                return result
+            return dataclasses.replace(
+                result, claude_code=read_claude_code(b"", profile=profile, size=size))
+        if text is None:  # not decodable: Claude Code reads the bytes its own way
+            return dataclasses.replace(result, claude_code=read_claude_code(data,
+                                                                            profile=profile))
+        shared = (None if any(d.rule == "SA007" for d in result.diagnostics)
+                  else _parsed_block(result.document, crlf))
+        # the text is already decoded: Claude Code reads the same characters unless the
+        # file has CRLF line ends (it keeps them; the strict reader normalised them)
+        same_text = isinstance(data, bytes) and b"\r" not in data
+        source: str | bytes = ("\ufeff" + text if bom else text) if same_text else data
+        view = read_claude_code(source, profile=profile, parsed_block=shared,
+                                size=len(data) if isinstance(data, bytes) else None)
+        diagnostics = result.diagnostics
+        if view.loaded:
+            label = view.profile.label
+            diagnostics = tuple(_say_what_claude_code_does(d, label) for d in diagnostics)
+        return dataclasses.replace(result, diagnostics=diagnostics, claude_code=view)
+
 
 class CodexMarkdownHarness(TableHarness, dialect="codex-md"):
     """The Markdown agent form in ``.codex/agents/*.md`` (not the official Codex CLI)."""
@@ -196,6 +226,30 @@ class CodexMarkdownHarness(TableHarness, dialect="codex-md"):
     def write(self, definition: AgentDefinition) -> WrittenFile:
         return WrittenFile(get_spec("codex-md").relpath(definition.name),
                            to_codex_markdown(definition))
+
+
+def _say_what_claude_code_does(d: Diagnostic, label: str) -> Diagnostic:
+    """A YAML finding on a file Claude Code loads, saying what Claude Code makes of it (the
+    YAML reader is dialect-neutral; the Claude reading knows).  The YAML reader passes the
+    duplicate key and the construct it refuses along with the finding (``key``, ``subject``)."""
+    if d.rule == "SA007" and d.key is not None:
+        message = f"{d.message}; {label} silently keeps the last value"
+    elif d.rule == "SA008" and d.subject is not None:
+        message = (f"{d.subject}: {label} resolves anchors and aliases, but many YAML tools "
+                   "and other harnesses refuse them")
+    elif d.rule == "SA009" and d.subject is not None:
+        message = f"{d.subject}: {label} silently drops it and reads the rest of the value"
+    else:
+        return d
+    return dataclasses.replace(d, message=message)
+
+
+def _parsed_block(doc: FrontmatterDocument | None, crlf: bool) -> tuple[str, Any] | None:
+    """The strict reader's parse as Bun's (no second parse of the same text), when it applies:
+    a tree that parsed as it stands (not recovered), read from LF text, opened at line 1."""
+    if doc is None or doc.root is None or doc.recovered or crlf or doc.start_line != 1:
+        return None
+    return doc.yaml_text, bun_value(doc.root)
 
 
 HARNESS = ClaudeHarness()

@@ -25,11 +25,8 @@ import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from subagents.claude_code.bun_yaml import bun_value
-from subagents.claude_code.profile import get_profile
-from subagents.claude_code.reader import ClaudeCodeView, read_claude_code
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic, Severity
 from subagents.errors import DefinitionError
@@ -38,7 +35,10 @@ from subagents.formats.jsonfile import read_json_text
 from subagents.formats.markdown import read_markdown_text
 from subagents.formats.yamltree import YamlIssue
 from subagents.harnesses.base import Effect, Harness, HarnessAgent, Outcome
-from subagents.harnesses.table import HARNESS_NAMES, dialect_of_folder
+from subagents.harnesses.table import HARNESS_NAMES, OWN_READERS, dialect_of_folder
+
+if TYPE_CHECKING:
+    from subagents.claude_code.reader import ClaudeCodeView
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -90,11 +90,7 @@ class LoadResult:
     def harness(self) -> Harness | None:
         """The harness of this file's dialect (None for ``agents.json``, a format of its own):
         the one every command asks what loads."""
-        if self.dialect is None or self.dialect.value not in HARNESS_NAMES:
-            return None
-        from subagents.harnesses import get_harness
-
-        return get_harness(self.dialect.value)
+        return None if self.dialect is None else _harness_of(self.dialect)
 
     @property
     def definition(self) -> AgentDefinition | None:
@@ -165,22 +161,23 @@ def parse_agent_text(
     recorded)."""
     display = str(path)
     dialect = Dialect(dialect)
-    if dialect not in (Dialect.CLAUDE, Dialect.CODEX_MD, Dialect.JSON):
+    if dialect.value in OWN_READERS:
         # another harness's file: its own faithful reader, the same one `validate`, `list`,
         # `convert` and `sync` use (the text as the harness gets it: BOM and CRLF kept)
         raw_text = (data.decode("utf-8", errors="replace") if isinstance(data, bytes)
                     else data)
         return read_with_harness(raw_text, display, dialect, file_path)
     raw = data if isinstance(data, bytes) else None
-    profile = get_profile(claude_code)
+    # a harness that emulates its own loader beside the strict reader (Claude Code) adds its
+    # reading of the same bytes: Harness.emulate
+    harness = _harness_of(dialect)
     if raw is not None:
         decoded = decode_bytes(raw)
         if decoded.issue is not None or decoded.text is None:
             assert decoded.issue is not None
-            view = read_claude_code(data, profile=profile) if dialect is Dialect.CLAUDE else None
-            return LoadResult(
-                display, dialect, (), (_diag(decoded.issue, display),), claude_code=view
-            )
+            unread = LoadResult(display, dialect, (), (_diag(decoded.issue, display),))
+            return unread if harness is None else harness.emulate(
+                unread, data, claude_code=claude_code)
         text, bom, crlf = decoded.text, decoded.bom, decoded.crlf
     else:
         assert isinstance(data, str)
@@ -195,28 +192,25 @@ def parse_agent_text(
     definition, doc, issues = read_markdown_text(
         text, dialect=dialect, path=file_path, bom=bom, crlf=crlf, include_body=include_body
     )
-    view = None
-    if dialect is Dialect.CLAUDE:
-        shared = None if any(i.code == "SA007" for i in issues) else _parsed_block(doc, crlf)
-        # the text is already decoded: Claude Code reads the same characters unless the
-        # file has CRLF line ends (it keeps them; the strict reader normalised them)
-        same_text = isinstance(data, bytes) and b"\r" not in data
-        source: str | bytes = ("\ufeff" + text if bom else text) if same_text else data
-        size = len(data) if isinstance(data, bytes) else None
-        view = read_claude_code(source, profile=profile, parsed_block=shared, size=size)
-    diagnostics = tuple(_diag(i, display) for i in issues)
-    if view is not None and view.loaded:
-        label = view.profile.label
-        diagnostics = tuple(_say_what_claude_code_does(d, label) for d in diagnostics)
-    return LoadResult(
+    result = LoadResult(
         display,
         dialect,
         (definition,) if definition is not None else (),
-        diagnostics,
+        tuple(_diag(i, display) for i in issues),
         doc,
-        claude_code=view,
         file_path=file_path,
     )
+    if harness is None:
+        return result
+    return harness.emulate(result, data, text=text, bom=bom, crlf=crlf, claude_code=claude_code)
+
+
+def _harness_of(dialect: Dialect) -> Harness | None:
+    if dialect.value not in HARNESS_NAMES:
+        return None  # agents.json: a format of its own
+    from subagents.harnesses import get_harness
+
+    return get_harness(dialect.value)
 
 
 def read_agent_file(
@@ -256,10 +250,10 @@ def read_agent_file(
                     "agent definitions are small text files; move reference material into "
                     "skills or separate documents",
                 )
-                profile = get_profile(claude_code)
-                if chosen is not Dialect.CLAUDE or st.st_size <= profile.max_file_bytes:
-                    return big  # over our configured cap only: not read, so no reading
-                return _with_view(big, read_claude_code(b"", profile=profile, size=st.st_size))
+                # not read: a harness that reads larger files says what it does from the size
+                harness = _harness_of(chosen)
+                return big if harness is None else harness.emulate(
+                    big, None, size=st.st_size, claude_code=claude_code)
             # Ask for what stat says (+1 to notice growth), not max_bytes: a 1 MiB buffer per
             # small file is measurable when scanning thousands of agents.
             data = fh.read(min(st.st_size, max_bytes) + 1)
@@ -280,38 +274,6 @@ def read_agent_file(
         include_body=include_body,
         file_path=p,
         claude_code=claude_code,
-    )
-
-
-def _say_what_claude_code_does(d: Diagnostic, label: str) -> Diagnostic:
-    """A YAML finding on a file Claude Code loads, saying what Claude Code makes of it (the
-    YAML reader is dialect-neutral; the Claude reading knows).  The YAML reader passes the
-    duplicate key and the construct it refuses along with the finding (``key``, ``subject``)."""
-    if d.rule == "SA007" and d.key is not None:
-        message = f"{d.message}; {label} silently keeps the last value"
-    elif d.rule == "SA008" and d.subject is not None:
-        message = (f"{d.subject}: {label} resolves anchors and aliases, but many YAML tools "
-                   "and other harnesses refuse them")
-    elif d.rule == "SA009" and d.subject is not None:
-        message = f"{d.subject}: {label} silently drops it and reads the rest of the value"
-    else:
-        return d
-    return dataclasses.replace(d, message=message)
-
-
-
-
-def _parsed_block(doc: FrontmatterDocument | None, crlf: bool) -> tuple[str, Any] | None:
-    """The strict reader's parse as Bun's (no second parse of the same text), when it applies:
-    a tree that parsed as it stands (not recovered), read from LF text, opened at line 1."""
-    if doc is None or doc.root is None or doc.recovered or crlf or doc.start_line != 1:
-        return None
-    return doc.yaml_text, bun_value(doc.root)
-
-
-def _with_view(result: LoadResult, view: ClaudeCodeView) -> LoadResult:
-    return LoadResult(
-        result.path, result.dialect, result.definitions, result.diagnostics, claude_code=view
     )
 
 
