@@ -52,6 +52,7 @@ __all__ = [
     "harness_label",
     "harness_report",
     "present_harnesses",
+    "untrusted_guards",
 ]
 
 # dialects whose agents come from a harness module (claude and codex-md keep the folder scan)
@@ -363,6 +364,19 @@ def harness_report(reg: AgentRegistry) -> HarnessReport:
     # a registry may follow a chosen recorded version, not necessarily the newest
     label = harness_label(harness, None if isinstance(reg, HarnessRegistry) else reg.claude_code)
     return HarnessReport(harness.name, label, folders, loads, skipped, fatal)
+
+
+def untrusted_guards(reg: AgentRegistry) -> tuple[Path, list[str]] | None:
+    """(the project folder, its agents with hooks or MCP servers) when Claude Code does not
+    trust the folder (it then skips their hooks and MCP servers), else None."""
+    from subagents.claude_code.trust import folder_trusted
+
+    root = find_git_root(reg.cwd) or reg.cwd
+    names = [e.name for e in reg.list(include_builtin=False)
+             if e.source is Scope.PROJECT and (e.header.hooks or e.header.mcp_servers)]
+    if not names or folder_trusted(root, reg.home):
+        return None
+    return root, names
 
 
 def error_lines(rec: FileRecord) -> builtins.list[Diagnostic]:
