@@ -310,23 +310,9 @@ def rules(output_format: str) -> None:
     from subagents.lint.rules.catalog import RULES
 
     if output_format == "json":
-        click.echo(
-            json.dumps(
-                [
-                    {
-                        "code": r.code,
-                        "name": r.name,
-                        "category": str(r.category),
-                        "doc": r.doc,
-                        "default": str(r.default) if r.default else None,
-                        "strict": str(r.strict) if r.strict else None,
-                        "silenceable": r.silenceable,
-                    }
-                    for r in RULES.values()
-                ],
-                indent=2,
-            )
-        )
+        from subagents.lint.rules.explanations import rule_fields
+
+        click.echo(json.dumps([rule_fields(r) for r in RULES.values()], indent=2))
         return
     for r in RULES.values():
         sev = f"{r.default or 'off'}/{r.strict or 'off'}"

@@ -61,6 +61,12 @@ _SKIP_CODES = {
 }
 
 
+def _in_agents_folder(path: Path, dialect: str) -> bool:
+    """A Markdown file below the table's agents folder of ``dialect`` (``.claude/agents``)."""
+    text = "/" + path.as_posix().lower()
+    return text.endswith(".md") and f"/{get_spec(dialect).write_folder}/" in text
+
+
 def _markdown_locations(project: Path, home: Path, dialect: Dialect) -> list[Location]:
     """The project folders up to the git root (closest first), then the user's folder."""
     folders = [Location(p, "project", True, (".md",), rank)
@@ -93,8 +99,7 @@ class ClaudeHarness(Reading):
         return out
 
     def claims(self, path: Path) -> bool:
-        text = "/" + path.as_posix().lower()
-        return text.endswith(".md") and "/.claude/agents/" in text
+        return _in_agents_folder(path, "claude")
 
     def read_text(self, text: str, path: Path | None = None) -> Sequence[HarnessAgent]:
         result = parse_agent_text(text, path=str(path or "<string>"), dialect=Dialect.CLAUDE,
@@ -204,8 +209,7 @@ class CodexMarkdownHarness(TableHarness, dialect="codex-md"):
         return out
 
     def claims(self, path: Path) -> bool:
-        text = "/" + path.as_posix().lower()
-        return text.endswith(".md") and "/.codex/agents/" in text
+        return _in_agents_folder(path, "codex-md")
 
     def read_text(self, text: str, path: Path | None = None) -> Sequence[HarnessAgent]:
         result = parse_agent_text(text, path=str(path or "<string>"), dialect=Dialect.CODEX_MD,
