@@ -11,7 +11,11 @@ UTF-8 BOM is stripped and CRLF accepted.  The dialect comes from the location
 (:func:`detect_dialect`); another harness's file (Codex TOML, Gemini, OpenCode, Copilot, ...) is
 read by that harness's own faithful reader (:mod:`subagents.harnesses`), the one every command
 uses: the agents it loads are the definitions, its findings the diagnostics (one severity rule,
-:func:`severity_of`).
+:func:`severity_of`).  Claude Code's and codex-md's Markdown is read by the strict reader
+(positions); the harness of the dialect then adds its own reading of the same bytes
+(:meth:`Harness.emulate <subagents.harnesses.base.Harness.emulate>`: Claude Code's emulation)
+and says what loads (:meth:`Harness.loaded <subagents.harnesses.base.Harness.loaded>`, asked
+by :attr:`LoadResult.loaded`).  This module never tests for Claude Code.
 
 The severities given here are the readers' defaults; ``subagents.lint.validate`` re-maps every
 diagnostic through the rule catalogue for the chosen profile.
@@ -78,11 +82,11 @@ class LoadResult:
 
     @property
     def loaded(self) -> tuple[AgentDefinition, ...]:
-        """The agents the harness loads from this file, as every command counts them: for a
-        Claude file the definition Claude Code runs (the registry's, ``convert``'s), none when
-        Claude Code skips it; for another harness's file those its reader loads; for an
-        ``agents.json`` every entry that reads; for codex-md the definition when the strict
-        reader found no error."""
+        """The agents the harness loads from this file, as every command counts them (its
+        :meth:`~subagents.harnesses.base.Harness.loaded`): for a Claude file the definition
+        Claude Code runs, none when it skips the file; for another harness's file those its
+        reader loads; for codex-md the definition when the strict reader found no error; for
+        an ``agents.json`` every entry that reads."""
         harness = self.harness
         return harness.loaded(self) if harness is not None else self.definitions
 
