@@ -36,7 +36,6 @@ from subagents.claude_code.scan import scan_agents_folder
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic
 from subagents.formats.frontmatter import FrontmatterDocument
-from subagents.formats.writers import to_claude_markdown, to_codex_markdown
 from subagents.harnesses.base import (
     Effect,
     Finding,
@@ -46,7 +45,6 @@ from subagents.harnesses.base import (
     Reading,
     WrittenFile,
 )
-from subagents.harnesses.layout import harness_skip, project_folders, user_folder
 from subagents.harnesses.loader import LoadResult, parse_agent_text
 from subagents.harnesses.table import TableHarness, get_spec
 
@@ -69,6 +67,8 @@ def _in_agents_folder(path: Path, dialect: str) -> bool:
 
 def _markdown_locations(project: Path, home: Path, dialect: Dialect) -> list[Location]:
     """The project folders up to the git root (closest first), then the user's folder."""
+    from subagents.harnesses.layout import project_folders, user_folder
+
     folders = [Location(p, "project", True, (".md",), rank)
                for rank, p in enumerate(project_folders(project, dialect))]
     folders.append(Location(user_folder(home, dialect), "user", True, (".md",), len(folders)))
@@ -121,6 +121,10 @@ class ClaudeHarness(Reading):
         )]
 
     def write(self, definition: AgentDefinition) -> WrittenFile:
+        # writers and layout are imported on use: `validate one.md` reads through this
+        # module and needs neither
+        from subagents.formats.writers import to_claude_markdown
+
         return WrittenFile(get_spec("claude").relpath(definition.name),
                            to_claude_markdown(definition))
 
@@ -196,6 +200,8 @@ class CodexMarkdownHarness(TableHarness, dialect="codex-md"):
         return result.definitions if result.ok else ()
 
     def refuses(self, definition: AgentDefinition, display: str) -> Diagnostic | None:
+        from subagents.harnesses.layout import harness_skip
+
         return harness_skip(definition, display, Dialect.CODEX_MD)
 
     def locations(self, project: Path, home: Path) -> Sequence[Location]:
@@ -228,6 +234,8 @@ class CodexMarkdownHarness(TableHarness, dialect="codex-md"):
         )]
 
     def write(self, definition: AgentDefinition) -> WrittenFile:
+        from subagents.formats.writers import to_codex_markdown
+
         return WrittenFile(get_spec("codex-md").relpath(definition.name),
                            to_codex_markdown(definition))
 
