@@ -85,3 +85,12 @@ def test_commands_do_not_test_for_claude_code(module: Path) -> None:
              for n, line in enumerate(module.read_text(encoding="utf-8").splitlines(), 1)
              if _CLAUDE_BRANCH.search(line)]
     assert lines == []
+
+
+def test_a_harness_with_its_own_reader_refuses_agents_json_text(tmp_path: Path) -> None:
+    """configured_registry: a usage problem is the library's UsageError (the CLI prints it)."""
+    from subagents.errors import UsageError
+    from subagents.registry.configured import configured_registry
+
+    with pytest.raises(UsageError, match="--dialect gemini"):
+        configured_registry(agents="{}", dialect=Dialect.GEMINI, cwd=tmp_path)

@@ -47,7 +47,7 @@ def _read(
 ) -> tuple[list[AgentDefinition], list[Diagnostic], int]:
     """The definitions to convert: :func:`subagents.repair.convert.read_for_conversion`, the
     reading every command shares (Claude Code's for Claude files, each harness's own)."""
-    from subagents.cli.options import chosen_claude_code
+    from subagents.registry.configured import chosen_claude_code
     from subagents.repair.convert import conversion_inputs, read_for_conversion
 
     return read_for_conversion(conversion_inputs(paths), dialect, display=_display,

@@ -10,7 +10,7 @@ Design notes
   counted fewer files than ``validate``); named explicitly, a file without frontmatter is an
   error.
   No path means exactly the folders ``validate`` and ``list`` read
-  (``subagents.cli.options.scope_sources``: ``.claude/agents`` here and in each parent up to
+  (``subagents.registry.configured.scope_sources``: ``.claude/agents`` here and in each parent up to
   the git root, ``~/.claude/agents``, managed and plugin folders; ``.codex/agents`` with
   ``--dialect codex-md``).  An agents folder that is a file is reported (exit 1).
 * The summary counts exactly: a file fix leaves as it is but that ``validate`` still finds
@@ -29,9 +29,10 @@ from pathlib import Path
 
 import click
 
-from subagents.cli.options import chosen_claude_code, dialect_option, format_option
+from subagents.cli.options import dialect_option, format_option
 from subagents.definition import Dialect
 from subagents.diagnostics import Diagnostic
+from subagents.registry.configured import chosen_claude_code
 from subagents.repair.fix import FixResult, FixStatus, ToolsStyle, fix_files, fix_targets
 
 
@@ -43,10 +44,11 @@ def _display(path: Path) -> str:
 
 def _scope_targets(dialect: Dialect | None) -> tuple[list[Path], list[FixResult]]:
     """With no PATH: the Markdown folders ``validate`` and ``list`` read for this directory
-    (``subagents.cli.options.scope_sources``), and a result for each that is not a folder."""
-    from subagents.cli.options import scope_sources
+    (``subagents.registry.configured.scope_sources``), and a result for each that is not a
+    folder."""
     from subagents.harnesses.layout import SourceKind
     from subagents.lint.validate import source_roots
+    from subagents.registry.configured import scope_sources
 
     chosen = Dialect.CODEX_MD if dialect is Dialect.CODEX_MD else Dialect.CLAUDE
     folders = [s for s in scope_sources(dialect=chosen) if s.kind is SourceKind.FOLDER]

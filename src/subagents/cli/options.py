@@ -56,7 +56,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
-import os
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -66,9 +65,15 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, NoReturn, Protocol, Ty
 import click
 
 from subagents.definition import Dialect
+from subagents.errors import UsageError
+from subagents.registry.configured import (
+    GLOBAL_DIR_ENV,
+    GROUP_DIR_ENV,
+    MANAGED_DIR_ENV,
+    PLUGIN_DIRS_ENV,
+)
 
 if TYPE_CHECKING:
-    from subagents.harnesses.layout import Source
     from subagents.registry.core import AgentRegistry
 
 __all__ = [
@@ -89,16 +94,11 @@ __all__ = [
     "option_group",
     "plugin_dir_option",
     "report_broken_scopes",
-    "scope_sources",
     "wants_json",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-MANAGED_DIR_ENV = "SUBAGENTS_MANAGED_DIR"
-PLUGIN_DIRS_ENV = "SUBAGENTS_PLUGIN_DIRS"
-GROUP_DIR_ENV = "SUBAGENTS_GROUP_DIR"  # the same variables as `subagents define/remove/export`
-GLOBAL_DIR_ENV = "SUBAGENTS_GLOBAL_DIR"
 STORE_FILENAME = "agents.json"  # = subagents.store.file.STORE_FILENAME (not imported here)
 
 _STRING_FIELDS = ("name", "description", "prompt", "model")
@@ -508,15 +508,6 @@ class RegistryOptions:
         return out
 
 
-def _env_path(name: str) -> Path | None:
-    value = os.environ.get(name, "").strip()
-    return Path(value) if value else None
-
-
-def _env_paths(name: str) -> tuple[Path, ...]:
-    return tuple(Path(p) for p in os.environ.get(name, "").split(os.pathsep) if p.strip())
-
-
 def _one(dialect: DialectChoice | None) -> Dialect | None:
     if dialect == ALL_HARNESSES:
         raise click.UsageError(
@@ -539,81 +530,17 @@ def build_registry(
     agents_json: tuple[Path | None, Path | None] | None = None,
     gemini_acknowledged: bool = False,
 ) -> AgentRegistry:
-    """An :class:`~subagents.registry.core.AgentRegistry` for these options (not loaded yet).
-
-    What the arguments leave unset comes from the environment (SUBAGENTS_MANAGED_DIR,
-    SUBAGENTS_PLUGIN_DIRS, SUBAGENTS_GROUP_DIR, SUBAGENTS_GLOBAL_DIR) -- so every command that
-    reads the registry sees the same agents for the same flags and environment.
-    """
-    from subagents.harnesses.table import OWN_READERS
-    from subagents.registry.core import AgentRegistry
-
-    if dialect is not None and dialect.value in OWN_READERS:
-        from subagents.registry.harness_view import HarnessRegistry
-
-        if agents is not None:
-            raise click.UsageError(
-                f"--agents adds Claude Code agents; --dialect {dialect.value} shows the agents "
-                f"that harness loads from its own files: drop one of them")
-        if dialect is Dialect.GEMINI and gemini_acknowledged:
-            from subagents.harnesses.gemini import GeminiHarness
-
-            return HarnessRegistry(cwd, harness=GeminiHarness(acknowledged=True))
-        return HarnessRegistry(cwd, harness=dialect.value)
-    if managed_dir is None:
-        managed_dir = _env_path(MANAGED_DIR_ENV)
-    if not plugin_dirs:
-        plugin_dirs = _env_paths(PLUGIN_DIRS_ENV)
-    if agents_json is None:
-        group = group_dir or _env_path(GROUP_DIR_ENV)
-        glob = global_dir or _env_path(GLOBAL_DIR_ENV)
-        if group is not None or glob is not None:
-            agents_json = (
-                Path(glob) / STORE_FILENAME if glob is not None else None,
-                Path(group) / STORE_FILENAME if group is not None else None,
-            )
-    return AgentRegistry(
-        cwd,
-        claude_code=chosen_claude_code(cwd or Path.cwd()),
-        cli_agents=agents,
-        managed_dir=managed_dir,
-        plugin_dirs=tuple(plugin_dirs),
-        dialect=dialect or Dialect.CLAUDE,
-        agents_json=agents_json,
-    )
-
-
-def chosen_claude_code(start: Path) -> str | None:
-    """The Claude Code version ``--claude-code`` or the config nearest ``start`` chooses
-    (None: the newest recorded).  A broken config is reported by the command that needs it."""
-    from subagents.errors import SubagentError
-    from subagents.lint.config import load_config
+    """:func:`subagents.registry.configured.configured_registry` (the environment fills what
+    the options leave unset), its problems as usage errors."""
+    from subagents.registry.configured import configured_registry
 
     try:
-        return load_config(start=start).claude_code
-    except SubagentError:
-        return None
-
-
-def scope_sources(*, dialect: Dialect | None = None, cwd: Path | None = None) -> list[Source]:
-    """The sources (folders and ``agents.json`` files) :func:`build_registry` would read.
-
-    The one definition of "the agents this directory sees" for commands that take paths:
-    ``validate`` and ``fix`` with no PATH read exactly these roots, ``list`` and ``doctor`` load
-    a registry that plans the same ones (both go through ``discovery.plan_sources``).
-    """
-    from subagents.harnesses.layout import plan_sources
-
-    reg = build_registry(dialect=dialect, cwd=cwd)
-    return plan_sources(
-        cwd=reg.cwd,
-        home=reg.home,
-        dialect=reg.dialect,
-        managed_dir=reg.managed_dir,
-        cli_text=None,
-        agents_json=reg.agents_json,
-        plugin_dirs=reg.plugin_dirs,
-    )
+        return configured_registry(
+            agents=agents, dialect=dialect, cwd=cwd, plugin_dirs=plugin_dirs,
+            managed_dir=managed_dir, group_dir=group_dir, global_dir=global_dir,
+            agents_json=agents_json, gemini_acknowledged=gemini_acknowledged)
+    except UsageError as exc:
+        raise click.UsageError(str(exc)) from None
 
 
 def wants_json(args: list[str]) -> bool:

@@ -198,7 +198,7 @@ def validate(
     if not paths and dialect in OWN_READERS:
         expanded = _harness_files(dialect)  # the files that harness reads here and in home
     elif not paths:  # the folders `subagents list` reads (one definition of the project)
-        from subagents.cli.options import scope_sources
+        from subagents.registry.configured import scope_sources
 
         sources = scope_sources(dialect=Dialect(dialect) if dialect else Dialect.CLAUDE)
     try:
