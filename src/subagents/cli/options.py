@@ -60,7 +60,17 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, NoReturn, Protocol, TypeVar, cast
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    ClassVar,
+    Literal,
+    NoReturn,
+    ParamSpec,
+    Protocol,
+    TypeVar,
+    cast,
+)
 
 import click
 
@@ -71,6 +81,7 @@ from subagents.registry.configured import (
     GROUP_DIR_ENV,
     MANAGED_DIR_ENV,
     PLUGIN_DIRS_ENV,
+    configured_registry,
 )
 
 if TYPE_CHECKING:
@@ -518,29 +529,27 @@ def _one(dialect: DialectChoice | None) -> Dialect | None:
     return dialect
 
 
-def build_registry(
-    *,
-    agents: str | None = None,
-    dialect: Dialect | None = None,
-    cwd: Path | None = None,
-    plugin_dirs: tuple[Path, ...] = (),
-    managed_dir: Path | None = None,
-    group_dir: Path | None = None,
-    global_dir: Path | None = None,
-    agents_json: tuple[Path | None, Path | None] | None = None,
-    gemini_acknowledged: bool = False,
-) -> AgentRegistry:
-    """:func:`subagents.registry.configured.configured_registry` (the environment fills what
-    the options leave unset), its problems as usage errors."""
-    from subagents.registry.configured import configured_registry
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
-    try:
-        return configured_registry(
-            agents=agents, dialect=dialect, cwd=cwd, plugin_dirs=plugin_dirs,
-            managed_dir=managed_dir, group_dir=group_dir, global_dir=global_dir,
-            agents_json=agents_json, gemini_acknowledged=gemini_acknowledged)
-    except UsageError as exc:
-        raise click.UsageError(str(exc)) from None
+
+def _as_usage_errors(function: Callable[_P, _R]) -> Callable[_P, _R]:
+    """``function`` with its :class:`~subagents.errors.UsageError` raised as click's (exit 2,
+    with the command's usage line)."""
+
+    @functools.wraps(function)
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        try:
+            return function(*args, **kwargs)
+        except UsageError as exc:
+            raise click.UsageError(str(exc)) from None
+
+    return wrapper
+
+
+#: :func:`subagents.registry.configured.configured_registry` (the environment fills what the
+#: options leave unset), its problems as usage errors.
+build_registry = _as_usage_errors(configured_registry)
 
 
 def wants_json(args: list[str]) -> bool:
