@@ -456,11 +456,11 @@ class AgentRegistry:
             plugin = ":".join((src.plugin, *segments)) if src.plugin else None
             header = defn.evolve(source=src.scope, path=path, plugin=plugin)
             entry = AgentEntry(header, src, display if path else None, stamp)
-            if src.kind is not SourceKind.FOLDER:
+            if src.dialect is Dialect.JSON:
                 entry._full = header  # JSON carries the prompt: nothing lazy to load
             entries.append(entry)
         guessed = None if entries else reading.declared_name(result)
-        if guessed is None and not entries and path is not None and src.kind is SourceKind.FOLDER:
+        if guessed is None and not entries and path is not None and src.dialect is not Dialect.JSON:
             guessed = path.stem
         return FileRecord(stamp, tuple(entries), tuple(diags), display, guessed, trusted, src)
 
