@@ -29,8 +29,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("harnesses",),
     ("claude_code",),
     ("formats",),
-    ("definition", "diagnostics", "errors", "names", "fs", "known_tools", "_deps", "_lazy",
-     "templates", "terminal"),
+    ("definition", "diagnostics", "errors", "names", "fs", "fs_beneath", "known_tools", "_deps",
+     "_lazy", "templates", "terminal"),
 )
 # Pairs that share a layer yet may depend one way (a package of its own layer is independent
 # unless it is listed here).
@@ -38,7 +38,7 @@ ALLOWED_SIDEWAYS: frozenset[tuple[str, str]] = frozenset({
     ("conformance", "cli"),  # the recorder reuses nothing of the CLI, but may print like it
     ("testing", "providers"),  # the testing kit is built on the provider interface only
     ("definition", "errors"), ("diagnostics", "errors"), ("errors", "diagnostics"),
-    ("_deps", "errors"), ("fs", "errors"), ("known_tools", "errors"), ("_lazy", "errors"),
+    ("_deps", "errors"), ("fs", "errors"), ("fs", "fs_beneath"), ("known_tools", "errors"), ("_lazy", "errors"),
 })
 # What the testing kit may import: the provider interface and the core, nothing else.
 TESTING_MAY_IMPORT = frozenset({"providers", "errors", "diagnostics", "definition", "testing"})

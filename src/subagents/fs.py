@@ -29,6 +29,10 @@ import errno
 import os
 import stat
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from subagents.fs_beneath import Root
 
 __all__ = [
     "LeavesProject",
@@ -40,6 +44,7 @@ __all__ = [
     "fsync_dir",
     "link_escape",
     "open_path",
+    "open_regular",
     "read_head",
     "read_regular",
     "write_nofollow",
@@ -59,14 +64,18 @@ class TooLarge(OSError):
 
 
 def read_regular(
-    path: str | os.PathLike[str], limit: int, *, follow_links: bool = True
+    path: str | os.PathLike[str], limit: int, *, follow_links: bool = True,
+    beneath: Root | None = None,
 ) -> bytes:
     """The bytes of the regular file at ``path`` (at most ``limit``).
 
+    ``beneath``: ``path`` (absolute, under that root) is opened beneath it with no link
+    followed at any component (:mod:`subagents.fs_beneath`).
     Raises :class:`NotRegular`, :class:`TooLarge` or the ``OSError`` of the open or read
-    (``ELOOP`` for a symlink when ``follow_links`` is false).
+    (``ELOOP`` for a symlink when ``follow_links`` is false or ``beneath`` is given).
     """
-    data = _read_prefix(path, limit, follow_links=follow_links, refuse_larger=True)
+    data = _read_prefix(path, limit, follow_links=follow_links, refuse_larger=True,
+                        beneath=beneath)
     if len(data) > limit:  # it grew while it was read
         raise TooLarge(len(data))
     return data
@@ -81,16 +90,33 @@ def read_head(path: str | os.PathLike[str], limit: int) -> bytes:
     return _read_prefix(path, limit, follow_links=True, refuse_larger=False)
 
 
-def _read_prefix(path: str | os.PathLike[str], limit: int, *, follow_links: bool,
-                 refuse_larger: bool) -> bytes:
+def open_regular(path: str | os.PathLike[str], *, follow_links: bool = True,
+                 beneath: Root | None = None) -> tuple[int, os.stat_result]:
+    """A descriptor of the regular file at ``path`` opened for reading without blocking (a
+    FIFO with no writer returns at once; the descriptor is left non-blocking), and its
+    ``fstat``; :class:`NotRegular` (the descriptor closed) for anything else.  ``beneath`` as
+    in :func:`read_regular`."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-    if not follow_links:
-        flags |= getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(path, flags)
+    if beneath is not None:
+        fd = beneath.open(beneath.rel(path), flags)
+    else:
+        if not follow_links:
+            flags |= getattr(os, "O_NOFOLLOW", 0)
+        fd = os.open(path, flags)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise NotRegular("not a regular file")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, st
+
+
+def _read_prefix(path: str | os.PathLike[str], limit: int, *, follow_links: bool,
+                 refuse_larger: bool, beneath: Root | None = None) -> bytes:
+    fd, st = open_regular(path, follow_links=follow_links, beneath=beneath)
+    try:
         if refuse_larger and st.st_size > limit:
             raise TooLarge(st.st_size)
         chunks: list[bytes] = []
@@ -104,7 +130,6 @@ def _read_prefix(path: str | os.PathLike[str], limit: int, *, follow_links: bool
     finally:
         os.close(fd)
     return b"".join(chunks)
-
 
 
 def _write_and_close(fd: int, payload: bytes, mode: int, fsync: bool) -> None:
@@ -159,19 +184,26 @@ def link_escape(path: str | os.PathLike[str], project: str | os.PathLike[str]) -
     repository's ``.qwen/agents`` linked to ``~/.claude/agents`` must not let ``sync`` plant
     a user-scope agent.  The last component is not followed (an atomic write replaces a
     link, never writes through it); its nearest existing folder is."""
+    return _placed(path, project)[0]
+
+
+def _placed(path: str | os.PathLike[str],
+            project: str | os.PathLike[str]) -> tuple[str | None, str, str | None]:
+    """(:func:`link_escape`'s answer, the project resolved, where ``path`` really is — its
+    folders' links resolved once, here — or ``None`` for a path outside the project)."""
     spelled = os.path.abspath(os.fspath(path))
     top = os.path.abspath(os.fspath(project))
     real_top = os.path.realpath(top)
     if not (_inside(spelled, top) or _inside(spelled, real_top)):
-        return None
+        return None, real_top, None
     folder = os.path.dirname(spelled)
     while not os.path.lexists(folder) and folder != os.path.dirname(folder):
         folder = os.path.dirname(folder)
     real = os.path.realpath(folder)
     if real == real_top or _inside(real, real_top):
-        return None
+        return None, real_top, os.path.join(real, os.path.relpath(spelled, folder))
     return (f"{folder} leads to {real}, outside the project {top}, through a symbolic "
-            "link; not writing there")
+            "link; not writing there"), real_top, None
 
 
 def _inside(path: str, folder: str) -> bool:
@@ -179,10 +211,12 @@ def _inside(path: str, folder: str) -> bool:
     return path.startswith(prefix)
 
 
-def fsync_dir(folder: str | os.PathLike[str]) -> None:
-    """Flush a folder's entry list, so a rename inside it survives a power loss."""
+def fsync_dir(folder: str | os.PathLike[str], *, dir_fd: int | None = None) -> None:
+    """Flush a folder's entry list, so a rename inside it survives a power loss
+    (``dir_fd``: ``folder`` relative to that descriptor)."""
     try:
-        fd = os.open(os.fspath(folder), os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        fd = os.open(os.fspath(folder), os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
+                     | getattr(os, "O_CLOEXEC", 0), dir_fd=dir_fd)
     except OSError:
         return
     try:
@@ -205,13 +239,21 @@ def atomic_write(
     ``sync_dir`` also flushes the folder.  ``str`` data is written as UTF-8 with no newline
     translation.  Errors are the ``OSError`` of the step that failed; the temp file is removed.
     ``within``: the project; a write that would leave it through a symbolic link raises
-    :class:`LeavesProject` (:func:`link_escape`) before anything is created.
+    :class:`LeavesProject` (:func:`link_escape`) before anything is created, and a path inside
+    it is written through :func:`write_nofollow` where that check found it.
     """
     target = Path(path)
     if within is not None:
-        why = link_escape(target, within)
+        why, real_top, real = _placed(target, within)
         if why:
             raise LeavesProject(errno.EXDEV, why, os.fspath(target))
+        if real is not None and os.path.isdir(real_top):
+            # inside the project: written where the check found it, opened beneath the
+            # project with no link followed (a folder swapped for a link after the check
+            # fails the write; it never lands outside)
+            write_nofollow(Path(real), data, fsync=fsync, make_parents=make_parents,
+                           root=real_top, mode=mode, sync_dir=sync_dir)
+            return
     folder = target.parent
     if make_parents:
         folder.mkdir(parents=True, exist_ok=True)
@@ -237,65 +279,50 @@ def atomic_write(
         fsync_dir(folder)
 
 
-def _open_dir_nofollow(folder: Path, make: bool) -> int:
-    """A descriptor of ``folder`` (absolute) reached from ``/`` without following a
-    symbolic link at any component (``O_NOFOLLOW`` on each step; ``make``: create missing
-    folders on the way).  A component that is a link raises ``OSError`` (``ELOOP`` or
-    ``ENOTDIR``): the caller judged the path with its links resolved, so a link there now
-    is a swap."""
-    flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) \
-        | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open("/", flags)
-    try:
-        for part in folder.parts[1:]:
-            try:
-                nxt = os.open(part, flags, dir_fd=fd)
-            except FileNotFoundError:
-                if not make:
-                    raise
-                with contextlib.suppress(FileExistsError):
-                    os.mkdir(part, 0o777, dir_fd=fd)
-                nxt = os.open(part, flags, dir_fd=fd)
-            os.close(fd)
-            fd = nxt
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
-
-
 def write_nofollow(path: Path, data: bytes | str, *, fsync: bool = True,
-                   make_parents: bool = False) -> None:
+                   make_parents: bool = False, root: str | os.PathLike[str] = "/",
+                   mode: int | None = None, sync_dir: bool = False) -> None:
     """:func:`atomic_write` for a path already judged with its links resolved (the file
-    tools' approved path): no component is followed on the way (a folder swapped for a link
-    after the judgement fails the write instead of redirecting it), the temporary file is
-    created in the folder's descriptor, and the rename replaces whatever is at the name (a
-    link there is replaced, never written through)."""
+    tools' approved path), opened beneath ``root`` (resolved; the path must be under it)
+    with no component followed on the way (:mod:`subagents.fs_beneath`: ``openat2`` or an
+    ``O_NOFOLLOW`` walk).  A folder swapped for a link after the judgement fails the write
+    (:class:`~subagents.fs_beneath.LinkOnPath`) instead of redirecting it; the temporary file
+    is created in the folder's descriptor, and the rename replaces whatever is at the name (a
+    link there is replaced, never written through).  ``make_parents``: missing folders are
+    created, each opened without following a link right after it is made.  ``mode`` and
+    ``sync_dir`` as in :func:`atomic_write` (an existing regular file keeps its mode)."""
     import secrets
 
-    path = Path(os.path.abspath(path))
+    from subagents.fs_beneath import Root
+
     payload = data.encode("utf-8") if isinstance(data, str) else data
-    dfd = _open_dir_nofollow(path.parent, make_parents)
+    with Root(root) as top:
+        rel = top.rel(path)
+        folder, name = os.path.split(rel)
+        dfd = top.open_dir(folder, make=make_parents)
     try:
-        try:
-            st = os.stat(path.name, dir_fd=dfd, follow_symlinks=False)
-            mode = stat.S_IMODE(st.st_mode) if stat.S_ISREG(st.st_mode) else None
-        except FileNotFoundError:
-            mode = None
+        if mode is None:
+            try:
+                st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+                mode = stat.S_IMODE(st.st_mode) if stat.S_ISREG(st.st_mode) else None
+            except FileNotFoundError:
+                mode = None
         if mode is None:
             umask = os.umask(0)
             os.umask(umask)
             mode = 0o666 & ~umask
-        tmp = f".{path.name}.{secrets.token_hex(4)}.tmp"
+        tmp = f".{name}.{secrets.token_hex(4)}.tmp"
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
                      | getattr(os, "O_CLOEXEC", 0), 0o600, dir_fd=dfd)
         try:
             _write_and_close(fd, payload, mode, fsync)
-            os.replace(tmp, path.name, src_dir_fd=dfd, dst_dir_fd=dfd)
+            os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(tmp, dir_fd=dfd)
             raise
+        if sync_dir:  # the folder's descriptor may be O_PATH: flush one opened from it
+            fsync_dir(".", dir_fd=dfd)
     finally:
         os.close(dfd)
 

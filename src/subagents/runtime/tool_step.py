@@ -45,7 +45,13 @@ from subagents.providers.base import Message, ToolResultBlock, ToolUseBlock
 from subagents.runtime.hooks import RunHooks, ToolCall
 from subagents.runtime.permissions import PermissionPolicy
 from subagents.runtime.result import ToolCallRecord
-from subagents.runtime.tools.base import Tool, ToolContext, ToolInputError, ToolOutput
+from subagents.runtime.tools.base import (
+    Tool,
+    ToolContext,
+    ToolInputError,
+    ToolOutput,
+    resolve_path,
+)
 from subagents.runtime.transcript import Transcript
 from subagents.runtime.untrusted import fetches_untrusted, wrap_untrusted
 
@@ -199,28 +205,32 @@ class ToolStep:
         if decision is not None and not decision.allow:
             return _refuse(f"{tool.name} refused by a hook: {decision.reason or 'blocked'}",
                            "hook")
-        judged = _write_targets(tool, input, ctx)
-        verdict = await policy.decide(tool, input, ctx)
-        if not verdict.allowed:
-            return _refuse(f"permission denied for {tool.name}: {verdict.reason}; it was not run",
-                           "unasked" if verdict.unasked else "permission")
-        if _write_targets(tool, input, ctx) != judged:
-            # a link swapped while the question was open (another call of the same message):
-            # the approval was for another file
-            return _refuse(f"permission denied for {tool.name}: the path now leads somewhere "
-                           "else than when it was approved (a symbolic link changed); it was "
-                           "not run", "permission")
-        token = _TOOL_USE_ID.set(use.id)
-        try:
-            output = await tool.run(input, ctx)
-        except asyncio.CancelledError:
-            raise
-        except ToolInputError as exc:  # the tool's own, finer check of its input
-            return _refuse(exc.message, "arguments")
-        except Exception as exc:  # a tool bug becomes an is_error result, never a crash
-            output = ToolOutput.error(f"{tool.name} failed: {type(exc).__name__}: {exc}")
-        finally:
-            _TOOL_USE_ID.reset(token)
+        with ctx.resolved_once(_call_paths(tool, input)):
+            # one resolution for the decision and the tool (the file tools open it with no
+            # link followed: a swap after this point fails the call, it cannot redirect it)
+            judged = _write_targets(tool, input, ctx)
+            verdict = await policy.decide(tool, input, ctx)
+            if not verdict.allowed:
+                return _refuse(f"permission denied for {tool.name}: {verdict.reason}; it was "
+                               "not run", "unasked" if verdict.unasked else "permission")
+            if _write_targets(tool, input, ctx, fresh=True) != judged:
+                # a link swapped while the question was open (another call of the same
+                # message): said plainly before running (and the only guard for a tool of
+                # the library's user that writes by name)
+                return _refuse(f"permission denied for {tool.name}: the path now leads "
+                               "somewhere else than when it was approved (a symbolic link "
+                               "changed); it was not run", "permission")
+            token = _TOOL_USE_ID.set(use.id)
+            try:
+                output = await tool.run(input, ctx)
+            except asyncio.CancelledError:
+                raise
+            except ToolInputError as exc:  # the tool's own, finer check of its input
+                return _refuse(exc.message, "arguments")
+            except Exception as exc:  # a tool bug becomes an is_error result, never a crash
+                output = ToolOutput.error(f"{tool.name} failed: {type(exc).__name__}: {exc}")
+            finally:
+                _TOOL_USE_ID.reset(token)
         try:
             await self.hooks.after_tool(ctx, call, output)
         except asyncio.CancelledError:
@@ -285,9 +295,22 @@ def _refuse(message: str, kind: str) -> tuple[ToolOutput, str]:
     return ToolOutput.tool_use_error(message), kind
 
 
-def _write_targets(tool: Tool, input: Mapping[str, Any], ctx: ToolContext) -> list[str]:
-    """Where ``tool`` would write, links resolved (compared before and after approval)."""
+def _write_targets(tool: Tool, input: Mapping[str, Any], ctx: ToolContext, *,
+                   fresh: bool = False) -> list[str]:
+    """Where ``tool`` would write, links resolved (compared before and after approval);
+    ``fresh``: resolved again now, not the call's pinned resolution."""
     try:
-        return [str(ctx.resolve(p)) for p in tool.write_paths(input)]
+        raws = tool.write_paths(input)
+        if not fresh:
+            return [str(ctx.resolve(p)) for p in raws]
+        return [str(resolve_path(ctx.cwd, p)) for p in raws]
     except (OSError, RuntimeError, TypeError, ValueError, KeyError):
         return ["?"]
+
+
+def _call_paths(tool: Tool, input: Mapping[str, Any]) -> list[object]:
+    """The paths a call names (written and read), to resolve once."""
+    try:
+        return [*tool.write_paths(input), *tool.read_paths(input)]
+    except (TypeError, ValueError, KeyError, AttributeError):
+        return []

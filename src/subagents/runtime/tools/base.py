@@ -19,7 +19,12 @@ Design notes
   ``minLength``, ``minItems``).  Keywords it does not know are ignored, never fatal; it is
   deliberately dependency-free because the runtime must not pull in ``jsonschema``.
 * Paths: tools accept absolute paths or paths relative to ``ctx.cwd``; :meth:`ToolContext.resolve`
-  resolves symlinks, so the permission check sees where a write really lands.
+  resolves symlinks, so the permission check sees where a write really lands.  A call's paths
+  are resolved **once**: the tool step pins them (:meth:`ToolContext.resolved_once`) before
+  the permission decision, and the decision and the tool both get that one resolution; the
+  file tools then open it beneath its root (:meth:`ToolContext.root_of`) with no link followed
+  (:mod:`subagents.fs_beneath`), so a link swapped in after the decision fails the call
+  instead of sending it elsewhere.
 * ``write_paths(input)`` names the files a call would change; the permission policy refuses a
   call whose write paths leave the working folder.
 """
@@ -33,7 +38,7 @@ import functools
 import os
 import signal
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import InitVar, dataclass, field
 from pathlib import Path
@@ -57,6 +62,7 @@ __all__ = [
     "ToolOutput",
     "input_issues",
     "input_validation_error",
+    "resolve_path",
     "validate_input",
     "wrap_tool_use_error",
 ]
@@ -156,6 +162,19 @@ class Delegate(Protocol):
         ...
 
 
+def resolve_path(cwd: Path, path: str) -> Path:
+    """``path`` made absolute from ``cwd`` (``~`` expanded), links resolved, now."""
+    p = Path(os.path.expanduser(path))
+    if not p.is_absolute():
+        p = cwd / p
+    return p.resolve()
+
+
+#: the paths of the call being judged and run: (cwd, path as given) -> its one resolution
+_PINNED: contextvars.ContextVar[Mapping[tuple[str, str], Path] | None] = \
+    contextvars.ContextVar("subagents_pinned_paths", default=None)
+
+
 @dataclass(slots=True, kw_only=True)
 class ToolContext:
     """What a tool may know about the run calling it.
@@ -186,11 +205,50 @@ class ToolContext:
             self.delegate = runner
 
     def resolve(self, path: str) -> Path:
-        """An absolute, symlink-resolved path; relative paths are taken from ``cwd``."""
-        p = Path(os.path.expanduser(path))
-        if not p.is_absolute():
-            p = self.cwd / p
-        return p.resolve()
+        """An absolute, symlink-resolved path; relative paths are taken from ``cwd``.  Inside
+        :meth:`resolved_once`, a pinned path comes back as it was resolved then."""
+        pinned = _PINNED.get()
+        if pinned is not None:
+            hit = pinned.get((str(self.cwd), path))
+            if hit is not None:
+                return hit
+        return resolve_path(self.cwd, path)
+
+    @contextlib.contextmanager
+    def resolved_once(self, paths: Sequence[object]) -> Iterator[None]:
+        """Resolve ``paths`` now and let :meth:`resolve` answer them so until the block ends
+        (in this task and the worker threads it starts): what the permission policy judged
+        is what the tool opens.  A path that cannot be resolved is left to fail later, as
+        before."""
+        pins: dict[tuple[str, str], Path] = {}
+        for raw in paths:
+            if isinstance(raw, str):
+                with contextlib.suppress(OSError, RuntimeError, ValueError):
+                    pins[(str(self.cwd), raw)] = resolve_path(self.cwd, raw)
+        token = _PINNED.set(pins)
+        try:
+            yield
+        finally:
+            _PINNED.reset(token)
+
+    def roots(self) -> tuple[Path, ...]:
+        """The folders this run may write in (the working folder, the policy's writable
+        folders) that exist, resolved: the roots file tools open paths beneath (a writable
+        folder not made yet is reached from a root above it, and made on the way)."""
+        dirs = self.policy.writable_dirs if self.policy is not None else ()
+        out: list[Path] = []
+        for folder in (self.cwd, *dirs):
+            with contextlib.suppress(OSError, RuntimeError, ValueError):
+                real = Path(folder).resolve()
+                if real.is_dir():
+                    out.append(real)
+        return tuple(out)
+
+    def root_of(self, path: Path) -> Path:
+        """The deepest of :meth:`roots` that holds ``path`` (resolved), else ``/`` (a read the
+        user approved outside them): the folder ``path`` is opened beneath."""
+        inside = [r for r in self.roots() if path == r or path.is_relative_to(r)]
+        return max(inside, key=lambda r: len(r.parts)) if inside else Path(path.anchor or "/")
 
 
 class Tool(ABC):

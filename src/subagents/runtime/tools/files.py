@@ -32,17 +32,22 @@ Design notes
 * Where a write may land (inside the working folder) is the permission policy's job; these tools
   report their targets through ``write_paths`` (and Read its file through ``read_paths``:
   a symlink out of the project is judged by where it points).
+* The path judged is the path opened: ``ctx.resolve`` gives the call's one resolution (pinned
+  by the tool step), and every open — Read's, Edit's read, the writes — is made beneath the
+  root folder holding it (``ctx.root_of``) with no link followed at any component
+  (:mod:`subagents.fs_beneath`: ``openat2``, or an ``O_NOFOLLOW`` walk).  A folder swapped for
+  a link after the decision fails the call with a message saying so; it never lands elsewhere.
 """
 
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from subagents.fs import write_nofollow
+from subagents.fs import NotRegular, open_regular, write_nofollow
+from subagents.fs_beneath import LinkOnPath, Root
 from subagents.runtime.tools.base import BlockingTool, ToolContext, ToolOutput
 from subagents.runtime.tools.formats import ToolFormats, formats_for
 
@@ -55,26 +60,50 @@ EMPTY_FILE = ("<system-reminder>Warning: the file exists but the contents are em
               "</system-reminder>")
 
 
-def atomic_write_text(path: Path, text: str, *, fsync: bool = True) -> None:
-    """The Write and Edit tools' write: atomic, parents created, and no component of the
-    approved (resolved) path followed (:func:`subagents.fs.write_nofollow`: a folder swapped
-    for a link after the approval fails the write instead of redirecting it)."""
-    write_nofollow(path, text, fsync=fsync, make_parents=True)
+def atomic_write_text(path: Path, text: str, *, fsync: bool = True,
+                      root: Path | None = None) -> None:
+    """The Write and Edit tools' write: atomic, parents created, opened beneath ``root`` (the
+    folder ``ctx.root_of`` gives; ``/`` when not given) with no component of the approved
+    (resolved) path followed (:func:`subagents.fs.write_nofollow`: a folder swapped for a
+    link after the approval fails the write instead of redirecting it)."""
+    write_nofollow(path, text, fsync=fsync, make_parents=True, root=root or "/")
 
 
-def _read_text(path: Path) -> str | ToolOutput:
+def _open_read(path: Path, ctx: ToolContext) -> tuple[int, os.stat_result]:
+    """``path`` (the call's resolved path) opened for reading beneath its root, no link
+    followed, never blocking; :class:`~subagents.fs.NotRegular` for a FIFO, a device..."""
+    with Root(ctx.root_of(path)) as root:
+        return open_regular(path, beneath=root)
+
+
+def _failed(verb: str, path: Path, exc: OSError) -> ToolOutput:
+    """``cannot read|write PATH: why`` (a link met on the way said as what it means)."""
+    if isinstance(exc, LinkOnPath):
+        done = "nothing was written" if verb == "write" else "it was not read"
+        return ToolOutput.error(f"cannot {verb} {path}: the path changed after it was approved "
+                                f"(a symbolic link changed on the way); {done}")
+    return ToolOutput.error(f"cannot {verb} {path}: {exc.strerror or exc}")
+
+
+def _read_text(path: Path, ctx: ToolContext) -> str | ToolOutput:
     """The file's text, or an ``is_error`` output saying why it cannot be edited."""
     if path.is_dir():
         return ToolOutput.tool_use_error(
             "Error calling tool (Edit): EISDIR: illegal operation on a directory, read")
     try:
-        if path.exists() and not path.is_file():
-            return ToolOutput.tool_use_error(f"{path} is not a regular file; it cannot be edited")
-        data = path.read_bytes()
+        fd, _ = _open_read(path, ctx)
+    except NotRegular:
+        return ToolOutput.tool_use_error(f"{path} is not a regular file; it cannot be edited")
     except FileNotFoundError:
         return ToolOutput.tool_use_error(f"File does not exist: {path}")
     except OSError as exc:
-        return ToolOutput.error(f"cannot read {path}: {exc.strerror or exc}")
+        return _failed("read", path, exc)
+    try:
+        with os.fdopen(fd, "rb") as fh:  # owns the descriptor from here
+            os.set_blocking(fh.fileno(), True)
+            data = fh.read()
+    except OSError as exc:
+        return _failed("read", path, exc)
     if b"\x00" in data[:_SNIFF]:
         return ToolOutput.tool_use_error(f"{path} is a binary file; it cannot be edited as text")
     try:
@@ -133,17 +162,17 @@ class ReadTool(BlockingTool):
                 "a shell command (e.g. pdftotext) and read that.")
         # Regular files only, opened without blocking: a FIFO, /dev/zero or a terminal must
         # not hang the run (issue 12).  fstat on the open descriptor: no swap in between.
+        # Opened beneath its root with no link followed: the path judged is the one read.
         try:
-            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+            fd, st = _open_read(path, ctx)
+        except NotRegular:
+            return ToolOutput.error(f"{path} is not a regular file (a device, FIFO or "
+                                    "socket); Read only returns the text of files")
         except FileNotFoundError:
             return ToolOutput.error(_missing(ctx))
         except OSError as exc:
-            return ToolOutput.error(f"cannot read {path}: {exc.strerror or exc}")
+            return _failed("read", path, exc)
         try:
-            st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode):
-                return ToolOutput.error(f"{path} is not a regular file (a device, FIFO or "
-                                        "socket); Read only returns the text of files")
             size = st.st_size
             os.set_blocking(fd, True)
             fh_raw = os.fdopen(fd, "rb")
@@ -171,7 +200,7 @@ class ReadTool(BlockingTool):
                 fh.seek(0)
                 out = self._lines(fh, offset, limit, size)
         except OSError as exc:
-            return ToolOutput.error(f"cannot read {path}: {exc.strerror or exc}")
+            return _failed("read", path, exc)
         if not out.is_error:
             _known(ctx).add(str(path))
         return out
@@ -315,9 +344,9 @@ class WriteTool(BlockingTool):
                 "file_path to create it there.")
         existed = path.exists()
         try:
-            atomic_write_text(path, input["content"])
+            atomic_write_text(path, input["content"], root=ctx.root_of(path))
         except OSError as exc:
-            return ToolOutput.error(f"cannot write {path}: {exc.strerror or exc}")
+            return _failed("write", path, exc)
         if existed:
             return _updated(path, ctx)
         _known(ctx).add(str(path))
@@ -381,13 +410,13 @@ class EditTool(BlockingTool):
                 return ToolOutput.tool_use_error("Cannot create new file - file already exists.")
             created = not path.exists()
             try:
-                atomic_write_text(path, new)
+                atomic_write_text(path, new, root=ctx.root_of(path))
             except OSError as exc:
-                return ToolOutput.error(f"cannot write {path}: {exc.strerror or exc}")
+                return _failed("write", path, exc)
             return _updated(path, ctx, note=created or str(path) in _known(ctx))
         if not path.exists():
             return ToolOutput.tool_use_error(_missing(ctx))
-        text = _read_text(path)
+        text = _read_text(path, ctx)
         if isinstance(text, ToolOutput):
             return text
         replace_all = bool(input.get("replace_all"))
@@ -395,9 +424,9 @@ class EditTool(BlockingTool):
         if isinstance(result, ToolOutput):
             return result
         try:
-            atomic_write_text(path, result)
+            atomic_write_text(path, result, root=ctx.root_of(path))
         except OSError as exc:
-            return ToolOutput.error(f"cannot write {path}: {exc.strerror or exc}")
+            return _failed("write", path, exc)
         knew = str(path) in _known(ctx)
         if replace_all:
             _known(ctx).add(str(path))
@@ -444,7 +473,7 @@ class MultiEditTool(BlockingTool):
             text: str | ToolOutput = edits.pop(0)["new_string"]
             first = 2
         else:
-            text = _read_text(path)
+            text = _read_text(path, ctx)
             first = 1
         if isinstance(text, ToolOutput):
             return text
@@ -459,7 +488,7 @@ class MultiEditTool(BlockingTool):
                     .removesuffix("</tool_use_error>") + "\n(no edit was applied)")
             text = result
         try:
-            atomic_write_text(path, text)
+            atomic_write_text(path, text, root=ctx.root_of(path))
         except OSError as exc:
-            return ToolOutput.error(f"cannot write {path}: {exc.strerror or exc}")
+            return _failed("write", path, exc)
         return ToolOutput(f"Applied {len(input['edits'])} edit(s) to {path}")

@@ -30,6 +30,12 @@ Design notes
   lists one folder, folders first with a trailing ``/``, in the shape older Claude Code's LS
   had (``- /abs/folder/`` then ``  - entry`` lines).
 * Paths are shown relative to the working folder, as Claude Code shows them.
+* No link is followed out of what was judged (:mod:`subagents.fs_beneath`): the folder Glob
+  and LS list is opened with no link on its path and listed through that descriptor, Glob
+  descends into a subfolder through a descriptor opened from its parent's with
+  ``O_NOFOLLOW``, and Grep reads each file beneath the search's roots with no link followed
+  (a file link inside them is resolved once and its target read so).  A swap after the
+  decision fails or skips, it never lists or reads another folder.
 * Which contexts get Grep and Glob at all is :mod:`subagents.runtime.tools.toolset`'s job.
 """
 
@@ -44,6 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from subagents.fs import read_regular
+from subagents.fs_beneath import LinkOnPath, Root
 from subagents.runtime.tools.base import BlockingTool, ToolContext, ToolOutput
 from subagents.runtime.tools.formats import ToolFormats, formats_for
 
@@ -58,6 +65,9 @@ MAX_LINE_CHARS = 2000
 #: A search stops after this many seconds and says so: Ctrl-C cancels the run at once, but
 #: a worker thread still walking a huge tree would keep the process from exiting.
 SEARCH_TIME_LIMIT = 60.0
+#: why a folder judged could not be opened: it became a link after the decision
+_CHANGED = ("the path changed after it was approved (a symbolic link changed on the way); "
+            "it was not listed")
 
 # Grep's ``type`` filter: a few common ripgrep types.
 FILE_TYPES: dict[str, tuple[str, ...]] = {
@@ -82,15 +92,48 @@ def _walk(root: Path) -> Iterator[Path]:
 def _links_out(path: Path, roots: tuple[Path, ...]) -> bool:
     """Is ``path`` (met in a walk) a symbolic link — or below one — whose target is outside
     every one of ``roots`` (resolved)?  Such a file is skipped: the walk must not read or
-    list what Read would refuse (``notes -> ~/.ssh/id_rsa`` in plan mode).  The walks never
-    enter a linked folder, so only the file itself can be a link: one ``lstat`` per file."""
+    list what Read would refuse (``notes -> ~/.ssh/id_rsa`` in plan mode)."""
+    return _target(path, roots) is None
+
+
+def _target(path: Path, roots: tuple[Path, ...]) -> Path | None:
+    """The path to open for ``path`` met in a walk: itself (the walks never enter a linked
+    folder, so only the file can be a link: one ``lstat`` per file), the file a link inside
+    ``roots`` leads to (resolved once, here), or ``None`` for a link out of them."""
     try:
         if not path.is_symlink():
-            return False
+            return path
         real = path.resolve()
     except (OSError, RuntimeError):
-        return True
-    return not any(real.is_relative_to(r) for r in roots)
+        return None
+    return real if any(real.is_relative_to(r) for r in roots) else None
+
+
+class _Beneath:
+    """The search's roots, each opened once (lazily) with no link on its own path; every
+    file is read beneath the deepest one holding it with no link followed
+    (:mod:`subagents.fs_beneath`): a file or folder swapped for a link between the walk's
+    look and the read is skipped, never read through."""
+
+    def __init__(self, roots: tuple[Path, ...]) -> None:
+        self.roots = sorted(roots, key=lambda r: len(r.parts), reverse=True)
+        self.opened: dict[Path, Root] = {}
+
+    def read(self, path: Path) -> str | None:
+        """:func:`_read_text` of ``path`` beneath its root (``None`` when none holds it)."""
+        for top in self.roots:
+            if path.is_relative_to(top):
+                try:
+                    root = self.opened.get(top) or self.opened.setdefault(top, Root(top))
+                except OSError:
+                    return None
+                return _read_text(path, root)
+        return None
+
+    def close(self) -> None:
+        for root in self.opened.values():
+            root.close()
+        self.opened.clear()
 
 
 def _matches_glob(path: Path, root: Path, pattern: str) -> bool:
@@ -116,13 +159,13 @@ def _expand_braces(pattern: str) -> list[str]:
     return out
 
 
-def _read_text(path: Path) -> str | None:
+def _read_text(path: Path, root: Root) -> str | None:
     """A regular file's text (``None`` for anything else, too big, or binary).
 
-    :func:`subagents.fs.read_regular`: a FIFO or ``/dev/zero`` named in ``path`` or met
-    in the walk is skipped, never read."""
+    :func:`subagents.fs.read_regular` beneath ``root``: a FIFO or ``/dev/zero`` named in
+    ``path`` or met in the walk is skipped, never read; so is a link met on the way."""
     try:
-        data = read_regular(path, MAX_FILE_BYTES)
+        data = read_regular(path, MAX_FILE_BYTES, beneath=root)
     except OSError:
         return None
     if b"\x00" in data[:8192]:
@@ -249,38 +292,43 @@ class GrepTool(BlockingTool):
         # (shown path, mtime, lines of content output or hit count)
         found: list[tuple[str, float, list[str], int]] = []
         inside = tuple({ctx.cwd.resolve(), root.resolve()})
-        for path in _walk(root):
-            if time.monotonic() > deadline:
-                stopped = True
-                break
-            if path != root and _links_out(path, inside):
-                continue
-            if input.get("glob") and not _matches_glob(path, root, input["glob"]):
-                continue
-            if type_globs and not any(fnmatch.fnmatch(path.name, g) for g in type_globs):
-                continue
-            text = _read_text(path)
-            if text is None:
-                continue
-            shown = _display(path, ctx)
-            if input.get("multiline"):
-                matches = list(regex.finditer(text))
-                hits = sorted({text.count("\n", 0, m.start()) for m in matches})
-                count = len(matches)
-            else:
-                lines_all = text.splitlines()
-                hits = [i for i, line in enumerate(lines_all) if regex.search(line)]
-                count = len(hits)
-            if not hits:
-                continue
-            out: list[str] = []
-            if mode == "content":
-                out = _content_lines(text, hits, regex, shown, before, after, numbers, only)
-            try:
-                mtime = path.stat().st_mtime
-            except OSError:
-                mtime = 0.0
-            found.append((shown, mtime, out, count))
+        beneath = _Beneath((ctx.cwd.resolve(), root if root.is_dir() else root.parent))
+        try:
+            for path in _walk(root):
+                if time.monotonic() > deadline:
+                    stopped = True
+                    break
+                target = path if path == root else _target(path, inside)
+                if target is None:
+                    continue
+                if input.get("glob") and not _matches_glob(path, root, input["glob"]):
+                    continue
+                if type_globs and not any(fnmatch.fnmatch(path.name, g) for g in type_globs):
+                    continue
+                text = beneath.read(target)
+                if text is None:
+                    continue
+                shown = _display(path, ctx)
+                if input.get("multiline"):
+                    matches = list(regex.finditer(text))
+                    hits = sorted({text.count("\n", 0, m.start()) for m in matches})
+                    count = len(matches)
+                else:
+                    lines_all = text.splitlines()
+                    hits = [i for i, line in enumerate(lines_all) if regex.search(line)]
+                    count = len(hits)
+                if not hits:
+                    continue
+                out: list[str] = []
+                if mode == "content":
+                    out = _content_lines(text, hits, regex, shown, before, after, numbers, only)
+                try:
+                    mtime = path.stat().st_mtime
+                except OSError:
+                    mtime = 0.0
+                found.append((shown, mtime, out, count))
+        finally:
+            beneath.close()
         late = (f"\n[search stopped after {SEARCH_TIME_LIMIT:g} s; narrow path or glob]"
                 if stopped else "")
         if mode == "files_with_matches":
@@ -384,18 +432,33 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(out) + r"\Z", re.DOTALL)
 
 
-def _walk_in_order(root: Path, depth: int | None = None) -> Iterator[tuple[Path, str]]:
-    """Files under ``root`` depth first, each folder in the order the file system lists
-    it (Glob's tie order, as in Claude Code), with their path relative to ``root``; ``depth``
-    folders down at most (``None``: all)."""
-    return _walk_in_order_sub(root, "", depth)
+_LIST_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
-def _walk_in_order_sub(folder: Path, rel: str,
+def _open_listing(folder: Path) -> int:
+    """A descriptor to list ``folder`` (the call's resolved path), opened with no link on
+    its path (:mod:`subagents.fs_beneath`): a folder swapped for a link after the decision
+    is :class:`~subagents.fs_beneath.LinkOnPath`, never listed."""
+    with Root(folder) as root:
+        return root.open(".", _LIST_FLAGS)
+
+
+def _walk_in_order(root: Path, fd: int, depth: int | None = None
+                   ) -> Iterator[tuple[Path, str]]:
+    """Files under ``root`` (listed through ``fd``, see :func:`_open_listing`) depth first,
+    each folder in the order the file system lists it (Glob's tie order, as in Claude Code),
+    with their path relative to ``root``; ``depth`` folders down at most (``None``: all).
+    Each subfolder is listed through a descriptor opened from its parent's with
+    ``O_NOFOLLOW``: one swapped for a link between the listing and the descent is skipped,
+    not followed."""
+    return _walk_in_order_sub(root, fd, "", depth)
+
+
+def _walk_in_order_sub(folder: Path, fd: int, rel: str,
                        depth: int | None) -> Iterator[tuple[Path, str]]:
     # a subfolder is visited where it is listed: the listing's order is kept
     try:
-        entries = list(os.scandir(folder))
+        entries = list(os.scandir(fd))
     except OSError:
         return
     for e in entries:
@@ -403,10 +466,15 @@ def _walk_in_order_sub(folder: Path, rel: str,
         try:
             if e.is_dir(follow_symlinks=False):
                 if e.name not in SKIP_DIRS and (depth is None or depth > 0):
-                    yield from _walk_in_order_sub(Path(e.path), name + "/",
-                                                  None if depth is None else depth - 1)
+                    sub = os.open(e.name, _LIST_FLAGS | getattr(os, "O_NOFOLLOW", 0),
+                                  dir_fd=fd)
+                    try:
+                        yield from _walk_in_order_sub(folder / e.name, sub, name + "/",
+                                                      None if depth is None else depth - 1)
+                    finally:
+                        os.close(sub)
             elif e.is_file():
-                yield Path(e.path), name
+                yield folder / e.name, name
         except OSError:
             continue
 
@@ -458,17 +526,26 @@ class GlobTool(BlockingTool):
         depth = None if any("**" in p for p in patterns) else max(
             p.removeprefix("./").count("/") for p in patterns)
         inside = tuple({ctx.cwd.resolve(), root.resolve()})
-        for path, rel in _walk_in_order(root, depth):
-            if time.monotonic() > deadline:
-                return ToolOutput.error(
-                    f"Glob stopped after {SEARCH_TIME_LIMIT:g} s; narrow path or pattern")
-            if _links_out(path, inside):
-                continue
-            if any(r.match(rel) for r in regexes):
-                try:
-                    found.append((path.stat().st_mtime, path))
-                except OSError:
+        try:  # the folder judged is the folder listed: no link followed on its path
+            top = _open_listing(root)
+        except LinkOnPath:
+            return ToolOutput.error(f"cannot list {root}: {_CHANGED}")
+        except OSError:
+            return ToolOutput("No files found")  # as before: an unreadable folder lists nothing
+        try:
+            for path, rel in _walk_in_order(root, top, depth):
+                if time.monotonic() > deadline:
+                    return ToolOutput.error(
+                        f"Glob stopped after {SEARCH_TIME_LIMIT:g} s; narrow path or pattern")
+                if _links_out(path, inside):
                     continue
+                if any(r.match(rel) for r in regexes):
+                    try:
+                        found.append((path.stat().st_mtime, path))
+                    except OSError:
+                        continue
+        finally:
+            os.close(top)
         if not found:
             return ToolOutput("No files found")
         # oldest first; a stable sort keeps the listing order for equal times
@@ -508,8 +585,14 @@ class LSTool(BlockingTool):
         if not root.is_dir():
             return ToolOutput.error(f"not a directory: {root}; use Read for files")
         ignore = list(input.get("ignore") or ())
-        try:
-            entries = list(os.scandir(root))
+        try:  # the folder judged is the folder listed: no link followed on its path
+            fd = _open_listing(root)
+            try:
+                entries = list(os.scandir(fd))
+            finally:
+                os.close(fd)
+        except LinkOnPath:
+            return ToolOutput.error(f"cannot list {root}: {_CHANGED}")
         except OSError as exc:
             return ToolOutput.error(f"cannot list {root}: {exc.strerror or exc}")
         dirs: list[str] = []
