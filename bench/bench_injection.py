@@ -2,10 +2,14 @@
 
 Run: ``.venv/bin/python bench/bench_injection.py [--corpus PATH]``
 
-* Precision and recall on the development set (``tests/data/injection/dev.jsonl``, what the
-  patterns were tuned on) and on the held-out set (``heldout.jsonl``, written apart from the
-  detector and never tuned on), printed separately with the counts per style, and the share
-  of real agent files flagged: :mod:`subagents.lint.rules.injection_eval` does the counting.
+* Precision and recall on the development sets (``tests/data/injection/dev.jsonl``,
+  ``dev2.jsonl``, ``probe3.jsonl``, ``probe4.jsonl``: what the patterns were tuned on) and on
+  the held-out sets
+  (``heldout.jsonl``, ``heldout2.jsonl`` when present: written apart from the detector and
+  never tuned on), each printed separately with the counts per style, and the share of real
+  agent files flagged: :mod:`subagents.lint.rules.injection_eval` does the counting.
+  ``--skip-heldout`` leaves the held-out sets unread (what a developer tuning the detector
+  runs).
 * Speed over the shared corpus of real agent files: time per MB against ``str.lower`` over
   the same text as a same-run baseline.
 """
@@ -21,7 +25,11 @@ from subagents.lint.rules.injection_eval import main as measure
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parent / "tests" / "data" / "injection"
-CORPUS = HERE.parent.parent / "shared" / "corpus"
+# beside the checkout, or beside the folder of worktrees
+CORPUS = next((up / "shared" / "corpus" for up in HERE.parents[1:3]
+               if (up / "shared" / "corpus").is_dir()), HERE.parent.parent / "shared" / "corpus")
+DEV = ("dev.jsonl", "dev2.jsonl", "probe3.jsonl", "probe4.jsonl")
+HELDOUT = ("heldout.jsonl", "heldout2.jsonl")
 
 
 def speed(root: Path) -> None:
@@ -43,8 +51,11 @@ def speed(root: Path) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=CORPUS)
+    parser.add_argument("--skip-heldout", action="store_true",
+                        help="leave the held-out sets unread")
     args = parser.parse_args()
-    measure(["--dev", str(DATA / "dev.jsonl"), "--heldout", str(DATA / "heldout.jsonl"),
-             "--corpus", str(args.corpus)])
+    names = DEV if args.skip_heldout else DEV + HELDOUT
+    sets = [a for n in names if (DATA / n).is_file() for a in ("--set", str(DATA / n))]
+    measure([*sets, "--corpus", str(args.corpus)])
     if args.corpus.is_dir():
         speed(args.corpus)

@@ -7,6 +7,7 @@ each rule on its own so a regression names the rule it broke.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import unicodedata
@@ -254,15 +255,35 @@ def test_crlf_lines_are_never_quoted_by_the_second_pass() -> None:
     assert not view.loaded and view.parse is ParseMode.FAILED
 
 
-def test_hostile_yaml_is_refused_not_expanded() -> None:
-    bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
-        f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n"
-        for p, c in zip("abcdefgh", "bcdefghi", strict=True)
-    )
+def test_an_alias_bomb_is_read_as_claude_code_reads_it_expanding_nothing() -> None:
+    """Claude Code 2.1.332 loads an alias bomb: its first pass throws, its second pass quotes
+    every `key: *alias` line (recorded case yaml-alias-bomb).  So do we, without expanding: a
+    bomb of 9**40 leaves finishes (an exponential reading would never return)."""
+    def bomb(levels: int) -> str:
+        # keys of letters only: the second pass quotes `key: value` lines of such keys
+        names = ["k" + chr(97 + i // 26) + chr(97 + i % 26) for i in range(levels)]
+        return "kaa: &kaa [x, x, x, x, x, x, x, x, x]\n" + "".join(
+            f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n"
+            for p, c in itertools.pairwise(names)
+        ) + f"tools: *{names[-1]}\n"
     with pytest.raises(AliasBombError):
-        parse(bomb)
-    view = read_claude_code(fm("name: x\ndescription: d\n" + bomb))
-    assert not view.loaded and view.parse is ParseMode.REFUSED
+        parse(bomb(9))
+    view = read_claude_code(fm("name: x\ndescription: d\n" + bomb(9)))
+    assert view.loaded and view.parse is ParseMode.LENIENT
+    assert view.tools == ("*kai",) and view.frontmatter["kab"] == (
+        "&kab [" + ", ".join(["*kaa"] * 9) + "]")
+    huge = read_claude_code(fm("name: x\ndescription: d\n" + bomb(40)))
+    assert huge.loaded and huge.tools == ("*kbn",)
+    # aliases the second pass does not quote (indented lines) stay a bomb: refused, not expanded
+    nested = "root:\n  a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"  {c}: &{c} [" + ", ".join([f"*{p}"] * 9) + "]\n"
+        for p, c in zip("abcdefgh", "bcdefghi", strict=True))
+    refused = read_claude_code(fm("name: x\ndescription: d\n" + nested))
+    assert not refused.loaded and refused.parse is ParseMode.REFUSED
+    assert refused.skip is not None and refused.skip.alias
+
+
+def test_hostile_yaml_is_refused_not_expanded() -> None:
     with pytest.raises(TooDeepError):
         parse("a: " + "[" * 30_000 + "]" * 30_000)
     deep = read_claude_code(fm("name: x\ndescription: d\nx: " + "[" * 30_000 + "]" * 30_000))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import select
 import signal
 import stat
@@ -762,12 +763,16 @@ def test_doctor_name_explains_one_agent(layout: dict[str, Path]) -> None:
     assert missing.exit_code == 1 and "closest names: rev" in missing.output
 
 
-def test_doctor_reports_skipped_entries_of_agents_json(layout: dict[str, Path]) -> None:
+def test_doctor_reports_an_agents_value_claude_code_refuses(layout: dict[str, Path]) -> None:
+    """Claude Code 2.1.332 does not start at all when one --agents entry has no description
+    (recorded case cli-agents-no-description): the whole value is refused, not one entry."""
     value = json.dumps({"good": {"description": "d", "prompt": "p"}, "bad": {"prompt": "p"}})
     result = CliRunner().invoke(cli, ["doctor", "--agents", value])
     assert result.exit_code == 1
     lines = result.output.splitlines()
-    i = lines.index("Loaded with errors (1 source; entries skipped):")
+    i = lines.index("Not loaded (1 file):")
     assert lines[i + 1 : i + 3] == ["  --agents  (cli)", "    --agents:1"]
-    assert lines[i + 3].startswith("      SA103 `description` of 'bad' is missing")
-    assert "  cli      --agents" in result.output and "1 agent" in result.output
+    assert lines[i + 3].startswith("      SA103 Claude Code refuses to start with this --agents")
+    assert re.search(r"  cli +--agents +0 agents", result.output), result.output
+    listed = CliRunner().invoke(cli, ["list", "--agents", value])
+    assert listed.exit_code == 2 and "refuses to start" in listed.output

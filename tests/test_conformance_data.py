@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -45,6 +46,10 @@ _CACHE = cache_root()
 _SUBSET = (
     "baseline", "dup-code-unit-order", "precedence-project-over-user", "fallback-colon-space",
     "fallback-col0-continuation", "name-fullwidth-colon", "tools-null", "model-sonnet-capital",
+    # plugins, --agents, trust, a live MCP server, request parameters, an alias bomb
+    "plugin-ids", "plugin-manifest-agents", "plugin-ignored-fields", "cli-agents-valid",
+    "cli-agents-tools-string", "mcp-list-trusted", "mcp-list-untrusted", "mcp-bad-items",
+    "field-effort-values", "yaml-alias-bomb", "files-user-folder-link",
 )
 
 
@@ -275,10 +280,11 @@ def test_default_reply_leaves_the_queue_first() -> None:
 @pytest.mark.slow
 def test_rerecorded_subset_matches_the_data() -> None:
     version = load_expectations().version
-    claude = find_installed(version, _CACHE)
-    if claude is None:
-        pytest.skip(f"Claude Code {version} not installed; run `python -m subagents.conformance "
-                    "record` to install and record")
+    named = os.environ.get("SUBAGENTS_CLAUDE_CODE", "")  # the binary, as the runtime test takes
+    claude = Path(named) if named else find_installed(version, _CACHE)
+    if claude is None or not claude.exists():
+        pytest.skip(f"Claude Code {version} not installed; set SUBAGENTS_CLAUDE_CODE to its "
+                    "binary, or run `python -m subagents.conformance record` to install it")
     usable, why = netns_available()
     if not usable:
         pytest.skip(f"no network namespace for Claude Code ({why}); the recorder needs root")

@@ -75,8 +75,8 @@ CASES = [
         "x",
         _e(tools="Read, Grep"),
         False,
-        True,
-        "the reader accepts Claude Code's comma string; the agents.json format says tools?: string[]",
+        False,  # given to Claude Code 2.1.332 with --agents, it refuses to start
+        "",
         ("ST006",),
     ),
     Case("tools-unknown", "x", _e(tools=["Reed"]), False, False, rules=("ST007",)),

@@ -16,8 +16,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from subagents.claude_code.launch import server_config
 from subagents.claude_code.reader import ClaudeCodeView, _positive_int
-from subagents.definition import AgentDefinition, Dialect, SourceLocation
+from subagents.definition import AgentDefinition, Dialect, McpServerSpec, SourceLocation
 from subagents.formats.fields import RawField, build_definition
 
 __all__ = ["definition_from_view"]
@@ -78,8 +79,13 @@ def _judged(
     fm = view.frontmatter
     profile = view.profile
     assert view.name is not None and view.description is not None
-    hooks = {k: v for k, v in defn.hooks.items() if k in profile.hook_events}
-    servers = defn.mcp_servers if isinstance(fm.get("mcpServers"), list) else ()
+    # (a plugin's agent has no hooks even when the strict reading found some)
+    hooks = {k: v for k, v in defn.hooks.items() if k in profile.hook_events} if (
+        "hooks" in fm) else {}
+    # a list only, item by item: an item that is not a server is dropped (2.1.332)
+    listed = fm.get("mcpServers")
+    servers = tuple(s for s in map(_listed_server, listed) if s is not None) if isinstance(
+        listed, list) else ()
     prompt = fm.get("initialPrompt")
     return defn.evolve(
         name=view.name,
@@ -125,6 +131,17 @@ _TAKEN_FROM_VIEW = frozenset(
 # Keys Claude Code ignores but subagents uses (routing keywords, catalogue metadata); reading
 # them changes nothing Claude Code does.
 _OUR_METADATA = frozenset({"keywords", "version", "author", "tags", "created", "modified"})
+
+
+def _listed_server(item: Any) -> McpServerSpec | None:
+    """A ``mcpServers`` item; a ``name: {config}`` item that cannot start (no ``command`` or
+    ``url`` string) is kept without either, so SA111 can point at it; nothing starts it."""
+    spec = server_config(item)
+    if spec is None and isinstance(item, dict) and len(item) == 1:
+        ((name, config),) = item.items()
+        if isinstance(config, dict):
+            return McpServerSpec(name=str(name), extra=dict(config))
+    return spec
 
 
 def _valid(value: Any, allowed: tuple[str, ...]) -> str | None:

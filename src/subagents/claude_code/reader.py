@@ -34,8 +34,11 @@ The steps, in Claude Code's order:
    tools". Unknown names are listed as written and dropped when the agent is spawned.
 7. **Body:** the text after the block, trimmed.
 
-Deliberate difference: an alias bomb (or a recursive alias) is refused here as a security
-finding; Claude Code would expand it.
+An alias bomb is read as Claude Code 2.1.332 reads it: its first pass throws, and the lenient
+second pass quotes every ``key: *alias`` line, so the values are literal text.  The alias guard
+of :mod:`.bun_yaml` measures the expansion on the composed nodes before anything is built, so
+this never costs more than the text's size.  Deliberate difference: a bomb that survives the
+second pass too (aliases on indented lines) is refused as a security finding.
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
@@ -117,6 +120,8 @@ class Note:
 
     key: str
     message: str
+    rule: str | None = None  # the finding's rule when it is not the key's own
+    hint: str | None = None  # the finding's hint when the rule's own does not fit
 
 
 @dataclass(slots=True)
@@ -398,6 +403,16 @@ def _field_notes(fm: Mapping[str, Any], profile: ClaudeCodeProfile) -> list[Note
     servers = fm.get("mcpServers")
     if "mcpServers" in fm and servers is not None and not isinstance(servers, list):
         ignored("mcpServers", "it must be a list (of server names or `name: {config}` items)")
+    elif isinstance(servers, list):
+        from subagents.claude_code.launch import server_config
+
+        # (a `name: {config}` item without a command or url is SA111's, with its position)
+        dropped = [_show(item) for item in servers if server_config(item) is None and not (
+            isinstance(item, dict) and len(item) == 1
+            and isinstance(next(iter(item.values())), dict))]
+        if dropped:
+            notes.append(Note("mcpServers", "`mcpServers` items that are not servers: "
+                              f"{', '.join(dropped)}; the agent runs without them"))
     return notes
 
 
@@ -548,9 +563,12 @@ def read_claude_code(
         else:
             parsed = bun_yaml.parse(block_text)
         mode = ParseMode.YAML
-    except (bun_yaml.TooDeepError, bun_yaml.AliasBombError) as exc:
+    except bun_yaml.TooDeepError as exc:
         return _refused(profile, exc, block_text, block_line, replaced)
     except bun_yaml.BunYamlError as first:
+        # an alias bomb too: Claude Code's first pass throws on it and the second pass quotes
+        # each `key: *alias` line, so the values are literal text (2.1.332, yaml-alias-bomb);
+        # the guard measured the expansion on the composed nodes, nothing was expanded
         rewritten, quoted = lenient_rewrite(block_text)
         try:
             parsed = bun_yaml.parse(rewritten)
@@ -668,12 +686,18 @@ def _judged_fields(
 def as_plugin_agent(view: ClaudeCodeView, *, file_stem: str, plugin: str) -> ClaudeCodeView:
     """The same file as Claude Code loads it from a plugin's ``agents/`` folder.
 
-    Measured (briefly) on 2.1.330: a plugin agent whose frontmatter fails to parse, or that
-    has no description, still loads -- named after the file, described as ``Agent from
-    <plugin> plugin`` -- and a ``:`` in its name is allowed.  A file over the size limit, one
-    we refuse for safety and one with unloadable hooks stay out.
+    Measured on 2.1.332 (recorded cases ``plugin-*``): a plugin agent whose frontmatter fails
+    to parse, or that has no name or description, still loads -- named after the file,
+    described as ``Agent from <plugin> plugin`` -- and a ``:`` in its name is allowed;
+    ``permissionMode``, ``hooks`` and ``mcpServers`` are ignored (so hooks that would keep a
+    project's agent out do not keep it out).  A file over the size limit and one we refuse for
+    safety stay out.
     """
-    if view.loaded or view.skip is None or view.skip.kind in _PLUGIN_STILL_SKIPS:
+    if view.skip is not None and view.skip.kind in _PLUGIN_STILL_SKIPS:
+        return view
+    if view.loaded:
+        return _without_plugin_ignored(view)
+    if view.skip is None:
         return view
     fm = dict(view.frontmatter)
     name = fm.get("name")
@@ -683,6 +707,9 @@ def as_plugin_agent(view: ClaudeCodeView, *, file_stem: str, plugin: str) -> Cla
     if not (isinstance(description, str) and description):
         description = f"Agent from {plugin} plugin"
     fm["name"], fm["description"] = name, description
+    ignored = _plugin_ignored_notes(fm)
+    for key in PLUGIN_IGNORED:
+        fm.pop(key, None)
     common = {
         "frontmatter": fm,
         "block_text": view.block_text,
@@ -692,7 +719,34 @@ def as_plugin_agent(view: ClaudeCodeView, *, file_stem: str, plugin: str) -> Cla
         "replaced_bytes": view.replaced_bytes,
         "body": view.body,
     }
-    return _judged_fields(view.profile, fm, view.parse, common, name, description)
+    judged = _judged_fields(view.profile, fm, view.parse, common, name, description)
+    judged.notes = (*ignored, *judged.notes)
+    return judged
 
 
-_PLUGIN_STILL_SKIPS = frozenset({SkipKind.TOO_LARGE, SkipKind.REFUSED, SkipKind.HOOKS})
+# Fields Claude Code ignores in a plugin's agent, with a warning in its debug log only
+# ("... which is ignored for plugin agents"; measured on 2.1.332, plugin-ignored-fields).
+PLUGIN_IGNORED = ("permissionMode", "hooks", "mcpServers")
+
+
+def _plugin_ignored_notes(fm: Mapping[str, Any]) -> tuple[Note, ...]:
+    return tuple(
+        Note(key, f"`{key}` in a plugin's agent: the agent runs without it (only an agent "
+             "of .claude/agents may set it)", rule="SA021",
+             hint="remove the field, or copy the agent into .claude/agents/ where it applies")
+        for key in PLUGIN_IGNORED if key in fm)
+
+
+def _without_plugin_ignored(view: ClaudeCodeView) -> ClaudeCodeView:
+    """A loaded plugin agent without the fields Claude Code ignores for plugin agents."""
+    notes = _plugin_ignored_notes(view.frontmatter)
+    if not notes:
+        return view
+    fm = {k: v for k, v in view.frontmatter.items() if k not in PLUGIN_IGNORED}
+    kept = tuple(n for n in view.notes if n.key not in PLUGIN_IGNORED)
+    return replace(view, frontmatter=fm, notes=(*notes, *kept))
+
+
+# (hooks that would keep a project's agent out do not: a plugin's hooks are ignored, 2.1.332
+# plugin-broken-hooks)
+_PLUGIN_STILL_SKIPS = frozenset({SkipKind.TOO_LARGE, SkipKind.REFUSED})

@@ -391,7 +391,9 @@ def doctor(
       subagents doctor --format json | jq '.not_loaded[].path'
     """
     every = registry.dialect is None or registry.every_harness
-    reg = (dataclasses.replace(registry, dialect=None) if every else registry).load()
+    # an --agents value Claude Code refuses is explained here, not a usage error
+    reg = (dataclasses.replace(registry, dialect=None) if every else registry).load(
+        refuse_bad_agents=False)
     if name is not None:
         if output_format == "json":
             data = _name_report(reg, name)

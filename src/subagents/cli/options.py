@@ -480,19 +480,20 @@ class RegistryOptions:
         """``--dialect all``: one registry per harness present (:meth:`load_every`)."""
         return self.dialect == ALL_HARNESSES
 
-    def build(self) -> AgentRegistry:
+    def build(self, *, refuse_bad_agents: bool = True) -> AgentRegistry:
         """The registry these options describe (not loaded yet); ``--dialect all`` is a usage
-        error here (the commands that show every harness call :meth:`load_every`)."""
+        error here (the commands that show every harness call :meth:`load_every`).
+        ``refuse_bad_agents``: see :func:`build_registry`."""
         return build_registry(
             agents=self.agents, dialect=_one(self.dialect), cwd=self.cwd,
             plugin_dirs=self.plugin_dirs, managed_dir=self.managed_dir,
             group_dir=self.group_dir, global_dir=self.global_dir,
-            gemini_acknowledged=self._acknowledged(),
+            gemini_acknowledged=self._acknowledged(), refuse_bad_agents=refuse_bad_agents,
         )
 
-    def load(self) -> AgentRegistry:
+    def load(self, *, refuse_bad_agents: bool = True) -> AgentRegistry:
         """The registry these options describe, loaded."""
-        return self.build().load_all()
+        return self.build(refuse_bad_agents=refuse_bad_agents).load_all()
 
     def load_every(self) -> list[AgentRegistry]:
         """One loaded registry per harness with agent folders in this project or home (in
@@ -504,7 +505,7 @@ class RegistryOptions:
         claude = build_registry(
             agents=self.agents, dialect=Dialect.CLAUDE, cwd=self.cwd,
             plugin_dirs=self.plugin_dirs, managed_dir=self.managed_dir,
-            group_dir=self.group_dir, global_dir=self.global_dir,
+            group_dir=self.group_dir, global_dir=self.global_dir, refuse_bad_agents=False,
         )
         project = find_git_root(claude.cwd) or claude.cwd
         present = present_harnesses(project, claude.home)

@@ -2,19 +2,23 @@
 
 The cases cover each measured behaviour of Claude Code's agent loader (discovery, precedence,
 duplicates, the frontmatter block, YAML and its lenient second pass, and the name, description,
-tools, model and ignored-field rules) plus edge cases of our own.  Adding a case without
+tools, model and ignored-field rules) plus edge cases of our own, and the other places agents
+come from (plugins, ``--agents``, trust, MCP servers: :mod:`cases_scopes`).  Adding a case without
 recording it fails ``tests/test_conformance_data.py``.
 """
 
 from __future__ import annotations
 
 from subagents.conformance.casekit import Case
+from subagents.conformance.cases_details import DETAIL_CASES
 from subagents.conformance.cases_fields import EXTRA_CASES, FIELD_CASES
 from subagents.conformance.cases_loading import LOADING_CASES
+from subagents.conformance.cases_scopes import SCOPE_CASES
 
 __all__ = ["CASES", "Case", "case_by_id"]
 
-CASES: tuple[Case, ...] = (*LOADING_CASES, *FIELD_CASES, *EXTRA_CASES)
+CASES: tuple[Case, ...] = (*LOADING_CASES, *FIELD_CASES, *EXTRA_CASES, *DETAIL_CASES,
+                           *SCOPE_CASES)
 
 
 def _check_unique() -> None:

@@ -18,11 +18,15 @@ import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from subagents.claude_code.profile import get_profile
 from subagents.claude_code.reader import listing_tools
-from subagents.conformance.casekit import Case
-from subagents.conformance.model import CaseResult, Recording
+from subagents.conformance.casekit import Case, fill
+from subagents.conformance.model import CaseResult, Recording, SpawnResult
+
+if TYPE_CHECKING:
+    from subagents.registry.core import AgentEntry, AgentRegistry
 
 __all__ = ["DELIBERATE", "CaseComparison", "compare_case", "compare_recording"]
 
@@ -89,7 +93,14 @@ def compare_case(
     agents_dir, user_dir = case.materialise(project, home)
     cwd = project / case.cwd if case.cwd else project
     cwd.mkdir(parents=True, exist_ok=True)
-    registry = AgentRegistry(cwd, home=home, claude_code=recording.version).load_all()
+    cli_text = fill(case.cli_agents, project, home) if case.cli_agents is not None else None
+    registry = AgentRegistry(
+        cwd, home=home, claude_code=recording.version, cli_agents=cli_text,
+        plugin_dirs=[project / folder for folder in case.plugin_dirs],
+    ).load_all()
+    if expected.startup_error is not None:
+        return CaseComparison(case.id, _refusal_differences(registry, expected.startup_error),
+                              DELIBERATE.get(case.id))
     builtin = {b.name for b in recording.builtin_agents}
     got = {e.name: e for e in registry.list() if e.source.value != "builtin"}
     want = {a.name: a for a in expected.agents}
@@ -136,7 +147,53 @@ def compare_case(
                 )
         elif sorted(t for t in spawned.tools if t not in _INTERNAL) != ours:
             diffs.append(f"{spawned.name!r}: spawned with {list(spawned.tools)} != {ours}")
+    for spawned in expected.spawned:
+        entry = got.get(spawned.name)
+        if entry is None or spawned.error is not None:
+            continue
+        diffs.extend(_launch_differences(spawned, entry, cwd, home))
     return CaseComparison(case.id, tuple(diffs), DELIBERATE.get(case.id))
+
+
+def _refusal_differences(registry: AgentRegistry, said: str) -> tuple[str, ...]:
+    """Claude Code refused to start: subagents must refuse the ``--agents`` value as a whole
+    (none of its agents listed) with an error that says nothing starts."""
+    from subagents.definition import Scope
+
+    diffs: list[str] = []
+    listed = [e.name for e in registry.list() if e.source is Scope.CLI]
+    if listed:
+        diffs.append(f"Claude Code refuses to start ({said.splitlines()[-1][:80]}), "
+                     f"but subagents lists --agents entries {listed}")
+    if not any(d.path == "--agents" and d.severity.value == "error"
+               and "refuses to start" in d.message for d in registry.diagnostics()):
+        diffs.append("Claude Code refuses to start; subagents reports no error saying so")
+    return tuple(diffs)
+
+
+def _launch_differences(spawned: SpawnResult, entry: AgentEntry, cwd: Path,
+                        home: Path) -> list[str]:
+    """The MCP servers a launched agent gets and the effort its request carries."""
+    from subagents.claude_code.launch import effort_sent, servers_started
+
+    diffs: list[str] = []
+    defn = entry.definition
+    theirs = sorted({name.split("__")[1] for name in spawned.mcp if name.count("__") >= 2})
+    ours = sorted(servers_started(defn, cwd=cwd, home=home))
+    if theirs != ours:
+        diffs.append(f"{spawned.name!r}: MCP servers started {theirs} != {ours}")
+    sent = spawned.param("output_config")
+    if sent is not None:
+        raw: object = defn.effort
+        if entry.path is not None:
+            from subagents.claude_code.reader import read_claude_code
+
+            raw = read_claude_code(entry.path.read_bytes()).frontmatter.get("effort")
+        effort = effort_sent(raw, get_profile(None).efforts)
+        mine = "(absent)" if effort is None else f'{{"effort":"{effort}"}}'
+        if sent != mine:
+            diffs.append(f"{spawned.name!r}: output_config {sent} (Claude Code) != {mine}")
+    return diffs
 
 
 # Tools Claude Code adds on its own (a stand-in for MCP tools whose server is not running).

@@ -22,6 +22,7 @@ Paths are made relative: ``<project>/.claude/agents/REL`` -> ``project/REL``,
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -38,6 +39,13 @@ LISTING_HEADERS = ("Available agent types for the Agent tool:",
 _LISTING_END = "\n\nWhen you launch multiple agents"
 _LOG_PREFIX = re.compile(r"^\S+ \[(\w+)\] ")
 _AGENT_LINE = re.compile(r"\[agents\]|^Agent '|^Agent file |agent file", re.I)
+# plugin agents, frontmatter MCP servers and hooks, skills (first recorded on 2.1.332); lines
+# with timings ("connected in 134ms") are left out so a recording stays the same run to run
+_SCOPE_LINE = re.compile(
+    r"agents from plugin|plugin agents loaded: [1-9]|ignored for plugin|is not auto-loaded|"
+    r"^\[Agent: [^\]]*\] Connected to MCP server|Skipping frontmatter|"
+    r"specified in frontmatter|frontmatter MCP|mcpServers", re.I)
+_MCP_NAME = re.compile(r"mcp__[A-Za-z0-9_-]+")
 _NOISE = ("Failed to stat directory",)
 _BODY_END = "Messages from the agent that launched you"
 
@@ -59,6 +67,7 @@ class RunFacts:
     spawned: tuple[SpawnResult, ...]
     parent_model: str | None
     errors: tuple[str, ...]
+    startup_error: str | None = None  # Claude Code refused to start (its stderr)
 
 
 def _text(content: Any) -> str:
@@ -165,13 +174,13 @@ def debug_lines(run: RunOutput, relative: Relativiser) -> tuple[str, ...]:
         if any(noise in message for noise in _NOISE):
             continue
         in_agents = "/.claude/agents/" in message and any(r in message for r in roots)
-        if in_agents or _AGENT_LINE.search(message):
+        if in_agents or _AGENT_LINE.search(message) or _SCOPE_LINE.search(message):
             seen.setdefault(f"{level} {relative(message)}".strip(), None)
     return tuple(seen)
 
 
-def _spawns(run: RunOutput, spawn: tuple[str, ...], relative: Relativiser
-            ) -> tuple[SpawnResult, ...]:
+def _spawns(run: RunOutput, spawn: tuple[str, ...], relative: Relativiser,
+            request_params: tuple[str, ...] = ()) -> tuple[SpawnResult, ...]:
     got: dict[str, SpawnResult] = {}
     calls: dict[str, str] = {}  # tool_use id -> subagent name
     results: dict[str, tuple[str, bool]] = {}
@@ -185,9 +194,14 @@ def _spawns(run: RunOutput, spawn: tuple[str, ...], relative: Relativiser
             name = marker.group(1).strip()
             tools = sorted(str(t.get("name")) for t in body.get("tools") or []
                            if isinstance(t, dict))
+            mentioned = _MCP_NAME.findall(json.dumps(body, ensure_ascii=False))
+            params = tuple(
+                (key, json.dumps(body[key], sort_keys=True, separators=(",", ":"))
+                 if key in body else "(absent)") for key in sorted(request_params))
             got.setdefault(name, SpawnResult(
                 name, model=str(body.get("model")) if body.get("model") else None,
                 tools=tuple(tools), body=relative(subagent_body(body.get("system"))),
+                mcp=tuple(sorted(set(mentioned))), params=params,
             ))
             continue
         for message in messages:
@@ -216,14 +230,19 @@ def _spawns(run: RunOutput, spawn: tuple[str, ...], relative: Relativiser
     return tuple(out)
 
 
-def extract(run: RunOutput, spawn: tuple[str, ...] = ()) -> RunFacts:
+def extract(run: RunOutput, spawn: tuple[str, ...] = (),
+            request_params: tuple[str, ...] = ()) -> RunFacts:
     """Everything one run showed (see module docstring)."""
     relative = Relativiser(run)
     errors: list[str] = []
     init = next((e for e in run.events if e.get("type") == "control_response"), None)
     init_agents: list[dict[str, Any]] = []
     version: str | None = None
-    if init is None:
+    startup_error = None
+    if init is None and run.returncode not in (0, None) and "Error:" in run.claude_stderr:
+        # Claude Code refused to start (a bad --agents value): what it said is the record
+        startup_error = relative(run.claude_stderr.strip())[:1000]
+    elif init is None:
         errors.append("no initialize control response")
     else:
         reply: Any = init.get("response", {})
@@ -238,9 +257,9 @@ def extract(run: RunOutput, spawn: tuple[str, ...] = ()) -> RunFacts:
     if version is None and isinstance(system_init.get("claude_code_version"), str):
         version = str(system_init["claude_code_version"])
     result = next((e for e in run.events if e.get("type") == "result"), None)
-    if result is None:
+    if result is None and startup_error is None:
         errors.append("no result event (Claude Code did not finish)")
-    elif result.get("is_error"):
+    elif result is not None and result.get("is_error"):
         errors.append("result is an error: " + relative(str(result.get("result")))[:300])
 
     messages_requests = [r for r in run.requests
@@ -271,8 +290,10 @@ def extract(run: RunOutput, spawn: tuple[str, ...] = ()) -> RunFacts:
             tools=entry.tools if entry else None,
             listing_line=entry.line if entry else None, source=None,
         ))
+    spawned = (_spawns(run, spawn, relative, request_params) if startup_error is None
+               else ())
     return RunFacts(version, tuple(agents), debug_lines(run, relative),
-                    _spawns(run, spawn, relative), parent_model, tuple(errors))
+                    spawned, parent_model, tuple(errors), startup_error)
 
 
 def is_builtin(agent: LoadedAgent, builtins: Mapping[str, BuiltinAgent]) -> bool:

@@ -151,6 +151,7 @@ class RunOutput:
     returncode: int | None
     netns: bool
     stderr: str
+    claude_stderr: str = ""  # what Claude Code itself wrote to stderr
 
 
 def run_inner(module: str, spec: dict[str, object], spec_file: Path, *, netns: bool,
@@ -192,8 +193,10 @@ def run_project(
     cwd: str = "",
     netns: bool = True,
     timeout: float = 120.0,
+    args: Callable[[Path, Path], list[str]] | None = None,
 ) -> RunOutput:
-    """Run Claude Code once.  ``write(project, home)`` fills the fresh project and home."""
+    """Run Claude Code once.  ``write(project, home)`` fills the fresh project and home;
+    ``args(project, home)`` gives extra command-line arguments (``--plugin-dir``, ``--agents``)."""
     work = Path(tempfile.mkdtemp(prefix="cc-conformance-"))
     try:
         project, home, out = work / "project", work / "home", work / "out"
@@ -203,13 +206,15 @@ def run_project(
         subprocess.run(["git", "init", "-q", str(project)], capture_output=True, check=False)
         start = project / cwd if cwd else project
         spec = {"claude": str(claude), "cwd": str(start), "home": str(home),
-                "out": str(out), "spawn": list(spawn), "timeout": timeout}
+                "out": str(out), "spawn": list(spawn), "timeout": timeout,
+                "extra_args": args(project, home) if args is not None else []}
         use_netns = netns and netns_available()[0]
         done = run_inner("subagents.conformance.inner", spec, work / "spec.json",
                          netns=use_netns, timeout=timeout)
         rc_file = out / "rc"
         rc = int(rc_file.read_text()) if rc_file.exists() and rc_file.read_text() else None
         debug = out / "debug.log"
+        claude_err = out / "stderr.txt"
         return RunOutput(
             project=project, home=home,
             events=read_jsonl(out / "stdout.jsonl"),
@@ -217,6 +222,8 @@ def run_project(
             debug_log=debug.read_text("utf-8", errors="replace") if debug.exists() else "",
             returncode=rc, netns=use_netns,
             stderr=(done.stderr or "")[-2000:],
+            claude_stderr=claude_err.read_text("utf-8", errors="replace")[-4000:]
+            if claude_err.exists() else "",
         )
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -48,7 +48,8 @@ def run(spec: dict[str, Any]) -> int:
     timeout = float(spec.get("timeout", 120))
     with server:
         command = [spec["claude"], "-p", "--input-format", "stream-json", "--output-format",
-                   "stream-json", "--verbose", "--debug-file", str(out / "debug.log")]
+                   "stream-json", "--verbose", "--debug-file", str(out / "debug.log"),
+                   *[str(a) for a in spec.get("extra_args") or []]]
         with open(out / "stderr.txt", "wb") as err:
             proc = subprocess.Popen(
                 command, cwd=spec["cwd"], env=claude_env(spec["home"], server.url),

@@ -120,6 +120,13 @@ class LoadedAgent:
                    bool(o.get("overrides_builtin", False)))
 
 
+def _params(obj: Mapping[str, Any], where: str) -> tuple[tuple[str, str], ...]:
+    value = obj.get("params", {})
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise DataFileError(f"{where}: 'params' must map names to strings")
+    return tuple(sorted((str(k), v) for k, v in value.items()))
+
+
 @dataclass(frozen=True, slots=True)
 class SpawnResult:
     """What one launched subagent got: the model id, tool names and prompt, or the refusal."""
@@ -129,16 +136,31 @@ class SpawnResult:
     tools: tuple[str, ...] = ()
     body: str | None = None
     error: str | None = None
+    # every mcp__SERVER__TOOL name the subagent's request holds (a deferred MCP tool is named
+    # in a system message, not in ``tools``); written only when there is one
+    mcp: tuple[str, ...] = ()
+    # the request parameters a case asked for (name -> compact JSON, "(absent)"); only then
+    params: tuple[tuple[str, str], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "model": self.model, "tools": list(self.tools),
-                "body": self.body, "error": self.error}
+        out: dict[str, Any] = {"name": self.name, "model": self.model,
+                               "tools": list(self.tools), "body": self.body,
+                               "error": self.error}
+        if self.mcp:
+            out["mcp"] = list(self.mcp)
+        if self.params:
+            out["params"] = dict(self.params)
+        return out
+
+    def param(self, name: str) -> str | None:
+        return dict(self.params).get(name)
 
     @classmethod
     def from_json(cls, obj: Any, where: str) -> SpawnResult:
         o = _map(obj, where)
         return cls(_str(o, "name", where), _opt_str(o, "model", where), _strs(o, "tools", where),
-                   _opt_str(o, "body", where), _opt_str(o, "error", where))
+                   _opt_str(o, "body", where), _opt_str(o, "error", where),
+                   _strs(o, "mcp", where), _params(o, where))
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,15 +192,20 @@ class CaseResult:
     debug: tuple[str, ...]  # agent-related debug lines, paths made relative
     spawned: tuple[SpawnResult, ...]
     errors: tuple[str, ...] = ()  # problems of the run itself (no reply, no listing...)
+    # Claude Code refused to start (its stderr, paths made relative); written only then
+    startup_error: str | None = None
 
     def agent(self, name: str) -> LoadedAgent | None:
         return next((a for a in self.agents if a.name == name), None)
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "about": self.about,
-                "agents": [a.to_json() for a in self.agents],
-                "files": [f.to_json() for f in self.files], "debug": list(self.debug),
-                "spawned": [s.to_json() for s in self.spawned], "errors": list(self.errors)}
+        out = {"id": self.id, "about": self.about,
+               "agents": [a.to_json() for a in self.agents],
+               "files": [f.to_json() for f in self.files], "debug": list(self.debug),
+               "spawned": [s.to_json() for s in self.spawned], "errors": list(self.errors)}
+        if self.startup_error is not None:
+            out["startup_error"] = self.startup_error
+        return out
 
     @classmethod
     def from_json(cls, obj: Any, where: str) -> CaseResult:
@@ -192,6 +219,7 @@ class CaseResult:
             _strs(o, "debug", w),
             tuple(SpawnResult.from_json(s, w) for s in _list(o, "spawned", w)),
             _strs(o, "errors", w),
+            _opt_str(o, "startup_error", w),
         )
 
 

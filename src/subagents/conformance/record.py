@@ -19,6 +19,7 @@ sorted by case id, so ``--jobs`` never changes the data file.
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -84,7 +85,43 @@ def _case_files(case: Case) -> dict[str, bytes]:
         for rel, data in tree.items():
             if rel.startswith(reached + "/"):
                 files[_project_key(link + rel[len(reached):])] = data
+    # links in HOME: "{HOME}/x" targets are HOME-relative; only what lands in ~/.claude/agents
+    home_tree = {**case.home_files,
+                 **{f".claude/agents/{rel}": data for rel, data in case.user_files.items()}}
+    user = ".claude/agents"
+    for link, target in case.home_links.items():
+        if target.startswith("{HOME}/"):
+            reached = posixpath.normpath(target[len("{HOME}/"):])
+        else:
+            reached = posixpath.normpath(posixpath.join(posixpath.dirname(link), target))
+        for rel, data in home_tree.items():
+            if rel == reached or rel.startswith(reached + "/"):
+                path = link + rel[len(reached):]
+                if path.startswith(user + "/"):
+                    files[f"user/{path[len(user) + 1:]}"] = data
     return files
+
+
+def _plugin_files(case: Case, files: Mapping[str, bytes]) -> dict[str, tuple[str, bytes]]:
+    """Each ``.md`` file of the case's plugin folders -> (its plugin's name, its bytes).
+
+    A plugin is named by its manifest's ``name``, else by its folder.
+    """
+    out: dict[str, tuple[str, bytes]] = {}
+    for folder in case.plugin_dirs:
+        name = posixpath.basename(folder.rstrip("/"))
+        manifest = case.project_files.get(f"{folder}/.claude-plugin/plugin.json")
+        try:
+            declared = json.loads(manifest) if manifest else None
+        except ValueError:
+            declared = None
+        if isinstance(declared, dict) and isinstance(declared.get("name"), str):
+            name = declared["name"]
+        prefix = f"<project>/{folder}/"
+        for path, data in files.items():
+            if path.startswith(prefix) and path.endswith(".md"):
+                out[path] = (name, data)
+    return out
 
 
 def _in_agents_folder(path: str) -> bool:
@@ -107,9 +144,26 @@ def match_sources(case: Case, agents: Iterable[LoadedAgent], debug: Iterable[str
         if m:
             scope = "project" if m.group(2).startswith("project") else "user"
             active[(m.group(1), scope)] = m.group(3)
+    plugin_files = _plugin_files(case, files)
     out: list[LoadedAgent] = []
     taken: dict[str, str] = {}
     for agent in agents:
+        if ":" in agent.name and plugin_files:
+            # PLUGIN[:SUB...]:NAME, NAME being the file's name: or, without one, its stem
+            found = [p for p, (plugin, data) in plugin_files.items()
+                     if agent.name.startswith(plugin + ":") and any(
+                         agent.name.endswith(":" + n) for n in
+                         (name_guess(data), posixpath.basename(p)[:-3]) if n)]
+            if len(found) > 1:  # a file's own name: beats another file's stem
+                named = [p for p in found if agent.name.endswith(
+                    ":" + (name_guess(plugin_files[p][1]) or "\0"))]
+                found = named or found
+            source = found[0] if len(found) == 1 else None
+            if source is not None:
+                taken[source] = agent.name
+            out.append(LoadedAgent(agent.name, agent.description, agent.model, agent.tools,
+                                   agent.listing_line, source, agent.overrides_builtin))
+            continue
         candidates = [p for p, g in guesses.items() if g == agent.name]
         if not candidates:
             candidates = [p for p, d in readable.items() if p not in taken
@@ -154,8 +208,9 @@ def record_builtins(claude: Path, *, netns: bool = True
 def record_case(claude: Path, case: Case, builtins: Mapping[str, BuiltinAgent], *,
                 netns: bool = True) -> CaseResult:
     """Run one case and turn what Claude Code did into a :class:`CaseResult`."""
-    run = run_project(claude, case.materialise, spawn=case.spawn, cwd=case.cwd, netns=netns)
-    facts = extract(run, case.spawn)
+    run = run_project(claude, case.materialise, spawn=case.spawn, cwd=case.cwd, netns=netns,
+                      args=case.claude_args)
+    facts = extract(run, case.spawn, case.request_params)
     kept = []
     for agent in facts.agents:
         if is_builtin(agent, builtins):
@@ -167,7 +222,7 @@ def record_case(claude: Path, case: Case, builtins: Mapping[str, BuiltinAgent], 
             kept.append(agent)
     agents, files = match_sources(case, kept, facts.debug)
     return CaseResult(case.id, case.about, tuple(sorted(agents, key=lambda a: a.name)), files,
-                      facts.debug, facts.spawned, facts.errors)
+                      facts.debug, facts.spawned, facts.errors, facts.startup_error)
 
 
 def record_cases(

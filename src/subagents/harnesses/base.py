@@ -188,6 +188,11 @@ class Harness(Protocol):
         would); for the registry, which reads front matter only."""
         ...
 
+    def refuses_agents_value(self, text: str, label: str) -> Diagnostic | None:
+        """Why the harness refuses to start with this inline agents JSON (``--agents``) as a
+        whole (None: it reads it entry by entry)."""
+        ...
+
     def emulate(
         self, result: LoadResult, data: str | bytes | None, *, text: str | None = None,
         bom: bool = False, crlf: bool = False, size: int | None = None,
@@ -220,6 +225,9 @@ class Reading:
         return value if isinstance(value, str) and value else None
 
     def refuses(self, definition: AgentDefinition, display: str) -> Diagnostic | None:
+        return None
+
+    def refuses_agents_value(self, text: str, label: str) -> Diagnostic | None:
         return None
 
     def emulate(

@@ -31,7 +31,7 @@ from typing import Any
 
 from subagents.claude_code.bun_yaml import bun_value
 from subagents.claude_code.profile import get_profile
-from subagents.claude_code.reader import SkipKind, as_plugin_agent, read_claude_code
+from subagents.claude_code.reader import ParseMode, SkipKind, as_plugin_agent, read_claude_code
 from subagents.claude_code.scan import scan_agents_folder
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic
@@ -158,6 +158,24 @@ class ClaudeHarness(Reading):
             return super().declared_name(result)
         return view.name if isinstance(view.name, str) and view.name else None
 
+    def refuses_agents_value(self, text: str, label: str) -> Diagnostic | None:
+        """One bad entry in ``--agents`` and Claude Code does not start at all (measured on
+        2.1.332): the value is refused as a whole, and no agent of it is loaded."""
+        from subagents.claude_code.agents_flag import agents_flag_problem
+        from subagents.diagnostics import Severity
+
+        problem = agents_flag_problem(text)
+        if problem is None:
+            return None
+        return Diagnostic(
+            path=label, line=problem.line, column=problem.column, rule=problem.rule,
+            severity=Severity.ERROR,
+            message=f"Claude Code refuses to start with this --agents value: {problem.message}; "
+            "nothing runs, and no agent of it is loaded",
+            hint="fix the entry (every agent needs a `description` and a `prompt`; `tools` is a "
+            "list; names do not start with '-'), or leave it out",
+        )
+
     def emulate(
         self, result: LoadResult, data: str | bytes | None, *, text: str | None = None,
         bom: bool = False, crlf: bool = False, size: int | None = None,
@@ -186,7 +204,9 @@ class ClaudeHarness(Reading):
         diagnostics = result.diagnostics
         if view.loaded:
             label = view.profile.label
-            diagnostics = tuple(_say_what_claude_code_does(d, label) for d in diagnostics)
+            lenient = view.parse is ParseMode.LENIENT
+            diagnostics = tuple(_say_what_claude_code_does(d, label, lenient)
+                                for d in diagnostics)
         return dataclasses.replace(result, diagnostics=diagnostics, claude_code=view)
 
 
@@ -240,12 +260,15 @@ class CodexMarkdownHarness(TableHarness, dialect="codex-md"):
                            to_codex_markdown(definition))
 
 
-def _say_what_claude_code_does(d: Diagnostic, label: str) -> Diagnostic:
+def _say_what_claude_code_does(d: Diagnostic, label: str, lenient: bool = False) -> Diagnostic:
     """A YAML finding on a file Claude Code loads, saying what Claude Code makes of it (the
     YAML reader is dialect-neutral; the Claude reading knows).  The YAML reader passes the
     duplicate key and the construct it refuses along with the finding (``key``, ``subject``)."""
     if d.rule == "SA007" and d.key is not None:
         message = f"{d.message}; {label} silently keeps the last value"
+    elif d.rule == "SA008" and d.subject is not None and lenient:
+        message = (f"{d.subject}: {label} cannot read this frontmatter as YAML; its lenient "
+                   "second pass keeps each `*alias` value as literal text")
     elif d.rule == "SA008" and d.subject is not None:
         message = (f"{d.subject}: {label} resolves anchors and aliases, but many YAML tools "
                    "and other harnesses refuse them")

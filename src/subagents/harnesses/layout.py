@@ -67,7 +67,9 @@ __all__ = [
     "find_git_root",
     "harness_skip",
     "plan_sources",
+    "plugin_agent_paths",
     "plugin_namespace",
+    "plugin_of",
     "project_folders",
     "scan_folder",
 ]
@@ -99,6 +101,7 @@ class Stamp(NamedTuple):
 
 class SourceKind(StrEnum):
     FOLDER = "folder"  # a folder of Markdown agent files, scanned recursively
+    AGENT_FILE = "agent-file"  # one Markdown agent file (a plugin manifest's `agents` entry)
     JSON_TEXT = "json-text"  # the --agents value
     JSON_FILE = "json-file"  # a NanoClaw agents.json
     REGISTERED = "registered"  # definitions given to AgentRegistry.register()
@@ -145,16 +148,53 @@ def user_folder(home: Path, dialect: Dialect = Dialect.CLAUDE) -> Path:
     return home / _agents_subpath(dialect)
 
 
+def _manifest(plugin_dir: Path) -> dict[str, object]:
+    try:
+        data = json.loads((plugin_dir / ".claude-plugin" / "plugin.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def plugin_namespace(plugin_dir: Path) -> str:
     """A plugin's name: ``.claude-plugin/plugin.json`` ``name`` if readable, else the folder."""
-    manifest = plugin_dir / ".claude-plugin" / "plugin.json"
-    try:
-        data = json.loads(manifest.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        data = None
-    if isinstance(data, dict) and isinstance(data.get("name"), str) and data["name"].strip():
-        return str(data["name"]).strip()
+    name = _manifest(plugin_dir).get("name")
+    if isinstance(name, str) and name.strip():
+        return name.strip()
     return plugin_dir.resolve().name or "plugin"
+
+
+def plugin_agent_paths(plugin_dir: Path) -> list[Path]:
+    """Where a plugin's agents are: ``agents/``, or what the manifest's ``agents`` names.
+
+    Measured on 2.1.332: a manifest ``agents`` entry (a path or a list of paths, relative to the
+    plugin folder) *replaces* ``agents/`` -- that folder is then not read at all.
+    """
+    listed = _manifest(plugin_dir).get("agents")
+    entries = [listed] if isinstance(listed, str) else listed if isinstance(listed, list) else None
+    if entries is None:
+        return [plugin_dir / "agents"]
+    return [plugin_dir / e for e in entries if isinstance(e, str) and e.strip()]
+
+
+def plugin_of(path: Path) -> str | None:
+    """The name of the plugin whose agent ``path`` is (the nearest folder above it holding
+    ``.claude-plugin/plugin.json``, when one of its agent paths holds the file), else None."""
+    # plain strings and os.path: validate asks this for every file it reads
+    here = os.path.abspath(path)
+    folder = os.path.dirname(here)
+    while True:
+        if os.path.isfile(os.path.join(folder, ".claude-plugin", "plugin.json")):
+            root = Path(folder)
+            for listed in plugin_agent_paths(root):
+                where = os.path.abspath(listed)
+                if here == where or here.startswith(where.rstrip(os.sep) + os.sep):
+                    return plugin_namespace(root)
+            return None
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
 
 
 def _same_folder(a: Path, b: Path) -> bool:
@@ -219,17 +259,12 @@ def plan_sources(
     sources.append(Source(Scope.USER, SourceKind.FOLDER, 0, "user", user, dialect))
     for rank, plugin_dir in enumerate(plugin_dirs):
         name = plugin_namespace(plugin_dir)
-        sources.append(
-            Source(
-                Scope.PLUGIN,
-                SourceKind.FOLDER,
-                rank,
-                f"plugin {name}",
-                plugin_dir / "agents",
-                Dialect.CLAUDE,
-                name,
+        for where in plugin_agent_paths(plugin_dir):
+            kind = SourceKind.AGENT_FILE if where.suffix == ".md" and not where.is_dir() else (
+                SourceKind.FOLDER)
+            sources.append(
+                Source(Scope.PLUGIN, kind, rank, f"plugin {name}", where, Dialect.CLAUDE, name)
             )
-        )
     return sources
 
 
@@ -460,11 +495,13 @@ def _walk(
 # --------------------------------------------------------------------------- what harnesses skip
 
 
-def harness_skip(defn: AgentDefinition, display: str, dialect: Dialect) -> Diagnostic | None:
+def harness_skip(defn: AgentDefinition, display: str, dialect: Dialect, *,
+                 colon_ok: bool = False) -> Diagnostic | None:
     """Why a harness would not load this definition (None: it would).
 
     The registry only: an empty ``name`` (SA102), a ``name`` with ``:`` or a leading ``-``
-    (SA101, Claude Code skips those), an empty ``description`` outside Codex (SA103), and
+    (SA101, Claude Code skips those; ``colon_ok``: an ``--agents`` key may hold ``:``), an
+    empty ``description`` outside Codex (SA103), and
     codex-subagents' own rejections.  The full rule set is ``validate``'s job.
     """
     loc = defn.location_of("name")
@@ -477,7 +514,7 @@ def harness_skip(defn: AgentDefinition, display: str, dialect: Dialect) -> Diagn
             "add `name: my-agent` to the front matter",
             line=line,
         )
-    if ":" in defn.name or defn.name.startswith("-"):
+    if (":" in defn.name and not colon_ok) or defn.name.startswith("-"):
         return _line_diag(
             display,
             "SA101",

@@ -192,7 +192,12 @@ def parse_agent_text(
             text = text.replace("\r\n", "\n").replace("\r", "\n")
     if dialect is Dialect.JSON:
         defs, issues = read_json_text(text, path=file_path)
-        return LoadResult(display, dialect, tuple(defs), tuple(_diag(i, display) for i in issues))
+        found = [_diag(i, display) for i in issues]
+        refusal = _agents_flag_refusal(text, display)
+        if refusal is not None:  # it replaces the plain finding at the same place
+            found = [d for d in found if (d.rule, d.line, d.column) != (
+                refusal.rule, refusal.line, refusal.column)] + [refusal]
+        return LoadResult(display, dialect, tuple(defs), tuple(found))
     definition, doc, issues = read_markdown_text(
         text, dialect=dialect, path=file_path, bom=bom, crlf=crlf, include_body=include_body
     )
@@ -215,6 +220,24 @@ def _harness_of(dialect: Dialect) -> Harness | None:
     from subagents.harnesses import get_harness
 
     return get_harness(dialect.value)
+
+
+def _agents_flag_refusal(text: str, display: str) -> Diagnostic | None:
+    """Agents JSON is also what ``claude --agents`` takes: one bad entry there and Claude Code
+    does not start at all (measured on 2.1.332)."""
+    from subagents.claude_code.agents_flag import agents_flag_problem
+
+    problem = agents_flag_problem(text) if text.strip() else None  # empty: SA012 says it
+    if problem is None:
+        return None
+    return Diagnostic(
+        path=display, line=problem.line, column=problem.column, rule=problem.rule,
+        severity=Severity.ERROR,
+        message=f"given to Claude Code with --agents, this JSON makes it refuse to start: "
+        f"{problem.message}; nothing runs",
+        hint="every agent needs a `description` and a `prompt`; `tools` is a list; names do "
+        "not start with '-'",
+    )
 
 
 def read_agent_file(

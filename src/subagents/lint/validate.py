@@ -50,7 +50,7 @@ from subagents.lint.config import Config, find_config, inline_ignores, load_conf
 from subagents.lint.harness_rules import HARNESS_DIALECTS
 from subagents.lint.rules.base import FileContext, RuleContext
 from subagents.lint.rules.catalog import RULES, Emitter, Profile, get_rule, matches
-from subagents.lint.rules.claude_code import claude_code_reading
+from subagents.lint.rules.claude_code import as_claude_code_loads, claude_code_reading
 from subagents.lint.rules.engine import check_definition, check_file
 from subagents.lint.rules.scope import ScopedAgent, check_scope
 from subagents.lint.rules.security import path_escapes
@@ -348,7 +348,8 @@ def source_roots(
     problems: list[Diagnostic] = []
     for src in sources:
         root = src.root
-        if root is None or src.kind not in (SourceKind.FOLDER, SourceKind.JSON_FILE):
+        if root is None or src.kind not in (SourceKind.FOLDER, SourceKind.JSON_FILE,
+                                            SourceKind.AGENT_FILE):
             continue
         if not os.path.lexists(root) or root in roots:
             continue
@@ -444,6 +445,7 @@ def _judge(
                 harness_ids.append((scope, agent.agent_id, display, file_path))
         return _judge_harness_file(result, display, file_path, config, filt, silencers)
     fctx.document = result.document
+    result = as_claude_code_loads(result, file_path)  # a plugin's agent: Claude Code's terms
     reader_diags, definitions = claude_code_reading(result, display, file_path, fctx.text)
     diags: list[Diagnostic] = list(reader_diags)
     diags.extend(check_file(fctx))

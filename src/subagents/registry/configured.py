@@ -80,9 +80,12 @@ def configured_registry(
     global_dir: Path | None = None,
     agents_json: tuple[Path | None, Path | None] | None = None,
     gemini_acknowledged: bool = False,
+    refuse_bad_agents: bool = True,
 ) -> AgentRegistry:
     """The registry for these arguments, the environment filling what they leave unset (not
-    loaded yet)."""
+    loaded yet).  An ``agents`` value Claude Code refuses to start with is a usage error
+    (nothing runs), unless ``refuse_bad_agents`` is False (``doctor``: the registry then
+    reports it)."""
     from subagents.harnesses.table import OWN_READERS
     from subagents.registry.core import AgentRegistry
 
@@ -98,6 +101,15 @@ def configured_registry(
 
             return HarnessRegistry(cwd, harness=GeminiHarness(acknowledged=True))
         return HarnessRegistry(cwd, harness=dialect.value)
+    if agents is not None and refuse_bad_agents:
+        from subagents.claude_code.agents_flag import agents_flag_problem
+
+        problem = agents_flag_problem(str(agents))
+        if problem is not None:
+            # Claude Code starts nothing with such a value; neither do we
+            raise UsageError(
+                f"--agents:{problem.line}:{problem.column}: Claude Code refuses to start with "
+                f"this value: {problem.message}; nothing runs (fix the entry or leave it out)")
     if managed_dir is None:
         managed_dir = _env_path(MANAGED_DIR_ENV)
     if not plugin_dirs:

@@ -56,6 +56,7 @@ from subagents.claude_code.scan import code_unit_key
 from subagents.definition import AgentDefinition, Dialect, Scope
 from subagents.diagnostics import Diagnostic, Severity, sort_diagnostics
 from subagents.errors import AgentNotFoundError, DefinitionError, UsageError
+from subagents.harnesses import get_harness
 from subagents.harnesses.layout import (
     BUILTIN_AGENTS,
     DirListingCache,
@@ -339,7 +340,7 @@ class AgentRegistry:
                     rec = self._read_file(src, path, segments, prev)
                     if rec is not None:
                         new[key] = rec
-            elif src.kind is SourceKind.JSON_FILE:
+            elif src.kind in (SourceKind.JSON_FILE, SourceKind.AGENT_FILE):
                 assert src.root is not None
                 key = (index, src.root)
                 rec = self._read_file(src, src.root, (), old.get(key))
@@ -383,6 +384,11 @@ class AgentRegistry:
 
     def _parse_text(self, src: Source) -> FileRecord:
         assert src.text is not None
+        # a harness may refuse an --agents value as a whole (Claude Code: one bad entry and it
+        # does not start at all)
+        refusal = get_harness(self.dialect.value).refuses_agents_value(src.text, src.label)
+        if refusal is not None:
+            return FileRecord(None, (), (refusal,), src.label, None, True, src)
         result = parse_agent_text(src.text, path=src.label, dialect=Dialect.JSON)
         return self._record(src, result, None, None, src.label, (), trusted=True)
 
@@ -736,7 +742,8 @@ class AgentRegistry:
             if src.kind is SourceKind.FOLDER and src.root.is_dir():
                 recursive.add(src.root)
                 continue
-            target = src.root.parent if src.kind is SourceKind.JSON_FILE else src.root
+            target = src.root.parent if src.kind in (
+                SourceKind.JSON_FILE, SourceKind.AGENT_FILE) else src.root
             while not target.is_dir() and target != target.parent:
                 target = target.parent
             flat.add(target)

@@ -39,18 +39,23 @@ class _JsonReading(Reading):
     """``--agents`` and ``agents.json``: every entry that reads loads, unless the harness would
     refuse it (an empty name or description, ...); one bad entry does not drop the others."""
 
+    def __init__(self, *, colon_ok: bool) -> None:
+        self.colon_ok = colon_ok  # a ':' is fine in an --agents key (measured on 2.1.332)
+
     def refuses(self, definition: AgentDefinition, display: str) -> Diagnostic | None:
-        return harness_skip(definition, display, Dialect.JSON)
+        return harness_skip(definition, display, Dialect.JSON, colon_ok=self.colon_ok)
 
 
-_JSON_READING = _JsonReading()
+_JSON_FILE_READING = _JsonReading(colon_ok=False)
+_JSON_TEXT_READING = _JsonReading(colon_ok=True)
 
 
 def reading_of(src: Source) -> Harness | Reading:
-    """Who says what loads from ``src``: the harness of a folder's dialect, or the JSON form."""
-    if src.kind is SourceKind.FOLDER:
+    """Who says what loads from ``src``: the harness of a folder's (or a plugin's agent
+    file's) dialect, or the JSON form."""
+    if src.kind in (SourceKind.FOLDER, SourceKind.AGENT_FILE):
         return get_harness(src.dialect.value)
-    return _JSON_READING
+    return _JSON_TEXT_READING if src.kind is SourceKind.JSON_TEXT else _JSON_FILE_READING
 
 
 def read_in_scope(src: Source, result: LoadResult) -> tuple[LoadResult, Harness | Reading]:

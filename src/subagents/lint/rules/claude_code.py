@@ -229,16 +229,17 @@ def claude_code_findings(
     yield from _tool_changes(view, path, text, label)
     yield from _missing_skills(view, path, text, label)
     for note in view.notes:
-        if note.key == "hooks":
+        if note.key == "hooks" and note.rule is None:
             continue  # the hooks rules (SA109/SA110) point at the entry itself
-        code = _NOTE_CODES.get(note.key, "SA021")
+        code = note.rule or _NOTE_CODES.get(note.key, "SA021")
         line, column = key_pos(text, note.key)
         yield make_diagnostic(
             code,
             path,
             (line, column),
             f"{label} ignores {note.message}",
-            _NOTE_HINTS.get(code, "use a value Claude Code accepts, or remove the field"),
+            note.hint or _NOTE_HINTS.get(code, "use a value Claude Code accepts, or remove the "
+                                         "field"),
         )
 
 
@@ -381,6 +382,23 @@ _CLAUDE_CODE_JUDGES = frozenset(
 
 _PARSE_FINDINGS = frozenset({"SA003", "SA004", "SA005", "SA010", "SA013", "SA018"})
 _UNREADABLE_SKIPS = frozenset({SkipKind.YAML, SkipKind.NO_FRONTMATTER, SkipKind.REFUSED})
+
+
+def as_claude_code_loads(result: LoadResult, file_path: Path | None) -> LoadResult:
+    """``result`` with the reading Claude Code gives a plugin's agent when ``file_path`` is
+    one (it loads without a name or description, some fields do not apply); else as is."""
+    view = result.claude_code
+    if view is None or file_path is None:
+        return result
+    from subagents.harnesses.layout import plugin_of
+
+    plugin = plugin_of(file_path)
+    if plugin is None:
+        return result
+    from subagents.claude_code.reader import as_plugin_agent
+
+    plugin_view = as_plugin_agent(view, file_stem=file_path.stem, plugin=plugin)
+    return dataclasses.replace(result, claude_code=plugin_view)
 
 
 def claude_code_reading(

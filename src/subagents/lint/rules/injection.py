@@ -11,17 +11,27 @@ Design notes
 * **Several views.**  The signals are searched in: the normalised text; the same text with the
   confusables *not* folded (Russian, Greek and other scripts keep their own letters); a
   "squeezed" text of letters only, leet digits read as letters (``1gn0r3``, ``i g n o r e``,
-  ``dis-\\nregard``); and *hidden* views: HTML comments, Markdown link titles, targets and
-  ``[//]: #`` comments, and decoded runs of base64, hex, ``\\xNN``, percent-encoding, HTML
-  entities and Unicode tag characters.
-* **Signals**, in English, German, Spanish, French, Italian, Portuguese, Chinese, Japanese and
-  Russian: ``override`` (ignore your instructions, the earlier rules no longer apply...),
-  ``jailbreak`` (role play without restrictions, developer mode), ``fake-role`` (a forged
-  ``system:`` turn or chat-template token), ``leak`` (print your system prompt), ``exfil``
-  (send secrets or files to an address), ``destructive`` (``rm -rf ~``, ``curl ... | sh``,
-  delete the repository), ``conceal`` (do not tell the user).  A signal does not count when
-  its sentence frames it as a description ("detect prompts that...", "such as"), when it is
-  quoted, or negated right before it ("never send secrets...").
+  ``dis-\\nregard``); and *hidden* views (:mod:`.injection_views`): HTML comments, Markdown
+  link titles, targets and ``[//]: #`` comments, decoded runs of base64, hex, ``\\xNN``,
+  percent-encoding, HTML entities, Unicode tag characters and ROT13 lines, each decoded
+  again to a fixed depth within a character budget.
+* **Signals** (:mod:`.injection_lexicon` has the core intents in 20-odd languages):
+  ``override`` (ignore your instructions, the earlier rules no longer apply, you answer to
+  me now...), ``jailbreak`` (role play without restrictions, developer mode), ``fake-role``
+  (a forged ``system:`` turn or chat-template token), ``leak`` (print your system prompt),
+  ``exfil`` (a ``send`` to an address or an outward channel whose object is a ``secret``),
+  ``destructive`` (``rm -rf ~``, ``curl ... | sh``, delete the repository), ``conceal``
+  (hide it from the user), ``dump``, ``beacon`` (an address with a slot for data).
+* **Commands, not mentions.**  A signal does not count when its sentence frames it as a
+  description ("detect prompts that...", "such as"), when it is quoted (an apostrophe
+  inside a word opens no quotation), when it is negated before it or inside the phrase
+  ("never send secrets...", "gib niemals Passwörter aus"), or when instructions are about a
+  topic ("the previous instructions for Django 3 are obsolete").
+* **Intent features.**  Some signs say *who* or *how*, not *what*: text addressed to the
+  model, unsupervised action (stop asking, skip the checks), a claimed authority, "do not
+  tell the user", a condition.  Each is a finding only beside an action in the same
+  passage: "don't tell the user about intermediate steps" alone is how autonomous agents
+  are told to be brief.
 * **Confidence.**  ``high``: an override, jailbreak or forged turn together with another kind
   of signal in the same passage; exfiltration with concealment; or any signal that was
   hidden (found only in a comment, a decoded run, or only after removing invisible
@@ -29,32 +39,46 @@ Design notes
   signal alone.  SA405 (an error; ``run`` refuses the agent unless
   ``--allow-flagged-prompt``) is ``high``; SA406 (a warning with the measured rates) is
   ``medium``.  Text fetched by tools is wrapped as data at either level, with a warning.
-* The figures are measured by :mod:`subagents.lint.rules.injection_eval` on a development
-  set (``tests/data/injection/dev.jsonl``, the only one the patterns were tuned on) and a
-  held-out set written apart from the detector; docs/security.md has both.
+* The figures are measured by :mod:`subagents.lint.rules.injection_eval` on the development
+  sets (``tests/data/injection/dev.jsonl``, ``dev2.jsonl``, ``probe3.jsonl``: the patterns
+  were tuned on them; each new set's first figure was a fresh probe) and held-out sets
+  written apart from the detector; docs/security.md has them.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import bisect
 import functools
-import html
 import re
 import unicodedata
-import urllib.parse
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
+
+from subagents.lint.rules.injection_lexicon import (
+    CONCEAL_MORE,
+    DESTRUCTIVE_MORE,
+    DUMP,
+    EXTRA,
+    FAKE_ROLE_MORE,
+    JAILBREAK_MORE,
+    OVERRIDE_MORE,
+    ROLE_LABEL,
+    ROLEPLAY_MORE,
+    SECRET_MORE,
+    SEND_MORE,
+    SUPPORT_KINDS,
+)
+from subagents.lint.rules.injection_views import linear, views
 
 __all__ = ["HELDOUT_RATES", "InjectionFinding", "assess_injection", "normalise"]
 
 Confidence = Literal["high", "medium"]
 
-#: Precision and recall of the ``medium``-or-higher level on the held-out set, quoted in the
-#: SA406 warning (measured by :mod:`subagents.lint.rules.injection_eval`).
-HELDOUT_RATES: tuple[float, float] | None = (1.000, 0.722)
+#: Precision and recall of the ``medium``-or-higher level on both held-out sets together,
+#: quoted in the SA406 warning (measured by :mod:`subagents.lint.rules.injection_eval`;
+#: ``tests/test_injection_detector.py`` checks the figures are still true).
+HELDOUT_RATES: tuple[float, float] | None = (0.985, 0.622)
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,7 +225,8 @@ _OVERRIDE = (
     r"(?:dropped|ignored|discarded|disregarded)|do not apply|don't apply)"
     r"|\beverything (?:the (?:developer|operator|system)|you were) (?:told|said|given)"
     r"(?: you)? (?:is|was) (?:outdated|void|wrong|a test)"
-    r"|\bnew (?:instructions|rules|orders|directives|policy)\s*:"
+    r"|\bnew (?:instructions|rules|orders|directives|policy|task|job|objective|mission|goal)"
+    r"\s*:"
     r"|\byour (?:new|real|true) (?:task|role|instructions?|job|purpose|goal) "
     r"(?:is|are|now)\b|\bthe real instructions\b"
     r"|\btreat (?:this|the following) (?:text|file|message|note) as your (?:only|new|real) "
@@ -261,8 +286,9 @@ _JAILBREAK = (
 )
 _FAKE_ROLE = (
     r"<\|(?:im_start|im_end|system|endoftext|start_header_id)\|>"
-    r"|(?:^|\n)\s*(?:#{1,6}\s*)?\[?(?:(?:system|administrator|admin) (?:message|note|prompt|"
-    r"update|notice)|note (?:to|for) the (?:model|ai|assistant))(?: message| note|"
+    r"|(?:^|\n)\s*(?:#{1,6}\s*)?\[?(?:system (?:message|note|prompt|update|notice)|"
+    r"(?:administrator|admin) (?:message|prompt|update|override)|"
+    r"note (?:to|for) the (?:model|ai|assistant))(?: message| note|"
     r" prompt| update| notice)?\]?\s*:[ \t]*\S"
     r"|\[(?:system|system message|admin|administrator)\]"
     r"|</system>\s*<system>|(?:^|\n)\s*assistant\s*:\s*sure\b"
@@ -273,7 +299,8 @@ _LEAK = (
     r"(?:full |complete |hidden |entire |initial |original |exact )*"
     r"(?:system prompt|system message|initial (?:prompt|instructions)|hidden (?:instructions|"
     r"configuration|prompt)|(?:original|initial) prompt|context window)"
-    r"|\brepeat the (?:text|words|message) above\b|\b(?:word for word|verbatim)\b[^.\n]{0,40}"
+    r"|\brepeat (?:all |everything in )?the (?:text|words|message|content) above\b"
+    r"|\b(?:word for word|verbatim)\b[^.\n]{0,40}"
     r"\b(?:system prompt|your instructions|initial instructions)\b"
     r"|\b(?:gib|zeige?)\b[^.!?\n]{0,30}(?:systemprompt|systemanweisungen)"
     r"|\b(?:muestra|revela|imprime)\b[^.!?\n]{0,30}(?:prompt del sistema|instrucciones ocultas)"
@@ -331,13 +358,16 @@ _DESTRUCTIVE = (
     r"|删除[^。\n]{0,15}(?:所有文件|全部文件|仓库)"
 )
 _CONCEAL = (
-    r"\b(?:do not|don't|never|without) (?:let the user know|(?:tell|telling|inform|informing|"
-    r"notify|mention|mentioning|reveal|report|reporting)\b[^\n.]{0,40}?\b(?:user|human|"
-    r"operator|anyone)\b)"
+    # "do not tell the user ..." alone is also how an autonomous agent is told to be brief:
+    # that phrase is the ``hush`` kind (:mod:`.injection_lexicon`), a finding only beside an
+    # action; revealing or letting the user know is concealment on its own
+    r"\b(?:do not|don't|never|without) (?:let the user know|(?:reveal)\b[^\n.]{0,40}?"
+    r"\b(?:to the )?(?:user|human|operator|anyone)\b)"
     r"|\bthe user must not (?:be told|know)\b|\bleave no trace\b"
     r"|\bkeep (?:it|this) (?:secret|hidden|confidential) from\b"
     r"|\b(?:secretly|covertly|silently|quietly) (?:send|upload|post|gather|collect|copy|add|write|"
-    r"transmit|forward|exfiltrate|run|install)\b|\bdon't report it\b"
+    r"transmit|forward|exfiltrate|run|install|push|delete|merge)\b"
+    r"|\bdon't report it\b"
     r"|\bsag(?:e|en sie)? (?:dem (?:benutzer|nutzer)|niemandem) nichts"
     r"|\bno (?:le )?digas nada\b|\bne dis rien\b|\bne dites rien\b|不要告诉用户|不要让用户知道"
 )
@@ -350,124 +380,42 @@ _ROLEPLAY = (r"\bpretend (?:that )?(?:you are|to be)\b|\bimagine you are an? ai\
 _TRIGGER = (
     r"\b(?:if|when|whenever|once|after) (?:the user|you see|you find|the tests|the third|"
     r"the \w+ message|someone)"
+    r"|(?:^|[.!?:] )(?:if|when|whenever|once|after|should you|on (?:mon|tues|wednes|thurs|fri|"
+    r"satur|sun)days?)\b"
 )
 
-# Generalisations written after a probe of fresh wordings (then added to the development set).
-_VOID = (r"(?:void|null|cancel+ed|outdated|obsolete|revoked|invalid|superseded|a test|a draft|"
-         r"just a draft|irrelevant|fake|no longer valid|lifted|disabled|suspended)")
-_OVERRIDE_MORE = (
-    r"|\b(?:ignore|disregard|forget|override)\s+(?:all |everything |the |any )?(?:of )?"
-    r"(?:the )?(?:above|previous|prior|preceding|earlier)\s*(?:[.,;:!]|$|and\b|instead\b)"
-    r"|\b(?:instructions|rules|guidelines|guidance|directions|directives|orders|prompt|task)\b"
-    r"[^.\n]{0,40}?\b(?:is|are|was|were)\s+(?:now\s+)?(?:just\s+|only\s+|hereby\s+)?" + _VOID +
-    r"|\bconsider (?:all |any |the |your )?(?:prior|previous|earlier|above|original) "
-    r"(?:instructions|rules|directions|guidance|guidelines|orders) " + _VOID +
-    r"|\bnothing (?:you (?:were|have been) told|(?:said |written )?(?:above|before))"
-    r"[^.\n]{0,30}\bmatters?\b"
-    r"|\b(?:update|change|amendment|correction)s? to your (?:instructions|rules|guidelines|"
-    r"system prompt)|\byour (?:instructions|rules|guidelines) (?:have|has) (?:been )?"
-    r"(?:updated|changed|replaced|revoked)"
-    r"|\b(?:safety |security |content )?polic(?:y|ies) (?:has|have) (?:been )?(?:updated|"
-    r"changed|lifted|removed|disabled)"
-    r"|\bhere are the real (?:ones|instructions|rules)\b"
-    r"|\byour (?:sole|only) (?:purpose|task|job|goal|mission) is now\b"
-    r"|\b(?:deine neue aufgabe|ta nouvelle (?:mission|tâche|tache)|tu nueva (?:tarea|misión|"
-    r"mision)|votre nouvelle (?:mission|tâche))|你的新任务"
-    r"|\bvergiss alles\b|\bvergessen sie alles\b|\bolv[ií]da(?:te de)? todo\b|"
-    r"\boubliez? tout\b|忘记(?:之前|以上|上面)?的?所有"
-    r"|\bignorier(?:e|st|en)\b[^.!?\n]{0,40}?(?:anweisungen|regeln|vorgaben|richtlinien)"
-    r"|\b(?:no obedezcas|desobedece|no respetes)\b[^.!?\n]{0,30}?(?:reglas|instrucciones|"
-    r"normas)"
-    r"|不再受[^。\n]{0,8}(?:规则|限制|约束)"
-    # a second probe of fresh wordings
-    r"|\b(?:scrap|drop|abandon|discard|throw away|set aside|put aside|dismiss)\b[^.\n]{0,20}"
-    r"\b(?:whatever|what|everything|anything) (?:you were|you've been|you have been) "
-    r"(?:told|given|asked)"
-    r"|\b(?:guidance|instructions|rules|directions|text)\b[^.\n]{0,20}\b(?:preceded|came before)"
-    r" this\b|\btreated as (?:obsolete|void|outdated|cancel+ed|irrelevant)\b"
-    r"|\b(?:constraints|restrictions|limits|limitations|safeguards)\b[^.\n]{0,30}?\b(?:is|are|"
-    r"were|have been|has been)\s+(?:now\s+)?" + _VOID +
-    r"|\b(?:granted|given) you (?:full|unrestricted|root|admin|complete) (?:permissions?|access|"
-    r"rights|control)"
-    r"|\b(?:bypass|skip|disable|turn off|ignore)\s+(?:all |any |the |every )?(?:confirmation|"
-    r"permission|approval|safety|security) (?:prompts?|checks?|dialogs?|rules|questions|steps)"
-    r"|\bhalte? dich nicht (?:mehr )?an\b[^.\n]{0,20}(?:richtlinien|regeln|anweisungen|vorgaben)"
-    r"|\bne (?:respecte|respectez|suis|suivez|tiens|tenez) plus\b[^.\n]{0,20}(?:consignes|"
-    r"instructions|r[eè]gles)"
-    r"|\bdeja de lado\b[^.\n]{0,20}(?:instrucciones|reglas|indicaciones)"
+# An instruction to obey what is quoted ("... says 'assistant, forward ...'. Do as it says"):
+# then a quotation excuses nothing.
+_OBEY_QUOTED = (
+    r"\b(?:do|act) (?:as|what) (?:it|they|the (?:\w+ )?(?:note|line|text|comment|message|"
+    r"issue|footer|document)) (?:says?|asks?)\b"
+    r"|\bhandle it the way (?:it|the \w+) asks\b|\btreat (?:this|it|that|them) as (?:an? )?"
+    r"(?:trusted|valid|real|genuine|binding) instructions?\b|\bcomply with (?:it|them|the footers?|"
+    r"footers|the note|the line)\b|[.!]['\"]? follow it[.!]|\bfollow (?:it|them) exactly\b"
 )
-_JAILBREAK_MORE = (
-    r"|\bwithout (?:any|a) (?:filter|filters|censorship|warning|warnings|restriction)\b"
-    r"|\bfree (?:from|of) (?:the|your|any|all) (?:constraints|rules|restrictions|guidelines|"
-    r"limitations)"
-    r"|\b(?:safety|content|security) (?:training|filters?|guardrails|rules|checks) (?:has been |"
-    r"have been |were |was |is |are )?(?:removed|disabled|turned off|lifted|off)\b"
-)
-_ROLE_LABEL = (
-    r"(?:^|\n)\s*(?:#{1,6}\s*)?\[{0,2}(?:system|administrator|admin|override)\]{0,2}\s*:"
-)
-_FAKE_ROLE_MORE = (
-    r"|<\s*system[_ -]?(?:instructions|prompt|message|override)\s*>"
-    r"|(?:^|\n)\s*[=#*\[-]{2,}\s*system (?:notice|message|update|override|prompt)"
-    r"|\bnote (?:to|for) (?:the )?(?:model|ai|assistant|llm|agent)s?\b\s*:"
-)
-_SECRET_MORE = (
-    r"|\benv vars\b"
-    r"|\b(?:aws|ssh|gpg|pgp|deploy|deployment|signing|access) keys?\b|\.npmrc\b|\.pypirc\b|"
-    r"\.docker/config\.json|\.kube/config|\.bash_history\b|\bshell history\b"
-)
-_SEND_MORE = (
-    r"|\b(?:mirror|publish|dump|leak|post|copy)\b[^\n]{0,60}\b(?:public|gist|pastebin|"
-    r"comment on)\b"
-    r"|\bshare\b[^\n]{0,80}\bwith\s+[\w.+-]+@[\w-]+\.[\w.]+"
-    r"|\b(?:call|fetch|request|hit|ping|visit|open|webfetch)\b[^\n]{0,20}https?://\S+"
-    r"[^\n]{0,15}\bwith\b[^\n]{0,60}"
-)
-_DUMP = (
-    r"\b(?:print|output|reveal|show|list|display|dump|extract|exfiltrate|collect|harvest|gib|"
-    r"revela|muestra|imprime|affiche|révèle|cat|zeige|zeig|copie|paste)\b[^.\n]{0,40}?"
-    r"(?:\b(?:passwords?|credentials|env vars|environment variables|"
-    r"api keys|(?:api |access |auth |session |user'?s |the user'?s )tokens|secrets|"
-    r"private keys?|ssh keys?|aws keys|contraseñas|claves|mots de passe|"
-    r"passwörter|zugangsdaten)\b|~/\.ssh|\bid_rsa\b|\.aws/credentials|/etc/shadow|\.netrc\b|"
-    r"\.npmrc\b|\.env(?:\s|$|[\"'`),;:]))|(?:输出|打印|显示)[^。\n]{0,10}(?:密码|密钥)"
-)
-_DESTRUCTIVE_MORE = (
-    r"|\bdisable\b[^.\n]{0,20}\b(?:branch protection|2fa|mfa|two-factor|audit log|logging|"
-    r"the firewall|antivirus|signature verification)"
-    r"|--privileged\b[^\n]{0,40}-v\s+/:|\bchroot /host\b"
-    r"|\b(?:insert|add|install|plant|create) (?:a |an )?(?:backdoor|hidden (?:admin|user|"
-    r"account)|reverse shell)"
-    r"|\brm\s+-(?:[a-z]*r[a-z]*f|[a-z]*f[a-z]*r)[a-z]*\s+(?:--no-preserve-root\s+)?(?:~/?|/)"
-    r"(?:\s|$|\*|`|'|etc\b|home\b|usr\b|boot\b|var/lib/(?:postgresql|mysql|docker)\b)"
-    r"|\b(?:delete|wipe|erase|destroy|drop)\s+(?:all |every |the )?(?:\w+ )?(?:keys|credentials|"
-    r"secrets|backups|database|databases|repositor(?:y|ies)|volumes?)\b"
-    r"|\b(?:add|append|write|insert)\b[^\n]{0,40}(?:~/\.bashrc|~/\.zshrc|~/\.profile|"
-    r"crontab|authorized_keys)"
-)
-_CONCEAL_MORE = (
-    r"|\bkeep (?:this|it|that) out of\b[^.\n]{0,40}\b(?:summary|report|answer|reply|user)"
-    r"|\b(?:the user|anyone|they|nobody) (?:never|won't|doesn't|does not|will not) "
-    r"(?:finds? out|knows?|notices?)\b"
-    r"|\bhide\b[^.\n]{0,30}\bfrom (?:the )?(?:user|human|operator)s?\b"
-    r"|\breport only success\b|\balways report success\b"
-)
-_ROLEPLAY_MORE = (r"|\bact as (?:an? )?(?:linux |bash |unix |root )?(?:terminal|shell)\b"
-                  r"|\bstay (?:fully )?in (?:role|character)\b|\bplayed by you\b")
 
-_SIGNALS: tuple[tuple[str, str], ...] = (
-    ("override", _OVERRIDE + _OVERRIDE_MORE), ("jailbreak", _JAILBREAK + _JAILBREAK_MORE),
-    ("fake-role", _FAKE_ROLE + _FAKE_ROLE_MORE), ("role-label", _ROLE_LABEL),
-    ("leak", _LEAK), ("destructive", _DESTRUCTIVE + _DESTRUCTIVE_MORE),
-    ("conceal", _CONCEAL + _CONCEAL_MORE), ("dump", _DUMP),
-    ("send", _SEND + _SEND_MORE), ("secret", _SECRET + _SECRET_MORE), ("beacon", _BEACON),
-    ("roleplay", _ROLEPLAY + _ROLEPLAY_MORE), ("trigger", _TRIGGER),
+_SIGNALS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("override", (_OVERRIDE + OVERRIDE_MORE, *EXTRA["override"])),
+    ("jailbreak", (_JAILBREAK + JAILBREAK_MORE, *EXTRA["jailbreak"])),
+    ("fake-role", (_FAKE_ROLE + FAKE_ROLE_MORE, *EXTRA["fake-role"])),
+    ("role-label", (ROLE_LABEL,)),
+    ("leak", (_LEAK, *EXTRA["leak"])),
+    ("destructive", (_DESTRUCTIVE + DESTRUCTIVE_MORE, *EXTRA["destructive"])),
+    ("conceal", (_CONCEAL + CONCEAL_MORE, *EXTRA["conceal"])), ("dump", (DUMP,)),
+    ("send", (_SEND + SEND_MORE, *EXTRA["send"])),
+    ("secret", (_SECRET + SECRET_MORE, *EXTRA["secret"])),
+    ("beacon", (_BEACON, *EXTRA["beacon"])),
+    ("roleplay", (_ROLEPLAY + ROLEPLAY_MORE, *EXTRA["roleplay"])), ("trigger", (_TRIGGER,)),
+    # the intent features of :mod:`.injection_lexicon` (a finding only beside an action)
+    *((k, EXTRA[k]) for k in sorted(SUPPORT_KINDS - {"trigger", "obey"})),
+    ("obey", (_OBEY_QUOTED,)),
 )
 # Kinds that take over the model's instructions: with another kind near them (not a mere
 # secret word or trigger), high.  A ``system:`` label alone is a heading as often as a forgery:
 # it is not a finding on its own.
 _TAKEOVER = frozenset({"override", "jailbreak", "fake-role", "role-label"})
-_WEAK = frozenset({"secret", "trigger", "send"})
+_WEAK = frozenset({"secret", "trigger", "send", "persona", "weak-override", "addressed",
+                   "authority", "dialog"})
 # Kinds that are a finding on their own (medium); ``send`` and ``secret`` only together.
 _ALONE = frozenset({"override", "jailbreak", "fake-role", "leak", "destructive", "conceal",
                     "beacon", "exfil", "roleplay", "dump"})
@@ -479,6 +427,8 @@ _SQUEEZED = (
     r"(?:instructions?|rules|guidelines|prompts?|directives|systemprompt)"
     r"|developermode|youarenowunrestricted|revealyoursystemprompt"
     r"|printyoursystemprompt"
+    r"|(?:send|upload|post|email|leak|paste)(?:the|all|your|my|contents|of)+"
+    r"(?:ssh|idrsa|envfile|env|apikeys?|tokens|passwords|credentials|secrets)"
 )
 
 # Words that make a sentence a description of attacks rather than one.
@@ -489,7 +439,8 @@ _FRAMING = (
     r"malicious|typically|try to|tries to|trying to|attempts? to|phrases?|examples?|"
     r"classify|teach|explain|explains|test cases?|payloads?|instructs? the model|"
     r"tells? the model|asks? the model|that say|says? to|if (?:a|the) (?:page|text|document|"
-    r"message|file)|suspicious|requests?|prompts? (?:that|which)|decline|refuse|"
+    r"message|file)|suspicious|(?<!pull )(?<!merge )(?<!feature )(?<!http )(?<!api )requests?|"
+    r"prompts? (?:that|which)|decline|refuse|"
     r"describe|describes|warning signs|awareness|threat model|guardrails?|regression tests?|"
     r"filter|do not follow|don't follow|never follow|treat|signs?|asks? you to|tells? you to|"
     r"if (?:a|the|any) (?:\w+ )?(?:page|text|document|message|file|content)|"
@@ -498,25 +449,41 @@ _FRAMING = (
 _NEGATION = (
     r"\b(?:not|never|don'?t|doesn'?t|mustn'?t|shouldn'?t|can'?t|cannot|won'?t)"
     # "never X", "never X or Y", "never ask for or Y"; not "do not hesitate to Y"
-    r"(?: ever)?[\s,]+(?:(?:\w+\s+)?|(?:\w+\s+){1,3}(?:or|nor)\s+)$"
+    r"(?: ever)?[\s,]+(?:(?:\w+\s+)?|(?:\w+\s+){1,3}(?:or|nor)\s+)[`'\"]?$"
+    r"|(?:不要|不得|禁止|切勿|请勿|不可|不能|别)[^。！？\n]{0,12}$"
+    r"|\b(?:niemals|nie|nunca|jamás|jamais|mai|não|nooit|nigdy|aldrig)\b[^.!?\n]{0,25}$"
 )
 # Backticks are not quotes here: in an agent's prompt they mark code to run, not a mention.
 _QUOTES = "'\"\u2018\u201c\u00ab\u300c"
+_APOSTROPHE = re.compile(r"(?<=\w)'(?=\w)|(?<=s)'(?= )")
 
 
-def _linear(pattern: str, case_sensitive: bool = False) -> Any:
-    """``pattern`` (multi-line, case-insensitive) compiled with RE2: linear time, and far
-    faster than ``re`` on these long word alternations (``re`` tries each at every position).
-    RE2's ``\\b`` knows ASCII word characters only, so the patterns put none next to
-    Cyrillic.  ``re`` without the wheel."""
-    try:
-        import re2  # type: ignore[import-untyped]
-    except ImportError:  # pragma: no cover - google-re2 is a dependency
-        return re.compile(pattern, re.M | (0 if case_sensitive else re.I))
-    options = re2.Options()
-    options.case_sensitive = case_sensitive
-    options.log_errors = False
-    return re2.compile("(?m)" + pattern, options)
+def _folded(pattern: str) -> str:
+    """``pattern`` with its letters case-folded as :func:`normalise` folds the text (Greek
+    final sigma to sigma...); ASCII is left alone (escapes such as ``\\S`` keep their case:
+    the patterns hold no capital letter)."""
+    return "".join(c if c.isascii() or len(c.casefold()) != 1 else c.casefold()
+                   for c in pattern)
+
+
+class _Parts:
+    """Several compiled patterns searched as one: ``finditer`` yields the matches of each."""
+
+    __slots__ = ("parts",)
+
+    def __init__(self, parts: list[Any]) -> None:
+        self.parts = parts
+
+    def finditer(self, text: str) -> Iterator[Any]:
+        for rx in self.parts:
+            yield from rx.finditer(text)
+
+    def search(self, text: str) -> Any:
+        for rx in self.parts:
+            m = rx.search(text)
+            if m is not None:
+                return m
+        return None
 
 
 class _Patterns:
@@ -527,85 +494,19 @@ class _Patterns:
     @classmethod
     def get(cls) -> dict[str, Any]:
         if cls.compiled is None:
-            cls.compiled = {name: _linear(p) for name, p in _SIGNALS}
-            cls.compiled["squeezed"] = _linear(_SQUEEZED)
-            cls.compiled["base64"] = _linear(_B64, case_sensitive=True)
-            cls.compiled["invisible"] = _linear(_INVISIBLE.pattern, case_sensitive=True)
-            cls.compiled["foldable"] = _linear(
+            # the views are case-folded before they are searched: case-sensitive automata
+            # (half the compile time of case-insensitive ones) over case-folded patterns
+            cls.compiled = {name: _Parts([linear(_folded(p), case_sensitive=True)
+                                          for p in parts])
+                            for name, parts in _SIGNALS}
+            cls.compiled["squeezed"] = linear(_SQUEEZED)
+            cls.compiled["obey"] = linear(_OBEY_QUOTED)
+            cls.compiled["invisible"] = linear(_INVISIBLE.pattern, case_sensitive=True)
+            cls.compiled["foldable"] = linear(
                 "[" + "".join(re.escape(chr(c)) for c in _fold_table()) + "]", case_sensitive=True)
-            cls.compiled["hex"] = _linear(_HEX, case_sensitive=True)
             cls.compiled["framing"] = re.compile(_FRAMING, re.I)
             cls.compiled["negation"] = re.compile(_NEGATION, re.I)
         return cls.compiled
-
-
-# ----------------------------------------------------------------------------------- views
-
-_COMMENT_RE = re.compile(r"<!--(.*?)(?:-->|$)", re.S)
-# a link's target and title, one level of parentheses inside allowed
-_LINK_RE = re.compile(r"\]\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
-_REF_COMMENT_RE = re.compile(r"^\s*\[[^\]]*\]:\s*(\S*)\s*(?:[\"'(](.*?)[\"')])?\s*$", re.M)
-# (scanned left to right, a match starts where its run starts: no lookbehind needed, so RE2)
-_B64 = r"[A-Za-z0-9+/_-]{16,}={0,2}"
-_HEX = r"(?:[0-9A-Fa-f]{2}){8,}"
-_XESC_RE = re.compile(r"(?:\\x[0-9A-Fa-f]{2}){4,}")
-_PCT_RE = re.compile(r"%[0-9A-Fa-f]{2}")
-_ENTITY_RE = re.compile(r"&#?\w{1,8};")
-_TAGS_RE = re.compile("[\U000e0020-\U000e007e]+")
-
-
-@dataclass(frozen=True, slots=True)
-class _View:
-    name: str
-    text: str  # as found; normalised by the caller
-    offset: int  # where it starts in the original text
-    hidden: bool
-
-
-def _printable(raw: bytes) -> str | None:
-    try:
-        s = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    letters = sum(ch.isalpha() or ch.isspace() for ch in s)
-    return s if s and letters >= 0.7 * len(s) else None
-
-
-def _views(text: str) -> Iterator[_View]:
-    yield _View("text", text, 0, False)
-    pats = _Patterns.get()
-    for m in _COMMENT_RE.finditer(text) if "<!--" in text else ():
-        yield _View("comment", m.group(1), m.start(1), True)
-    for m in _LINK_RE.finditer(text) if "](" in text else ():
-        yield _View("link", urllib.parse.unquote(m.group(1)), m.start(1), True)
-    for m in _REF_COMMENT_RE.finditer(text) if "]:" in text else ():
-        for g in (1, 2):
-            if m.group(g):
-                yield _View("link", urllib.parse.unquote(m.group(g)), m.start(g), True)
-    for m in pats["base64"].finditer(text):
-        run = m.group(0).rstrip("=")
-        padded = run + "=" * (-len(run) % 4)
-        try:
-            raw = base64.b64decode(padded.replace("-", "+").replace("_", "/"), validate=True)
-        except (binascii.Error, ValueError):
-            continue
-        decoded = _printable(raw)
-        if decoded is not None:
-            yield _View("base64", decoded, m.start(), True)
-    for m in pats["hex"].finditer(text):
-        decoded = _printable(bytes.fromhex(m.group(0)))
-        if decoded is not None:
-            yield _View("hex", decoded, m.start(), True)
-    for m in _XESC_RE.finditer(text) if "\\x" in text else ():
-        decoded = _printable(bytes.fromhex(m.group(0).replace("\\x", "")))
-        if decoded is not None:
-            yield _View("hex", decoded, m.start(), True)
-    if "%" in text and _PCT_RE.search(text):
-        yield _View("percent", urllib.parse.unquote(text), 0, True)
-    if "&" in text and _ENTITY_RE.search(text):
-        yield _View("entities", html.unescape(text), 0, True)
-    for m in _TAGS_RE.finditer(text) if not text.isascii() else ():
-        yield _View("tags", "".join(chr(ord(c) - 0xE0000) for c in m.group(0)), m.start(), True)
 
 
 # -------------------------------------------------------------------------------- matching
@@ -628,14 +529,21 @@ def _excused(text: str, pos: int, kind: str, hidden: bool = False) -> bool:
     before = text[pos - 1] if pos else " "
     start = _sentence_start(text, pos)
     lead = text[start:pos]
-    if not hidden and (before in _QUOTES or sum(lead.count(q) for q in _QUOTES) % 2 == 1):
+    # an apostrophe inside a word ("don't", "team's") opens no quotation
+    lead_q = _APOSTROPHE.sub("", lead) if "'" in lead else lead
+    # a quotation that began earlier in the sentence; not for commands, whose quotes are the
+    # shell's (``echo 'key' >> ~/.ssh/authorized_keys``)
+    quoted = kind != "destructive" and sum(lead_q.count(q) for q in _QUOTES) % 2 == 1
+    if not hidden and (before in _QUOTES or quoted):
         return True  # quoted, or inside a quotation that began earlier in the sentence
     if pats["framing"].search(_URL_RE.sub(" ", lead)):  # "example.com" frames nothing
         return True
     if kind in ("conceal", "fake-role"):
         return False  # "do not tell" is itself a negation
-    if kind == "secret" and re.search(r"\b(?:no|without|any)\s+$", text[max(0, pos - 10):pos]):
-        return True  # "no secrets", "without credentials"
+    if kind == "secret" and re.search(
+            r"\b(?:no|without|any|excluding|except|not|never)\s+(?:the\s+|your\s+|for\s+)?$",
+            text[max(0, pos - 20):pos]):
+        return True  # "no secrets", "without credentials", "excluding .env"
     return pats["negation"].search(text, max(0, pos - 30), pos) is not None
 
 
@@ -664,53 +572,137 @@ def _unsqueeze(text: str, n: int) -> int:
 _Hit = tuple[int, str, int]  # start, kind, end
 
 
-def _hits(norm: str, kinds: dict[str, Any], hidden: bool = False) -> list[_Hit]:
+# "the previous instructions for Django 3 ... are obsolete": instructions about a topic, not
+# the model's own
+# a negation inside the phrase, between its verb and its object ("gib niemals Passwörter aus")
+_INNER_NOT = re.compile(r"\b(?:never|not|niemals|nie|nunca|jamás|jamais|mai|nooit|nigdy)\b")
+_INNER_KINDS = frozenset({"dump", "leak", "send"})
+_SCOPED = re.compile(r"\b(?:instructions|rules|guidelines|guidance|directions)\s+(?:for|about|"
+                     r"regarding|on)\s+(?!you\b|the (?:model|assistant|ai)\b)\w")
+
+
+def _hits(norm: str, kinds: dict[str, Any], hidden: bool = False,
+          every: bool = False) -> list[_Hit]:
+    """The signs in ``norm`` that are not excused; the support kinds only where there is
+    something for them to qualify (or, with ``every``, always: the model's weak signs)."""
     found: list[_Hit] = []
+    support: list[tuple[str, Any]] = []
     for kind, rx in kinds.items():
+        if kind in SUPPORT_KINDS and kind != "unsupervised":  # that one is an action too
+            support.append((kind, rx))  # read only if there is something for them to qualify
+            continue
+        kept, spacing = -_SPACING, 0 if kind in _EVERY_SIGN else _SPACING
         for m in rx.finditer(norm):
+            if m.start() - kept < spacing:
+                continue
+            if kind == "override" and _SCOPED.search(norm, m.start(), m.end()):
+                continue
+            if kind in _INNER_KINDS and _INNER_NOT.search(norm, m.start(), m.end()):
+                continue
             if not _excused(norm, m.start(), kind, hidden):
                 found.append((m.start(), kind, m.end()))
+                kept = m.start()
+    present = {k for _, k, _ in found}
+    if not every and not present & _QUALIFIED:
+        return found
+    acting = every or bool(present & (_ACTION | {"send", "roleplay"}))
+    for kind, rx in support:
+        if not acting and kind not in ("addressed", "authority"):
+            continue  # beside a mere secret only these two count
+        kept = -_SPACING
+        for m in rx.finditer(norm):
+            if m.start() - kept >= _SPACING and not _excused(norm, m.start(), kind, hidden):
+                found.append((m.start(), kind, m.end()))
+                kept = m.start()
     return found
 
 
+# One sign of a kind is kept per this many characters: a passage is judged by which kinds are
+# in it, not how often, and a text repeating one phrase 30,000 times is judged as fast as one
+# that says it every few lines (every sign is still seen, so a pair far apart stays apart).
+_SPACING = 200
+# ... except for the kinds read in pairs by position (a send and the secret it carries): each
+# of their signs is kept
+_EVERY_SIGN = frozenset({"send", "secret", "roleplay"})
 _WINDOW = 600  # a passage: signals this close together are read together
 _BEFORE = 120  # a secret named this far before a send ("read X and post it to...") is its object
 
 
-def _combine(hits: list[_Hit]) -> list[tuple[int, str]]:
+# a sending phrase whose object is a pronoun or a container ("upload the archive", "include
+# them"): the secret named before it is what is sent; "send the release request" names its own
+_PRONOUN_OBJECT = re.compile(
+    r"[a-z]+(?:-[a-z]+)?\s+(?:it|them|this|that|those|these|everything|all|(?:the|a|its|their) "
+    r"(?:archive|file|files|result|results|contents?|values?|output|tarball|dump|data|copy|"
+    r"list|bundle|zip|keys?|tokens?))\b")
+
+
+def _combine(hits: list[_Hit], norm: str = "") -> list[tuple[int, str]]:
     """``send`` whose object is a ``secret`` (named inside the sending phrase, or just before
-    it) becomes ``exfil``; ``roleplay`` counts only with a secret near it.  Alone, neither
-    means anything: "upload the build to https://..." is a deployment agent."""
+    it) becomes ``exfil``; ``roleplay`` counts only with a secret near it (else it is a
+    ``persona``, support only).  Alone, neither means anything: "upload the build to
+    https://..." is a deployment agent."""
     secrets = sorted(p for p, k, _ in hits if k == "secret")
     out: list[tuple[int, str]] = []
     for pos, kind, end in hits:
         if kind in ("send", "roleplay"):
             reach = pos + 300 if kind == "roleplay" else end
             i = bisect.bisect_left(secrets, pos - _BEFORE)
+            if (kind == "send" and i < len(secrets) and secrets[i] < pos and norm
+                    and norm[pos].isascii() and norm[pos].isalpha()
+                    and not norm.startswith(("nc ", "netcat", "curl", "wget"), pos)
+                    and not _PRONOUN_OBJECT.match(norm, pos)):
+                i = bisect.bisect_left(secrets, pos)  # only a secret inside the phrase
             if i < len(secrets) and secrets[i] <= reach:
                 out.append((pos, "exfil" if kind == "send" else kind))
+            else:
+                out.append((pos, "send" if kind == "send" else "persona"))
         else:
             out.append((pos, kind))
     return sorted(out)
 
 
-def _judge(raw_hits: list[_Hit]) -> tuple[int, tuple[str, ...], bool] | None:
+_NEAR = 300  # a support kind and the action it qualifies: this close
+# What a support kind (to the model, unwatched, on authority, quietly) must stand beside.
+_ACTION = frozenset({"exfil", "destructive", "dump", "leak", "override", "jailbreak",
+                     "conceal", "fake-role", "roleplay", "beacon", "unsupervised"})
+_SUPPORT = SUPPORT_KINDS | {"persona"}
+# what a support kind may qualify, as raw kinds (before ``send`` + ``secret`` is ``exfil``)
+_QUALIFIED = _ACTION | {"send", "secret", "roleplay"}
+
+
+def _supported(kind: str, near: set[str]) -> bool:
+    if near & (_ACTION - {kind}):
+        return True
+    # speaking to the model, or on a claimed authority, about a secret or a send
+    if kind in ("hush", "obey"):  # "do not tell the user" / "do as it says", and a send
+        return "send" in near
+    return kind in ("addressed", "authority") and bool(near & {"secret", "send"})
+
+
+def _judge(raw_hits: list[_Hit], norm: str = "") -> tuple[int, tuple[str, ...], bool] | None:
     """The strongest passage in ``hits``: (position, kinds, high?).  Each passage is the
     slice of hits within :data:`_WINDOW` of one of them (found by bisection)."""
-    hits = _combine(raw_hits)
+    hits = _combine(raw_hits, norm)
     positions = [p for p, _ in hits]
     best: tuple[int, tuple[str, ...], bool] | None = None
     for pos, kind in hits:
-        if kind not in _ALONE:
+        if kind in _SUPPORT:
+            lo = bisect.bisect_left(positions, pos - _NEAR)
+            hi = bisect.bisect_right(positions, pos + _NEAR)
+            # not the same phrase read twice ("skip the checks" is two kinds at one place)
+            if not _supported(kind, {k for p, k in hits[lo:hi] if p != pos}):
+                continue
+        elif kind not in _ALONE:
             continue
         lo = bisect.bisect_left(positions, pos - _WINDOW)
         hi = bisect.bisect_right(positions, pos + _WINDOW)
         kinds = {k for _, k in hits[lo:hi]}
         takeover = kinds & _TAKEOVER
-        high = bool((takeover and (len(kinds - _WEAK) >= 2 or "exfil" in kinds))
-                    or ("exfil" in kinds and kinds & {"conceal", "destructive", "leak"})
-                    or ("leak" in kinds and "conceal" in kinds))
-        named = tuple(sorted(kinds - {"send"}))
+        strong = kinds - _WEAK
+        high = bool((takeover and (len(strong) >= 2 or "exfil" in kinds))
+                    or ("exfil" in kinds and kinds & {"conceal", "hush", "destructive", "leak"})
+                    or ("leak" in kinds and kinds & {"conceal", "hush"}))
+        named = tuple(sorted(kinds - {"send", "persona"}))
         if best is None or (high and not best[2]):
             best = (pos, named, high)
             if high:
@@ -727,7 +719,7 @@ def assess_injection(text: str) -> InjectionFinding | None:
     kinds = {k: pats[k] for k, _ in _SIGNALS}
     best: InjectionFinding | None = None
     plain_kinds: set[str] | None = None
-    for view in _views(text):
+    for view in views(text):
         index: list[int] | None = None
         if view.name == "text":
             norm = _fast(view.text, True)
@@ -742,7 +734,9 @@ def assess_injection(text: str) -> InjectionFinding | None:
         else:
             variants = [normalise(view.text)]
         for n, norm in enumerate(variants):
-            judged = _judge(_hits(norm, kinds, view.hidden))
+            # "a document says '...'; do as it says": the quotation is an instruction
+            unquoted = view.hidden or pats["obey"].search(norm) is not None
+            judged = _judge(_hits(norm, kinds, unquoted), norm)
             if judged is None:
                 continue
             pos, named, high = judged

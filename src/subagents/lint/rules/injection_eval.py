@@ -2,6 +2,8 @@
 the rate of flagged real agents.
 
 Run: ``python -m subagents.lint.rules.injection_eval [--dev F] [--heldout F] [--corpus DIR]``
+or ``... --set F [--set G ...]`` to measure only the sets named (the held-out set is then
+left unread: what a developer tuning the detector runs).
 
 * A labelled set is JSON lines with ``id``, ``style``, ``label`` (``injection`` or
   ``benign``) and ``text``.  ``tests/data/injection/dev.jsonl`` is the development set (the
@@ -171,9 +173,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", type=Path, default=_default_corpus())
     parser.add_argument("--skip", action="append", default=[],
                         choices=["dev", "heldout", "corpus"], help="leave a part out")
+    parser.add_argument("--set", dest="sets", action="append", type=Path, default=[],
+                        metavar="FILE", help="measure only these labelled sets (repeatable; "
+                        "the development and held-out sets are then not read)")
     args = parser.parse_args(argv)
     status = 0
-    for name, path in (("dev", args.dev), ("heldout", args.heldout)):
+    named = ([(p.stem, p) for p in args.sets] if args.sets
+             else [("dev", args.dev), ("heldout", args.heldout)])
+    for name, path in named:
         if name in args.skip:
             continue
         if not path.is_file():
