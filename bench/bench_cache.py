@@ -1,36 +1,58 @@
-"""Benchmark: ``validate`` cold and warm (the result cache) vs a naive python-frontmatter parse.
+"""Benchmark: ``validate`` cold, warm and in two processes vs a naive parse (and agnix).
 
-Run: ``.venv/bin/python bench/bench_cache.py [--corpus PATH] [--sizes 254,2000] [--rounds 5]``
+Run: ``.venv/bin/python bench/bench_cache.py [--corpus PATH] [--sizes 1,254,2000,10000]
+[--rounds 3] [--agnix PATH] [--agnix-max 2000]``
 
 For each size, the corpus's Claude agent files are copied round-robin into a temporary folder
 under distinct names (100 per ``agents`` folder, so the duplicate-name and similar-description
-rules run as in a large project).  Each round then measures, interleaved so that the load of
-a shared machine falls on all three alike, the CPU time of this process (user + system) for:
+rules run as in a large project).  Each round then measures, interleaved so that the load of a
+shared machine falls on all alike, the CPU time (user + system, of this process *and* of the
+children it waited for) and the wall time of:
 
-* **naive**: ``frontmatter.load`` of every file (PyYAML's C loader; parse only, no checks);
-* **cold**: ``validate_paths(cache=True)`` with an empty cache folder (validates and writes);
+* **naive**: ``frontmatter.load`` of every file (python-frontmatter with PyYAML's C loader;
+  parse only, no checks), in this process: the baseline every ratio is against;
+* **cold**: ``validate_paths(cache=True, jobs=1)`` with an empty cache folder (validates and
+  writes the cache);
 * **warm**: the same again on the unchanged files (reads the cache, hashes every file,
-  recomputes the cross-file rules).
+  recomputes the cross-file rules);
+* **2 proc**: ``validate_paths(cache=True, jobs=2)`` with an empty cache folder (the per-file
+  work split over this process and one forked child);
+* **agnix** (when its binary is found: ``--agnix``, ``$AGNIX`` or on ``PATH``; install the
+  ``agnix`` wheel into a throwaway venv, it is no dependency of ours): ``agnix validate`` of
+  the same folders as a child process, once per size, up to ``--agnix-max`` files.
 
-It prints the median of each and the ratios cold/naive (target <= 3) and warm/naive (target
-<= 1.2 on 2,000 files), and checks that cold and warm give the same report.  The package
-fingerprint (one ``stat`` per file of the installed package, once per process) is computed
-before timing; ``--fingerprint`` prints its cost on its own.
+It prints the median of each as a ratio to the naive parse (CPU to CPU, wall to wall) and
+checks that cold, warm and two processes give the same report.  The targets on 2,000 files:
+cold <= 3x, warm <= 1.2x.  The package fingerprint (one ``stat`` per file of the installed
+package, once per process) is computed before timing; ``--fingerprint`` prints its cost.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
+import resource
 import shutil
 import statistics
+import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
-DEFAULT_CORPUS = Path(os.environ.get("SUBAGENTS_CORPUS") or HERE.parents[1] / "shared" / "corpus")
+
+
+def _default_corpus() -> Path:
+    if os.environ.get("SUBAGENTS_CORPUS"):
+        return Path(os.environ["SUBAGENTS_CORPUS"])
+    for up in HERE.parents:  # beside the checkout, or beside a worktree's parent
+        if (up / "shared" / "corpus").is_dir():
+            return up / "shared" / "corpus"
+    return HERE.parents[1] / "shared" / "corpus"
 
 
 def claude_files(corpus: Path) -> list[Path]:
@@ -55,7 +77,16 @@ def replicate(files: list[Path], n: int, dest: Path) -> list[Path]:
 
 
 def cpu() -> float:
-    return time.process_time()
+    """CPU seconds of this process and of its children that have been waited for."""
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def timed(fn: Callable[[], Any]) -> tuple[float, float, Any]:
+    c, w = cpu(), time.perf_counter()
+    out = fn()
+    return cpu() - c, time.perf_counter() - w, out
 
 
 def naive(paths: list[Path]) -> None:
@@ -67,18 +98,86 @@ def naive(paths: list[Path]) -> None:
             frontmatter.load(str(p))
 
 
+def find_agnix(given: str | None) -> str | None:
+    for candidate in (given, os.environ.get("AGNIX"), shutil.which("agnix")):
+        if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def run_agnix(agnix: str, root: Path, timeout: float) -> tuple[float, float] | None:
+    """(CPU, wall) of ``agnix validate ROOT``, or None when it timed out."""
+    c, w = cpu(), time.perf_counter()
+    try:
+        subprocess.run([agnix, "validate", str(root)], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, timeout=timeout, check=False)
+    except subprocess.TimeoutExpired:
+        return None
+    return cpu() - c, time.perf_counter() - w
+
+
+def measure(validate_paths: Callable[..., Any], files: list[Path], size: int, root: Path,
+            cache_dir: str, rounds: int, agnix: str | None, agnix_timeout: float) -> str:
+    """One line of the table for ``size`` files."""
+    paths = replicate(files, size, root)
+    folders = sorted({p.parent for p in paths})
+    validate_paths(folders[:1], cache=False)  # imports and first-use caches, untimed
+    naive(paths[:50])
+    cpus: dict[str, list[float]] = {k: [] for k in ("naive", "cold", "warm", "two")}
+    walls: dict[str, list[float]] = {k: [] for k in cpus}
+
+    def cold(jobs: int) -> Any:
+        shutil.rmtree(cache_dir, ignore_errors=True)
+        return validate_paths(folders, cache=True, jobs=jobs)
+
+    runs: list[tuple[str, Callable[[], Any]]] = [
+        ("naive", lambda: naive(paths)), ("cold", lambda: cold(1)),
+        ("warm", lambda: validate_paths(folders, cache=True, jobs=1)), ("two", lambda: cold(2))]
+    for _ in range(rounds):
+        reports = []
+        for name, fn in runs:
+            c, w, out = timed(fn)
+            cpus[name].append(c)
+            walls[name].append(w)
+            if out is not None:
+                reports.append(json.dumps(out.to_dict(), sort_keys=True))
+        if len(set(reports)) != 1:
+            raise SystemExit("cold, warm and two-process reports differ")
+    mc = {k: statistics.median(v) for k, v in cpus.items()}
+    mw = {k: statistics.median(v) for k, v in walls.items()}
+
+    def ratio(c: float, w: float) -> str:
+        return f"{c / mc['naive']:>5.1f}x/{w / mw['naive']:>5.1f}x"
+
+    line = (f"{size:>6} {mc['naive'] * 1000:>7.1f}/{mw['naive'] * 1000:>7.1f} "
+            f"{ratio(mc['cold'], mw['cold'])} {ratio(mc['warm'], mw['warm'])} "
+            f"{ratio(mc['two'], mw['two'])}")
+    if agnix is None:
+        return line + f" {'-':>15}"
+    got = run_agnix(agnix, root, agnix_timeout)
+    if got is None:
+        return line + f" {'> ' + str(int(agnix_timeout)) + ' s':>15}"
+    return line + f" {ratio(*got):>15}"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
-    ap.add_argument("--sizes", default="254,2000")
-    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--corpus", type=Path, default=_default_corpus())
+    ap.add_argument("--sizes", default="1,254,2000,10000")
+    ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--fingerprint", action="store_true")
+    ap.add_argument("--agnix", default=None, help="the agnix binary (default: $AGNIX, PATH)")
+    ap.add_argument("--agnix-max", type=int, default=2000,
+                    help="largest size agnix is run on (its cross-file rules are quadratic)")
+    ap.add_argument("--agnix-timeout", type=float, default=600)
     args = ap.parse_args()
     files = claude_files(args.corpus)
     if not files:
         raise SystemExit(f"no agent files under {args.corpus} (give --corpus)")
+    agnix = find_agnix(args.agnix)
     with tempfile.TemporaryDirectory(prefix="bench-cache-") as tmp:
-        os.environ["SUBAGENTS_CACHE_DIR"] = os.path.join(tmp, "cache")
+        cache_dir = os.path.join(tmp, "cache")
+        os.environ["SUBAGENTS_CACHE_DIR"] = cache_dir
         from subagents.lint.cache import package_fingerprint
         from subagents.lint.validate import validate_paths
 
@@ -86,34 +185,20 @@ def main() -> None:
         package_fingerprint()
         if args.fingerprint:
             print(f"package fingerprint (once a process): {(cpu() - t0) * 1000:.1f} ms CPU")
-        print(f"{len(files)} Claude agent files in the corpus; {args.rounds} interleaved rounds, "
-              "median CPU seconds of this process")
-        print(f"{'files':>6} {'naive':>8} {'cold':>8} {'warm':>8} {'cold/naive':>11} "
-              f"{'warm/naive':>11}")
+        print(f"{len(files)} Claude agent files in the corpus; {args.rounds} interleaved rounds; "
+              f"{os.cpu_count()} cores; median CPU (this process + children) and wall time")
+        print("ratios to the naive parse (CPU/CPU, wall/wall); agnix: "
+              + (f"{agnix}" if agnix else "not found (--agnix PATH)"))
+        head = (f"{'files':>6} {'naive ms':>15} {'cold':>13} {'warm':>13} {'2 proc':>13} "
+                f"{'agnix':>15}")
+        print(head)
+        print(f"{'':>6} {'cpu / wall':>15} " + " ".join([f"{'cpu / wall':>13}"] * 3)
+              + f" {'cpu / wall':>15}")
         for size in (int(s) for s in args.sizes.split(",")):
             root = Path(tmp) / f"n{size}"
-            paths = replicate(files, size, root)
-            folders = sorted({p.parent for p in paths})
-            validate_paths(folders, cache=False)  # imports and first-use caches, untimed
-            naive(paths)
-            times: dict[str, list[float]] = {"naive": [], "cold": [], "warm": []}
-            for _ in range(args.rounds):
-                shutil.rmtree(os.environ["SUBAGENTS_CACHE_DIR"], ignore_errors=True)
-                t = cpu()
-                naive(paths)
-                times["naive"].append(cpu() - t)
-                t = cpu()
-                cold = validate_paths(folders, cache=True)
-                times["cold"].append(cpu() - t)
-                t = cpu()
-                warm = validate_paths(folders, cache=True)
-                times["warm"].append(cpu() - t)
-                if cold.to_dict() != warm.to_dict():
-                    raise SystemExit("cold and warm reports differ")
-            med = {k: statistics.median(v) for k, v in times.items()}
-            print(f"{size:>6} {med['naive']:>8.3f} {med['cold']:>8.3f} {med['warm']:>8.3f} "
-                  f"{med['cold'] / med['naive']:>10.2f}x {med['warm'] / med['naive']:>10.2f}x")
-
+            line = measure(validate_paths, files, size, root, cache_dir, args.rounds,
+                           agnix if size <= args.agnix_max else None, args.agnix_timeout)
+            print(line, flush=True)
 
 if __name__ == "__main__":
     main()

@@ -337,3 +337,37 @@ def test_re_recording_keeps_the_measured_profile(made_up: Path, tmp_path: Path) 
     fresh = write_profile("9.10.0", None, None, None, tmp_path / "n.json")
     assert profile_from_json(json.loads(fresh.read_text()), "n").hook_events == \
         get_profile("9.9.9").hook_events
+
+
+def test_a_run_reads_the_profile_once_and_sees_one_set_of_recordings(
+        made_up: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """validate asks for the profile several times per file: inside ``pinned`` the folder is
+    listed once per version asked; outside, a new recording is seen at once."""
+    from subagents.claude_code import profile as prof
+    from subagents.lint.validate import validate_paths
+
+    listed: list[int] = []
+    real = prof.recorded_versions
+
+    def counting(folder: Path | None = None) -> list[str]:
+        listed.append(1)
+        return real(folder)
+
+    monkeypatch.setattr(prof, "recorded_versions", counting)
+    agents = made_up / ".claude" / "agents"
+    for i in range(20):
+        (agents / f"a{i}.md").write_text(AGENT.replace("helper", f"a{i}"))
+    report = validate_paths([agents])
+    assert report.files == 21
+    assert 0 < len(listed) <= 2
+    with prof.pinned():
+        assert get_profile().version == "9.9.9"
+        newer = json.loads((made_up.parent / "data" / "claude-code-9.9.9-profile.json")
+                           .read_text())
+        newer["version"] = "9.9.10"
+        (made_up.parent / "data" / "claude-code-9.9.10-profile.json").write_text(
+            json.dumps(newer))
+        assert get_profile().version == "9.9.9"  # one run, one set of recordings
+        with prof.pinned():  # nested: the outer answers stand
+            assert get_profile().version == "9.9.9"
+    assert get_profile().version == "9.9.10"  # outside a run: seen at once

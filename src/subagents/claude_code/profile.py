@@ -13,10 +13,16 @@ Design decisions:
 * The default is the newest recorded version.  A version nobody recorded is not an error: the
   nearest recorded one is used, with a warning that names it (:func:`resolve_version`).
 * A profile file that does not read is a :class:`UsageError` naming the file, never a traceback.
+* Finding the profile lists the data folder and stats the file (a new recording is seen at
+  once).  ``validate`` asks for it several times per file, so it reads it once per run:
+  inside :func:`pinned` each version (and environment) is looked up once, and the run sees
+  one set of recordings from start to end.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import json
 import os
@@ -38,6 +44,7 @@ __all__ = [
     "default_version",
     "get_profile",
     "nearest_version",
+    "pinned",
     "profile_from_json",
     "profile_path",
     "profile_to_json",
@@ -118,6 +125,13 @@ def data_dir() -> Path:
     override = os.environ.get(DATA_ENV)
     if override:
         return Path(override)
+    return _own_data_dir()
+
+
+@functools.cache
+def _own_data_dir() -> Path:
+    # where this file is does not change while the process runs (resolving it costs a stat
+    # per folder of the path)
     return Path(__file__).resolve().parent.parent / "conformance" / "data"
 
 
@@ -281,13 +295,40 @@ def _load_version(version: str) -> ClaudeCodeProfile:
     return _load(path, mtime)
 
 
+_PINNED: contextvars.ContextVar[dict[tuple[str | None, ...], ClaudeCodeProfile] | None] = (
+    contextvars.ContextVar("subagents_pinned_profiles", default=None))
+
+
+@contextlib.contextmanager
+def pinned() -> Iterator[None]:
+    """Within the block, :func:`get_profile` reads each version's profile once (a run over
+    many files sees one set of recordings, and does not list the folder for every file)."""
+    if _PINNED.get() is not None:  # nested: the outer run's answers stand
+        yield
+        return
+    token = _PINNED.set({})
+    try:
+        yield
+    finally:
+        _PINNED.reset(token)
+
+
 def get_profile(version: str | None = None) -> ClaudeCodeProfile:
     """The profile of ``version`` (default: the newest recorded; an unrecorded version: the
     nearest recorded one -- :func:`resolve_version` says so)."""
+    memo = _PINNED.get()
+    key = (version, os.environ.get(CHOSEN_ENV), os.environ.get(DATA_ENV))
+    if memo is not None:
+        known = memo.get(key)
+        if known is not None:
+            return known
     chosen, warning = resolve_version(version)
     if warning:
         warn_once(warning)
-    return _load_version(chosen)
+    profile = _load_version(chosen)
+    if memo is not None:
+        memo[key] = profile
+    return profile
 
 
 _WARNED: set[str] = set()

@@ -54,8 +54,9 @@ def quick_validate(args: Sequence[str]) -> int | None:
         from subagents.lint.report import render
         from subagents.lint.validate import validate_paths
 
+        # jobs as the command's --jobs auto (one file never imports the parallel module)
         report = validate_paths(paths, strict=strict, dialect=None, select=(), ignore=(),
-                                sources=None)
+                                sources=None, jobs=None)
     except (SubagentError, ImportError):
         return None  # the click command says it, as it always has
     for warning in report.config_warnings:

@@ -23,11 +23,14 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, ClassVar
 
 import click
 
-from subagents.cli.options import format_option
+from subagents.cli.options import format_option, option_group
 from subagents.definition import Dialect
 from subagents.errors import ConfigError, UsageError
 from subagents.harnesses.table import OWN_READERS
@@ -61,6 +64,17 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _jobs(value: str) -> int | None:
+    """``--jobs``: a whole number of processes (1 or more), or ``auto`` (None)."""
+    text = str(value).strip().lower()
+    if text == "auto":
+        return None
+    if text.isdigit() and 1 <= int(text) <= 64:
+        return int(text)
+    raise click.BadParameter(f"{value!r} is not a number of processes (1 to 64) or 'auto'",
+                             param_hint="'--jobs'")
+
+
 def _check_selectors(values: tuple[str, ...], option: str) -> None:
     from subagents.lint.rules.catalog import selector_problem
 
@@ -70,6 +84,34 @@ def _check_selectors(values: tuple[str, ...], option: str) -> None:
             "; ".join(bad) + " (`subagents rules` lists every code and name)",
             param_hint=option,
         )
+
+
+@dataclass(frozen=True, slots=True)
+class ReadingOptions:
+    """How the files are read: --no-cache, --jobs."""
+
+    param: ClassVar[str] = "reading"
+    click_options: ClassVar[tuple[Callable[[Any], Any], ...]] = (
+        click.option(
+            "--no-cache",
+            is_flag=True,
+            help="Read every file again instead of reusing the findings of files unchanged "
+            "since the last run (the cache lives in $XDG_CACHE_HOME/subagents/validate, "
+            "default ~/.cache/subagents/validate; delete that folder to clear it).",
+        ),
+        click.option(
+            "--jobs",
+            "-j",
+            default="auto",
+            metavar="N|auto",
+            callback=lambda _ctx, _param, value: _jobs(value),
+            help="Processes for the files to read (default auto: two when at least 100 files "
+            "need reading and a core is idle, else one). The output is the same, in the same "
+            "order.",
+        ),
+    )
+    no_cache: bool = False
+    jobs: int | None = None
 
 
 @click.command(
@@ -149,13 +191,7 @@ def _check_selectors(values: tuple[str, ...], option: str) -> None:
     default=None,
     help="Colour the text output (default: on a terminal, unless NO_COLOR is set).",
 )
-@click.option(
-    "--no-cache",
-    is_flag=True,
-    help="Read every file again instead of reusing the findings of files unchanged since the "
-    "last run (the cache lives in $XDG_CACHE_HOME/subagents/validate, default "
-    "~/.cache/subagents/validate; delete that folder to clear it).",
-)
+@option_group(ReadingOptions)
 def validate(
     paths: tuple[str, ...],
     strict: bool,
@@ -169,7 +205,7 @@ def validate(
     baseline: Path | None,
     update_baseline: bool,
     color: bool | None,
-    no_cache: bool,
+    reading: ReadingOptions,
 ) -> None:
     """Check agent definition files and report every problem with file, line and a fix.
 
@@ -203,7 +239,8 @@ def validate(
         sources = scope_sources(dialect=Dialect(dialect) if dialect else Dialect.CLAUDE)
     try:
         report = validate_paths(expanded, strict=strict, dialect=dialect, select=sel,
-                                ignore=ign, sources=sources, cache=not no_cache)
+                                ignore=ign, sources=sources,
+                                cache=not reading.no_cache, jobs=reading.jobs)
     except UsageError as exc:
         raise click.UsageError(str(exc)) from None
     except ConfigError as exc:

@@ -11,10 +11,16 @@ Design notes
   so editing one file changes what its neighbours are told.
 * **When an entry is used.** Its key (path, shown path, dialect, folder walked, scope, the
   effective configuration and filter) must match, the file's mode must match (a security rule
-  reads it), and the BLAKE2 hash of the bytes must match: a file edited twice within one
-  mtime tick is caught by the hash, not the stat.  The stat (mtime_ns, size, inode, mode) is
-  kept in the entry for inspection.  Symbolic links are never cached (what they lead to can
-  change without the link changing).
+  reads it), and the bytes must be those validated: the BLAKE2 hash of the bytes matches,
+  or, without reading the file, its whole stat (mtime_ns, size, inode, mode and ctime_ns)
+  is the one recorded *and* the file had last changed well before its bytes were hashed.
+  That second way is git's "racily clean" rule: any write sets the ctime to the time of the
+  write (a user cannot set it back, unlike the mtime), so an unchanged ctime that is older
+  than the hash by more than :data:`_RACY_NS` means no write since; a file changed within
+  that window of its hash (two edits within one timestamp tick) is read and hashed again.
+  A warm run then costs one ``lstat`` per file instead of an open, a read and a hash.
+  Symbolic links are never cached (what they lead to can change without the link
+  changing).
 * **What the environment chooses.** Every ``SUBAGENTS_*`` variable (``--claude-code`` sets
   one) is part of the key, and so are the files of a folder of recorded versions named there.
 * **Which build of subagents.** The file records a fingerprint of the installed package: the
@@ -38,6 +44,7 @@ import hashlib
 import json
 import os
 import stat
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,7 +55,10 @@ from subagents.diagnostics import Diagnostic, Severity
 
 __all__ = ["FileEntry", "ResultCache", "cache_dir", "config_fingerprint", "package_fingerprint"]
 
-_FORMAT = 2
+_FORMAT = 3
+#: A file whose ctime is not older than its hash by this much is read and hashed every run
+#: (timestamp ticks, and a file system's clock a little behind ours).
+_RACY_NS = 2_000_000_000
 #: larger files are validated every time (hashing them would cost more than it saves)
 _MAX_CACHED_BYTES = 4 * 1024 * 1024
 
@@ -136,11 +146,18 @@ class AgentFacts:
                    None if defn.path is None else os.fspath(defn.path),
                    None if defn.source is None else defn.source.value, line, column)
 
-    def definition(self) -> AgentDefinition:
+    def definition(self, file: Path | None = None) -> AgentDefinition:
+        """The agent as the scope rules read it; ``file``, the file's own path object, is
+        reused when it is the agent's path (building a ``Path`` costs more than the rest)."""
+        if self.path is None:
+            where = None
+        elif file is not None and os.fspath(file) == self.path:
+            where = file
+        else:
+            where = Path(self.path)
         return AgentDefinition(
             name=self.name, description=self.description, dialect=Dialect(self.dialect),
-            path=None if self.path is None else Path(self.path),
-            source=None if self.source is None else Scope(self.source))
+            path=where, source=None if self.source is None else Scope(self.source))
 
 
 @dataclass(slots=True)
@@ -168,9 +185,14 @@ def _diag_in(row: list[Any]) -> Diagnostic:
                       subject=subject)
 
 
-def _entry_out(key: str, st: os.stat_result, digest: str, entry: FileEntry) -> dict[str, Any]:
+def _stat(st: os.stat_result) -> list[int]:
+    return [st.st_mtime_ns, st.st_size, st.st_ino, st.st_mode, st.st_ctime_ns]
+
+
+def _entry_out(key: str, st: os.stat_result, digest: str, hashed_at: int,
+               entry: FileEntry) -> dict[str, Any]:
     return {
-        "k": key, "st": [st.st_mtime_ns, st.st_size, st.st_ino, st.st_mode], "h": digest,
+        "k": key, "st": _stat(st), "h": digest, "t": hashed_at,
         "d": [_diag_out(d) for d in entry.diagnostics], "n": entry.agents,
         "f": [dataclasses.astuple(f) for f in entry.facts],
         "s": None if entry.silencers is None else [list(entry.silencers[0]),
@@ -220,7 +242,7 @@ class ResultCache:
         self.similar: dict[str, list[list[float]]] = _Memo(self._old_similar)
         self._changed = False
         #: what the last :meth:`lookup` read, for :meth:`store` (one read and hash per file)
-        self._pending: dict[str, tuple[os.stat_result, str]] = {}
+        self._pending: dict[str, tuple[os.stat_result, str, int]] = {}
 
     def _load(self) -> dict[str, Any]:
         try:
@@ -247,14 +269,27 @@ class ResultCache:
         apath = os.path.abspath(path)
         try:
             st = os.lstat(apath)
-            if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_CACHED_BYTES:
-                return None
+        except OSError:
+            return None
+        if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_CACHED_BYTES:
+            return None
+        raw = self._old.get(apath)
+        try:
+            if (isinstance(raw, dict) and raw["k"] == key and raw["st"] == _stat(st)
+                    and int(raw["t"]) - st.st_ctime_ns > _RACY_NS):
+                entry = _entry_in(raw)  # unchanged since well before it was hashed
+                self._new[apath] = raw
+                return entry
+        except Exception:  # a malformed entry is a miss
+            pass
+        # taken before reading: a write during or after the read has a ctime after it
+        hashed_at = time.time_ns()
+        try:
             with open(apath, "rb") as fh:
                 digest = hashlib.blake2b(fh.read(), digest_size=16).hexdigest()
         except OSError:
             return None
-        self._pending[apath] = (st, digest)
-        raw = self._old.get(apath)
+        self._pending[apath] = (st, digest, hashed_at)
         if not isinstance(raw, dict):
             return None
         try:
@@ -263,10 +298,10 @@ class ResultCache:
             entry = _entry_in(raw)
         except Exception:  # a malformed entry is a miss
             return None
-        self._new[apath] = raw if raw["st"][:3] == [st.st_mtime_ns, st.st_size, st.st_ino] \
-            else {**raw, "st": [st.st_mtime_ns, st.st_size, st.st_ino, st.st_mode]}
-        if self._new[apath] is not raw:
-            self._changed = True
+        # the same bytes: the entry stands, with this stat and this hash time (so that the
+        # next run can trust the stat once the file is old enough)
+        self._new[apath] = {**raw, "st": _stat(st), "t": hashed_at}
+        self._changed = True
         return entry
 
     def store(self, path: Path, key: str, entry: FileEntry) -> None:
@@ -275,16 +310,15 @@ class ResultCache:
         seen = self._pending.pop(apath, None)
         if seen is None:
             return
-        st, digest = seen
+        st, digest, hashed_at = seen
         # the file may have changed while it was validated: then the next run reads it again
         try:
             now = os.lstat(apath)
         except OSError:
             return
-        if (now.st_mtime_ns, now.st_size, now.st_ino) != (st.st_mtime_ns, st.st_size,
-                                                           st.st_ino):
+        if _stat(now) != _stat(st):
             return
-        self._new[apath] = _entry_out(key, st, digest, entry)
+        self._new[apath] = _entry_out(key, st, digest, hashed_at, entry)
         self._changed = True
 
     def save(self) -> None:

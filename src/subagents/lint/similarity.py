@@ -5,7 +5,10 @@ choose between two agents) must read descriptions the same way, so both use this
 :func:`tokenize` lower-cases, keeps joined words (``node.js``, ``spring-boot``) and their parts,
 drops stop words and the words every agent description has ("agent", "expert", "use"), and
 stems with a small suffix table tuned on the corpus.  :func:`find_similar_agents` compares
-TF-IDF vectors of the descriptions.
+TF-IDF vectors of the descriptions; an inverted index with a prefix filter
+(:func:`pairs_indexed`) compares only the pairs that can reach the threshold, so a scope of
+n agents costs far less than n*n/2 comparisons, with the same pairs and scores as comparing
+every pair (:func:`pairs_exhaustive`, which the tests hold it to).
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ __all__ = [
     "SPLIT_RE",
     "STOPWORDS",
     "find_similar_agents",
+    "pairs_exhaustive",
+    "pairs_indexed",
     "stem",
     "tokenize",
     "words",
@@ -163,6 +168,84 @@ def _tfidf_vectors(texts: Sequence[str]) -> list[dict[str, float]]:
 SIMILAR_THRESHOLD = 0.5
 
 
+def _cosine(vi: dict[str, float], vj: dict[str, float]) -> float:
+    """The dot product of two unit vectors, summed over the shorter one (in its order: the
+    exhaustive and the indexed pairing add the same numbers in the same order)."""
+    small, big = (vi, vj) if len(vi) < len(vj) else (vj, vi)
+    return sum(v * big.get(t, 0.0) for t, v in small.items())
+
+
+def pairs_exhaustive(
+    vectors: Sequence[dict[str, float]], names: Sequence[str], threshold: float
+) -> list[tuple[int, int, float]]:
+    """Every pair ``i < j`` compared: the reference the indexed pairing must equal."""
+    out: list[tuple[int, int, float]] = []
+    for i, vi in enumerate(vectors):
+        if not vi:
+            continue
+        for j in range(i + 1, len(vectors)):
+            if names[i] == names[j]:
+                continue
+            sim = _cosine(vi, vectors[j])
+            if sim >= threshold:
+                out.append((i, j, round(sim, 4)))
+    return out
+
+
+# Slack on the prefix bound, far above the rounding of a sum of a few hundred products.
+_BOUND_SLACK = 1e-9
+
+
+def pairs_indexed(
+    vectors: Sequence[dict[str, float]], names: Sequence[str], threshold: float
+) -> list[tuple[int, int, float]]:
+    """:func:`pairs_exhaustive`, comparing only the pairs that can reach ``threshold``.
+
+    A prefix filter for cosine similarity (as in the all-pairs algorithms of Bayardo et al.):
+    order the terms from the most common to the rarest and split each unit vector ``y`` into
+    a prefix whose norm stays below ``threshold`` (not indexed) and the rest (indexed).  If
+    ``x`` shares no indexed term of ``y``, then ``x . y = x . y_prefix <= |y_prefix| <
+    threshold`` (Cauchy-Schwarz, ``|x| = 1``): the pair cannot be reported, so only pairs met
+    through the index are compared, with the same arithmetic as the exhaustive loop.  Common
+    words (``develop``, ``code``) carry little weight, fall in the prefixes and are never
+    walked: the cost follows the pairs that share a rare word, not the square of the scope.
+    """
+    if threshold <= _BOUND_SLACK:  # every pair can reach it: nothing to filter
+        return pairs_exhaustive(vectors, names, threshold)
+    df: Counter[str] = Counter()
+    for vec in vectors:
+        df.update(vec.keys())
+    # most common first (ties by term: one order for every run)
+    rank = {t: r for r, t in enumerate(sorted(df, key=lambda t: (-df[t], t)))}
+    limit = (threshold - _BOUND_SLACK) ** 2
+    index: dict[str, list[int]] = {}
+    candidates: set[tuple[int, int]] = set()
+    for j, vec in enumerate(vectors):
+        if not vec:
+            continue
+        terms = sorted(vec, key=rank.__getitem__)
+        # probe with every term of the new vector: the pair is met through an indexed term of
+        # the earlier one, if it can reach the threshold at all
+        for t in terms:
+            for i in index.get(t, ()):
+                candidates.add((i, j))
+        prefix = 0.0
+        for k, t in enumerate(terms):
+            prefix += vec[t] * vec[t]
+            if prefix >= limit:
+                for u in terms[k:]:
+                    index.setdefault(u, []).append(j)
+                break
+    out: list[tuple[int, int, float]] = []
+    for i, j in sorted(candidates):
+        if names[i] == names[j]:
+            continue
+        sim = _cosine(vectors[i], vectors[j])
+        if sim >= threshold:
+            out.append((i, j, round(sim, 4)))
+    return out
+
+
 def find_similar_agents(
     definitions: Sequence[AgentDefinition], threshold: float = SIMILAR_THRESHOLD
 ) -> list[tuple[AgentDefinition, AgentDefinition, float]]:
@@ -171,21 +254,11 @@ def find_similar_agents(
     Cosine similarity of TF-IDF vectors over the descriptions (the dispatch
     signal), highest first.  Agents with an empty description are skipped (another rule reports
     them); two definitions of the same name are not compared (shadowing is reported elsewhere).
+    Only the pairs that can reach ``threshold`` are compared (:func:`pairs_indexed`).
     """
     items = [d for d in definitions if d.description.strip()]
     vectors = _tfidf_vectors([d.description for d in items])
-    pairs: list[tuple[AgentDefinition, AgentDefinition, float]] = []
-    for i in range(len(items)):
-        vi = vectors[i]
-        if not vi:
-            continue
-        for j in range(i + 1, len(items)):
-            if items[i].name == items[j].name:
-                continue
-            vj = vectors[j]
-            small, big = (vi, vj) if len(vi) < len(vj) else (vj, vi)
-            sim = sum(v * big.get(t, 0.0) for t, v in small.items())
-            if sim >= threshold:
-                pairs.append((items[i], items[j], round(sim, 4)))
+    found = pairs_indexed(vectors, [d.name for d in items], threshold)
+    pairs = [(items[i], items[j], score) for i, j, score in found]
     pairs.sort(key=lambda p: -p[2])
     return pairs

@@ -30,11 +30,12 @@ Design notes
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic, Severity, count_by_severity, sort_diagnostics
@@ -472,7 +473,11 @@ def _judge(
         silencers[display] = (filt, extra, inline)
     # the agents counted are those the harness loads (a file Claude Code skips is judged on
     # the strict reading, but defines no agent), as `list` and `doctor` count them
-    counted = len(definitions) if result.dialect is Dialect.CODEX_MD else len(result.loaded)
+    # (``result.loaded`` builds Claude Code's definition again: claude_code_reading returned it)
+    view = result.claude_code
+    counted = (len(definitions) if result.dialect is Dialect.CODEX_MD
+               else (len(definitions) if view.loaded else 0) if view is not None
+               else len(result.loaded))
     return list(filt.apply(diags, extra, inline)), counted
 
 
@@ -570,6 +575,22 @@ def _slim(defn: AgentDefinition) -> AgentDefinition:
         defn.system_prompt) > 2000 else defn
 
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _one_profile_per_run(func: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Run ``func`` with the Claude Code profiles read once (every file asks for them;
+    :func:`subagents.claude_code.profile.pinned`)."""
+    @functools.wraps(func)
+    def run(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        from subagents.claude_code.profile import pinned
+
+        with pinned():
+            return func(*args, **kwargs)
+    return run
+
+
 def _refuse_unknown_selectors(*groups: Sequence[str]) -> None:
     """An undeclared code (``GM999``) selects nothing: refused, with what was meant."""
     from subagents.lint.rules.catalog import selector_problem
@@ -579,6 +600,7 @@ def _refuse_unknown_selectors(*groups: Sequence[str]) -> None:
         raise UsageError("; ".join(problems), hint="`subagents rules` lists every code and name")
 
 
+@_one_profile_per_run
 def validate_paths(
     paths: Sequence[str | os.PathLike[str]] = (),
     *,
@@ -589,12 +611,17 @@ def validate_paths(
     ignore: Sequence[str] = (),
     sources: Sequence[Source] | None = None,
     cache: bool = False,
+    jobs: int | None = 1,
 ) -> ValidationReport:
     """Validate files and folders (none: the agents the current project sees).
 
     ``cache``: reuse the findings of files unchanged since an earlier run
     (:mod:`subagents.lint.cache`; the CLI turns it on unless ``--no-cache``).  The output is
     the same either way.
+
+    ``jobs``: processes for the files the cache cannot answer (``None``: two when the machine
+    has the cores and there are enough files to pay for it; :mod:`subagents.lint.parallel`).
+    The report is the same, in the same order, whatever the number.
 
     With no ``paths``, the roots of ``sources`` (default: :func:`default_sources`) are read;
     an agents folder that is not a folder is an error (``SA605``), as in ``subagents list``.
@@ -632,6 +659,7 @@ def validate_paths(
     seen: set[str] = set()  # a file named twice (or inside a folder also named) counts once
     results = _open_cache(resolved) if cache else None
     fingerprints: dict[int, str] = {}
+    work: list[_Work] = []
     for p, shown in zip(resolved, given, strict=True):
         cfg = config if config is not None else _config_for(p, configs,
                                                              report.config_warnings)
@@ -646,16 +674,22 @@ def validate_paths(
             if key_path in seen:
                 continue
             seen.add(key_path)
-            if results is None:
-                diags, n = _validate_file(target, cfg, filt, scoped, silencers, harness_ids)
-            else:
+            entry_key = ""
+            if results is not None:
                 if key not in fingerprints:
                     fingerprints[key] = _fingerprint(cfg, filt)
-                diags, n = _validate_cached(results, fingerprints[key], target, cfg, filt,
-                                            scoped, silencers, harness_ids)
-            report.files += 1
-            report.agents += n
-            all_diags.extend(diags)
+                entry_key = _entry_key(results, fingerprints[key], target)
+            work.append(_Work(target, cfg, filt, entry_key))
+    for item, (diags, n, mine, silenced, ids) in zip(
+            work, _outcomes(work, results, jobs), strict=True):
+        # merged in the order of the files, however many processes computed them
+        scoped.extend(mine)
+        harness_ids.extend(ids)
+        if silenced is not None:
+            silencers[item.target.display] = (item.filt, *silenced)
+        report.files += 1
+        report.agents += n
+        all_diags.extend(diags)
     # the similar-description check is pairwise: skip it when nobody would see SA602
     similar = any(f.keeps("SA602") for f in filters.values())
     memo = results.similar if results is not None else None
@@ -685,43 +719,85 @@ def _fingerprint(cfg: Config, filt: _Filter) -> str:
     return config_fingerprint(cfg, filt.profile.value, filt.select, filt.ignore)
 
 
-def _validate_cached(
-    results: ResultCache, fingerprint: str, target: _Target, config: Config, filt: _Filter,
-    scoped: list[ScopedAgent], silencers: _Silencers, harness_ids: _HarnessIds,
-) -> tuple[list[Diagnostic], int]:
-    """:func:`_validate_file` through the result cache: a file unchanged since the last run
-    gives its stored findings and the facts the scope rules need (never their findings)."""
-    from subagents.lint.cache import AgentFacts, FileEntry
+@dataclass(frozen=True, slots=True)
+class _Work:
+    """One file to validate, with what judges it and its key in the result cache."""
 
+    target: _Target
+    config: Config
+    filt: _Filter
+    entry_key: str
+
+
+# What one file gives the run: its findings, the agents it loads, the facts the scope rules
+# read, its silencers (config ignores, in-file ignores) and the ids another harness loads.
+_Outcome = tuple[list[Diagnostic], int, list[ScopedAgent],
+                 tuple[tuple[str, ...], tuple[str, ...]] | None, _HarnessIds]
+
+
+def _entry_key(results: ResultCache, fingerprint: str, target: _Target) -> str:
     # a named file may lead elsewhere through a linked folder: where it leads is part of the key
     real = os.path.realpath(target.path) if target.may_escape else ""
-    key = results.key(os.path.abspath(target.path), real, target.display, target.dialect,
-                      target.root, target.scope, target.may_escape, fingerprint)
-    entry = results.lookup(target.path, key)
-    if entry is not None:
-        for f in entry.facts:
-            scoped.append(ScopedAgent(f.definition(), target.display, f.line, f.column,
-                                      target.scope))
-        if entry.silencers is not None:
-            silencers[target.display] = (filt, *entry.silencers)
-        harness_ids.extend((target.scope, agent_id, target.display, target.path)
-                           for agent_id in entry.harness_ids)
-        return entry.diagnostics, entry.agents
+    return results.key(os.path.abspath(target.path), real, target.display, target.dialect,
+                       target.root, target.scope, target.may_escape, fingerprint)
+
+
+def _outcome(item: _Work) -> _Outcome:
+    """:func:`_validate_file` of one file, on its own (so that it can run in another
+    process: :mod:`subagents.lint.parallel`)."""
     mine: list[ScopedAgent] = []
     my_ids: _HarnessIds = []
-    diags, n = _validate_file(target, config, filt, mine, silencers, my_ids)
-    scoped.extend(mine)
-    harness_ids.extend(my_ids)
+    mine_silencers: _Silencers = {}
+    diags, n = _validate_file(item.target, item.config, item.filt, mine, mine_silencers,
+                              my_ids)
+    silenced = mine_silencers.get(item.target.display)
+    return diags, n, mine, None if silenced is None else (silenced[1], silenced[2]), my_ids
+
+
+def _outcomes(work: Sequence[_Work], results: ResultCache | None,
+              jobs: int | None) -> list[_Outcome]:
+    """The outcome of every file, in order: from the result cache when a file is unchanged
+    (its stored findings and the facts the scope rules need, never their findings), else
+    validated, over several processes when it pays (``jobs``)."""
+    done: list[_Outcome | None] = [None] * len(work)
+    todo: list[int] = []
+    for i, item in enumerate(work):
+        entry = results.lookup(item.target.path, item.entry_key) if results is not None \
+            else None
+        if entry is None:
+            todo.append(i)
+            continue
+        target = item.target
+        done[i] = (entry.diagnostics, entry.agents,
+                   [ScopedAgent(f.definition(target.path), target.display, f.line, f.column,
+                                target.scope) for f in entry.facts],
+                   entry.silencers,
+                   [(target.scope, agent_id, target.display, target.path)
+                    for agent_id in entry.harness_ids])
+    if jobs == 1 or len(todo) < 2:  # (one file at the prompt imports nothing more)
+        computed = [_outcome(work[i]) for i in todo]
+    else:
+        from subagents.lint.parallel import run_split, workers_for
+
+        computed = run_split(_outcome, [work[i] for i in todo], workers_for(len(todo), jobs))
+    for i, outcome in zip(todo, computed, strict=True):
+        done[i] = outcome
+        if results is not None:
+            _store(results, work[i], outcome)
+    return [d for d in done if d is not None]
+
+
+def _store(results: ResultCache, item: _Work, outcome: _Outcome) -> None:
+    from subagents.lint.cache import AgentFacts, FileEntry
+
+    diags, n, mine, silenced, my_ids = outcome
     if any(a.definition.skills for a in mine):
         # whether each skill exists is read from .claude/skills folders (SA021): not a fact of
         # this file alone, so such a file is validated every time
-        return diags, n
-    silenced = silencers.get(target.display) if n else None
-    results.store(target.path, key, FileEntry(
-        diags, n, [AgentFacts.of(a.definition, a.line, a.column) for a in mine],
-        None if silenced is None else (silenced[1], silenced[2]),
+        return
+    results.store(item.target.path, item.entry_key, FileEntry(
+        diags, n, [AgentFacts.of(a.definition, a.line, a.column) for a in mine], silenced,
         [agent_id for _scope, agent_id, _display, _path in my_ids]))
-    return diags, n
 
 
 def _config_for(p: Path, cache: dict[Any, Config], notes: list[str]) -> Config:

@@ -719,14 +719,12 @@ def assess_injection(text: str) -> InjectionFinding | None:
     kinds = {k: pats[k] for k, _ in _SIGNALS}
     best: InjectionFinding | None = None
     plain_kinds: set[str] | None = None
+    plain_done = False
     for view in views(text):
         index: list[int] | None = None
         if view.name == "text":
             norm = _fast(view.text, True)
             variants = [norm]
-            # what only normalising found was disguised: invisible characters or look-alikes
-            plain = _BREAKS.sub("\n", _BLANKS.sub(" ", view.text.casefold()))
-            plain_kinds = {k for _, k, _ in _hits(plain, kinds)} if plain != norm else None
             if not view.text.isascii():
                 bare = _fast(view.text, False)
                 if bare != norm:
@@ -740,6 +738,14 @@ def assess_injection(text: str) -> InjectionFinding | None:
             if judged is None:
                 continue
             pos, named, high = judged
+            if view.name == "text" and not plain_done:
+                # what only normalising found was disguised (invisible characters or
+                # look-alikes): the signals of the text merely lower-cased, worked out only
+                # when there is a finding to judge (most files have none)
+                plain = _BREAKS.sub("\n", _BLANKS.sub(" ", view.text.casefold()))
+                plain_kinds = ({k for _, k, _ in _hits(plain, kinds)}
+                               if plain != variants[0] else None)
+                plain_done = True
             disguised = view.name == "text" and plain_kinds is not None and not (
                 set(named) & plain_kinds
                 or ("exfil" in named and {"send", "secret"} <= plain_kinds))

@@ -1,0 +1,148 @@
+"""SA602's indexed pairing reports exactly the pairs (and scores) of comparing every pair.
+
+The similar-description rule compares only the pairs an inverted index with a prefix filter
+proposes (``similarity.pairs_indexed``); these tests hold it to the exhaustive loop it replaced
+(``similarity.pairs_exhaustive``) on the corpus's descriptions at several thresholds and on
+generated sets built from a small vocabulary (so that most pairs share words), and hold the
+rule's findings on a folder to those of the exhaustive loop.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from corpus_helpers import CATLOG, FURAI, VOLT, needs_corpus
+from subagents.definition import AgentDefinition
+from subagents.lint import similarity
+from subagents.lint.similarity import (
+    _tfidf_vectors,
+    find_similar_agents,
+    pairs_exhaustive,
+    pairs_indexed,
+)
+
+
+def _reference(defs: list[AgentDefinition], threshold: float) -> list[tuple[str, str, float]]:
+    """The rule as it was: every pair compared, highest score first (a stable sort)."""
+    items = [d for d in defs if d.description.strip()]
+    vectors = _tfidf_vectors([d.description for d in items])
+    found = pairs_exhaustive(vectors, [d.name for d in items], threshold)
+    found.sort(key=lambda p: -p[2])
+    return [(items[i].name, items[j].name, s) for i, j, s in found]
+
+
+def _names(pairs: list[tuple[AgentDefinition, AgentDefinition, float]]) -> list[tuple[str, str, float]]:
+    return [(a.name, b.name, s) for a, b, s in pairs]
+
+
+@needs_corpus
+@pytest.mark.parametrize("threshold", [0.2, 0.35, 0.5, 0.65, 0.8, 0.95])
+def test_indexed_pairs_equal_exhaustive_on_the_corpus(threshold: float) -> None:
+    from subagents.harnesses.loader import read_agent_file
+
+    files = [p for root in (FURAI, VOLT, CATLOG) for p in sorted(root.rglob("*.md"))]
+    defs = [d for p in files for d in read_agent_file(p).definitions]
+    assert len(defs) > 300
+    items = [d for d in defs if d.description.strip()]
+    vectors = _tfidf_vectors([d.description for d in items])
+    names = [d.name for d in items]
+    exhaustive = pairs_exhaustive(vectors, names, threshold)
+    assert pairs_indexed(vectors, names, threshold) == exhaustive
+    assert _names(find_similar_agents(defs, threshold)) == _reference(defs, threshold)
+    if threshold <= 0.5:
+        assert exhaustive  # the comparison is not vacuous: the corpus has similar pairs
+
+
+_WORDS = ["rust", "python", "review", "code", "security", "audit", "deploy", "kubernetes",
+          "test", "mobile", "react", "database", "sql", "postgres", "docs", "api", "design",
+          "performance", "cloud", "aws"]
+
+
+@st.composite
+def _agents(draw: st.DrawFn) -> list[AgentDefinition]:
+    n = draw(st.integers(0, 30))
+    out = []
+    for _ in range(n):
+        words = draw(st.lists(st.sampled_from(_WORDS), min_size=0, max_size=8))
+        name = draw(st.sampled_from(["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"]))
+        # repeated words weigh more (1 + log count): scores spread over the whole range
+        out.append(AgentDefinition(name=name, description=" ".join(words)))
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(_agents(), st.floats(0.0, 1.05, allow_nan=False))
+def test_indexed_pairs_equal_exhaustive_on_generated_sets(
+    defs: list[AgentDefinition], threshold: float
+) -> None:
+    items = [d for d in defs if d.description.strip()]
+    vectors = _tfidf_vectors([d.description for d in items])
+    names = [d.name for d in items]
+    assert pairs_indexed(vectors, names, threshold) == pairs_exhaustive(vectors, names, threshold)
+    assert _names(find_similar_agents(defs, threshold)) == _reference(defs, threshold)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.dictionaries(st.sampled_from(_WORDS), st.floats(0.001, 1.0), max_size=8),
+                max_size=25),
+       st.floats(0.01, 1.0))
+def test_indexed_pairs_equal_exhaustive_on_any_unit_vectors(
+    raw: list[dict[str, float]], threshold: float
+) -> None:
+    """Not only TF-IDF weights: any unit vectors (the bound needs nothing else)."""
+    vectors = []
+    for vec in raw:
+        norm = sum(v * v for v in vec.values()) ** 0.5 or 1.0
+        vectors.append({t: v / norm for t, v in vec.items()})
+    names = [str(i) for i in range(len(vectors))]
+    assert pairs_indexed(vectors, names, threshold) == pairs_exhaustive(vectors, names, threshold)
+
+
+def test_the_index_compares_fewer_pairs_than_every_pair(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The point of the index: agents that share only common words are never compared."""
+    compared: list[int] = []
+    real = similarity._cosine
+
+    def counting(vi: dict[str, float], vj: dict[str, float]) -> float:
+        compared.append(1)
+        return real(vi, vj)
+
+    monkeypatch.setattr(similarity, "_cosine", counting)
+    topics = ["rust", "python", "kubernetes", "postgres", "react", "swift", "terraform",
+              "graphql", "kafka", "django"]
+    defs = [AgentDefinition(name=f"a{i}", description=f"code review developer {t}{i}")
+            for i, t in enumerate(topics * 4)]
+    items = [d for d in defs if d.description.strip()]
+    vectors = _tfidf_vectors([d.description for d in items])
+    names = [d.name for d in items]
+    found = pairs_indexed(vectors, names, 0.5)
+    assert len(compared) < len(defs) * (len(defs) - 1) // 2 // 4
+    compared.clear()
+    assert found == pairs_exhaustive(vectors, names, 0.5)
+
+
+def test_the_rule_on_a_folder_reports_what_every_pair_would(tmp_path: Path) -> None:
+    from subagents.lint.validate import validate_paths
+
+    folder = tmp_path / ".claude" / "agents"
+    folder.mkdir(parents=True)
+    descriptions = ["Reviews Rust code for safety and performance",
+                    "Reviews Rust code for performance and safety issues",
+                    "Deploys services to Kubernetes clusters",
+                    "Deploys services onto Kubernetes clusters with Helm",
+                    "Writes SQL migrations for Postgres"]
+    defs = []
+    for i, text in enumerate(descriptions):
+        (folder / f"a{i}.md").write_text(f"---\nname: a{i}\ndescription: {text}\n---\nBody.\n")
+        defs.append(AgentDefinition(name=f"a{i}", description=text))
+    report = validate_paths([folder], select=["SA602"])
+    reported = {(d.path.rsplit("/", 1)[-1], d.message.split("'")[1], d.message.split("'")[3])
+                for d in report.diagnostics if d.rule == "SA602"}
+    expected = set()
+    for a, b, _score in _reference(defs, similarity.SIMILAR_THRESHOLD):
+        expected |= {(f"{a}.md", a, b), (f"{b}.md", b, a)}
+    assert expected and reported == expected
