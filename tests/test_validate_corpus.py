@@ -63,11 +63,11 @@ EXPECTED: dict[str, tuple[int, int, dict[str, int], dict[str, int], dict[str, in
     "darrenhinde__OpenAgents": (28, 28, {"SA601": 1}, {"OC006": 12}, {"OC008": 28}),
     # awesome-copilot: 1 file without a description (Copilot skips it), 2 prompts over
     # GitHub's 30,000-character limit; 100 files name VS Code tools the CLI ignores (CP008),
-    # 36 carry fields Copilot ignores (CP006); 2 are manual-only (CP010); one reads like a
-    # possible prompt injection to the detector (SA406, a false alarm: "You do not tell the
-    # user what is true", measured in docs/security.md).
+    # 36 carry fields Copilot ignores (CP006); 2 are manual-only (CP010).  The injection
+    # detector no longer flags "You do not tell the user what is true" (a false alarm before:
+    # concealment alone, with no action beside it, is not a signal; docs/security.md).
     "github__awesome-copilot": (225, 222, {"CP004": 1, "CP005": 2}, {"CP010": 2},
-                                {"CP006": 36, "CP008": 100, "SA406": 1}),
+                                {"CP006": 36, "CP008": 100}),
 }
 
 

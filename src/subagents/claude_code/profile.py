@@ -68,6 +68,8 @@ TOOL_KINDS = ("direct", "deferred", "main-thread")
 
 @dataclass(frozen=True, slots=True)
 class ClaudeCodeProfile:
+    """What one Claude Code version does with agent files (measured, see the module notes)."""
+
     version: str
     max_file_bytes: int = 1_048_576
     max_name_length: int = 256

@@ -48,11 +48,21 @@ def quick_validate(args: Sequence[str]) -> int | None:
             paths.append(arg)
     if not paths:
         return None
+    import gc
+
     from subagents.errors import SubagentError
 
     try:
-        from subagents.lint.report import render
-        from subagents.lint.validate import validate_paths
+        # Importing the validator builds thousands of long-lived objects and no garbage: the
+        # cyclic collector would walk them again and again for nothing.  Off while importing,
+        # then those objects are set aside (frozen) so later collections skip them.
+        gc.disable()
+        try:
+            from subagents.lint.report import render
+            from subagents.lint.validate import validate_paths
+        finally:
+            gc.freeze()
+            gc.enable()
 
         # jobs as the command's --jobs auto (one file never imports the parallel module)
         report = validate_paths(paths, strict=strict, dialect=None, select=(), ignore=(),

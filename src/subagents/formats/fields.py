@@ -33,6 +33,8 @@ __all__ = ["TYPE_ERRORS", "TYPE_ERROR_CODES", "RawField", "build_definition"]
 
 @dataclass(frozen=True, slots=True)
 class RawField:
+    """One frontmatter key with its value and position, as read."""
+
     key: str
     value: Any
     location: SourceLocation | None

@@ -56,6 +56,9 @@ class YField:
 
 @dataclass(slots=True)
 class FrontmatterDocument:
+    """A Markdown file read for its frontmatter: the text, where the frontmatter starts and
+    ends, its parsed mapping and fields, and how the file was encoded."""
+
     text: str  # the whole file, BOM stripped, CRLF -> LF
     start_line: int  # line of the opening ---
     end_line: int  # line of the closing ---
@@ -94,6 +97,8 @@ def _line_offset(text: str, line: int) -> int:
 
 @dataclass(slots=True)
 class DecodeResult:
+    """The decoded text of a file, or the problem that stopped decoding it."""
+
     text: str | None
     issue: YamlIssue | None = None
     bom: bool = False

@@ -50,6 +50,8 @@ _constructor = yaml.constructor.SafeConstructor()
 
 @dataclass(slots=True)
 class YScalar:
+    """A scalar with its source text, style and position."""
+
     value: str
     line: int
     column: int
@@ -84,6 +86,8 @@ class YScalar:
 
 @dataclass(slots=True)
 class YSeq:
+    """A sequence and where it starts."""
+
     items: list[YNode]
     line: int
     column: int
@@ -95,6 +99,8 @@ class YSeq:
 
 @dataclass(slots=True)
 class YMap:
+    """A mapping as its key/value pairs in file order, and where it starts."""
+
     pairs: list[tuple[YScalar, YNode]]
     line: int
     column: int
@@ -135,6 +141,8 @@ class YamlIssue:
 
 @dataclass(slots=True)
 class YamlTree:
+    """The root node, the problems found while building it, and a syntax error if any."""
+
     root: YNode | None
     issues: list[YamlIssue] = field(default_factory=list)
     error: YamlIssue | None = None  # a syntax error: the tree is unusable

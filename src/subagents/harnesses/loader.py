@@ -38,11 +38,11 @@ from subagents.formats.frontmatter import FrontmatterDocument, decode_bytes
 from subagents.formats.jsonfile import read_json_text
 from subagents.formats.markdown import read_markdown_text
 from subagents.formats.yamltree import YamlIssue
-from subagents.harnesses.base import Effect, Harness, HarnessAgent, Outcome
 from subagents.harnesses.table import HARNESS_NAMES, OWN_READERS, dialect_of_folder
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # imported when another harness's file is read
     from subagents.claude_code.reader import ClaudeCodeView
+    from subagents.harnesses.base import Effect, Harness, HarnessAgent
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -67,6 +67,8 @@ _READER_SEVERITY = {"SA017": Severity.INFO, "SA018": Severity.WARNING}
 
 @dataclass(frozen=True, slots=True)
 class LoadResult:
+    """What reading one agent file gave: definitions, diagnostics and the parsed document."""
+
     path: str
     dialect: Dialect | None
     definitions: tuple[AgentDefinition, ...]
@@ -332,27 +334,29 @@ def load_agent(path: str | os.PathLike[str], *, dialect: Dialect | None = None) 
 
 # ---------------------------------------------------------------- the other harnesses' readers
 
-_SEVERITY = {
-    Effect.SKIP: Severity.ERROR,
-    Effect.FATAL: Severity.ERROR,
-    Effect.DIFFERS: Severity.ERROR,
-    Effect.PORTABILITY: Severity.WARNING,
-    Effect.STYLE: Severity.WARNING,
-    Effect.INFO: Severity.INFO,
-}
 
 
 def severity_of(effect: Effect, *, strict: bool = False) -> Severity:
     """The one severity rule, for every harness."""
+    from subagents.harnesses.base import Effect
+
     if strict and effect in (Effect.PORTABILITY, Effect.STYLE):
         return Severity.ERROR
-    return _SEVERITY[effect]
+    if effect in (Effect.SKIP, Effect.FATAL, Effect.DIFFERS):
+        return Severity.ERROR
+    if effect in (Effect.PORTABILITY, Effect.STYLE):
+        return Severity.WARNING
+    if effect is Effect.INFO:
+        return Severity.INFO
+    raise KeyError(effect)
 
 
 def harness_diagnostics(
     agents: Iterable[HarnessAgent], display: str, label: str, *, strict: bool = False,
 ) -> list[Diagnostic]:
     """Every finding of every agent in one file, as diagnostics with the shared severity."""
+    from subagents.harnesses.base import Effect, Outcome
+
     out: list[Diagnostic] = []
     for agent in agents:
         for finding in agent.findings:
@@ -374,6 +378,7 @@ def read_with_harness(
     findings as diagnostics.  A file the harness would not read at ``file_path`` (``--from``
     forced the dialect on a file elsewhere) is read as if it were in the harness's folder."""
     from subagents.harnesses import get_harness
+    from subagents.harnesses.base import Outcome
 
     harness = get_harness(dialect.value)
     where = file_path if file_path is None or harness.claims(file_path) else None

@@ -183,8 +183,6 @@ def find_config(start: Path | str, notes: list[str] | None = None) -> Path | Non
     """The nearest ``.subagents.toml`` or ``pyproject.toml`` with ``[tool.subagents]`` from
     ``start`` up to its project root; files others could have written are skipped, and why
     is appended to ``notes``."""
-    from subagents.lint.trust import unsafe_file
-
     here = Path(start).absolute()
     if not here.is_dir():
         here = here.parent
@@ -192,12 +190,17 @@ def find_config(start: Path | str, notes: list[str] | None = None) -> Path | Non
     for folder in (here, *here.parents):
         dot = folder / ".subagents.toml"
         if dot.is_file() or dot.is_symlink():
+            # (imported here: most projects have no configuration file)
+            from subagents.lint.trust import unsafe_file
+
             problem = unsafe_file(dot)
             if problem is None:
                 return dot
             _note(notes, f"{dot} is ignored because {problem}")
         py = folder / "pyproject.toml"
         if py.is_file() and _has_tool_table(py):
+            from subagents.lint.trust import unsafe_file
+
             problem = unsafe_file(py)
             if problem is None:
                 return py

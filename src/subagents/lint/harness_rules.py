@@ -20,12 +20,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic, Severity
-from subagents.harnesses.base import HarnessAgent, Outcome
 from subagents.harnesses.loader import harness_diagnostics, severity_of
 from subagents.harnesses.table import OWN_READERS
+
+if TYPE_CHECKING:  # (the harness types are imported when a harness's file is read)
+    from subagents.harnesses.base import HarnessAgent
 
 __all__ = [
     "HARNESS_DIALECTS",
@@ -76,5 +79,7 @@ def diagnostics_for(
 def definitions_of(agents: Iterable[HarnessAgent], dialect: Dialect) -> list[AgentDefinition]:
     """The canonical definitions of the agents the harness loads (for scope and security
     rules), marked with the dialect they were read from."""
+    from subagents.harnesses.base import Outcome
+
     return [a.definition.evolve(dialect=dialect) for a in agents
             if a.outcome is Outcome.LOADS and a.definition is not None]

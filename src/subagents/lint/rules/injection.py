@@ -51,7 +51,7 @@ import bisect
 import functools
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -496,17 +496,35 @@ class _Patterns:
         if cls.compiled is None:
             # the views are case-folded before they are searched: case-sensitive automata
             # (half the compile time of case-insensitive ones) over case-folded patterns
-            cls.compiled = {name: _Parts([linear(_folded(p), case_sensitive=True)
-                                          for p in parts])
-                            for name, parts in _SIGNALS}
-            cls.compiled["squeezed"] = linear(_SQUEEZED)
-            cls.compiled["obey"] = linear(_OBEY_QUOTED)
-            cls.compiled["invisible"] = linear(_INVISIBLE.pattern, case_sensitive=True)
-            cls.compiled["foldable"] = linear(
-                "[" + "".join(re.escape(chr(c)) for c in _fold_table()) + "]", case_sensitive=True)
-            cls.compiled["framing"] = re.compile(_FRAMING, re.I)
-            cls.compiled["negation"] = re.compile(_NEGATION, re.I)
+            compiled = _OnFirstUse({
+                "squeezed": lambda: linear(_SQUEEZED),
+                "obey": lambda: linear(_OBEY_QUOTED),
+                "invisible": lambda: linear(_INVISIBLE.pattern, case_sensitive=True),
+                "foldable": lambda: linear(
+                    "[" + "".join(re.escape(chr(c)) for c in _fold_table()) + "]",
+                    case_sensitive=True),
+                "framing": lambda: re.compile(_FRAMING, re.I),
+                "negation": lambda: re.compile(_NEGATION, re.I),
+            })
+            compiled.update({name: _Parts([linear(_folded(p), case_sensitive=True)
+                                           for p in parts])
+                             for name, parts in _SIGNALS})
+            cls.compiled = compiled
         return cls.compiled
+
+
+class _OnFirstUse(dict[str, Any]):
+    """The signals are searched in every text; the other patterns serve only some texts
+    (non-ASCII letters, a finding to excuse, a quotation): each is compiled when first asked
+    for, once per process (compiling costs more than judging one small file)."""
+
+    def __init__(self, makers: dict[str, Callable[[], Any]]) -> None:
+        super().__init__()
+        self._makers = makers
+
+    def __missing__(self, key: str) -> Any:
+        value = self[key] = self._makers[key]()
+        return value
 
 
 # -------------------------------------------------------------------------------- matching

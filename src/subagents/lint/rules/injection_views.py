@@ -13,7 +13,6 @@ from __future__ import annotations
 import base64
 import binascii
 import functools
-import html
 import re
 import urllib.parse
 from collections.abc import Iterator
@@ -197,6 +196,8 @@ def _decoded(text: str, at: int) -> Iterator[View]:
     if "%" in text and _PCT_RE.search(text):
         yield View("percent", urllib.parse.unquote(text), at, True)
     if "&" in text and _ENTITY_RE.search(text):
+        import html  # (its entity table is large, and few prompts hold an entity)
+
         yield View("entities", html.unescape(text), at, True)
     for m in _TAGS_RE.finditer(text) if not text.isascii() else ():
         yield View("tags", "".join(chr(ord(c) - 0xE0000) for c in m.group(0)),

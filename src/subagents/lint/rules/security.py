@@ -57,6 +57,8 @@ __all__ = ["DEFINITION_RULES", "FILE_RULES", "detect_injection", "find_secrets",
 
 @dataclass(frozen=True, slots=True)
 class _SecretKind:
+    """One kind of credential: its label and the pattern that finds it."""
+
     label: str
     pattern: re.Pattern[str]
     group: int = 0  # which group holds the secret itself
