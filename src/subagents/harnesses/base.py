@@ -30,9 +30,10 @@ Design notes
   file once (:func:`~subagents.harnesses.loader.read_agent_file`) and asks the harness of its
   dialect: :meth:`Harness.loaded` (the agents it loads), :meth:`Harness.for_plugin` (the same
   file in a plugin's folder), :meth:`Harness.declared_name` (the name a file it skips seems to
-  give) and :meth:`Harness.refuses`.  :class:`Reading` is the answer of a harness whose reader
-  already decides (every one but Claude Code, whose answer is its emulation's); the facts that
-  are data (what one name in two files does, whether dot-files are read) are table cells.
+  give) and :meth:`Harness.refuses`.  :class:`~subagents.harnesses.reading.Reading` is the
+  answer of a harness whose reader already decides (every one but Claude Code, whose answer
+  is its emulation's); the facts that are data (what one name in two files does, whether
+  dot-files are read) are table cells.
 * Findings carry an *effect*, and the severity rule maps effects to severities the same way for
   every harness: ``skip``/``fatal``/``differs`` are errors (the harness skips the file, stops
   because of it, or silently does something other than what the file says), ``portability``
@@ -60,7 +61,6 @@ __all__ = [
     "HarnessAgent",
     "Location",
     "Outcome",
-    "Reading",
     "WrittenFile",
 ]
 
@@ -204,35 +204,3 @@ class Harness(Protocol):
         size cap), only its ``size`` is known; ``text``: the decoded text the strict reader
         read (BOM stripped, line ends made LF); ``claude_code``: the recorded version."""
         ...
-
-
-class Reading:
-    """:class:`Harness`'s reading questions answered for a harness whose reader decides what
-    loads (its definitions are what loads, no plugins, nothing refused later)."""
-
-    def loaded(
-        self, result: LoadResult, *, include_body: bool = True
-    ) -> tuple[AgentDefinition, ...]:
-        return result.definitions
-
-    def for_plugin(self, result: LoadResult, plugin: str) -> LoadResult:
-        return result
-
-    def declared_name(self, result: LoadResult) -> str | None:
-        document = result.document
-        found = document.fields.get("name") if document is not None else None
-        value = getattr(found.node, "value", None) if found is not None else None
-        return value if isinstance(value, str) and value else None
-
-    def refuses(self, definition: AgentDefinition, display: str) -> Diagnostic | None:
-        return None
-
-    def refuses_agents_value(self, text: str, label: str) -> Diagnostic | None:
-        return None
-
-    def emulate(
-        self, result: LoadResult, data: str | bytes | None, *, text: str | None = None,
-        bom: bool = False, crlf: bool = False, size: int | None = None,
-        claude_code: str | None = None,
-    ) -> LoadResult:
-        return result

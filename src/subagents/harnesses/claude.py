@@ -27,7 +27,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from subagents.claude_code.bun_yaml import bun_value
 from subagents.claude_code.profile import get_profile
@@ -36,16 +36,11 @@ from subagents.claude_code.scan import scan_agents_folder
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic
 from subagents.formats.frontmatter import FrontmatterDocument
-from subagents.harnesses.base import (
-    Effect,
-    Finding,
-    HarnessAgent,
-    Location,
-    Outcome,
-    Reading,
-    WrittenFile,
-)
 from subagents.harnesses.loader import LoadResult, parse_agent_text
+from subagents.harnesses.reading import Reading
+
+if TYPE_CHECKING:  # the harness types are built only when one is needed (listing, convert)
+    from subagents.harnesses.base import HarnessAgent, Location, WrittenFile
 from subagents.harnesses.table import TableHarness, get_spec
 
 __all__ = ["CODEX_MD", "HARNESS", "ClaudeHarness", "CodexMarkdownHarness"]
@@ -67,6 +62,7 @@ def _in_agents_folder(path: Path, dialect: str) -> bool:
 
 def _markdown_locations(project: Path, home: Path, dialect: Dialect) -> list[Location]:
     """The project folders up to the git root (closest first), then the user's folder."""
+    from subagents.harnesses.base import Location
     from subagents.harnesses.layout import project_folders, user_folder
 
     folders = [Location(p, "project", True, (".md",), rank)
@@ -102,6 +98,8 @@ class ClaudeHarness(Reading):
         return _in_agents_folder(path, "claude")
 
     def read_text(self, text: str, path: Path | None = None) -> Sequence[HarnessAgent]:
+        from subagents.harnesses.base import Effect, Finding, HarnessAgent, Outcome
+
         result = parse_agent_text(text, path=str(path or "<string>"), dialect=Dialect.CLAUDE,
                                   file_path=path)
         view = result.claude_code
@@ -124,6 +122,7 @@ class ClaudeHarness(Reading):
         # writers and layout are imported on use: `validate one.md` reads through this
         # module and needs neither
         from subagents.formats.writers import to_claude_markdown
+        from subagents.harnesses.base import WrittenFile
 
         return WrittenFile(get_spec("claude").relpath(definition.name),
                            to_claude_markdown(definition))
@@ -238,6 +237,8 @@ class CodexMarkdownHarness(TableHarness, dialect="codex-md"):
         return _in_agents_folder(path, "codex-md")
 
     def read_text(self, text: str, path: Path | None = None) -> Sequence[HarnessAgent]:
+        from subagents.harnesses.base import Effect, Finding, HarnessAgent, Outcome
+
         result = parse_agent_text(text, path=str(path or "<string>"), dialect=Dialect.CODEX_MD,
                                   file_path=path)
         errors = tuple(Finding(d.rule, d.message, Effect.SKIP, line=d.line, hint=d.hint)
@@ -255,6 +256,7 @@ class CodexMarkdownHarness(TableHarness, dialect="codex-md"):
 
     def write(self, definition: AgentDefinition) -> WrittenFile:
         from subagents.formats.writers import to_codex_markdown
+        from subagents.harnesses.base import WrittenFile
 
         return WrittenFile(get_spec("codex-md").relpath(definition.name),
                            to_codex_markdown(definition))

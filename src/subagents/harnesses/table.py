@@ -33,7 +33,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from subagents.harnesses.base import Reading
+from subagents.harnesses.reading import Reading
 from subagents.names import file_stem as _claude_stem
 
 __all__ = [

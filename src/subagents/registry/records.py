@@ -19,9 +19,10 @@ from subagents.definition import AgentDefinition, Dialect, Scope
 from subagents.diagnostics import Diagnostic, Severity
 from subagents.errors import DefinitionError
 from subagents.harnesses import get_harness
-from subagents.harnesses.base import Harness, Reading
+from subagents.harnesses.base import Harness
 from subagents.harnesses.layout import FolderScan, Source, SourceKind, Stamp, harness_skip
 from subagents.harnesses.loader import LoadResult, read_agent_file
+from subagents.harnesses.reading import Reading
 from subagents.harnesses.table import get_spec, same_name_rule
 
 __all__ = [
