@@ -171,3 +171,45 @@ def test_two_runs_of_one_file_at_once_run_each_job_once(tmp_path: Path, pg_url: 
     assert sent == Counter({(f"twin {i}", t): 1 for i in range(12) for t in (1, 2, 3)})
     assert all((tmp_path / "work" / f"k{i}" / "count.txt").read_text() == "n=0++\n"
                for i in range(12))
+
+
+def test_processes_starting_together_on_a_fresh_database_create_the_table_once(
+    pg_url: str
+) -> None:
+    """Two machines started at once on a new database used to fail on PostgreSQL's
+    catalogue (a duplicate ``pg_type`` row): both found the table missing and both made it."""
+    import sqlalchemy as sa
+
+    from subagents.batch import engine as batch_engine
+
+    admin = sa.create_engine(pg_url, isolation_level="AUTOCOMMIT")
+    try:
+        for round_ in range(4):
+            name = f"together_{round_}"
+            with admin.connect() as conn:
+                conn.execute(sa.text(f"CREATE DATABASE {name}"))
+            url = pg_url.rsplit("/", 1)[0] + f"/{name}"
+            engines = [sa.create_engine(url) for _ in range(8)]
+            start = threading.Barrier(len(engines))
+            errors: list[BaseException] = []
+
+            def create(eng: sa.Engine, start: threading.Barrier = start,
+                       errors: list[BaseException] = errors) -> None:
+                start.wait()
+                try:
+                    batch_engine._create_tables(eng)
+                except BaseException as exc:  # collected and reported below
+                    errors.append(exc)
+
+            threads = [threading.Thread(target=create, args=(eng,)) for eng in engines]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(timeout=60)
+            for eng in engines:
+                eng.dispose()
+            assert not errors, errors[0]
+            with sa.create_engine(url).connect() as conn:
+                assert sa.inspect(conn).has_table("subagents_batch_workers")
+    finally:
+        admin.dispose()

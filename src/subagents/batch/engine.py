@@ -241,6 +241,27 @@ _WORKER_TABLE = sa.Table(
 )
 
 
+#: The key of the PostgreSQL advisory lock that serialises creating our table: two processes
+#: starting at once on a fresh database would both find it missing and both create it, and
+#: the second fails on PostgreSQL's catalogue (a duplicate ``pg_type`` row).
+_SCHEMA_LOCK_KEY = 0x5A6E7473  # any fixed number; DBOS's own migrations lock under others
+
+
+def _create_tables(engine: sa.Engine) -> None:
+    """Create the workers' table once, however many processes start together."""
+    with engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"),
+                         {"key": _SCHEMA_LOCK_KEY})
+        try:
+            _WORKERS.create_all(conn, checkfirst=True)
+        except sa.exc.OperationalError:
+            # SQLite has no such lock: another process made the table between our check
+            # and our CREATE. It exists now, which is all we need; anything else re-raises.
+            if not sa.inspect(conn).has_table(_WORKER_TABLE.name):
+                raise
+
+
 def _pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -269,7 +290,7 @@ class Worker:
         check_database(self.url)
         self._engine = _engine(self.url)
         try:
-            _WORKERS.create_all(self._engine, checkfirst=True)
+            _create_tables(self._engine)
         except Exception as exc:
             raise BatchDatabaseError(f"cannot write to the batch database "
                                      f"{shown_url(self.url)}: {str(exc).splitlines()[0]}"
