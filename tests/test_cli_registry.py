@@ -247,11 +247,15 @@ def test_plugin_dirs_and_managed_dir_from_the_environment(
         ("p1:one", "plugin"),
         ("p2:sub:two", "plugin"),
     ]
-    # build_registry() reads the same environment for commands without the options
+    # the library's configured_registry() reads the same environment, so a program sees the
+    # agents the command line sees; build_registry() is the CLI's door to it
     from subagents.cli.options import build_registry
+    from subagents.registry.configured import configured_registry
 
     names = [e.name for e in build_registry().load_all().list(include_builtin=False)]
     assert names == ["boss", "p1:one", "p2:sub:two"]
+    library = [e.name for e in configured_registry().load_all().list(include_builtin=False)]
+    assert library == names
 
 
 def test_scope_options_reach_the_registry(

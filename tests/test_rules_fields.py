@@ -42,6 +42,16 @@ def test_wrong_type_name_is_not_also_missing() -> None:
     assert "Claude Code 2.1.332 skips this file" in skip.message
 
 
+def test_skip_at_a_wrong_typed_key_is_one_finding() -> None:
+    """Claude Code's skip at a key replaces the strict reader's finding of the same code there
+    (one problem, one error); a wrong-typed value elsewhere keeps its own finding."""
+    ds = diags(agent("name: b-agent\ndescription: Reviews diffs\nmaxTurns: ten\nhooks: \"x\""))
+    (hooks,) = only(ds, "SA110")
+    assert hooks.line == 5 and "skips this file" in hooks.message
+    (turns,) = only(ds, "SA108")
+    assert turns.line == 4
+
+
 def test_empty_description_points_at_key() -> None:
     ds = diags(agent("name: x-agent\ndescription: ''"))
     (d,) = only(ds, "SA103")

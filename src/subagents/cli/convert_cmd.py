@@ -42,29 +42,15 @@ def _display(path: Path) -> str:
     return display_path(path)
 
 
-def _inputs(paths: tuple[Path, ...]) -> list[tuple[Path, bool]]:
-    # Folders are walked exactly as `validate` walks them (README.md, SKILL.md, skills/ and
-    # JSON files other than agents.json / *.agents.json are not agent files).
-    from subagents.lint.validate import iter_agent_files
-
-    out: list[tuple[Path, bool]] = []
-    for target in paths:
-        if not target.is_dir():
-            out.append((target, True))
-            continue
-        out.extend((path, False) for path, _shown, _link in iter_agent_files(target, str(target)))
-    return out
-
-
 def _read(
     paths: tuple[Path, ...], dialect: Dialect | None
 ) -> tuple[list[AgentDefinition], list[Diagnostic], int]:
     """The definitions to convert: :func:`subagents.repair.convert.read_for_conversion`, the
     reading every command shares (Claude Code's for Claude files, each harness's own)."""
-    from subagents.cli.options import chosen_claude_code
-    from subagents.repair.convert import read_for_conversion
+    from subagents.registry.configured import chosen_claude_code
+    from subagents.repair.convert import conversion_inputs, read_for_conversion
 
-    return read_for_conversion(_inputs(paths), dialect, display=_display,
+    return read_for_conversion(conversion_inputs(paths), dialect, display=_display,
                                claude_code=lambda path: chosen_claude_code(path.parent))
 
 

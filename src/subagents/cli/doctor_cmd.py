@@ -35,11 +35,10 @@ import click
 
 from subagents.claude_code.profile import get_profile
 from subagents.cli.options import RegistryOptions, format_option, option_group
-from subagents.definition import Scope
 from subagents.diagnostics import Diagnostic, Severity
 from subagents.harnesses.layout import Source, SourceKind, find_git_root
 from subagents.registry.core import AgentEntry, AgentRegistry, FileRecord
-from subagents.registry.harness_view import HarnessRegistry, HarnessReport
+from subagents.registry.harness_view import HarnessRegistry, HarnessReport, untrusted_guards
 
 __all__ = ["doctor", "doctor_report"]
 
@@ -77,19 +76,6 @@ def _problem_count(reg: AgentRegistry) -> int:
 
 
 # --------------------------------------------------------------------------- JSON
-
-
-def _untrusted_guards(reg: AgentRegistry) -> tuple[Path, list[str]] | None:
-    """(the project folder, its agents with hooks or MCP servers) when Claude Code does not
-    trust the folder, else None."""
-    from subagents.claude_code.trust import folder_trusted
-
-    root = find_git_root(reg.cwd) or reg.cwd
-    names = [e.name for e in reg.list(include_builtin=False)
-             if e.source is Scope.PROJECT and (e.header.hooks or e.header.mcp_servers)]
-    if not names or folder_trusted(root, reg.home):
-        return None
-    return root, names
 
 
 def doctor_report(reg: AgentRegistry) -> dict[str, Any]:
@@ -345,7 +331,7 @@ def _text(reg: AgentRegistry, reports: list[HarnessReport] | None = None
             out += scr.wrap(f"{'':<{width}}  hides {hides}", 2)
 
     out += _harness_text(reports or [], scr)
-    untrusted = _untrusted_guards(reg)
+    untrusted = untrusted_guards(reg)
     if untrusted:
         out += ["", *scr.wrap(
             f"Claude Code does not trust {scr.path(str(untrusted[0]))} (no "

@@ -69,7 +69,7 @@ def _per_version(code: str) -> dict[str, object] | None:
     from pathlib import Path
 
     from subagents.claude_code.profile import get_profile
-    from subagents.cli.options import chosen_claude_code
+    from subagents.registry.configured import chosen_claude_code
 
     profile = get_profile(chosen_claude_code(Path.cwd()))
     if code == "SA109":

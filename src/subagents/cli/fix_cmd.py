@@ -10,7 +10,7 @@ Design notes
   counted fewer files than ``validate``); named explicitly, a file without frontmatter is an
   error.
   No path means exactly the folders ``validate`` and ``list`` read
-  (``subagents.cli.options.scope_sources``: ``.claude/agents`` here and in each parent up to
+  (``subagents.registry.configured.scope_sources``: ``.claude/agents`` here and in each parent up to
   the git root, ``~/.claude/agents``, managed and plugin folders; ``.codex/agents`` with
   ``--dialect codex-md``).  An agents folder that is a file is reported (exit 1).
 * The summary counts exactly: a file fix leaves as it is but that ``validate`` still finds
@@ -24,21 +24,16 @@ Design notes
 
 from __future__ import annotations
 
-import dataclasses
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import click
 
-from subagents.claude_code.profile import ClaudeCodeProfile, get_profile
-from subagents.cli.options import chosen_claude_code, dialect_option, format_option
+from subagents.cli.options import dialect_option, format_option
 from subagents.definition import Dialect
 from subagents.diagnostics import Diagnostic
-from subagents.errors import SubagentError
-from subagents.repair.fix import FixResult, FixStatus, ToolsStyle, fix_file
-
-_NOT_AGENT_CODES = frozenset({"SA003", "SA012"})
+from subagents.registry.configured import chosen_claude_code
+from subagents.repair.fix import FixResult, FixStatus, ToolsStyle, fix_files, fix_targets
 
 
 def _display(path: Path) -> str:
@@ -47,20 +42,13 @@ def _display(path: Path) -> str:
     return display_path(path)
 
 
-def _walk(folder: Path) -> Iterator[Path]:
-    # The same candidates `validate` walks (README/SKILL.md and skills/ folders excluded).
-    from subagents.lint.validate import iter_agent_files
-
-    for path, _shown, _is_link in iter_agent_files(folder, str(folder)):
-        yield path
-
-
 def _scope_targets(dialect: Dialect | None) -> tuple[list[Path], list[FixResult]]:
     """With no PATH: the Markdown folders ``validate`` and ``list`` read for this directory
-    (``subagents.cli.options.scope_sources``), and a result for each that is not a folder."""
-    from subagents.cli.options import scope_sources
+    (``subagents.registry.configured.scope_sources``), and a result for each that is not a
+    folder."""
     from subagents.harnesses.layout import SourceKind
     from subagents.lint.validate import source_roots
+    from subagents.registry.configured import scope_sources
 
     chosen = Dialect.CODEX_MD if dialect is Dialect.CODEX_MD else Dialect.CLAUDE
     folders = [s for s in scope_sources(dialect=chosen) if s.kind is SourceKind.FOLDER]
@@ -77,49 +65,12 @@ def _collect(
     paths: tuple[Path, ...], dialect: Dialect | None
 ) -> tuple[list[tuple[Path, bool]], list[FixResult]]:
     """(file, named explicitly) pairs, each file once; and the scope folders that are broken."""
-    seen: set[Path] = set()
-    out: list[tuple[Path, bool]] = []
     broken: list[FixResult] = []
     if paths:
         targets = list(paths)
     else:
         targets, broken = _scope_targets(dialect)
-    for target in targets:
-        explicit = target.is_file() or (target.is_symlink() and not target.is_dir())
-        files = [target] if explicit else list(_walk(target))
-        for f in files:
-            key = f.absolute()
-            if key not in seen:
-                seen.add(key)
-                out.append((f, explicit))
-    return out, broken
-
-
-def _remaining_errors(path: Path, dialect: Dialect | None) -> list[Diagnostic]:
-    """Errors ``validate`` still reports in a file ``fix`` left as it is (not its business:
-    an unknown tool, a bad permission mode...).  Such a file is not "already fine"."""
-    from subagents.diagnostics import Severity
-    from subagents.lint.validate import validate_paths
-
-    try:
-        report = validate_paths([path], dialect=dialect)
-    except SubagentError:
-        return []
-    return [d for d in report.diagnostics if d.severity is Severity.ERROR]
-
-
-def _not_an_agent(result: FixResult, explicit: bool) -> FixResult:
-    """A file found in a folder with no frontmatter (notes, an empty file) is not an agent
-    file fix can repair: it is counted and reported as skipped, with the reason, as
-    ``validate`` counts and reports it (SA003/SA012).  Named explicitly, it stays an error."""
-    if explicit or result.status is not FixStatus.UNFIXABLE or not result.problems or not all(
-            p.rule in _NOT_AGENT_CODES for p in result.problems):
-        return result
-    return dataclasses.replace(
-        result, status=FixStatus.SKIPPED,
-        why=("the file is empty" if result.problems[0].rule == "SA012" else "no frontmatter")
-        + ", so not an agent file fix can repair (`subagents validate` reports it as "
-        f"{result.problems[0].rule})")
+    return fix_targets(targets), broken
 
 
 @click.command(name="fix")
@@ -190,22 +141,10 @@ def fix(
     chosen = dialect
     write = not (show_diff or check)
     targets, results = _collect(paths, chosen)
-    remaining: dict[str, list[Diagnostic]] = {}
-    profiles: dict[str | None, ClaudeCodeProfile] = {}
-    for path, explicit in targets:
-        version = chosen_claude_code(path.parent)
-        if version not in profiles:
-            profiles[version] = get_profile(version)
-        result = fix_file(
-            path, write=write, tools_style=style, dialect=chosen, display_path=_display(path),
-            claude_code=profiles[version],
-        )
-        result = _not_an_agent(result, explicit)
-        if result.status is FixStatus.UNCHANGED:
-            errors = _remaining_errors(path, chosen)
-            if errors:
-                remaining[result.path] = errors
-        results.append(result)
+    run = fix_files(targets, write=write, tools_style=style, dialect=chosen, display=_display,
+                    claude_code=lambda path: chosen_claude_code(path.parent))
+    results += run.results
+    remaining = run.remaining
 
     fixed = [r for r in results if r.status is FixStatus.FIXED]
     unfixable = [r for r in results if r.status is FixStatus.UNFIXABLE]

@@ -56,19 +56,35 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
-import os
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, NoReturn, Protocol, TypeVar, cast
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    ClassVar,
+    Literal,
+    NoReturn,
+    ParamSpec,
+    Protocol,
+    TypeVar,
+    cast,
+)
 
 import click
 
 from subagents.definition import Dialect
+from subagents.errors import UsageError
+from subagents.registry.configured import (
+    GLOBAL_DIR_ENV,
+    GROUP_DIR_ENV,
+    MANAGED_DIR_ENV,
+    PLUGIN_DIRS_ENV,
+    configured_registry,
+)
 
 if TYPE_CHECKING:
-    from subagents.harnesses.layout import Source
     from subagents.registry.core import AgentRegistry
 
 __all__ = [
@@ -89,20 +105,12 @@ __all__ = [
     "option_group",
     "plugin_dir_option",
     "report_broken_scopes",
-    "scope_sources",
     "wants_json",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-MANAGED_DIR_ENV = "SUBAGENTS_MANAGED_DIR"
-PLUGIN_DIRS_ENV = "SUBAGENTS_PLUGIN_DIRS"
-GROUP_DIR_ENV = "SUBAGENTS_GROUP_DIR"  # the same variables as `subagents define/remove/export`
-GLOBAL_DIR_ENV = "SUBAGENTS_GLOBAL_DIR"
 STORE_FILENAME = "agents.json"  # = subagents.store.file.STORE_FILENAME (not imported here)
-# = subagents.registry.harness_view.HARNESS_REGISTRY_DIALECTS (not imported here)
-_HARNESS_READERS = frozenset(
-    {"codex", "gemini", "opencode", "copilot", "cursor", "qwen", "factory"})
 
 _STRING_FIELDS = ("name", "description", "prompt", "model")
 
@@ -512,15 +520,6 @@ class RegistryOptions:
         return out
 
 
-def _env_path(name: str) -> Path | None:
-    value = os.environ.get(name, "").strip()
-    return Path(value) if value else None
-
-
-def _env_paths(name: str) -> tuple[Path, ...]:
-    return tuple(Path(p) for p in os.environ.get(name, "").split(os.pathsep) if p.strip())
-
-
 def _one(dialect: DialectChoice | None) -> Dialect | None:
     if dialect == ALL_HARNESSES:
         raise click.UsageError(
@@ -531,105 +530,27 @@ def _one(dialect: DialectChoice | None) -> Dialect | None:
     return dialect
 
 
-def build_registry(
-    *,
-    agents: str | None = None,
-    dialect: Dialect | None = None,
-    cwd: Path | None = None,
-    plugin_dirs: tuple[Path, ...] = (),
-    managed_dir: Path | None = None,
-    group_dir: Path | None = None,
-    global_dir: Path | None = None,
-    agents_json: tuple[Path | None, Path | None] | None = None,
-    gemini_acknowledged: bool = False,
-    refuse_bad_agents: bool = True,
-) -> AgentRegistry:
-    """An :class:`~subagents.registry.core.AgentRegistry` for these options (not loaded yet).
-
-    An ``--agents`` value Claude Code refuses to start with is a usage error (nothing runs),
-    unless ``refuse_bad_agents`` is False (``doctor``: the registry then reports it).
-
-    What the arguments leave unset comes from the environment (SUBAGENTS_MANAGED_DIR,
-    SUBAGENTS_PLUGIN_DIRS, SUBAGENTS_GROUP_DIR, SUBAGENTS_GLOBAL_DIR) -- so every command that
-    reads the registry sees the same agents for the same flags and environment.
-    """
-    from subagents.registry.core import AgentRegistry
-
-    if dialect is not None and dialect.value in _HARNESS_READERS:
-        from subagents.registry.harness_view import HarnessRegistry
-
-        if agents is not None:
-            raise click.UsageError(
-                f"--agents adds Claude Code agents; --dialect {dialect.value} shows the agents "
-                f"that harness loads from its own files: drop one of them")
-        if dialect is Dialect.GEMINI and gemini_acknowledged:
-            from subagents.harnesses.gemini import GeminiHarness
-
-            return HarnessRegistry(cwd, harness=GeminiHarness(acknowledged=True))
-        return HarnessRegistry(cwd, harness=dialect.value)
-    if agents is not None and refuse_bad_agents:
-        from subagents.claude_code.agents_flag import agents_flag_problem
-
-        problem = agents_flag_problem(str(agents))
-        if problem is not None:
-            # Claude Code starts nothing with such a value; neither do we
-            raise click.UsageError(
-                f"--agents:{problem.line}:{problem.column}: Claude Code refuses to start with "
-                f"this value: {problem.message}; nothing runs (fix the entry or leave it out)")
-    if managed_dir is None:
-        managed_dir = _env_path(MANAGED_DIR_ENV)
-    if not plugin_dirs:
-        plugin_dirs = _env_paths(PLUGIN_DIRS_ENV)
-    if agents_json is None:
-        group = group_dir or _env_path(GROUP_DIR_ENV)
-        glob = global_dir or _env_path(GLOBAL_DIR_ENV)
-        if group is not None or glob is not None:
-            agents_json = (
-                Path(glob) / STORE_FILENAME if glob is not None else None,
-                Path(group) / STORE_FILENAME if group is not None else None,
-            )
-    return AgentRegistry(
-        cwd,
-        claude_code=chosen_claude_code(cwd or Path.cwd()),
-        cli_agents=agents,
-        managed_dir=managed_dir,
-        plugin_dirs=tuple(plugin_dirs),
-        dialect=dialect or Dialect.CLAUDE,
-        agents_json=agents_json,
-    )
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 
-def chosen_claude_code(start: Path) -> str | None:
-    """The Claude Code version ``--claude-code`` or the config nearest ``start`` chooses
-    (None: the newest recorded).  A broken config is reported by the command that needs it."""
-    from subagents.errors import SubagentError
-    from subagents.lint.config import load_config
+def _as_usage_errors(function: Callable[_P, _R]) -> Callable[_P, _R]:
+    """``function`` with its :class:`~subagents.errors.UsageError` raised as click's (exit 2,
+    with the command's usage line)."""
 
-    try:
-        return load_config(start=start).claude_code
-    except SubagentError:
-        return None
+    @functools.wraps(function)
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        try:
+            return function(*args, **kwargs)
+        except UsageError as exc:
+            raise click.UsageError(str(exc)) from None
+
+    return wrapper
 
 
-def scope_sources(*, dialect: Dialect | None = None, cwd: Path | None = None) -> list[Source]:
-    """The sources (folders and ``agents.json`` files) :func:`build_registry` would read.
-
-    The one definition of "the agents this directory sees" for commands that take paths:
-    ``validate`` and ``fix`` with no PATH read exactly these roots, ``list`` and ``doctor`` load
-    a registry that plans the same ones (both go through ``discovery.plan_sources``).
-    """
-    from subagents.harnesses.layout import plan_sources
-
-    reg = build_registry(dialect=dialect, cwd=cwd)
-    return plan_sources(
-        cwd=reg.cwd,
-        home=reg.home,
-        dialect=reg.dialect,
-        managed_dir=reg.managed_dir,
-        cli_text=None,
-        agents_json=reg.agents_json,
-        plugin_dirs=reg.plugin_dirs,
-    )
+#: :func:`subagents.registry.configured.configured_registry` (the environment fills what the
+#: options leave unset), its problems as usage errors.
+build_registry = _as_usage_errors(configured_registry)
 
 
 def wants_json(args: list[str]) -> bool:

@@ -33,35 +33,22 @@ import click
 from subagents.cli.options import format_option, option_group
 from subagents.definition import Dialect
 from subagents.errors import ConfigError, UsageError
+from subagents.harnesses.table import OWN_READERS
 
 __all__ = ["expand_globs", "rules", "schema", "validate"]
 
 _DIALECTS = [d.value for d in Dialect]
-# dialects read by a harness module (subagents.lint.harness_rules.HARNESS_DIALECTS)
-_HARNESS_READERS = ("codex", "gemini", "opencode", "copilot", "cursor", "qwen", "factory")
 
 
 def _harness_files(dialect: str) -> list[str]:
-    """With no PATH and a harness dialect: every file in that harness's agent folders (and
-    its agent files such as ``opencode.json``) for this project and the home folder -- also
-    those the harness would not read now (an untrusted Codex project), since they are the
-    files to check."""
-    from subagents.harnesses import get_harness
+    """With no PATH and a harness dialect: :func:`subagents.harnesses.agent_files` for the
+    project (the git root, else here) and the home folder."""
+    from subagents.harnesses import agent_files, get_harness
     from subagents.harnesses.layout import find_git_root
 
-    harness = get_harness(dialect)
     cwd = Path.cwd().absolute()
     home = Path(os.environ.get("HOME") or Path.home())
-    project = find_git_root(cwd) or cwd
-    found: list[str] = []
-    for loc in harness.locations(project, home):
-        if loc.path.is_file():
-            found.append(str(loc.path))
-        elif loc.path.is_dir():
-            walk = loc.path.rglob("*") if loc.recursive else loc.path.glob("*")
-            found += sorted(str(p) for p in walk
-                            if p.is_file() and p.name.endswith(loc.suffixes))
-    return list(dict.fromkeys(found))
+    return [str(p) for p in agent_files(get_harness(dialect), find_git_root(cwd) or cwd, home)]
 
 
 class _ConfigProblem(click.ClickException):
@@ -244,10 +231,10 @@ def validate(
                                f"{output_format} or --statistics")
     expanded = expand_globs(paths)
     sources = None
-    if not paths and dialect in _HARNESS_READERS:
+    if not paths and dialect in OWN_READERS:
         expanded = _harness_files(dialect)  # the files that harness reads here and in home
     elif not paths:  # the folders `subagents list` reads (one definition of the project)
-        from subagents.cli.options import scope_sources
+        from subagents.registry.configured import scope_sources
 
         sources = scope_sources(dialect=Dialect(dialect) if dialect else Dialect.CLAUDE)
     try:
@@ -291,7 +278,7 @@ def validate(
                           summary=summary), nl=False, color=bool(color) or None)
     if not paths and report.files == 0 and output_format == "text":
         # An empty result is most often a command run in the wrong folder: say where we looked.
-        if dialect in _HARNESS_READERS:
+        if dialect in OWN_READERS:
             notes.append(f"no agent files found where {dialect} looks for them in this project "
                          "and your home folder (give a PATH to check other files)")
         else:
@@ -360,23 +347,9 @@ def rules(output_format: str) -> None:
     from subagents.lint.rules.catalog import RULES
 
     if output_format == "json":
-        click.echo(
-            json.dumps(
-                [
-                    {
-                        "code": r.code,
-                        "name": r.name,
-                        "category": str(r.category),
-                        "doc": r.doc,
-                        "default": str(r.default) if r.default else None,
-                        "strict": str(r.strict) if r.strict else None,
-                        "silenceable": r.silenceable,
-                    }
-                    for r in RULES.values()
-                ],
-                indent=2,
-            )
-        )
+        from subagents.lint.rules.explanations import rule_fields
+
+        click.echo(json.dumps([rule_fields(r) for r in RULES.values()], indent=2))
         return
     for r in RULES.values():
         sev = f"{r.default or 'off'}/{r.strict or 'off'}"

@@ -26,7 +26,6 @@ with folders of their own; :mod:`subagents.repair.convert` handles them.
 
 from __future__ import annotations
 
-import difflib
 import importlib
 from collections.abc import Sequence
 from pathlib import Path
@@ -38,7 +37,7 @@ from subagents.harnesses.table import HARNESS_NAMES, SPECS, get_spec
 if TYPE_CHECKING:
     from subagents.harnesses.base import Harness, HarnessAgent
 
-__all__ = ["HARNESS_NAMES", "get_harness", "load_project"]
+__all__ = ["HARNESS_NAMES", "agent_files", "get_harness", "load_project"]
 
 # dialect name -> (module, attribute), from the one harness table; the order is the order of
 # listings and `sync`
@@ -50,12 +49,29 @@ def get_harness(name: str) -> Harness:
     """The harness of a dialect name (``gemini``, ``codex``, ...); a clear error otherwise."""
     key = name.strip().lower()
     if key not in _HARNESSES:
+        import difflib
+
         close = difflib.get_close_matches(key, HARNESS_NAMES, n=1)
         hint = f"did you mean {close[0]!r}? " if close else ""
         raise UsageError(f"unknown dialect {name!r}",
                          hint=f"{hint}known dialects: {', '.join(HARNESS_NAMES)}")
     module, attribute = _HARNESSES[key]
     return cast("Harness", getattr(importlib.import_module(module), attribute))
+
+
+def agent_files(harness: Harness, project: Path, home: Path) -> list[Path]:
+    """Every file in ``harness``'s agent folders (and its agent-defining files such as
+    ``opencode.json``) for ``project`` and ``home``, also those the harness would not read now
+    (an untrusted Codex project): the files to check (``validate --dialect X`` with no PATH)."""
+    found: list[Path] = []
+    for loc in harness.locations(project, home):
+        if loc.path.is_file():
+            found.append(loc.path)
+        elif loc.path.is_dir():
+            walk = loc.path.rglob("*") if loc.recursive else loc.path.glob("*")
+            found += sorted((p for p in walk if p.is_file() and p.name.endswith(loc.suffixes)),
+                            key=str)
+    return list(dict.fromkeys(found))
 
 
 def load_project(harness: Harness, project: Path, home: Path) -> list[HarnessAgent]:

@@ -25,6 +25,15 @@ Design notes
   the harness would misread, and restores ``x-<harness>`` fields.  It does not report losses:
   the converter reads the output back with :meth:`read_text` and compares, so a loss report can
   never drift from what the writer really does.
+* **What loads is the harness's answer, asked the same way for every harness.**  Every command
+  (the registry, ``validate``, ``convert``, ``fix``, ``sync``, ``list``, ``doctor``) reads a
+  file once (:func:`~subagents.harnesses.loader.read_agent_file`) and asks the harness of its
+  dialect: :meth:`Harness.loaded` (the agents it loads), :meth:`Harness.for_plugin` (the same
+  file in a plugin's folder), :meth:`Harness.declared_name` (the name a file it skips seems to
+  give) and :meth:`Harness.refuses`.  :class:`~subagents.harnesses.reading.Reading` is the
+  answer of a harness whose reader already decides (every one but Claude Code, whose answer
+  is its emulation's); the facts that are data (what one name in two files does, whether
+  dot-files are read) are table cells.
 * Findings carry an *effect*, and the severity rule maps effects to severities the same way for
   every harness: ``skip``/``fatal``/``differs`` are errors (the harness skips the file, stops
   because of it, or silently does something other than what the file says), ``portability``
@@ -37,9 +46,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from subagents.definition import AgentDefinition
+
+if TYPE_CHECKING:
+    from subagents.diagnostics import Diagnostic
+    from subagents.harnesses.loader import LoadResult
 
 __all__ = [
     "Effect",
@@ -152,4 +165,42 @@ class Harness(Protocol):
 
     def write(self, definition: AgentDefinition) -> WrittenFile:
         """One file this harness loads, holding ``definition`` as faithfully as it can."""
+        ...
+
+    def loaded(
+        self, result: LoadResult, *, include_body: bool = True
+    ) -> tuple[AgentDefinition, ...]:
+        """The agents this harness loads from one file's reading, as every command counts
+        them (``include_body=False``: the body may be left out, as discovery does)."""
+        ...
+
+    def for_plugin(self, result: LoadResult, plugin: str) -> LoadResult:
+        """The same reading, for a file in the agents folder of ``plugin``."""
+        ...
+
+    def declared_name(self, result: LoadResult) -> str | None:
+        """The name a file seems to declare (for "why is my agent missing" when it loads
+        none); None when it gives none."""
+        ...
+
+    def refuses(self, definition: AgentDefinition, display: str) -> Diagnostic | None:
+        """Why the harness would still not load a definition its reading gave (None: it
+        would); for the registry, which reads front matter only."""
+        ...
+
+    def refuses_agents_value(self, text: str, label: str) -> Diagnostic | None:
+        """Why the harness refuses to start with this inline agents JSON (``--agents``) as a
+        whole (None: it reads it entry by entry)."""
+        ...
+
+    def emulate(
+        self, result: LoadResult, data: str | bytes | None, *, text: str | None = None,
+        bom: bool = False, crlf: bool = False, size: int | None = None,
+        claude_code: str | None = None,
+    ) -> LoadResult:
+        """The strict reader's ``result`` for a file the Markdown reader reads, with this
+        harness's own reading of the same ``data`` added when it emulates its loader (Claude
+        Code: :attr:`LoadResult.claude_code`).  ``data`` None: the file was not read (over our
+        size cap), only its ``size`` is known; ``text``: the decoded text the strict reader
+        read (BOM stripped, line ends made LF); ``claude_code``: the recorded version."""
         ...

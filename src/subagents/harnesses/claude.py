@@ -14,27 +14,33 @@ Design notes
   field, including ``x-<harness>`` blocks parked by other readers (Claude Code ignores unknown
   keys; the other writers restore them).
 * Why a file is skipped is Claude Code's own reason (``Skip.message``), with effect ``skip``.
+* Claude Code's answers to the reading questions every command asks a harness
+  (:class:`~subagents.harnesses.base.Harness`): what loads is its emulation's answer
+  (:attr:`LoadResult.claude_code <subagents.harnesses.loader.LoadResult>`), a plugin's file
+  loads on terms of its own (:func:`~subagents.claude_code.reader.as_plugin_agent`), and the
+  name a skipped file seems to give is the one Claude Code read.  The registry, ``validate``,
+  ``convert``, ``fix`` and ``sync`` ask these questions and never test for Claude Code.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from subagents.claude_code.reader import SkipKind
+from subagents.claude_code.bun_yaml import bun_value
+from subagents.claude_code.profile import get_profile
+from subagents.claude_code.reader import ParseMode, SkipKind, as_plugin_agent, read_claude_code
 from subagents.claude_code.scan import scan_agents_folder
 from subagents.definition import AgentDefinition, Dialect
-from subagents.formats.writers import to_claude_markdown, to_codex_markdown
-from subagents.harnesses.base import (
-    Effect,
-    Finding,
-    HarnessAgent,
-    Location,
-    Outcome,
-    WrittenFile,
-)
-from subagents.harnesses.layout import project_folders, user_folder
-from subagents.harnesses.loader import parse_agent_text
+from subagents.diagnostics import Diagnostic
+from subagents.formats.frontmatter import FrontmatterDocument
+from subagents.harnesses.loader import LoadResult, parse_agent_text
+from subagents.harnesses.reading import Reading
+
+if TYPE_CHECKING:  # the harness types are built only when one is needed (listing, convert)
+    from subagents.harnesses.base import HarnessAgent, Location, WrittenFile
 from subagents.harnesses.table import TableHarness, get_spec
 
 __all__ = ["CODEX_MD", "HARNESS", "ClaudeHarness", "CodexMarkdownHarness"]
@@ -48,8 +54,17 @@ _SKIP_CODES = {
 }
 
 
+def _in_agents_folder(path: Path, dialect: str) -> bool:
+    """A Markdown file below the table's agents folder of ``dialect`` (``.claude/agents``)."""
+    text = "/" + path.as_posix().lower()
+    return text.endswith(".md") and f"/{get_spec(dialect).write_folder}/" in text
+
+
 def _markdown_locations(project: Path, home: Path, dialect: Dialect) -> list[Location]:
     """The project folders up to the git root (closest first), then the user's folder."""
+    from subagents.harnesses.base import Location
+    from subagents.harnesses.layout import project_folders, user_folder
+
     folders = [Location(p, "project", True, (".md",), rank)
                for rank, p in enumerate(project_folders(project, dialect))]
     folders.append(Location(user_folder(home, dialect), "user", True, (".md",), len(folders)))
@@ -58,7 +73,7 @@ def _markdown_locations(project: Path, home: Path, dialect: Dialect) -> list[Loc
 
 
 
-class ClaudeHarness:
+class ClaudeHarness(Reading):
     """Claude Code (the version recorded in :mod:`subagents.claude_code.profile`)."""
 
     name = "claude"
@@ -67,8 +82,6 @@ class ClaudeHarness:
 
     @property
     def version(self) -> str:
-        from subagents.claude_code.profile import get_profile
-
         return get_profile().version
 
     def locations(self, project: Path, home: Path) -> Sequence[Location]:
@@ -82,10 +95,11 @@ class ClaudeHarness:
         return out
 
     def claims(self, path: Path) -> bool:
-        text = "/" + path.as_posix().lower()
-        return text.endswith(".md") and "/.claude/agents/" in text
+        return _in_agents_folder(path, "claude")
 
     def read_text(self, text: str, path: Path | None = None) -> Sequence[HarnessAgent]:
+        from subagents.harnesses.base import Effect, Finding, HarnessAgent, Outcome
+
         result = parse_agent_text(text, path=str(path or "<string>"), dialect=Dialect.CLAUDE,
                                   file_path=path)
         view = result.claude_code
@@ -105,13 +119,109 @@ class ClaudeHarness:
         )]
 
     def write(self, definition: AgentDefinition) -> WrittenFile:
+        # writers and layout are imported on use: `validate one.md` reads through this
+        # module and needs neither
+        from subagents.formats.writers import to_claude_markdown
+        from subagents.harnesses.base import WrittenFile
+
         return WrittenFile(get_spec("claude").relpath(definition.name),
                            to_claude_markdown(definition))
+
+    # ---------------------------------------------- the reading questions: the emulation's answer
+
+    def loaded(
+        self, result: LoadResult, *, include_body: bool = True
+    ) -> tuple[AgentDefinition, ...]:
+        """The definition Claude Code runs (none when it skips the file, or when the file could
+        not be read at all)."""
+        view = result.claude_code
+        if view is None or not view.loaded:
+            return ()
+        from subagents.claude_code.definition import definition_from_view
+
+        return (definition_from_view(view, path=result.file_path, strict=result.definition,
+                                     include_body=include_body),)
+
+    def for_plugin(self, result: LoadResult, plugin: str) -> LoadResult:
+        """A plugin's agents load on terms of their own (named after the file when the
+        frontmatter does not say, ``:`` allowed, ...)."""
+        view, path = result.claude_code, result.file_path
+        if view is None or path is None:
+            return result
+        adapted = as_plugin_agent(view, file_stem=path.stem, plugin=plugin.split(":", 1)[0])
+        return dataclasses.replace(result, claude_code=adapted)
+
+    def declared_name(self, result: LoadResult) -> str | None:
+        view = result.claude_code
+        if view is None:
+            return super().declared_name(result)
+        return view.name if isinstance(view.name, str) and view.name else None
+
+    def refuses_agents_value(self, text: str, label: str) -> Diagnostic | None:
+        """One bad entry in ``--agents`` and Claude Code does not start at all (measured on
+        2.1.332): the value is refused as a whole, and no agent of it is loaded."""
+        from subagents.claude_code.agents_flag import agents_flag_problem
+        from subagents.diagnostics import Severity
+
+        problem = agents_flag_problem(text)
+        if problem is None:
+            return None
+        return Diagnostic(
+            path=label, line=problem.line, column=problem.column, rule=problem.rule,
+            severity=Severity.ERROR,
+            message=f"Claude Code refuses to start with this --agents value: {problem.message}; "
+            "nothing runs, and no agent of it is loaded",
+            hint="fix the entry (every agent needs a `description` and a `prompt`; `tools` is a "
+            "list; names do not start with '-'), or leave it out",
+        )
+
+    def emulate(
+        self, result: LoadResult, data: str | bytes | None, *, text: str | None = None,
+        bom: bool = False, crlf: bool = False, size: int | None = None,
+        claude_code: str | None = None,
+    ) -> LoadResult:
+        """What Claude Code (the recorded version ``claude_code``) makes of the same bytes,
+        attached as ``result.claude_code``; on a file it loads, the YAML findings say what it
+        does with the construct."""
+        profile = get_profile(claude_code)
+        if data is None:  # over our cap, not read: Claude Code's own limit decides
+            if size is None or size <= profile.max_file_bytes:
+                return result
+            return dataclasses.replace(
+                result, claude_code=read_claude_code(b"", profile=profile, size=size))
+        if text is None:  # not decodable: Claude Code reads the bytes its own way
+            return dataclasses.replace(result, claude_code=read_claude_code(data,
+                                                                            profile=profile))
+        shared = (None if any(d.rule == "SA007" for d in result.diagnostics)
+                  else _parsed_block(result.document, crlf))
+        # the text is already decoded: Claude Code reads the same characters unless the
+        # file has CRLF line ends (it keeps them; the strict reader normalised them)
+        same_text = isinstance(data, bytes) and b"\r" not in data
+        source: str | bytes = ("\ufeff" + text if bom else text) if same_text else data
+        view = read_claude_code(source, profile=profile, parsed_block=shared,
+                                size=len(data) if isinstance(data, bytes) else None)
+        diagnostics = result.diagnostics
+        if view.loaded:
+            label = view.profile.label
+            lenient = view.parse is ParseMode.LENIENT
+            diagnostics = tuple(_say_what_claude_code_does(d, label, lenient)
+                                for d in diagnostics)
+        return dataclasses.replace(result, diagnostics=diagnostics, claude_code=view)
 
 
 class CodexMarkdownHarness(TableHarness, dialect="codex-md"):
     """The Markdown agent form in ``.codex/agents/*.md`` (not the official Codex CLI)."""
 
+    def loaded(
+        self, result: LoadResult, *, include_body: bool = True
+    ) -> tuple[AgentDefinition, ...]:
+        """The strict reader is the format's reader: a file with an error loads nothing."""
+        return result.definitions if result.ok else ()
+
+    def refuses(self, definition: AgentDefinition, display: str) -> Diagnostic | None:
+        from subagents.harnesses.layout import harness_skip
+
+        return harness_skip(definition, display, Dialect.CODEX_MD)
 
     def locations(self, project: Path, home: Path) -> Sequence[Location]:
         return _markdown_locations(project, home, Dialect.CODEX_MD)
@@ -124,10 +234,11 @@ class CodexMarkdownHarness(TableHarness, dialect="codex-md"):
         return out
 
     def claims(self, path: Path) -> bool:
-        text = "/" + path.as_posix().lower()
-        return text.endswith(".md") and "/.codex/agents/" in text
+        return _in_agents_folder(path, "codex-md")
 
     def read_text(self, text: str, path: Path | None = None) -> Sequence[HarnessAgent]:
+        from subagents.harnesses.base import Effect, Finding, HarnessAgent, Outcome
+
         result = parse_agent_text(text, path=str(path or "<string>"), dialect=Dialect.CODEX_MD,
                                   file_path=path)
         errors = tuple(Finding(d.rule, d.message, Effect.SKIP, line=d.line, hint=d.hint)
@@ -144,8 +255,38 @@ class CodexMarkdownHarness(TableHarness, dialect="codex-md"):
         )]
 
     def write(self, definition: AgentDefinition) -> WrittenFile:
+        from subagents.formats.writers import to_codex_markdown
+        from subagents.harnesses.base import WrittenFile
+
         return WrittenFile(get_spec("codex-md").relpath(definition.name),
                            to_codex_markdown(definition))
+
+
+def _say_what_claude_code_does(d: Diagnostic, label: str, lenient: bool = False) -> Diagnostic:
+    """A YAML finding on a file Claude Code loads, saying what Claude Code makes of it (the
+    YAML reader is dialect-neutral; the Claude reading knows).  The YAML reader passes the
+    duplicate key and the construct it refuses along with the finding (``key``, ``subject``)."""
+    if d.rule == "SA007" and d.key is not None:
+        message = f"{d.message}; {label} silently keeps the last value"
+    elif d.rule == "SA008" and d.subject is not None and lenient:
+        message = (f"{d.subject}: {label} cannot read this frontmatter as YAML; its lenient "
+                   "second pass keeps each `*alias` value as literal text")
+    elif d.rule == "SA008" and d.subject is not None:
+        message = (f"{d.subject}: {label} resolves anchors and aliases, but many YAML tools "
+                   "and other harnesses refuse them")
+    elif d.rule == "SA009" and d.subject is not None:
+        message = f"{d.subject}: {label} silently drops it and reads the rest of the value"
+    else:
+        return d
+    return dataclasses.replace(d, message=message)
+
+
+def _parsed_block(doc: FrontmatterDocument | None, crlf: bool) -> tuple[str, Any] | None:
+    """The strict reader's parse as Bun's (no second parse of the same text), when it applies:
+    a tree that parsed as it stands (not recovered), read from LF text, opened at line 1."""
+    if doc is None or doc.root is None or doc.recovered or crlf or doc.start_line != 1:
+        return None
+    return doc.yaml_text, bun_value(doc.root)
 
 
 HARNESS = ClaudeHarness()

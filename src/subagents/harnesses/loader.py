@@ -11,7 +11,11 @@ UTF-8 BOM is stripped and CRLF accepted.  The dialect comes from the location
 (:func:`detect_dialect`); another harness's file (Codex TOML, Gemini, OpenCode, Copilot, ...) is
 read by that harness's own faithful reader (:mod:`subagents.harnesses`), the one every command
 uses: the agents it loads are the definitions, its findings the diagnostics (one severity rule,
-:func:`severity_of`).
+:func:`severity_of`).  Claude Code's and codex-md's Markdown is read by the strict reader
+(positions); the harness of the dialect then adds its own reading of the same bytes
+(:meth:`Harness.emulate <subagents.harnesses.base.Harness.emulate>`: Claude Code's emulation)
+and says what loads (:meth:`Harness.loaded <subagents.harnesses.base.Harness.loaded>`, asked
+by :attr:`LoadResult.loaded`).  This module never tests for Claude Code.
 
 The severities given here are the readers' defaults; ``subagents.lint.validate`` re-maps every
 diagnostic through the rule catalogue for the chosen profile.
@@ -25,11 +29,8 @@ import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from subagents.claude_code.bun_yaml import bun_value
-from subagents.claude_code.profile import get_profile
-from subagents.claude_code.reader import ClaudeCodeView, ParseMode, read_claude_code
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic, Severity
 from subagents.errors import DefinitionError
@@ -37,10 +38,11 @@ from subagents.formats.frontmatter import FrontmatterDocument, decode_bytes
 from subagents.formats.jsonfile import read_json_text
 from subagents.formats.markdown import read_markdown_text
 from subagents.formats.yamltree import YamlIssue
-from subagents.harnesses.table import dialect_of_folder
+from subagents.harnesses.table import HARNESS_NAMES, OWN_READERS, dialect_of_folder
 
-if TYPE_CHECKING:  # imported when another harness's file is read: a Claude file needs none
-    from subagents.harnesses.base import Effect, HarnessAgent
+if TYPE_CHECKING:  # imported when another harness's file is read
+    from subagents.claude_code.reader import ClaudeCodeView
+    from subagents.harnesses.base import Effect, Harness, HarnessAgent
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -82,21 +84,19 @@ class LoadResult:
 
     @property
     def loaded(self) -> tuple[AgentDefinition, ...]:
-        """The agents the harness loads from this file, as every command counts them: for a
-        Claude file the definition Claude Code runs (the registry's, ``convert``'s), none when
-        Claude Code skips it; for another harness's file those its reader loads; for an
-        ``agents.json`` every entry that reads; for codex-md the definition when the strict
-        reader found no error."""
-        view = self.claude_code
-        if view is not None:
-            if not view.loaded:
-                return ()
-            from subagents.claude_code.definition import definition_from_view
+        """The agents the harness loads from this file, as every command counts them (its
+        :meth:`~subagents.harnesses.base.Harness.loaded`): for a Claude file the definition
+        Claude Code runs, none when it skips the file; for another harness's file those its
+        reader loads; for codex-md the definition when the strict reader found no error; for
+        an ``agents.json`` every entry that reads."""
+        harness = self.harness
+        return harness.loaded(self) if harness is not None else self.definitions
 
-            return (definition_from_view(view, path=self.file_path, strict=self.definition),)
-        if self.dialect is Dialect.CODEX_MD:
-            return self.definitions if self.ok else ()
-        return self.definitions
+    @property
+    def harness(self) -> Harness | None:
+        """The harness of this file's dialect (None for ``agents.json``, a format of its own):
+        the one every command asks what loads."""
+        return None if self.dialect is None else _harness_of(self.dialect)
 
     @property
     def definition(self) -> AgentDefinition | None:
@@ -167,22 +167,23 @@ def parse_agent_text(
     recorded)."""
     display = str(path)
     dialect = Dialect(dialect)
-    if dialect not in (Dialect.CLAUDE, Dialect.CODEX_MD, Dialect.JSON):
+    if dialect.value in OWN_READERS:
         # another harness's file: its own faithful reader, the same one `validate`, `list`,
         # `convert` and `sync` use (the text as the harness gets it: BOM and CRLF kept)
         raw_text = (data.decode("utf-8", errors="replace") if isinstance(data, bytes)
                     else data)
         return read_with_harness(raw_text, display, dialect, file_path)
     raw = data if isinstance(data, bytes) else None
-    profile = get_profile(claude_code)
+    # a harness that emulates its own loader beside the strict reader (Claude Code) adds its
+    # reading of the same bytes: Harness.emulate
+    harness = _harness_of(dialect)
     if raw is not None:
         decoded = decode_bytes(raw)
         if decoded.issue is not None or decoded.text is None:
             assert decoded.issue is not None
-            view = read_claude_code(data, profile=profile) if dialect is Dialect.CLAUDE else None
-            return LoadResult(
-                display, dialect, (), (_diag(decoded.issue, display),), claude_code=view
-            )
+            unread = LoadResult(display, dialect, (), (_diag(decoded.issue, display),))
+            return unread if harness is None else harness.emulate(
+                unread, data, claude_code=claude_code)
         text, bom, crlf = decoded.text, decoded.bom, decoded.crlf
     else:
         assert isinstance(data, str)
@@ -202,29 +203,25 @@ def parse_agent_text(
     definition, doc, issues = read_markdown_text(
         text, dialect=dialect, path=file_path, bom=bom, crlf=crlf, include_body=include_body
     )
-    view = None
-    if dialect is Dialect.CLAUDE:
-        shared = None if any(i.code == "SA007" for i in issues) else _parsed_block(doc, crlf)
-        # the text is already decoded: Claude Code reads the same characters unless the
-        # file has CRLF line ends (it keeps them; the strict reader normalised them)
-        same_text = isinstance(data, bytes) and b"\r" not in data
-        source: str | bytes = ("\ufeff" + text if bom else text) if same_text else data
-        size = len(data) if isinstance(data, bytes) else None
-        view = read_claude_code(source, profile=profile, parsed_block=shared, size=size)
-    diagnostics = tuple(_diag(i, display) for i in issues)
-    if view is not None and view.loaded:
-        label = view.profile.label
-        lenient = view.parse is ParseMode.LENIENT
-        diagnostics = tuple(_say_what_claude_code_does(d, label, lenient) for d in diagnostics)
-    return LoadResult(
+    result = LoadResult(
         display,
         dialect,
         (definition,) if definition is not None else (),
-        diagnostics,
+        tuple(_diag(i, display) for i in issues),
         doc,
-        claude_code=view,
         file_path=file_path,
     )
+    if harness is None:
+        return result
+    return harness.emulate(result, data, text=text, bom=bom, crlf=crlf, claude_code=claude_code)
+
+
+def _harness_of(dialect: Dialect) -> Harness | None:
+    if dialect.value not in HARNESS_NAMES:
+        return None  # agents.json: a format of its own
+    from subagents.harnesses import get_harness
+
+    return get_harness(dialect.value)
 
 
 def _agents_flag_refusal(text: str, display: str) -> Diagnostic | None:
@@ -282,10 +279,10 @@ def read_agent_file(
                     "agent definitions are small text files; move reference material into "
                     "skills or separate documents",
                 )
-                profile = get_profile(claude_code)
-                if chosen is not Dialect.CLAUDE or st.st_size <= profile.max_file_bytes:
-                    return big  # over our configured cap only: not read, so no reading
-                return _with_view(big, read_claude_code(b"", profile=profile, size=st.st_size))
+                # not read: a harness that reads larger files says what it does from the size
+                harness = _harness_of(chosen)
+                return big if harness is None else harness.emulate(
+                    big, None, size=st.st_size, claude_code=claude_code)
             # Ask for what stat says (+1 to notice growth), not max_bytes: a 1 MiB buffer per
             # small file is measurable when scanning thousands of agents.
             data = fh.read(min(st.st_size, max_bytes) + 1)
@@ -306,41 +303,6 @@ def read_agent_file(
         include_body=include_body,
         file_path=p,
         claude_code=claude_code,
-    )
-
-
-def _say_what_claude_code_does(d: Diagnostic, label: str, lenient: bool = False) -> Diagnostic:
-    """A YAML finding on a file Claude Code loads, saying what Claude Code makes of it (the
-    YAML reader is dialect-neutral; the Claude reading knows).  The YAML reader passes the
-    duplicate key and the construct it refuses along with the finding (``key``, ``subject``)."""
-    if d.rule == "SA007" and d.key is not None:
-        message = f"{d.message}; {label} silently keeps the last value"
-    elif d.rule == "SA008" and d.subject is not None and lenient:
-        message = (f"{d.subject}: {label} cannot read this frontmatter as YAML; its lenient "
-                   "second pass keeps each `*alias` value as literal text")
-    elif d.rule == "SA008" and d.subject is not None:
-        message = (f"{d.subject}: {label} resolves anchors and aliases, but many YAML tools "
-                   "and other harnesses refuse them")
-    elif d.rule == "SA009" and d.subject is not None:
-        message = f"{d.subject}: {label} silently drops it and reads the rest of the value"
-    else:
-        return d
-    return dataclasses.replace(d, message=message)
-
-
-
-
-def _parsed_block(doc: FrontmatterDocument | None, crlf: bool) -> tuple[str, Any] | None:
-    """The strict reader's parse as Bun's (no second parse of the same text), when it applies:
-    a tree that parsed as it stands (not recovered), read from LF text, opened at line 1."""
-    if doc is None or doc.root is None or doc.recovered or crlf or doc.start_line != 1:
-        return None
-    return doc.yaml_text, bun_value(doc.root)
-
-
-def _with_view(result: LoadResult, view: ClaudeCodeView) -> LoadResult:
-    return LoadResult(
-        result.path, result.dialect, result.definitions, result.diagnostics, claude_code=view
     )
 
 

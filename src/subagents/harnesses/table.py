@@ -33,10 +33,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from subagents.harnesses.reading import Reading
 from subagents.names import file_stem as _claude_stem
 
 __all__ = [
     "HARNESS_NAMES",
+    "OWN_READERS",
     "SPECS",
     "UNICODE_SPACE",
     "HarnessSpec",
@@ -45,6 +47,7 @@ __all__ = [
     "get_spec",
     "precommit_pattern",
     "protected_paths",
+    "same_name_rule",
     "version_of",
 ]
 
@@ -130,6 +133,11 @@ class HarnessSpec:
     # be read" (the harness's own, declared in the rule registry)
     duplicate_code: str = "SA601"
     unreadable_code: str = "SA011"
+    # one name in two files of one folder: "first" (the first file read is used), "last"
+    # (the last path in code-unit order is used, as Claude Code does) or "neither" (a clash:
+    # no file is used)
+    same_name: str = "first"
+    hidden: bool = False  # dot-files and dot-folders are read too (Claude Code's `rg --hidden`)
 
     @property
     def write_folder(self) -> str:
@@ -154,7 +162,8 @@ SPECS: tuple[HarnessSpec, ...] = (
         (".claude/agents",), (".claude/agents",), (".md",), True,
         "managed, --agents, project folders from the current one up to the git root "
         "(closest first), user, plugins; built-ins last", _as_is_or_slug,
-        hooks=_CLAUDE_SETTINGS, mcp=(".mcp.json",), settings=_CLAUDE_SETTINGS),
+        hooks=_CLAUDE_SETTINGS, mcp=(".mcp.json",), settings=_CLAUDE_SETTINGS,
+        same_name="last", hidden=True),
     HarnessSpec(
         "codex", "Codex CLI", "subagents.harnesses.codex", "HARNESS", "CX", "0.169.0",
         (".codex/agents",), (".codex/agents",), (".toml",), True,
@@ -165,7 +174,8 @@ SPECS: tuple[HarnessSpec, ...] = (
     HarnessSpec(
         "codex-md", "Codex Markdown agents", "subagents.harnesses.claude", "CODEX_MD", "SA",
         "format", (".codex/agents",), (".codex/agents",), (".md",), True,
-        "project folders up to the git root (closest first), then user", _as_is_or_slug),
+        "project folders up to the git root (closest first), then user", _as_is_or_slug,
+        same_name="neither"),
     HarnessSpec(
         "gemini", "Gemini CLI", "subagents.harnesses.gemini", "HARNESS", "GM", "0.61.0",
         (".gemini/agents",), (".gemini/agents",), (".md",), False,
@@ -213,6 +223,9 @@ SPECS: tuple[HarnessSpec, ...] = (
 _BY_NAME = {spec.name: spec for spec in SPECS}
 #: Every dialect with a harness, in the order of listings and ``sync``.
 HARNESS_NAMES: tuple[str, ...] = tuple(_BY_NAME)
+#: The harnesses whose own reader judges their files under their own codes (not the SA rules
+#: of Claude Code's Markdown form): ``validate`` and ``list --dialect`` read them that way.
+OWN_READERS: frozenset[str] = frozenset(s.name for s in SPECS if s.code_prefix != "SA")
 
 
 def get_spec(name: str) -> HarnessSpec:
@@ -220,9 +233,17 @@ def get_spec(name: str) -> HarnessSpec:
     return _BY_NAME[name]
 
 
-class TableHarness:
+def same_name_rule(dialect: str) -> str:
+    """What one name in two files of one folder does (the row's ``same_name``); a format
+    without a harness of its own (``agents.json``): ``neither``."""
+    spec = _BY_NAME.get(dialect)
+    return spec.same_name if spec is not None else "neither"
+
+
+class TableHarness(Reading):
     """A harness class whose name, display name, version and code prefix are its table row:
-    ``class GeminiHarness(TableHarness, dialect="gemini")``."""
+    ``class GeminiHarness(TableHarness, dialect="gemini")``; its reading questions have the
+    plain answers of :class:`~subagents.harnesses.base.Reading` unless it overrides them."""
 
     name: str
     display_name: str

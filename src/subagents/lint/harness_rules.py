@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic, Severity
 from subagents.harnesses.loader import harness_diagnostics, severity_of
-from subagents.harnesses.table import SPECS
+from subagents.harnesses.table import OWN_READERS
 
 if TYPE_CHECKING:  # (the harness types are imported when a harness's file is read)
     from subagents.harnesses.base import HarnessAgent
@@ -39,8 +39,7 @@ __all__ = [
 ]
 
 # dialects judged by a harness module rather than by the Claude/Markdown rules
-HARNESS_DIALECTS: frozenset[Dialect] = frozenset(
-    Dialect(spec.name) for spec in SPECS if spec.code_prefix != "SA")
+HARNESS_DIALECTS: frozenset[Dialect] = frozenset(Dialect(name) for name in OWN_READERS)
 
 def read_for_harness(
     path: Path, dialect: Dialect, *, max_bytes: int,

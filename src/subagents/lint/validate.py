@@ -296,7 +296,7 @@ def default_sources(
     Built by :func:`subagents.harnesses.layout.plan_sources`, the function the registry plans its
     scopes with, so ``validate``, ``fix``, ``list`` and ``doctor`` read the same folders.  The
     CLI passes the registry's own plan (with ``--managed-dir``/plugins from the environment)
-    through ``subagents.cli.options.scope_sources``.
+    through ``subagents.registry.configured.scope_sources``.
     """
     from subagents.harnesses.layout import plan_sources
 

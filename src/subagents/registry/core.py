@@ -51,12 +51,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from subagents.claude_code.definition import definition_from_view
 from subagents.claude_code.profile import get_profile
 from subagents.claude_code.scan import code_unit_key
 from subagents.definition import AgentDefinition, Dialect, Scope
 from subagents.diagnostics import Diagnostic, Severity, sort_diagnostics
 from subagents.errors import AgentNotFoundError, DefinitionError, UsageError
+from subagents.harnesses import get_harness
 from subagents.harnesses.layout import (
     BUILTIN_AGENTS,
     DirListingCache,
@@ -69,16 +69,16 @@ from subagents.harnesses.layout import (
 )
 from subagents.harnesses.loader import LoadResult, parse_agent_text, read_agent_file
 from subagents.lint.rules.catalog import rule
-from subagents.lint.rules.claude_code import duplicate_diagnostic, skip_diagnostic
+from subagents.lint.rules.claude_code import duplicate_diagnostic, registry_diagnostics
 from subagents.names import normalize_agent_name as normalize_name
 from subagents.registry.records import (
     AgentEntry,
     FileRecord,
     FolderState,
-    _as_claude_code_reads,
     _state_of,
-    follows_claude_code,
-    refused_agents_value,
+    keeps_last,
+    read_in_scope,
+    reads_hidden,
 )
 from subagents.registry.watch import ChangeEvent, diff_state
 
@@ -314,7 +314,7 @@ class AgentRegistry:
                     src.root,
                     display=self.display,
                     cache=self._dir_cache,
-                    hidden=follows_claude_code(src),
+                    hidden=reads_hidden(src),
                 )
                 scan_diags.extend(scan.diagnostics)
                 self._folder_state[src] = _state_of(scan)
@@ -384,10 +384,11 @@ class AgentRegistry:
 
     def _parse_text(self, src: Source) -> FileRecord:
         assert src.text is not None
-        if self.dialect is Dialect.CLAUDE:
-            refused = refused_agents_value(src)
-            if refused is not None:
-                return refused
+        # a harness may refuse an --agents value as a whole (Claude Code: one bad entry and it
+        # does not start at all)
+        refusal = get_harness(self.dialect.value).refuses_agents_value(src.text, src.label)
+        if refusal is not None:
+            return FileRecord(None, (), (refusal,), src.label, None, True, src)
         result = parse_agent_text(src.text, path=src.label, dialect=Dialect.JSON)
         return self._record(src, result, None, None, src.label, (), trusted=True)
 
@@ -450,73 +451,24 @@ class AgentRegistry:
         trusted: bool,
         extra: tuple[Diagnostic, ...] = (),
     ) -> FileRecord:
-        if follows_claude_code(src) and result.claude_code is not None:
-            return self._record_as_claude_code(
-                src, result, stamp, path, display, segments, trusted, extra
-            )
-        diags = list(result.diagnostics) + list(extra)
+        result, reading = read_in_scope(src, result)
+        diags = [*registry_diagnostics(result, display), *extra]
         entries: list[AgentEntry] = []
-        is_json = src.dialect is Dialect.JSON
-        if is_json or result.ok:
-            for defn in result.definitions:
-                # a ':' is fine in an --agents key (measured on 2.1.332)
-                problem = harness_skip(defn, display, src.dialect,
-                                       colon_ok=src.kind is SourceKind.JSON_TEXT)
-                if problem is not None:
-                    diags.append(problem)
-                    continue
-                plugin = ":".join((src.plugin, *segments)) if src.plugin else None
-                header = defn.evolve(source=src.scope, path=path, plugin=plugin)
-                entry = AgentEntry(header, src, display if path else None, stamp)
-                if is_json:
-                    entry._full = header  # JSON carries the prompt: nothing lazy to load
-                entries.append(entry)
-        guessed = None
-        if not entries and result.document is not None:
-            fld = result.document.fields.get("name")
-            value = getattr(fld.node, "value", None) if fld is not None else None
-            guessed = value if isinstance(value, str) and value else None
-        if not entries and guessed is None and path is not None and not is_json:
+        for defn in reading.loaded(result, include_body=False):
+            problem = reading.refuses(defn, display)
+            if problem is not None:
+                diags.append(problem)
+                continue
+            plugin = ":".join((src.plugin, *segments)) if src.plugin else None
+            header = defn.evolve(source=src.scope, path=path, plugin=plugin)
+            entry = AgentEntry(header, src, display if path else None, stamp)
+            if src.dialect is Dialect.JSON:
+                entry._full = header  # JSON carries the prompt: nothing lazy to load
+            entries.append(entry)
+        guessed = None if entries else reading.declared_name(result)
+        if guessed is None and not entries and path is not None and src.dialect is not Dialect.JSON:
             guessed = path.stem
         return FileRecord(stamp, tuple(entries), tuple(diags), display, guessed, trusted, src)
-
-    def _record_as_claude_code(
-        self,
-        src: Source,
-        result: LoadResult,
-        stamp: Stamp | None,
-        path: Path | None,
-        display: str,
-        segments: tuple[str, ...],
-        trusted: bool,
-        extra: tuple[Diagnostic, ...],
-    ) -> FileRecord:
-        """A file of Claude Code's folders: loaded exactly when Claude Code loads it."""
-        assert result.claude_code is not None
-        view = _as_claude_code_reads(result.claude_code, src, path)
-        if not view.loaded:
-            text = result.document.text if result.document is not None else None
-            skip = skip_diagnostic(view, display, text)
-            guessed = view.name if isinstance(view.name, str) and view.name else None
-            if guessed is None and path is not None:
-                guessed = path.stem
-            # An empty or binary file: the strict reader's finding says more than "no
-            # frontmatter" (Claude Code skips both without a word).
-            plain = tuple(d for d in result.diagnostics if d.rule in ("SA011", "SA012"))
-            first = plain or (skip,)
-            return FileRecord(stamp, (), (*first, *extra), display, guessed, trusted, src)
-        strict = result.definition
-        header = definition_from_view(
-            view,
-            path=path,
-            strict=strict,
-            include_body=False,
-        ).evolve(
-            source=src.scope,
-            plugin=":".join((src.plugin, *segments)) if src.plugin else None,
-        )
-        entry = AgentEntry(header, src, display if path else None, stamp)
-        return FileRecord(stamp, (entry,), tuple(extra), display, None, trusted, src)
 
     def register(self, defn: AgentDefinition) -> AgentEntry:
         """Add a definition at ``cli`` scope (like ``--agents``); a later call replaces it."""
@@ -564,7 +516,7 @@ class AgentRegistry:
                 by_name[entry.name].append(entry)
             for name, found in by_name.items():
                 group = found
-                if len(group) > 1 and follows_claude_code(_src):
+                if len(group) > 1 and keeps_last(_src):
                     # Claude Code keeps the last path in code-unit order; the others are
                     # dropped (reported), not blocking the name.
                     group.sort(key=lambda e: code_unit_key(str(e.path or "")))

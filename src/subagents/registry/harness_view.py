@@ -37,6 +37,7 @@ from subagents.definition import Dialect, Scope
 from subagents.diagnostics import Diagnostic, Severity
 from subagents.errors import UsageError
 from subagents.harnesses.layout import Source, SourceKind, Stamp, find_git_root
+from subagents.harnesses.table import OWN_READERS
 from subagents.registry.core import AgentRegistry
 from subagents.registry.records import AgentEntry, FileRecord, FolderState
 from subagents.registry.watch import ChangeEvent, diff_state
@@ -51,23 +52,24 @@ __all__ = [
     "harness_label",
     "harness_report",
     "present_harnesses",
+    "untrusted_guards",
 ]
 
 # dialects whose agents come from a harness module (claude and codex-md keep the folder scan)
-HARNESS_REGISTRY_DIALECTS: frozenset[str] = frozenset(
-    {"codex", "gemini", "opencode", "copilot", "cursor", "qwen", "factory"}
-)
+HARNESS_REGISTRY_DIALECTS: frozenset[str] = OWN_READERS
 
 _SCOPES = {"project": Scope.PROJECT, "user": Scope.USER}
 
 
-def harness_label(harness: Harness) -> str:
-    """``Gemini CLI 0.61.0``: the harness and the version whose behaviour we reproduce."""
+def harness_label(harness: Harness, version: str | None = None) -> str:
+    """``Gemini CLI 0.61.0``: the harness and the version whose behaviour we reproduce
+    (``version``: a recorded version chosen instead of the newest, as a registry may follow
+    one of Claude Code's)."""
     if harness.version == "format":
         return harness.display_name
     if harness.version == "docs":
         return f"{harness.display_name} (as documented)"
-    return f"{harness.display_name} {harness.version}"
+    return f"{harness.display_name} {version or harness.version}"
 
 
 def _under(path: Path, root: Path) -> bool:
@@ -359,14 +361,22 @@ def harness_report(reg: AgentRegistry) -> HarnessReport:
         skipped.append(FileRecord(None, (), tuple(
             d for d in reg.diagnostics() if d.path == loser.display_path and d.rule == "SA601"
         ), loser.display_path or "", loser.name, True, loser.origin))
-    label = harness_label(harness)
-    if (not isinstance(reg, HarnessRegistry) and reg.claude_code is not None
-            and harness.name == "claude"):
-        # the registry follows a chosen Claude Code version, not necessarily the newest
-        from subagents.claude_code.profile import get_profile
-
-        label = get_profile(reg.claude_code).label
+    # a registry may follow a chosen recorded version, not necessarily the newest
+    label = harness_label(harness, None if isinstance(reg, HarnessRegistry) else reg.claude_code)
     return HarnessReport(harness.name, label, folders, loads, skipped, fatal)
+
+
+def untrusted_guards(reg: AgentRegistry) -> tuple[Path, list[str]] | None:
+    """(the project folder, its agents with hooks or MCP servers) when Claude Code does not
+    trust the folder (it then skips their hooks and MCP servers), else None."""
+    from subagents.claude_code.trust import folder_trusted
+
+    root = find_git_root(reg.cwd) or reg.cwd
+    names = [e.name for e in reg.list(include_builtin=False)
+             if e.source is Scope.PROJECT and (e.header.hooks or e.header.mcp_servers)]
+    if not names or folder_trusted(root, reg.home):
+        return None
+    return root, names
 
 
 def error_lines(rec: FileRecord) -> builtins.list[Diagnostic]:

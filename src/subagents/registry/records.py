@@ -2,8 +2,9 @@
 
 Split from :mod:`subagents.registry.core` (which resolves precedence and answers queries) so each
 stays a readable size.  :class:`AgentEntry` is one definition as discovered, cheap to list and
-read in full on first use; for Claude Code's folders both steps go through Claude Code's own
-reading (:func:`follows_claude_code`), so the body loaded later is the one Claude Code runs.
+read in full on first use; both steps ask the harness of the source what loads
+(:func:`reading_of`: Claude Code's emulation for its folders), so the body loaded later is the
+one the harness runs.
 The names are re-exported by :mod:`subagents.registry.core`.
 """
 
@@ -14,58 +15,68 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from subagents.claude_code.definition import definition_from_view
-from subagents.claude_code.reader import ClaudeCodeView, as_plugin_agent
 from subagents.definition import AgentDefinition, Dialect, Scope
 from subagents.diagnostics import Diagnostic, Severity
 from subagents.errors import DefinitionError
-from subagents.harnesses.layout import FolderScan, Source, SourceKind, Stamp
-from subagents.harnesses.loader import read_agent_file
+from subagents.harnesses import get_harness
+from subagents.harnesses.base import Harness
+from subagents.harnesses.layout import FolderScan, Source, SourceKind, Stamp, harness_skip
+from subagents.harnesses.loader import LoadResult, read_agent_file
+from subagents.harnesses.reading import Reading
+from subagents.harnesses.table import get_spec, same_name_rule
 
 __all__ = [
     "AgentEntry",
     "FileRecord",
     "FolderState",
-    "follows_claude_code",
-    "refused_agents_value",
+    "keeps_last",
+    "read_in_scope",
+    "reading_of",
+    "reads_hidden",
 ]
 
 
-def follows_claude_code(src: Source) -> bool:
-    """Claude Code's folders (managed, project, user, plugins): read as Claude Code reads."""
-    return src.kind in (SourceKind.FOLDER, SourceKind.AGENT_FILE) and (
-        src.dialect is Dialect.CLAUDE)
+class _JsonReading(Reading):
+    """``--agents`` and ``agents.json``: every entry that reads loads, unless the harness would
+    refuse it (an empty name or description, ...); one bad entry does not drop the others."""
+
+    def __init__(self, *, colon_ok: bool) -> None:
+        self.colon_ok = colon_ok  # a ':' is fine in an --agents key (measured on 2.1.332)
+
+    def refuses(self, definition: AgentDefinition, display: str) -> Diagnostic | None:
+        return harness_skip(definition, display, Dialect.JSON, colon_ok=self.colon_ok)
 
 
-def refused_agents_value(src: Source) -> FileRecord | None:
-    """The ``--agents`` value refused as a whole when Claude Code would not start with it (one
-    bad entry and nothing runs, measured on 2.1.332), else None."""
-    from subagents.claude_code.agents_flag import agents_flag_problem
-
-    assert src.text is not None
-    problem = agents_flag_problem(src.text)
-    if problem is None:
-        return None
-    diag = Diagnostic(
-        path=src.label, line=problem.line, column=problem.column, rule=problem.rule,
-        severity=Severity.ERROR,
-        message=f"Claude Code refuses to start with this --agents value: {problem.message}; "
-        "nothing runs, and no agent of it is loaded",
-        hint="fix the entry (every agent needs a `description` and a `prompt`; `tools` is a "
-        "list; names do not start with '-'), or leave it out",
-    )
-    return FileRecord(None, (), (diag,), src.label, None, True, src)
+_JSON_FILE_READING = _JsonReading(colon_ok=False)
+_JSON_TEXT_READING = _JsonReading(colon_ok=True)
 
 
-def _as_claude_code_reads(
-    view: ClaudeCodeView, src: Source, path: Path | None
-) -> ClaudeCodeView:
-    """A plugin's agents load on terms of their own (``as_plugin_agent``)."""
-    if src.plugin is None or path is None:
-        return view
-    return as_plugin_agent(view, file_stem=path.stem, plugin=src.plugin.split(":", 1)[0])
+def reading_of(src: Source) -> Harness | Reading:
+    """Who says what loads from ``src``: the harness of a folder's (or a plugin's agent
+    file's) dialect, or the JSON form."""
+    if src.kind in (SourceKind.FOLDER, SourceKind.AGENT_FILE):
+        return get_harness(src.dialect.value)
+    return _JSON_TEXT_READING if src.kind is SourceKind.JSON_TEXT else _JSON_FILE_READING
 
 
+def read_in_scope(src: Source, result: LoadResult) -> tuple[LoadResult, Harness | Reading]:
+    """``result`` as the harness reads it at ``src`` (a plugin's file on its own terms), and
+    the harness to ask what loads."""
+    reading = reading_of(src)
+    if src.plugin is not None:
+        result = reading.for_plugin(result, src.plugin)
+    return result, reading
+
+
+def keeps_last(src: Source) -> bool:
+    """One name twice in ``src``: the last path in code-unit order is used (the harness's
+    ``same_name`` rule is ``last``), rather than a clash that loads neither."""
+    return src.kind is SourceKind.FOLDER and same_name_rule(src.dialect.value) == "last"
+
+
+def reads_hidden(src: Source) -> bool:
+    """The harness reads dot-files and dot-folders of its folders too."""
+    return src.kind is SourceKind.FOLDER and get_spec(src.dialect.value).hidden
 
 
 @dataclass(slots=True, eq=False)
@@ -138,24 +149,9 @@ class AgentEntry:
             return self.header
         display = self.display_path or str(path)
         result = read_agent_file(path, dialect=self.origin.dialect, display_path=display)
-        if follows_claude_code(self.origin) and result.claude_code is not None:
-            view = _as_claude_code_reads(result.claude_code, self.origin, path)
-            if not view.loaded or view.name != self.header.name:
-                raise DefinitionError(
-                    f"{display} changed after it was listed and no longer defines agent "
-                    f"{self.name!r}",
-                    result.diagnostics,
-                    hint="run `subagents doctor` to see what is wrong with the file",
-                )
-            strict = result.definition
-            cc_full = definition_from_view(
-                view,
-                path=path,
-                strict=strict,
-            )
-            return cc_full.evolve(source=self.origin.scope, path=path, plugin=self.header.plugin)
-        full = result.definition
-        if not result.ok or full is None or full.name != self.header.name:
+        result, reading = read_in_scope(self.origin, result)
+        full = next((d for d in reading.loaded(result) if d.name == self.header.name), None)
+        if full is None:
             raise DefinitionError(
                 f"{display} changed after it was listed and no longer defines agent {self.name!r}",
                 result.diagnostics,

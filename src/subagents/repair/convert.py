@@ -47,6 +47,7 @@ from subagents.formats.writers import (
     to_json_text,
 )
 from subagents.harnesses.loader import parse_agent_text
+from subagents.harnesses.table import HARNESS_NAMES, get_spec, same_name_rule
 from subagents.lint.rules.catalog import rule
 from subagents.names import CODEX_NAME, file_stem
 
@@ -55,11 +56,12 @@ __all__ = [
     "ConversionResult",
     "OutputFile",
     "Target",
-    "claude_code_order",
+    "conversion_inputs",
     "convert_definitions",
     "diagnostic_for",
     "field_losses",
     "read_for_conversion",
+    "same_name_order",
 ]
 
 
@@ -344,6 +346,21 @@ def convert_definitions(defs: Iterable[AgentDefinition], target: Target | str) -
     return ConversionResult(tuple(outputs), tuple(diagnostics), tuple(converted), tuple(failed))
 
 
+def conversion_inputs(paths: Iterable[Path]) -> list[tuple[Path, bool]]:
+    """``(path, named explicitly)`` for the paths given to ``convert``: a folder is walked
+    exactly as ``validate`` walks it (README.md, SKILL.md, skills/ and JSON files other than
+    agents.json / *.agents.json are not agent files)."""
+    from subagents.lint.validate import iter_agent_files
+
+    out: list[tuple[Path, bool]] = []
+    for target in paths:
+        if not target.is_dir():
+            out.append((target, True))
+            continue
+        out.extend((path, False) for path, _shown, _link in iter_agent_files(target, str(target)))
+    return out
+
+
 def read_for_conversion(
     inputs: Iterable[tuple[Path, bool]], dialect: Dialect | None, *,
     display: Callable[[Path], str] = str,
@@ -373,22 +390,37 @@ def read_for_conversion(
         diagnostics.extend(problems)
         failures += bool(problems and not found and any(
             d.severity is Severity.ERROR for d in problems))
-    defs, clashes = _codex_md_clashes(defs, display)
-    return claude_code_order(defs), [*diagnostics, *clashes], failures + len(clashes)
+    defs, clashes = _clashes(defs, display)
+    return same_name_order(defs), [*diagnostics, *clashes], failures + len(clashes)
 
 
-def _codex_md_clashes(
+def _folder_rule(defn: AgentDefinition) -> tuple[str, str] | None:
+    """(agents folder, same-name rule) of a definition read from a harness's folder: the
+    folder up to and including the table's agents folder it is in, and what the harness
+    does with one name in two files there (``last``, ``neither``; None for ``first``, which
+    needs nothing done here: the first is converted, the other reported)."""
+    rule_ = same_name_rule(defn.dialect.value)
+    if rule_ == "first" or defn.path is None or defn.dialect.value not in HARNESS_NAMES:
+        return None
+    text = defn.path.absolute().as_posix()
+    spec = get_spec(defn.dialect.value)
+    for folder in (*spec.project_folders, *spec.user_folders):
+        cut = text.find(f"/{folder}/")
+        if cut >= 0:
+            return text[: cut + len(folder) + 2], rule_
+    return str(defn.path.parent), rule_
+
+
+def _clashes(
     defs: list[AgentDefinition], display: Callable[[Path], str],
 ) -> tuple[list[AgentDefinition], list[Diagnostic]]:
-    """codex-md agents: one name twice in one folder is a clash that loads neither (the
-    registry's and validate's rule, SA601), so neither is converted."""
+    """A harness whose rule is ``neither`` (codex-md): one name twice in one folder is a clash
+    that loads neither (the registry's and validate's rule, SA601), so neither is converted."""
     groups: dict[tuple[str, str], list[AgentDefinition]] = {}
     for defn in defs:
-        if defn.dialect is Dialect.CODEX_MD and defn.path is not None:
-            text = defn.path.absolute().as_posix()
-            cut = text.find("/.codex/agents/")
-            folder = text[: cut + 15] if cut >= 0 else str(defn.path.parent)
-            groups.setdefault((folder, defn.name), []).append(defn)
+        found = _folder_rule(defn)
+        if found is not None and found[1] == "neither":
+            groups.setdefault((found[0], defn.name), []).append(defn)
     dropped = {id(d) for group in groups.values() if len(group) > 1 for d in group}
     if not dropped:
         return defs, []
@@ -469,18 +501,15 @@ def _as_the_reader_reads(
     return [d.evolve(path=Path(result.path)) for d in result.definitions], []
 
 
-def claude_code_order(defs: list[AgentDefinition]) -> list[AgentDefinition]:
-    """Claude definitions reordered so that of two with one name in one agents folder, the one
-    Claude Code keeps (the last path in its order) comes first: ``convert_definitions`` writes
-    the first and reports the other (CV004)."""
+def same_name_order(defs: list[AgentDefinition]) -> list[AgentDefinition]:
+    """Definitions reordered so that of two with one name in one agents folder of a harness
+    whose rule is ``last`` (Claude Code), the one it keeps (the last path in its order) comes
+    first: ``convert_definitions`` writes the first and reports the other (CV004)."""
     from subagents.claude_code.scan import code_unit_key
 
     def folder(defn: AgentDefinition) -> str | None:
-        if defn.dialect is not Dialect.CLAUDE or defn.path is None:
-            return None
-        text = defn.path.absolute().as_posix()
-        cut = text.find("/.claude/agents/")
-        return text[: cut + len("/.claude/agents/")] if cut >= 0 else str(defn.path.parent)
+        found = _folder_rule(defn)
+        return found[0] if found is not None and found[1] == "last" else None
 
     winners: dict[tuple[str, str], AgentDefinition] = {}
     for defn in defs:

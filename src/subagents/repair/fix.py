@@ -40,9 +40,11 @@ fsynced).  Symbolic links are not written through: the link target may live outs
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import os
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -50,7 +52,7 @@ from typing import Any, Literal
 
 import yaml
 
-from subagents.claude_code import ClaudeCodeProfile, bun_yaml, read_claude_code
+from subagents.claude_code import ClaudeCodeProfile, bun_yaml, get_profile, read_claude_code
 from subagents.definition import Dialect
 from subagents.diagnostics import Diagnostic, Severity
 from subagents.errors import SubagentError
@@ -82,9 +84,12 @@ __all__ = [
     "REPAIRS",
     "Change",
     "FixResult",
+    "FixRun",
     "FixStatus",
     "ToolsStyle",
     "fix_file",
+    "fix_files",
+    "fix_targets",
     "fix_text",
     "write_atomic",
 ]
@@ -631,6 +636,91 @@ def fix_file(
     if write and result.status is FixStatus.FIXED:
         write_atomic(p, result.fixed)
     return result
+
+
+_NOT_AGENT_CODES = frozenset({"SA003", "SA012"})
+
+
+def fix_targets(targets: Iterable[Path]) -> list[tuple[Path, bool]]:
+    """``(file, named explicitly)`` for paths given to ``fix``, each file once: a folder is
+    searched exactly as ``validate`` searches it (README/SKILL.md and ``skills/`` folders are
+    not agents), so both count the same files."""
+    from subagents.lint.validate import iter_agent_files
+
+    seen: set[Path] = set()
+    out: list[tuple[Path, bool]] = []
+    for target in targets:
+        explicit = target.is_file() or (target.is_symlink() and not target.is_dir())
+        files = ([target] if explicit
+                 else [path for path, _shown, _link in iter_agent_files(target, str(target))])
+        for f in files:
+            key = f.absolute()
+            if key not in seen:
+                seen.add(key)
+                out.append((f, explicit))
+    return out
+
+
+@dataclass
+class FixRun:
+    """``fix`` over many files: a result per file, and for the files it leaves as they are,
+    the errors ``validate`` still finds that are not fix's to repair (an unknown tool, a bad
+    permission mode...): such a file is not "already fine"."""
+
+    results: list[FixResult] = field(default_factory=list)
+    remaining: dict[str, list[Diagnostic]] = field(default_factory=dict)
+
+
+def fix_files(
+    targets: Iterable[tuple[Path, bool]],
+    *,
+    write: bool = True,
+    tools_style: ToolsStyle | None = None,
+    dialect: Dialect | None = None,
+    display: Callable[[Path], str] = str,
+    claude_code: Callable[[Path], str | None] = lambda _path: None,
+) -> FixRun:
+    """:func:`fix_file` on each ``(file, named explicitly)``; ``claude_code`` chooses the
+    Claude Code version for a file (the configuration nearest it; None: the newest).  A file
+    found in a folder with no frontmatter (notes, an empty file) is not an agent file fix can
+    repair: it is reported as skipped, with the reason, as ``validate`` counts it (SA003 /
+    SA012); named explicitly, it stays an error."""
+    run = FixRun()
+    profiles: dict[str | None, ClaudeCodeProfile] = {}
+    for path, explicit in targets:
+        version = claude_code(path)
+        if version not in profiles:
+            profiles[version] = get_profile(version)
+        result = fix_file(path, write=write, tools_style=tools_style, dialect=dialect,
+                          display_path=display(path), claude_code=profiles[version])
+        result = _not_an_agent(result, explicit)
+        if result.status is FixStatus.UNCHANGED:
+            errors = _remaining_errors(path, dialect)
+            if errors:
+                run.remaining[result.path] = errors
+        run.results.append(result)
+    return run
+
+
+def _remaining_errors(path: Path, dialect: Dialect | None) -> list[Diagnostic]:
+    from subagents.lint.validate import validate_paths
+
+    try:
+        report = validate_paths([path], dialect=dialect)
+    except SubagentError:
+        return []
+    return [d for d in report.diagnostics if d.severity is Severity.ERROR]
+
+
+def _not_an_agent(result: FixResult, explicit: bool) -> FixResult:
+    if explicit or result.status is not FixStatus.UNFIXABLE or not result.problems or not all(
+            p.rule in _NOT_AGENT_CODES for p in result.problems):
+        return result
+    return dataclasses.replace(
+        result, status=FixStatus.SKIPPED,
+        why=("the file is empty" if result.problems[0].rule == "SA012" else "no frontmatter")
+        + ", so not an agent file fix can repair (`subagents validate` reports it as "
+        f"{result.problems[0].rule})")
 
 
 def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:

@@ -283,7 +283,7 @@ def _shown(project: Path, relpath: str) -> str:
 def _read_sources(project: Path, diagnostics: list[Diagnostic]
                   ) -> tuple[list[tuple[str, AgentDefinition]], set[str]]:
     """The source agents (relpath, definition) and the relpaths of sources that were skipped."""
-    from subagents.repair.convert import claude_code_order, read_for_conversion
+    from subagents.repair.convert import read_for_conversion, same_name_order
 
     folder = project / SOURCE_FOLDER
     found: list[tuple[str, AgentDefinition]] = []
@@ -312,7 +312,7 @@ def _read_sources(project: Path, diagnostics: list[Diagnostic]
         diagnostics.extend(problems)
         found.extend((rel, d) for d in defs)
     # of one name defined twice, the file Claude Code keeps comes first (it is the one synced)
-    order = claude_code_order([d for _rel, d in found])
+    order = same_name_order([d for _rel, d in found])
     rels = {id(d): rel for rel, d in found}
     return [(rels[id(d)], d.evolve(path=Path(display_path(d.path)) if d.path else None))
             for d in order], skipped

@@ -136,6 +136,21 @@ _SKIP_HINTS = {
 }
 
 
+def registry_diagnostics(result: LoadResult, display: str) -> tuple[Diagnostic, ...]:
+    """What the registry (``list``, ``doctor``) says about one file, whatever its harness: the
+    reader's findings; for a file read by Claude Code's emulation, nothing when it loads and
+    one error saying why it skips the file when it does not (an empty or binary file: the
+    strict reader's finding, which says more than "no frontmatter")."""
+    view = result.claude_code
+    if view is None:
+        return result.diagnostics
+    if view.loaded:
+        return ()
+    plain = tuple(d for d in result.diagnostics if d.rule in ("SA011", "SA012"))
+    text = result.document.text if result.document is not None else None
+    return plain or (skip_diagnostic(view, display, text),)
+
+
 def duplicate_diagnostic(
     path: str, name: str, winner: str, scope: str, label: str, line: int | None
 ) -> Diagnostic:

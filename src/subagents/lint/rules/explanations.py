@@ -36,6 +36,7 @@ __all__ = [
     "explanations",
     "harness_label",
     "render_text",
+    "rule_fields",
     "suggest_codes",
     "to_dict",
 ]
@@ -168,16 +169,24 @@ def _severity(rule: Rule, profile: str) -> str:
     return str(sev) if sev is not None else "off"
 
 
-def to_dict(rule: Rule, expl: Explanation) -> dict[str, Any]:
-    """The JSON form of ``subagents explain --format json``."""
+def rule_fields(rule: Rule, doc_key: str = "doc") -> dict[str, Any]:
+    """A rule as ``subagents rules --format json`` lists it (its one-line doc under
+    ``doc_key``); ``explain --format json`` starts with the same fields."""
     return {
         "code": rule.code,
         "name": rule.name,
         "category": str(rule.category),
-        "summary": rule.doc,
+        doc_key: rule.doc,
         "default": str(rule.default) if rule.default else None,
         "strict": str(rule.strict) if rule.strict else None,
         "silenceable": rule.silenceable,
+    }
+
+
+def to_dict(rule: Rule, expl: Explanation) -> dict[str, Any]:
+    """The JSON form of ``subagents explain --format json``."""
+    return {
+        **rule_fields(rule, "summary"),
         "checks": expl.checks,
         "why": expl.why,
         "claude_code": expl.claude_code,

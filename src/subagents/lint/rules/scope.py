@@ -21,8 +21,9 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from subagents.definition import AgentDefinition, Dialect
+from subagents.definition import AgentDefinition
 from subagents.diagnostics import Diagnostic
+from subagents.harnesses.table import same_name_rule
 from subagents.lint.rules.base import make_diagnostic
 from subagents.lint.rules.catalog import check, rule
 
@@ -92,7 +93,7 @@ def _duplicates(members: list[ScopedAgent]) -> Iterator[Diagnostic]:
     for name, same in by_name.items():
         if len(same) < 2:
             continue
-        if all(a.definition.dialect is Dialect.CLAUDE for a in same):
+        if all(same_name_rule(a.definition.dialect.value) == "last" for a in same):
             yield from _claude_code_duplicates(name, same)
             continue
         for i, a in enumerate(same):
