@@ -35,10 +35,9 @@ from pathlib import Path
 
 from subagents.harnesses.loader import read_agent_file
 from subagents.lint.config import Config
-from subagents.lint.rules.base import FileContext, RuleContext
+from subagents.lint.rules.base import FileContext
 from subagents.lint.rules.catalog import Profile
-from subagents.lint.rules.engine import check_definition, check_file
-from subagents.lint.validate import _claude_code_reading, _Filter, validate_paths
+from subagents.lint.validate import _Filter, _judge, validate_paths
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_CORPUS = HERE.parents[1] / "shared" / "corpus"
@@ -53,23 +52,18 @@ def claude_files(corpus: Path) -> list[Path]:
     return [f for f in files if f.name.lower() != "readme.md"]
 
 
-_KEEPS = _Filter(Profile.DEFAULT, (), ()).keeps
+_FILTER = _Filter(Profile.DEFAULT, (), ())
 
 
 def full_path(p: Path, cfg: Config) -> int:
-    """What validate does for one file (without walking and scope rules): the strict reading,
-    Claude Code's reading of the same bytes, and the rules of the default profile."""
+    """What validate does for one file (without walking and scope rules): the one reading,
+    Claude Code's answer for it, and the rules of the default profile (``_judge``)."""
     result = read_agent_file(p, display_path=str(p))
-    text = result.document.text if result.document is not None else None
-    diags, definitions = _claude_code_reading(result, str(p), p, text)
-    n = len(diags)
-    n += sum(1 for _ in check_file(FileContext(str(p), p, result.dialect, cfg, text,
-                                               result.document)))
-    for d in definitions:
-        ctx = RuleContext(str(p), cfg, d.dialect, result.document, text,
-                          claude_code=result.claude_code is not None, wants=_KEEPS)
-        n += sum(1 for _ in check_definition(d, ctx))
-    return n
+    text = result.text if result.harness_agents else (
+        result.document.text if result.document is not None else None)
+    fctx = FileContext(path=str(p), file_path=p, dialect=result.dialect, config=cfg, text=text)
+    diags, _ = _judge(result, fctx, cfg, _FILTER, {})
+    return len(diags)
 
 
 def read_only(p: Path, cfg: Config) -> int:
