@@ -1,6 +1,6 @@
 """Experiment: a learned signal for the prompt-injection detector: a logistic-regression head
 over all-MiniLM-L6-v2 sentence embeddings (numpy forward pass in
-``subagents.lint.rules.injection_embed``), trained and measured here.  Measured, and **not
+``bench/injection_embed.py``, beside this script), trained and measured here.  Measured, and **not
 shipped**: see docs/security.md, "Embedding classifier".
 
 Run: ``.venv/bin/python bench/train_injection_embed.py [--corpus DIR] [--cache FILE] [--judge N]``
@@ -39,10 +39,12 @@ from typing import Any
 import numpy as np
 
 from subagents.lint.rules import injection as rules
-from subagents.lint.rules import injection_embed as emb
 from subagents.lint.rules.injection_eval import Counts, load_rows
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import injection_embed as emb  # noqa: E402  (the experiment's forward pass, kept beside it)
+
 DATA = HERE.parent / "tests" / "data" / "injection"
 SETS = ["dev", "dev2", "probe3", "probe4"]
 CORPUS = next((up / "shared" / "corpus" for up in HERE.parents[1:3]
@@ -197,6 +199,17 @@ def line(name: str, c: Counts) -> str:
             f"(TP {c.tp} FP {c.fp} FN {c.fn} TN {c.tn})")
 
 
+def check_forward_pass() -> None:
+    """The numpy encoder must give what sentence-transformers (torch) publishes for this model
+    on three sentences: otherwise every figure below is about a different model."""
+    v = emb.encoder().embed(["The weather is lovely today.", "It's so sunny outside!",
+                             "He drove to the stadium."])
+    sims = v @ v.T
+    got = (round(float(sims[0, 1]), 3), round(float(sims[0, 2]), 3), round(float(sims[1, 2]), 3))
+    if got != (0.666, 0.105, 0.141):
+        sys.exit(f"the forward pass disagrees with the reference embeddings: {got}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=CORPUS)
@@ -205,6 +218,7 @@ def main() -> None:
                         help="judge only N files of the unseen half (0: all; numpy on a loaded "
                         "machine embeds a few hundred word pieces a second)")
     args = parser.parse_args()
+    check_forward_pass()
     cache = Cache(args.cache)
     prompts = [Prompt(r, name, cache) for name in SETS for r in load_rows(DATA / f"{name}.jsonl")]
     print(f"{len(prompts)} prompts, {sum(p.injection for p in prompts)} injections; "

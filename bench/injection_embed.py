@@ -4,8 +4,9 @@ all-MiniLM-L6-v2, with no torch.
 Status: measured, not wired in.  ``bench/train_injection_embed.py`` trains a logistic head on
 these embeddings; on sets it was not trained on it does not separate injections from hard
 benign prompts at a false-alarm rate real agents can bear (docs/security.md, "Embedding
-classifier"), so no rule imports this module.  It stays as the tested loader for that
-experiment and for a better head or model later.
+classifier"), so it is not part of the package: it lives beside the experiment, which checks
+it against the reference embeddings before measuring anything, and is kept for a better head
+or model later.
 
 Design decision:
 
