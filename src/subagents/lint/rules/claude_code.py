@@ -393,12 +393,11 @@ def as_claude_code_loads(result: LoadResult, file_path: Path | None) -> LoadResu
     from subagents.harnesses.layout import plugin_of
 
     plugin = plugin_of(file_path)
-    if plugin is None:
+    harness = result.harness
+    if plugin is None or harness is None:
         return result
-    from subagents.claude_code.reader import as_plugin_agent
-
-    plugin_view = as_plugin_agent(view, file_stem=file_path.stem, plugin=plugin)
-    return dataclasses.replace(result, claude_code=plugin_view)
+    # the harness says how a plugin's agent loads, as it does for the registry
+    return harness.for_plugin(dataclasses.replace(result, file_path=file_path), plugin)
 
 
 def claude_code_reading(
