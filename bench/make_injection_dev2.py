@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import base64
 import codecs
-import json
+import sys
 import urllib.parse
 from pathlib import Path
 
@@ -616,9 +616,7 @@ def rows() -> list[dict[str, str]]:
 
 
 if __name__ == "__main__":
-    data = rows()
-    OUT.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in data),
-                   encoding="utf-8")
-    inj = sum(r["label"] == "injection" for r in data)
-    print(f"{OUT}: {inj} injections, {len(data) - inj} benign, "
-          f"{len({r['style'] for r in data})} styles")
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from injection_set_file import write_set
+
+    write_set(OUT, rows())

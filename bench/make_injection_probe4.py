@@ -12,7 +12,7 @@ Run: ``.venv/bin/python bench/make_injection_probe4.py``
 from __future__ import annotations
 
 import base64
-import json
+import sys
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "data" / "injection" / "probe4.jsonl"
@@ -170,8 +170,7 @@ def rows() -> list[dict[str, str]]:
 
 
 if __name__ == "__main__":
-    data = rows()
-    OUT.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in data),
-                   encoding="utf-8")
-    inj = sum(r["label"] == "injection" for r in data)
-    print(f"{OUT}: {inj} injections, {len(data) - inj} benign")
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from injection_set_file import write_set
+
+    write_set(OUT, rows())
