@@ -160,20 +160,7 @@ class ClaudeHarness(Reading):
     def refuses_agents_value(self, text: str, label: str) -> Diagnostic | None:
         """One bad entry in ``--agents`` and Claude Code does not start at all (measured on
         2.1.332): the value is refused as a whole, and no agent of it is loaded."""
-        from subagents.claude_code.agents_flag import agents_flag_problem
-        from subagents.diagnostics import Severity
-
-        problem = agents_flag_problem(text)
-        if problem is None:
-            return None
-        return Diagnostic(
-            path=label, line=problem.line, column=problem.column, rule=problem.rule,
-            severity=Severity.ERROR,
-            message=f"Claude Code refuses to start with this --agents value: {problem.message}; "
-            "nothing runs, and no agent of it is loaded",
-            hint="fix the entry (every agent needs a `description` and a `prompt`; `tools` is a "
-            "list; names do not start with '-'), or leave it out",
-        )
+        return agents_json_refusal(text, label, given_as_value=True)
 
     def emulate(
         self, result: LoadResult, data: str | bytes | None, *, text: str | None = None,
@@ -291,3 +278,27 @@ def _parsed_block(doc: FrontmatterDocument | None, crlf: bool) -> tuple[str, Any
 
 HARNESS = ClaudeHarness()
 CODEX_MD = CodexMarkdownHarness()
+
+
+def agents_json_refusal(text: str, path: str, *, given_as_value: bool) -> Diagnostic | None:
+    """What Claude Code does with agents JSON holding one bad entry: it refuses to start.
+    ``given_as_value``: the ``--agents`` value itself (the registry); else a file of agents
+    JSON that may be given to it (``validate``)."""
+    from subagents.claude_code.agents_flag import agents_flag_problem
+    from subagents.diagnostics import Severity
+
+    problem = agents_flag_problem(text)
+    if problem is None:
+        return None
+    rules = ("every agent needs a `description` and a `prompt`; `tools` is a list; names do "
+             "not start with '-'")
+    if given_as_value:
+        message = (f"Claude Code refuses to start with this --agents value: {problem.message}; "
+                   "nothing runs, and no agent of it is loaded")
+        hint = f"fix the entry ({rules}), or leave it out"
+    else:
+        message = (f"given to Claude Code with --agents, this JSON makes it refuse to start: "
+                   f"{problem.message}; nothing runs")
+        hint = rules
+    return Diagnostic(path=path, line=problem.line, column=problem.column, rule=problem.rule,
+                      severity=Severity.ERROR, message=message, hint=hint)

@@ -227,19 +227,11 @@ def _harness_of(dialect: Dialect) -> Harness | None:
 def _agents_flag_refusal(text: str, display: str) -> Diagnostic | None:
     """Agents JSON is also what ``claude --agents`` takes: one bad entry there and Claude Code
     does not start at all (measured on 2.1.332)."""
-    from subagents.claude_code.agents_flag import agents_flag_problem
-
-    problem = agents_flag_problem(text) if text.strip() else None  # empty: SA012 says it
-    if problem is None:
+    if not text.strip():  # empty: SA012 says it
         return None
-    return Diagnostic(
-        path=display, line=problem.line, column=problem.column, rule=problem.rule,
-        severity=Severity.ERROR,
-        message=f"given to Claude Code with --agents, this JSON makes it refuse to start: "
-        f"{problem.message}; nothing runs",
-        hint="every agent needs a `description` and a `prompt`; `tools` is a list; names do "
-        "not start with '-'",
-    )
+    from subagents.harnesses.claude import agents_json_refusal
+
+    return agents_json_refusal(text, display, given_as_value=False)
 
 
 def read_agent_file(
