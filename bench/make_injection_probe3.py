@@ -264,19 +264,8 @@ BENIGN: list[tuple[str, str]] = [
 ]
 
 
-def rows() -> list[dict[str, str]]:
-    out: list[dict[str, str]] = []
-    counts: dict[str, int] = {}
-    for label, items in (("injection", INJECTIONS), ("benign", BENIGN)):
-        for style, text in items:
-            counts[style] = counts.get(style, 0) + 1
-            out.append({"id": f"{style}-p3-{counts[style]}", "style": style, "label": label,
-                        "text": text})
-    return out
-
-
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from injection_set_file import write_set
+    from injection_set_file import numbered_rows, write_set
 
-    write_set(OUT, rows())
+    write_set(OUT, numbered_rows(INJECTIONS, BENIGN, "p3"))
