@@ -186,6 +186,22 @@ def _fast(text: str, fold: bool) -> str:
     return _collapse(text.casefold())
 
 
+def _fast_both(text: str) -> list[str]:
+    """``[_fast(text, True)]``, and ``_fast(text, False)`` after it when that differs: the
+    steps they share done once, and the second not worked out at all when the text holds no
+    letter to fold (then the two are the same)."""
+    if text.isascii():
+        return [_collapse(text.lower())]
+    text = unicodedata.normalize("NFKC", text)
+    if _Patterns.get()["invisible"].search(text):
+        text = _INVISIBLE.sub("", text)
+    if not _Patterns.get()["foldable"].search(text):
+        return [_collapse(text.casefold())]
+    norm = _collapse(text.translate(_fold_table()).casefold())
+    bare = _collapse(text.casefold())
+    return [norm] if bare == norm else [norm, bare]
+
+
 def normalise(text: str, *, fold: bool = True) -> str:
     """NFKC, invisible characters removed, look-alike letters folded to ASCII (``fold``),
     case-folded, blanks collapsed to one space and line breaks to one newline.
@@ -584,12 +600,7 @@ def assess_injection(text: str) -> InjectionFinding | None:
     for view in views(text):
         index: list[int] | None = None
         if view.name == "text":
-            norm = _fast(view.text, True)
-            variants = [norm]
-            if not view.text.isascii():
-                bare = _fast(view.text, False)
-                if bare != norm:
-                    variants.append(bare)
+            variants = _fast_both(view.text)
         else:
             variants = [normalise(view.text)]
         for n, norm in enumerate(variants):

@@ -9,14 +9,13 @@ Design notes
   prompts.  A part is searched only when the text holds one literal of each set of one of
   its clauses; a part the text cannot match is neither searched nor compiled (a small file
   compiles few or none of them).
-* Which literals a text holds is found in one of two ways, with the same answer: in a short
-  text (a description, a small agent) read before any long one, each literal is looked up
-  when a clause asks for it
-  (``in``, and a whole-word check with ``re``'s ASCII ``\\b``, which is RE2's); in a longer
-  one (more than :data:`_SET_AFTER` characters) one pass of an RE2 set of all literals
-  (every occurrence, overlapping ones too) gives them all, and the clauses are integer
-  masks.  The look-ups cost about a thousand ``in`` tests, the set a compilation (once per
-  process) and a pass.
+* Which literals a text holds is found in one of two ways, with the same answer: in the
+  first texts of a process (``validate one.md``: a description and a prompt), each literal
+  is looked up when a clause asks for it (``in``, and a whole-word check with ``re``'s ASCII
+  ``\\b``, which is RE2's); once the process has read :data:`_SET_AFTER` characters, one
+  pass of an RE2 set of all literals (every occurrence, overlapping ones too) gives them all,
+  and the clauses are integer masks.  The look-ups cost a few thousand ``in`` tests a text,
+  the set a compilation and the building of its automaton (once per process) and a pass.
 * It fails closed: a part without a known requirement (``None`` in the table) is always
   searched, and if the RE2 set cannot be built or cannot answer, the literals are looked up
   one by one.
@@ -30,9 +29,9 @@ from typing import Any
 
 __all__ = ["Holds", "holds"]
 
-#: a text longer than this is read by the RE2 set (compiled on first use, then used for
-#: every text), a shorter one, until then, by looking up the literals its clauses ask for
-_SET_AFTER = 1536
+#: once the process has read this many characters, the RE2 set is compiled and reads every
+#: text from then on; until then each literal is looked up when a clause asks for it
+_SET_AFTER = 12_000
 
 Clauses = tuple[tuple[tuple[int, ...], ...], ...] | None
 
@@ -66,6 +65,7 @@ class _Table:
             for c in ordered:
                 first |= c[0]
             self.masks[name] = (first, ordered)
+        self.read = 0  # characters read so far (for when to compile the set)
         self.set: Any = None
         self.set_failed = False
 
@@ -113,7 +113,8 @@ class Holds:
         self._known: dict[int, bool] = {}
         if lazy:
             return
-        if force_set or len(text) > _SET_AFTER or table.set is not None:
+        table.read += len(text)
+        if force_set or table.set is not None or table.read > _SET_AFTER:
             literal_set = table.compiled_set()
             if literal_set is not None:
                 found = literal_set._set.Match(text.encode() if data is None else data)
