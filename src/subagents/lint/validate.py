@@ -51,7 +51,11 @@ from subagents.lint.config import Config, find_config, inline_ignores, load_conf
 from subagents.lint.harness_rules import HARNESS_DIALECTS
 from subagents.lint.rules.base import FileContext, RuleContext
 from subagents.lint.rules.catalog import RULES, Emitter, Profile, get_rule, matches
-from subagents.lint.rules.claude_code import as_claude_code_loads, claude_code_reading
+from subagents.lint.rules.claude_code import (
+    as_claude_code_loads,
+    claude_code_reading,
+    plugin_folders_read_once,
+)
 from subagents.lint.rules.engine import check_definition, check_file
 from subagents.lint.rules.scope import ScopedAgent, check_scope
 from subagents.lint.rules.security import path_escapes
@@ -581,12 +585,13 @@ _R = TypeVar("_R")
 
 def _one_profile_per_run(func: Callable[_P, _R]) -> Callable[_P, _R]:
     """Run ``func`` with the Claude Code profiles read once (every file asks for them;
-    :func:`subagents.claude_code.profile.pinned`)."""
+    :func:`subagents.claude_code.profile.pinned`), and each folder looked at once for a
+    plugin manifest (:func:`~subagents.lint.rules.claude_code.plugin_folders_read_once`)."""
     @functools.wraps(func)
     def run(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         from subagents.claude_code.profile import pinned
 
-        with pinned():
+        with pinned(), plugin_folders_read_once():
             return func(*args, **kwargs)
     return run
 

@@ -1,0 +1,75 @@
+"""The shortcuts of validate's judging path give what the plain computation gives.
+
+Each speed-up of the per-file judging (``lint/validate.py``, ``lint/rules/``) keeps the
+report identical; these tests hold each one to the computation it replaced, on cases built to
+tell them apart.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from subagents.harnesses.layout import plugin_of
+from subagents.lint.rules import claude_code
+from subagents.lint.validate import validate_paths
+
+_AGENT = "---\nname: {name}\ndescription: Reviews {name} changes for bugs\ntools: Read\n" \
+    "permissionMode: plan\n---\nYou review code.\n"
+
+
+def _plugin_tree(root: Path) -> list[Path]:
+    """Agents inside and outside plugins, at several depths, one plugin inside another's
+    folder, and a plugin whose manifest lists a folder (its agents/ is then not its own)."""
+    files = []
+
+    def agent(path: Path, name: str) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(_AGENT.format(name=name))
+        files.append(path)
+
+    def manifest(folder: Path, data: dict[str, object]) -> None:
+        (folder / ".claude-plugin").mkdir(parents=True, exist_ok=True)
+        (folder / ".claude-plugin" / "plugin.json").write_text(json.dumps(data))
+
+    agent(root / "proj" / ".claude" / "agents" / "plain.md", "plain")
+    agent(root / "proj" / ".claude" / "agents" / "deep" / "er" / "nested.md", "nested")
+    manifest(root / "plugins" / "acme", {"name": "acme"})
+    agent(root / "plugins" / "acme" / "agents" / "guarded.md", "guarded")
+    agent(root / "plugins" / "acme" / "other" / "stray.md", "stray")
+    manifest(root / "plugins" / "acme" / "inner", {"name": "inner", "agents": ["./listed"]})
+    agent(root / "plugins" / "acme" / "inner" / "listed" / "one.md", "one")
+    agent(root / "plugins" / "acme" / "inner" / "agents" / "unlisted.md", "unlisted")
+    agent(root / "loose" / "agents" / "free.md", "free")
+    return files
+
+
+def test_folders_remembered_without_a_plugin_agree_with_plugin_of(tmp_path: Path) -> None:
+    files = _plugin_tree(tmp_path)
+    with claude_code.plugin_folders_read_once():
+        # twice: the second pass answers from what the first remembered
+        for _ in range(2):
+            for path in files:
+                if claude_code._outside_every_plugin(path):
+                    assert plugin_of(path) is None, path
+    with claude_code.plugin_folders_read_once():
+        outside = {p for p in files if claude_code._outside_every_plugin(p)}
+    assert {p.name for p in outside} == {"plain.md", "nested.md", "free.md"}
+    assert {p.name for p in files if plugin_of(p) is not None} >= {"guarded.md", "one.md"}
+    # nothing is remembered outside a run
+    assert not claude_code._outside_every_plugin(files[0])
+
+
+def test_the_report_is_the_one_of_asking_every_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _plugin_tree(tmp_path)
+    fast = validate_paths([tmp_path]).to_dict()
+    monkeypatch.setattr(claude_code, "_outside_every_plugin", lambda _path: False)
+    slow = validate_paths([tmp_path]).to_dict()
+    assert fast == slow
+    # the plugin agents are judged as plugin agents (permissionMode is ignored for them)
+    assert any("plugin" in d["message"] and d["path"].endswith("guarded.md")
+               for d in fast["diagnostics"]), fast
