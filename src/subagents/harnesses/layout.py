@@ -44,11 +44,12 @@ import os
 import stat as stat_mod
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import StrEnum
 from pathlib import Path
 from typing import NamedTuple
 
+from subagents._dataclass import dataclass
 from subagents.definition import AgentDefinition, Dialect, Scope
 from subagents.diagnostics import Diagnostic, Severity
 from subagents.fs import find_git_root
