@@ -33,10 +33,11 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
+from subagents._dataclass import dataclass
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic, Severity, count_by_severity, sort_diagnostics
 from subagents.errors import UsageError
@@ -581,12 +582,14 @@ _R = TypeVar("_R")
 
 def _one_profile_per_run(func: Callable[_P, _R]) -> Callable[_P, _R]:
     """Run ``func`` with the Claude Code profiles read once (every file asks for them;
-    :func:`subagents.claude_code.profile.pinned`)."""
+    :func:`subagents.claude_code.profile.pinned`), and each folder's plugin looked up once
+    (:func:`subagents.harnesses.layout.plugins_pinned`)."""
     @functools.wraps(func)
     def run(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         from subagents.claude_code.profile import pinned
+        from subagents.harnesses.layout import plugins_pinned
 
-        with pinned():
+        with pinned(), plugins_pinned():
             return func(*args, **kwargs)
     return run
 
