@@ -39,6 +39,12 @@ Design notes
   signal alone.  SA405 (an error; ``run`` refuses the agent unless
   ``--allow-flagged-prompt``) is ``high``; SA406 (a warning with the measured rates) is
   ``medium``.  Text fetched by tools is wrapped as data at either level, with a warning.
+* **Searched only where it can match.**  The signal patterns (:mod:`.injection_patterns`)
+  are in parts; a part is compiled and searched only when the view holds the literals every
+  match of it holds (:mod:`.injection_gate`, from the table :mod:`.injection_prefilter`
+  generates), and the kinds that can make a finding are searched first: a view where none
+  matches is not read further (:class:`_Search`).  ``PREFILTER = False`` searches every part
+  of every view; the tests compare the two (same findings).
 * The figures are measured by :mod:`subagents.lint.rules.injection_eval` on the development
   sets (``tests/data/injection/dev.jsonl``, ``dev2.jsonl``, ``probe3.jsonl``: the patterns
   were tuned on them; each new set's first figure was a fresh probe) and held-out sets
@@ -52,9 +58,9 @@ import functools
 import re
 import unicodedata
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any, Literal
 
+from subagents._dataclass import dataclass
 from subagents.lint.rules.injection_gate import Holds, holds
 from subagents.lint.rules.injection_lexicon import SUPPORT_KINDS
 from subagents.lint.rules.injection_patterns import (
@@ -599,10 +605,7 @@ def assess_injection(text: str) -> InjectionFinding | None:
     plain_done = False
     for view in views(text):
         index: list[int] | None = None
-        if view.name == "text":
-            variants = _fast_both(view.text)
-        else:
-            variants = [normalise(view.text)]
+        variants = _fast_both(view.text) if view.name == "text" else [normalise(view.text)]
         for n, norm in enumerate(variants):
             search = _Search(norm)
             if not search.findable():

@@ -16,8 +16,9 @@ import functools
 import re
 import urllib.parse
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
+
+from subagents._dataclass import dataclass
 
 __all__ = ["View", "linear", "views"]
 
