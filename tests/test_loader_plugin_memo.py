@@ -60,3 +60,29 @@ def test_the_memo_lasts_one_run(tmp_path: Path) -> None:
     _plugin(tmp_path / "later", "later")  # a plugin made between two runs is seen
     with plugins_pinned():
         assert plugin_of(agent) == "later"
+
+
+def test_what_the_reader_says_of_files_it_cannot_read(tmp_path: Path) -> None:
+    """The reader opens each file once and reads it with plain ``os.read``: a folder, a FIFO,
+    a file over the limit and an empty file keep their findings."""
+    import os
+
+    from subagents.harnesses.loader import read_agent_file
+
+    folder = tmp_path / "dir.md"
+    folder.mkdir()
+    assert [(d.rule, d.message) for d in read_agent_file(folder).diagnostics] == [
+        ("SA015", "is a folder, not a file")]
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(tmp_path / "pipe.md")
+        assert [(d.rule, d.message) for d in read_agent_file(tmp_path / "pipe.md").diagnostics
+                ] == [("SA015", "not a regular file")]
+    big = tmp_path / "big.md"
+    big.write_text("---\nname: big\ndescription: d\n---\n" + "x" * 200)
+    assert [d.rule for d in read_agent_file(big, max_bytes=100).diagnostics] == ["SA002"]
+    whole = read_agent_file(big, max_bytes=1000)
+    assert whole.document is not None and whole.document.body == "x" * 200
+    empty = tmp_path / "empty.md"
+    empty.write_bytes(b"")
+    assert [d.rule for d in read_agent_file(empty).diagnostics] == ["SA012"]
+    assert [d.rule for d in read_agent_file(tmp_path / "gone.md").diagnostics] == ["SA015"]
