@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from subagents.harnesses.layout import plugin_of, plugins_pinned
 
@@ -86,3 +87,35 @@ def test_what_the_reader_says_of_files_it_cannot_read(tmp_path: Path) -> None:
     empty.write_bytes(b"")
     assert [d.rule for d in read_agent_file(empty).diagnostics] == ["SA012"]
     assert [d.rule for d in read_agent_file(tmp_path / "gone.md").diagnostics] == ["SA015"]
+
+
+def test_a_reading_attached_keeps_every_other_field() -> None:
+    """``LoadResult.with_reading`` (what the Claude Code emulation returns for every file)
+    carries every field but the two it changes: a field added later must be carried too."""
+    import dataclasses
+
+    from subagents.harnesses.loader import LoadResult
+
+    given = {f.name: object() for f in dataclasses.fields(LoadResult)}
+    result = LoadResult(**given)  # type: ignore[arg-type]
+    diagnostics, view = object(), object()
+    changed = result.with_reading(diagnostics, view)  # type: ignore[arg-type]
+    assert {f.name: getattr(changed, f.name) for f in dataclasses.fields(LoadResult)} == {
+        **given, "diagnostics": diagnostics, "claude_code": view}
+
+
+def test_evolve_is_replace() -> None:
+    """``AgentDefinition.evolve`` gives what ``dataclasses.replace`` gives."""
+    import dataclasses
+
+    from subagents.definition import AgentDefinition, SourceLocation
+
+    d = AgentDefinition(name="a", description="d", tools=("Read",), extra={"x": 1},
+                        locations={"name": SourceLocation(2, 1)}, body_line=5, max_turns=3)
+    cases: list[dict[str, Any]] = [{}, {"name": "b"},
+                                   {"tools": None, "body_line": 9, "extra": {}}]
+    for changes in cases:
+        new, ref = d.evolve(**changes), dataclasses.replace(d, **changes)
+        assert new == ref and new.locations == ref.locations and new.body_line == ref.body_line
+        assert all(getattr(new, f.name) is getattr(ref, f.name)
+                   for f in dataclasses.fields(AgentDefinition))

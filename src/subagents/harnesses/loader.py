@@ -82,6 +82,16 @@ class LoadResult:
     text: str | None = None  # the text another harness's reader was given
     file_path: Path | None = None
 
+    def with_reading(
+        self, diagnostics: tuple[Diagnostic, ...], claude_code: ClaudeCodeView | None
+    ) -> LoadResult:
+        """This result with other diagnostics and Claude Code's reading attached (what
+        ``dataclasses.replace`` does, without its per-call look at the fields: one is made for
+        every file read; a test checks every other field is carried)."""
+        return LoadResult(self.path, self.dialect, self.definitions, diagnostics,
+                          self.document, claude_code, self.harness_agents, self.text,
+                          self.file_path)
+
     @property
     def loaded(self) -> tuple[AgentDefinition, ...]:
         """The agents the harness loads from this file, as every command counts them (its
