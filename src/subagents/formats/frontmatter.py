@@ -19,8 +19,9 @@ flagged ``recovered=True`` and reported as ``SA010`` (an error), naming the line
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from subagents._dataclass import dataclass
 from subagents.formats.yamltree import (
     YamlIssue,
     YMap,
