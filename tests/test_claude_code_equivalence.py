@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis_helpers import examples
-from test_yamltree_equivalence import _SCALARS, _yaml_texts
 
+from hypothesis_helpers import examples
 from subagents.claude_code import bun_yaml
 from subagents.claude_code.bun_yaml import bun_value, resolve_plain
 from subagents.formats.frontmatter import decode_bytes, split_frontmatter
 from subagents.formats.yamltree import YMap, YNode, YScalar, YSeq, parse_yaml_tree
+from test_yamltree_equivalence import _SCALARS, _yaml_texts
 
 
 def _reference_resolve(value: str) -> Any:

@@ -17,8 +17,8 @@ import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis_helpers import examples
 
+from hypothesis_helpers import examples
 from subagents.formats import yamltree
 from subagents.formats.frontmatter import decode_bytes, split_frontmatter
 from subagents.formats.yamltree import YamlIssue, YMap, YNode, YScalar, YSeq, parse_yaml_tree
