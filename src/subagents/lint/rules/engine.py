@@ -13,7 +13,7 @@ Design notes
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from subagents.definition import AgentDefinition
 from subagents.diagnostics import Diagnostic
@@ -43,25 +43,40 @@ def _internal(path: str, check: object, exc: BaseException) -> Diagnostic:
         "this is a bug in subagents; please report it with the file")
 
 
-def _registered(check: object, found: Iterator[Diagnostic]) -> Iterator[Diagnostic]:
-    allowed = codes_of(check)  # type: ignore[arg-type]
-    for d in found:
-        if d.rule not in allowed:
-            raise UnregisteredCode(f"emitted {d.rule}, which it did not register")
-        yield d
+_Plan = tuple[tuple[Callable[..., Iterator[Diagnostic]], frozenset[str]], ...]
+# the checks of a rule tuple with the codes each registered, worked out once per tuple (the
+# tuple is read at each call: tests replace it)
+_plans: dict[int, tuple[tuple[object, ...], _Plan]] = {}
+
+
+def _plan(checks: tuple[Callable[..., Iterator[Diagnostic]], ...]) -> _Plan:
+    known = _plans.get(id(checks))
+    if known is not None and known[0] is checks:
+        return known[1]
+    plan = tuple((c, codes_of(c)) for c in checks)
+    _plans[id(checks)] = (checks, plan)
+    return plan
 
 
 def check_file(ctx: FileContext) -> Iterator[Diagnostic]:
-    for check in FILE_RULES:
+    for check, allowed in _plan(FILE_RULES):
+        # each finding's code checked against the check's own, without a generator per
+        # check and file wrapping it
         try:
-            yield from _registered(check, check(ctx))
+            for d in check(ctx):
+                if d.rule not in allowed:
+                    raise UnregisteredCode(f"emitted {d.rule}, which it did not register")
+                yield d
         except Exception as exc:  # a rule bug must not stop the other files
             yield _internal(ctx.path, check, exc)
 
 
 def check_definition(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
-    for check in DEFINITION_RULES:
+    for check, allowed in _plan(DEFINITION_RULES):
         try:
-            yield from _registered(check, check(defn, ctx))
+            for d in check(defn, ctx):
+                if d.rule not in allowed:
+                    raise UnregisteredCode(f"emitted {d.rule}, which it did not register")
+                yield d
         except Exception as exc:
             yield _internal(ctx.path, check, exc)
