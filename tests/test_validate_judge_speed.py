@@ -73,3 +73,16 @@ def test_the_report_is_the_one_of_asking_every_file(
     # the plugin agents are judged as plugin agents (permissionMode is ignored for them)
     assert any("plugin" in d["message"] and d["path"].endswith("guarded.md")
                for d in fast["diagnostics"]), fast
+
+
+def test_a_stored_agent_row_is_its_fields_in_order() -> None:
+    """The cache writes ``AgentFacts.row()`` where it wrote ``dataclasses.astuple``."""
+    import dataclasses
+
+    from subagents.lint.cache import AgentFacts
+
+    for facts in (AgentFacts("a", "does a", "claude", "/p/a.md", "project", 2, 7),
+                  AgentFacts("", "", "json", None, None, 1, 1)):
+        assert facts.row() == list(dataclasses.astuple(facts))
+        assert [f.name for f in dataclasses.fields(AgentFacts)] == [
+            "name", "description", "dialect", "path", "source", "line", "column"]

@@ -683,8 +683,8 @@ def validate_paths(
             if results is not None:
                 if key not in fingerprints:
                     fingerprints[key] = _fingerprint(cfg, filt)
-                entry_key = _entry_key(results, fingerprints[key], target)
-            work.append(_Work(target, cfg, filt, entry_key))
+                entry_key = _entry_key(results, fingerprints[key], target, key_path)
+            work.append(_Work(target, cfg, filt, entry_key, key_path))
     for item, (diags, n, mine, silenced, ids) in zip(
             work, _outcomes(work, results, jobs), strict=True):
         # merged in the order of the files, however many processes computed them
@@ -732,6 +732,8 @@ class _Work:
     config: Config
     filt: _Filter
     entry_key: str
+    #: ``os.path.abspath`` of the file (worked out once: the cache keys files by it)
+    apath: str
 
 
 # What one file gives the run: its findings, the agents it loads, the facts the scope rules
@@ -740,10 +742,10 @@ _Outcome = tuple[list[Diagnostic], int, list[ScopedAgent],
                  tuple[tuple[str, ...], tuple[str, ...]] | None, _HarnessIds]
 
 
-def _entry_key(results: ResultCache, fingerprint: str, target: _Target) -> str:
+def _entry_key(results: ResultCache, fingerprint: str, target: _Target, apath: str) -> str:
     # a named file may lead elsewhere through a linked folder: where it leads is part of the key
     real = os.path.realpath(target.path) if target.may_escape else ""
-    return results.key(os.path.abspath(target.path), real, target.display, target.dialect,
+    return results.key(apath, real, target.display, target.dialect,
                        target.root, target.scope, target.may_escape, fingerprint)
 
 
@@ -767,7 +769,7 @@ def _outcomes(work: Sequence[_Work], results: ResultCache | None,
     done: list[_Outcome | None] = [None] * len(work)
     todo: list[int] = []
     for i, item in enumerate(work):
-        entry = results.lookup(item.target.path, item.entry_key) if results is not None \
+        entry = results.lookup(item.apath, item.entry_key) if results is not None \
             else None
         if entry is None:
             todo.append(i)
@@ -800,7 +802,7 @@ def _store(results: ResultCache, item: _Work, outcome: _Outcome) -> None:
         # whether each skill exists is read from .claude/skills folders (SA021): not a fact of
         # this file alone, so such a file is validated every time
         return
-    results.store(item.target.path, item.entry_key, FileEntry(
+    results.store(item.apath, item.entry_key, FileEntry(
         diags, n, [AgentFacts.of(a.definition, a.line, a.column) for a in mine], silenced,
         [agent_id for _scope, agent_id, _display, _path in my_ids]))
 
