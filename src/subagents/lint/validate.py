@@ -56,7 +56,7 @@ from subagents.lint.rules.claude_code import (
     claude_code_reading,
     plugin_folders_read_once,
 )
-from subagents.lint.rules.engine import check_definition, check_file
+from subagents.lint.rules.engine import check_definition, check_file, wanted_checks
 from subagents.lint.rules.scope import ScopedAgent, check_scope
 from subagents.lint.rules.security import path_escapes
 
@@ -151,6 +151,13 @@ class _Filter:
     ignore: tuple[str, ...]
 
     _kept: dict[str, bool] = field(default_factory=dict)
+    _checks: tuple[tuple[Callable[..., Iterator[Diagnostic]], frozenset[str]], ...] | None = None
+
+    def checks(self) -> tuple[tuple[Callable[..., Iterator[Diagnostic]], frozenset[str]], ...]:
+        """The definition checks with a code this filter keeps (once per filter)."""
+        if self._checks is None:
+            self._checks = wanted_checks(self.keeps)
+        return self._checks
 
     def keeps(self, code: str) -> bool:
         """Could a finding of ``code`` survive this filter (ignoring per-file silencers)?
@@ -459,7 +466,8 @@ def _judge(
         ctx = RuleContext(path=display, config=config, dialect=defn.dialect,
                           document=result.document, text=fctx.text,
                           reader_findings=reader_findings,
-                          claude_code=result.claude_code is not None, wants=filt.keeps)
+                          claude_code=result.claude_code is not None, wants=filt.keeps,
+                          checks=filt.checks())
         diags.extend(check_definition(defn, ctx))
         if scoped is None:
             continue
@@ -503,7 +511,7 @@ def _judge_harness_file(
     for defn in result.definitions:
         ctx = RuleContext(path=display, config=config, dialect=defn.dialect,
                           document=None, text=text, reader_findings=frozenset(),
-                          claude_code=False, wants=filt.keeps)
+                          claude_code=False, wants=filt.keeps, checks=filt.checks())
         diags.extend(d for d in check_definition(defn, ctx) if d.rule.startswith("SA4"))
         # not given to the scope rules: what a name clash does is the harness's own rule
         # (its reader and `list --dialect` say it), not Claude Code's "neither is loaded"

@@ -6,6 +6,9 @@ Design notes
   is stable; :mod:`subagents.lint.validate` sorts the final list anyway.
 * A rule that raises is a bug in the rule, not in the user's file: it becomes an internal
   ``SA000`` diagnostic naming the rule rather than a traceback that stops the other files.
+* A caller that drops findings by code (``validate``'s filter) gives the context the checks
+  that can say something it keeps (:func:`wanted_checks`, once per filter): the rules that
+  are off in the profile (the style rules, by default) are then not run.
 * Each check registered its codes (``@check`` in :mod:`subagents.lint.rules.catalog`); a
   finding with a code its check did not register is a bug too and becomes ``SA000``, so the
   registry is the true list of what every check can say.
@@ -21,7 +24,7 @@ from subagents.lint.rules import dialects, fields, security, spec
 from subagents.lint.rules.base import DefinitionRule, FileContext, FileRule, RuleContext
 from subagents.lint.rules.catalog import codes_of, rule
 
-__all__ = ["DEFINITION_RULES", "FILE_RULES", "check_definition", "check_file"]
+__all__ = ["DEFINITION_RULES", "FILE_RULES", "check_definition", "check_file", "wanted_checks"]
 
 FILE_RULES: tuple[FileRule, ...] = security.FILE_RULES
 DEFINITION_RULES: tuple[DefinitionRule, ...] = (
@@ -71,8 +74,16 @@ def check_file(ctx: FileContext) -> Iterator[Diagnostic]:
             yield _internal(ctx.path, check, exc)
 
 
+def wanted_checks(wants: Callable[[str], bool]) -> _Plan:
+    """The definition checks with a code ``wants`` keeps (for :attr:`RuleContext.checks`):
+    a check whose every finding the caller would drop is not run at all.  Worked out once per
+    filter by the caller, not once per definition."""
+    return tuple((c, codes) for c, codes in _plan(DEFINITION_RULES) if any(map(wants, codes)))
+
+
 def check_definition(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
-    for check, allowed in _plan(DEFINITION_RULES):
+    checks = ctx.checks if ctx.checks is not None else _plan(DEFINITION_RULES)
+    for check, allowed in checks:
         try:
             for d in check(defn, ctx):
                 if d.rule not in allowed:
