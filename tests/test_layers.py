@@ -30,7 +30,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("claude_code",),
     ("formats",),
     ("definition", "diagnostics", "errors", "names", "fs", "fs_beneath", "known_tools", "_deps",
-     "_lazy", "templates", "terminal"),
+     "_lazy", "_dataclass", "templates", "terminal"),
 )
 # Pairs that share a layer yet may depend one way (a package of its own layer is independent
 # unless it is listed here).
@@ -39,6 +39,9 @@ ALLOWED_SIDEWAYS: frozenset[tuple[str, str]] = frozenset({
     ("testing", "providers"),  # the testing kit is built on the provider interface only
     ("definition", "errors"), ("diagnostics", "errors"), ("errors", "diagnostics"),
     ("_deps", "errors"), ("fs", "errors"), ("fs", "fs_beneath"), ("known_tools", "errors"), ("_lazy", "errors"),
+    # the cheaper dataclass decorator (subagents/_dataclass.py) for the modules of `validate`
+    ("definition", "_dataclass"), ("diagnostics", "_dataclass"), ("names", "_dataclass"),
+    ("known_tools", "_dataclass"),
 })
 # What the testing kit may import: the provider interface and the core, nothing else.
 TESTING_MAY_IMPORT = frozenset({"providers", "errors", "diagnostics", "definition", "testing"})

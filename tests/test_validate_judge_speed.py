@@ -7,13 +7,13 @@ tell them apart.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
 import pytest
 
-from subagents.harnesses.layout import plugin_of
-from subagents.lint.rules import claude_code
+from subagents.harnesses import layout
 from subagents.lint.validate import validate_paths
 
 _AGENT = "---\nname: {name}\ndescription: Reviews {name} changes for bugs\ntools: Read\n" \
@@ -46,28 +46,13 @@ def _plugin_tree(root: Path) -> list[Path]:
     return files
 
 
-def test_folders_remembered_without_a_plugin_agree_with_plugin_of(tmp_path: Path) -> None:
-    files = _plugin_tree(tmp_path)
-    with claude_code.plugin_folders_read_once():
-        # twice: the second pass answers from what the first remembered
-        for _ in range(2):
-            for path in files:
-                if claude_code._outside_every_plugin(path):
-                    assert plugin_of(path) is None, path
-    with claude_code.plugin_folders_read_once():
-        outside = {p for p in files if claude_code._outside_every_plugin(p)}
-    assert {p.name for p in outside} == {"plain.md", "nested.md", "free.md"}
-    assert {p.name for p in files if plugin_of(p) is not None} >= {"guarded.md", "one.md"}
-    # nothing is remembered outside a run
-    assert not claude_code._outside_every_plugin(files[0])
-
-
 def test_the_report_is_the_one_of_asking_every_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _plugin_tree(tmp_path)
     fast = validate_paths([tmp_path]).to_dict()
-    monkeypatch.setattr(claude_code, "_outside_every_plugin", lambda _path: False)
+    # without the run's memo every file walks up and reads the manifests itself
+    monkeypatch.setattr(layout, "plugins_pinned", contextlib.nullcontext)
     slow = validate_paths([tmp_path]).to_dict()
     assert fast == slow
     # the plugin agents are judged as plugin agents (permissionMode is ignored for them)

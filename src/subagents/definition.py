@@ -23,10 +23,12 @@ Design notes
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import field, fields, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
+
+from subagents._dataclass import dataclass
 
 __all__ = [
     "BUILTIN_AGENT_NAMES",

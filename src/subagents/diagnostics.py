@@ -14,9 +14,11 @@ contract and do not take part in equality.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from enum import StrEnum
 from typing import Any
+
+from subagents._dataclass import dataclass
 
 __all__ = ["Diagnostic", "Severity", "count_by_severity", "sort_diagnostics"]
 

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
+
+from subagents._dataclass import dataclass
 
 __all__ = [
     "AGENT_TOOL",

@@ -31,7 +31,9 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from subagents._dataclass import dataclass
 
 __all__ = [
     "CODEX_NAME",

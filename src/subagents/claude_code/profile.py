@@ -29,10 +29,11 @@ import os
 import re
 import sys
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from subagents._dataclass import dataclass
 from subagents.errors import UsageError
 
 __all__ = [

@@ -46,10 +46,11 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from enum import StrEnum
 from typing import Any
 
+from subagents._dataclass import dataclass
 from subagents.claude_code import bun_yaml
 from subagents.claude_code.profile import ClaudeCodeProfile, get_profile
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
+from subagents._dataclass import dataclass
 from subagents.claude_code.profile import ClaudeCodeProfile, get_profile
 from subagents.claude_code.reader import ClaudeCodeView, Skip, SkipKind, read_claude_code
 from subagents.fs import TooLarge, read_regular

@@ -12,10 +12,10 @@ the rules' business, so that severities follow the profile.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from subagents._dataclass import dataclass
 from subagents.definition import (
     FIELD_ALIASES,
     AgentDefinition,

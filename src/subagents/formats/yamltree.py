@@ -18,11 +18,12 @@ harness reading these files does.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 import yaml
 
+from subagents._dataclass import dataclass
 from subagents.formats.nesting import nesting_scan
 
 __all__ = [

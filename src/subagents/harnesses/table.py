@@ -31,8 +31,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
+from subagents._dataclass import dataclass
 from subagents.harnesses.reading import Reading
 from subagents.names import file_stem as _claude_stem
 

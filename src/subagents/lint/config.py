@@ -47,10 +47,11 @@ import fnmatch
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from subagents._dataclass import dataclass
 from subagents.errors import ConfigError
 from subagents.lint.rules.catalog import is_valid_selector, selector_problem
 

@@ -33,10 +33,11 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
+from subagents._dataclass import dataclass
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic, Severity, count_by_severity, sort_diagnostics
 from subagents.errors import UsageError
@@ -51,11 +52,7 @@ from subagents.lint.config import Config, find_config, inline_ignores, load_conf
 from subagents.lint.harness_rules import HARNESS_DIALECTS
 from subagents.lint.rules.base import FileContext, RuleContext
 from subagents.lint.rules.catalog import RULES, Emitter, Profile, get_rule, matches
-from subagents.lint.rules.claude_code import (
-    as_claude_code_loads,
-    claude_code_reading,
-    plugin_folders_read_once,
-)
+from subagents.lint.rules.claude_code import as_claude_code_loads, claude_code_reading
 from subagents.lint.rules.engine import check_definition, check_file, wanted_checks
 from subagents.lint.rules.scope import ScopedAgent, check_scope
 from subagents.lint.rules.security import path_escapes
@@ -593,13 +590,14 @@ _R = TypeVar("_R")
 
 def _one_profile_per_run(func: Callable[_P, _R]) -> Callable[_P, _R]:
     """Run ``func`` with the Claude Code profiles read once (every file asks for them;
-    :func:`subagents.claude_code.profile.pinned`), and each folder looked at once for a
-    plugin manifest (:func:`~subagents.lint.rules.claude_code.plugin_folders_read_once`)."""
+    :func:`subagents.claude_code.profile.pinned`), and each folder's plugin looked up once
+    (:func:`subagents.harnesses.layout.plugins_pinned`)."""
     @functools.wraps(func)
     def run(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         from subagents.claude_code.profile import pinned
+        from subagents.harnesses.layout import plugins_pinned
 
-        with pinned(), plugin_folders_read_once():
+        with pinned(), plugins_pinned():
             return func(*args, **kwargs)
     return run
 

@@ -18,9 +18,10 @@ Design notes
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
+from subagents._dataclass import dataclass
 from subagents.definition import FIELD_ALIASES, AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic
 from subagents.formats.frontmatter import FrontmatterDocument

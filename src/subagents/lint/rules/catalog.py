@@ -33,11 +33,12 @@ Design notes
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, TypeVar
 
+from subagents._dataclass import dataclass
 from subagents.diagnostics import Diagnostic, Severity
 
 __all__ = [

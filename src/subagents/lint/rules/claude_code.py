@@ -16,10 +16,7 @@ file -- ``validate``, ``validate_text``, ``convert`` and ``sync`` through them -
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import dataclasses
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -387,52 +384,11 @@ _PARSE_FINDINGS = frozenset({"SA003", "SA004", "SA005", "SA010", "SA013", "SA018
 _UNREADABLE_SKIPS = frozenset({SkipKind.YAML, SkipKind.NO_FRONTMATTER, SkipKind.REFUSED})
 
 
-# Folders that hold no plugin manifest, in themselves or in any folder above, while a run
-# remembers them (None: not remembered).  A folder of 100 agents asks once, not 100 times
-# times the depth of the folder.
-_NO_PLUGIN_ABOVE: contextvars.ContextVar[set[str] | None] = contextvars.ContextVar(
-    "subagents_no_plugin_above", default=None)
-
-
-@contextlib.contextmanager
-def plugin_folders_read_once() -> Iterator[None]:
-    """Within the block, each folder is looked at once for a plugin manifest (a run reads a
-    fixed tree: what it found stays true until the block ends)."""
-    if _NO_PLUGIN_ABOVE.get() is not None:  # nested: the outer run's answers stand
-        yield
-        return
-    token = _NO_PLUGIN_ABOVE.set(set())
-    try:
-        yield
-    finally:
-        _NO_PLUGIN_ABOVE.reset(token)
-
-
-def _outside_every_plugin(file_path: Path) -> bool:
-    """Is there surely no ``.claude-plugin/plugin.json`` in the file's folder or above it
-    (``plugin_of`` then says None)?  False when not remembered or when one may be."""
-    known = _NO_PLUGIN_ABOVE.get()
-    if known is None:
-        return False
-    folder = os.path.dirname(os.path.abspath(file_path))
-    walked: list[str] = []
-    while folder not in known:
-        if os.path.isfile(os.path.join(folder, ".claude-plugin", "plugin.json")):
-            return False
-        walked.append(folder)
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            break
-        folder = parent
-    known.update(walked)
-    return True
-
-
 def as_claude_code_loads(result: LoadResult, file_path: Path | None) -> LoadResult:
     """``result`` with the reading Claude Code gives a plugin's agent when ``file_path`` is
     one (it loads without a name or description, some fields do not apply); else as is."""
     view = result.claude_code
-    if view is None or file_path is None or _outside_every_plugin(file_path):
+    if view is None or file_path is None:
         return result
     from subagents.harnesses.layout import plugin_of
 

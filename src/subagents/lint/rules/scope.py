@@ -19,8 +19,8 @@ from __future__ import annotations
 import itertools
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 
+from subagents._dataclass import dataclass
 from subagents.definition import AgentDefinition
 from subagents.diagnostics import Diagnostic
 from subagents.harnesses.table import same_name_rule

@@ -37,8 +37,8 @@ import stat
 import string
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
 
+from subagents._dataclass import dataclass
 from subagents.definition import AgentDefinition
 from subagents.definition import Dialect as D
 from subagents.diagnostics import Diagnostic
