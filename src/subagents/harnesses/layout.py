@@ -39,7 +39,6 @@ Design notes
 
 from __future__ import annotations
 
-import json
 import os
 import stat as stat_mod
 import time
@@ -53,6 +52,7 @@ from subagents._dataclass import dataclass
 from subagents.definition import AgentDefinition, Dialect, Scope
 from subagents.diagnostics import Diagnostic, Severity
 from subagents.fs import find_git_root
+from subagents.harnesses.plugins import plugin_agent_paths, plugin_namespace, plugin_of
 from subagents.known_tools import AGENT_TOOL, AGENT_TOOL_NAMES
 from subagents.names import CODEX_NAME
 
@@ -147,55 +147,6 @@ def project_folders(cwd: Path, dialect: Dialect = Dialect.CLAUDE) -> list[Path]:
 
 def user_folder(home: Path, dialect: Dialect = Dialect.CLAUDE) -> Path:
     return home / _agents_subpath(dialect)
-
-
-def _manifest(plugin_dir: Path) -> dict[str, object]:
-    try:
-        data = json.loads((plugin_dir / ".claude-plugin" / "plugin.json").read_text("utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def plugin_namespace(plugin_dir: Path) -> str:
-    """A plugin's name: ``.claude-plugin/plugin.json`` ``name`` if readable, else the folder."""
-    name = _manifest(plugin_dir).get("name")
-    if isinstance(name, str) and name.strip():
-        return name.strip()
-    return plugin_dir.resolve().name or "plugin"
-
-
-def plugin_agent_paths(plugin_dir: Path) -> list[Path]:
-    """Where a plugin's agents are: ``agents/``, or what the manifest's ``agents`` names.
-
-    Measured on 2.1.332: a manifest ``agents`` entry (a path or a list of paths, relative to the
-    plugin folder) *replaces* ``agents/`` -- that folder is then not read at all.
-    """
-    listed = _manifest(plugin_dir).get("agents")
-    entries = [listed] if isinstance(listed, str) else listed if isinstance(listed, list) else None
-    if entries is None:
-        return [plugin_dir / "agents"]
-    return [plugin_dir / e for e in entries if isinstance(e, str) and e.strip()]
-
-
-def plugin_of(path: Path) -> str | None:
-    """The name of the plugin whose agent ``path`` is (the nearest folder above it holding
-    ``.claude-plugin/plugin.json``, when one of its agent paths holds the file), else None."""
-    # plain strings and os.path: validate asks this for every file it reads
-    here = os.path.abspath(path)
-    folder = os.path.dirname(here)
-    while True:
-        if os.path.isfile(os.path.join(folder, ".claude-plugin", "plugin.json")):
-            root = Path(folder)
-            for listed in plugin_agent_paths(root):
-                where = os.path.abspath(listed)
-                if here == where or here.startswith(where.rstrip(os.sep) + os.sep):
-                    return plugin_namespace(root)
-            return None
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return None
-        folder = parent
 
 
 def _same_folder(a: Path, b: Path) -> bool:
