@@ -181,7 +181,7 @@ _HEAVY = ("click", "pydantic", "httpx", "rich", "anthropic", "openai", "mcp", "w
 _LAZY = ("subagents.lint.trust", "subagents.lint.cache", "html", "subagents.cli.group",
          "importlib.metadata",
          # the scope planner and folder scan: a file outside a plugin needs neither
-         "subagents.harnesses.layout")
+         "subagents.harnesses.layout", "subagents.claude_code.scan")
 
 
 @pytest.mark.slow
