@@ -146,3 +146,80 @@ def test_the_rule_on_a_folder_reports_what_every_pair_would(tmp_path: Path) -> N
     for a, b, _score in _reference(defs, similarity.SIMILAR_THRESHOLD):
         expected |= {(f"{a}.md", a, b), (f"{b}.md", b, a)}
     assert expected and reported == expected
+
+
+# -- the pieces of the vectors, held to their plain definitions ----------------------------------
+
+def _plain_vectors(texts: list[str]) -> list[dict[str, float]]:
+    """TF-IDF as first written: ``tokenize`` and the formula term by term."""
+    import math
+    from collections import Counter
+
+    docs = [Counter(similarity.tokenize(t, joined=False)) for t in texts]
+    n = len(docs)
+    df: Counter[str] = Counter()
+    for d in docs:
+        df.update(d.keys())
+    out = []
+    for d in docs:
+        vec = {t: (1 + math.log(c)) * math.log((1 + n) / (1 + df[t]) + 1) for t, c in d.items()}
+        norm = math.sqrt(sum(v * v for v in vec.values())) or 1.0
+        out.append({t: v / norm for t, v in vec.items()})
+    return out
+
+
+def _plain_cosine(vi: dict[str, float], vj: dict[str, float]) -> float:
+    small, big = (vi, vj) if len(vi) < len(vj) else (vj, vi)
+    return sum(v * big.get(t, 0.0) for t, v in small.items())
+
+
+# text rich in what the tokenizer treats specially: joined words, C++, C#, F#, .NET, ASP.NET,
+# stop words, case, digits, non-ASCII letters whose lower case is odd (the long s, Kelvin sign)
+_TEXT = st.lists(
+    st.sampled_from(
+        [*"abcdefkst019 .-_/+#,;:'\n", "C++", "c#", "F#", ".NET", "asp.net", "ASP.NET",
+         "node.js", "the", "agent", "Testing", "\u017f", "\u212a", "\u0130", "\u00df", "review",
+         "deployments"]),
+    max_size=40).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_TEXT)
+def test_description_tokens_equal_tokenize_without_joined_words(text: str) -> None:
+    similarity._TOKENS.clear()
+    assert similarity._description_tokens(text) == similarity.tokenize(text, joined=False)
+    # and again from the memo of parts already met
+    assert similarity._description_tokens(text) == similarity.tokenize(text, joined=False)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TEXT)
+def test_words_equal_every_special_pattern_applied(text: str) -> None:
+    low = text.lower()
+    for pattern, repl in similarity._SPECIAL:
+        low = pattern.sub(repl, low)
+    assert similarity.words(text) == similarity.WORD_RE.findall(low)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_TEXT, max_size=12))
+def test_vectors_and_scores_equal_the_plain_formula(texts: list[str]) -> None:
+    vectors = _tfidf_vectors(texts)
+    plain = _plain_vectors(texts)
+    assert vectors == plain  # the same floats, not merely close ones
+    for i, vi in enumerate(vectors):
+        for vj in vectors[i:]:
+            assert similarity._cosine(vi, vj) == _plain_cosine(vi, vj)
+
+
+@needs_corpus
+def test_vectors_equal_the_plain_formula_on_the_corpus() -> None:
+    from subagents.harnesses.loader import read_agent_file
+
+    files = [p for root in (FURAI, VOLT, CATLOG) for p in sorted(root.rglob("*.md"))]
+    texts = [d.description for p in files for d in read_agent_file(p).definitions
+             if d.description.strip()]
+    assert len(texts) > 300
+    vectors = _tfidf_vectors(texts)
+    assert vectors == _plain_vectors(texts)
+    assert any("cpp" in v or "csharp" in v or "dotnet" in v for v in vectors)

@@ -70,6 +70,8 @@ class FrontmatterDocument:
     bom: bool = False
     #: the YAML text that was parsed (the lines between the delimiters, each ending in "\n")
     yaml_text: str = ""
+    #: where the body starts in ``text`` when the splitter knows it (-1: found from the lines)
+    body_at: int = field(default=-1, repr=False, compare=False)
 
     @property
     def body_line(self) -> int:
@@ -77,7 +79,8 @@ class FrontmatterDocument:
 
     @property
     def body(self) -> str:
-        return self.text[_line_offset(self.text, self.end_line) :]
+        at = self.body_at if self.body_at >= 0 else _line_offset(self.text, self.end_line)
+        return self.text[at:]
 
     def frontmatter_text(self) -> str:
         start = _line_offset(self.text, self.start_line)
@@ -160,9 +163,30 @@ def split_frontmatter(
     Returns ``(document, issues)``; ``document`` is None when there is no usable frontmatter
     (no opening or no closing delimiter), in which case ``issues`` says why.
     """
-    issues: list[YamlIssue] = []
-    if not text.strip():
+    if not text or text.isspace():  # (what `not text.strip()` says, without copying the text)
         return None, [YamlIssue("SA012", "the file is empty", 1, 1, _HINT_SKELETON)]
+    if text.startswith("---"):
+        # Nearly every agent file: the opening `---` is the first line.  One search finds the
+        # closing line (the first line after it that `_is_close` accepts) in the text as it
+        # stands, so the head is never split into lines.
+        nl = text.find("\n")
+        if nl > 0 and _DELIM_RE.match(text, 0, nl):
+            close = _IS_CLOSE_LINE_RE.search(text, nl + 1)
+            if close is None:
+                return None, [_never_closed(1)]
+            yaml_text = text[nl + 1 : close.start()] or "\n"
+            end_line = text.count("\n", nl + 1, close.start()) + 2
+            body_at = min(close.end() + 1, len(text))
+            return _parse_block(text, 1, end_line, yaml_text, body_at, bom, crlf, [])
+    return _split_lines(text, bom, crlf)
+
+
+def _split_lines(
+    text: str, bom: bool, crlf: bool
+) -> tuple[FrontmatterDocument | None, list[YamlIssue]]:
+    """The general case of :func:`split_frontmatter`: blank lines or indentation before the
+    opening ``---``, or no frontmatter at all."""
+    issues: list[YamlIssue] = []
     # Split only the head of the file: the body can be long and is never needed as lines.
     head_end = _head_end(text)
     lines = text[:head_end].split("\n")
@@ -195,20 +219,36 @@ def split_frontmatter(
             close = i
             break
     if close is None:
-        return None, [
-            *issues,
-            YamlIssue(
-                "SA004",
-                "the frontmatter opened here is never closed",
-                first + 1,
-                1,
-                "add a `---` line after the last frontmatter field",
-            ),
-        ]
-    start_line, end_line = first + 1, close + 1
+        return None, [*issues, _never_closed(first + 1)]
     yaml_text = "\n".join(lines[first + 1 : close]) + "\n"
+    return _parse_block(text, first + 1, close + 1, yaml_text, -1, bom, crlf, issues)
+
+
+def _never_closed(line: int) -> YamlIssue:
+    return YamlIssue(
+        "SA004",
+        "the frontmatter opened here is never closed",
+        line,
+        1,
+        "add a `---` line after the last frontmatter field",
+    )
+
+
+def _parse_block(
+    text: str,
+    start_line: int,
+    end_line: int,
+    yaml_text: str,
+    body_at: int,
+    bom: bool,
+    crlf: bool,
+    issues: list[YamlIssue],
+) -> tuple[FrontmatterDocument | None, list[YamlIssue]]:
+    """The document of a frontmatter found between the 1-based lines ``start_line`` and
+    ``end_line``: ``yaml_text`` (the lines between, each ending in a newline) parsed."""
     doc = FrontmatterDocument(
-        text, start_line, end_line, None, crlf=crlf, bom=bom, yaml_text=yaml_text
+        text, start_line, end_line, None, crlf=crlf, bom=bom, yaml_text=yaml_text,
+        body_at=body_at,
     )
     if not yaml_text.strip():
         doc.root = YMap([], start_line + 1, 1)
@@ -217,10 +257,9 @@ def split_frontmatter(
     issues.extend(tree.issues)
     if tree.error is not None:
         if tree.error.code == "SA005":
-            tab = _first_tab_indent(lines, first + 1, close)
-            if tab is None and _recover(
-                doc, lines[first + 1 : close], start_line, tree.error, issues
-            ):
+            fm_lines = yaml_text[:-1].split("\n")  # the lines between the delimiters
+            tab = _first_tab_indent(fm_lines, start_line + 1)
+            if tab is None and _recover(doc, fm_lines, start_line, tree.error, issues):
                 return doc, issues
             if tab is not None:
                 issues.append(
@@ -252,8 +291,10 @@ def split_frontmatter(
         )
         return doc, issues
     doc.root = root
+    fields = doc.fields
     for key, node in root.pairs:
-        doc.fields.setdefault(key.value, YField(key.value, key.line, key.column, node))
+        if key.value not in fields:
+            fields[key.value] = YField(key.value, key.line, key.column, node)
     return doc, issues
 
 
@@ -267,6 +308,16 @@ def _is_close(line: str) -> bool:
     """``---`` or ``...`` at column 0, or an indented ``---`` (seen in real files)."""
     return bool(_CLOSE_RE.match(line)) or (line.strip() == "---" and line[:1] in " \t")
 
+
+# Every character ``str.strip()`` removes but the newline (``str.isspace``; a test checks it).
+_SPACE_NOT_NL = (
+    "\t\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+# A line `_is_close` accepts, found in the whole text: `---` or `...` at column 0 with trailing
+# blanks, or an indented `---` with any whitespace around it.
+_IS_CLOSE_LINE_RE = re.compile(
+    rf"^(?:(?:---|\.\.\.)[ \t]*|[ \t][{_SPACE_NOT_NL}]*---[{_SPACE_NOT_NL}]*)$", re.M
+)
 
 _CLOSE_ANY_RE = re.compile(r"^(?:(?:---|\.\.\.)|[ \t]+---)[ \t]*$", re.M)
 
@@ -283,10 +334,12 @@ def _head_end(text: str) -> int:
     return m.end() if m else len(text)
 
 
-def _first_tab_indent(lines: list[str], start: int, stop: int) -> int | None:
-    for i in range(start, stop):
-        if _TAB_INDENT_RE.match(lines[i]):
-            return i + 1
+def _first_tab_indent(lines: list[str], first_line: int) -> int | None:
+    """The file line of the first of ``lines`` (the first on file line ``first_line``) whose
+    indentation holds a tab."""
+    for i, line in enumerate(lines):
+        if _TAB_INDENT_RE.match(line):
+            return first_line + i
     return None
 
 

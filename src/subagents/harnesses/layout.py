@@ -52,7 +52,12 @@ from subagents._dataclass import dataclass
 from subagents.definition import AgentDefinition, Dialect, Scope
 from subagents.diagnostics import Diagnostic, Severity
 from subagents.fs import find_git_root
-from subagents.harnesses.plugins import plugin_agent_paths, plugin_namespace, plugin_of
+from subagents.harnesses.plugins import (
+    plugin_agent_paths,
+    plugin_namespace,
+    plugin_of,
+    plugins_pinned,
+)
 from subagents.known_tools import AGENT_TOOL, AGENT_TOOL_NAMES
 from subagents.names import CODEX_NAME
 
@@ -71,6 +76,7 @@ __all__ = [
     "plugin_agent_paths",
     "plugin_namespace",
     "plugin_of",
+    "plugins_pinned",
     "project_folders",
     "scan_folder",
 ]

@@ -13,7 +13,9 @@ every pair (:func:`pairs_exhaustive`, which the tests hold it to).
 
 from __future__ import annotations
 
+import bisect
 import functools
+import itertools
 import math
 import re
 from collections import Counter
@@ -119,11 +121,49 @@ def stem(word: str) -> str:
     return word
 
 
+def _special(low: str) -> str:
+    """``low`` with the names of :data:`_SPECIAL` replaced.  A pattern is tried only when the
+    text holds the literal every match of it contains (the lower-cased text never matches
+    otherwise), in the table's order: most descriptions hold none of them."""
+    if "++" in low:
+        low = _SPECIAL[0][0].sub(_SPECIAL[0][1], low)
+    if "#" in low:
+        for pattern, repl in _SPECIAL[1:3]:
+            low = pattern.sub(repl, low)
+    if ".net" in low:
+        for pattern, repl in _SPECIAL[3:]:
+            low = pattern.sub(repl, low)
+    return low
+
+
 def words(text: str) -> list[str]:
-    low = text.lower()
-    for pattern, repl in _SPECIAL:
-        low = pattern.sub(repl, low)
-    return WORD_RE.findall(low)
+    return WORD_RE.findall(_special(text.lower()))
+
+
+# The parts of the words (what WORD_RE matches, split at SPLIT_RE) are exactly the runs of
+# letters and digits: a match never ends inside a run and separators are not in a run.
+_PART_RE = re.compile(r"[a-z0-9]+")
+# part -> its token (None: a stop word), for :func:`_description_tokens`; bounded
+_TOKENS: dict[str, str | None] = {}
+_TOKENS_MAX = 65536
+
+
+def _description_tokens(text: str) -> list[str]:
+    """``tokenize(text, joined=False)`` without building the joined words it then drops: the
+    stemmed parts that are not stop words (tests hold the two equal)."""
+    known = _TOKENS
+    out: list[str] = []
+    for part in _PART_RE.findall(_special(text.lower())):
+        if part in known:
+            token = known[part]
+        else:
+            token = None if part in STOPWORDS else stem(part)
+            if len(known) >= _TOKENS_MAX:
+                known.clear()
+            known[part] = token
+        if token is not None:
+            out.append(token)
+    return out
 
 
 def tokenize(text: str, *, joined: bool = True) -> list[str]:
@@ -146,15 +186,19 @@ def tokenize(text: str, *, joined: bool = True) -> list[str]:
 
 
 def _tfidf_vectors(texts: Sequence[str]) -> list[dict[str, float]]:
-    docs = [Counter(tokenize(t, joined=False)) for t in texts]
+    docs = [Counter(_description_tokens(t)) for t in texts]
     n = len(docs)
     df: Counter[str] = Counter()
     for d in docs:
         df.update(d.keys())
+    # the same expressions as term by term, each worked out once per term and per count
+    idf = {t: math.log((1 + n) / (1 + c) + 1) for t, c in df.items()}
+    tf = [0.0, *(1 + math.log(c) for c in range(1, 1 + max((max(d.values(), default=0)
+                                                            for d in docs), default=0)))]
     vectors: list[dict[str, float]] = []
     for d in docs:
-        vec = {t: (1 + math.log(c)) * math.log((1 + n) / (1 + df[t]) + 1) for t, c in d.items()}
-        norm = math.sqrt(sum(v * v for v in vec.values())) or 1.0
+        vec = {t: tf[c] * idf[t] for t, c in d.items()}
+        norm = math.sqrt(sum([v * v for v in vec.values()])) or 1.0
         vectors.append({t: v / norm for t, v in vec.items()})
     return vectors
 
@@ -172,7 +216,9 @@ def _cosine(vi: dict[str, float], vj: dict[str, float]) -> float:
     """The dot product of two unit vectors, summed over the shorter one (in its order: the
     exhaustive and the indexed pairing add the same numbers in the same order)."""
     small, big = (vi, vj) if len(vi) < len(vj) else (vj, vi)
-    return sum(v * big.get(t, 0.0) for t, v in small.items())
+    # a term missing from ``big`` adds +0.0, which leaves a sum of non-negative terms as it
+    # is: skipping it gives the same number
+    return sum([v * big[t] for t, v in small.items() if t in big], 0.0)
 
 
 def pairs_exhaustive(
@@ -209,6 +255,12 @@ def pairs_indexed(
     through the index are compared, with the same arithmetic as the exhaustive loop.  Common
     words (``develop``, ``code``) carry little weight, fall in the prefixes and are never
     walked: the cost follows the pairs that share a rare word, not the square of the scope.
+
+    A pair met through the index is compared only if a bound on its score can reach
+    ``threshold``: the probe adds up ``x . y_indexed`` on the way, and the prefix of ``y``
+    holds only terms commoner than its first indexed one, so ``x . y_prefix <= |x over those
+    terms| * |y_prefix|``.  The bound is rounded differently from the score; the slack is far
+    above that, so a pair it drops is one the exact score drops too.
     """
     if threshold <= _BOUND_SLACK:  # every pair can reach it: nothing to filter
         return pairs_exhaustive(vectors, names, threshold)
@@ -217,25 +269,44 @@ def pairs_indexed(
         df.update(vec.keys())
     # most common first (ties by term: one order for every run)
     rank = {t: r for r, t in enumerate(sorted(df, key=lambda t: (-df[t], t)))}
-    limit = (threshold - _BOUND_SLACK) ** 2
-    index: dict[str, list[int]] = {}
-    candidates: set[tuple[int, int]] = set()
+    reach = threshold - _BOUND_SLACK
+    limit = reach ** 2
+    # term -> (vector, its weight there) of the vectors that index it
+    index: dict[str, list[tuple[int, float]]] = {}
+    # per indexed vector: the rank of its first indexed term and the norm of its prefix
+    first_indexed: dict[int, int] = {}
+    prefix_norm: dict[int, float] = {}
+    candidates: list[tuple[int, int]] = []
     for j, vec in enumerate(vectors):
         if not vec:
             continue
         terms = sorted(vec, key=rank.__getitem__)
         # probe with every term of the new vector: the pair is met through an indexed term of
         # the earlier one, if it can reach the threshold at all
+        partial: dict[int, float] = {}
         for t in terms:
-            for i in index.get(t, ()):
-                candidates.add((i, j))
+            found = index.get(t)
+            if found:
+                w = vec[t]
+                for i, yw in found:
+                    partial[i] = partial.get(i, 0.0) + w * yw
+        if partial:
+            ranks = [rank[t] for t in terms]
+            upto = list(itertools.accumulate([vec[t] * vec[t] for t in terms]))
+            for i, dot in partial.items():
+                k = bisect.bisect_left(ranks, first_indexed[i])
+                if dot + (math.sqrt(upto[k - 1]) if k else 0.0) * prefix_norm[i] >= reach:
+                    candidates.append((i, j))
         prefix = 0.0
         for k, t in enumerate(terms):
-            prefix += vec[t] * vec[t]
-            if prefix >= limit:
+            square = vec[t] * vec[t]
+            if prefix + square >= limit:
+                first_indexed[j] = rank[t]
+                prefix_norm[j] = math.sqrt(prefix)
                 for u in terms[k:]:
-                    index.setdefault(u, []).append(j)
+                    index.setdefault(u, []).append((j, vec[u]))
                 break
+            prefix += square
     out: list[tuple[int, int, float]] = []
     for i, j in sorted(candidates):
         if names[i] == names[j]:

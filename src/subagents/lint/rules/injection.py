@@ -55,6 +55,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from subagents.lint.rules.injection_gate import Holds, holds
 from subagents.lint.rules.injection_lexicon import (
     CONCEAL_MORE,
     DESTRUCTIVE_MORE,
@@ -466,6 +467,13 @@ def _folded(pattern: str) -> str:
                    for c in pattern)
 
 
+def part_sources() -> tuple[tuple[str, str], ...]:
+    """Every signal pattern part as compiled (``kind.n``: the ``n``-th part of ``kind``), then
+    ``squeezed``: what the literal table of :mod:`.injection_prefilter` is worked out from."""
+    return (*((f"{kind}.{n}", _folded(p)) for kind, parts in _SIGNALS
+              for n, p in enumerate(parts)), ("squeezed", _SQUEEZED))
+
+
 class _Parts:
     """Several compiled patterns searched as one: ``finditer`` yields the matches of each."""
 
@@ -487,7 +495,7 @@ class _Parts:
 
 
 class _Patterns:
-    """The signal regexes, compiled on first use (``import subagents`` stays light)."""
+    """The regexes, each compiled on first use (``import subagents`` stays light)."""
 
     compiled: dict[str, Any] | None = None
 
@@ -496,7 +504,7 @@ class _Patterns:
         if cls.compiled is None:
             # the views are case-folded before they are searched: case-sensitive automata
             # (half the compile time of case-insensitive ones) over case-folded patterns
-            compiled = _OnFirstUse({
+            makers: dict[str, Callable[[], Any]] = {
                 "squeezed": lambda: linear(_SQUEEZED),
                 "obey": lambda: linear(_OBEY_QUOTED),
                 "invisible": lambda: linear(_INVISIBLE.pattern, case_sensitive=True),
@@ -505,12 +513,102 @@ class _Patterns:
                     case_sensitive=True),
                 "framing": lambda: re.compile(_FRAMING, re.I),
                 "negation": lambda: re.compile(_NEGATION, re.I),
-            })
-            compiled.update({name: _Parts([linear(_folded(p), case_sensitive=True)
-                                           for p in parts])
-                             for name, parts in _SIGNALS})
-            cls.compiled = compiled
+            }
+            # each part of a signal (``kind.n``) alone, and each signal as all its parts
+            for kind, names in _PART_NAMES:
+                for name, source in zip(names, dict(_SIGNALS)[kind], strict=True):
+                    makers[name] = functools.partial(_compile_part, source)
+                makers[kind] = functools.partial(_all_parts, names)
+            cls.compiled = _OnFirstUse(makers)
         return cls.compiled
+
+
+def _compile_part(source: str) -> Any:
+    return linear(_folded(source), case_sensitive=True)
+
+
+def _all_parts(names: tuple[str, ...]) -> _Parts:
+    pats = _Patterns.get()
+    return _Parts([pats[name] for name in names])
+
+
+#: each signal kind and the names of its parts (``kind.n``), in the order they are searched
+_PART_NAMES: tuple[tuple[str, tuple[str, ...]], ...] = tuple(
+    (kind, tuple(f"{kind}.{n}" for n in range(len(parts)))) for kind, parts in _SIGNALS)
+
+
+#: the literal prefilter and the early exit of :class:`_Search`; ``False`` searches every
+#: part of every view (what the tests compare the shortcuts with: the same findings)
+PREFILTER = True
+
+
+class _Everything:
+    """The prefilter switched off: every part may match."""
+
+    def allows(self, name: str) -> bool:
+        return True
+
+
+class _Search:
+    """The signal parts over one normalised view: which can match (the literal prefilter of
+    :mod:`.injection_gate`), and which do (searched at most once, and only when asked).  An
+    ASCII view is searched as bytes: the same automaton and offsets, without the wrapper's
+    conversion of every offset between characters and UTF-8 bytes."""
+
+    __slots__ = ("data", "gate", "matched", "norm")
+
+    def __init__(self, norm: str) -> None:
+        self.norm = norm
+        data = norm.encode() if norm.isascii() else None
+        self.data: str | bytes = norm if data is None else data
+        self.gate: Holds | _Everything = holds(norm, data) if PREFILTER else _Everything()
+        self.matched: dict[str, bool] = {}
+
+    def matches(self, name: str) -> bool:
+        """Does part ``name`` match anywhere (one search, remembered)?"""
+        found = self.matched.get(name)
+        if found is None:
+            found = self.matched[name] = (self.gate.allows(name) and
+                                          _Patterns.get()[name].search(self.data) is not None)
+        return found
+
+    def kind(self, kind: str) -> bool:
+        return any(self.matches(name) for name in _NAMES_OF[kind])
+
+    def signals(self) -> dict[str, _Parts]:
+        """The kinds with a part that can match, each with only those parts (a part the text
+        lacks a required literal of, or already searched in vain, is left out)."""
+        pats = _Patterns.get()
+        out: dict[str, _Parts] = {}
+        for kind, names in _PART_NAMES:
+            parts = [pats[name] for name in names
+                     if self.matched.get(name, True) and self.gate.allows(name)]
+            if parts:
+                out[kind] = _Parts(parts)
+        return out
+
+    def findable(self) -> bool:
+        """Can the hits of this view make a finding (:func:`_judge`)?  Only an action kind
+        can, or a pair: a secret with a send (exfiltration), role play, or words to the
+        model or on a claimed authority; a send with those or with "do not tell the user" /
+        "do as it says".  Asked kind by kind, each searched only when still needed (most
+        views match none of the action kinds, and are not searched further)."""
+        if not PREFILTER:
+            return True
+        kind = self.kind
+        if any(kind(k) for k in _ACTING):
+            return True
+        if kind("secret") and any(kind(k) for k in ("send", "roleplay", "addressed",
+                                                    "authority")):
+            return True
+        return kind("send") and any(kind(k) for k in ("addressed", "authority", "hush", "obey"))
+
+
+_NAMES_OF = dict(_PART_NAMES)
+# The raw kinds that make a finding alone or beside a support kind (``unsupervised`` is both
+# an action and support: counted here, which only ever searches more); cheapest first
+_ACTING = ("beacon", "dump", "conceal", "jailbreak", "fake-role", "leak", "destructive",
+           "unsupervised", "override")
 
 
 class _OnFirstUse(dict[str, Any]):
@@ -600,9 +698,11 @@ _SCOPED = re.compile(r"\b(?:instructions|rules|guidelines|guidance|directions)\s
 
 
 def _hits(norm: str, kinds: dict[str, Any], hidden: bool = False,
-          every: bool = False) -> list[_Hit]:
+          every: bool = False, data: str | bytes | None = None) -> list[_Hit]:
     """The signs in ``norm`` that are not excused; the support kinds only where there is
-    something for them to qualify (or, with ``every``, always: the model's weak signs)."""
+    something for them to qualify (or, with ``every``, always: the model's weak signs).
+    ``data``: what the patterns search (``norm``, or its bytes when it is ASCII)."""
+    data = norm if data is None else data
     found: list[_Hit] = []
     support: list[tuple[str, Any]] = []
     for kind, rx in kinds.items():
@@ -610,7 +710,7 @@ def _hits(norm: str, kinds: dict[str, Any], hidden: bool = False,
             support.append((kind, rx))  # read only if there is something for them to qualify
             continue
         kept, spacing = -_SPACING, 0 if kind in _EVERY_SIGN else _SPACING
-        for m in rx.finditer(norm):
+        for m in rx.finditer(data):
             if m.start() - kept < spacing:
                 continue
             if kind == "override" and _SCOPED.search(norm, m.start(), m.end()):
@@ -628,7 +728,7 @@ def _hits(norm: str, kinds: dict[str, Any], hidden: bool = False,
         if not acting and kind not in ("addressed", "authority"):
             continue  # beside a mere secret only these two count
         kept = -_SPACING
-        for m in rx.finditer(norm):
+        for m in rx.finditer(data):
             if m.start() - kept >= _SPACING and not _excused(norm, m.start(), kind, hidden):
                 found.append((m.start(), kind, m.end()))
                 kept = m.start()
@@ -734,7 +834,6 @@ def assess_injection(text: str) -> InjectionFinding | None:
         return None
     text = text[: 1 << 20]
     pats = _Patterns.get()
-    kinds = {k: pats[k] for k, _ in _SIGNALS}
     best: InjectionFinding | None = None
     plain_kinds: set[str] | None = None
     plain_done = False
@@ -750,9 +849,13 @@ def assess_injection(text: str) -> InjectionFinding | None:
         else:
             variants = [normalise(view.text)]
         for n, norm in enumerate(variants):
+            search = _Search(norm)
+            if not search.findable():
+                continue  # no kind that could make a finding matches: nothing to judge
             # "a document says '...'; do as it says": the quotation is an instruction
-            unquoted = view.hidden or pats["obey"].search(norm) is not None
-            judged = _judge(_hits(norm, kinds, unquoted), norm)
+            unquoted = view.hidden or (search.gate.allows("obey.0")
+                                       and pats["obey"].search(search.data) is not None)
+            judged = _judge(_hits(norm, search.signals(), unquoted, data=search.data), norm)
             if judged is None:
                 continue
             pos, named, high = judged
@@ -761,8 +864,11 @@ def assess_injection(text: str) -> InjectionFinding | None:
                 # look-alikes): the signals of the text merely lower-cased, worked out only
                 # when there is a finding to judge (most files have none)
                 plain = _BREAKS.sub("\n", _BLANKS.sub(" ", view.text.casefold()))
-                plain_kinds = ({k for _, k, _ in _hits(plain, kinds)}
-                               if plain != variants[0] else None)
+                plain_kinds = None
+                if plain != variants[0]:
+                    again = _Search(plain)
+                    plain_kinds = {k for _, k, _ in _hits(plain, again.signals(),
+                                                          data=again.data)}
                 plain_done = True
             disguised = view.name == "text" and plain_kinds is not None and not (
                 set(named) & plain_kinds
@@ -780,7 +886,9 @@ def assess_injection(text: str) -> InjectionFinding | None:
             # spelled out letter by letter, split inside words or written with leet digits:
             # found only with the letters squeezed together, so disguised
             norm = variants[0]
-            m = pats["squeezed"].search(_squeeze(norm))
+            squeezed = _squeeze(norm)
+            m = (pats["squeezed"].search(squeezed)
+                 if not PREFILTER or holds(squeezed, lazy=True).allows("squeezed") else None)
             if m is not None:
                 at = _unsqueeze(norm, m.start())
                 # letters spread over more than three times their number are words that

@@ -1,0 +1,159 @@
+"""The injection detector's literal prefilter: which signal pattern parts can match a text at
+all, from the literals every match of a part holds (the generated table
+``_injection_literals.py``, worked out by :mod:`.injection_prefilter`).
+
+Design notes
+------------
+* Searching one signal part is a pass of a large automaton over the whole text (and the
+  ``google-re2`` wrapper converts offsets on every call); most parts cannot match most
+  prompts.  A part is searched only when the text holds one literal of each set of one of
+  its clauses; a part the text cannot match is neither searched nor compiled (a small file
+  compiles few or none of them).
+* Which literals a text holds is found in one of two ways, with the same answer: for the
+  first texts of a process each literal is looked up when a clause asks for it (``in``, and
+  a whole-word check with ``re``'s ASCII ``\\b``, which is RE2's); once the process has read
+  more than :data:`_SET_AFTER` characters, one pass of an RE2 set of all literals (every
+  occurrence, overlapping ones too) gives them all, and the clauses are integer masks.
+  Compiling the set costs more than looking up the literals of a few small files.
+* It fails closed: a part without a known requirement (``None`` in the table) is always
+  searched, and if the RE2 set cannot be built or cannot answer, the literals are looked up
+  one by one.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any
+
+__all__ = ["Holds", "holds"]
+
+#: characters read by the one-by-one look-ups before the RE2 set is compiled
+_SET_AFTER = 1 << 15
+
+Clauses = tuple[tuple[tuple[int, ...], ...], ...] | None
+
+
+class _Table:
+    """The literal table as indices, and the RE2 set of the literals (compiled when the
+    process has read enough text to pay for it)."""
+
+    def __init__(self) -> None:
+        from subagents.lint.rules._injection_literals import LITERALS
+
+        literals = sorted({x for v in LITERALS.values() if v for c in v for s in c for x in s})
+        self.literals = literals
+        index = {x: i for i, x in enumerate(literals)}
+        # each literal set as the indices of its literals, and as a bit mask of them
+        self.clauses: dict[str, Clauses] = {
+            name: None if v is None else tuple(tuple(tuple(index[x] for x in s) for s in c)
+                                               for c in v)
+            for name, v in LITERALS.items()}
+        self.masks: dict[str, tuple[tuple[int, ...], ...] | None] = {
+            name: None if v is None else tuple(tuple(sum(1 << i for i in s) for s in c)
+                                               for c in v)
+            for name, v in self.clauses.items()}
+        self.read = 0
+        self.set: Any = None
+        self.set_failed = False
+
+    def compiled_set(self) -> Any:
+        if self.set is None and not self.set_failed:
+            try:
+                import re2  # type: ignore[import-untyped]
+
+                options = re2.Options()
+                options.case_sensitive = True
+                options.log_errors = False
+                options.max_mem = 64 << 20
+                found = re2.Set.SearchSet(options)
+                for x in self.literals:
+                    found.Add(r"\b" + re2.escape(x[1:]) + r"\b" if x[:1] == "\0"
+                              else re2.escape(x))
+                found.Add("")  # matches every text: says the set could answer
+                found.Compile()
+                self.set = found
+            except Exception:  # fail closed: the literals are looked up one by one
+                self.set_failed = True
+        return self.set
+
+
+@functools.cache
+def _table() -> _Table:
+    return _Table()
+
+
+@functools.lru_cache(maxsize=512)
+def _whole_word(word: str) -> Any:
+    return re.compile(r"\b" + re.escape(word) + r"\b", re.A)
+
+
+class Holds:
+    """Which signal parts can match one text (``allows(name)``)."""
+
+    __slots__ = ("_known", "_mask", "_table", "_text")
+
+    def __init__(self, text: str, data: bytes | None = None, lazy: bool = False,
+                 force_set: bool = False) -> None:
+        table = self._table = _table()
+        self._text = text
+        self._mask: int | None = None
+        self._known: dict[int, bool] = {}
+        if lazy:
+            return
+        table.read += len(text)
+        if force_set or table.read > _SET_AFTER or len(text) > _SET_AFTER:
+            literal_set = table.compiled_set()
+            if literal_set is not None:
+                found = literal_set._set.Match(text.encode() if data is None else data)
+                # the last pattern matches every text: without it the set could not answer
+                # (out of memory), and the literals are looked up one by one
+                if found and len(table.literals) in found:
+                    mask = 0
+                    for i in found:
+                        mask |= 1 << i  # (the sentinel's bit is in no clause)
+                    self._mask = mask
+
+    @property
+    def uses_set(self) -> bool:
+        """Did the RE2 set answer (else the literals are looked up one by one)?"""
+        return self._mask is not None
+
+    def _has(self, i: int) -> bool:
+        known = self._known.get(i)
+        if known is None:
+            literal = self._table.literals[i]
+            if literal[:1] == "\0":
+                word = literal[1:]
+                known = word in self._text and _whole_word(word).search(self._text) is not None
+            else:
+                known = literal in self._text
+            self._known[i] = known
+        return known
+
+    def allows(self, name: str) -> bool:
+        """Can part ``name`` (``kind.n``, or ``squeezed``) match the text?"""
+        mask = self._mask
+        if mask is not None:
+            masks = self._table.masks[name]
+            if masks is None:
+                return True
+            for clause in masks:
+                for m in clause:
+                    if not m & mask:
+                        break
+                else:
+                    return True
+            return False
+        clauses = self._table.clauses[name]
+        if clauses is None:
+            return True
+        has = self._has
+        return any(all(any(has(i) for i in s) for s in clause) for clause in clauses)
+
+
+def holds(text: str, data: bytes | None = None, lazy: bool = False) -> Holds:
+    """The prefilter's answer for ``text`` (``data``: its UTF-8 bytes, when at hand;
+    ``lazy``: look each literal up when asked, never the RE2 set: for a text few parts are
+    asked about)."""
+    return Holds(text, data, lazy)

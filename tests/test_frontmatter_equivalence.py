@@ -1,0 +1,175 @@
+"""The frontmatter splitter finds the closing line with one search over the text; it must give
+exactly what the plain line-by-line definition gives (kept here as the reference), on every
+text: odd line ends, BOMs, blank or indented openings, unclosed blocks, whitespace that only
+``str.strip`` knows, huge lines."""
+
+from __future__ import annotations
+
+import re
+import sys
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hypothesis_helpers import examples
+from subagents.formats import frontmatter
+from subagents.formats.frontmatter import (
+    FrontmatterDocument,
+    YField,
+    _is_close,
+    _recover,
+    split_frontmatter,
+)
+from subagents.formats.yamltree import YamlIssue, YMap, YScalar, parse_yaml_tree
+
+_DELIM_RE = re.compile(r"^[ \t]*---[ \t]*$")
+_TAB_INDENT_RE = re.compile(r"^ *\t")
+_CLOSE_ANY_RE = re.compile(r"^(?:(?:---|\.\.\.)|[ \t]+---)[ \t]*$", re.M)
+_SKELETON = frontmatter._HINT_SKELETON
+
+
+def _head_end(text: str) -> int:
+    start = 0
+    while start < len(text) and text[start] in " \t\n":
+        start += 1
+    first_nl = text.find("\n", start)
+    if first_nl < 0:
+        return len(text)
+    m = _CLOSE_ANY_RE.search(text, first_nl + 1)
+    return m.end() if m else len(text)
+
+
+def reference_split(
+    text: str, *, bom: bool = False, crlf: bool = False
+) -> tuple[FrontmatterDocument | None, list[YamlIssue]]:
+    """The splitter as it was written first: the head split into lines, each line tested."""
+    issues: list[YamlIssue] = []
+    if not text.strip():
+        return None, [YamlIssue("SA012", "the file is empty", 1, 1, _SKELETON)]
+    lines = text[: _head_end(text)].split("\n")
+    first = 0
+    while first < len(lines) and not lines[first].strip():
+        first += 1
+    if first >= len(lines) or not _DELIM_RE.match(lines[first]):
+        return None, [YamlIssue("SA003", "no YAML frontmatter: the file must start with a `---` "
+                                "line", first + 1 if first < len(lines) else 1, 1, _SKELETON)]
+    if first != 0 or lines[first] != lines[first].lstrip():
+        issues.append(YamlIssue("SA018", "the opening `---` is not at the very start of the "
+                                "file", first + 1, 1, "remove the blank lines/indentation "
+                                "before `---` (`subagents fix` does it)"))
+    close = next((i for i in range(first + 1, len(lines)) if _is_close(lines[i])), None)
+    if close is None:
+        return None, [*issues, YamlIssue("SA004", "the frontmatter opened here is never closed",
+                                         first + 1, 1, "add a `---` line after the last "
+                                         "frontmatter field")]
+    start_line, end_line = first + 1, close + 1
+    yaml_text = "\n".join(lines[first + 1 : close]) + "\n"
+    doc = FrontmatterDocument(text, start_line, end_line, None, crlf=crlf, bom=bom,
+                              yaml_text=yaml_text)
+    if not yaml_text.strip():
+        doc.root = YMap([], start_line + 1, 1)
+        return doc, issues
+    tree = parse_yaml_tree(yaml_text, line_offset=start_line)
+    issues.extend(tree.issues)
+    if tree.error is not None:
+        if tree.error.code == "SA005":
+            tab = next((i + 1 for i in range(first + 1, close)
+                        if _TAB_INDENT_RE.match(lines[i])), None)
+            if tab is None and _recover(doc, lines[first + 1 : close], start_line, tree.error,
+                                        issues):
+                return doc, issues
+            if tab is not None:
+                issues.append(YamlIssue("SA013", "tab character used for indentation (YAML "
+                                        "allows only spaces)", tab, 1,
+                                        "replace the leading tabs with spaces"))
+                return doc, issues
+        issues.append(tree.error)
+        return doc, issues
+    root = tree.root
+    if root is None or (isinstance(root, YScalar) and root.value == "" and not root.style):
+        doc.root = YMap([], start_line + 1, 1)
+        return doc, issues
+    if not isinstance(root, YMap):
+        kind = "a list" if not isinstance(root, YScalar) else "a single value"
+        issues.append(YamlIssue("SA006", f"the frontmatter is {kind}, not a mapping of "
+                                "`key: value` fields", root.line, root.column, _SKELETON))
+        return doc, issues
+    doc.root = root
+    for key, node in root.pairs:
+        doc.fields.setdefault(key.value, YField(key.value, key.line, key.column, node))
+    return doc, issues
+
+
+def _seen(result: tuple[FrontmatterDocument | None, list[YamlIssue]]) -> object:
+    doc, issues = result
+    if doc is None:
+        return None, issues
+    return (doc.text, doc.start_line, doc.end_line, doc.root, doc.fields, doc.recovered,
+            doc.crlf, doc.bom, doc.yaml_text, doc.body, doc.body_line, doc.frontmatter_text(),
+            issues)
+
+
+def _same(text: str) -> None:
+    assert _seen(split_frontmatter(text)) == _seen(reference_split(text)), repr(text)
+
+
+# Lines that sit on the edges of the splitter's rules.
+_LINES = [
+    "---", "--- ", "---\t", " ---", "\t---", "  ---  ", "...", "... ", "----", "-- -", "---x",
+    "---\x0c", " \x0c---\u2028", "\t---\x85", " ---\u3000", "\x0c", "\u2028", "\x85", "", " ",
+    "\t", "name: x", "name: a-b", "description: d", "description: a: b", "<example>",
+    "  indented: y", "\ttabbed: z", "- item", "key: [", "key: {a: 1}", "#c", "x: &a 1",
+    "y: *a", "z: !!str q", "%YAML 1.2", "tools: Read, Grep", "description: |", "  block",
+    "ü: 日本", "\ufeff---", "a" * 3000, "key: " + "b" * 5000,
+]
+_EOLS = st.sampled_from(["\n", "\n", "\n", "\r\n", "\r", "\x0c\n", " \n"])
+
+
+@st.composite
+def _texts(draw: st.DrawFn) -> str:
+    lines = draw(st.lists(st.one_of(st.sampled_from(_LINES), st.text(max_size=12)),
+                          max_size=14))
+    if draw(st.booleans()):
+        lines.insert(0, draw(st.sampled_from(["---", " ---", "", "\x0c", "\ufeff---"])))
+    eols = [draw(_EOLS) for _ in lines]
+    text = "".join(line + eol for line, eol in zip(lines, eols, strict=True))
+    if lines and draw(st.booleans()):
+        text = text[: -len(eols[-1])]  # no newline at the end
+    return text
+
+
+@settings(max_examples=examples(1500), deadline=None)
+@given(_texts())
+def test_the_splitter_is_the_line_by_line_definition(text: str) -> None:
+    _same(text)
+    # as a reader gives it: CRLF and CR made LF
+    _same(text.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.text())
+def test_the_splitter_on_any_text(text: str) -> None:
+    _same(text)
+    _same("---\n" + text)
+    _same("---\n" + text + "\n---\n" + text)
+
+
+def test_the_splitter_on_chosen_texts() -> None:
+    for text in [
+        "", " ", "\n\n", "---", "---\n", "---\n---", "---\n---\n", "---\n...\nb", "--- \n---",
+        "---\nname: x\n---\nbody\n", "---\nname: x\n---", "---\nname: x\n--- \n\nbody",
+        "\n---\nname: x\n---\nb", "\x0c\n---\nname: x\n---\nb\n", " ---\nname: x\n---\n",
+        "---\nname: x\n \x0c---\u2028\nb", "---\nname: x\ndescription: a: b\n---\nb",
+        "---\nname: x\n\tdescription: y\n---\n", "---\n- a\n---\n", "---\njust\n---\n",
+        "---\nname: x\nname: y\n---\n", "---\n\n---\nb", "---\n  \n---\nb",
+        "---\nname: x\n----\n---\nb", "---\r\nname: x\r\n---\r\nb", "---x\nname: y\n---\n",
+        "---\nname: " + "x" * 100_000 + "\n---\n" + "y" * 100_000,
+    ]:
+        _same(text)
+
+
+def test_the_whitespace_class_is_what_strip_removes() -> None:
+    spaces = {chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace()} - {"\n"}
+    pattern = re.compile(f"[{frontmatter._SPACE_NOT_NL}]")
+    matched = {chr(c) for c in range(sys.maxunicode + 1) if pattern.fullmatch(chr(c))}
+    assert matched == spaces
