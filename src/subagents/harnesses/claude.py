@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING, Any
 from subagents.claude_code.bun_yaml import bun_value
 from subagents.claude_code.profile import get_profile
 from subagents.claude_code.reader import ParseMode, SkipKind, as_plugin_agent, read_claude_code
-from subagents.claude_code.scan import scan_agents_folder
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic
 from subagents.formats.frontmatter import FrontmatterDocument
@@ -98,6 +97,8 @@ class ClaudeHarness(Reading):
         return _markdown_locations(project, home, Dialect.CLAUDE)
 
     def discover(self, project: Path, home: Path) -> Sequence[Path]:
+        from subagents.claude_code.scan import scan_agents_folder  # reading one file needs no scan
+
         out: list[Path] = []
         for location in self.locations(project, home):
             if location.path.is_dir():
