@@ -63,7 +63,7 @@ def _outcome(fn: Any, *args: Any) -> tuple[str, Any]:
     """What calling ``fn`` gives: its value, or the type of the exception it raises."""
     try:
         return ("value", fn(*args))
-    except Exception as exc:
+    except Exception as exc:  # the type is what is compared
         return ("raised", type(exc))
 
 

@@ -179,7 +179,9 @@ _HEAVY = ("click", "pydantic", "httpx", "rich", "anthropic", "openai", "mcp", "w
 # what the quick path needs only for inputs these files do not hold (a configuration file,
 # an HTML entity in a prompt, the result cache of the click command)
 _LAZY = ("subagents.lint.trust", "subagents.lint.cache", "html", "subagents.cli.group",
-         "importlib.metadata")
+         "importlib.metadata",
+         # the scope planner and folder scan: a file outside a plugin needs neither
+         "subagents.harnesses.layout", "subagents.claude_code.scan")
 
 
 @pytest.mark.slow

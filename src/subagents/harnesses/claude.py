@@ -25,14 +25,14 @@ Design notes
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from subagents.claude_code.bun_yaml import bun_value
 from subagents.claude_code.profile import get_profile
 from subagents.claude_code.reader import ParseMode, SkipKind, as_plugin_agent, read_claude_code
-from subagents.claude_code.scan import scan_agents_folder
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic
 from subagents.formats.frontmatter import FrontmatterDocument
@@ -73,6 +73,15 @@ def _markdown_locations(project: Path, home: Path, dialect: Dialect) -> list[Loc
 
 
 
+@functools.cache
+def _definition_from_view() -> Callable[..., AgentDefinition]:
+    """``definition_from_view``, imported when first asked for (an import statement in a
+    function costs a look-up on every call, and this one is asked for every file)."""
+    from subagents.claude_code.definition import definition_from_view
+
+    return definition_from_view
+
+
 class ClaudeHarness(Reading):
     """Claude Code (the version recorded in :mod:`subagents.claude_code.profile`)."""
 
@@ -88,6 +97,8 @@ class ClaudeHarness(Reading):
         return _markdown_locations(project, home, Dialect.CLAUDE)
 
     def discover(self, project: Path, home: Path) -> Sequence[Path]:
+        from subagents.claude_code.scan import scan_agents_folder  # reading one file needs no scan
+
         out: list[Path] = []
         for location in self.locations(project, home):
             if location.path.is_dir():
@@ -137,10 +148,8 @@ class ClaudeHarness(Reading):
         view = result.claude_code
         if view is None or not view.loaded:
             return ()
-        from subagents.claude_code.definition import definition_from_view
-
-        return (definition_from_view(view, path=result.file_path, strict=result.definition,
-                                     include_body=include_body),)
+        return (_definition_from_view()(view, path=result.file_path, strict=result.definition,
+                                        include_body=include_body),)
 
     def for_plugin(self, result: LoadResult, plugin: str) -> LoadResult:
         """A plugin's agents load on terms of their own (named after the file when the
@@ -174,11 +183,11 @@ class ClaudeHarness(Reading):
         if data is None:  # over our cap, not read: Claude Code's own limit decides
             if size is None or size <= profile.max_file_bytes:
                 return result
-            return dataclasses.replace(
-                result, claude_code=read_claude_code(b"", profile=profile, size=size))
+            return result.with_reading(
+                result.diagnostics, read_claude_code(b"", profile=profile, size=size))
         if text is None:  # not decodable: Claude Code reads the bytes its own way
-            return dataclasses.replace(result, claude_code=read_claude_code(data,
-                                                                            profile=profile))
+            return result.with_reading(result.diagnostics,
+                                       read_claude_code(data, profile=profile))
         shared = (None if any(d.rule == "SA007" for d in result.diagnostics)
                   else _parsed_block(result.document, crlf))
         # the text is already decoded: Claude Code reads the same characters unless the
@@ -193,7 +202,7 @@ class ClaudeHarness(Reading):
             lenient = view.parse is ParseMode.LENIENT
             diagnostics = tuple(_say_what_claude_code_does(d, label, lenient)
                                 for d in diagnostics)
-        return dataclasses.replace(result, diagnostics=diagnostics, claude_code=view)
+        return result.with_reading(diagnostics, view)
 
 
 class CodexMarkdownHarness(TableHarness, dialect="codex-md"):

@@ -31,10 +31,10 @@ import json
 import os
 import stat
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from subagents._dataclass import dataclass
 from subagents.definition import Scope
 from subagents.errors import ConfigError
 

@@ -610,11 +610,11 @@ _R = TypeVar("_R")
 def _one_profile_per_run(func: Callable[_P, _R]) -> Callable[_P, _R]:
     """Run ``func`` with the Claude Code profiles read once (every file asks for them;
     :func:`subagents.claude_code.profile.pinned`), and each folder's plugin looked up once
-    (:func:`subagents.harnesses.layout.plugins_pinned`)."""
+    (:func:`subagents.harnesses.plugins.plugins_pinned`)."""
     @functools.wraps(func)
     def run(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         from subagents.claude_code.profile import pinned
-        from subagents.harnesses.layout import plugins_pinned
+        from subagents.harnesses.plugins import plugins_pinned
 
         with pinned(), plugins_pinned():
             return func(*args, **kwargs)

@@ -390,7 +390,7 @@ def as_claude_code_loads(result: LoadResult, file_path: Path | None) -> LoadResu
     view = result.claude_code
     if view is None or file_path is None:
         return result
-    from subagents.harnesses.layout import plugin_of
+    from subagents.harnesses.plugins import plugin_of
 
     plugin = plugin_of(file_path)
     harness = result.harness
