@@ -161,3 +161,39 @@ def test_walking_as_strings_finds_what_iter_agent_files_finds(tmp_path: Path) ->
             os.path.normpath(os.path.join(display, os.path.relpath(d, tmp_path), n))
             for _f, _s, _l, d, n in walked]
         assert any(link for _f, _s, link, _d, _n in walked)
+
+
+def test_the_scope_rules_read_the_same_of_a_slim_definition(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Agents with long prompts are kept for the scope rules as the facts they read: the
+    duplicate names (Claude Code's last-path rule, with plugin and skills fields about) and the
+    similar descriptions come out as from the whole definitions."""
+    from subagents.lint import validate
+
+    folder = tmp_path / ".claude" / "agents"
+    (folder / "sub").mkdir(parents=True)
+    body = "You review code. " * 200  # over 2,000 characters
+    texts = {
+        "a.md": "name: twin\ndescription: Reviews Rust code for safety and performance\n"
+                "skills: checklist\nmodel: sonnet\ntools: Read, Grep",
+        "sub/b.md": "name: twin\ndescription: Reviews Rust code for performance and safety "
+                    "issues\nmemory: project",
+        "c.md": "name: other\ndescription: Deploys services to Kubernetes clusters",
+        "d.md": "name: other2\ndescription: Deploys services onto Kubernetes clusters with Helm",
+    }
+    for name, fm in texts.items():
+        (folder / name).write_text(f"---\n{fm}\n---\n{body}\n")
+    slim = validate_paths([folder]).to_dict()
+    monkeypatch.setattr(validate, "_slim", lambda defn: defn)
+    whole = validate_paths([folder]).to_dict()
+    assert slim == whole
+    rules = {d["rule"] for d in slim["diagnostics"]}
+    assert {"SA601", "SA602"} <= rules, rules
+    # a file naming skills is never cached (whether they exist is not a fact of the file)
+    monkeypatch.undo()
+    monkeypatch.setenv("SUBAGENTS_CACHE_DIR", str(tmp_path / "cache"))
+    assert validate_paths([folder], cache=True).to_dict() == slim
+    (stored,) = (tmp_path / "cache").glob("*.json")
+    entries = json.loads(stored.read_text())["entries"]
+    assert str(folder / "c.md") in entries and str(folder / "a.md") not in entries

@@ -598,9 +598,16 @@ def _reader_crash(path: str, exc: BaseException) -> Diagnostic:
 
 
 def _slim(defn: AgentDefinition) -> AgentDefinition:
-    """Keep what the scope rules need; drop the prompt so 10,000 files stay cheap."""
-    return defn.evolve(system_prompt=defn.system_prompt[:2000]) if len(
-        defn.system_prompt) > 2000 else defn
+    """Keep what the scope rules need; drop the prompt so 10,000 files stay cheap.
+
+    The scope rules read the facts the result cache keeps of an agent
+    (:class:`~subagents.lint.cache.AgentFacts`: a warm run judges scopes from those alone),
+    and storing a file asks for its skills: a new definition of those fields alone costs half
+    a copy of every field."""
+    if len(defn.system_prompt) <= 2000:
+        return defn
+    return AgentDefinition(name=defn.name, description=defn.description, dialect=defn.dialect,
+                           path=defn.path, source=defn.source, skills=defn.skills)
 
 
 _P = ParamSpec("_P")
