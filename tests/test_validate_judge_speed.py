@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from subagents.harnesses import layout
 from subagents.lint.validate import validate_paths
@@ -118,3 +120,80 @@ def test_the_checks_of_the_default_profile_leave_out_the_rules_that_are_off() ->
     assert "check_sections" not in run and "check_tools" in run and run < every
     strict = {c.__name__ for c, _ in _Filter(Profile.STRICT, (), ()).checks()}
     assert "check_sections" in strict
+
+
+_PIECE = st.sampled_from(["", ".", "..", "a", "b.md", "/", "//", "x/", "./y", "../z", "a//b",
+                          ".claude", "agents", "~", " ", "c/../d"])
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_PIECE, max_size=4).map("".join), st.lists(_PIECE, max_size=4).map("".join),
+       st.text(alphabet=st.sampled_from(list("ab.-_ ~")), min_size=1, max_size=6))
+def test_a_shown_path_is_the_normalised_join(display: str, rel: str, name: str) -> None:
+    """validate builds each file's display path from its folder's, normalised once."""
+    import os
+
+    from subagents.lint.validate import _shown
+
+    assume(name not in (".", ".."))
+    rel = rel or "."
+    base = os.path.normpath(os.path.join(display, rel))
+    assert _shown(base, name) == os.path.normpath(os.path.join(display, rel, name))
+
+
+def test_walking_as_strings_finds_what_iter_agent_files_finds(tmp_path: Path) -> None:
+    import os
+
+    from subagents.lint.validate import _walk_agent_files, iter_agent_files
+
+    _plugin_tree(tmp_path)
+    (tmp_path / "proj" / ".claude" / "agents" / "README.md").write_text("# not an agent\n")
+    outside = tmp_path.parent / f"{tmp_path.name}-outside"
+    outside.mkdir()
+    (tmp_path / "proj" / ".claude" / "agents" / "linked").symlink_to(outside)
+    for display in (str(tmp_path), ".", "some/../where"):
+        walked = list(_walk_agent_files(tmp_path, display, report_links=True))
+        assert [(Path(f), s, link) for f, s, link, _d, _n in walked] == list(
+            iter_agent_files(tmp_path, display, report_links=True))
+        assert all(os.path.join(d, n) == f for f, _s, _l, d, n in walked)
+        # the display paths as they were built, one normalisation per file
+        assert [s for _f, s, _l, _d, _n in walked] == [
+            os.path.normpath(os.path.join(display, os.path.relpath(d, tmp_path), n))
+            for _f, _s, _l, d, n in walked]
+        assert any(link for _f, _s, link, _d, _n in walked)
+
+
+def test_the_scope_rules_read_the_same_of_a_slim_definition(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Agents with long prompts are kept for the scope rules as the facts they read: the
+    duplicate names (Claude Code's last-path rule, with plugin and skills fields about) and the
+    similar descriptions come out as from the whole definitions."""
+    from subagents.lint import validate
+
+    folder = tmp_path / ".claude" / "agents"
+    (folder / "sub").mkdir(parents=True)
+    body = "You review code. " * 200  # over 2,000 characters
+    texts = {
+        "a.md": "name: twin\ndescription: Reviews Rust code for safety and performance\n"
+                "skills: checklist\nmodel: sonnet\ntools: Read, Grep",
+        "sub/b.md": "name: twin\ndescription: Reviews Rust code for performance and safety "
+                    "issues\nmemory: project",
+        "c.md": "name: other\ndescription: Deploys services to Kubernetes clusters",
+        "d.md": "name: other2\ndescription: Deploys services onto Kubernetes clusters with Helm",
+    }
+    for name, fm in texts.items():
+        (folder / name).write_text(f"---\n{fm}\n---\n{body}\n")
+    slim = validate_paths([folder]).to_dict()
+    monkeypatch.setattr(validate, "_slim", lambda defn: defn)
+    whole = validate_paths([folder]).to_dict()
+    assert slim == whole
+    rules = {d["rule"] for d in slim["diagnostics"]}
+    assert {"SA601", "SA602"} <= rules, rules
+    # a file naming skills is never cached (whether they exist is not a fact of the file)
+    monkeypatch.undo()
+    monkeypatch.setenv("SUBAGENTS_CACHE_DIR", str(tmp_path / "cache"))
+    assert validate_paths([folder], cache=True).to_dict() == slim
+    (stored,) = (tmp_path / "cache").glob("*.json")
+    entries = json.loads(stored.read_text())["entries"]
+    assert str(folder / "c.md") in entries and str(folder / "a.md") not in entries

@@ -285,32 +285,31 @@ def pairs_indexed(
         if not vec:
             continue
         terms = sorted(vec, key=rank.__getitem__)
+        # the running sums of the squares, in rank order: the same additions, in the same
+        # order, as adding them one by one (and never decreasing)
+        upto = list(itertools.accumulate([vec[t] * vec[t] for t in terms]))
         # probe with every term of the new vector: the pair is met through an indexed term of
-        # the earlier one, if it can reach the threshold at all
+        # the earlier one, if it can reach the threshold at all (the sums are only bounds:
+        # any order does)
         partial: dict[int, float] = {}
-        for t in terms:
+        for t, w in vec.items():
             found = index.get(t)
             if found:
-                w = vec[t]
                 for i, yw in found:
                     partial[i] = partial.get(i, 0.0) + w * yw
         if partial:
             ranks = [rank[t] for t in terms]
-            upto = list(itertools.accumulate([vec[t] * vec[t] for t in terms]))
             for i, dot in partial.items():
                 k = bisect.bisect_left(ranks, first_indexed[i])
                 if dot + (math.sqrt(upto[k - 1]) if k else 0.0) * prefix_norm[i] >= reach:
                     candidates.append((i, j))
-        prefix = 0.0
-        for k, t in enumerate(terms):
-            square = vec[t] * vec[t]
-            if prefix + square >= limit:
-                first_indexed[j] = rank[t]
-                prefix_norm[j] = math.sqrt(prefix)
-                for u in terms[k:]:
-                    index.setdefault(u, []).append((j, vec[u]))
-                break
-            prefix += square
+        # the prefix: the terms before the first running sum that reaches the limit
+        k = bisect.bisect_left(upto, limit)
+        if k < len(terms):
+            first_indexed[j] = rank[terms[k]]
+            prefix_norm[j] = math.sqrt(upto[k - 1]) if k else 0.0
+            for u in terms[k:]:
+                index.setdefault(u, []).append((j, vec[u]))
     out: list[tuple[int, int, float]] = []
     for i, j in sorted(candidates):
         if names[i] == names[j]:

@@ -250,6 +250,23 @@ def iter_agent_files(
 .  Callers that write (``fix``) should refuse linked files that resolve
     outside the folder (``subagents.lint.rules.security.path_escapes``).
     """
+    for full, shown, linked, _dirpath, _name in _walk_agent_files(folder, display,
+                                                                 report_links=report_links):
+        yield Path(full), shown, linked
+
+
+def _shown(base: str, name: str) -> str:
+    """``os.path.normpath(os.path.join(display, rel, name))`` from ``base``, the normalised
+    ``join(display, rel)`` worked out once per folder: a file name has no separator and is
+    never ``.`` or ``..``, so joining it to a normalised folder is already normal."""
+    return name if base == "." else os.path.join(base, name)
+
+
+def _walk_agent_files(
+    folder: Path, display: str, *, report_links: bool = False
+) -> Iterator[tuple[str, str, bool, str, str]]:
+    """:func:`iter_agent_files` with plain strings: ``(path, display path, is_symlink, its
+    folder, its name)`` (validate groups files by folder without building a path object)."""
     real_root = os.path.realpath(folder)
     for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
         # absolute, so that a relative walk (`validate .codex/agents`) sees the same folders
@@ -264,10 +281,11 @@ def iter_agent_files(
                              and (not d.startswith(".") or d in _AGENT_DOT_DIRS))
         )
         rel = os.path.relpath(dirpath, folder)
+        base = os.path.normpath(os.path.join(display, rel))
         for d in dirnames if report_links else ():
             link = os.path.join(dirpath, d)
             if os.path.islink(link) and path_escapes(link, real_root):
-                yield Path(link), os.path.normpath(os.path.join(display, rel, d)), True
+                yield link, _shown(base, d), True, dirpath, d
         in_codex = "/.codex/agents/" in posix
         # another harness's folder holds more than agents (.github/workflows, .cursor/rules,
         # .gemini/commands): only what that harness reads as an agent is walked
@@ -283,8 +301,7 @@ def iter_agent_files(
             full = os.path.join(dirpath, name)
             if other_harness and detect_dialect(full) in (Dialect.CLAUDE, None):
                 continue
-            shown = os.path.normpath(os.path.join(display, rel, name))
-            yield Path(full), shown, os.path.islink(full)
+            yield full, _shown(base, name), os.path.islink(full), dirpath, name
 
 
 def _display(p: Path, given: str | None) -> str:
@@ -375,12 +392,14 @@ def _targets(paths: Sequence[Path], given: Sequence[str | None],
         display = _display(p, shown)
         if p.is_dir():
             # dialect and scope depend on the folder (and the name's suffix): compute once each
-            cache: dict[tuple[Path, str], tuple[Dialect, str]] = {}
-            for full, fdisplay, linked in iter_agent_files(p, display, report_links=True):
-                low = full.name.lower()
+            cache: dict[tuple[str, str], tuple[Dialect, str]] = {}
+            for name_, fdisplay, linked, dirpath, name in _walk_agent_files(
+                    p, display, report_links=True):
+                full = Path(name_)
+                low = name.lower()
                 kind = ".json" if low.endswith(".json") else (
                     ".agent.md" if low.endswith(".agent.md") else ".md")
-                key = (full.parent, kind)
+                key = (dirpath, kind)  # (the walk spells one folder one way)
                 if key not in cache:
                     root_for_scope = _agents_folder(full, stop=p) or p
                     d = dialect or detect_dialect(full) or Dialect.CLAUDE
@@ -579,9 +598,16 @@ def _reader_crash(path: str, exc: BaseException) -> Diagnostic:
 
 
 def _slim(defn: AgentDefinition) -> AgentDefinition:
-    """Keep what the scope rules need; drop the prompt so 10,000 files stay cheap."""
-    return defn.evolve(system_prompt=defn.system_prompt[:2000]) if len(
-        defn.system_prompt) > 2000 else defn
+    """Keep what the scope rules need; drop the prompt so 10,000 files stay cheap.
+
+    The scope rules read the facts the result cache keeps of an agent
+    (:class:`~subagents.lint.cache.AgentFacts`: a warm run judges scopes from those alone),
+    and storing a file asks for its skills: a new definition of those fields alone costs half
+    a copy of every field."""
+    if len(defn.system_prompt) <= 2000:
+        return defn
+    return AgentDefinition(name=defn.name, description=defn.description, dialect=defn.dialect,
+                           path=defn.path, source=defn.source, skills=defn.skills)
 
 
 _P = ParamSpec("_P")
