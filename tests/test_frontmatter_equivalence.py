@@ -173,3 +173,46 @@ def test_the_whitespace_class_is_what_strip_removes() -> None:
     pattern = re.compile(f"[{frontmatter._SPACE_NOT_NL}]")
     matched = {chr(c) for c in range(sys.maxunicode + 1) if pattern.fullmatch(chr(c))}
     assert matched == spaces
+
+
+def _reference_markdown(text: str) -> object:
+    """The Markdown reader's definition the plain way: a RawField per field (with the value's
+    position as a SourceLocation), then build_definition."""
+    from subagents.definition import Dialect, SourceLocation
+    from subagents.formats.fields import RawField, build_definition
+
+    doc, issues = split_frontmatter(text)
+    if doc is None or doc.root is None:
+        return None, issues
+    raw = [RawField(f.key, f.node.to_python(), SourceLocation(f.key_line, f.key_column),
+                    f.node.value if isinstance(f.node, YScalar) else None,
+                    SourceLocation(f.node.line, f.node.column)) for f in doc.fields.values()]
+    definition, more = build_definition(raw, dialect=Dialect.CLAUDE, path=None,
+                                        system_prompt=doc.body, body_line=doc.body_line,
+                                        default_location=SourceLocation(doc.start_line, 1))
+    return definition, definition.locations, [*issues, *more]
+
+
+def _markdown(text: str) -> object:
+    from subagents.definition import Dialect
+    from subagents.formats.markdown import read_markdown_text
+
+    definition, _, issues = read_markdown_text(text, dialect=Dialect.CLAUDE, path=None)
+    return (None, issues) if definition is None else (definition, definition.locations, issues)
+
+
+_FIELD_LINES = [
+    "name: a", "name: [x]", "description: d", "description: {k: v}", "tools: Read, Grep",
+    "tools: 7", "tools: [Read, 3]", "maxTurns: 3", "maxTurns: ten", "max_turns: 4",
+    "model: 5", "hooks: [x]", "hooks: {PreToolUse: 3}", "background: maybe", "tags: [a]",
+    "tags: 3", "version: 1.0", "created: 2024-01-01", "skills: 4", "mcpServers: 3",
+    "keywords: [k, 1]", "color: 3", "permissionMode: [x]", "unknown: 1", "prompt: p",
+    "effort: [1]", "isolation: {a: b}", "memory: 2", "author: [a]", "modified: true",
+]
+
+
+@settings(max_examples=examples(500), deadline=None)
+@given(st.lists(st.sampled_from(_FIELD_LINES), max_size=10), st.booleans())
+def test_the_markdown_reader_builds_what_raw_fields_build(lines: list[str], gap: bool) -> None:
+    text = "---\n" + ("\n" if gap else "") + "\n".join(lines) + "\n---\nbody\n"
+    assert _markdown(text) == _reference_markdown(text)

@@ -30,7 +30,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("claude_code",),
     ("formats",),
     ("definition", "diagnostics", "errors", "names", "fs", "fs_beneath", "known_tools", "_deps",
-     "_lazy", "_dataclass", "templates", "terminal"),
+     "_lazy", "_dataclass", "_yaml_start", "templates", "terminal"),
 )
 # Pairs that share a layer yet may depend one way (a package of its own layer is independent
 # unless it is listed here).

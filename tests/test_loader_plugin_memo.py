@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from subagents.harnesses.layout import plugin_of, plugins_pinned
 
@@ -60,3 +61,61 @@ def test_the_memo_lasts_one_run(tmp_path: Path) -> None:
     _plugin(tmp_path / "later", "later")  # a plugin made between two runs is seen
     with plugins_pinned():
         assert plugin_of(agent) == "later"
+
+
+def test_what_the_reader_says_of_files_it_cannot_read(tmp_path: Path) -> None:
+    """The reader opens each file once and reads it with plain ``os.read``: a folder, a FIFO,
+    a file over the limit and an empty file keep their findings."""
+    import os
+
+    from subagents.harnesses.loader import read_agent_file
+
+    folder = tmp_path / "dir.md"
+    folder.mkdir()
+    assert [(d.rule, d.message) for d in read_agent_file(folder).diagnostics] == [
+        ("SA015", "is a folder, not a file")]
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(tmp_path / "pipe.md")
+        assert [(d.rule, d.message) for d in read_agent_file(tmp_path / "pipe.md").diagnostics
+                ] == [("SA015", "not a regular file")]
+    big = tmp_path / "big.md"
+    big.write_text("---\nname: big\ndescription: d\n---\n" + "x" * 200)
+    assert [d.rule for d in read_agent_file(big, max_bytes=100).diagnostics] == ["SA002"]
+    whole = read_agent_file(big, max_bytes=1000)
+    assert whole.document is not None and whole.document.body == "x" * 200
+    empty = tmp_path / "empty.md"
+    empty.write_bytes(b"")
+    assert [d.rule for d in read_agent_file(empty).diagnostics] == ["SA012"]
+    assert [d.rule for d in read_agent_file(tmp_path / "gone.md").diagnostics] == ["SA015"]
+
+
+def test_a_reading_attached_keeps_every_other_field() -> None:
+    """``LoadResult.with_reading`` (what the Claude Code emulation returns for every file)
+    carries every field but the two it changes: a field added later must be carried too."""
+    import dataclasses
+
+    from subagents.harnesses.loader import LoadResult
+
+    given = {f.name: object() for f in dataclasses.fields(LoadResult)}
+    result = LoadResult(**given)  # type: ignore[arg-type]
+    diagnostics, view = object(), object()
+    changed = result.with_reading(diagnostics, view)  # type: ignore[arg-type]
+    assert {f.name: getattr(changed, f.name) for f in dataclasses.fields(LoadResult)} == {
+        **given, "diagnostics": diagnostics, "claude_code": view}
+
+
+def test_evolve_is_replace() -> None:
+    """``AgentDefinition.evolve`` gives what ``dataclasses.replace`` gives."""
+    import dataclasses
+
+    from subagents.definition import AgentDefinition, SourceLocation
+
+    d = AgentDefinition(name="a", description="d", tools=("Read",), extra={"x": 1},
+                        locations={"name": SourceLocation(2, 1)}, body_line=5, max_turns=3)
+    cases: list[dict[str, Any]] = [{}, {"name": "b"},
+                                   {"tools": None, "body_line": 9, "extra": {}}]
+    for changes in cases:
+        new, ref = d.evolve(**changes), dataclasses.replace(d, **changes)
+        assert new == ref and new.locations == ref.locations and new.body_line == ref.body_line
+        assert all(getattr(new, f.name) is getattr(ref, f.name)
+                   for f in dataclasses.fields(AgentDefinition))

@@ -223,3 +223,38 @@ def test_vectors_equal_the_plain_formula_on_the_corpus() -> None:
     vectors = _tfidf_vectors(texts)
     assert vectors == _plain_vectors(texts)
     assert any("cpp" in v or "csharp" in v or "dotnet" in v for v in vectors)
+
+
+def _plain_stem(word: str) -> str:
+    """The stemmer as first written (every suffix tried in turn)."""
+    if len(word) <= 3 or not word.isalpha():
+        return word
+    for _ in range(2):
+        for suffix, repl in similarity._SUFFIXES:
+            if word.endswith(suffix):
+                base = word[: -len(suffix)] + repl
+                if len(base) >= 3 and base != word:
+                    word = base
+                    break
+        else:
+            break
+    if len(word) > 4 and word.endswith("e"):
+        word = word[:-1]
+    if len(word) > 4 and word[-1] == word[-2] and word[-1] not in "lsz":
+        word = word[:-1]
+    return word
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["a", "e", "i", "s", "t", "r", "n", "g", "d", "y", "z", "l",
+                                 "ation", "ing", "ers", "ies", "ment", "ity", "ize", "ed"]),
+                max_size=8).map("".join))
+def test_stem_equals_trying_every_suffix(word: str) -> None:
+    assert similarity.stem(word) == _plain_stem(word)
+
+
+def test_stem_equals_trying_every_suffix_on_the_words_of_descriptions() -> None:
+    text = " ".join(_WORDS) + " implementations implementer tested testing deployments " \
+        "securing running compilation automated utilities copied happiness"
+    for word in similarity.words(text):
+        assert similarity.stem(word) == _plain_stem(word), word

@@ -16,6 +16,9 @@ from typing import TYPE_CHECKING
 __version__ = "0.1.0"
 
 from subagents._lazy import lazy_exports
+from subagents._yaml_start import seed as _seed_yaml
+
+_seed_yaml()  # PyYAML's one slow pattern, compiled the cheap way (see the module)
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {

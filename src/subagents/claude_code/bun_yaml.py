@@ -79,6 +79,7 @@ _NAN = re.compile(r"\.(?:nan|NaN|NAN)\Z")
 
 # Every non-string plain scalar of the 1.2 core schema starts with one of these (or is empty).
 _TYPED_START = frozenset("0123456789+-.~nNtTfF")
+_LETTER_START = frozenset("nNtTfF")  # null, true, false: the only typed words
 
 
 def resolve_plain(value: str) -> Any:
@@ -91,6 +92,8 @@ def resolve_plain(value: str) -> Any:
         return True
     if value in _FALSE:
         return False
+    if value[0] in _LETTER_START:
+        return value  # (`name`, `tools`: no number starts with a letter)
     if _INT10.match(value):
         # JavaScript reads every number as a double: past ~308 digits that is Infinity (and
         # Python refuses int() of more than 4,300 digits, which a hostile file can write)
@@ -204,10 +207,10 @@ def bun_value(node: Any) -> Any:
         return resolve_plain(value)
     if kind is YMap:
         out: dict[Any, Any] = {}
-        for key, item in node.pairs:
-            k = bun_value(key)
-            if isinstance(k, (list, dict)):
-                k = str(k)
+        for key, item in node.pairs:  # (keys are scalars: the strict reader refuses others)
+            k: Any = key.value
+            if not key.style and not (k and k[0] not in _TYPED_START):
+                k = resolve_plain(k)
             out.pop(k, None)  # last wins, in the position of the last
             out[k] = bun_value(item)
         return out

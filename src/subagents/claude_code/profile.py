@@ -298,14 +298,16 @@ def _load_version(version: str) -> ClaudeCodeProfile:
     return _load(path, mtime)
 
 
-_PINNED: contextvars.ContextVar[dict[tuple[str | None, ...], ClaudeCodeProfile] | None] = (
+_PINNED: contextvars.ContextVar[dict[str | None, ClaudeCodeProfile] | None] = (
     contextvars.ContextVar("subagents_pinned_profiles", default=None))
 
 
 @contextlib.contextmanager
 def pinned() -> Iterator[None]:
     """Within the block, :func:`get_profile` reads each version's profile once (a run over
-    many files sees one set of recordings, and does not list the folder for every file)."""
+    many files sees one set of recordings, and does not list the folder for every file), as
+    the environment (``SUBAGENTS_CLAUDE_CODE_VERSION``, ``SUBAGENTS_CLAUDE_CODE_DATA``) chose
+    it when the version was first asked for."""
     if _PINNED.get() is not None:  # nested: the outer run's answers stand
         yield
         return
@@ -320,9 +322,9 @@ def get_profile(version: str | None = None) -> ClaudeCodeProfile:
     """The profile of ``version`` (default: the newest recorded; an unrecorded version: the
     nearest recorded one -- :func:`resolve_version` says so)."""
     memo = _PINNED.get()
-    key = (version, os.environ.get(CHOSEN_ENV), os.environ.get(DATA_ENV))
     if memo is not None:
-        known = memo.get(key)
+        # (every file of a run asks: not even the environment is read again)
+        known = memo.get(version)
         if known is not None:
             return known
     chosen, warning = resolve_version(version)
@@ -330,7 +332,7 @@ def get_profile(version: str | None = None) -> ClaudeCodeProfile:
         warn_once(warning)
     profile = _load_version(chosen)
     if memo is not None:
-        memo[key] = profile
+        memo[version] = profile
     return profile
 
 

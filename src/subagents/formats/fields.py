@@ -28,7 +28,14 @@ from subagents.definition import (
 from subagents.formats.yamltree import YamlIssue
 from subagents.known_tools import split_tool_list
 
-__all__ = ["TYPE_ERRORS", "TYPE_ERROR_CODES", "RawField", "build_definition"]
+__all__ = [
+    "TYPE_ERRORS",
+    "TYPE_ERROR_CODES",
+    "FieldItem",
+    "RawField",
+    "build_definition",
+    "build_from_items",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +52,12 @@ class RawField:
 _TEXT_AS_WRITTEN = frozenset({"version", "created", "modified", "author"})
 
 
+#: A field as :func:`build_from_items` takes it: key, value, where the key is, the scalar as
+#: written (or None) and the (line, column) of the value (or None) -- a :class:`RawField` as a
+#: plain tuple (the Markdown reader makes one per field of every file it reads).
+FieldItem = tuple[str, Any, SourceLocation | None, str | None, tuple[int, int] | None]
+
+
 def build_definition(
     raw: list[RawField],
     *,
@@ -56,38 +69,60 @@ def build_definition(
     default_location: SourceLocation | None = None,
 ) -> tuple[AgentDefinition, list[YamlIssue]]:
     """Build a definition; ``name`` overrides the ``name`` field (JSON keys are names)."""
+    return build_from_items(
+        [(f.key, f.value, f.location, f.source_text,
+          None if f.value_location is None else (f.value_location.line, f.value_location.column))
+         for f in raw],
+        dialect=dialect, path=path, system_prompt=system_prompt, body_line=body_line,
+        name=name, default_location=default_location,
+    )
+
+
+def build_from_items(
+    raw: list[FieldItem],
+    *,
+    dialect: Dialect,
+    path: Path | None,
+    system_prompt: str = "",
+    body_line: int | None = None,
+    name: str | None = None,
+    default_location: SourceLocation | None = None,
+) -> tuple[AgentDefinition, list[YamlIssue]]:
+    """:func:`build_definition` of fields given as :data:`FieldItem` tuples."""
     issues: list[YamlIssue] = []
     values: dict[str, Any] = {}
     locations: dict[str, SourceLocation] = {}
     extra: dict[str, Any] = {}
 
-    def bad(f: RawField, expected: str) -> None:
+    def bad(f: FieldItem, expected: str) -> None:
         # Point at the value (what is wrong), falling back to the key.
-        loc = f.value_location or f.location or default_location or SourceLocation(1, 1)
+        key, value, location, _, at = f
+        loc = (SourceLocation(*at) if at is not None
+               else location or default_location or SourceLocation(1, 1))
         issues.append(
             YamlIssue(
-                TYPE_ERROR_CODES.get(f.key, "SA014"),
-                f"`{f.key}` must be {expected}, not {_describe(f.value)}",
+                TYPE_ERROR_CODES.get(key, "SA014"),
+                f"`{key}` must be {expected}, not {_describe(value)}",
                 loc.line,
                 loc.column,
-                _TYPE_HINTS.get(FIELD_ALIASES.get(f.key, "")),
-                key=f.key,
+                _TYPE_HINTS.get(FIELD_ALIASES.get(key, "")),
+                key=key,
             )
         )
 
     for f in raw:
-        if f.location is not None:
-            locations[f.key] = f.location
-        attr = FIELD_ALIASES.get(f.key)
+        key, value, location, source_text, _ = f
+        if location is not None:
+            locations[key] = location
+        attr = FIELD_ALIASES.get(key)
         if attr is None:
-            extra[f.key] = f.value
+            extra[key] = value
             continue
         if attr in values:  # `maxTurns` and `max_turns` both given: the first wins, say so
             bad(f, "given once (another spelling of this field came first)")
             continue
-        value = f.value
-        if attr in _TEXT_AS_WRITTEN and f.source_text is not None and value is not None:
-            value = f.source_text
+        if attr in _TEXT_AS_WRITTEN and source_text is not None and value is not None:
+            value = source_text
         converted = _convert(attr, value)
         if converted is _BAD:
             bad(f, _EXPECTED[attr])

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from subagents.definition import AgentDefinition, Dialect, SourceLocation
-from subagents.formats.fields import RawField, build_definition
+from subagents.formats.fields import FieldItem, build_from_items
 from subagents.formats.frontmatter import FrontmatterDocument, split_frontmatter
 from subagents.formats.yamltree import YamlIssue, YScalar
 
@@ -30,18 +30,18 @@ def read_markdown_text(
     doc, issues = split_frontmatter(text, bom=bom, crlf=crlf)
     if doc is None or doc.root is None:
         return None, doc, issues
-    raw = [
-        RawField(
+    raw: list[FieldItem] = [
+        (
             f.key,
             f.node.to_python(),
             SourceLocation(f.key_line, f.key_column),
             f.node.value if isinstance(f.node, YScalar) else None,
-            SourceLocation(f.node.line, f.node.column),
+            (f.node.line, f.node.column),
         )
         for f in doc.fields.values()
     ]
     body = doc.body if include_body else ""
-    definition, field_issues = build_definition(
+    definition, field_issues = build_from_items(
         raw,
         dialect=dialect,
         path=path,

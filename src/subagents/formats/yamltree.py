@@ -49,6 +49,39 @@ _resolver = yaml.resolver.Resolver()
 _constructor = yaml.constructor.SafeConstructor()
 
 
+class _TreeLoader(_Loader):  # type: ignore[misc]
+    """The safe loader, answering the composer's per-node questions without a detour.
+
+    The composer asks, for every node, ``descend_resolver``/``ascend_resolver`` (path
+    resolvers: the safe loader has none, so they do nothing) and ``resolve`` (the implicit tag
+    of a scalar: a regular expression per candidate type, looked up by the first character).
+    A quoted scalar, or a plain one whose first character no implicit type starts with, is a
+    string whatever the rest says, so that answer is given at once; every other scalar is
+    resolved as the safe loader resolves it (a test compares the tags node for node).
+    """
+
+    def descend_resolver(self, current_node: Any, current_index: Any) -> None:
+        return None
+
+    def ascend_resolver(self) -> None:
+        return None
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+        if kind is _ScalarNode and (not implicit[0] or (value and value[0] not in _TYPED_FIRST)):
+            return _STR_TAG
+        return _resolve(self, kind, value, implicit)
+
+
+_ScalarNode = yaml.ScalarNode
+_resolve = _Loader.resolve
+# The first characters some implicit (non-string) type of the safe loader starts with.
+_TYPED_FIRST = frozenset(k for k in _Loader.yaml_implicit_resolvers if k)
+if None in _Loader.yaml_implicit_resolvers or _Loader.yaml_path_resolvers:  # pragma: no cover
+    # someone taught the safe loader a type any character may start, or a path resolver:
+    # the shortcut above would miss it
+    _TreeLoader = _Loader  # type: ignore[misc]
+
+
 @dataclass(slots=True)
 class YScalar:
     """A scalar with its source text, style and position."""
@@ -149,8 +182,6 @@ class YamlTree:
     error: YamlIssue | None = None  # a syntax error: the tree is unusable
 
 
-_SLOW_CHARS = frozenset("&*!")
-
 # Agent frontmatter is at most a few levels deep (hooks: event -> matcher list -> hook list ->
 # hook).  Anything deeper is refused before our recursive conversion could hit Python's limit.
 MAX_DEPTH = 64
@@ -166,35 +197,37 @@ def _too_deep(line: int, column: int) -> YamlIssue:
     )
 
 
-def _from_node(node: yaml.Node, offset: int, issues: list[YamlIssue], depth: int = 0) -> YNode:
+def _scalar(node: Any, offset: int) -> YScalar:
+    start, end = node.start_mark, node.end_mark
+    return YScalar(node.value, start.line + 1 + offset, start.column + 1, node.style or None,
+                   None, end.line + 1 + offset, end.column + 1, node.tag)
+
+
+def _from_node(node: Any, offset: int, issues: list[YamlIssue], depth: int = 0) -> YNode:
     """Convert a composed PyYAML node (from the C composer) into our tree."""
+    if depth > MAX_DEPTH:
+        start = node.start_mark
+        raise _Refused(_too_deep(start.line + 1 + offset, start.column + 1))
+    kind = type(node)
+    if kind is _ScalarNode:
+        return _scalar(node, offset)
     start = node.start_mark
     line, column = start.line + 1 + offset, start.column + 1
-    if depth > MAX_DEPTH:
-        raise _Refused(_too_deep(line, column))
-    if isinstance(node, yaml.ScalarNode):
-        end = node.end_mark
-        return YScalar(
-            node.value,
-            line,
-            column,
-            node.style or None,
-            None,
-            end.line + 1 + offset,
-            end.column + 1,
-            node.tag,
-        )
-    if isinstance(node, yaml.SequenceNode):
+    deeper = depth + 1
+    if kind is _SequenceNode:
         return YSeq(
-            [_from_node(item, offset, issues, depth + 1) for item in node.value],
+            [_scalar(item, offset) if type(item) is _ScalarNode and deeper <= MAX_DEPTH
+             else _from_node(item, offset, issues, deeper) for item in node.value],
             line,
             column,
             bool(node.flow_style),
         )
     pairs: list[tuple[YScalar, YNode]] = []
     seen: dict[str, int] = {}
+    shallow = deeper <= MAX_DEPTH  # (its scalars are converted here, not by a call each)
     for key_node, value_node in node.value:
-        key = _from_node(key_node, offset, issues, depth + 1)
+        key = (_scalar(key_node, offset) if shallow and type(key_node) is _ScalarNode
+               else _from_node(key_node, offset, issues, deeper))
         if not isinstance(key, YScalar):
             issues.append(
                 YamlIssue(
@@ -209,8 +242,13 @@ def _from_node(node: yaml.Node, offset: int, issues: list[YamlIssue], depth: int
             issues.append(_duplicate(key, seen[key.value]))
         else:
             seen[key.value] = key.line
-        pairs.append((key, _from_node(value_node, offset, issues, depth + 1)))
+        pairs.append((key, _scalar(value_node, offset)
+                      if shallow and type(value_node) is _ScalarNode
+                      else _from_node(value_node, offset, issues, deeper)))
     return YMap(pairs, line, column, bool(getattr(node, "flow_style", False)))
+
+
+_SequenceNode = yaml.SequenceNode
 
 
 def _duplicate(key: YScalar, first_line: int) -> YamlIssue:
@@ -245,12 +283,12 @@ def parse_yaml_tree(text: str, *, line_offset: int = 0) -> YamlTree:
     if depth > MAX_DEPTH:
         # before libyaml sees it: its C parser recurses per level and crashes on deep input
         return YamlTree(None, issues, _too_deep(line_offset + deep_line, 1))
-    if not _SLOW_CHARS.intersection(text):
+    if "&" not in text and "*" not in text and "!" not in text:
         # Fast path: libyaml composes the node graph in C; we only convert and check it.
         # Without `&`, `*` or `!` in the text there can be no anchor, alias or tag, so the
         # event path's refusals cannot apply.
         try:
-            loader = _Loader(text)
+            loader = _TreeLoader(text)
             try:
                 node = loader.get_single_node()
             finally:

@@ -25,7 +25,8 @@ Design notes
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -70,6 +71,15 @@ def _markdown_locations(project: Path, home: Path, dialect: Dialect) -> list[Loc
     return folders
 
 
+
+
+@functools.cache
+def _definition_from_view() -> Callable[..., AgentDefinition]:
+    """``definition_from_view``, imported when first asked for (an import statement in a
+    function costs a look-up on every call, and this one is asked for every file)."""
+    from subagents.claude_code.definition import definition_from_view
+
+    return definition_from_view
 
 
 class ClaudeHarness(Reading):
@@ -138,10 +148,8 @@ class ClaudeHarness(Reading):
         view = result.claude_code
         if view is None or not view.loaded:
             return ()
-        from subagents.claude_code.definition import definition_from_view
-
-        return (definition_from_view(view, path=result.file_path, strict=result.definition,
-                                     include_body=include_body),)
+        return (_definition_from_view()(view, path=result.file_path, strict=result.definition,
+                                        include_body=include_body),)
 
     def for_plugin(self, result: LoadResult, plugin: str) -> LoadResult:
         """A plugin's agents load on terms of their own (named after the file when the
@@ -175,11 +183,11 @@ class ClaudeHarness(Reading):
         if data is None:  # over our cap, not read: Claude Code's own limit decides
             if size is None or size <= profile.max_file_bytes:
                 return result
-            return dataclasses.replace(
-                result, claude_code=read_claude_code(b"", profile=profile, size=size))
+            return result.with_reading(
+                result.diagnostics, read_claude_code(b"", profile=profile, size=size))
         if text is None:  # not decodable: Claude Code reads the bytes its own way
-            return dataclasses.replace(result, claude_code=read_claude_code(data,
-                                                                            profile=profile))
+            return result.with_reading(result.diagnostics,
+                                       read_claude_code(data, profile=profile))
         shared = (None if any(d.rule == "SA007" for d in result.diagnostics)
                   else _parsed_block(result.document, crlf))
         # the text is already decoded: Claude Code reads the same characters unless the
@@ -194,7 +202,7 @@ class ClaudeHarness(Reading):
             lenient = view.parse is ParseMode.LENIENT
             diagnostics = tuple(_say_what_claude_code_does(d, label, lenient)
                                 for d in diagnostics)
-        return dataclasses.replace(result, diagnostics=diagnostics, claude_code=view)
+        return result.with_reading(diagnostics, view)
 
 
 class CodexMarkdownHarness(TableHarness, dialect="codex-md"):

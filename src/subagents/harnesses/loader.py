@@ -82,6 +82,16 @@ class LoadResult:
     text: str | None = None  # the text another harness's reader was given
     file_path: Path | None = None
 
+    def with_reading(
+        self, diagnostics: tuple[Diagnostic, ...], claude_code: ClaudeCodeView | None
+    ) -> LoadResult:
+        """This result with other diagnostics and Claude Code's reading attached (what
+        ``dataclasses.replace`` does, without its per-call look at the fields: one is made for
+        every file read; a test checks every other field is carried)."""
+        return LoadResult(self.path, self.dialect, self.definitions, diagnostics,
+                          self.document, claude_code, self.harness_agents, self.text,
+                          self.file_path)
+
     @property
     def loaded(self) -> tuple[AgentDefinition, ...]:
         """The agents the harness loads from this file, as every command counts them (its
@@ -166,7 +176,8 @@ def parse_agent_text(
     ``claude_code``: the Claude Code version whose reading is attached (default: the newest
     recorded)."""
     display = str(path)
-    dialect = Dialect(dialect)
+    if type(dialect) is not Dialect:  # (a plain string; Dialect() of a member costs a call)
+        dialect = Dialect(dialect)
     if dialect.value in OWN_READERS:
         # another harness's file: its own faithful reader, the same one `validate`, `list`,
         # `convert` and `sync` use (the text as the harness gets it: BOM and CRLF kept)
@@ -217,11 +228,21 @@ def parse_agent_text(
 
 
 def _harness_of(dialect: Dialect) -> Harness | None:
-    if dialect.value not in HARNESS_NAMES:
-        return None  # agents.json: a format of its own
-    from subagents.harnesses import get_harness
+    try:
+        return _HARNESS_OF[dialect]  # asked several times for every file read
+    except KeyError:
+        pass
+    harness = None
+    if dialect.value in HARNESS_NAMES:  # (else agents.json: a format of its own)
+        from subagents.harnesses import get_harness
 
-    return get_harness(dialect.value)
+        harness = get_harness(dialect.value)
+    _HARNESS_OF[dialect] = harness
+    return harness
+
+
+# dialect -> its harness (each harness is one object, made when its module is imported)
+_HARNESS_OF: dict[Dialect, Harness | None] = {}
 
 
 def _agents_flag_refusal(text: str, display: str) -> Diagnostic | None:
@@ -244,7 +265,7 @@ def read_agent_file(
     claude_code: str | None = None,
 ) -> LoadResult:
     """Read one agent file (Markdown or JSON).  Never raises for bad input."""
-    p = Path(path)
+    p = path if type(path) is _PATH else Path(path)
     display = display_path if display_path is not None else str(path)
     chosen = dialect or detect_dialect(p) or Dialect.CLAUDE
 
@@ -259,9 +280,11 @@ def read_agent_file(
 
     try:
         # O_NONBLOCK: a FIFO named *.md must never hang a scan (it is refused just below).
-        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        with os.fdopen(fd, "rb") as fh:
-            st = os.fstat(fh.fileno())
+        fd = os.open(p, _OPEN_FLAGS)
+        try:
+            st = os.fstat(fd)
+            if stat.S_ISDIR(st.st_mode):
+                raise IsADirectoryError(p)  # (what opening it as a file object says)
             if not stat.S_ISREG(st.st_mode):
                 return fail("SA015", "not a regular file")
             if st.st_size > max_bytes:
@@ -276,8 +299,12 @@ def read_agent_file(
                 return big if harness is None else harness.emulate(
                     big, None, size=st.st_size, claude_code=claude_code)
             # Ask for what stat says (+1 to notice growth), not max_bytes: a 1 MiB buffer per
-            # small file is measurable when scanning thousands of agents.
-            data = fh.read(min(st.st_size, max_bytes) + 1)
+            # small file is measurable when scanning thousands of agents.  Plain os.read on
+            # the descriptor (no file object: one per file is measurable too), repeated as a
+            # buffered read would until that size or the end of the file.
+            data = _read_up_to(fd, min(st.st_size, max_bytes) + 1)
+        finally:
+            os.close(fd)
     except IsADirectoryError:
         return fail("SA015", "is a folder, not a file")
     except FileNotFoundError:
@@ -296,6 +323,26 @@ def read_agent_file(
         file_path=p,
         claude_code=claude_code,
     )
+
+
+_PATH = type(Path())
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+
+
+def _read_up_to(fd: int, size: int) -> bytes:
+    """``size`` bytes of ``fd``, fewer only at the end of the file."""
+    data = os.read(fd, size)
+    if len(data) >= size or not data:
+        return data
+    chunks = [data]
+    left = size - len(data)
+    while left > 0:
+        chunk = os.read(fd, left)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
 
 
 def load_agent(path: str | os.PathLike[str], *, dialect: Dialect | None = None) -> AgentDefinition:

@@ -146,6 +146,12 @@ class AgentFacts:
                    None if defn.path is None else os.fspath(defn.path),
                    None if defn.source is None else defn.source.value, line, column)
 
+    def row(self) -> list[Any]:
+        """Its fields in order, as stored (what ``dataclasses.astuple`` gives, without its
+        deep copy of every field: the cache writes one per agent)."""
+        return [self.name, self.description, self.dialect, self.path, self.source, self.line,
+                self.column]
+
     def definition(self, file: Path | None = None) -> AgentDefinition:
         """The agent as the scope rules read it; ``file``, the file's own path object, is
         reused when it is the agent's path (building a ``Path`` costs more than the rest)."""
@@ -194,7 +200,7 @@ def _entry_out(key: str, st: os.stat_result, digest: str, hashed_at: int,
     return {
         "k": key, "st": _stat(st), "h": digest, "t": hashed_at,
         "d": [_diag_out(d) for d in entry.diagnostics], "n": entry.agents,
-        "f": [dataclasses.astuple(f) for f in entry.facts],
+        "f": [f.row() for f in entry.facts],
         "s": None if entry.silencers is None else [list(entry.silencers[0]),
                                                    list(entry.silencers[1])],
         "i": list(entry.harness_ids),
@@ -264,9 +270,9 @@ class ResultCache:
         return hashlib.blake2b("\0".join(map(str, parts)).encode(),
                                digest_size=16).hexdigest()
 
-    def lookup(self, path: Path, key: str) -> FileEntry | None:
-        """The stored outcome of ``path`` if it is still valid, else ``None``."""
-        apath = os.path.abspath(path)
+    def lookup(self, apath: str, key: str) -> FileEntry | None:
+        """The stored outcome of the file at ``apath`` (absolute, as ``os.path.abspath``
+        gives it: the caller has it already) if it is still valid, else ``None``."""
         try:
             st = os.lstat(apath)
         except OSError:
@@ -304,9 +310,8 @@ class ResultCache:
         self._changed = True
         return entry
 
-    def store(self, path: Path, key: str, entry: FileEntry) -> None:
-        """Remember the outcome of ``path`` (looked up just before)."""
-        apath = os.path.abspath(path)
+    def store(self, apath: str, key: str, entry: FileEntry) -> None:
+        """Remember the outcome of the file at ``apath`` (looked up just before)."""
         seen = self._pending.pop(apath, None)
         if seen is None:
             return

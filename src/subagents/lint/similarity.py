@@ -96,6 +96,8 @@ _SUFFIXES: tuple[tuple[str, str], ...] = (
     ("s", ""),
 )
 
+_ANY_SUFFIX = tuple(suffix for suffix, _repl in _SUFFIXES)
+
 
 @functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
@@ -105,6 +107,8 @@ def stem(word: str) -> str:
     # Two passes, so derived forms meet their root: implementer -> implement -> impl, the same
     # stem as "implement" (else a request to "implement" misses the implementer agent's name).
     for _ in range(2):
+        if not word.endswith(_ANY_SUFFIX):  # (what the loop below finds out slowly)
+            break
         for suffix, repl in _SUFFIXES:
             if word.endswith(suffix):
                 base = word[: -len(suffix)] + repl

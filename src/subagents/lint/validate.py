@@ -53,7 +53,7 @@ from subagents.lint.harness_rules import HARNESS_DIALECTS
 from subagents.lint.rules.base import FileContext, RuleContext
 from subagents.lint.rules.catalog import RULES, Emitter, Profile, get_rule, matches
 from subagents.lint.rules.claude_code import as_claude_code_loads, claude_code_reading
-from subagents.lint.rules.engine import check_definition, check_file
+from subagents.lint.rules.engine import check_definition, check_file, wanted_checks
 from subagents.lint.rules.scope import ScopedAgent, check_scope
 from subagents.lint.rules.security import path_escapes
 
@@ -148,6 +148,13 @@ class _Filter:
     ignore: tuple[str, ...]
 
     _kept: dict[str, bool] = field(default_factory=dict)
+    _checks: tuple[tuple[Callable[..., Iterator[Diagnostic]], frozenset[str]], ...] | None = None
+
+    def checks(self) -> tuple[tuple[Callable[..., Iterator[Diagnostic]], frozenset[str]], ...]:
+        """The definition checks with a code this filter keeps (once per filter)."""
+        if self._checks is None:
+            self._checks = wanted_checks(self.keeps)
+        return self._checks
 
     def keeps(self, code: str) -> bool:
         """Could a finding of ``code`` survive this filter (ignoring per-file silencers)?
@@ -456,7 +463,8 @@ def _judge(
         ctx = RuleContext(path=display, config=config, dialect=defn.dialect,
                           document=result.document, text=fctx.text,
                           reader_findings=reader_findings,
-                          claude_code=result.claude_code is not None, wants=filt.keeps)
+                          claude_code=result.claude_code is not None, wants=filt.keeps,
+                          checks=filt.checks())
         diags.extend(check_definition(defn, ctx))
         if scoped is None:
             continue
@@ -500,7 +508,7 @@ def _judge_harness_file(
     for defn in result.definitions:
         ctx = RuleContext(path=display, config=config, dialect=defn.dialect,
                           document=None, text=text, reader_findings=frozenset(),
-                          claude_code=False, wants=filt.keeps)
+                          claude_code=False, wants=filt.keeps, checks=filt.checks())
         diags.extend(d for d in check_definition(defn, ctx) if d.rule.startswith("SA4"))
         # not given to the scope rules: what a name clash does is the harness's own rule
         # (its reader and `list --dialect` say it), not Claude Code's "neither is loaded"
@@ -681,8 +689,8 @@ def validate_paths(
             if results is not None:
                 if key not in fingerprints:
                     fingerprints[key] = _fingerprint(cfg, filt)
-                entry_key = _entry_key(results, fingerprints[key], target)
-            work.append(_Work(target, cfg, filt, entry_key))
+                entry_key = _entry_key(results, fingerprints[key], target, key_path)
+            work.append(_Work(target, cfg, filt, entry_key, key_path))
     for item, (diags, n, mine, silenced, ids) in zip(
             work, _outcomes(work, results, jobs), strict=True):
         # merged in the order of the files, however many processes computed them
@@ -730,6 +738,8 @@ class _Work:
     config: Config
     filt: _Filter
     entry_key: str
+    #: ``os.path.abspath`` of the file (worked out once: the cache keys files by it)
+    apath: str
 
 
 # What one file gives the run: its findings, the agents it loads, the facts the scope rules
@@ -738,10 +748,10 @@ _Outcome = tuple[list[Diagnostic], int, list[ScopedAgent],
                  tuple[tuple[str, ...], tuple[str, ...]] | None, _HarnessIds]
 
 
-def _entry_key(results: ResultCache, fingerprint: str, target: _Target) -> str:
+def _entry_key(results: ResultCache, fingerprint: str, target: _Target, apath: str) -> str:
     # a named file may lead elsewhere through a linked folder: where it leads is part of the key
     real = os.path.realpath(target.path) if target.may_escape else ""
-    return results.key(os.path.abspath(target.path), real, target.display, target.dialect,
+    return results.key(apath, real, target.display, target.dialect,
                        target.root, target.scope, target.may_escape, fingerprint)
 
 
@@ -765,7 +775,7 @@ def _outcomes(work: Sequence[_Work], results: ResultCache | None,
     done: list[_Outcome | None] = [None] * len(work)
     todo: list[int] = []
     for i, item in enumerate(work):
-        entry = results.lookup(item.target.path, item.entry_key) if results is not None \
+        entry = results.lookup(item.apath, item.entry_key) if results is not None \
             else None
         if entry is None:
             todo.append(i)
@@ -798,7 +808,7 @@ def _store(results: ResultCache, item: _Work, outcome: _Outcome) -> None:
         # whether each skill exists is read from .claude/skills folders (SA021): not a fact of
         # this file alone, so such a file is validated every time
         return
-    results.store(item.target.path, item.entry_key, FileEntry(
+    results.store(item.apath, item.entry_key, FileEntry(
         diags, n, [AgentFacts.of(a.definition, a.line, a.column) for a in mine], silenced,
         [agent_id for _scope, agent_id, _display, _path in my_ids]))
 

@@ -88,6 +88,10 @@ class RuleContext:
     #: Does the caller keep findings of this code?  A rule whose only code is off in the
     #: profile (and not selected) skips its work: the style rules scan the whole prompt.
     wants: Callable[[str], bool] = field(default=lambda _code: True, repr=False)
+    #: The definition checks to run with the codes each registered (``engine.wanted_checks``
+    #: of ``wants``); None: every check.
+    checks: tuple[tuple[Callable[..., Iterator[Diagnostic]], frozenset[str]], ...] | None = \
+        field(default=None, repr=False)
     _prompt_lower: str | None = None
     #: Entry start offsets of one-line comma strings, per node: computed once, not once per
     #: entry (a `tools:` line with thousands of unknown entries was quadratic).

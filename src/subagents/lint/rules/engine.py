@@ -6,6 +6,9 @@ Design notes
   is stable; :mod:`subagents.lint.validate` sorts the final list anyway.
 * A rule that raises is a bug in the rule, not in the user's file: it becomes an internal
   ``SA000`` diagnostic naming the rule rather than a traceback that stops the other files.
+* A caller that drops findings by code (``validate``'s filter) gives the context the checks
+  that can say something it keeps (:func:`wanted_checks`, once per filter): the rules that
+  are off in the profile (the style rules, by default) are then not run.
 * Each check registered its codes (``@check`` in :mod:`subagents.lint.rules.catalog`); a
   finding with a code its check did not register is a bug too and becomes ``SA000``, so the
   registry is the true list of what every check can say.
@@ -13,7 +16,7 @@ Design notes
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from subagents.definition import AgentDefinition
 from subagents.diagnostics import Diagnostic
@@ -21,7 +24,7 @@ from subagents.lint.rules import dialects, fields, security, spec
 from subagents.lint.rules.base import DefinitionRule, FileContext, FileRule, RuleContext
 from subagents.lint.rules.catalog import codes_of, rule
 
-__all__ = ["DEFINITION_RULES", "FILE_RULES", "check_definition", "check_file"]
+__all__ = ["DEFINITION_RULES", "FILE_RULES", "check_definition", "check_file", "wanted_checks"]
 
 FILE_RULES: tuple[FileRule, ...] = security.FILE_RULES
 DEFINITION_RULES: tuple[DefinitionRule, ...] = (
@@ -43,25 +46,48 @@ def _internal(path: str, check: object, exc: BaseException) -> Diagnostic:
         "this is a bug in subagents; please report it with the file")
 
 
-def _registered(check: object, found: Iterator[Diagnostic]) -> Iterator[Diagnostic]:
-    allowed = codes_of(check)  # type: ignore[arg-type]
-    for d in found:
-        if d.rule not in allowed:
-            raise UnregisteredCode(f"emitted {d.rule}, which it did not register")
-        yield d
+_Plan = tuple[tuple[Callable[..., Iterator[Diagnostic]], frozenset[str]], ...]
+# the checks of a rule tuple with the codes each registered, worked out once per tuple (the
+# tuple is read at each call: tests replace it)
+_plans: dict[int, tuple[tuple[object, ...], _Plan]] = {}
+
+
+def _plan(checks: tuple[Callable[..., Iterator[Diagnostic]], ...]) -> _Plan:
+    known = _plans.get(id(checks))
+    if known is not None and known[0] is checks:
+        return known[1]
+    plan = tuple((c, codes_of(c)) for c in checks)
+    _plans[id(checks)] = (checks, plan)
+    return plan
 
 
 def check_file(ctx: FileContext) -> Iterator[Diagnostic]:
-    for check in FILE_RULES:
+    for check, allowed in _plan(FILE_RULES):
+        # each finding's code checked against the check's own, without a generator per
+        # check and file wrapping it
         try:
-            yield from _registered(check, check(ctx))
+            for d in check(ctx):
+                if d.rule not in allowed:
+                    raise UnregisteredCode(f"emitted {d.rule}, which it did not register")
+                yield d
         except Exception as exc:  # a rule bug must not stop the other files
             yield _internal(ctx.path, check, exc)
 
 
+def wanted_checks(wants: Callable[[str], bool]) -> _Plan:
+    """The definition checks with a code ``wants`` keeps (for :attr:`RuleContext.checks`):
+    a check whose every finding the caller would drop is not run at all.  Worked out once per
+    filter by the caller, not once per definition."""
+    return tuple((c, codes) for c, codes in _plan(DEFINITION_RULES) if any(map(wants, codes)))
+
+
 def check_definition(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
-    for check in DEFINITION_RULES:
+    checks = ctx.checks if ctx.checks is not None else _plan(DEFINITION_RULES)
+    for check, allowed in checks:
         try:
-            yield from _registered(check, check(defn, ctx))
+            for d in check(defn, ctx):
+                if d.rule not in allowed:
+                    raise UnregisteredCode(f"emitted {d.rule}, which it did not register")
+                yield d
         except Exception as exc:
             yield _internal(ctx.path, check, exc)

@@ -335,8 +335,8 @@ def check_hooks(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]
     if isinstance(node, YMap):
         yield from _hooks_node(defn, ctx, node)
         return
-    if node is not None:
-        return  # wrong type: the reader's SA014
+    if node is not None or not defn.hooks:
+        return  # wrong type: the reader's SA014; or no hooks at all
     events = _hook_events(defn, ctx)
     for event, groups in defn.hooks.items():
         pos = ctx.key_pos(defn, "hooks")

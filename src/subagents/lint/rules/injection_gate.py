@@ -9,12 +9,13 @@ Design notes
   prompts.  A part is searched only when the text holds one literal of each set of one of
   its clauses; a part the text cannot match is neither searched nor compiled (a small file
   compiles few or none of them).
-* Which literals a text holds is found in one of two ways, with the same answer: for the
-  first texts of a process each literal is looked up when a clause asks for it (``in``, and
-  a whole-word check with ``re``'s ASCII ``\\b``, which is RE2's); once the process has read
-  more than :data:`_SET_AFTER` characters, one pass of an RE2 set of all literals (every
-  occurrence, overlapping ones too) gives them all, and the clauses are integer masks.
-  Compiling the set costs more than looking up the literals of a few small files.
+* Which literals a text holds is found in one of two ways, with the same answer: in the
+  first texts of a process (``validate one.md``: a description and a prompt), each literal
+  is looked up when a clause asks for it (``in``, and a whole-word check with ``re``'s ASCII
+  ``\\b``, which is RE2's); once the process has read :data:`_SET_AFTER` characters, one
+  pass of an RE2 set of all literals (every occurrence, overlapping ones too) gives them all,
+  and the clauses are integer masks.  The look-ups cost a few thousand ``in`` tests a text,
+  the set a compilation and the building of its automaton (once per process) and a pass.
 * It fails closed: a part without a known requirement (``None`` in the table) is always
   searched, and if the RE2 set cannot be built or cannot answer, the literals are looked up
   one by one.
@@ -28,8 +29,9 @@ from typing import Any
 
 __all__ = ["Holds", "holds"]
 
-#: characters read by the one-by-one look-ups before the RE2 set is compiled
-_SET_AFTER = 1 << 15
+#: once the process has read this many characters, the RE2 set is compiled and reads every
+#: text from then on; until then each literal is looked up when a clause asks for it
+_SET_AFTER = 12_000
 
 Clauses = tuple[tuple[tuple[int, ...], ...], ...] | None
 
@@ -49,11 +51,21 @@ class _Table:
             name: None if v is None else tuple(tuple(tuple(index[x] for x in s) for s in c)
                                                for c in v)
             for name, v in LITERALS.items()}
-        self.masks: dict[str, tuple[tuple[int, ...], ...] | None] = {
-            name: None if v is None else tuple(tuple(sum(1 << i for i in s) for s in c)
-                                               for c in v)
-            for name, v in self.clauses.items()}
-        self.read = 0
+        # as bit masks, each clause's sets longest literals first (rarer: a clause that fails
+        # mostly fails at its first set), and before them the union of the first sets of all
+        # clauses: a text without one of those fails every clause (one test rejects most parts)
+        self.masks: dict[str, tuple[int, tuple[tuple[int, ...], ...]] | None] = {}
+        for name, v in self.clauses.items():
+            if v is None:
+                self.masks[name] = None
+                continue
+            ordered = tuple(tuple(sum(1 << i for i in s) for s in sorted(
+                c, key=lambda s: -min(len(literals[i].lstrip("\0")) for i in s))) for c in v)
+            first = 0
+            for c in ordered:
+                first |= c[0]
+            self.masks[name] = (first, ordered)
+        self.read = 0  # characters read so far (for when to compile the set)
         self.set: Any = None
         self.set_failed = False
 
@@ -70,7 +82,7 @@ class _Table:
                 for x in self.literals:
                     found.Add(r"\b" + re2.escape(x[1:]) + r"\b" if x[:1] == "\0"
                               else re2.escape(x))
-                found.Add("")  # matches every text: says the set could answer
+                found.Add(r"\A")  # matches every text: says the set could answer
                 found.Compile()
                 self.set = found
             except Exception:  # fail closed: the literals are looked up one by one
@@ -102,7 +114,7 @@ class Holds:
         if lazy:
             return
         table.read += len(text)
-        if force_set or table.read > _SET_AFTER or len(text) > _SET_AFTER:
+        if force_set or table.set is not None or table.read > _SET_AFTER:
             literal_set = table.compiled_set()
             if literal_set is not None:
                 found = literal_set._set.Match(text.encode() if data is None else data)
@@ -135,9 +147,12 @@ class Holds:
         """Can part ``name`` (``kind.n``, or ``squeezed``) match the text?"""
         mask = self._mask
         if mask is not None:
-            masks = self._table.masks[name]
-            if masks is None:
+            entry = self._table.masks[name]
+            if entry is None:
                 return True
+            first, masks = entry
+            if not first & mask:
+                return False
             for clause in masks:
                 for m in clause:
                     if not m & mask:

@@ -16,8 +16,9 @@ import functools
 import re
 import urllib.parse
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
+
+from subagents._dataclass import dataclass
 
 __all__ = ["View", "linear", "views"]
 
@@ -158,33 +159,43 @@ def _decoded(text: str, at: int) -> Iterator[View]:
         for g in (1, 2):
             if m.group(g):
                 yield View("link", urllib.parse.unquote(m.group(g)), off(m.start(g)), True)
-    for m in pats["base64"].finditer(text):
-        run = m.group(0).rstrip("=")
-        padded = run + "=" * (-len(run) % 4)
+    # the run patterns search the UTF-8 bytes: their matches are ASCII, the wrapper converts
+    # no offset, and a match's offset in characters is worked out only for a run that decodes
+    data = text.encode()
+    ascii_text = len(data) == len(text)
+
+    def where(i: int) -> int:
+        return off(i if ascii_text else len(data[:i].decode()))
+
+    for m in pats["base64"].finditer(data):
+        run = m.group(0).rstrip(b"=")
+        padded = run + b"=" * (-len(run) % 4)
         try:
-            raw = base64.b64decode(padded.replace("-", "+").replace("_", "/"), validate=True)
+            raw = base64.b64decode(padded.replace(b"-", b"+").replace(b"_", b"/"),
+                                   validate=True)
         except (binascii.Error, ValueError):
             continue
         decoded = _printable(raw)
         if decoded is not None:
-            yield View("base64", decoded, off(m.start()), True)
-    for m in pats["hex"].finditer(text):
-        decoded = _printable(bytes.fromhex(m.group(0)))
+            yield View("base64", decoded, where(m.start()), True)
+    for m in pats["hex"].finditer(data):
+        decoded = _printable(bytes.fromhex(m.group(0).decode()))
         if decoded is not None:
-            yield View("hex", decoded, off(m.start()), True)
-    for m in pats["base64-block"].finditer(text) if "\n" in text else ():
-        joined = "".join(m.group(0).split())
+            yield View("hex", decoded, where(m.start()), True)
+    for m in pats["base64-block"].finditer(data) if "\n" in text else ():
+        joined = b"".join(m.group(0).split())
         try:
-            raw = base64.b64decode(joined + "=" * (-len(joined) % 4), validate=True)
+            raw = base64.b64decode(joined + b"=" * (-len(joined) % 4), validate=True)
         except (binascii.Error, ValueError):
             continue
         decoded = _printable(raw)
         if decoded is not None:
-            yield View("base64", decoded, off(m.start()), True)
-    for m in pats["spaced-hex"].finditer(text):
-        decoded = _printable(bytes.fromhex(m.group(0).replace(" ", "").replace(":", "")))
+            yield View("base64", decoded, where(m.start()), True)
+    for m in pats["spaced-hex"].finditer(data):
+        decoded = _printable(bytes.fromhex(
+            m.group(0).replace(b" ", b"").replace(b":", b"").decode()))
         if decoded is not None:
-            yield View("hex", decoded, off(m.start()), True)
+            yield View("hex", decoded, where(m.start()), True)
     for m in _UESC_RE.finditer(text) if "\\u" in text else ():
         decoded = "".join(chr(int(h, 16)) for h in m.group(0).split("\\u")[1:])
         if decoded.isprintable():
