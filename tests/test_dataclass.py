@@ -166,3 +166,20 @@ def test_order_and_unsafe_hash_go_to_the_standard_decorator() -> None:
     ours = _build(_dataclass._dataclass, {"order": True, "unsafe_hash": True})
     assert (ours(a=1) < ours(a=2)) and (std(a=1) < std(a=2))
     assert _outcome(hash, ours(a=1)) == _outcome(hash, std(a=1))
+
+
+def test_eq_and_hash_are_compiled_on_first_call_and_stay_the_same() -> None:
+    """The first comparison compiles ``__eq__`` (the first hash ``__hash__``) and puts it on the
+    class; answers before and after, and through a plain subclass, are the standard ones."""
+    std = _build(dataclasses.dataclass, {"frozen": True, "slots": True})
+    ours = _build(_dataclass._dataclass, {"frozen": True, "slots": True})
+    first_eq, first_hash = vars(ours)["__eq__"], vars(ours)["__hash__"]
+    sub = type("Sub", (ours,), {"__slots__": ()})
+    for _ in range(2):  # before and after the compiled methods replace the first ones
+        assert (sub(a=1) == sub(a=1)) is True
+        assert (sub(a=1) == ours(a=1)) is False  # another class
+        assert (ours(a=1) == ours(a=2)) == (std(a=1) == std(a=2))
+        assert hash(ours(a=1, b="x")) == hash(std(a=1, b="x"))
+        assert hash(sub(a=5)) == hash(std(a=5))
+    assert vars(ours)["__eq__"] is not first_eq and vars(ours)["__hash__"] is not first_hash
+    assert ours.__eq__.__qualname__ == "Point.__eq__" == ours.__hash__.__qualname__[:-8] + "__eq__"

@@ -12,12 +12,13 @@ Design notes
 * Which literals a text holds is found in one of two ways, with the same answer: in the
   first texts of a process (``validate one.md``: a description and a prompt), each literal
   is looked up when a clause asks for it (``in``, and a whole-word check with ``re``'s ASCII
-  ``\\b``, which is RE2's); once the process has read :data:`_SET_AFTER` characters, one
-  pass of an RE2 set of all literals (every occurrence, overlapping ones too) gives them all,
-  and the clauses are integer masks.  The look-ups cost a few thousand ``in`` tests a text,
-  the set a compilation and the building of its automaton (once per process) and a pass.
+  ``\\b``, which is RE2's); once the process has read :data:`_SET_AFTER` characters, a
+  pass of each of three RE2 sets of the literals (every occurrence, overlapping ones too)
+  gives them all, and the clauses are integer masks.  The look-ups cost a few thousand ``in``
+  tests a text, the sets a compilation and the building of their automata (once per process;
+  three sets of neighbouring literals build a third fewer states than one) and a pass each.
 * It fails closed: a part without a known requirement (``None`` in the table) is always
-  searched, and if the RE2 set cannot be built or cannot answer, the literals are looked up
+  searched, and if an RE2 set cannot be built or cannot answer, the literals are looked up
   one by one.
 """
 
@@ -29,9 +30,11 @@ from typing import Any
 
 __all__ = ["Holds", "holds"]
 
-#: once the process has read this many characters, the RE2 set is compiled and reads every
+#: once the process has read this many characters, the RE2 sets are compiled and read every
 #: text from then on; until then each literal is looked up when a clause asks for it
 _SET_AFTER = 12_000
+#: the literals are split into this many RE2 sets (see :meth:`_Table.compiled_sets`)
+_SETS = 3
 
 Clauses = tuple[tuple[tuple[int, ...], ...], ...] | None
 
@@ -65,12 +68,15 @@ class _Table:
             for c in ordered:
                 first |= c[0]
             self.masks[name] = (first, ordered)
-        self.read = 0  # characters read so far (for when to compile the set)
-        self.set: Any = None
-        self.set_failed = False
+        self.read = 0  # characters read so far (for when to compile the sets)
+        self.sets: list[tuple[int, int, Any]] | None = None  # (first index, count, RE2 set)
+        self.sets_failed = False
 
-    def compiled_set(self) -> Any:
-        if self.set is None and not self.set_failed:
+    def compiled_sets(self) -> list[tuple[int, int, Any]] | None:
+        """The literals in :data:`_SETS` RE2 sets of neighbours in sorted order (sharing
+        prefixes): the automaton of one set of all of them has to build far more states
+        (a state is where the text stands in every literal at once) on the first texts."""
+        if self.sets is None and not self.sets_failed:
             try:
                 import re2  # type: ignore[import-untyped]
 
@@ -78,16 +84,21 @@ class _Table:
                 options.case_sensitive = True
                 options.log_errors = False
                 options.max_mem = 64 << 20
-                found = re2.Set.SearchSet(options)
-                for x in self.literals:
-                    found.Add(r"\b" + re2.escape(x[1:]) + r"\b" if x[:1] == "\0"
-                              else re2.escape(x))
-                found.Add(r"\A")  # matches every text: says the set could answer
-                found.Compile()
-                self.set = found
+                sets = []
+                count = len(self.literals)
+                for k in range(_SETS):
+                    first, stop = k * count // _SETS, (k + 1) * count // _SETS
+                    found = re2.Set.SearchSet(options)
+                    for x in self.literals[first:stop]:
+                        found.Add(r"\b" + re2.escape(x[1:]) + r"\b" if x[:1] == "\0"
+                                  else re2.escape(x))
+                    found.Add(r"\A")  # matches every text: says the set could answer
+                    found.Compile()
+                    sets.append((first, stop - first, found))
+                self.sets = sets
             except Exception:  # fail closed: the literals are looked up one by one
-                self.set_failed = True
-        return self.set
+                self.sets_failed = True
+        return self.sets
 
 
 @functools.cache
@@ -114,17 +125,21 @@ class Holds:
         if lazy:
             return
         table.read += len(text)
-        if force_set or table.set is not None or table.read > _SET_AFTER:
-            literal_set = table.compiled_set()
-            if literal_set is not None:
-                found = literal_set._set.Match(text.encode() if data is None else data)
-                # the last pattern matches every text: without it the set could not answer
-                # (out of memory), and the literals are looked up one by one
-                if found and len(table.literals) in found:
-                    mask = 0
+        if force_set or table.sets is not None or table.read > _SET_AFTER:
+            sets = table.compiled_sets()
+            if sets is not None:
+                raw = text.encode() if data is None else data
+                mask = 0
+                for first, count, literal_set in sets:
+                    found = literal_set._set.Match(raw)
+                    # the last pattern matches every text: without it the set could not
+                    # answer (out of memory), and the literals are looked up one by one
+                    if not found or count not in found:
+                        return
                     for i in found:
-                        mask |= 1 << i  # (the sentinel's bit is in no clause)
-                    self._mask = mask
+                        if i < count:
+                            mask |= 1 << (first + i)
+                self._mask = mask
 
     @property
     def uses_set(self) -> bool:
