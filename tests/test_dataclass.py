@@ -183,3 +183,78 @@ def test_eq_and_hash_are_compiled_on_first_call_and_stay_the_same() -> None:
         assert hash(sub(a=5)) == hash(std(a=5))
     assert vars(ours)["__eq__"] is not first_eq and vars(ours)["__hash__"] is not first_hash
     assert ours.__eq__.__qualname__ == "Point.__eq__" == ours.__hash__.__qualname__[:-8] + "__eq__"
+
+
+# ----------------------------------------------------------------------------- fast_init
+
+
+def _kw_only_pair() -> tuple[Any, Any]:
+    options = {"frozen": True, "slots": True, "kw_only": True}
+    std = _build(_dataclass._dataclass, options)
+    fast = _dataclass.fast_init(_build(_dataclass._dataclass, options))
+    return std, fast
+
+
+def test_fast_init_replaces_the_init_of_a_class_it_fits() -> None:
+    std, fast = _kw_only_pair()
+    assert fast.__init__ is not std.__init__
+    assert fast.__init__.__code__.co_filename == "<string>"
+
+
+@given(a=st.integers(), b=st.text(max_size=5), c=st.none() | st.lists(st.integers(), max_size=3))
+def test_fast_init_builds_what_the_standard_init_builds(a: int, b: str,
+                                                        c: list[int] | None) -> None:
+    import inspect
+
+    std, fast = _kw_only_pair()
+    kwargs: dict[str, Any] = {"a": a, "b": b} if c is None else {"a": a, "b": b, "c": c}
+    x_std, x_fast = std(**kwargs), fast(**kwargs)
+    assert type(x_fast) is fast
+    assert _text(x_std) == _text(x_fast)
+    assert [getattr(x_std, f.name) for f in dataclasses.fields(std)] == [
+        getattr(x_fast, f.name) for f in dataclasses.fields(fast)]
+    assert x_fast == fast(**kwargs) and hash(x_fast) == hash(x_std)
+    assert str(inspect.signature(std)) == str(inspect.signature(fast))
+    assert fast.__init__.__qualname__ == std.__init__.__qualname__
+    assert fast.__init__.__annotations__ == std.__init__.__annotations__
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        x_fast.a = 1
+    assert dataclasses.replace(x_fast, a=a + 1).a == a + 1
+
+
+def test_fast_init_factories_and_errors_as_the_standard() -> None:
+    std, fast = _kw_only_pair()
+    one, two = fast(a=1, b="x"), fast(a=1, b="x")
+    assert one.c == [] and one.c is not two.c  # a fresh default from the factory each time
+    assert one.d == 4 and one.e == 0.5
+    for call in (lambda cls: cls(), lambda cls: cls(b="x"), lambda cls: cls(a=1, b="x", z=2),
+                 lambda cls: cls(1, "x")):
+        with pytest.raises(TypeError) as on_std:
+            call(std)
+        with pytest.raises(TypeError) as on_fast:
+            call(fast)
+        assert str(on_std.value) == str(on_fast.value)
+
+
+def test_fast_init_leaves_a_subclass_to_the_standard_init() -> None:
+    _std, fast = _kw_only_pair()
+    sub = type("Sub", (fast,), {})  # with a __dict__: not the twin's layout
+    x = sub(a=1, b="x")
+    assert type(x) is sub and x.a == 1 and x.c == []
+
+
+@pytest.mark.parametrize("options", [{}, {"frozen": True}, {"frozen": True, "slots": True},
+                                     {"slots": True, "kw_only": True}])
+def test_fast_init_leaves_other_classes_unchanged(options: dict[str, Any]) -> None:
+    cls = _build(_dataclass._dataclass, options)
+    init = cls.__init__
+    assert _dataclass.fast_init(cls).__init__ is init
+
+
+def test_the_agent_definition_uses_fast_init() -> None:
+    from subagents.definition import AgentDefinition
+
+    assert AgentDefinition.__init__.__code__.co_filename == "<string>"
+    d = AgentDefinition(name="a", description="b")
+    assert type(d) is AgentDefinition and d.hooks == {} and d.locations == {}
+    assert d.evolve(name="c") == AgentDefinition(name="c", description="b")
