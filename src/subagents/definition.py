@@ -28,7 +28,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from subagents._dataclass import dataclass, fast_init
+from subagents._dataclass import dataclass
 
 __all__ = [
     "BUILTIN_AGENT_NAMES",
@@ -220,7 +220,6 @@ class McpServerSpec:
     extra: Mapping[str, Any] = field(default_factory=dict)
 
 
-@fast_init  # two are built for every file read: see its notes
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AgentDefinition:
     """One agent, whatever file or flag it came from."""
