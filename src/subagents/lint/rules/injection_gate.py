@@ -69,7 +69,8 @@ class _Table:
             for c in ordered:
                 first |= c[0]
             self.masks[name] = (first, ordered)
-        self.sets: list[tuple[int, int, Any]] | None = None  # (first index, count, RE2 set)
+        # (first index, count, the RE2 set's match on bytes)
+        self.sets: list[tuple[int, int, Any]] | None = None
         self.sets_failed = False
 
     def compiled_sets(self) -> list[tuple[int, int, Any]] | None:
@@ -94,7 +95,10 @@ class _Table:
                                   else re2.escape(x))
                     found.Add(r"\A")  # matches every text: says the set could answer
                     found.Compile()
-                    sets.append((first, stop - first, found))
+                    # the wrapper's own ``Match`` takes only str and re-encodes it; its
+                    # compiled set takes the bytes we already have.  A google-re2 without
+                    # that attribute fails here, and the literals are looked up one by one
+                    sets.append((first, stop - first, found._set.Match))
                 self.sets = sets
             except Exception:  # fail closed: the literals are looked up one by one
                 self.sets_failed = True
@@ -136,8 +140,8 @@ class Holds:
             if sets is not None:
                 raw = text.encode() if data is None else data
                 mask = 0
-                for first, count, literal_set in sets:
-                    found = literal_set._set.Match(raw)
+                for first, count, match in sets:
+                    found = match(raw)
                     # the last pattern matches every text: without it the set could not
                     # answer (out of memory), and the literals are looked up one by one
                     if not found or count not in found:
