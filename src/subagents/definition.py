@@ -22,6 +22,7 @@ Design notes
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping
 from dataclasses import field, fields, replace
 from enum import StrEnum
@@ -284,9 +285,12 @@ class AgentDefinition:
         unknown = changes.keys() - _FIELD_NAMES
         if unknown:
             return replace(self, **changes)  # raises the usual TypeError
-        values = {name: getattr(self, name) for name in _FIELD_NAMES}
+        # every value read by one C call, paired with its name by another
+        values = dict(zip(_FIELD_ORDER, _field_values(self), strict=True))
         values.update(changes)
         return AgentDefinition(**values)
 
 
 _FIELD_NAMES: frozenset[str] = frozenset(f.name for f in fields(AgentDefinition) if f.init)
+_FIELD_ORDER: tuple[str, ...] = tuple(f.name for f in fields(AgentDefinition) if f.init)
+_field_values = operator.attrgetter(*_FIELD_ORDER)
