@@ -31,9 +31,9 @@ import dataclasses
 import reprlib
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["dataclass", "fast_init"]
+__all__ = ["dataclass"]
 
 _standard = dataclasses.dataclass  # bound once: the standard decorator builds the class
 
@@ -121,68 +121,6 @@ def _dataclass(cls: type | None = None, /, *, init: bool = True, repr: bool = Tr
         return made
 
     return wrap if cls is None else wrap(cls)
-
-
-_T = TypeVar("_T")
-
-
-def fast_init(cls: type[_T]) -> type[_T]:
-    """``cls`` with an ``__init__`` that sets its fields about three times faster, for a
-    frozen, slotted, keyword-only dataclass built many times in one run.
-
-    The standard frozen ``__init__`` sets each field with ``object.__setattr__`` (a generic
-    call per field: 31 of them for an agent definition, a measurable share of reading a file).
-    This one turns the new instance into a mutable twin class with the very same slots
-    (``__class__`` assignment, allowed between classes of the same layout), sets the fields
-    with plain attribute stores and turns it back: the instance, its fields, their defaults
-    and factories, the signature and the errors for a missing or unknown argument are the
-    standard ``__init__``'s (its ``__kwdefaults__`` and annotations are reused).  An instance
-    of a subclass is left to the standard ``__init__``.  A class this does not fit (not
-    frozen, slotted and keyword-only, a base class with fields, ``__post_init__``, a field
-    outside ``__init__``) is returned unchanged.
-    """
-    standard = cls.__init__
-    flds = dataclasses.fields(cls)  # type: ignore[arg-type]
-    params = getattr(cls, "__dataclass_params__", None)
-    defaults = getattr(standard, "__kwdefaults__", None) or {}
-    if (params is None or not params.frozen or "__slots__" not in cls.__dict__
-            or cls.__bases__ != (object,) or hasattr(cls, "__post_init__")
-            or not flds or not all(f.init and f.kw_only for f in flds)
-            or "__weakref__" in cls.__dict__["__slots__"]):
-        return cls
-    twin = type(cls.__name__, (), {"__slots__": cls.__dict__["__slots__"]})
-    names = [f.name for f in flds]
-    factories = {f.name: f.default_factory for f in flds
-                 if f.default_factory is not dataclasses.MISSING}
-    namespace: dict[str, Any] = {"__cls": cls, "__twin": twin, "__standard": standard,
-                                 "__set": object.__setattr__}
-    lines = []
-    for name in names:
-        if name in factories:
-            namespace[f"__factory_{name}"] = factories[name]
-            namespace[f"__unset_{name}"] = defaults[name]  # the standard's sentinel
-            lines.append(f"  self.{name} = __factory_{name}() if {name} is __unset_{name} "
-                         f"else {name}\n")
-        else:
-            lines.append(f"  self.{name} = {name}\n")
-    every = ", ".join(f"{n}={n}" for n in names)
-    source = (
-        f"def __init__(self, *, {', '.join(names)}):\n"
-        " if self.__class__ is not __cls:\n"
-        f"  return __standard(self, {every})\n"
-        " __set(self, '__class__', __twin)\n"
-        " try:\n" + "".join(lines) +
-        " finally:\n"
-        "  __set(self, '__class__', __cls)\n")
-    exec(source, namespace)
-    init = namespace["__init__"]
-    init.__kwdefaults__ = dict(defaults)
-    init.__annotations__ = dict(standard.__annotations__)
-    init.__qualname__ = standard.__qualname__
-    init.__module__ = standard.__module__
-    init.__doc__ = standard.__doc__
-    cls.__init__ = init  # type: ignore[method-assign]
-    return cls
 
 
 if TYPE_CHECKING:

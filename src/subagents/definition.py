@@ -22,14 +22,13 @@ Design notes
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Mapping
 from dataclasses import field, fields, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from subagents._dataclass import dataclass, fast_init
+from subagents._dataclass import dataclass
 
 __all__ = [
     "BUILTIN_AGENT_NAMES",
@@ -221,7 +220,6 @@ class McpServerSpec:
     extra: Mapping[str, Any] = field(default_factory=dict)
 
 
-@fast_init  # two are built for every file read: see its notes
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AgentDefinition:
     """One agent, whatever file or flag it came from."""
@@ -285,12 +283,9 @@ class AgentDefinition:
         unknown = changes.keys() - _FIELD_NAMES
         if unknown:
             return replace(self, **changes)  # raises the usual TypeError
-        # every value read by one C call, paired with its name by another
-        values = dict(zip(_FIELD_ORDER, _field_values(self), strict=True))
+        values = {name: getattr(self, name) for name in _FIELD_NAMES}
         values.update(changes)
         return AgentDefinition(**values)
 
 
 _FIELD_NAMES: frozenset[str] = frozenset(f.name for f in fields(AgentDefinition) if f.init)
-_FIELD_ORDER: tuple[str, ...] = tuple(f.name for f in fields(AgentDefinition) if f.init)
-_field_values = operator.attrgetter(*_FIELD_ORDER)

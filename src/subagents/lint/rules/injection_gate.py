@@ -28,6 +28,8 @@ import functools
 import re
 from typing import Any
 
+from subagents.lint.rules._injection_literals import LITERALS
+
 __all__ = ["Holds", "holds"]
 
 #: once the process has read this many characters, the RE2 sets are compiled and read every
@@ -40,12 +42,11 @@ Clauses = tuple[tuple[tuple[int, ...], ...], ...] | None
 
 
 class _Table:
-    """The literal table as indices, and the RE2 set of the literals (compiled when the
-    process has read enough text to pay for it)."""
+    """The literal table as indices and masks, and the RE2 sets of the literals: built when
+    the process has read enough text to pay for them (the look-ups read the generated table
+    as it is)."""
 
     def __init__(self) -> None:
-        from subagents.lint.rules._injection_literals import LITERALS
-
         literals = sorted({x for v in LITERALS.values() if v for c in v for s in c for x in s})
         self.literals = literals
         index = {x: i for i, x in enumerate(literals)}
@@ -68,7 +69,6 @@ class _Table:
             for c in ordered:
                 first |= c[0]
             self.masks[name] = (first, ordered)
-        self.read = 0  # characters read so far (for when to compile the sets)
         self.sets: list[tuple[int, int, Any]] | None = None  # (first index, count, RE2 set)
         self.sets_failed = False
 
@@ -101,9 +101,14 @@ class _Table:
         return self.sets
 
 
-@functools.cache
+_BUILT: list[_Table] = []  # the table, once built
+_READ = [0]  # characters read so far (for when to build the table and compile the sets)
+
+
 def _table() -> _Table:
-    return _Table()
+    if not _BUILT:
+        _BUILT.append(_Table())
+    return _BUILT[0]
 
 
 @functools.lru_cache(maxsize=512)
@@ -118,14 +123,15 @@ class Holds:
 
     def __init__(self, text: str, data: bytes | None = None, lazy: bool = False,
                  force_set: bool = False) -> None:
-        table = self._table = _table()
+        self._table: _Table | None = None
         self._text = text
         self._mask: int | None = None
-        self._known: dict[int, bool] = {}
+        self._known: dict[str, bool] = {}
         if lazy:
             return
-        table.read += len(text)
-        if force_set or table.sets is not None or table.read > _SET_AFTER:
+        _READ[0] += len(text)
+        if force_set or _BUILT or _READ[0] > _SET_AFTER:
+            table = _table()
             sets = table.compiled_sets()
             if sets is not None:
                 raw = text.encode() if data is None else data
@@ -140,28 +146,28 @@ class Holds:
                         if i < count:
                             mask |= 1 << (first + i)
                 self._mask = mask
+                self._table = table
 
     @property
     def uses_set(self) -> bool:
         """Did the RE2 set answer (else the literals are looked up one by one)?"""
         return self._mask is not None
 
-    def _has(self, i: int) -> bool:
-        known = self._known.get(i)
+    def _has(self, literal: str) -> bool:
+        known = self._known.get(literal)
         if known is None:
-            literal = self._table.literals[i]
             if literal[:1] == "\0":
                 word = literal[1:]
                 known = word in self._text and _whole_word(word).search(self._text) is not None
             else:
                 known = literal in self._text
-            self._known[i] = known
+            self._known[literal] = known
         return known
 
     def allows(self, name: str) -> bool:
         """Can part ``name`` (``kind.n``, or ``squeezed``) match the text?"""
         mask = self._mask
-        if mask is not None:
+        if mask is not None and self._table is not None:
             entry = self._table.masks[name]
             if entry is None:
                 return True
@@ -175,11 +181,11 @@ class Holds:
                 else:
                     return True
             return False
-        clauses = self._table.clauses[name]
+        clauses = LITERALS[name]
         if clauses is None:
             return True
         has = self._has
-        return any(all(any(has(i) for i in s) for s in clause) for clause in clauses)
+        return any(all(any(has(x) for x in s) for s in clause) for clause in clauses)
 
 
 def holds(text: str, data: bytes | None = None, lazy: bool = False) -> Holds:
