@@ -55,11 +55,12 @@ def _reference_node(node: yaml.Node, offset: int, issues: list[YamlIssue], depth
     return YMap(pairs, line, column, bool(getattr(node, "flow_style", False)))
 
 
-def _reference(text: str, offset: int = 3) -> object:
-    """(root, issues, error) the plain way, or the exception's type when it fails."""
+def _read(text: str, offset: int, loader_class: Any, build: Any) -> object:
+    """(root, issues, error) from ``loader_class``'s node tree built by ``build``, or the
+    exception's type when the YAML fails."""
     issues: list[YamlIssue] = []
     try:
-        loader = _STOCK(text)
+        loader = loader_class(text)
         try:
             node = loader.get_single_node()
         finally:
@@ -67,27 +68,19 @@ def _reference(text: str, offset: int = 3) -> object:
     except yaml.YAMLError as exc:
         return type(exc)
     try:
-        root = _reference_node(node, offset, issues) if node is not None else None
+        root = build(node, offset, issues) if node is not None else None
     except yamltree._Refused as refused:
         return None, issues, refused.issue
     return root, issues, None
+
+
+def _reference(text: str, offset: int = 3) -> object:
+    """The plain way: the stock loader's nodes, converted one by one."""
+    return _read(text, offset, _STOCK, _reference_node)
 
 
 def _ours(text: str, offset: int = 3) -> object:
-    issues: list[YamlIssue] = []
-    try:
-        loader = yamltree._TreeLoader(text)
-        try:
-            node = loader.get_single_node()
-        finally:
-            loader.dispose()
-    except yaml.YAMLError as exc:
-        return type(exc)
-    try:
-        root = yamltree._from_node(node, offset, issues) if node is not None else None
-    except yamltree._Refused as refused:
-        return None, issues, refused.issue
-    return root, issues, None
+    return _read(text, offset, yamltree._TreeLoader, yamltree._from_node)
 
 
 def _same(text: str) -> None:
