@@ -4,11 +4,9 @@ definition (kept here as the reference) gives, on generated input and on the cor
 from __future__ import annotations
 
 import math
-import os
 from pathlib import Path
 from typing import Any
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -95,10 +93,7 @@ def test_the_tree_as_buns_value(text: str) -> None:
     _same_value(text)
 
 
-def test_the_tree_as_buns_value_on_the_corpus() -> None:
-    corpus = Path(os.environ.get("SUBAGENTS_CORPUS", "/nonexistent"))
-    if not corpus.is_dir():
-        pytest.skip(f"the shared corpus of real agent files is not at {corpus}")
+def test_the_tree_as_buns_value_on_the_corpus(corpus: Path) -> None:
     for path in sorted(corpus.rglob("*.md")):
         text = decode_bytes(path.read_bytes()).text
         doc = split_frontmatter(text)[0] if text is not None else None

@@ -9,11 +9,9 @@ look typed (``yes``, ``~``, ``0x1F``, ``.inf``, dates)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -146,10 +144,7 @@ def test_every_scalar_on_its_own() -> None:
         _same(f"{value}\n")
 
 
-def test_the_tree_of_every_corpus_frontmatter() -> None:
-    corpus = Path(os.environ.get("SUBAGENTS_CORPUS", "/nonexistent"))
-    if not corpus.is_dir():
-        pytest.skip(f"the shared corpus of real agent files is not at {corpus}")
+def test_the_tree_of_every_corpus_frontmatter(corpus: Path) -> None:
     seen = 0
     for path in sorted(corpus.rglob("*.md")):
         text = decode_bytes(path.read_bytes()).text
