@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from injection_helpers import benign, injections
 from subagents.lint.rules.injection import assess_injection
 from subagents.lint.rules.injection_eval import load_rows, main
 from subagents.lint.rules.injection_views import views
@@ -39,16 +40,12 @@ KNOWN_MISSES = {
 }
 
 
-@pytest.mark.parametrize("row", [
-    pytest.param(r, marks=pytest.mark.xfail(strict=True, reason="a known miss"))
-    if r["id"] in KNOWN_MISSES else r
-    for r in SECOND_ROUND if r["label"] == "injection"], ids=lambda r: r["id"])
+@pytest.mark.parametrize("row", injections(SECOND_ROUND, KNOWN_MISSES))
 def test_second_round_injections_are_found(row: dict[str, str]) -> None:
     assert assess_injection(row["text"]) is not None
 
 
-@pytest.mark.parametrize("row", [r for r in SECOND_ROUND if r["label"] == "benign"],
-                         ids=lambda r: r["id"])
+@pytest.mark.parametrize("row", benign(SECOND_ROUND))
 def test_second_round_benign_prompts_stay_clean(row: dict[str, str]) -> None:
     assert assess_injection(row["text"]) is None
 
