@@ -13,10 +13,14 @@ Design notes
   first texts of a process (``validate one.md``: a description and a prompt), each literal
   is looked up when a clause asks for it (``in``, and a whole-word check with ``re``'s ASCII
   ``\\b``, which is RE2's); once the process has read :data:`_SET_AFTER` characters, a
-  pass of each of three RE2 sets of the literals (every occurrence, overlapping ones too)
-  gives them all, and the clauses are integer masks.  The look-ups cost a few thousand ``in``
-  tests a text, the sets a compilation and the building of their automata (once per process;
-  three sets of neighbouring literals build a third fewer states than one) and a pass each.
+  pass of each of two RE2 sets of the literals (every occurrence, overlapping ones too)
+  gives them all, and the clauses are integer masks.  The literals of one or two
+  characters that need not be whole words (``.``, ``@``, ``ed``...) are left out of the
+  sets and looked up with ``in`` when a clause asks for one (after its other sets held):
+  they match almost everywhere and slow the sets' automata down.  The look-ups cost a few
+  thousand ``in`` tests a text, the sets a compilation and the building of their automata
+  (once per process; two sets of neighbouring literals build fewer states on the first
+  texts than one) and a pass each.
 * It fails closed: a part without a known requirement (``None`` in the table) is always
   searched, and if an RE2 set cannot be built or cannot answer, the literals are looked up
   one by one.
@@ -32,51 +36,71 @@ from subagents.lint.rules._injection_literals import LITERALS
 
 __all__ = ["Holds", "holds"]
 
-#: once the process has read this many characters, the RE2 sets are compiled and read every
+#: once the process has read this many characters, the RE2 set is compiled and read every
 #: text from then on; until then each literal is looked up when a clause asks for it
 _SET_AFTER = 12_000
-#: the literals are split into this many RE2 sets (see :meth:`_Table.compiled_sets`)
-_SETS = 3
+#: literals (not whole words) of fewer UTF-8 bytes than this are left out of the RE2 sets and
+#: looked up (``in``) when a clause asks for one: on 638 corpus texts one set without them
+#: reads a text in about half the time of three sets of every literal; leaving out longer
+#: ones too (``send``, ``.env``) makes the sets faster still but the look-ups cost more
+_SHORT = 3
+#: the literals are split into this many RE2 sets (see :meth:`_Table.compiled_sets`; callgrind,
+#: 593 corpus prompts in a fresh process and 100 warm: one set 6,658 M and 630 M, two 5,963 M
+#: and 638 M, three 5,884 M and 650 M)
+_SETS = 2
 
-Clauses = tuple[tuple[tuple[int, ...], ...], ...] | None
+#: a literal set as the bits of its literals in the set, and the literals looked up instead
+_Need = tuple[int, tuple[str, ...]]
+
+
+def _short(literal: str) -> bool:
+    return literal[:1] != "\0" and len(literal.encode()) < _SHORT
 
 
 class _Table:
-    """The literal table as indices and masks, and the RE2 sets of the literals: built when
-    the process has read enough text to pay for them (the look-ups read the generated table
-    as it is)."""
+    """The literal table as masks, and the RE2 set of its longer literals: built when the
+    process has read enough text to pay for it (the look-ups read the generated table as it
+    is)."""
 
     def __init__(self) -> None:
-        literals = sorted({x for v in LITERALS.values() if v for c in v for s in c for x in s})
+        literals = sorted({x for v in LITERALS.values() if v for c in v for s in c for x in s
+                           if not _short(x)})
         self.literals = literals
         index = {x: i for i, x in enumerate(literals)}
-        # each literal set as the indices of its literals, and as a bit mask of them
-        self.clauses: dict[str, Clauses] = {
-            name: None if v is None else tuple(tuple(tuple(index[x] for x in s) for s in c)
-                                               for c in v)
-            for name, v in LITERALS.items()}
-        # as bit masks, each clause's sets longest literals first (rarer: a clause that fails
-        # mostly fails at its first set), and before them the union of the first sets of all
-        # clauses: a text without one of those fails every clause (one test rejects most parts)
-        self.masks: dict[str, tuple[int, tuple[tuple[int, ...], ...]] | None] = {}
-        for name, v in self.clauses.items():
+        # each clause's sets longest literals first (rarer: a clause that fails mostly fails
+        # at its first set), each as the bit mask of its literals in the set and the short
+        # literals it also accepts; and before them the union of the first sets of all
+        # clauses when none of those holds a short literal: a text without one of those fails
+        # every clause (one test rejects most parts)
+        self.masks: dict[str, tuple[int | None, tuple[tuple[_Need, ...], ...]] | None] = {}
+        for name, v in LITERALS.items():
             if v is None:
                 self.masks[name] = None
                 continue
-            ordered = tuple(tuple(sum(1 << i for i in s) for s in sorted(
-                c, key=lambda s: -min(len(literals[i].lstrip("\0")) for i in s))) for c in v)
-            first = 0
+            ordered = tuple(tuple(
+                (sum(1 << index[x] for x in s if not _short(x)),
+                 tuple(x for x in s if _short(x)))
+                for s in sorted(c, key=lambda s: (any(map(_short, s)),
+                                                  -min(len(x.lstrip("\0")) for x in s))))
+                for c in v)
+            first: int | None = 0
             for c in ordered:
-                first |= c[0]
+                if c[0][1] or first is None:
+                    first = None
+                else:
+                    first |= c[0][0]
             self.masks[name] = (first, ordered)
         # (first index, count, the RE2 set's match on bytes)
         self.sets: list[tuple[int, int, Any]] | None = None
         self.sets_failed = False
+        # each literal's bit, by its index in its set (the last index: the pattern every
+        # text matches, no literal)
+        self.bits = [1 << i for i in range(len(literals))]
 
     def compiled_sets(self) -> list[tuple[int, int, Any]] | None:
         """The literals in :data:`_SETS` RE2 sets of neighbours in sorted order (sharing
-        prefixes): the automaton of one set of all of them has to build far more states
-        (a state is where the text stands in every literal at once) on the first texts."""
+        prefixes): the automaton of one set of all of them has to build more states (a state
+        is where the text stands in every literal at once) on the first texts."""
         if self.sets is None and not self.sets_failed:
             try:
                 import re2  # type: ignore[import-untyped]
@@ -140,15 +164,16 @@ class Holds:
             if sets is not None:
                 raw = text.encode() if data is None else data
                 mask = 0
+                bits = table.bits
                 for first, count, match in sets:
                     found = match(raw)
                     # the last pattern matches every text: without it the set could not
                     # answer (out of memory), and the literals are looked up one by one
                     if not found or count not in found:
                         return
-                    for i in found:
-                        if i < count:
-                            mask |= 1 << (first + i)
+                    found.remove(count)
+                    # distinct indices, distinct bits: their sum is their union (in C)
+                    mask |= sum(map(bits.__getitem__, found)) << first
                 self._mask = mask
                 self._table = table
 
@@ -176,11 +201,12 @@ class Holds:
             if entry is None:
                 return True
             first, masks = entry
-            if not first & mask:
+            if first is not None and not first & mask:
                 return False
+            has = self._has
             for clause in masks:
-                for m in clause:
-                    if not m & mask:
+                for m, short in clause:
+                    if not (m & mask or (short and any(has(x) for x in short))):
                         break
                 else:
                     return True
