@@ -12,7 +12,9 @@ children it waited for) and the wall time of:
 * **naive**: ``frontmatter.load`` of every file (python-frontmatter with PyYAML's C loader;
   parse only, no checks), in this process: the baseline every ratio is against;
 * **cold**: ``validate_paths(cache=True, jobs=1)`` with an empty cache folder (validates and
-  writes the cache);
+  writes the cache), the injection detector's remembered verdicts forgotten first (as in a
+  new process; ``--no-memo``: every text judged afresh, repeated or not: the tree repeats
+  each corpus file about six times);
 * **warm**: the same again on the unchanged files (reads the cache, hashes every file,
   recomputes the cross-file rules);
 * **2 proc**: ``validate_paths(cache=True, jobs=2)`` with an empty cache folder (the per-file
@@ -127,7 +129,10 @@ def measure(validate_paths: Callable[..., Any], files: list[Path], size: int, ro
     walls: dict[str, list[float]] = {k: [] for k in cpus}
 
     def cold(jobs: int) -> Any:
+        from subagents.lint.rules.injection import forget_verdicts
+
         shutil.rmtree(cache_dir, ignore_errors=True)
+        forget_verdicts()  # as in a new process: the detector's verdicts of earlier rounds go
         return validate_paths(folders, cache=True, jobs=jobs)
 
     runs: list[tuple[str, Callable[[], Any]]] = [
@@ -170,7 +175,13 @@ def main() -> None:
     ap.add_argument("--agnix-max", type=int, default=2000,
                     help="largest size agnix is run on (its cross-file rules are quadratic)")
     ap.add_argument("--agnix-timeout", type=float, default=600)
+    ap.add_argument("--no-memo", action="store_true",
+                    help="the injection detector judges every text afresh, repeated or not")
     args = ap.parse_args()
+    if args.no_memo:
+        from subagents.lint.rules import injection
+
+        injection.REMEMBER = False
     files = claude_files(args.corpus)
     if not files:
         raise SystemExit(f"no agent files under {args.corpus} (give --corpus)")

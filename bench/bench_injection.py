@@ -73,6 +73,7 @@ def against_parse(root: Path, rounds: int = 5) -> None:
                 continue
 
     def detect() -> None:
+        injection.forget_verdicts()  # each round as a new process: repeated bodies only
         for body in bodies:
             assess_injection(body)
 

@@ -222,3 +222,33 @@ def test_the_rot13_lines_are_those_of_the_plain_algorithm(text: str) -> None:
 
 def test_every_tag_character_starts_with_the_bytes_looked_for() -> None:
     assert all(chr(c).encode()[:2] == b"\xf3\xa0" for c in range(0xE0020, 0xE007F))
+
+
+def _direct_as_the_wrapper(data: bytes) -> None:
+    from subagents.lint.rules import injection
+
+    pats = iv._compiled()
+    signals = injection._Patterns.get()
+    for rx in [*pats.values(), signals["squeezed"], signals["override.0"], signals["send.0"]]:
+        assert list(iv.spans(rx, data)) == [m.span() for m in rx.finditer(data)]
+        assert iv.found(rx, data) == (rx.search(data) is not None)
+
+
+@pytest.mark.parametrize("text", TEXTS[::5])
+def test_the_direct_search_finds_what_the_wrapper_finds(text: str) -> None:
+    _direct_as_the_wrapper(text.encode())
+    _direct_as_the_wrapper(text.casefold().encode())
+
+
+@settings(max_examples=200, deadline=None)
+@given(_TEXTS)
+def test_the_direct_search_finds_what_the_wrapper_finds_on_made_up_text(text: str) -> None:
+    _direct_as_the_wrapper(text.encode())
+
+
+def test_without_the_compiled_pattern_the_wrapper_is_asked() -> None:
+    import re
+
+    rx = re.compile(rb"[a-z]{3,}")  # no ``_regexp``: ``re``, or another google-re2 release
+    assert list(iv.spans(rx, b"ab cde fghi")) == [(3, 6), (7, 11)]
+    assert iv.found(rx, b"ab cde") and not iv.found(rx, b"ab cd")

@@ -58,7 +58,7 @@ import functools
 import re
 import unicodedata
 from collections.abc import Callable, Iterator
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from subagents._dataclass import dataclass
 from subagents.lint.rules.injection_gate import Holds, holds
@@ -75,9 +75,14 @@ from subagents.lint.rules.injection_patterns import (
     _TAKEOVER,
     _WEAK,
 )
+from subagents.lint.rules.injection_views import found as found_in
 from subagents.lint.rules.injection_views import linear, views
 
-__all__ = ["HELDOUT_RATES", "InjectionFinding", "assess_injection", "normalise"]
+if TYPE_CHECKING:
+    from subagents.lint.rules.injection_memo import Verdicts
+
+__all__ = ["HELDOUT_RATES", "InjectionFinding", "assess_injection", "forget_verdicts",
+           "normalise"]
 
 Confidence = Literal["high", "medium"]
 
@@ -335,7 +340,7 @@ class _Search:
         found = self.matched.get(name)
         if found is None:
             found = self.matched[name] = (self.gate.allows(name) and
-                                          _Patterns.get()[name].search(self.raw) is not None)
+                                          found_in(_Patterns.get()[name], self.raw))
         return found
 
     def kind(self, kind: str) -> bool:
@@ -601,7 +606,33 @@ def _judge(raw_hits: list[_Hit], norm: str = "") -> tuple[int, tuple[str, ...], 
 
 
 def assess_injection(text: str) -> InjectionFinding | None:
-    """The strongest sign of a prompt injection in ``text``, or ``None``."""
+    """The strongest sign of a prompt injection in ``text``, or ``None``.  A text already
+    judged in this process is given the same verdict again (:mod:`.injection_memo`: the
+    detector is a function of the text alone; bounded memory)."""
+    if not (PREFILTER and REMEMBER):  # the plain search the tests compare with: every time
+        return _assess(text)
+    memo = _VERDICTS
+    if not memo:
+        from subagents.lint.rules.injection_memo import Verdicts
+
+        memo.append(Verdicts())
+    return memo[0].get(text, _assess)
+
+
+#: the verdicts remembered (:func:`forget_verdicts` empties it); ``REMEMBER = False`` judges
+#: every text afresh (what a benchmark of the detector on distinct texts measures)
+_VERDICTS: list[Verdicts[InjectionFinding | None]] = []
+REMEMBER = True
+
+
+def forget_verdicts() -> None:
+    """Forget the verdicts remembered in this process (a benchmark's cold run; a test that
+    changes the detector's insides and judges a text again)."""
+    if _VERDICTS:
+        _VERDICTS[0].clear()
+
+
+def _assess(text: str) -> InjectionFinding | None:
     if not text:
         return None
     text = text[: 1 << 20]
@@ -650,7 +681,9 @@ def assess_injection(text: str) -> InjectionFinding | None:
             # spelled out letter by letter, split inside words or written with leet digits:
             # found only with the letters squeezed together, so disguised
             norm = variants[0]
-            m = pats["squeezed"].search(_squeezed_bytes(norm))
+            squeezed = _squeezed_bytes(norm)
+            # (asked first without a match object: most texts have none)
+            m = pats["squeezed"].search(squeezed) if found_in(pats["squeezed"], squeezed) else None
             if m is not None:
                 at = _unsqueeze(norm, m.start())
                 # letters spread over more than three times their number are words that

@@ -27,7 +27,7 @@ from typing import Any
 
 from subagents._dataclass import dataclass
 
-__all__ = ["View", "linear", "views"]
+__all__ = ["View", "found", "linear", "spans", "views"]
 
 
 def linear(pattern: str, case_sensitive: bool = False) -> Any:
@@ -44,6 +44,51 @@ def linear(pattern: str, case_sensitive: bool = False) -> Any:
     options.log_errors = False
     options.max_mem = 64 << 20  # room for the DFA of the long alternations (else NFA: slower)
     return re2.compile("(?m)" + pattern, options)
+
+
+@functools.cache
+def _unanchored() -> Any:
+    """google-re2's anchor for an unanchored search, or ``None`` without the wheel."""
+    try:
+        import re2
+
+        return re2._re2.RE2.Anchor.UNANCHORED
+    except (ImportError, AttributeError):  # pragma: no cover - google-re2 is a dependency
+        return None
+
+
+def spans(rx: Any, data: bytes) -> Iterator[tuple[int, int]]:
+    """Where each match of ``rx`` (from :func:`linear`; it matches no empty string) is in
+    ``data``, as ``rx.finditer(data)`` finds them: google-re2's compiled pattern is asked
+    directly (the wrapper builds a match object and its groups for each, which costs more
+    than the search on the many short runs of a prompt); through ``finditer`` when it is not
+    there (``re``, another release)."""
+    inner = getattr(rx, "_regexp", None)
+    anchor = _unanchored()
+    if inner is None or anchor is None:
+        for m in rx.finditer(data):
+            yield m.span()
+        return
+    match = inner.Match
+    pos, end = 0, len(data)
+    while True:  # the wrapper's loop, without the match objects
+        span = match(anchor, data, pos, end)[0]
+        if span[0] < 0:
+            return
+        yield span
+        if pos == end:
+            return
+        pos = pos + 1 if pos == span[1] else span[1]
+
+
+def found(rx: Any, data: bytes) -> bool:
+    """Does ``rx`` (from :func:`linear`) match anywhere in ``data``?  (As :func:`spans`: the
+    compiled pattern asked directly when it is there.)"""
+    inner = getattr(rx, "_regexp", None)
+    anchor = _unanchored()
+    if inner is None or anchor is None:
+        return rx.search(data) is not None
+    return bool(inner.Match(anchor, data, 0, len(data))[0][0] >= 0)
 
 
 @functools.cache
@@ -185,13 +230,13 @@ def _rot13_lines(text: str, data: bytes | None = None) -> Iterator[tuple[int, st
     # non-ASCII text) and five searches: the same answer, as no character but A-Z lowers to
     # a letter of these words or a space, and RE2 folds none but A-Z to them (a test checks
     # both over every code point)
-    if _compiled()["rot13"].search(text.encode() if data is None else data) is None:
+    if not found(_compiled()["rot13"], text.encode() if data is None else data):
         return
     offset = 0
     for line, rot in zip(text.split("\n"), text.translate(_ROT13).split("\n"), strict=True):
         if len(line) >= 16:
-            found = _common(rot)
-            if found >= 3 and found > 2 * _common(line):
+            words = _common(rot)
+            if words >= 3 and words > 2 * _common(line):
                 yield offset, rot
         offset += len(line) + 1
 
@@ -243,29 +288,29 @@ def _decoded(text: str, at: int) -> Iterator[View]:
     def where(i: int) -> int:
         return off(i if ascii_text else len(data[:i].decode()))
 
-    for m in pats["base64"].finditer(data):
-        decoded = _base64_text(m.group(0))
+    for start, stop in spans(pats["base64"], data):
+        decoded = _base64_text(data[start:stop])
         if decoded is not None:
-            yield View("base64", decoded, where(m.start()), True)
+            yield View("base64", decoded, where(start), True)
     hex_runs, blocks, spaced = _rare_runs(data)
-    for m in pats["hex"].finditer(data) if hex_runs else ():
-        decoded = _printable(bytes.fromhex(m.group(0).decode()))
+    for start, stop in spans(pats["hex"], data) if hex_runs else ():
+        decoded = _printable(bytes.fromhex(data[start:stop].decode()))
         if decoded is not None:
-            yield View("hex", decoded, where(m.start()), True)
-    for m in pats["base64-block"].finditer(data) if blocks and "\n" in text else ():
-        joined = b"".join(m.group(0).split())
+            yield View("hex", decoded, where(start), True)
+    for start, stop in spans(pats["base64-block"], data) if blocks and "\n" in text else ():
+        joined = b"".join(data[start:stop].split())
         try:
             raw = base64.b64decode(joined + b"=" * (-len(joined) % 4), validate=True)
         except (binascii.Error, ValueError):
             continue
         decoded = _printable(raw)
         if decoded is not None:
-            yield View("base64", decoded, where(m.start()), True)
-    for m in pats["spaced-hex"].finditer(data) if spaced else ():
+            yield View("base64", decoded, where(start), True)
+    for start, stop in spans(pats["spaced-hex"], data) if spaced else ():
         decoded = _printable(bytes.fromhex(
-            m.group(0).replace(b" ", b"").replace(b":", b"").decode()))
+            data[start:stop].replace(b" ", b"").replace(b":", b"").decode()))
         if decoded is not None:
-            yield View("hex", decoded, where(m.start()), True)
+            yield View("hex", decoded, where(start), True)
     backslash = "\\" in text
     for m in _UESC_RE.finditer(text) if backslash and "\\u" in text else ():
         decoded = "".join(chr(int(h, 16)) for h in m.group(0).split("\\u")[1:])
