@@ -26,7 +26,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -263,8 +263,13 @@ def read_agent_file(
     display_path: str | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
     claude_code: str | None = None,
+    read_bytes: Callable[[bytes], object] | None = None,
 ) -> LoadResult:
-    """Read one agent file (Markdown or JSON).  Never raises for bad input."""
+    """Read one agent file (Markdown or JSON).  Never raises for bad input.
+
+    ``read_bytes`` is given the bytes read when the file was read whole (not when it was
+    refused before reading, or grew past ``max_bytes`` while read): a caller that needs them
+    too (the result cache hashes them) does not read the file a second time."""
     p = path if type(path) is _PATH else Path(path)
     display = display_path if display_path is not None else str(path)
     chosen = dialect or detect_dialect(p) or Dialect.CLAUDE
@@ -315,6 +320,8 @@ def read_agent_file(
         return fail("SA015", f"cannot read the file: {exc.strerror or exc}")
     if len(data) > max_bytes:  # grew between stat and read
         return fail("SA002", f"file is larger than the limit of {max_bytes:,} bytes")
+    if read_bytes is not None:
+        read_bytes(data)
     return parse_agent_text(
         data,
         path=display,

@@ -415,14 +415,19 @@ def _targets(paths: Sequence[Path], given: Sequence[str | None],
             yield _Target(p, display, d, root, scope)
 
 
-def _file_text(result: LoadResult, path: Path, max_bytes: int) -> str | None:
+def _file_text(result: LoadResult, path: Path, max_bytes: int,
+               data: bytes | None = None) -> str | None:
+    """The text the file rules scan; ``data``: the bytes the reader read, if it did."""
     if result.document is not None:
         return result.document.text
     if any(d.rule in _UNREADABLE for d in result.diagnostics):
         return None
     try:
-        with open(path, "rb") as fh:
-            data = fh.read(max_bytes + 1)
+        if data is None:
+            with open(path, "rb") as fh:
+                data = fh.read(max_bytes + 1)
+        else:  # (an agents.json store is read up to a larger cap than the file rules scan)
+            data = data[: max_bytes + 1]
         return data.decode("utf-8-sig").replace("\r\n", "\n")
     except (OSError, UnicodeDecodeError):
         return None
@@ -437,8 +442,9 @@ _HarnessIds = list[tuple[str, str, str, Path]]
 
 def _validate_file(
     target: _Target, config: Config, filt: _Filter, scoped: list[ScopedAgent],
-    silencers: _Silencers, harness_ids: _HarnessIds,
+    silencers: _Silencers, harness_ids: _HarnessIds, read: list[bytes] | None = None,
 ) -> tuple[list[Diagnostic], int]:
+    """One file's findings and agent count; ``read`` is given the bytes the reader read."""
     fctx = FileContext(path=target.display, file_path=target.path, dialect=target.dialect,
                        config=config, agents_root=target.root)
     # before reading: a link out of the folder is reported, never followed.
@@ -446,14 +452,17 @@ def _validate_file(
         from subagents.lint.rules.security import check_path_escape
 
         return list(filt.apply(check_path_escape(fctx), (), ())), 0
+    if read is None:
+        read = []
     try:
         result = read_agent_file(target.path, dialect=target.dialect,
                                  display_path=target.display, max_bytes=config.max_file_size,
-                                 claude_code=config.claude_code)
+                                 claude_code=config.claude_code, read_bytes=read.append)
     except Exception as exc:  # a reader bug must not stop the other files
         return list(filt.apply((_reader_crash(target.display, exc),), (), ())), 0
     fctx.text = (result.text if result.harness_agents
-                 else _file_text(result, target.path, config.max_file_size))
+                 else _file_text(result, target.path, config.max_file_size,
+                                 read[0] if read else None))
     return _judge(result, fctx, config, filt, silencers, scope=target.scope, scoped=scoped,
                   harness_ids=harness_ids)
 
@@ -717,7 +726,7 @@ def validate_paths(
                     fingerprints[key] = _fingerprint(cfg, filt)
                 entry_key = _entry_key(results, fingerprints[key], target, key_path)
             work.append(_Work(target, cfg, filt, entry_key, key_path))
-    for item, (diags, n, mine, silenced, ids) in zip(
+    for item, (diags, n, mine, silenced, ids, _digest) in zip(
             work, _outcomes(work, results, jobs), strict=True):
         # merged in the order of the files, however many processes computed them
         scoped.extend(mine)
@@ -769,9 +778,10 @@ class _Work:
 
 
 # What one file gives the run: its findings, the agents it loads, the facts the scope rules
-# read, its silencers (config ignores, in-file ignores) and the ids another harness loads.
+# read, its silencers (config ignores, in-file ignores), the ids another harness loads and,
+# for the result cache, the hash of the bytes it was judged on (None: not read, or no cache).
 _Outcome = tuple[list[Diagnostic], int, list[ScopedAgent],
-                 tuple[tuple[str, ...], tuple[str, ...]] | None, _HarnessIds]
+                 tuple[tuple[str, ...], tuple[str, ...]] | None, _HarnessIds, str | None]
 
 
 def _entry_key(results: ResultCache, fingerprint: str, target: _Target, apath: str) -> str:
@@ -787,10 +797,17 @@ def _outcome(item: _Work) -> _Outcome:
     mine: list[ScopedAgent] = []
     my_ids: _HarnessIds = []
     mine_silencers: _Silencers = {}
+    read: list[bytes] = []
     diags, n = _validate_file(item.target, item.config, item.filt, mine, mine_silencers,
-                              my_ids)
+                              my_ids, read)
     silenced = mine_silencers.get(item.target.display)
-    return diags, n, mine, None if silenced is None else (silenced[1], silenced[2]), my_ids
+    digest = None
+    if item.entry_key and read:  # (the cache is on: it records the hash of these bytes)
+        from subagents.lint.cache import file_digest
+
+        digest = file_digest(read[0])
+    return (diags, n, mine, None if silenced is None else (silenced[1], silenced[2]), my_ids,
+            digest)
 
 
 def _outcomes(work: Sequence[_Work], results: ResultCache | None,
@@ -812,7 +829,7 @@ def _outcomes(work: Sequence[_Work], results: ResultCache | None,
                                 target.scope) for f in entry.facts],
                    entry.silencers,
                    [(target.scope, agent_id, target.display, target.path)
-                    for agent_id in entry.harness_ids])
+                    for agent_id in entry.harness_ids], None)
     if jobs == 1 or len(todo) < 2:  # (one file at the prompt imports nothing more)
         computed = [_outcome(work[i]) for i in todo]
     else:
@@ -829,14 +846,14 @@ def _outcomes(work: Sequence[_Work], results: ResultCache | None,
 def _store(results: ResultCache, item: _Work, outcome: _Outcome) -> None:
     from subagents.lint.cache import AgentFacts, FileEntry
 
-    diags, n, mine, silenced, my_ids = outcome
+    diags, n, mine, silenced, my_ids, digest = outcome
     if any(a.definition.skills for a in mine):
         # whether each skill exists is read from .claude/skills folders (SA021): not a fact of
         # this file alone, so such a file is validated every time
         return
     results.store(item.apath, item.entry_key, FileEntry(
         diags, n, [AgentFacts.of(a.definition, a.line, a.column) for a in mine], silenced,
-        [agent_id for _scope, agent_id, _display, _path in my_ids]))
+        [agent_id for _scope, agent_id, _display, _path in my_ids]), digest)
 
 
 def _config_for(p: Path, cache: dict[Any, Config], notes: list[str]) -> Config:
