@@ -268,7 +268,7 @@ def _walk_agent_files(
     """:func:`iter_agent_files` with plain strings: ``(path, display path, is_symlink, its
     folder, its name)`` (validate groups files by folder without building a path object)."""
     real_root = os.path.realpath(folder)
-    for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
+    for dirpath, dirnames, filenames, linked in _walk(os.fspath(folder)):
         # absolute, so that a relative walk (`validate .codex/agents`) sees the same folders
         posix = os.path.abspath(dirpath).replace(os.sep, "/") + "/"
         # Inside a .claude/agents folder the walk is Claude Code's own: every folder (hidden
@@ -301,7 +301,46 @@ def _walk_agent_files(
             full = os.path.join(dirpath, name)
             if other_harness and detect_dialect(full) in (Dialect.CLAUDE, None):
                 continue
-            yield full, _shown(base, name), os.path.islink(full), dirpath, name
+            yield full, _shown(base, name), name in linked, dirpath, name
+
+
+def _walk(top: str) -> Iterator[tuple[str, list[str], list[str], frozenset[str]]]:
+    """``os.walk(top, followlinks=False)`` (top down, errors skipped), each folder also with
+    the names of its files that are symbolic links, as the folder listing says (its entry
+    types: no ``lstat`` per file, which ``os.path.islink`` costs)."""
+    dirs: list[str] = []
+    nondirs: list[str] = []
+    links: list[str] = []
+    try:
+        scandir_it = os.scandir(top)
+    except OSError:
+        return
+    with scandir_it:
+        while True:
+            try:
+                entry = next(scandir_it)
+            except StopIteration:
+                break
+            except OSError:
+                return
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if is_dir:
+                dirs.append(entry.name)
+                continue
+            nondirs.append(entry.name)
+            try:
+                if entry.is_symlink():
+                    links.append(entry.name)
+            except OSError:  # (what os.path.islink answers when lstat fails)
+                pass
+    yield top, dirs, nondirs, frozenset(links)
+    for dirname in dirs:  # (as pruned by the caller)
+        new_path = os.path.join(top, dirname)
+        if not os.path.islink(new_path):
+            yield from _walk(new_path)
 
 
 def _display(p: Path, given: str | None) -> str:
@@ -454,10 +493,15 @@ def _validate_file(
         return list(filt.apply(check_path_escape(fctx), (), ())), 0
     if read is None:
         read = []
+
+    def seen(data: bytes, st: os.stat_result) -> None:
+        read.append(data)
+        fctx.mode = st.st_mode
+
     try:
         result = read_agent_file(target.path, dialect=target.dialect,
                                  display_path=target.display, max_bytes=config.max_file_size,
-                                 claude_code=config.claude_code, read_bytes=read.append)
+                                 claude_code=config.claude_code, on_read=seen)
     except Exception as exc:  # a reader bug must not stop the other files
         return list(filt.apply((_reader_crash(target.display, exc),), (), ())), 0
     fctx.text = (result.text if result.harness_agents

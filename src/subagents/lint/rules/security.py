@@ -336,10 +336,12 @@ def check_secrets(ctx: FileContext) -> Iterator[Diagnostic]:
 def check_world_writable(ctx: FileContext) -> Iterator[Diagnostic]:
     if ctx.file_path is None or os.name == "nt":
         return
-    try:
-        mode = os.stat(ctx.file_path).st_mode
-    except OSError:
-        return
+    mode = ctx.mode  # (the reader's fstat of the file it read: no second stat)
+    if mode is None:
+        try:
+            mode = os.stat(ctx.file_path).st_mode
+        except OSError:
+            return
     if mode & stat.S_IWOTH:
         yield make_diagnostic(
             "SA401",
