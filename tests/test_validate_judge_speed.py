@@ -286,3 +286,51 @@ def test_world_writable_from_the_readers_fstat_or_a_stat(tmp_path: Path) -> None
     assert list(check_world_writable(ctx)) == []
     path.chmod(0o644)
     assert [d for d in validate_paths([path]).diagnostics if d.rule == "SA401"] == []
+
+
+_FIELD_VALUES = {
+    "name": st.text(max_size=8), "description": st.text(max_size=8),
+    "system_prompt": st.text(max_size=8), "model": st.none() | st.text(max_size=5),
+    "tools": st.none() | st.tuples(st.text(max_size=4)), "max_turns": st.none() | st.integers(),
+    "hooks": st.just({}), "skills": st.tuples(st.text(max_size=4)),
+    "extra": st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+    "path": st.none() | st.just(Path("/a/b.md")), "plugin": st.none() | st.text(max_size=4),
+    "locations": st.just({}), "body_line": st.none() | st.integers(1, 9),
+    "background": st.none() | st.booleans(), "keywords": st.tuples(st.text(max_size=4)),
+}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.fixed_dictionaries({}, optional=_FIELD_VALUES),
+       st.fixed_dictionaries({}, optional=_FIELD_VALUES))
+def test_evolve_is_dataclasses_replace(base: dict[str, object], changes: dict[str, object]
+                                       ) -> None:
+    """``AgentDefinition.evolve`` sets the slots directly: every field (compared or not) and
+    the repr are what ``dataclasses.replace`` gives, and the copy is as frozen."""
+    import dataclasses
+
+    from subagents.definition import AgentDefinition
+
+    assume("name" in base)
+    original = AgentDefinition(**base)  # type: ignore[arg-type]
+    ours = original.evolve(**changes)
+    plain = dataclasses.replace(original, **changes)
+    assert type(ours) is AgentDefinition
+    assert [getattr(ours, f.name) for f in dataclasses.fields(AgentDefinition)] == [
+        getattr(plain, f.name) for f in dataclasses.fields(AgentDefinition)]
+    assert ours == plain and repr(ours) == repr(plain) and hash(ours.name) == hash(plain.name)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        ours.name = "x"  # type: ignore[misc]
+
+
+def test_evolve_sets_slots_only_while_init_only_assigns() -> None:
+    import dataclasses
+
+    from subagents import definition
+
+    fields = dataclasses.fields(definition.AgentDefinition)
+    assert definition._SLOTS is not None
+    assert [name for name, _slot in definition._SLOTS] == [f.name for f in fields]
+    assert not hasattr(definition.AgentDefinition, "__post_init__")
+    with pytest.raises(TypeError):
+        definition.AgentDefinition(name="a").evolve(nonsense=1)
