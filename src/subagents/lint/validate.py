@@ -847,9 +847,7 @@ def _outcome(item: _Work) -> _Outcome:
     silenced = mine_silencers.get(item.target.display)
     digest = None
     if item.entry_key and read:  # (the cache is on: it records the hash of these bytes)
-        from subagents.lint.cache import file_digest
-
-        digest = file_digest(read[0])
+        digest = _cache_module().file_digest(read[0])
     return (diags, n, mine, None if silenced is None else (silenced[1], silenced[2]), my_ids,
             digest)
 
@@ -887,9 +885,18 @@ def _outcomes(work: Sequence[_Work], results: ResultCache | None,
     return [d for d in done if d is not None]
 
 
-def _store(results: ResultCache, item: _Work, outcome: _Outcome) -> None:
-    from subagents.lint.cache import AgentFacts, FileEntry
+@functools.cache
+def _cache_module() -> Any:
+    """:mod:`subagents.lint.cache`, imported when the cache is first used (an import
+    statement per file cost more than this call)."""
+    from subagents.lint import cache
 
+    return cache
+
+
+def _store(results: ResultCache, item: _Work, outcome: _Outcome) -> None:
+    cache = _cache_module()
+    AgentFacts, FileEntry = cache.AgentFacts, cache.FileEntry
     diags, n, mine, silenced, my_ids, digest = outcome
     if any(a.definition.skills for a in mine):
         # whether each skill exists is read from .claude/skills folders (SA021): not a fact of

@@ -30,11 +30,13 @@ Design notes
 
 from __future__ import annotations
 
+import importlib
 import math
 import os
 import re
 import stat
 import string
+import sys
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
@@ -437,15 +439,19 @@ def _rates() -> str:
             f"times it warned, and found {recall:.0%} of the injections)")
 
 
+_DETECTOR = "subagents.lint.rules.injection"
+
+
 @check("SA405", "SA406")
 def check_injection(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     """SA405 (an error, and ``run`` refuses the agent) when the detector is sure, SA406 (a
     warning quoting the measured rates) when it only suspects."""
-    from subagents.lint.rules.injection import assess_injection
-
+    # the detector module, imported on first use (an import statement per definition costs
+    # more than a look-up; its attribute is read at each call, as the statement read it)
+    detector = sys.modules.get(_DETECTOR) or importlib.import_module(_DETECTOR)
     for key, text in (("system_prompt", defn.system_prompt), ("description", defn.description),
                       ("initial_prompt", defn.initial_prompt or "")):
-        found = assess_injection(text) if text else None
+        found = detector.assess_injection(text) if text else None
         if found is None:
             continue
         if key == "system_prompt" and defn.dialect is not D.JSON:
