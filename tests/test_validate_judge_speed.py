@@ -133,7 +133,7 @@ def test_a_shown_path_is_the_normalised_join(display: str, rel: str, name: str) 
     """validate builds each file's display path from its folder's, normalised once."""
     import os
 
-    from subagents.lint.validate import _shown
+    from subagents.lint.targets import _shown
 
     assume(name not in (".", ".."))
     rel = rel or "."
@@ -144,7 +144,7 @@ def test_a_shown_path_is_the_normalised_join(display: str, rel: str, name: str) 
 def test_walking_as_strings_finds_what_iter_agent_files_finds(tmp_path: Path) -> None:
     import os
 
-    from subagents.lint.validate import _walk_agent_files, iter_agent_files
+    from subagents.lint.targets import _walk_agent_files, iter_agent_files
 
     _plugin_tree(tmp_path)
     (tmp_path / "proj" / ".claude" / "agents" / "README.md").write_text("# not an agent\n")
@@ -169,7 +169,7 @@ def test_the_scope_rules_read_the_same_of_a_slim_definition(
     """Agents with long prompts are kept for the scope rules as the facts they read: the
     duplicate names (Claude Code's last-path rule, with plugin and skills fields about) and the
     similar descriptions come out as from the whole definitions."""
-    from subagents.lint import validate
+    from subagents.lint import judge
 
     folder = tmp_path / ".claude" / "agents"
     (folder / "sub").mkdir(parents=True)
@@ -185,7 +185,7 @@ def test_the_scope_rules_read_the_same_of_a_slim_definition(
     for name, fm in texts.items():
         (folder / name).write_text(f"---\n{fm}\n---\n{body}\n")
     slim = validate_paths([folder]).to_dict()
-    monkeypatch.setattr(validate, "_slim", lambda defn: defn)
+    monkeypatch.setattr(judge, "_slim", lambda defn: defn)
     whole = validate_paths([folder]).to_dict()
     assert slim == whole
     rules = {d["rule"] for d in slim["diagnostics"]}
@@ -201,12 +201,12 @@ def test_the_scope_rules_read_the_same_of_a_slim_definition(
 
 @pytest.mark.skipif(not hasattr(__import__("os"), "symlink"), reason="symlinks")
 def test_the_walk_is_os_walk_with_the_links_it_lists(tmp_path: Path) -> None:
-    """``validate._walk`` yields what ``os.walk(followlinks=False)`` yields, folder by folder
+    """``targets._walk`` yields what ``os.walk(followlinks=False)`` yields, folder by folder
     (pruned by the caller the same way), and the file names it calls links are exactly those
     ``os.path.islink`` calls links."""
     import os
 
-    from subagents.lint.validate import _walk
+    from subagents.lint.targets import _walk
 
     (tmp_path / "a" / "b" / "skip").mkdir(parents=True)
     (tmp_path / "c").mkdir()
