@@ -194,9 +194,9 @@ def test_the_rare_patterns_set_answers_as_each_search(text: str) -> None:
 def test_a_set_that_cannot_answer_searches_every_rare_pattern(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(iv, "_rare_set", lambda: None)
-    assert iv._rare_runs(b"plain words") == (True, True, True)
+    assert iv._rare_runs(b"plain words") == (True, True, True, True)
     monkeypatch.setattr(iv, "_rare_set", lambda: lambda data: [])  # out of memory: no answer
-    assert iv._rare_runs(b"plain words") == (True, True, True)
+    assert iv._rare_runs(b"plain words") == (True, True, True, True)
     _same_views("69676e6f726520616c6c2070726576696f7573 and 69 67 6e 6f 72 65 20 61 6c 6c")
 
 

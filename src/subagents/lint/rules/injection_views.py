@@ -102,7 +102,7 @@ def _compiled() -> dict[str, Any]:
 
 
 #: the run patterns most texts hold no match of, in the order of :func:`_rare_runs`'s answer
-_RARE = ("hex", "base64-block", "spaced-hex")
+_RARE = ("hex", "base64-block", "spaced-hex", "rot13")
 
 
 @functools.cache
@@ -116,13 +116,14 @@ def _rare_set() -> Any:
         options = re2.Options()
         options.case_sensitive = True
         options.log_errors = False
-        found = re2.Set.SearchSet(options)
+        rare = re2.Set.SearchSet(options)
         for name in _RARE:
-            found.Add("(?m)" + {"hex": _HEX, "base64-block": _B64_BLOCK,
-                                "spaced-hex": _SPACED_HEX}[name])
-        found.Add(r"\A")
-        found.Compile()
-        return found._set.Match  # bytes, as the gate of :mod:`.injection_gate` reads them
+            rare.Add("(?m)" + {"hex": _HEX, "base64-block": _B64_BLOCK,
+                               "spaced-hex": _SPACED_HEX,
+                               "rot13": "(?i)" + _ROT13_WORDS}[name])
+        rare.Add(r"\A")
+        rare.Compile()
+        return rare._set.Match  # bytes, as the gate of :mod:`.injection_gate` reads them
     except Exception:  # fail closed: every pattern is searched
         return None
 
@@ -292,7 +293,7 @@ def _decoded(text: str, at: int) -> Iterator[View]:
         decoded = _base64_text(data[start:stop])
         if decoded is not None:
             yield View("base64", decoded, where(start), True)
-    hex_runs, blocks, spaced = _rare_runs(data)
+    hex_runs, blocks, spaced, rot13 = _rare_runs(data)
     for start, stop in spans(pats["hex"], data) if hex_runs else ():
         decoded = _printable(bytes.fromhex(data[start:stop].decode()))
         if decoded is not None:
@@ -331,6 +332,6 @@ def _decoded(text: str, at: int) -> Iterator[View]:
     for m in _TAGS_RE.finditer(text) if b"\xf3" in data and b"\xf3\xa0" in data else ():
         yield View("tags", "".join(chr(ord(c) - 0xE0000) for c in m.group(0)),
                     off(m.start()), True)
-    lines = list(_rot13_lines(text, data)) if at == 0 else []
+    lines = list(_rot13_lines(text, data)) if at == 0 and rot13 else []
     if lines:  # one view of them all (joined by line breaks, which no phrase crosses)
         yield View("rot13", "\n".join(line for _, line in lines), off(lines[0][0]), True)
