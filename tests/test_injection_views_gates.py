@@ -229,7 +229,8 @@ def _direct_as_the_wrapper(data: bytes) -> None:
 
     pats = iv._compiled()
     signals = injection._Patterns.get()
-    for rx in [*pats.values(), signals["squeezed"], signals["override.0"], signals["send.0"]]:
+    for rx in [*(pats[name] for name in iv._RUN_SOURCES), signals["squeezed"],
+               signals["override.0"], signals["send.0"]]:
         assert list(iv.spans(rx, data)) == [m.span() for m in rx.finditer(data)]
         assert iv.found(rx, data) == (rx.search(data) is not None)
 

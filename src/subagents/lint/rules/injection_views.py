@@ -91,14 +91,19 @@ def found(rx: Any, data: bytes) -> bool:
     return bool(inner.Match(anchor, data, 0, len(data))[0][0] >= 0)
 
 
+class _Runs(dict[str, Any]):
+    """The run patterns, each compiled when first asked for: most texts need only ``base64``
+    (the others are searched only when :func:`_rare_runs` says they match)."""
+
+    def __missing__(self, name: str) -> Any:
+        value = self[name] = linear(_RUN_SOURCES[name], case_sensitive=name != "rot13")
+        return value
+
+
 @functools.cache
 def _compiled() -> dict[str, Any]:
     """The run patterns, compiled on first use."""
-    return {"base64": linear(_B64, case_sensitive=True),
-            "hex": linear(_HEX, case_sensitive=True),
-            "spaced-hex": linear(_SPACED_HEX, case_sensitive=True),
-            "base64-block": linear(_B64_BLOCK, case_sensitive=True),
-            "rot13": linear(_ROT13_WORDS, case_sensitive=False)}
+    return _Runs()
 
 
 #: the run patterns most texts hold no match of, in the order of :func:`_rare_runs`'s answer
@@ -221,6 +226,8 @@ def _common(line: str) -> int:
 
 # "the", "and", "you", "your", "all" in ROT13: English text holds none of them as words
 _ROT13_WORDS = " (?:gur|naq|lbh|lbhe|nyy) "
+_RUN_SOURCES = {"base64": _B64, "hex": _HEX, "spaced-hex": _SPACED_HEX,
+                "base64-block": _B64_BLOCK, "rot13": _ROT13_WORDS}
 
 
 def _rot13_lines(text: str, data: bytes | None = None) -> Iterator[tuple[int, str]]:
