@@ -331,7 +331,7 @@ def test_evolve_sets_slots_only_while_init_only_assigns() -> None:
 
     fields = dataclasses.fields(definition.AgentDefinition)
     assert definition._SLOTS is not None
-    assert [name for name, _slot in definition._SLOTS] == [f.name for f in fields]
+    assert [name for name, _get, _set in definition._SLOTS] == [f.name for f in fields]
     assert not hasattr(definition.AgentDefinition, "__post_init__")
     with pytest.raises(TypeError):
         definition.AgentDefinition(name="a").evolve(nonsense=1)
