@@ -22,14 +22,15 @@ Design notes
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections.abc import Sequence
+
+from subagents._lazy_re import lazy_compile
 
 __all__ = ["quick_validate"]
 
 # click.termui's ANSI pattern: what click.echo strips when stdout is not a terminal
-_ANSI = re.compile(r"\033\[[;?0-9]*[a-zA-Z]")
+_ANSI = lazy_compile(r"\033\[[;?0-9]*[a-zA-Z]")
 
 
 def quick_validate(args: Sequence[str]) -> int | None:
