@@ -51,7 +51,10 @@ def quick_validate(args: Sequence[str]) -> int | None:
         return None
     import gc
 
+    from subagents._dataclasses_start import defer_inspect
     from subagents.errors import SubagentError
+
+    defer_inspect()  # dataclasses without inspect, ast, dis, tokenize (see the module)
 
     try:
         # Importing the validator builds thousands of long-lived objects and no garbage: the

@@ -131,6 +131,8 @@ class ValidationReport:
 
 @dataclass(frozen=True, slots=True)
 class _Target:
+    """A file to validate: where it is, how it is shown, which reader reads it."""
+
     path: Path
     display: str
     dialect: Dialect | None
@@ -143,6 +145,8 @@ class _Target:
 
 @dataclass(slots=True)
 class _Filter:
+    """Which findings a run keeps: the profile, ``--select`` and ``--ignore``."""
+
     profile: Profile
     select: tuple[str, ...]
     ignore: tuple[str, ...]

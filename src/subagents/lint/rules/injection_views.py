@@ -70,6 +70,8 @@ _TAGS_RE = lazy_compile("[\U000e0020-\U000e007e]+")
 
 @dataclass(frozen=True, slots=True)
 class View:
+    """One reading of a prompt that the detector searches: the text or a hidden part."""
+
     name: str
     text: str  # as found; normalised by the caller
     offset: int  # where it starts in the original text
