@@ -5,9 +5,11 @@ Run: ``.venv/bin/python bench/bench_cache.py [--corpus PATH] [--sizes 1,254,2000
 
 For each size, the corpus's Claude agent files are copied round-robin into a temporary folder
 under distinct names (100 per ``agents`` folder, so the duplicate-name and similar-description
-rules run as in a large project).  Each round then measures, interleaved so that the load of a
-shared machine falls on all alike, the CPU time (user + system, of this process *and* of the
-children it waited for) and the wall time of:
+rules run as in a large project).  The corpus holds a few hundred of them, so a large tree
+repeats each text many times; ``--distinct`` makes every copy unique (a closing sentence with
+its number) so that nothing done for one text can be reused for its copies.  Each round then
+measures, interleaved so that the load of a shared machine falls on all alike, the CPU time
+(user + system, of this process *and* of the children it waited for) and the wall time of:
 
 * **naive**: ``frontmatter.load`` of every file (python-frontmatter with PyYAML's C loader;
   parse only, no checks), in this process: the baseline every ratio is against;
@@ -64,14 +66,22 @@ def claude_files(corpus: Path) -> list[Path]:
     return [f for f in files if f.name.lower() != "readme.md"]
 
 
-def replicate(files: list[Path], n: int, dest: Path) -> list[Path]:
+def replicate(files: list[Path], n: int, dest: Path, distinct: bool = False) -> list[Path]:
+    """``n`` copies of ``files``, round-robin.  With ``distinct``, each copy's text is made
+    unique by a closing sentence naming its number, so that no work can be shared between
+    copies (the corpus has a few hundred files: a larger tree repeats each many times)."""
     out: list[Path] = []
     for i in range(n):
         src = files[i % len(files)]
         folder = dest / f"p{i // 100:03d}" / ".claude" / "agents"
         folder.mkdir(parents=True, exist_ok=True)
         target = folder / f"{i:05d}-{src.name}"
-        shutil.copyfile(src, target)
+        if distinct:
+            data = src.read_bytes()
+            target.write_bytes(data + (b"" if data.endswith(b"\n") else b"\n")
+                               + f"\nThis is copy number {i} of the agent.\n".encode())
+        else:
+            shutil.copyfile(src, target)
         out.append(target)
     return out
 
@@ -117,9 +127,10 @@ def run_agnix(agnix: str, root: Path, timeout: float) -> tuple[float, float] | N
 
 
 def measure(validate_paths: Callable[..., Any], files: list[Path], size: int, root: Path,
-            cache_dir: str, rounds: int, agnix: str | None, agnix_timeout: float) -> str:
+            cache_dir: str, rounds: int, agnix: str | None, agnix_timeout: float,
+            distinct: bool = False) -> str:
     """One line of the table for ``size`` files."""
-    paths = replicate(files, size, root)
+    paths = replicate(files, size, root, distinct)
     folders = sorted({p.parent for p in paths})
     validate_paths(folders[:1], cache=False)  # imports and first-use caches, untimed
     naive(paths[:50])
@@ -170,6 +181,9 @@ def main() -> None:
     ap.add_argument("--agnix-max", type=int, default=2000,
                     help="largest size agnix is run on (its cross-file rules are quadratic)")
     ap.add_argument("--agnix-timeout", type=float, default=600)
+    ap.add_argument("--distinct", action="store_true",
+                    help="make every copy's text unique (a closing sentence with its number), "
+                         "so that nothing is shared between repeated files")
     args = ap.parse_args()
     files = claude_files(args.corpus)
     if not files:
@@ -185,7 +199,9 @@ def main() -> None:
         package_fingerprint()
         if args.fingerprint:
             print(f"package fingerprint (once a process): {(cpu() - t0) * 1000:.1f} ms CPU")
-        print(f"{len(files)} Claude agent files in the corpus; {args.rounds} interleaved rounds; "
+        print(f"{len(files)} Claude agent files in the corpus"
+              + (", every copy made distinct" if args.distinct else ", repeated round-robin")
+              + f"; {args.rounds} interleaved rounds; "
               f"{os.cpu_count()} cores; median CPU (this process + children) and wall time")
         print("ratios to the naive parse (CPU/CPU, wall/wall); agnix: "
               + (f"{agnix}" if agnix else "not found (--agnix PATH)"))
@@ -197,7 +213,8 @@ def main() -> None:
         for size in (int(s) for s in args.sizes.split(",")):
             root = Path(tmp) / f"n{size}"
             line = measure(validate_paths, files, size, root, cache_dir, args.rounds,
-                           agnix if size <= args.agnix_max else None, args.agnix_timeout)
+                           agnix if size <= args.agnix_max else None, args.agnix_timeout,
+                           args.distinct)
             print(line, flush=True)
 
 if __name__ == "__main__":

@@ -35,9 +35,10 @@ from pathlib import Path
 
 from subagents.harnesses.loader import read_agent_file
 from subagents.lint.config import Config
+from subagents.lint.judge import _Filter, _judge
 from subagents.lint.rules.base import FileContext
 from subagents.lint.rules.catalog import Profile
-from subagents.lint.validate import _Filter, _judge, validate_paths
+from subagents.lint.validate import validate_paths
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_CORPUS = HERE.parents[1] / "shared" / "corpus"

@@ -271,3 +271,78 @@ def test_a_skill_created_between_runs_is_seen(tmp_path: Path, cache: Path) -> No
     second = _run(str(agents))
     assert second == _run("--no-cache", str(agents))
     assert not any(r == "SA021" for r, _ in _rules(second))
+
+
+def _entries(cache: Path) -> dict[str, dict[str, object]]:
+    (path,) = cache.glob("*.json")
+    data: dict[str, dict[str, object]] = json.loads(path.read_text())["entries"]
+    return data
+
+
+def test_a_cold_run_hashes_the_bytes_the_reader_read(
+    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file the cache knows nothing of is read once (by the reader): the entry records the
+    hash of those bytes, the same hash the cache computes when it reads the file itself."""
+    import hashlib
+
+    from subagents.lint import cache as cache_mod
+
+    agents = _project(tmp_path)
+    opened: list[object] = []
+    real_open = open
+
+    def counting(path: object, *a: object, **k: object) -> object:
+        if Path(str(path)).parent != cache:
+            opened.append(path)
+        return real_open(path, *a, **k)  # type: ignore[call-overload]
+
+    with monkeypatch.context() as m:
+        m.setattr(cache_mod, "open", counting, raising=False)
+        cold = _run(str(agents))
+    assert opened == []  # not read a second time to be hashed
+    entries = _entries(cache)
+    assert len(entries) == 6
+    for apath, entry in entries.items():
+        expected = hashlib.blake2b(Path(apath).read_bytes(), digest_size=16).hexdigest()
+        assert entry["h"] == expected == cache_mod.file_digest(Path(apath).read_bytes())
+    assert cold == _run("--no-cache", str(agents))
+
+
+def test_a_file_the_reader_does_not_read_is_hashed_by_the_cache(
+    tmp_path: Path, cache: Path
+) -> None:
+    """Over the size limit the reader refuses the file unread: the cache reads and hashes it
+    itself, and the warm run says the same."""
+    import hashlib
+
+    agents = _project(tmp_path)
+    big = agents / "big.md"
+    big.write_text("---\nname: big\ndescription: d\n---\n" + "x" * (2 << 20))
+    cold = _run(str(agents))
+    assert "SA002" in {d["rule"] for d in cold["diagnostics"]}  # type: ignore[union-attr,index]
+    entry = _entries(cache)[os.path.abspath(big)]
+    assert entry["h"] == hashlib.blake2b(big.read_bytes(), digest_size=16).hexdigest()
+    assert _run(str(agents)) == cold == _run("--no-cache", str(agents))
+
+
+def test_a_file_changed_while_validated_is_not_stored(
+    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Written after the look-up and before its outcome is stored: its stat no longer matches
+    the look-up's, so nothing is stored and the next run validates it again."""
+    agents = _project(tmp_path)
+    target = agents / "writer.md"
+    real = validate_mod._validate_file
+
+    def edit_then_validate(t: object, *a: object, **k: object) -> object:
+        result = real(t, *a, **k)  # type: ignore[arg-type]
+        if getattr(t, "path", None) == target:
+            target.write_text(target.read_text() + "\nmore\n")
+        return result
+
+    with monkeypatch.context() as m:
+        m.setattr(validate_mod, "_validate_file", edit_then_validate)
+        _run(str(agents))
+    assert os.path.abspath(target) not in _entries(cache)
+    assert _run(str(agents)) == _run("--no-cache", str(agents))

@@ -133,7 +133,7 @@ def test_a_shown_path_is_the_normalised_join(display: str, rel: str, name: str) 
     """validate builds each file's display path from its folder's, normalised once."""
     import os
 
-    from subagents.lint.validate import _shown
+    from subagents.lint.targets import _shown
 
     assume(name not in (".", ".."))
     rel = rel or "."
@@ -144,7 +144,7 @@ def test_a_shown_path_is_the_normalised_join(display: str, rel: str, name: str) 
 def test_walking_as_strings_finds_what_iter_agent_files_finds(tmp_path: Path) -> None:
     import os
 
-    from subagents.lint.validate import _walk_agent_files, iter_agent_files
+    from subagents.lint.targets import _walk_agent_files, iter_agent_files
 
     _plugin_tree(tmp_path)
     (tmp_path / "proj" / ".claude" / "agents" / "README.md").write_text("# not an agent\n")
@@ -169,7 +169,7 @@ def test_the_scope_rules_read_the_same_of_a_slim_definition(
     """Agents with long prompts are kept for the scope rules as the facts they read: the
     duplicate names (Claude Code's last-path rule, with plugin and skills fields about) and the
     similar descriptions come out as from the whole definitions."""
-    from subagents.lint import validate
+    from subagents.lint import judge
 
     folder = tmp_path / ".claude" / "agents"
     (folder / "sub").mkdir(parents=True)
@@ -185,7 +185,7 @@ def test_the_scope_rules_read_the_same_of_a_slim_definition(
     for name, fm in texts.items():
         (folder / name).write_text(f"---\n{fm}\n---\n{body}\n")
     slim = validate_paths([folder]).to_dict()
-    monkeypatch.setattr(validate, "_slim", lambda defn: defn)
+    monkeypatch.setattr(judge, "_slim", lambda defn: defn)
     whole = validate_paths([folder]).to_dict()
     assert slim == whole
     rules = {d["rule"] for d in slim["diagnostics"]}
@@ -197,3 +197,140 @@ def test_the_scope_rules_read_the_same_of_a_slim_definition(
     (stored,) = (tmp_path / "cache").glob("*.json")
     entries = json.loads(stored.read_text())["entries"]
     assert str(folder / "c.md") in entries and str(folder / "a.md") not in entries
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "symlink"), reason="symlinks")
+def test_the_walk_is_os_walk_with_the_links_it_lists(tmp_path: Path) -> None:
+    """``targets._walk`` yields what ``os.walk(followlinks=False)`` yields, folder by folder
+    (pruned by the caller the same way), and the file names it calls links are exactly those
+    ``os.path.islink`` calls links."""
+    import os
+
+    from subagents.lint.targets import _walk
+
+    (tmp_path / "a" / "b" / "skip").mkdir(parents=True)
+    (tmp_path / "c").mkdir()
+    for rel in ("x.md", "a/y.md", "a/b/z.md", "a/b/skip/w.md", "c/v.md"):
+        (tmp_path / rel).write_text("---\nname: n\n---\n")
+    (tmp_path / "a" / "to-file.md").symlink_to(tmp_path / "x.md")
+    (tmp_path / "a" / "broken.md").symlink_to(tmp_path / "nowhere.md")
+    (tmp_path / "a" / "to-dir").symlink_to(tmp_path / "c")
+    (tmp_path / "c" / "loop").symlink_to(tmp_path)
+    (tmp_path / "fifo.md").touch()
+
+    def prune(dirs: list[str]) -> None:
+        dirs[:] = sorted(d for d in dirs if d != "skip")
+
+    plain = []
+    for top, dirs, files in os.walk(tmp_path, followlinks=False):
+        prune(dirs)
+        plain.append((top, list(dirs), sorted(files),
+                      frozenset(f for f in files if os.path.islink(os.path.join(top, f)))))
+    ours = []
+    for top, dirs, files, links in _walk(os.fspath(tmp_path)):
+        prune(dirs)
+        ours.append((top, list(dirs), sorted(files), links))
+    assert ours == plain
+    assert any(links == {"to-file.md", "broken.md"} for *_rest, links in ours)
+    assert list(_walk(os.fspath(tmp_path / "missing"))) == []
+
+
+def test_a_read_that_meets_the_end_is_not_repeated(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reader reads a file once when the first read returns the size ``fstat`` gave, and
+    goes on reading when a read is short of it (as a buffered read would)."""
+    import os
+
+    from subagents.harnesses import loader
+
+    path = tmp_path / "a.md"
+    path.write_text("---\nname: a\ndescription: d\n---\nbody\n")
+    calls: list[int] = []
+    real_read = os.read
+
+    def counting(fd: int, n: int) -> bytes:
+        calls.append(n)
+        return real_read(fd, n)
+
+    monkeypatch.setattr(loader.os, "read", counting)
+    whole = loader.read_agent_file(path)
+    assert len(calls) == 1 and whole.definition is not None
+    calls.clear()
+
+    def short(fd: int, n: int) -> bytes:  # a file system that hands out 7 bytes at a time
+        calls.append(n)
+        return real_read(fd, min(n, 7))
+
+    monkeypatch.setattr(loader.os, "read", short)
+    again = loader.read_agent_file(path)
+    assert len(calls) > 2 and again.definition == whole.definition
+    assert again.diagnostics == whole.diagnostics
+
+
+def test_world_writable_from_the_readers_fstat_or_a_stat(tmp_path: Path) -> None:
+    """SA401 reads the mode the reader's fstat saw; a context without it asks the file."""
+    import os
+
+    from subagents.lint.config import Config
+    from subagents.lint.rules.base import FileContext
+    from subagents.lint.rules.security import check_world_writable
+
+    path = tmp_path / ".claude" / "agents" / "a.md"
+    path.parent.mkdir(parents=True)
+    path.write_text("---\nname: a\ndescription: Reviews code\n---\nbody\n")
+    path.chmod(0o666)
+    assert [d.rule for d in validate_paths([path]).diagnostics if d.rule == "SA401"] == ["SA401"]
+    ctx = FileContext(path="a.md", file_path=path, dialect=None, config=Config())
+    assert [d.rule for d in check_world_writable(ctx)] == ["SA401"]
+    ctx.mode = os.stat(path).st_mode & ~0o002  # what the reader saw wins over the file
+    assert list(check_world_writable(ctx)) == []
+    path.chmod(0o644)
+    assert [d for d in validate_paths([path]).diagnostics if d.rule == "SA401"] == []
+
+
+_FIELD_VALUES = {
+    "name": st.text(max_size=8), "description": st.text(max_size=8),
+    "system_prompt": st.text(max_size=8), "model": st.none() | st.text(max_size=5),
+    "tools": st.none() | st.tuples(st.text(max_size=4)), "max_turns": st.none() | st.integers(),
+    "hooks": st.just({}), "skills": st.tuples(st.text(max_size=4)),
+    "extra": st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+    "path": st.none() | st.just(Path("/a/b.md")), "plugin": st.none() | st.text(max_size=4),
+    "locations": st.just({}), "body_line": st.none() | st.integers(1, 9),
+    "background": st.none() | st.booleans(), "keywords": st.tuples(st.text(max_size=4)),
+}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.fixed_dictionaries({}, optional=_FIELD_VALUES),
+       st.fixed_dictionaries({}, optional=_FIELD_VALUES))
+def test_evolve_is_dataclasses_replace(base: dict[str, object], changes: dict[str, object]
+                                       ) -> None:
+    """``AgentDefinition.evolve`` sets the slots directly: every field (compared or not) and
+    the repr are what ``dataclasses.replace`` gives, and the copy is as frozen."""
+    import dataclasses
+
+    from subagents.definition import AgentDefinition
+
+    assume("name" in base)
+    original = AgentDefinition(**base)  # type: ignore[arg-type]
+    ours = original.evolve(**changes)
+    plain = dataclasses.replace(original, **changes)
+    assert type(ours) is AgentDefinition
+    assert [getattr(ours, f.name) for f in dataclasses.fields(AgentDefinition)] == [
+        getattr(plain, f.name) for f in dataclasses.fields(AgentDefinition)]
+    assert ours == plain and repr(ours) == repr(plain) and hash(ours.name) == hash(plain.name)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        ours.name = "x"  # type: ignore[misc]
+
+
+def test_evolve_sets_slots_only_while_init_only_assigns() -> None:
+    import dataclasses
+
+    from subagents import definition
+
+    fields = dataclasses.fields(definition.AgentDefinition)
+    assert definition._SLOTS is not None
+    assert [name for name, _slot in definition._SLOTS] == [f.name for f in fields]
+    assert not hasattr(definition.AgentDefinition, "__post_init__")
+    with pytest.raises(TypeError):
+        definition.AgentDefinition(name="a").evolve(nonsense=1)

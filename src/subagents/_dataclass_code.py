@@ -251,6 +251,101 @@ def __create_fn__(cls, FrozenInstanceError):
  return __delattr__
 CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'name\',\'description\',\'system_prompt\',\'model\',\'tools\',\'disallowed_tools\',\'permission_mode\',\'color\',\'max_turns\',\'hooks\',\'skills\',\'mcp_servers\',\'memory\',\'background\',\'effort\',\'isolation\',\'initial_prompt\',\'version\',\'author\',\'tags\',\'created\',\'modified\',\'keywords\',\'extra\',\'dialect\',\'source\',\'path\',\'plugin\',\'locations\',\'body_line\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
 
+def __create_fn__(_type_concurrency, _type_rate, _type_period, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_concurrency, _dflt_rate, _dflt_period, _return_type):
+ def __init__(self,concurrency:_type_concurrency=_dflt_concurrency,rate:_type_rate=_dflt_rate,period:_type_period=_dflt_period)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'concurrency',concurrency)
+  __dataclass_builtins_object__.__setattr__(self,'rate',rate)
+  __dataclass_builtins_object__.__setattr__(self,'period',period)
+ return __init__
+CODE["def __create_fn__(_type_concurrency, _type_rate, _type_period, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_concurrency, _dflt_rate, _dflt_period, _return_type):\n def __init__(self,concurrency:_type_concurrency=_dflt_concurrency,rate:_type_rate=_dflt_rate,period:_type_period=_dflt_period)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'concurrency',concurrency)\n  __dataclass_builtins_object__.__setattr__(self,'rate',rate)\n  __dataclass_builtins_object__.__setattr__(self,'period',period)\n return __init__"] = __create_fn__.__code__
+
+def __create_fn__(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('concurrency','rate','period',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'concurrency\',\'rate\',\'period\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
+
+def __create_fn__(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('concurrency','rate','period',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'concurrency\',\'rate\',\'period\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
+
+def __create_fn__(_type_workers, _type_db, _type_limits, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_workers, _dflt_db, _dflt_limits, _return_type):
+ def __init__(self,workers:_type_workers=_dflt_workers,db:_type_db=_dflt_db,limits:_type_limits=_HAS_DEFAULT_FACTORY)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'workers',workers)
+  __dataclass_builtins_object__.__setattr__(self,'db',db)
+  __dataclass_builtins_object__.__setattr__(self,'limits',_dflt_limits() if limits is _HAS_DEFAULT_FACTORY else limits)
+ return __init__
+CODE["def __create_fn__(_type_workers, _type_db, _type_limits, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_workers, _dflt_db, _dflt_limits, _return_type):\n def __init__(self,workers:_type_workers=_dflt_workers,db:_type_db=_dflt_db,limits:_type_limits=_HAS_DEFAULT_FACTORY)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'workers',workers)\n  __dataclass_builtins_object__.__setattr__(self,'db',db)\n  __dataclass_builtins_object__.__setattr__(self,'limits',_dflt_limits() if limits is _HAS_DEFAULT_FACTORY else limits)\n return __init__"] = __create_fn__.__code__
+
+def __create_fn__(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('workers','db','limits',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'workers\',\'db\',\'limits\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
+
+def __create_fn__(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('workers','db','limits',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'workers\',\'db\',\'limits\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
+
+def __create_fn__(_type_select, _type_ignore, _type_extra_tools, _type_model_aliases, _type_max_file_size, _type_per_file_ignores, _type_strict, _type_allow_rules, _type_allow_bypass_permissions, _type_writable_dirs, _type_transcript_dir, _type_claude_code, _type_teams, _type_team_layout, _type_max_teammates, _type_max_team_messages, _type_mcp_read_only, _type_sandbox, _type_sandbox_network, _type_max_tokens, _type_effort, _type_thinking, _type_sync, _type_gemini_acknowledged, _type_batch, _type_path, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_select, _dflt_ignore, _dflt_extra_tools, _dflt_model_aliases, _dflt_max_file_size, _dflt_per_file_ignores, _dflt_strict, _dflt_allow_rules, _dflt_allow_bypass_permissions, _dflt_writable_dirs, _dflt_transcript_dir, _dflt_claude_code, _dflt_teams, _dflt_team_layout, _dflt_max_teammates, _dflt_max_team_messages, _dflt_mcp_read_only, _dflt_sandbox, _dflt_sandbox_network, _dflt_max_tokens, _dflt_effort, _dflt_thinking, _dflt_sync, _dflt_gemini_acknowledged, _dflt_batch, _dflt_path, _return_type):
+ def __init__(self,select:_type_select=_dflt_select,ignore:_type_ignore=_dflt_ignore,extra_tools:_type_extra_tools=_dflt_extra_tools,model_aliases:_type_model_aliases=_HAS_DEFAULT_FACTORY,max_file_size:_type_max_file_size=_dflt_max_file_size,per_file_ignores:_type_per_file_ignores=_HAS_DEFAULT_FACTORY,strict:_type_strict=_dflt_strict,allow_rules:_type_allow_rules=_dflt_allow_rules,allow_bypass_permissions:_type_allow_bypass_permissions=_dflt_allow_bypass_permissions,writable_dirs:_type_writable_dirs=_dflt_writable_dirs,transcript_dir:_type_transcript_dir=_dflt_transcript_dir,claude_code:_type_claude_code=_dflt_claude_code,teams:_type_teams=_dflt_teams,team_layout:_type_team_layout=_dflt_team_layout,max_teammates:_type_max_teammates=_dflt_max_teammates,max_team_messages:_type_max_team_messages=_dflt_max_team_messages,mcp_read_only:_type_mcp_read_only=_dflt_mcp_read_only,sandbox:_type_sandbox=_dflt_sandbox,sandbox_network:_type_sandbox_network=_dflt_sandbox_network,max_tokens:_type_max_tokens=_dflt_max_tokens,effort:_type_effort=_dflt_effort,thinking:_type_thinking=_dflt_thinking,sync:_type_sync=_dflt_sync,gemini_acknowledged:_type_gemini_acknowledged=_dflt_gemini_acknowledged,batch:_type_batch=_HAS_DEFAULT_FACTORY,path:_type_path=_dflt_path)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'select',select)
+  __dataclass_builtins_object__.__setattr__(self,'ignore',ignore)
+  __dataclass_builtins_object__.__setattr__(self,'extra_tools',extra_tools)
+  __dataclass_builtins_object__.__setattr__(self,'model_aliases',_dflt_model_aliases() if model_aliases is _HAS_DEFAULT_FACTORY else model_aliases)
+  __dataclass_builtins_object__.__setattr__(self,'max_file_size',max_file_size)
+  __dataclass_builtins_object__.__setattr__(self,'per_file_ignores',_dflt_per_file_ignores() if per_file_ignores is _HAS_DEFAULT_FACTORY else per_file_ignores)
+  __dataclass_builtins_object__.__setattr__(self,'strict',strict)
+  __dataclass_builtins_object__.__setattr__(self,'allow_rules',allow_rules)
+  __dataclass_builtins_object__.__setattr__(self,'allow_bypass_permissions',allow_bypass_permissions)
+  __dataclass_builtins_object__.__setattr__(self,'writable_dirs',writable_dirs)
+  __dataclass_builtins_object__.__setattr__(self,'transcript_dir',transcript_dir)
+  __dataclass_builtins_object__.__setattr__(self,'claude_code',claude_code)
+  __dataclass_builtins_object__.__setattr__(self,'teams',teams)
+  __dataclass_builtins_object__.__setattr__(self,'team_layout',team_layout)
+  __dataclass_builtins_object__.__setattr__(self,'max_teammates',max_teammates)
+  __dataclass_builtins_object__.__setattr__(self,'max_team_messages',max_team_messages)
+  __dataclass_builtins_object__.__setattr__(self,'mcp_read_only',mcp_read_only)
+  __dataclass_builtins_object__.__setattr__(self,'sandbox',sandbox)
+  __dataclass_builtins_object__.__setattr__(self,'sandbox_network',sandbox_network)
+  __dataclass_builtins_object__.__setattr__(self,'max_tokens',max_tokens)
+  __dataclass_builtins_object__.__setattr__(self,'effort',effort)
+  __dataclass_builtins_object__.__setattr__(self,'thinking',thinking)
+  __dataclass_builtins_object__.__setattr__(self,'sync',sync)
+  __dataclass_builtins_object__.__setattr__(self,'gemini_acknowledged',gemini_acknowledged)
+  __dataclass_builtins_object__.__setattr__(self,'batch',_dflt_batch() if batch is _HAS_DEFAULT_FACTORY else batch)
+  __dataclass_builtins_object__.__setattr__(self,'path',path)
+ return __init__
+CODE["def __create_fn__(_type_select, _type_ignore, _type_extra_tools, _type_model_aliases, _type_max_file_size, _type_per_file_ignores, _type_strict, _type_allow_rules, _type_allow_bypass_permissions, _type_writable_dirs, _type_transcript_dir, _type_claude_code, _type_teams, _type_team_layout, _type_max_teammates, _type_max_team_messages, _type_mcp_read_only, _type_sandbox, _type_sandbox_network, _type_max_tokens, _type_effort, _type_thinking, _type_sync, _type_gemini_acknowledged, _type_batch, _type_path, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_select, _dflt_ignore, _dflt_extra_tools, _dflt_model_aliases, _dflt_max_file_size, _dflt_per_file_ignores, _dflt_strict, _dflt_allow_rules, _dflt_allow_bypass_permissions, _dflt_writable_dirs, _dflt_transcript_dir, _dflt_claude_code, _dflt_teams, _dflt_team_layout, _dflt_max_teammates, _dflt_max_team_messages, _dflt_mcp_read_only, _dflt_sandbox, _dflt_sandbox_network, _dflt_max_tokens, _dflt_effort, _dflt_thinking, _dflt_sync, _dflt_gemini_acknowledged, _dflt_batch, _dflt_path, _return_type):\n def __init__(self,select:_type_select=_dflt_select,ignore:_type_ignore=_dflt_ignore,extra_tools:_type_extra_tools=_dflt_extra_tools,model_aliases:_type_model_aliases=_HAS_DEFAULT_FACTORY,max_file_size:_type_max_file_size=_dflt_max_file_size,per_file_ignores:_type_per_file_ignores=_HAS_DEFAULT_FACTORY,strict:_type_strict=_dflt_strict,allow_rules:_type_allow_rules=_dflt_allow_rules,allow_bypass_permissions:_type_allow_bypass_permissions=_dflt_allow_bypass_permissions,writable_dirs:_type_writable_dirs=_dflt_writable_dirs,transcript_dir:_type_transcript_dir=_dflt_transcript_dir,claude_code:_type_claude_code=_dflt_claude_code,teams:_type_teams=_dflt_teams,team_layout:_type_team_layout=_dflt_team_layout,max_teammates:_type_max_teammates=_dflt_max_teammates,max_team_messages:_type_max_team_messages=_dflt_max_team_messages,mcp_read_only:_type_mcp_read_only=_dflt_mcp_read_only,sandbox:_type_sandbox=_dflt_sandbox,sandbox_network:_type_sandbox_network=_dflt_sandbox_network,max_tokens:_type_max_tokens=_dflt_max_tokens,effort:_type_effort=_dflt_effort,thinking:_type_thinking=_dflt_thinking,sync:_type_sync=_dflt_sync,gemini_acknowledged:_type_gemini_acknowledged=_dflt_gemini_acknowledged,batch:_type_batch=_HAS_DEFAULT_FACTORY,path:_type_path=_dflt_path)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'select',select)\n  __dataclass_builtins_object__.__setattr__(self,'ignore',ignore)\n  __dataclass_builtins_object__.__setattr__(self,'extra_tools',extra_tools)\n  __dataclass_builtins_object__.__setattr__(self,'model_aliases',_dflt_model_aliases() if model_aliases is _HAS_DEFAULT_FACTORY else model_aliases)\n  __dataclass_builtins_object__.__setattr__(self,'max_file_size',max_file_size)\n  __dataclass_builtins_object__.__setattr__(self,'per_file_ignores',_dflt_per_file_ignores() if per_file_ignores is _HAS_DEFAULT_FACTORY else per_file_ignores)\n  __dataclass_builtins_object__.__setattr__(self,'strict',strict)\n  __dataclass_builtins_object__.__setattr__(self,'allow_rules',allow_rules)\n  __dataclass_builtins_object__.__setattr__(self,'allow_bypass_permissions',allow_bypass_permissions)\n  __dataclass_builtins_object__.__setattr__(self,'writable_dirs',writable_dirs)\n  __dataclass_builtins_object__.__setattr__(self,'transcript_dir',transcript_dir)\n  __dataclass_builtins_object__.__setattr__(self,'claude_code',claude_code)\n  __dataclass_builtins_object__.__setattr__(self,'teams',teams)\n  __dataclass_builtins_object__.__setattr__(self,'team_layout',team_layout)\n  __dataclass_builtins_object__.__setattr__(self,'max_teammates',max_teammates)\n  __dataclass_builtins_object__.__setattr__(self,'max_team_messages',max_team_messages)\n  __dataclass_builtins_object__.__setattr__(self,'mcp_read_only',mcp_read_only)\n  __dataclass_builtins_object__.__setattr__(self,'sandbox',sandbox)\n  __dataclass_builtins_object__.__setattr__(self,'sandbox_network',sandbox_network)\n  __dataclass_builtins_object__.__setattr__(self,'max_tokens',max_tokens)\n  __dataclass_builtins_object__.__setattr__(self,'effort',effort)\n  __dataclass_builtins_object__.__setattr__(self,'thinking',thinking)\n  __dataclass_builtins_object__.__setattr__(self,'sync',sync)\n  __dataclass_builtins_object__.__setattr__(self,'gemini_acknowledged',gemini_acknowledged)\n  __dataclass_builtins_object__.__setattr__(self,'batch',_dflt_batch() if batch is _HAS_DEFAULT_FACTORY else batch)\n  __dataclass_builtins_object__.__setattr__(self,'path',path)\n return __init__"] = __create_fn__.__code__
+
+def __create_fn__(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('select','ignore','extra_tools','model_aliases','max_file_size','per_file_ignores','strict','allow_rules','allow_bypass_permissions','writable_dirs','transcript_dir','claude_code','teams','team_layout','max_teammates','max_team_messages','mcp_read_only','sandbox','sandbox_network','max_tokens','effort','thinking','sync','gemini_acknowledged','batch','path',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'select\',\'ignore\',\'extra_tools\',\'model_aliases\',\'max_file_size\',\'per_file_ignores\',\'strict\',\'allow_rules\',\'allow_bypass_permissions\',\'writable_dirs\',\'transcript_dir\',\'claude_code\',\'teams\',\'team_layout\',\'max_teammates\',\'max_team_messages\',\'mcp_read_only\',\'sandbox\',\'sandbox_network\',\'max_tokens\',\'effort\',\'thinking\',\'sync\',\'gemini_acknowledged\',\'batch\',\'path\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
+
+def __create_fn__(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('select','ignore','extra_tools','model_aliases','max_file_size','per_file_ignores','strict','allow_rules','allow_bypass_permissions','writable_dirs','transcript_dir','claude_code','teams','team_layout','max_teammates','max_team_messages','mcp_read_only','sandbox','sandbox_network','max_tokens','effort','thinking','sync','gemini_acknowledged','batch','path',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'select\',\'ignore\',\'extra_tools\',\'model_aliases\',\'max_file_size\',\'per_file_ignores\',\'strict\',\'allow_rules\',\'allow_bypass_permissions\',\'writable_dirs\',\'transcript_dir\',\'claude_code\',\'teams\',\'team_layout\',\'max_teammates\',\'max_team_messages\',\'mcp_read_only\',\'sandbox\',\'sandbox_network\',\'max_tokens\',\'effort\',\'thinking\',\'sync\',\'gemini_acknowledged\',\'batch\',\'path\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
+
 def __create_fn__(_type_pattern, _type_rule, _type_keep, _type_max_length, _type_letter_first, _type__compiled, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_keep, _dflt_max_length, _dflt_letter_first, _return_type):
  def __init__(self,pattern:_type_pattern,rule:_type_rule,keep:_type_keep=_dflt_keep,max_length:_type_max_length=_dflt_max_length,letter_first:_type_letter_first=_dflt_letter_first)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'pattern',pattern)
@@ -501,103 +596,8 @@ def __create_fn__(cls, FrozenInstanceError):
  return __delattr__
 CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'path\',\'dialect\',\'definitions\',\'diagnostics\',\'document\',\'claude_code\',\'harness_agents\',\'text\',\'file_path\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
 
-def __create_fn__(_type_concurrency, _type_rate, _type_period, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_concurrency, _dflt_rate, _dflt_period, _return_type):
- def __init__(self,concurrency:_type_concurrency=_dflt_concurrency,rate:_type_rate=_dflt_rate,period:_type_period=_dflt_period)->_return_type:
-  __dataclass_builtins_object__.__setattr__(self,'concurrency',concurrency)
-  __dataclass_builtins_object__.__setattr__(self,'rate',rate)
-  __dataclass_builtins_object__.__setattr__(self,'period',period)
- return __init__
-CODE["def __create_fn__(_type_concurrency, _type_rate, _type_period, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_concurrency, _dflt_rate, _dflt_period, _return_type):\n def __init__(self,concurrency:_type_concurrency=_dflt_concurrency,rate:_type_rate=_dflt_rate,period:_type_period=_dflt_period)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'concurrency',concurrency)\n  __dataclass_builtins_object__.__setattr__(self,'rate',rate)\n  __dataclass_builtins_object__.__setattr__(self,'period',period)\n return __init__"] = __create_fn__.__code__
-
-def __create_fn__(cls, FrozenInstanceError):
- def __setattr__(self,name,value):
-  if type(self) is cls or name in ('concurrency','rate','period',):
-   raise FrozenInstanceError(f"cannot assign to field {name!r}")
-  super(cls, self).__setattr__(name, value)
- return __setattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'concurrency\',\'rate\',\'period\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
-
-def __create_fn__(cls, FrozenInstanceError):
- def __delattr__(self,name):
-  if type(self) is cls or name in ('concurrency','rate','period',):
-   raise FrozenInstanceError(f"cannot delete field {name!r}")
-  super(cls, self).__delattr__(name)
- return __delattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'concurrency\',\'rate\',\'period\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
-
-def __create_fn__(_type_workers, _type_db, _type_limits, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_workers, _dflt_db, _dflt_limits, _return_type):
- def __init__(self,workers:_type_workers=_dflt_workers,db:_type_db=_dflt_db,limits:_type_limits=_HAS_DEFAULT_FACTORY)->_return_type:
-  __dataclass_builtins_object__.__setattr__(self,'workers',workers)
-  __dataclass_builtins_object__.__setattr__(self,'db',db)
-  __dataclass_builtins_object__.__setattr__(self,'limits',_dflt_limits() if limits is _HAS_DEFAULT_FACTORY else limits)
- return __init__
-CODE["def __create_fn__(_type_workers, _type_db, _type_limits, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_workers, _dflt_db, _dflt_limits, _return_type):\n def __init__(self,workers:_type_workers=_dflt_workers,db:_type_db=_dflt_db,limits:_type_limits=_HAS_DEFAULT_FACTORY)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'workers',workers)\n  __dataclass_builtins_object__.__setattr__(self,'db',db)\n  __dataclass_builtins_object__.__setattr__(self,'limits',_dflt_limits() if limits is _HAS_DEFAULT_FACTORY else limits)\n return __init__"] = __create_fn__.__code__
-
-def __create_fn__(cls, FrozenInstanceError):
- def __setattr__(self,name,value):
-  if type(self) is cls or name in ('workers','db','limits',):
-   raise FrozenInstanceError(f"cannot assign to field {name!r}")
-  super(cls, self).__setattr__(name, value)
- return __setattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'workers\',\'db\',\'limits\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
-
-def __create_fn__(cls, FrozenInstanceError):
- def __delattr__(self,name):
-  if type(self) is cls or name in ('workers','db','limits',):
-   raise FrozenInstanceError(f"cannot delete field {name!r}")
-  super(cls, self).__delattr__(name)
- return __delattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'workers\',\'db\',\'limits\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
-
-def __create_fn__(_type_select, _type_ignore, _type_extra_tools, _type_model_aliases, _type_max_file_size, _type_per_file_ignores, _type_strict, _type_allow_rules, _type_allow_bypass_permissions, _type_writable_dirs, _type_transcript_dir, _type_claude_code, _type_teams, _type_team_layout, _type_max_teammates, _type_max_team_messages, _type_mcp_read_only, _type_sandbox, _type_sandbox_network, _type_max_tokens, _type_effort, _type_thinking, _type_sync, _type_gemini_acknowledged, _type_batch, _type_path, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_select, _dflt_ignore, _dflt_extra_tools, _dflt_model_aliases, _dflt_max_file_size, _dflt_per_file_ignores, _dflt_strict, _dflt_allow_rules, _dflt_allow_bypass_permissions, _dflt_writable_dirs, _dflt_transcript_dir, _dflt_claude_code, _dflt_teams, _dflt_team_layout, _dflt_max_teammates, _dflt_max_team_messages, _dflt_mcp_read_only, _dflt_sandbox, _dflt_sandbox_network, _dflt_max_tokens, _dflt_effort, _dflt_thinking, _dflt_sync, _dflt_gemini_acknowledged, _dflt_batch, _dflt_path, _return_type):
- def __init__(self,select:_type_select=_dflt_select,ignore:_type_ignore=_dflt_ignore,extra_tools:_type_extra_tools=_dflt_extra_tools,model_aliases:_type_model_aliases=_HAS_DEFAULT_FACTORY,max_file_size:_type_max_file_size=_dflt_max_file_size,per_file_ignores:_type_per_file_ignores=_HAS_DEFAULT_FACTORY,strict:_type_strict=_dflt_strict,allow_rules:_type_allow_rules=_dflt_allow_rules,allow_bypass_permissions:_type_allow_bypass_permissions=_dflt_allow_bypass_permissions,writable_dirs:_type_writable_dirs=_dflt_writable_dirs,transcript_dir:_type_transcript_dir=_dflt_transcript_dir,claude_code:_type_claude_code=_dflt_claude_code,teams:_type_teams=_dflt_teams,team_layout:_type_team_layout=_dflt_team_layout,max_teammates:_type_max_teammates=_dflt_max_teammates,max_team_messages:_type_max_team_messages=_dflt_max_team_messages,mcp_read_only:_type_mcp_read_only=_dflt_mcp_read_only,sandbox:_type_sandbox=_dflt_sandbox,sandbox_network:_type_sandbox_network=_dflt_sandbox_network,max_tokens:_type_max_tokens=_dflt_max_tokens,effort:_type_effort=_dflt_effort,thinking:_type_thinking=_dflt_thinking,sync:_type_sync=_dflt_sync,gemini_acknowledged:_type_gemini_acknowledged=_dflt_gemini_acknowledged,batch:_type_batch=_HAS_DEFAULT_FACTORY,path:_type_path=_dflt_path)->_return_type:
-  __dataclass_builtins_object__.__setattr__(self,'select',select)
-  __dataclass_builtins_object__.__setattr__(self,'ignore',ignore)
-  __dataclass_builtins_object__.__setattr__(self,'extra_tools',extra_tools)
-  __dataclass_builtins_object__.__setattr__(self,'model_aliases',_dflt_model_aliases() if model_aliases is _HAS_DEFAULT_FACTORY else model_aliases)
-  __dataclass_builtins_object__.__setattr__(self,'max_file_size',max_file_size)
-  __dataclass_builtins_object__.__setattr__(self,'per_file_ignores',_dflt_per_file_ignores() if per_file_ignores is _HAS_DEFAULT_FACTORY else per_file_ignores)
-  __dataclass_builtins_object__.__setattr__(self,'strict',strict)
-  __dataclass_builtins_object__.__setattr__(self,'allow_rules',allow_rules)
-  __dataclass_builtins_object__.__setattr__(self,'allow_bypass_permissions',allow_bypass_permissions)
-  __dataclass_builtins_object__.__setattr__(self,'writable_dirs',writable_dirs)
-  __dataclass_builtins_object__.__setattr__(self,'transcript_dir',transcript_dir)
-  __dataclass_builtins_object__.__setattr__(self,'claude_code',claude_code)
-  __dataclass_builtins_object__.__setattr__(self,'teams',teams)
-  __dataclass_builtins_object__.__setattr__(self,'team_layout',team_layout)
-  __dataclass_builtins_object__.__setattr__(self,'max_teammates',max_teammates)
-  __dataclass_builtins_object__.__setattr__(self,'max_team_messages',max_team_messages)
-  __dataclass_builtins_object__.__setattr__(self,'mcp_read_only',mcp_read_only)
-  __dataclass_builtins_object__.__setattr__(self,'sandbox',sandbox)
-  __dataclass_builtins_object__.__setattr__(self,'sandbox_network',sandbox_network)
-  __dataclass_builtins_object__.__setattr__(self,'max_tokens',max_tokens)
-  __dataclass_builtins_object__.__setattr__(self,'effort',effort)
-  __dataclass_builtins_object__.__setattr__(self,'thinking',thinking)
-  __dataclass_builtins_object__.__setattr__(self,'sync',sync)
-  __dataclass_builtins_object__.__setattr__(self,'gemini_acknowledged',gemini_acknowledged)
-  __dataclass_builtins_object__.__setattr__(self,'batch',_dflt_batch() if batch is _HAS_DEFAULT_FACTORY else batch)
-  __dataclass_builtins_object__.__setattr__(self,'path',path)
- return __init__
-CODE["def __create_fn__(_type_select, _type_ignore, _type_extra_tools, _type_model_aliases, _type_max_file_size, _type_per_file_ignores, _type_strict, _type_allow_rules, _type_allow_bypass_permissions, _type_writable_dirs, _type_transcript_dir, _type_claude_code, _type_teams, _type_team_layout, _type_max_teammates, _type_max_team_messages, _type_mcp_read_only, _type_sandbox, _type_sandbox_network, _type_max_tokens, _type_effort, _type_thinking, _type_sync, _type_gemini_acknowledged, _type_batch, _type_path, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_select, _dflt_ignore, _dflt_extra_tools, _dflt_model_aliases, _dflt_max_file_size, _dflt_per_file_ignores, _dflt_strict, _dflt_allow_rules, _dflt_allow_bypass_permissions, _dflt_writable_dirs, _dflt_transcript_dir, _dflt_claude_code, _dflt_teams, _dflt_team_layout, _dflt_max_teammates, _dflt_max_team_messages, _dflt_mcp_read_only, _dflt_sandbox, _dflt_sandbox_network, _dflt_max_tokens, _dflt_effort, _dflt_thinking, _dflt_sync, _dflt_gemini_acknowledged, _dflt_batch, _dflt_path, _return_type):\n def __init__(self,select:_type_select=_dflt_select,ignore:_type_ignore=_dflt_ignore,extra_tools:_type_extra_tools=_dflt_extra_tools,model_aliases:_type_model_aliases=_HAS_DEFAULT_FACTORY,max_file_size:_type_max_file_size=_dflt_max_file_size,per_file_ignores:_type_per_file_ignores=_HAS_DEFAULT_FACTORY,strict:_type_strict=_dflt_strict,allow_rules:_type_allow_rules=_dflt_allow_rules,allow_bypass_permissions:_type_allow_bypass_permissions=_dflt_allow_bypass_permissions,writable_dirs:_type_writable_dirs=_dflt_writable_dirs,transcript_dir:_type_transcript_dir=_dflt_transcript_dir,claude_code:_type_claude_code=_dflt_claude_code,teams:_type_teams=_dflt_teams,team_layout:_type_team_layout=_dflt_team_layout,max_teammates:_type_max_teammates=_dflt_max_teammates,max_team_messages:_type_max_team_messages=_dflt_max_team_messages,mcp_read_only:_type_mcp_read_only=_dflt_mcp_read_only,sandbox:_type_sandbox=_dflt_sandbox,sandbox_network:_type_sandbox_network=_dflt_sandbox_network,max_tokens:_type_max_tokens=_dflt_max_tokens,effort:_type_effort=_dflt_effort,thinking:_type_thinking=_dflt_thinking,sync:_type_sync=_dflt_sync,gemini_acknowledged:_type_gemini_acknowledged=_dflt_gemini_acknowledged,batch:_type_batch=_HAS_DEFAULT_FACTORY,path:_type_path=_dflt_path)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'select',select)\n  __dataclass_builtins_object__.__setattr__(self,'ignore',ignore)\n  __dataclass_builtins_object__.__setattr__(self,'extra_tools',extra_tools)\n  __dataclass_builtins_object__.__setattr__(self,'model_aliases',_dflt_model_aliases() if model_aliases is _HAS_DEFAULT_FACTORY else model_aliases)\n  __dataclass_builtins_object__.__setattr__(self,'max_file_size',max_file_size)\n  __dataclass_builtins_object__.__setattr__(self,'per_file_ignores',_dflt_per_file_ignores() if per_file_ignores is _HAS_DEFAULT_FACTORY else per_file_ignores)\n  __dataclass_builtins_object__.__setattr__(self,'strict',strict)\n  __dataclass_builtins_object__.__setattr__(self,'allow_rules',allow_rules)\n  __dataclass_builtins_object__.__setattr__(self,'allow_bypass_permissions',allow_bypass_permissions)\n  __dataclass_builtins_object__.__setattr__(self,'writable_dirs',writable_dirs)\n  __dataclass_builtins_object__.__setattr__(self,'transcript_dir',transcript_dir)\n  __dataclass_builtins_object__.__setattr__(self,'claude_code',claude_code)\n  __dataclass_builtins_object__.__setattr__(self,'teams',teams)\n  __dataclass_builtins_object__.__setattr__(self,'team_layout',team_layout)\n  __dataclass_builtins_object__.__setattr__(self,'max_teammates',max_teammates)\n  __dataclass_builtins_object__.__setattr__(self,'max_team_messages',max_team_messages)\n  __dataclass_builtins_object__.__setattr__(self,'mcp_read_only',mcp_read_only)\n  __dataclass_builtins_object__.__setattr__(self,'sandbox',sandbox)\n  __dataclass_builtins_object__.__setattr__(self,'sandbox_network',sandbox_network)\n  __dataclass_builtins_object__.__setattr__(self,'max_tokens',max_tokens)\n  __dataclass_builtins_object__.__setattr__(self,'effort',effort)\n  __dataclass_builtins_object__.__setattr__(self,'thinking',thinking)\n  __dataclass_builtins_object__.__setattr__(self,'sync',sync)\n  __dataclass_builtins_object__.__setattr__(self,'gemini_acknowledged',gemini_acknowledged)\n  __dataclass_builtins_object__.__setattr__(self,'batch',_dflt_batch() if batch is _HAS_DEFAULT_FACTORY else batch)\n  __dataclass_builtins_object__.__setattr__(self,'path',path)\n return __init__"] = __create_fn__.__code__
-
-def __create_fn__(cls, FrozenInstanceError):
- def __setattr__(self,name,value):
-  if type(self) is cls or name in ('select','ignore','extra_tools','model_aliases','max_file_size','per_file_ignores','strict','allow_rules','allow_bypass_permissions','writable_dirs','transcript_dir','claude_code','teams','team_layout','max_teammates','max_team_messages','mcp_read_only','sandbox','sandbox_network','max_tokens','effort','thinking','sync','gemini_acknowledged','batch','path',):
-   raise FrozenInstanceError(f"cannot assign to field {name!r}")
-  super(cls, self).__setattr__(name, value)
- return __setattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'select\',\'ignore\',\'extra_tools\',\'model_aliases\',\'max_file_size\',\'per_file_ignores\',\'strict\',\'allow_rules\',\'allow_bypass_permissions\',\'writable_dirs\',\'transcript_dir\',\'claude_code\',\'teams\',\'team_layout\',\'max_teammates\',\'max_team_messages\',\'mcp_read_only\',\'sandbox\',\'sandbox_network\',\'max_tokens\',\'effort\',\'thinking\',\'sync\',\'gemini_acknowledged\',\'batch\',\'path\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
-
-def __create_fn__(cls, FrozenInstanceError):
- def __delattr__(self,name):
-  if type(self) is cls or name in ('select','ignore','extra_tools','model_aliases','max_file_size','per_file_ignores','strict','allow_rules','allow_bypass_permissions','writable_dirs','transcript_dir','claude_code','teams','team_layout','max_teammates','max_team_messages','mcp_read_only','sandbox','sandbox_network','max_tokens','effort','thinking','sync','gemini_acknowledged','batch','path',):
-   raise FrozenInstanceError(f"cannot delete field {name!r}")
-  super(cls, self).__delattr__(name)
- return __delattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'select\',\'ignore\',\'extra_tools\',\'model_aliases\',\'max_file_size\',\'per_file_ignores\',\'strict\',\'allow_rules\',\'allow_bypass_permissions\',\'writable_dirs\',\'transcript_dir\',\'claude_code\',\'teams\',\'team_layout\',\'max_teammates\',\'max_team_messages\',\'mcp_read_only\',\'sandbox\',\'sandbox_network\',\'max_tokens\',\'effort\',\'thinking\',\'sync\',\'gemini_acknowledged\',\'batch\',\'path\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
-
-def __create_fn__(_type_path, _type_file_path, _type_dialect, _type_config, _type_text, _type_document, _type_agents_root, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_text, _dflt_document, _dflt_agents_root, _return_type):
- def __init__(self,path:_type_path,file_path:_type_file_path,dialect:_type_dialect,config:_type_config,text:_type_text=_dflt_text,document:_type_document=_dflt_document,agents_root:_type_agents_root=_dflt_agents_root)->_return_type:
+def __create_fn__(_type_path, _type_file_path, _type_dialect, _type_config, _type_text, _type_document, _type_agents_root, _type_mode, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_text, _dflt_document, _dflt_agents_root, _dflt_mode, _return_type):
+ def __init__(self,path:_type_path,file_path:_type_file_path,dialect:_type_dialect,config:_type_config,text:_type_text=_dflt_text,document:_type_document=_dflt_document,agents_root:_type_agents_root=_dflt_agents_root,mode:_type_mode=_dflt_mode)->_return_type:
   self.path=path
   self.file_path=file_path
   self.dialect=dialect
@@ -605,8 +605,9 @@ def __create_fn__(_type_path, _type_file_path, _type_dialect, _type_config, _typ
   self.text=text
   self.document=document
   self.agents_root=agents_root
+  self.mode=mode
  return __init__
-CODE['def __create_fn__(_type_path, _type_file_path, _type_dialect, _type_config, _type_text, _type_document, _type_agents_root, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_text, _dflt_document, _dflt_agents_root, _return_type):\n def __init__(self,path:_type_path,file_path:_type_file_path,dialect:_type_dialect,config:_type_config,text:_type_text=_dflt_text,document:_type_document=_dflt_document,agents_root:_type_agents_root=_dflt_agents_root)->_return_type:\n  self.path=path\n  self.file_path=file_path\n  self.dialect=dialect\n  self.config=config\n  self.text=text\n  self.document=document\n  self.agents_root=agents_root\n return __init__'] = __create_fn__.__code__
+CODE['def __create_fn__(_type_path, _type_file_path, _type_dialect, _type_config, _type_text, _type_document, _type_agents_root, _type_mode, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_text, _dflt_document, _dflt_agents_root, _dflt_mode, _return_type):\n def __init__(self,path:_type_path,file_path:_type_file_path,dialect:_type_dialect,config:_type_config,text:_type_text=_dflt_text,document:_type_document=_dflt_document,agents_root:_type_agents_root=_dflt_agents_root,mode:_type_mode=_dflt_mode)->_return_type:\n  self.path=path\n  self.file_path=file_path\n  self.dialect=dialect\n  self.config=config\n  self.text=text\n  self.document=document\n  self.agents_root=agents_root\n  self.mode=mode\n return __init__'] = __create_fn__.__code__
 
 def __create_fn__(_type_path, _type_config, _type_dialect, _type_document, _type_text, _type_reader_findings, _type_claude_code, _type_wants, _type_checks, _type__prompt_lower, _type__starts, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_document, _dflt_text, _dflt_reader_findings, _dflt_claude_code, _dflt_wants, _dflt_checks, _dflt__prompt_lower, _dflt__starts, _return_type):
  def __init__(self,path:_type_path,config:_type_config,dialect:_type_dialect,document:_type_document=_dflt_document,text:_type_text=_dflt_text,reader_findings:_type_reader_findings=_HAS_DEFAULT_FACTORY,claude_code:_type_claude_code=_dflt_claude_code,wants:_type_wants=_dflt_wants,checks:_type_checks=_dflt_checks,_prompt_lower:_type__prompt_lower=_dflt__prompt_lower,_starts:_type__starts=_HAS_DEFAULT_FACTORY)->_return_type:
@@ -792,16 +793,6 @@ def __create_fn__(cls, FrozenInstanceError):
  return __delattr__
 CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'definition\',\'path\',\'line\',\'column\',\'scope\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
 
-def __create_fn__(_type_files, _type_agents, _type_diagnostics, _type_strict, _type_config_warnings, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_files, _dflt_agents, _dflt_diagnostics, _dflt_strict, _dflt_config_warnings, _return_type):
- def __init__(self,files:_type_files=_dflt_files,agents:_type_agents=_dflt_agents,diagnostics:_type_diagnostics=_HAS_DEFAULT_FACTORY,strict:_type_strict=_dflt_strict,config_warnings:_type_config_warnings=_HAS_DEFAULT_FACTORY)->_return_type:
-  self.files=files
-  self.agents=agents
-  self.diagnostics=_dflt_diagnostics() if diagnostics is _HAS_DEFAULT_FACTORY else diagnostics
-  self.strict=strict
-  self.config_warnings=_dflt_config_warnings() if config_warnings is _HAS_DEFAULT_FACTORY else config_warnings
- return __init__
-CODE['def __create_fn__(_type_files, _type_agents, _type_diagnostics, _type_strict, _type_config_warnings, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_files, _dflt_agents, _dflt_diagnostics, _dflt_strict, _dflt_config_warnings, _return_type):\n def __init__(self,files:_type_files=_dflt_files,agents:_type_agents=_dflt_agents,diagnostics:_type_diagnostics=_HAS_DEFAULT_FACTORY,strict:_type_strict=_dflt_strict,config_warnings:_type_config_warnings=_HAS_DEFAULT_FACTORY)->_return_type:\n  self.files=files\n  self.agents=agents\n  self.diagnostics=_dflt_diagnostics() if diagnostics is _HAS_DEFAULT_FACTORY else diagnostics\n  self.strict=strict\n  self.config_warnings=_dflt_config_warnings() if config_warnings is _HAS_DEFAULT_FACTORY else config_warnings\n return __init__'] = __create_fn__.__code__
-
 def __create_fn__(_type_path, _type_display, _type_dialect, _type_root, _type_scope, _type_may_escape, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_may_escape, _return_type):
  def __init__(self,path:_type_path,display:_type_display,dialect:_type_dialect,root:_type_root,scope:_type_scope,may_escape:_type_may_escape=_dflt_may_escape)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'path',path)
@@ -838,6 +829,16 @@ def __create_fn__(_type_profile, _type_select, _type_ignore, _type__kept, _type_
   self._checks=_checks
  return __init__
 CODE['def __create_fn__(_type_profile, _type_select, _type_ignore, _type__kept, _type__checks, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt__kept, _dflt__checks, _return_type):\n def __init__(self,profile:_type_profile,select:_type_select,ignore:_type_ignore,_kept:_type__kept=_HAS_DEFAULT_FACTORY,_checks:_type__checks=_dflt__checks)->_return_type:\n  self.profile=profile\n  self.select=select\n  self.ignore=ignore\n  self._kept=_dflt__kept() if _kept is _HAS_DEFAULT_FACTORY else _kept\n  self._checks=_checks\n return __init__'] = __create_fn__.__code__
+
+def __create_fn__(_type_files, _type_agents, _type_diagnostics, _type_strict, _type_config_warnings, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_files, _dflt_agents, _dflt_diagnostics, _dflt_strict, _dflt_config_warnings, _return_type):
+ def __init__(self,files:_type_files=_dflt_files,agents:_type_agents=_dflt_agents,diagnostics:_type_diagnostics=_HAS_DEFAULT_FACTORY,strict:_type_strict=_dflt_strict,config_warnings:_type_config_warnings=_HAS_DEFAULT_FACTORY)->_return_type:
+  self.files=files
+  self.agents=agents
+  self.diagnostics=_dflt_diagnostics() if diagnostics is _HAS_DEFAULT_FACTORY else diagnostics
+  self.strict=strict
+  self.config_warnings=_dflt_config_warnings() if config_warnings is _HAS_DEFAULT_FACTORY else config_warnings
+ return __init__
+CODE['def __create_fn__(_type_files, _type_agents, _type_diagnostics, _type_strict, _type_config_warnings, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_files, _dflt_agents, _dflt_diagnostics, _dflt_strict, _dflt_config_warnings, _return_type):\n def __init__(self,files:_type_files=_dflt_files,agents:_type_agents=_dflt_agents,diagnostics:_type_diagnostics=_HAS_DEFAULT_FACTORY,strict:_type_strict=_dflt_strict,config_warnings:_type_config_warnings=_HAS_DEFAULT_FACTORY)->_return_type:\n  self.files=files\n  self.agents=agents\n  self.diagnostics=_dflt_diagnostics() if diagnostics is _HAS_DEFAULT_FACTORY else diagnostics\n  self.strict=strict\n  self.config_warnings=_dflt_config_warnings() if config_warnings is _HAS_DEFAULT_FACTORY else config_warnings\n return __init__'] = __create_fn__.__code__
 
 def __create_fn__(_type_target, _type_config, _type_filt, _type_entry_key, _type_apath, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,target:_type_target,config:_type_config,filt:_type_filt,entry_key:_type_entry_key,apath:_type_apath)->_return_type:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -263,8 +263,14 @@ def read_agent_file(
     display_path: str | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
     claude_code: str | None = None,
+    on_read: Callable[[bytes, os.stat_result], object] | None = None,
 ) -> LoadResult:
-    """Read one agent file (Markdown or JSON).  Never raises for bad input."""
+    """Read one agent file (Markdown or JSON).  Never raises for bad input.
+
+    ``on_read`` is given the bytes read and the file's ``fstat`` when the file was read whole
+    (not when it was refused before reading, or grew past ``max_bytes`` while read): a caller
+    that needs them too (the result cache hashes the bytes, the world-writable rule reads the
+    mode) neither reads nor stats the file a second time."""
     p = path if type(path) is _PATH else Path(path)
     display = display_path if display_path is not None else str(path)
     chosen = dialect or detect_dialect(p) or Dialect.CLAUDE
@@ -302,7 +308,7 @@ def read_agent_file(
             # small file is measurable when scanning thousands of agents.  Plain os.read on
             # the descriptor (no file object: one per file is measurable too), repeated as a
             # buffered read would until that size or the end of the file.
-            data = _read_up_to(fd, min(st.st_size, max_bytes) + 1)
+            data = _read_up_to(fd, min(st.st_size, max_bytes) + 1, st.st_size)
         finally:
             os.close(fd)
     except IsADirectoryError:
@@ -315,6 +321,8 @@ def read_agent_file(
         return fail("SA015", f"cannot read the file: {exc.strerror or exc}")
     if len(data) > max_bytes:  # grew between stat and read
         return fail("SA002", f"file is larger than the limit of {max_bytes:,} bytes")
+    if on_read is not None:
+        on_read(data, st)
     return parse_agent_text(
         data,
         path=display,
@@ -329,10 +337,12 @@ _PATH = type(Path())
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
 
 
-def _read_up_to(fd: int, size: int) -> bytes:
-    """``size`` bytes of ``fd``, fewer only at the end of the file."""
+def _read_up_to(fd: int, size: int, whole: int = -1) -> bytes:
+    """``size`` bytes of ``fd``, fewer only at the end of the file.  ``whole``: the size
+    ``fstat`` gave; a first read that returns exactly that much has met the end of the file
+    (a regular file's read is short only there), so no second read is made to see it."""
     data = os.read(fd, size)
-    if len(data) >= size or not data:
+    if len(data) >= size or not data or len(data) == whole:
         return data
     chunks = [data]
     left = size - len(data)

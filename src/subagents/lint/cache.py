@@ -53,7 +53,8 @@ from typing import Any
 from subagents.definition import AgentDefinition, Dialect, Scope
 from subagents.diagnostics import Diagnostic, Severity
 
-__all__ = ["FileEntry", "ResultCache", "cache_dir", "config_fingerprint", "package_fingerprint"]
+__all__ = ["FileEntry", "ResultCache", "cache_dir", "config_fingerprint", "file_digest",
+           "package_fingerprint"]
 
 _FORMAT = 3
 #: A file whose ctime is not older than its hash by this much is read and hashed every run
@@ -179,6 +180,11 @@ class FileEntry:
     harness_ids: list[str] = field(default_factory=list)
 
 
+def file_digest(data: bytes) -> str:
+    """The hash an entry records of a file's bytes."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
 def _diag_out(d: Diagnostic) -> list[Any]:
     return [d.path, d.line, d.column, d.rule, d.severity.value, d.message, d.hint, d.key,
             d.subject]
@@ -247,8 +253,10 @@ class ResultCache:
         #: answers of earlier runs, and those asked for or computed in this one
         self.similar: dict[str, list[list[float]]] = _Memo(self._old_similar)
         self._changed = False
-        #: what the last :meth:`lookup` read, for :meth:`store` (one read and hash per file)
-        self._pending: dict[str, tuple[os.stat_result, str, int]] = {}
+        #: what the last :meth:`lookup` saw, for :meth:`store`: the stat, the hash of the
+        #: bytes if it had to read them (else None: :meth:`store` hashes the reader's) and
+        #: when it looked
+        self._pending: dict[str, tuple[os.stat_result, str | None, int]] = {}
 
     def _load(self) -> dict[str, Any]:
         try:
@@ -290,14 +298,17 @@ class ResultCache:
             pass
         # taken before reading: a write during or after the read has a ctime after it
         hashed_at = time.time_ns()
+        if not isinstance(raw, dict):
+            # nothing stored for this file: the bytes decide nothing now, so they are hashed
+            # when the outcome is stored, from what the reader read (one read per file)
+            self._pending[apath] = (st, None, hashed_at)
+            return None
         try:
             with open(apath, "rb") as fh:
-                digest = hashlib.blake2b(fh.read(), digest_size=16).hexdigest()
+                digest = file_digest(fh.read())
         except OSError:
             return None
         self._pending[apath] = (st, digest, hashed_at)
-        if not isinstance(raw, dict):
-            return None
         try:
             if raw["k"] != key or raw["h"] != digest or raw["st"][3] != st.st_mode:
                 return None
@@ -310,13 +321,26 @@ class ResultCache:
         self._changed = True
         return entry
 
-    def store(self, apath: str, key: str, entry: FileEntry) -> None:
-        """Remember the outcome of the file at ``apath`` (looked up just before)."""
+    def store(self, apath: str, key: str, entry: FileEntry, digest: str | None = None) -> None:
+        """Remember the outcome of the file at ``apath`` (looked up just before).
+
+        ``digest``: :func:`file_digest` of the bytes the outcome was computed from, as the reader
+        read them after the look-up (so the file is not read a second time to hash it);
+        without it, a file the look-up did not hash is read and hashed now."""
         seen = self._pending.pop(apath, None)
         if seen is None:
             return
-        st, digest, hashed_at = seen
-        # the file may have changed while it was validated: then the next run reads it again
+        st, looked, hashed_at = seen
+        if looked is not None:
+            digest = looked
+        elif digest is None:
+            try:
+                with open(apath, "rb") as fh:
+                    digest = file_digest(fh.read())
+            except OSError:
+                return
+        # the file may have changed while it was validated (or since the bytes hashed were
+        # read): then its stat differs from the look-up's and the next run reads it again
         try:
             now = os.lstat(apath)
         except OSError:

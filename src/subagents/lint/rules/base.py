@@ -68,6 +68,9 @@ class FileContext:
     #: The folder the file belongs to (for SA402, a path leading out of it); None for text
     #: given in memory.
     agents_root: Path | None = None
+    #: The file's ``st_mode`` as the reader saw it when it opened the file (None: not read;
+    #: the rules that need it ask the file system)
+    mode: int | None = None
 
 
 @dataclass(slots=True)

@@ -26,6 +26,7 @@ from subagents.definition import AgentDefinition
 from subagents.diagnostics import Diagnostic
 from subagents.formats.fields import TYPE_ERRORS
 from subagents.harnesses.loader import LoadResult
+from subagents.harnesses.plugins import plugin_of
 from subagents.lint.rules.base import make_diagnostic
 from subagents.lint.rules.catalog import check, rule
 
@@ -390,9 +391,7 @@ def as_claude_code_loads(result: LoadResult, file_path: Path | None) -> LoadResu
     view = result.claude_code
     if view is None or file_path is None:
         return result
-    from subagents.harnesses.plugins import plugin_of
-
-    plugin = plugin_of(file_path)
+    plugin = plugin_of(file_path)  # (imported with the module: a statement per file cost more)
     harness = result.harness
     if plugin is None or harness is None:
         return result

@@ -26,6 +26,7 @@ import re
 from collections.abc import Iterator
 
 from subagents._lazy_re import lazy_compile
+from subagents.claude_code.profile import get_profile
 from subagents.definition import HOOK_EVENTS, MODEL_ALIASES, PERMISSION_MODES, AgentDefinition
 from subagents.definition import Dialect as D
 from subagents.diagnostics import Diagnostic
@@ -127,9 +128,7 @@ def check_tools(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]
     unknown = 0
     profile = None
     if defn.dialect is D.CLAUDE:
-        from subagents.claude_code.profile import get_profile
-
-        profile = get_profile(ctx.config.claude_code)
+        profile = get_profile(ctx.config.claude_code)  # (imported with the module: once)
     for key in ("tools", "disallowed_tools"):
         entries = getattr(defn, key)
         if not entries:
@@ -218,8 +217,6 @@ def check_model(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]
         return
     if is_valid_model(defn.model, set(ctx.config.model_aliases)):
         return
-    from subagents.claude_code.profile import get_profile
-
     label = get_profile(ctx.config.claude_code).label
     yield ctx.diag(
         "SA105",
@@ -359,8 +356,6 @@ def _hook_events(defn: AgentDefinition, ctx: RuleContext) -> tuple[str, ...]:
     """The hook events of the chosen Claude Code version (its published list) for a Claude
     agent; the newest list for the other dialects."""
     if defn.dialect is D.CLAUDE:
-        from subagents.claude_code.profile import get_profile
-
         return get_profile(ctx.config.claude_code).hook_events or HOOK_EVENTS
     return HOOK_EVENTS
 

@@ -30,13 +30,16 @@ Design notes
 
 from __future__ import annotations
 
+import importlib
 import math
 import os
 import re
 import stat
 import string
+import sys
 from collections import Counter
 from collections.abc import Iterator
+from typing import Any
 
 from subagents._dataclass import dataclass
 from subagents._lazy_re import lazy_compile
@@ -170,13 +173,21 @@ def mask(secret: str) -> str:
     return f"{secret[:4]}…({len(secret)} chars)"
 
 
-def _candidates(text: str) -> Iterator[tuple[_SecretKind, re.Match[str]]]:
+def _candidates(
+    text: str, held: frozenset[str] | None = None
+) -> Iterator[tuple[_SecretKind, re.Match[str]]]:
+    """Every match of every kind; ``held``: the scan patterns, prefixes and anchors the text
+    holds (:meth:`_Gate.held`), the others not searched for (None: all of them)."""
     for scan, kind in _SCANNED:
+        if held is not None and kind.scan not in held:
+            continue
         for hit in scan.finditer(text):
             m = kind.pattern.match(text, hit.start())
             if m is not None:
                 yield kind, m
     for prefix, kinds in _BY_PREFIX:
+        if held is not None and prefix not in held:
+            continue
         pos = text.find(prefix)
         while pos != -1:
             for kind in kinds:
@@ -187,6 +198,8 @@ def _candidates(text: str) -> Iterator[tuple[_SecretKind, re.Match[str]]]:
     for kind in _ANCHORED:
         done = -1
         for anchor in kind.anchors:
+            if held is not None and anchor not in held:
+                continue
             pos = text.find(anchor)
             while pos != -1:
                 found = kind.pattern.search(text, max(0, pos - 16, done), pos + 120)
@@ -196,10 +209,76 @@ def _candidates(text: str) -> Iterator[tuple[_SecretKind, re.Match[str]]]:
                 pos = text.find(anchor, pos + 1)
 
 
+# What every finding of the scan below holds, ``(is a pattern, text)``: each kind's ``scan``
+# pattern (a regular expression), its ``prefixes`` and ``anchors`` (the scan looks nowhere
+# else) and a private key's header.
+_GATE_PATTERNS: tuple[tuple[bool, str], ...] = tuple(dict.fromkeys((
+    *((True, k.scan) for k in _KINDS if k.scan),
+    *((False, x) for k in _KINDS for x in (*k.prefixes, *k.anchors)),
+    (False, "PRIVATE KEY"),
+)))
+#: Characters the plain scan reads in a process before the gate is compiled (a command that
+#: judges one file or a few never imports RE2 for it).
+_GATE_AFTER = 16_000
+_NOTHING: frozenset[str] = frozenset()
+
+
+class _Gate:
+    """One RE2 pass that says whether a text holds any of :data:`_GATE_PATTERNS`: most
+    agent files hold none, and the scan then costs one pass instead of nine searches.  Built
+    once a process has scanned :data:`_GATE_AFTER` characters; without RE2 (or if it fails to
+    build) every text is scanned in full."""
+
+    read = 0
+    match: Any = None
+    failed = False
+
+    @classmethod
+    def held(cls, text: str) -> frozenset[str] | None:
+        """The texts of :data:`_GATE_PATTERNS` found in ``text`` (None: not known, so the
+        scan looks for every one)."""
+        match = cls.match
+        if match is None:
+            if cls.failed or cls.read < _GATE_AFTER:
+                cls.read += len(text)
+                return None
+            match = cls._build()
+            if match is None:
+                return None
+        # Latin-1 bytes: every byte is a character (the literals are ASCII), so surrogates
+        # and any other code point pass as bytes that never start a literal of their own
+        found = match(text.encode("utf-8", "surrogatepass"))
+        return frozenset(_GATE_PATTERNS[i][1] for i in found) if found else _NOTHING
+
+    @classmethod
+    def may_hold(cls, text: str) -> bool:
+        return cls.held(text) != _NOTHING
+
+    @classmethod
+    def _build(cls) -> Any:
+        try:
+            import re2  # type: ignore[import-untyped]
+
+            options = re2.Options()
+            options.encoding = re2.Options.Encoding.LATIN1
+            options.log_errors = False
+            found = re2.Set.SearchSet(options)
+            for is_pattern, text in _GATE_PATTERNS:
+                found.Add(text if is_pattern else re2.escape(text))
+            found.Compile()
+            cls.match = found._set.Match  # (the compiled set: it takes bytes as they are)
+        except Exception:  # fail closed: every text is scanned in full
+            cls.failed = True
+        return cls.match
+
+
 def find_secrets(text: str) -> Iterator[tuple[int, str, str]]:
     """``(offset, kind, masked)`` for every credential-looking string in ``text``."""
+    held = _Gate.held(text)
+    if held is _NOTHING:
+        return
     seen: set[int] = set()
-    for kind, m in _candidates(text):
+    for kind, m in _candidates(text, held):
         secret = m.group(kind.group)
         start = m.start(kind.group)
         # the word boundary is checked here rather than as a leading \b in the pattern
@@ -209,7 +288,7 @@ def find_secrets(text: str) -> Iterator[tuple[int, str, str]]:
             continue
         seen.add(start)
         yield start, kind.label, mask(secret)
-    if "PRIVATE KEY" not in text:
+    if (held is not None and "PRIVATE KEY" not in held) or "PRIVATE KEY" not in text:
         return
     for m in _PRIVATE_KEY_RE.finditer(text):
         body = re.sub(r"\s", "", m.group(2))
@@ -244,10 +323,12 @@ def check_secrets(ctx: FileContext) -> Iterator[Diagnostic]:
 def check_world_writable(ctx: FileContext) -> Iterator[Diagnostic]:
     if ctx.file_path is None or os.name == "nt":
         return
-    try:
-        mode = os.stat(ctx.file_path).st_mode
-    except OSError:
-        return
+    mode = ctx.mode  # (the reader's fstat of the file it read: no second stat)
+    if mode is None:
+        try:
+            mode = os.stat(ctx.file_path).st_mode
+        except OSError:
+            return
     if mode & stat.S_IWOTH:
         yield make_diagnostic(
             "SA401",
@@ -343,15 +424,19 @@ def _rates() -> str:
             f"times it warned, and found {recall:.0%} of the injections)")
 
 
+_DETECTOR = "subagents.lint.rules.injection"
+
+
 @check("SA405", "SA406")
 def check_injection(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     """SA405 (an error, and ``run`` refuses the agent) when the detector is sure, SA406 (a
     warning quoting the measured rates) when it only suspects."""
-    from subagents.lint.rules.injection import assess_injection
-
+    # the detector module, imported on first use (an import statement per definition costs
+    # more than a look-up; its attribute is read at each call, as the statement read it)
+    detector = sys.modules.get(_DETECTOR) or importlib.import_module(_DETECTOR)
     for key, text in (("system_prompt", defn.system_prompt), ("description", defn.description),
                       ("initial_prompt", defn.initial_prompt or "")):
-        found = assess_injection(text) if text else None
+        found = detector.assess_injection(text) if text else None
         if found is None:
             continue
         if key == "system_prompt" and defn.dialect is not D.JSON:

@@ -1,0 +1,115 @@
+"""The secrets scan's RE2 gate (``security._Gate``) never changes what ``find_secrets`` finds.
+
+The gate answers "does this text hold anything the scan looks for?" in one pass; a text it
+turns away must be one the full scan finds nothing in.  Compared here, text by text, with the
+gate forced on and forced off: on generated texts built around every literal and pattern the
+scan starts from, on real agent files, and on texts with surrogates and other code points.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from subagents.lint.rules import security
+from subagents.lint.rules.security import find_secrets
+
+
+@contextmanager
+def _gate(on: bool) -> Iterator[None]:
+    saved = (security._Gate.read, security._Gate.match, security._Gate.failed)
+    try:
+        if on:
+            security._Gate.read, security._Gate.match, security._Gate.failed = 0, None, False
+            security._Gate.read = security._GATE_AFTER  # build it at the next text
+        else:
+            security._Gate.match, security._Gate.failed = None, True
+        yield
+        if on:
+            assert security._Gate.match is not None, "the gate did not build"
+    finally:
+        security._Gate.read, security._Gate.match, security._Gate.failed = saved
+
+
+def _both(text: str) -> tuple[list[tuple[int, str, str]], list[tuple[int, str, str]]]:
+    with _gate(False):
+        plain = list(find_secrets(text))
+    with _gate(True):
+        gated = list(find_secrets(text))
+    return plain, gated
+
+
+def _r(n: int, seed: int) -> str:
+    rnd = random.Random(seed)
+    return "".join(rnd.choice("abcdefghijkLMNOPQRSTUVWXYZ0123456789") for _ in range(n))
+
+
+_SAMPLES = [
+    "ghp_" + _r(36, 1), "gho_" + _r(40, 2), "github_pat_" + _r(60, 3), "AKIA" + _r(16, 4).upper(),
+    "ASIA" + _r(16, 5).upper(), "sk-ant-" + _r(40, 6), "sk-proj-" + _r(48, 7), "xoxb-" + _r(30, 8),
+    "https://hooks.slack.com/services/T" + _r(8, 9).upper() + "/B" + _r(8, 10).upper() + "/"
+    + _r(24, 11),
+    "aws_secret_access_key = " + _r(40, 12), "AWS_SECRET_ACCESS_KEY: '" + _r(40, 13) + "'",
+    "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(_r(64, 14 + i) for i in range(6))
+    + "\n-----END RSA PRIVATE KEY-----",
+]
+
+
+@pytest.mark.parametrize("sample", _SAMPLES)
+def test_each_kind_is_found_with_the_gate(sample: str) -> None:
+    text = f"Use this:\n{sample}\nthen stop.\n"
+    plain, gated = _both(text)
+    assert plain, "the sample should be a finding of the plain scan"
+    assert gated == plain
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(_SAMPLES), st.sampled_from(
+    ["gh", "ghp_", "sk-", "xox", "ecret", "ECRET", "SeCrEt", "AKIA", "PRIVATE KEY", "\ud800",
+     "é", "\U0001F600", "\x00", "\n", " ", "key: "]), st.text(max_size=40)), max_size=12))
+def test_generated_texts_agree(parts: list[str]) -> None:
+    plain, gated = _both("".join(parts))
+    assert gated == plain
+
+
+def test_real_agent_files_agree(corpus: Path) -> None:
+    texts = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(corpus.rglob("*.md"))]
+    assert len(texts) > 300
+    for text in texts:
+        plain, gated = _both(text)
+        assert gated == plain
+
+
+def test_the_gate_turns_away_a_text_without_any_literal() -> None:
+    with _gate(True):
+        assert not security._Gate.may_hold("a plain prompt about reviewing code")
+        assert security._Gate.may_hold("export TOKEN=sk-" + _r(40, 20))
+
+
+def test_a_gate_that_cannot_build_scans_every_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_re2(name: str, *a: object, **k: object) -> object:
+        if name == "re2":
+            raise ImportError(name)
+        return real_import(name, *a, **k)  # type: ignore[arg-type]
+
+    saved = (security._Gate.read, security._Gate.match, security._Gate.failed)
+    try:
+        security._Gate.read, security._Gate.match, security._Gate.failed = (
+            security._GATE_AFTER, None, False)
+        monkeypatch.setattr(builtins, "__import__", no_re2)
+        sample = "token ghp_" + _r(36, 21)
+        assert list(find_secrets(sample))
+        assert security._Gate.failed and security._Gate.match is None
+        assert security._Gate.may_hold("nothing here")  # fails closed: scanned in full
+    finally:
+        security._Gate.read, security._Gate.match, security._Gate.failed = saved
