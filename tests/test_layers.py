@@ -30,8 +30,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("claude_code",),
     ("formats",),
     ("definition", "diagnostics", "errors", "names", "fs", "fs_beneath", "known_tools", "_deps",
-     "_lazy", "_lazy_re", "_dataclass", "_dataclasses_start", "_dataclass_code", "_dataclass_codegen", "_yaml_start",
-     "templates", "terminal"),
+     "_lazy", "_lazy_re", "_dataclass", "_deferred_import", "_dataclass_code",
+     "_dataclass_codegen", "_yaml_start", "templates", "terminal"),
 )
 # Pairs that share a layer yet may depend one way (a package of its own layer is independent
 # unless it is listed here).

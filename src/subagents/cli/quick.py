@@ -51,10 +51,8 @@ def quick_validate(args: Sequence[str]) -> int | None:
         return None
     import gc
 
-    from subagents._dataclasses_start import defer_inspect
+    from subagents._deferred_import import import_deferring
     from subagents.errors import SubagentError
-
-    defer_inspect()  # dataclasses without inspect, ast, dis, tokenize (see the module)
 
     try:
         # Importing the validator builds thousands of long-lived objects and no garbage: the
@@ -62,6 +60,12 @@ def quick_validate(args: Sequence[str]) -> int | None:
         # then those objects are set aside (frozen) so later collections skip them.
         gc.disable()
         try:
+            # dataclasses and urllib.parse (for pathlib) without what they need only in a rare
+            # case: inspect (with ast, dis, tokenize), ipaddress (see the module)
+            import_deferring("dataclasses", "inspect")
+            import_deferring("urllib.parse", "ipaddress")
+            # (the injection detector too: the first prompt would import it with the collector on)
+            import subagents.lint.rules.injection  # noqa: F401
             from subagents.lint.report import render
             from subagents.lint.validate import validate_paths
         finally:

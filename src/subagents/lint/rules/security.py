@@ -35,7 +35,6 @@ import math
 import os
 import re
 import stat
-import string
 import sys
 from collections import Counter
 from collections.abc import Iterator
@@ -146,8 +145,10 @@ _PLACEHOLDER_RE = lazy_compile(
 # A key block is base64 of DER/OpenSSH structures, which hold long runs of ``A`` (zero bytes)
 # and other repeats: only the explicit placeholders count there, never the repeat heuristics.
 _PEM_PLACEHOLDER_RE = lazy_compile(r"x{4,}|X{4,}|\*{3,}|\.\.\.|<|>|" + _WORD_ALTERNATIVES)
-_LOWER, _UPPER, _DIGIT = (frozenset(string.ascii_lowercase), frozenset(string.ascii_uppercase),
-                          frozenset(string.digits))
+# (the ``string`` module's constants, written out: importing it compiles a pattern)
+_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
+_UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_DIGIT = frozenset("0123456789")
 
 
 def _entropy(s: str) -> float:
