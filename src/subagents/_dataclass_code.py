@@ -14,58 +14,17 @@ from types import CodeType
 PYTHON = (3, 11)
 CODE: dict[str, CodeType] = {}
 
-def __create_fn__(_type_path, _type_line, _type_column, _type_rule, _type_severity, _type_message, _type_hint, _type_key, _type_subject, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_hint, _dflt_key, _dflt_subject, _return_type):
- def __init__(self,*,path:_type_path,line:_type_line,column:_type_column,rule:_type_rule,severity:_type_severity,message:_type_message,hint:_type_hint=_dflt_hint,key:_type_key=_dflt_key,subject:_type_subject=_dflt_subject)->_return_type:
-  __dataclass_builtins_object__.__setattr__(self,'path',path)
+def __create_fn__(_type_code, _type_message, _type_line, _type_column, _type_hint, _type_key, _type_subject, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_hint, _dflt_key, _dflt_subject, _return_type):
+ def __init__(self,code:_type_code,message:_type_message,line:_type_line,column:_type_column,hint:_type_hint=_dflt_hint,key:_type_key=_dflt_key,subject:_type_subject=_dflt_subject)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'code',code)
+  __dataclass_builtins_object__.__setattr__(self,'message',message)
   __dataclass_builtins_object__.__setattr__(self,'line',line)
   __dataclass_builtins_object__.__setattr__(self,'column',column)
-  __dataclass_builtins_object__.__setattr__(self,'rule',rule)
-  __dataclass_builtins_object__.__setattr__(self,'severity',severity)
-  __dataclass_builtins_object__.__setattr__(self,'message',message)
   __dataclass_builtins_object__.__setattr__(self,'hint',hint)
   __dataclass_builtins_object__.__setattr__(self,'key',key)
   __dataclass_builtins_object__.__setattr__(self,'subject',subject)
  return __init__
-CODE["def __create_fn__(_type_path, _type_line, _type_column, _type_rule, _type_severity, _type_message, _type_hint, _type_key, _type_subject, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_hint, _dflt_key, _dflt_subject, _return_type):\n def __init__(self,*,path:_type_path,line:_type_line,column:_type_column,rule:_type_rule,severity:_type_severity,message:_type_message,hint:_type_hint=_dflt_hint,key:_type_key=_dflt_key,subject:_type_subject=_dflt_subject)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'path',path)\n  __dataclass_builtins_object__.__setattr__(self,'line',line)\n  __dataclass_builtins_object__.__setattr__(self,'column',column)\n  __dataclass_builtins_object__.__setattr__(self,'rule',rule)\n  __dataclass_builtins_object__.__setattr__(self,'severity',severity)\n  __dataclass_builtins_object__.__setattr__(self,'message',message)\n  __dataclass_builtins_object__.__setattr__(self,'hint',hint)\n  __dataclass_builtins_object__.__setattr__(self,'key',key)\n  __dataclass_builtins_object__.__setattr__(self,'subject',subject)\n return __init__"] = __create_fn__.__code__
-
-def __create_fn__(cls, FrozenInstanceError):
- def __setattr__(self,name,value):
-  if type(self) is cls or name in ('path','line','column','rule','severity','message','hint','key','subject',):
-   raise FrozenInstanceError(f"cannot assign to field {name!r}")
-  super(cls, self).__setattr__(name, value)
- return __setattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'path\',\'line\',\'column\',\'rule\',\'severity\',\'message\',\'hint\',\'key\',\'subject\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
-
-def __create_fn__(cls, FrozenInstanceError):
- def __delattr__(self,name):
-  if type(self) is cls or name in ('path','line','column','rule','severity','message','hint','key','subject',):
-   raise FrozenInstanceError(f"cannot delete field {name!r}")
-  super(cls, self).__delattr__(name)
- return __delattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'path\',\'line\',\'column\',\'rule\',\'severity\',\'message\',\'hint\',\'key\',\'subject\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
-
-def __create_fn__(_type_text, _type_severity, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_severity, _return_type):
- def __init__(self,text:_type_text,severity:_type_severity=_dflt_severity)->_return_type:
-  __dataclass_builtins_object__.__setattr__(self,'text',text)
-  __dataclass_builtins_object__.__setattr__(self,'severity',severity)
- return __init__
-CODE["def __create_fn__(_type_text, _type_severity, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_severity, _return_type):\n def __init__(self,text:_type_text,severity:_type_severity=_dflt_severity)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'text',text)\n  __dataclass_builtins_object__.__setattr__(self,'severity',severity)\n return __init__"] = __create_fn__.__code__
-
-def __create_fn__(cls, FrozenInstanceError):
- def __setattr__(self,name,value):
-  if type(self) is cls or name in ('text','severity',):
-   raise FrozenInstanceError(f"cannot assign to field {name!r}")
-  super(cls, self).__setattr__(name, value)
- return __setattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'text\',\'severity\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
-
-def __create_fn__(cls, FrozenInstanceError):
- def __delattr__(self,name):
-  if type(self) is cls or name in ('text','severity',):
-   raise FrozenInstanceError(f"cannot delete field {name!r}")
-  super(cls, self).__delattr__(name)
- return __delattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'text\',\'severity\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
+CODE["def __create_fn__(_type_code, _type_message, _type_line, _type_column, _type_hint, _type_key, _type_subject, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_hint, _dflt_key, _dflt_subject, _return_type):\n def __init__(self,code:_type_code,message:_type_message,line:_type_line,column:_type_column,hint:_type_hint=_dflt_hint,key:_type_key=_dflt_key,subject:_type_subject=_dflt_subject)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'code',code)\n  __dataclass_builtins_object__.__setattr__(self,'message',message)\n  __dataclass_builtins_object__.__setattr__(self,'line',line)\n  __dataclass_builtins_object__.__setattr__(self,'column',column)\n  __dataclass_builtins_object__.__setattr__(self,'hint',hint)\n  __dataclass_builtins_object__.__setattr__(self,'key',key)\n  __dataclass_builtins_object__.__setattr__(self,'subject',subject)\n return __init__"] = __create_fn__.__code__
 
 def __create_fn__(_type_code, _type_name, _type_doc, _type_category, _type_default, _type_strict, _type_silenceable, _type_emitter, _type_messages, _type_fix, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_silenceable, _dflt_emitter, _dflt_messages, _dflt_fix, _return_type):
  def __init__(self,code:_type_code,name:_type_name,doc:_type_doc,category:_type_category,default:_type_default,strict:_type_strict,silenceable:_type_silenceable=_dflt_silenceable,emitter:_type_emitter=_dflt_emitter,messages:_type_messages=_HAS_DEFAULT_FACTORY,fix:_type_fix=_dflt_fix)->_return_type:
@@ -82,21 +41,92 @@ def __create_fn__(_type_code, _type_name, _type_doc, _type_category, _type_defau
  return __init__
 CODE["def __create_fn__(_type_code, _type_name, _type_doc, _type_category, _type_default, _type_strict, _type_silenceable, _type_emitter, _type_messages, _type_fix, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_silenceable, _dflt_emitter, _dflt_messages, _dflt_fix, _return_type):\n def __init__(self,code:_type_code,name:_type_name,doc:_type_doc,category:_type_category,default:_type_default,strict:_type_strict,silenceable:_type_silenceable=_dflt_silenceable,emitter:_type_emitter=_dflt_emitter,messages:_type_messages=_HAS_DEFAULT_FACTORY,fix:_type_fix=_dflt_fix)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'code',code)\n  __dataclass_builtins_object__.__setattr__(self,'name',name)\n  __dataclass_builtins_object__.__setattr__(self,'doc',doc)\n  __dataclass_builtins_object__.__setattr__(self,'category',category)\n  __dataclass_builtins_object__.__setattr__(self,'default',default)\n  __dataclass_builtins_object__.__setattr__(self,'strict',strict)\n  __dataclass_builtins_object__.__setattr__(self,'silenceable',silenceable)\n  __dataclass_builtins_object__.__setattr__(self,'emitter',emitter)\n  __dataclass_builtins_object__.__setattr__(self,'messages',_dflt_messages() if messages is _HAS_DEFAULT_FACTORY else messages)\n  __dataclass_builtins_object__.__setattr__(self,'fix',fix)\n return __init__"] = __create_fn__.__code__
 
-def __create_fn__(cls, FrozenInstanceError):
- def __setattr__(self,name,value):
-  if type(self) is cls or name in ('code','name','doc','category','default','strict','silenceable','emitter','messages','fix',):
-   raise FrozenInstanceError(f"cannot assign to field {name!r}")
-  super(cls, self).__setattr__(name, value)
- return __setattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'code\',\'name\',\'doc\',\'category\',\'default\',\'strict\',\'silenceable\',\'emitter\',\'messages\',\'fix\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
+def __create_fn__(_type_concurrency, _type_rate, _type_period, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_concurrency, _dflt_rate, _dflt_period, _return_type):
+ def __init__(self,concurrency:_type_concurrency=_dflt_concurrency,rate:_type_rate=_dflt_rate,period:_type_period=_dflt_period)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'concurrency',concurrency)
+  __dataclass_builtins_object__.__setattr__(self,'rate',rate)
+  __dataclass_builtins_object__.__setattr__(self,'period',period)
+ return __init__
+CODE["def __create_fn__(_type_concurrency, _type_rate, _type_period, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_concurrency, _dflt_rate, _dflt_period, _return_type):\n def __init__(self,concurrency:_type_concurrency=_dflt_concurrency,rate:_type_rate=_dflt_rate,period:_type_period=_dflt_period)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'concurrency',concurrency)\n  __dataclass_builtins_object__.__setattr__(self,'rate',rate)\n  __dataclass_builtins_object__.__setattr__(self,'period',period)\n return __init__"] = __create_fn__.__code__
 
-def __create_fn__(cls, FrozenInstanceError):
- def __delattr__(self,name):
-  if type(self) is cls or name in ('code','name','doc','category','default','strict','silenceable','emitter','messages','fix',):
-   raise FrozenInstanceError(f"cannot delete field {name!r}")
-  super(cls, self).__delattr__(name)
- return __delattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'code\',\'name\',\'doc\',\'category\',\'default\',\'strict\',\'silenceable\',\'emitter\',\'messages\',\'fix\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
+def __create_fn__(_type_definition, _type_path, _type_line, _type_column, _type_scope, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+ def __init__(self,definition:_type_definition,path:_type_path,line:_type_line,column:_type_column,scope:_type_scope)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'definition',definition)
+  __dataclass_builtins_object__.__setattr__(self,'path',path)
+  __dataclass_builtins_object__.__setattr__(self,'line',line)
+  __dataclass_builtins_object__.__setattr__(self,'column',column)
+  __dataclass_builtins_object__.__setattr__(self,'scope',scope)
+ return __init__
+CODE["def __create_fn__(_type_definition, _type_path, _type_line, _type_column, _type_scope, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):\n def __init__(self,definition:_type_definition,path:_type_path,line:_type_line,column:_type_column,scope:_type_scope)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'definition',definition)\n  __dataclass_builtins_object__.__setattr__(self,'path',path)\n  __dataclass_builtins_object__.__setattr__(self,'line',line)\n  __dataclass_builtins_object__.__setattr__(self,'column',column)\n  __dataclass_builtins_object__.__setattr__(self,'scope',scope)\n return __init__"] = __create_fn__.__code__
+
+def __create_fn__(_type_files, _type_agents, _type_diagnostics, _type_strict, _type_config_warnings, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_files, _dflt_agents, _dflt_diagnostics, _dflt_strict, _dflt_config_warnings, _return_type):
+ def __init__(self,files:_type_files=_dflt_files,agents:_type_agents=_dflt_agents,diagnostics:_type_diagnostics=_HAS_DEFAULT_FACTORY,strict:_type_strict=_dflt_strict,config_warnings:_type_config_warnings=_HAS_DEFAULT_FACTORY)->_return_type:
+  self.files=files
+  self.agents=agents
+  self.diagnostics=_dflt_diagnostics() if diagnostics is _HAS_DEFAULT_FACTORY else diagnostics
+  self.strict=strict
+  self.config_warnings=_dflt_config_warnings() if config_warnings is _HAS_DEFAULT_FACTORY else config_warnings
+ return __init__
+CODE['def __create_fn__(_type_files, _type_agents, _type_diagnostics, _type_strict, _type_config_warnings, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_files, _dflt_agents, _dflt_diagnostics, _dflt_strict, _dflt_config_warnings, _return_type):\n def __init__(self,files:_type_files=_dflt_files,agents:_type_agents=_dflt_agents,diagnostics:_type_diagnostics=_HAS_DEFAULT_FACTORY,strict:_type_strict=_dflt_strict,config_warnings:_type_config_warnings=_HAS_DEFAULT_FACTORY)->_return_type:\n  self.files=files\n  self.agents=agents\n  self.diagnostics=_dflt_diagnostics() if diagnostics is _HAS_DEFAULT_FACTORY else diagnostics\n  self.strict=strict\n  self.config_warnings=_dflt_config_warnings() if config_warnings is _HAS_DEFAULT_FACTORY else config_warnings\n return __init__'] = __create_fn__.__code__
+
+def __create_fn__(_type_items, _type_line, _type_column, _type_flow, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_flow, _return_type):
+ def __init__(self,items:_type_items,line:_type_line,column:_type_column,flow:_type_flow=_dflt_flow)->_return_type:
+  self.items=items
+  self.line=line
+  self.column=column
+  self.flow=flow
+ return __init__
+CODE['def __create_fn__(_type_items, _type_line, _type_column, _type_flow, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_flow, _return_type):\n def __init__(self,items:_type_items,line:_type_line,column:_type_column,flow:_type_flow=_dflt_flow)->_return_type:\n  self.items=items\n  self.line=line\n  self.column=column\n  self.flow=flow\n return __init__'] = __create_fn__.__code__
+
+def __create_fn__(_type_key, _type_key_line, _type_key_column, _type_node, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+ def __init__(self,key:_type_key,key_line:_type_key_line,key_column:_type_key_column,node:_type_node)->_return_type:
+  self.key=key
+  self.key_line=key_line
+  self.key_column=key_column
+  self.node=node
+ return __init__
+CODE['def __create_fn__(_type_key, _type_key_line, _type_key_column, _type_node, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):\n def __init__(self,key:_type_key,key_line:_type_key_line,key_column:_type_key_column,node:_type_node)->_return_type:\n  self.key=key\n  self.key_line=key_line\n  self.key_column=key_column\n  self.node=node\n return __init__'] = __create_fn__.__code__
+
+def __create_fn__(_type_key, _type_message, _type_rule, _type_hint, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_rule, _dflt_hint, _return_type):
+ def __init__(self,key:_type_key,message:_type_message,rule:_type_rule=_dflt_rule,hint:_type_hint=_dflt_hint)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'key',key)
+  __dataclass_builtins_object__.__setattr__(self,'message',message)
+  __dataclass_builtins_object__.__setattr__(self,'rule',rule)
+  __dataclass_builtins_object__.__setattr__(self,'hint',hint)
+ return __init__
+CODE["def __create_fn__(_type_key, _type_message, _type_rule, _type_hint, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_rule, _dflt_hint, _return_type):\n def __init__(self,key:_type_key,message:_type_message,rule:_type_rule=_dflt_rule,hint:_type_hint=_dflt_hint)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'key',key)\n  __dataclass_builtins_object__.__setattr__(self,'message',message)\n  __dataclass_builtins_object__.__setattr__(self,'rule',rule)\n  __dataclass_builtins_object__.__setattr__(self,'hint',hint)\n return __init__"] = __create_fn__.__code__
+
+def __create_fn__(_type_key, _type_value, _type_location, _type_source_text, _type_value_location, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_source_text, _dflt_value_location, _return_type):
+ def __init__(self,key:_type_key,value:_type_value,location:_type_location,source_text:_type_source_text=_dflt_source_text,value_location:_type_value_location=_dflt_value_location)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'key',key)
+  __dataclass_builtins_object__.__setattr__(self,'value',value)
+  __dataclass_builtins_object__.__setattr__(self,'location',location)
+  __dataclass_builtins_object__.__setattr__(self,'source_text',source_text)
+  __dataclass_builtins_object__.__setattr__(self,'value_location',value_location)
+ return __init__
+CODE["def __create_fn__(_type_key, _type_value, _type_location, _type_source_text, _type_value_location, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_source_text, _dflt_value_location, _return_type):\n def __init__(self,key:_type_key,value:_type_value,location:_type_location,source_text:_type_source_text=_dflt_source_text,value_location:_type_value_location=_dflt_value_location)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'key',key)\n  __dataclass_builtins_object__.__setattr__(self,'value',value)\n  __dataclass_builtins_object__.__setattr__(self,'location',location)\n  __dataclass_builtins_object__.__setattr__(self,'source_text',source_text)\n  __dataclass_builtins_object__.__setattr__(self,'value_location',value_location)\n return __init__"] = __create_fn__.__code__
+
+def __create_fn__(_type_kind, _type_message, _type_logged, _type_alias, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_alias, _return_type):
+ def __init__(self,kind:_type_kind,message:_type_message,logged:_type_logged,alias:_type_alias=_dflt_alias)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'kind',kind)
+  __dataclass_builtins_object__.__setattr__(self,'message',message)
+  __dataclass_builtins_object__.__setattr__(self,'logged',logged)
+  __dataclass_builtins_object__.__setattr__(self,'alias',alias)
+ return __init__
+CODE["def __create_fn__(_type_kind, _type_message, _type_logged, _type_alias, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_alias, _return_type):\n def __init__(self,kind:_type_kind,message:_type_message,logged:_type_logged,alias:_type_alias=_dflt_alias)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'kind',kind)\n  __dataclass_builtins_object__.__setattr__(self,'message',message)\n  __dataclass_builtins_object__.__setattr__(self,'logged',logged)\n  __dataclass_builtins_object__.__setattr__(self,'alias',alias)\n return __init__"] = __create_fn__.__code__
+
+def __create_fn__(_type_label, _type_pattern, _type_group, _type_min_entropy, _type_prefixes, _type_anchors, _type_scan, _type_classes, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_group, _dflt_min_entropy, _dflt_prefixes, _dflt_anchors, _dflt_scan, _dflt_classes, _return_type):
+ def __init__(self,label:_type_label,pattern:_type_pattern,group:_type_group=_dflt_group,min_entropy:_type_min_entropy=_dflt_min_entropy,prefixes:_type_prefixes=_dflt_prefixes,anchors:_type_anchors=_dflt_anchors,scan:_type_scan=_dflt_scan,classes:_type_classes=_dflt_classes)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'label',label)
+  __dataclass_builtins_object__.__setattr__(self,'pattern',pattern)
+  __dataclass_builtins_object__.__setattr__(self,'group',group)
+  __dataclass_builtins_object__.__setattr__(self,'min_entropy',min_entropy)
+  __dataclass_builtins_object__.__setattr__(self,'prefixes',prefixes)
+  __dataclass_builtins_object__.__setattr__(self,'anchors',anchors)
+  __dataclass_builtins_object__.__setattr__(self,'scan',scan)
+  __dataclass_builtins_object__.__setattr__(self,'classes',classes)
+ return __init__
+CODE["def __create_fn__(_type_label, _type_pattern, _type_group, _type_min_entropy, _type_prefixes, _type_anchors, _type_scan, _type_classes, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_group, _dflt_min_entropy, _dflt_prefixes, _dflt_anchors, _dflt_scan, _dflt_classes, _return_type):\n def __init__(self,label:_type_label,pattern:_type_pattern,group:_type_group=_dflt_group,min_entropy:_type_min_entropy=_dflt_min_entropy,prefixes:_type_prefixes=_dflt_prefixes,anchors:_type_anchors=_dflt_anchors,scan:_type_scan=_dflt_scan,classes:_type_classes=_dflt_classes)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'label',label)\n  __dataclass_builtins_object__.__setattr__(self,'pattern',pattern)\n  __dataclass_builtins_object__.__setattr__(self,'group',group)\n  __dataclass_builtins_object__.__setattr__(self,'min_entropy',min_entropy)\n  __dataclass_builtins_object__.__setattr__(self,'prefixes',prefixes)\n  __dataclass_builtins_object__.__setattr__(self,'anchors',anchors)\n  __dataclass_builtins_object__.__setattr__(self,'scan',scan)\n  __dataclass_builtins_object__.__setattr__(self,'classes',classes)\n return __init__"] = __create_fn__.__code__
 
 def __create_fn__(_type_line, _type_column, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,line:_type_line,column:_type_column)->_return_type:
@@ -105,70 +135,12 @@ def __create_fn__(_type_line, _type_column, MISSING, _HAS_DEFAULT_FACTORY, __dat
  return __init__
 CODE["def __create_fn__(_type_line, _type_column, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):\n def __init__(self,line:_type_line,column:_type_column)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'line',line)\n  __dataclass_builtins_object__.__setattr__(self,'column',column)\n return __init__"] = __create_fn__.__code__
 
-def __create_fn__(cls, FrozenInstanceError):
- def __setattr__(self,name,value):
-  if type(self) is cls or name in ('line','column',):
-   raise FrozenInstanceError(f"cannot assign to field {name!r}")
-  super(cls, self).__setattr__(name, value)
- return __setattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'line\',\'column\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
-
-def __create_fn__(cls, FrozenInstanceError):
- def __delattr__(self,name):
-  if type(self) is cls or name in ('line','column',):
-   raise FrozenInstanceError(f"cannot delete field {name!r}")
-  super(cls, self).__delattr__(name)
- return __delattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'line\',\'column\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
-
-def __create_fn__(_type_type, _type_command, _type_prompt, _type_timeout, _type_extra, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_type, _dflt_command, _dflt_prompt, _dflt_timeout, _dflt_extra, _return_type):
- def __init__(self,*,type:_type_type=_dflt_type,command:_type_command=_dflt_command,prompt:_type_prompt=_dflt_prompt,timeout:_type_timeout=_dflt_timeout,extra:_type_extra=_HAS_DEFAULT_FACTORY)->_return_type:
-  __dataclass_builtins_object__.__setattr__(self,'type',type)
-  __dataclass_builtins_object__.__setattr__(self,'command',command)
-  __dataclass_builtins_object__.__setattr__(self,'prompt',prompt)
-  __dataclass_builtins_object__.__setattr__(self,'timeout',timeout)
-  __dataclass_builtins_object__.__setattr__(self,'extra',_dflt_extra() if extra is _HAS_DEFAULT_FACTORY else extra)
- return __init__
-CODE["def __create_fn__(_type_type, _type_command, _type_prompt, _type_timeout, _type_extra, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_type, _dflt_command, _dflt_prompt, _dflt_timeout, _dflt_extra, _return_type):\n def __init__(self,*,type:_type_type=_dflt_type,command:_type_command=_dflt_command,prompt:_type_prompt=_dflt_prompt,timeout:_type_timeout=_dflt_timeout,extra:_type_extra=_HAS_DEFAULT_FACTORY)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'type',type)\n  __dataclass_builtins_object__.__setattr__(self,'command',command)\n  __dataclass_builtins_object__.__setattr__(self,'prompt',prompt)\n  __dataclass_builtins_object__.__setattr__(self,'timeout',timeout)\n  __dataclass_builtins_object__.__setattr__(self,'extra',_dflt_extra() if extra is _HAS_DEFAULT_FACTORY else extra)\n return __init__"] = __create_fn__.__code__
-
-def __create_fn__(cls, FrozenInstanceError):
- def __setattr__(self,name,value):
-  if type(self) is cls or name in ('type','command','prompt','timeout','extra',):
-   raise FrozenInstanceError(f"cannot assign to field {name!r}")
-  super(cls, self).__setattr__(name, value)
- return __setattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'type\',\'command\',\'prompt\',\'timeout\',\'extra\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
-
-def __create_fn__(cls, FrozenInstanceError):
- def __delattr__(self,name):
-  if type(self) is cls or name in ('type','command','prompt','timeout','extra',):
-   raise FrozenInstanceError(f"cannot delete field {name!r}")
-  super(cls, self).__delattr__(name)
- return __delattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'type\',\'command\',\'prompt\',\'timeout\',\'extra\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
-
 def __create_fn__(_type_matcher, _type_hooks, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_matcher, _dflt_hooks, _return_type):
  def __init__(self,*,matcher:_type_matcher=_dflt_matcher,hooks:_type_hooks=_dflt_hooks)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'matcher',matcher)
   __dataclass_builtins_object__.__setattr__(self,'hooks',hooks)
  return __init__
 CODE["def __create_fn__(_type_matcher, _type_hooks, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_matcher, _dflt_hooks, _return_type):\n def __init__(self,*,matcher:_type_matcher=_dflt_matcher,hooks:_type_hooks=_dflt_hooks)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'matcher',matcher)\n  __dataclass_builtins_object__.__setattr__(self,'hooks',hooks)\n return __init__"] = __create_fn__.__code__
-
-def __create_fn__(cls, FrozenInstanceError):
- def __setattr__(self,name,value):
-  if type(self) is cls or name in ('matcher','hooks',):
-   raise FrozenInstanceError(f"cannot assign to field {name!r}")
-  super(cls, self).__setattr__(name, value)
- return __setattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'matcher\',\'hooks\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
-
-def __create_fn__(cls, FrozenInstanceError):
- def __delattr__(self,name):
-  if type(self) is cls or name in ('matcher','hooks',):
-   raise FrozenInstanceError(f"cannot delete field {name!r}")
-  super(cls, self).__delattr__(name)
- return __delattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'matcher\',\'hooks\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
 
 def __create_fn__(_type_name, _type_command, _type_args, _type_env, _type_url, _type_type, _type_headers, _type_reference, _type_extra, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_command, _dflt_args, _dflt_env, _dflt_url, _dflt_type, _dflt_headers, _dflt_reference, _dflt_extra, _return_type):
  def __init__(self,*,name:_type_name,command:_type_command=_dflt_command,args:_type_args=_dflt_args,env:_type_env=_HAS_DEFAULT_FACTORY,url:_type_url=_dflt_url,type:_type_type=_dflt_type,headers:_type_headers=_HAS_DEFAULT_FACTORY,reference:_type_reference=_dflt_reference,extra:_type_extra=_HAS_DEFAULT_FACTORY)->_return_type:
@@ -183,22 +155,6 @@ def __create_fn__(_type_name, _type_command, _type_args, _type_env, _type_url, _
   __dataclass_builtins_object__.__setattr__(self,'extra',_dflt_extra() if extra is _HAS_DEFAULT_FACTORY else extra)
  return __init__
 CODE["def __create_fn__(_type_name, _type_command, _type_args, _type_env, _type_url, _type_type, _type_headers, _type_reference, _type_extra, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_command, _dflt_args, _dflt_env, _dflt_url, _dflt_type, _dflt_headers, _dflt_reference, _dflt_extra, _return_type):\n def __init__(self,*,name:_type_name,command:_type_command=_dflt_command,args:_type_args=_dflt_args,env:_type_env=_HAS_DEFAULT_FACTORY,url:_type_url=_dflt_url,type:_type_type=_dflt_type,headers:_type_headers=_HAS_DEFAULT_FACTORY,reference:_type_reference=_dflt_reference,extra:_type_extra=_HAS_DEFAULT_FACTORY)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'name',name)\n  __dataclass_builtins_object__.__setattr__(self,'command',command)\n  __dataclass_builtins_object__.__setattr__(self,'args',args)\n  __dataclass_builtins_object__.__setattr__(self,'env',_dflt_env() if env is _HAS_DEFAULT_FACTORY else env)\n  __dataclass_builtins_object__.__setattr__(self,'url',url)\n  __dataclass_builtins_object__.__setattr__(self,'type',type)\n  __dataclass_builtins_object__.__setattr__(self,'headers',_dflt_headers() if headers is _HAS_DEFAULT_FACTORY else headers)\n  __dataclass_builtins_object__.__setattr__(self,'reference',reference)\n  __dataclass_builtins_object__.__setattr__(self,'extra',_dflt_extra() if extra is _HAS_DEFAULT_FACTORY else extra)\n return __init__"] = __create_fn__.__code__
-
-def __create_fn__(cls, FrozenInstanceError):
- def __setattr__(self,name,value):
-  if type(self) is cls or name in ('name','command','args','env','url','type','headers','reference','extra',):
-   raise FrozenInstanceError(f"cannot assign to field {name!r}")
-  super(cls, self).__setattr__(name, value)
- return __setattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'name\',\'command\',\'args\',\'env\',\'url\',\'type\',\'headers\',\'reference\',\'extra\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
-
-def __create_fn__(cls, FrozenInstanceError):
- def __delattr__(self,name):
-  if type(self) is cls or name in ('name','command','args','env','url','type','headers','reference','extra',):
-   raise FrozenInstanceError(f"cannot delete field {name!r}")
-  super(cls, self).__delattr__(name)
- return __delattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'name\',\'command\',\'args\',\'env\',\'url\',\'type\',\'headers\',\'reference\',\'extra\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
 
 def __create_fn__(_type_name, _type_description, _type_system_prompt, _type_model, _type_tools, _type_disallowed_tools, _type_permission_mode, _type_color, _type_max_turns, _type_hooks, _type_skills, _type_mcp_servers, _type_memory, _type_background, _type_effort, _type_isolation, _type_initial_prompt, _type_version, _type_author, _type_tags, _type_created, _type_modified, _type_keywords, _type_extra, _type_dialect, _type_source, _type_path, _type_plugin, _type_locations, _type_body_line, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_description, _dflt_system_prompt, _dflt_model, _dflt_tools, _dflt_disallowed_tools, _dflt_permission_mode, _dflt_color, _dflt_max_turns, _dflt_hooks, _dflt_skills, _dflt_mcp_servers, _dflt_memory, _dflt_background, _dflt_effort, _dflt_isolation, _dflt_initial_prompt, _dflt_version, _dflt_author, _dflt_tags, _dflt_created, _dflt_modified, _dflt_keywords, _dflt_extra, _dflt_dialect, _dflt_source, _dflt_path, _dflt_plugin, _dflt_locations, _dflt_body_line, _return_type):
  def __init__(self,*,name:_type_name,description:_type_description=_dflt_description,system_prompt:_type_system_prompt=_dflt_system_prompt,model:_type_model=_dflt_model,tools:_type_tools=_dflt_tools,disallowed_tools:_type_disallowed_tools=_dflt_disallowed_tools,permission_mode:_type_permission_mode=_dflt_permission_mode,color:_type_color=_dflt_color,max_turns:_type_max_turns=_dflt_max_turns,hooks:_type_hooks=_HAS_DEFAULT_FACTORY,skills:_type_skills=_dflt_skills,mcp_servers:_type_mcp_servers=_dflt_mcp_servers,memory:_type_memory=_dflt_memory,background:_type_background=_dflt_background,effort:_type_effort=_dflt_effort,isolation:_type_isolation=_dflt_isolation,initial_prompt:_type_initial_prompt=_dflt_initial_prompt,version:_type_version=_dflt_version,author:_type_author=_dflt_author,tags:_type_tags=_dflt_tags,created:_type_created=_dflt_created,modified:_type_modified=_dflt_modified,keywords:_type_keywords=_dflt_keywords,extra:_type_extra=_HAS_DEFAULT_FACTORY,dialect:_type_dialect=_dflt_dialect,source:_type_source=_dflt_source,path:_type_path=_dflt_path,plugin:_type_plugin=_dflt_plugin,locations:_type_locations=_HAS_DEFAULT_FACTORY,body_line:_type_body_line=_dflt_body_line)->_return_type:
@@ -235,69 +191,189 @@ def __create_fn__(_type_name, _type_description, _type_system_prompt, _type_mode
  return __init__
 CODE["def __create_fn__(_type_name, _type_description, _type_system_prompt, _type_model, _type_tools, _type_disallowed_tools, _type_permission_mode, _type_color, _type_max_turns, _type_hooks, _type_skills, _type_mcp_servers, _type_memory, _type_background, _type_effort, _type_isolation, _type_initial_prompt, _type_version, _type_author, _type_tags, _type_created, _type_modified, _type_keywords, _type_extra, _type_dialect, _type_source, _type_path, _type_plugin, _type_locations, _type_body_line, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_description, _dflt_system_prompt, _dflt_model, _dflt_tools, _dflt_disallowed_tools, _dflt_permission_mode, _dflt_color, _dflt_max_turns, _dflt_hooks, _dflt_skills, _dflt_mcp_servers, _dflt_memory, _dflt_background, _dflt_effort, _dflt_isolation, _dflt_initial_prompt, _dflt_version, _dflt_author, _dflt_tags, _dflt_created, _dflt_modified, _dflt_keywords, _dflt_extra, _dflt_dialect, _dflt_source, _dflt_path, _dflt_plugin, _dflt_locations, _dflt_body_line, _return_type):\n def __init__(self,*,name:_type_name,description:_type_description=_dflt_description,system_prompt:_type_system_prompt=_dflt_system_prompt,model:_type_model=_dflt_model,tools:_type_tools=_dflt_tools,disallowed_tools:_type_disallowed_tools=_dflt_disallowed_tools,permission_mode:_type_permission_mode=_dflt_permission_mode,color:_type_color=_dflt_color,max_turns:_type_max_turns=_dflt_max_turns,hooks:_type_hooks=_HAS_DEFAULT_FACTORY,skills:_type_skills=_dflt_skills,mcp_servers:_type_mcp_servers=_dflt_mcp_servers,memory:_type_memory=_dflt_memory,background:_type_background=_dflt_background,effort:_type_effort=_dflt_effort,isolation:_type_isolation=_dflt_isolation,initial_prompt:_type_initial_prompt=_dflt_initial_prompt,version:_type_version=_dflt_version,author:_type_author=_dflt_author,tags:_type_tags=_dflt_tags,created:_type_created=_dflt_created,modified:_type_modified=_dflt_modified,keywords:_type_keywords=_dflt_keywords,extra:_type_extra=_HAS_DEFAULT_FACTORY,dialect:_type_dialect=_dflt_dialect,source:_type_source=_dflt_source,path:_type_path=_dflt_path,plugin:_type_plugin=_dflt_plugin,locations:_type_locations=_HAS_DEFAULT_FACTORY,body_line:_type_body_line=_dflt_body_line)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'name',name)\n  __dataclass_builtins_object__.__setattr__(self,'description',description)\n  __dataclass_builtins_object__.__setattr__(self,'system_prompt',system_prompt)\n  __dataclass_builtins_object__.__setattr__(self,'model',model)\n  __dataclass_builtins_object__.__setattr__(self,'tools',tools)\n  __dataclass_builtins_object__.__setattr__(self,'disallowed_tools',disallowed_tools)\n  __dataclass_builtins_object__.__setattr__(self,'permission_mode',permission_mode)\n  __dataclass_builtins_object__.__setattr__(self,'color',color)\n  __dataclass_builtins_object__.__setattr__(self,'max_turns',max_turns)\n  __dataclass_builtins_object__.__setattr__(self,'hooks',_dflt_hooks() if hooks is _HAS_DEFAULT_FACTORY else hooks)\n  __dataclass_builtins_object__.__setattr__(self,'skills',skills)\n  __dataclass_builtins_object__.__setattr__(self,'mcp_servers',mcp_servers)\n  __dataclass_builtins_object__.__setattr__(self,'memory',memory)\n  __dataclass_builtins_object__.__setattr__(self,'background',background)\n  __dataclass_builtins_object__.__setattr__(self,'effort',effort)\n  __dataclass_builtins_object__.__setattr__(self,'isolation',isolation)\n  __dataclass_builtins_object__.__setattr__(self,'initial_prompt',initial_prompt)\n  __dataclass_builtins_object__.__setattr__(self,'version',version)\n  __dataclass_builtins_object__.__setattr__(self,'author',author)\n  __dataclass_builtins_object__.__setattr__(self,'tags',tags)\n  __dataclass_builtins_object__.__setattr__(self,'created',created)\n  __dataclass_builtins_object__.__setattr__(self,'modified',modified)\n  __dataclass_builtins_object__.__setattr__(self,'keywords',keywords)\n  __dataclass_builtins_object__.__setattr__(self,'extra',_dflt_extra() if extra is _HAS_DEFAULT_FACTORY else extra)\n  __dataclass_builtins_object__.__setattr__(self,'dialect',dialect)\n  __dataclass_builtins_object__.__setattr__(self,'source',source)\n  __dataclass_builtins_object__.__setattr__(self,'path',path)\n  __dataclass_builtins_object__.__setattr__(self,'plugin',plugin)\n  __dataclass_builtins_object__.__setattr__(self,'locations',_dflt_locations() if locations is _HAS_DEFAULT_FACTORY else locations)\n  __dataclass_builtins_object__.__setattr__(self,'body_line',body_line)\n return __init__"] = __create_fn__.__code__
 
-def __create_fn__(cls, FrozenInstanceError):
- def __setattr__(self,name,value):
-  if type(self) is cls or name in ('name','description','system_prompt','model','tools','disallowed_tools','permission_mode','color','max_turns','hooks','skills','mcp_servers','memory','background','effort','isolation','initial_prompt','version','author','tags','created','modified','keywords','extra','dialect','source','path','plugin','locations','body_line',):
-   raise FrozenInstanceError(f"cannot assign to field {name!r}")
-  super(cls, self).__setattr__(name, value)
- return __setattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'name\',\'description\',\'system_prompt\',\'model\',\'tools\',\'disallowed_tools\',\'permission_mode\',\'color\',\'max_turns\',\'hooks\',\'skills\',\'mcp_servers\',\'memory\',\'background\',\'effort\',\'isolation\',\'initial_prompt\',\'version\',\'author\',\'tags\',\'created\',\'modified\',\'keywords\',\'extra\',\'dialect\',\'source\',\'path\',\'plugin\',\'locations\',\'body_line\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
-
-def __create_fn__(cls, FrozenInstanceError):
- def __delattr__(self,name):
-  if type(self) is cls or name in ('name','description','system_prompt','model','tools','disallowed_tools','permission_mode','color','max_turns','hooks','skills','mcp_servers','memory','background','effort','isolation','initial_prompt','version','author','tags','created','modified','keywords','extra','dialect','source','path','plugin','locations','body_line',):
-   raise FrozenInstanceError(f"cannot delete field {name!r}")
-  super(cls, self).__delattr__(name)
- return __delattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'name\',\'description\',\'system_prompt\',\'model\',\'tools\',\'disallowed_tools\',\'permission_mode\',\'color\',\'max_turns\',\'hooks\',\'skills\',\'mcp_servers\',\'memory\',\'background\',\'effort\',\'isolation\',\'initial_prompt\',\'version\',\'author\',\'tags\',\'created\',\'modified\',\'keywords\',\'extra\',\'dialect\',\'source\',\'path\',\'plugin\',\'locations\',\'body_line\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
-
-def __create_fn__(_type_concurrency, _type_rate, _type_period, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_concurrency, _dflt_rate, _dflt_period, _return_type):
- def __init__(self,concurrency:_type_concurrency=_dflt_concurrency,rate:_type_rate=_dflt_rate,period:_type_period=_dflt_period)->_return_type:
-  __dataclass_builtins_object__.__setattr__(self,'concurrency',concurrency)
-  __dataclass_builtins_object__.__setattr__(self,'rate',rate)
-  __dataclass_builtins_object__.__setattr__(self,'period',period)
+def __create_fn__(_type_name, _type_display_name, _type_module, _type_attribute, _type_code_prefix, _type_version, _type_project_folders, _type_user_folders, _type_suffixes, _type_recursive, _type_precedence, _type_stem, _type_config_files, _type_hooks, _type_mcp, _type_settings, _type_duplicate_code, _type_unreadable_code, _type_same_name, _type_hidden, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_config_files, _dflt_hooks, _dflt_mcp, _dflt_settings, _dflt_duplicate_code, _dflt_unreadable_code, _dflt_same_name, _dflt_hidden, _return_type):
+ def __init__(self,name:_type_name,display_name:_type_display_name,module:_type_module,attribute:_type_attribute,code_prefix:_type_code_prefix,version:_type_version,project_folders:_type_project_folders,user_folders:_type_user_folders,suffixes:_type_suffixes,recursive:_type_recursive,precedence:_type_precedence,stem:_type_stem,config_files:_type_config_files=_dflt_config_files,hooks:_type_hooks=_dflt_hooks,mcp:_type_mcp=_dflt_mcp,settings:_type_settings=_dflt_settings,duplicate_code:_type_duplicate_code=_dflt_duplicate_code,unreadable_code:_type_unreadable_code=_dflt_unreadable_code,same_name:_type_same_name=_dflt_same_name,hidden:_type_hidden=_dflt_hidden)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'name',name)
+  __dataclass_builtins_object__.__setattr__(self,'display_name',display_name)
+  __dataclass_builtins_object__.__setattr__(self,'module',module)
+  __dataclass_builtins_object__.__setattr__(self,'attribute',attribute)
+  __dataclass_builtins_object__.__setattr__(self,'code_prefix',code_prefix)
+  __dataclass_builtins_object__.__setattr__(self,'version',version)
+  __dataclass_builtins_object__.__setattr__(self,'project_folders',project_folders)
+  __dataclass_builtins_object__.__setattr__(self,'user_folders',user_folders)
+  __dataclass_builtins_object__.__setattr__(self,'suffixes',suffixes)
+  __dataclass_builtins_object__.__setattr__(self,'recursive',recursive)
+  __dataclass_builtins_object__.__setattr__(self,'precedence',precedence)
+  __dataclass_builtins_object__.__setattr__(self,'stem',stem)
+  __dataclass_builtins_object__.__setattr__(self,'config_files',config_files)
+  __dataclass_builtins_object__.__setattr__(self,'hooks',hooks)
+  __dataclass_builtins_object__.__setattr__(self,'mcp',mcp)
+  __dataclass_builtins_object__.__setattr__(self,'settings',settings)
+  __dataclass_builtins_object__.__setattr__(self,'duplicate_code',duplicate_code)
+  __dataclass_builtins_object__.__setattr__(self,'unreadable_code',unreadable_code)
+  __dataclass_builtins_object__.__setattr__(self,'same_name',same_name)
+  __dataclass_builtins_object__.__setattr__(self,'hidden',hidden)
  return __init__
-CODE["def __create_fn__(_type_concurrency, _type_rate, _type_period, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_concurrency, _dflt_rate, _dflt_period, _return_type):\n def __init__(self,concurrency:_type_concurrency=_dflt_concurrency,rate:_type_rate=_dflt_rate,period:_type_period=_dflt_period)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'concurrency',concurrency)\n  __dataclass_builtins_object__.__setattr__(self,'rate',rate)\n  __dataclass_builtins_object__.__setattr__(self,'period',period)\n return __init__"] = __create_fn__.__code__
+CODE["def __create_fn__(_type_name, _type_display_name, _type_module, _type_attribute, _type_code_prefix, _type_version, _type_project_folders, _type_user_folders, _type_suffixes, _type_recursive, _type_precedence, _type_stem, _type_config_files, _type_hooks, _type_mcp, _type_settings, _type_duplicate_code, _type_unreadable_code, _type_same_name, _type_hidden, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_config_files, _dflt_hooks, _dflt_mcp, _dflt_settings, _dflt_duplicate_code, _dflt_unreadable_code, _dflt_same_name, _dflt_hidden, _return_type):\n def __init__(self,name:_type_name,display_name:_type_display_name,module:_type_module,attribute:_type_attribute,code_prefix:_type_code_prefix,version:_type_version,project_folders:_type_project_folders,user_folders:_type_user_folders,suffixes:_type_suffixes,recursive:_type_recursive,precedence:_type_precedence,stem:_type_stem,config_files:_type_config_files=_dflt_config_files,hooks:_type_hooks=_dflt_hooks,mcp:_type_mcp=_dflt_mcp,settings:_type_settings=_dflt_settings,duplicate_code:_type_duplicate_code=_dflt_duplicate_code,unreadable_code:_type_unreadable_code=_dflt_unreadable_code,same_name:_type_same_name=_dflt_same_name,hidden:_type_hidden=_dflt_hidden)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'name',name)\n  __dataclass_builtins_object__.__setattr__(self,'display_name',display_name)\n  __dataclass_builtins_object__.__setattr__(self,'module',module)\n  __dataclass_builtins_object__.__setattr__(self,'attribute',attribute)\n  __dataclass_builtins_object__.__setattr__(self,'code_prefix',code_prefix)\n  __dataclass_builtins_object__.__setattr__(self,'version',version)\n  __dataclass_builtins_object__.__setattr__(self,'project_folders',project_folders)\n  __dataclass_builtins_object__.__setattr__(self,'user_folders',user_folders)\n  __dataclass_builtins_object__.__setattr__(self,'suffixes',suffixes)\n  __dataclass_builtins_object__.__setattr__(self,'recursive',recursive)\n  __dataclass_builtins_object__.__setattr__(self,'precedence',precedence)\n  __dataclass_builtins_object__.__setattr__(self,'stem',stem)\n  __dataclass_builtins_object__.__setattr__(self,'config_files',config_files)\n  __dataclass_builtins_object__.__setattr__(self,'hooks',hooks)\n  __dataclass_builtins_object__.__setattr__(self,'mcp',mcp)\n  __dataclass_builtins_object__.__setattr__(self,'settings',settings)\n  __dataclass_builtins_object__.__setattr__(self,'duplicate_code',duplicate_code)\n  __dataclass_builtins_object__.__setattr__(self,'unreadable_code',unreadable_code)\n  __dataclass_builtins_object__.__setattr__(self,'same_name',same_name)\n  __dataclass_builtins_object__.__setattr__(self,'hidden',hidden)\n return __init__"] = __create_fn__.__code__
 
-def __create_fn__(cls, FrozenInstanceError):
- def __setattr__(self,name,value):
-  if type(self) is cls or name in ('concurrency','rate','period',):
-   raise FrozenInstanceError(f"cannot assign to field {name!r}")
-  super(cls, self).__setattr__(name, value)
- return __setattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'concurrency\',\'rate\',\'period\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
-
-def __create_fn__(cls, FrozenInstanceError):
- def __delattr__(self,name):
-  if type(self) is cls or name in ('concurrency','rate','period',):
-   raise FrozenInstanceError(f"cannot delete field {name!r}")
-  super(cls, self).__delattr__(name)
- return __delattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'concurrency\',\'rate\',\'period\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
-
-def __create_fn__(_type_workers, _type_db, _type_limits, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_workers, _dflt_db, _dflt_limits, _return_type):
- def __init__(self,workers:_type_workers=_dflt_workers,db:_type_db=_dflt_db,limits:_type_limits=_HAS_DEFAULT_FACTORY)->_return_type:
-  __dataclass_builtins_object__.__setattr__(self,'workers',workers)
-  __dataclass_builtins_object__.__setattr__(self,'db',db)
-  __dataclass_builtins_object__.__setattr__(self,'limits',_dflt_limits() if limits is _HAS_DEFAULT_FACTORY else limits)
+def __create_fn__(_type_name, _type_text, _type_offset, _type_hidden, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+ def __init__(self,name:_type_name,text:_type_text,offset:_type_offset,hidden:_type_hidden)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'name',name)
+  __dataclass_builtins_object__.__setattr__(self,'text',text)
+  __dataclass_builtins_object__.__setattr__(self,'offset',offset)
+  __dataclass_builtins_object__.__setattr__(self,'hidden',hidden)
  return __init__
-CODE["def __create_fn__(_type_workers, _type_db, _type_limits, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_workers, _dflt_db, _dflt_limits, _return_type):\n def __init__(self,workers:_type_workers=_dflt_workers,db:_type_db=_dflt_db,limits:_type_limits=_HAS_DEFAULT_FACTORY)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'workers',workers)\n  __dataclass_builtins_object__.__setattr__(self,'db',db)\n  __dataclass_builtins_object__.__setattr__(self,'limits',_dflt_limits() if limits is _HAS_DEFAULT_FACTORY else limits)\n return __init__"] = __create_fn__.__code__
+CODE["def __create_fn__(_type_name, _type_text, _type_offset, _type_hidden, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):\n def __init__(self,name:_type_name,text:_type_text,offset:_type_offset,hidden:_type_hidden)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'name',name)\n  __dataclass_builtins_object__.__setattr__(self,'text',text)\n  __dataclass_builtins_object__.__setattr__(self,'offset',offset)\n  __dataclass_builtins_object__.__setattr__(self,'hidden',hidden)\n return __init__"] = __create_fn__.__code__
 
-def __create_fn__(cls, FrozenInstanceError):
- def __setattr__(self,name,value):
-  if type(self) is cls or name in ('workers','db','limits',):
-   raise FrozenInstanceError(f"cannot assign to field {name!r}")
-  super(cls, self).__setattr__(name, value)
- return __setattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'workers\',\'db\',\'limits\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
+def __create_fn__(_type_offset, _type_signals, _type_confidence, _type_view, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+ def __init__(self,offset:_type_offset,signals:_type_signals,confidence:_type_confidence,view:_type_view)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'offset',offset)
+  __dataclass_builtins_object__.__setattr__(self,'signals',signals)
+  __dataclass_builtins_object__.__setattr__(self,'confidence',confidence)
+  __dataclass_builtins_object__.__setattr__(self,'view',view)
+ return __init__
+CODE["def __create_fn__(_type_offset, _type_signals, _type_confidence, _type_view, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):\n def __init__(self,offset:_type_offset,signals:_type_signals,confidence:_type_confidence,view:_type_view)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'offset',offset)\n  __dataclass_builtins_object__.__setattr__(self,'signals',signals)\n  __dataclass_builtins_object__.__setattr__(self,'confidence',confidence)\n  __dataclass_builtins_object__.__setattr__(self,'view',view)\n return __init__"] = __create_fn__.__code__
 
-def __create_fn__(cls, FrozenInstanceError):
- def __delattr__(self,name):
-  if type(self) is cls or name in ('workers','db','limits',):
-   raise FrozenInstanceError(f"cannot delete field {name!r}")
-  super(cls, self).__delattr__(name)
- return __delattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'workers\',\'db\',\'limits\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
+def __create_fn__(_type_pairs, _type_line, _type_column, _type_flow, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_flow, _return_type):
+ def __init__(self,pairs:_type_pairs,line:_type_line,column:_type_column,flow:_type_flow=_dflt_flow)->_return_type:
+  self.pairs=pairs
+  self.line=line
+  self.column=column
+  self.flow=flow
+ return __init__
+CODE['def __create_fn__(_type_pairs, _type_line, _type_column, _type_flow, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_flow, _return_type):\n def __init__(self,pairs:_type_pairs,line:_type_line,column:_type_column,flow:_type_flow=_dflt_flow)->_return_type:\n  self.pairs=pairs\n  self.line=line\n  self.column=column\n  self.flow=flow\n return __init__'] = __create_fn__.__code__
+
+def __create_fn__(_type_path, _type_config, _type_dialect, _type_document, _type_text, _type_reader_findings, _type_claude_code, _type_wants, _type_checks, _type__prompt_lower, _type__starts, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_document, _dflt_text, _dflt_reader_findings, _dflt_claude_code, _dflt_wants, _dflt_checks, _dflt__prompt_lower, _dflt__starts, _return_type):
+ def __init__(self,path:_type_path,config:_type_config,dialect:_type_dialect,document:_type_document=_dflt_document,text:_type_text=_dflt_text,reader_findings:_type_reader_findings=_HAS_DEFAULT_FACTORY,claude_code:_type_claude_code=_dflt_claude_code,wants:_type_wants=_dflt_wants,checks:_type_checks=_dflt_checks,_prompt_lower:_type__prompt_lower=_dflt__prompt_lower,_starts:_type__starts=_HAS_DEFAULT_FACTORY)->_return_type:
+  self.path=path
+  self.config=config
+  self.dialect=dialect
+  self.document=document
+  self.text=text
+  self.reader_findings=_dflt_reader_findings() if reader_findings is _HAS_DEFAULT_FACTORY else reader_findings
+  self.claude_code=claude_code
+  self.wants=wants
+  self.checks=checks
+  self._prompt_lower=_prompt_lower
+  self._starts=_dflt__starts() if _starts is _HAS_DEFAULT_FACTORY else _starts
+ return __init__
+CODE['def __create_fn__(_type_path, _type_config, _type_dialect, _type_document, _type_text, _type_reader_findings, _type_claude_code, _type_wants, _type_checks, _type__prompt_lower, _type__starts, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_document, _dflt_text, _dflt_reader_findings, _dflt_claude_code, _dflt_wants, _dflt_checks, _dflt__prompt_lower, _dflt__starts, _return_type):\n def __init__(self,path:_type_path,config:_type_config,dialect:_type_dialect,document:_type_document=_dflt_document,text:_type_text=_dflt_text,reader_findings:_type_reader_findings=_HAS_DEFAULT_FACTORY,claude_code:_type_claude_code=_dflt_claude_code,wants:_type_wants=_dflt_wants,checks:_type_checks=_dflt_checks,_prompt_lower:_type__prompt_lower=_dflt__prompt_lower,_starts:_type__starts=_HAS_DEFAULT_FACTORY)->_return_type:\n  self.path=path\n  self.config=config\n  self.dialect=dialect\n  self.document=document\n  self.text=text\n  self.reader_findings=_dflt_reader_findings() if reader_findings is _HAS_DEFAULT_FACTORY else reader_findings\n  self.claude_code=claude_code\n  self.wants=wants\n  self.checks=checks\n  self._prompt_lower=_prompt_lower\n  self._starts=_dflt__starts() if _starts is _HAS_DEFAULT_FACTORY else _starts\n return __init__'] = __create_fn__.__code__
+
+def __create_fn__(_type_path, _type_dialect, _type_definitions, _type_diagnostics, _type_document, _type_claude_code, _type_harness_agents, _type_text, _type_file_path, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_document, _dflt_claude_code, _dflt_harness_agents, _dflt_text, _dflt_file_path, _return_type):
+ def __init__(self,path:_type_path,dialect:_type_dialect,definitions:_type_definitions,diagnostics:_type_diagnostics,document:_type_document=_dflt_document,claude_code:_type_claude_code=_dflt_claude_code,harness_agents:_type_harness_agents=_dflt_harness_agents,text:_type_text=_dflt_text,file_path:_type_file_path=_dflt_file_path)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'path',path)
+  __dataclass_builtins_object__.__setattr__(self,'dialect',dialect)
+  __dataclass_builtins_object__.__setattr__(self,'definitions',definitions)
+  __dataclass_builtins_object__.__setattr__(self,'diagnostics',diagnostics)
+  __dataclass_builtins_object__.__setattr__(self,'document',document)
+  __dataclass_builtins_object__.__setattr__(self,'claude_code',claude_code)
+  __dataclass_builtins_object__.__setattr__(self,'harness_agents',harness_agents)
+  __dataclass_builtins_object__.__setattr__(self,'text',text)
+  __dataclass_builtins_object__.__setattr__(self,'file_path',file_path)
+ return __init__
+CODE["def __create_fn__(_type_path, _type_dialect, _type_definitions, _type_diagnostics, _type_document, _type_claude_code, _type_harness_agents, _type_text, _type_file_path, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_document, _dflt_claude_code, _dflt_harness_agents, _dflt_text, _dflt_file_path, _return_type):\n def __init__(self,path:_type_path,dialect:_type_dialect,definitions:_type_definitions,diagnostics:_type_diagnostics,document:_type_document=_dflt_document,claude_code:_type_claude_code=_dflt_claude_code,harness_agents:_type_harness_agents=_dflt_harness_agents,text:_type_text=_dflt_text,file_path:_type_file_path=_dflt_file_path)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'path',path)\n  __dataclass_builtins_object__.__setattr__(self,'dialect',dialect)\n  __dataclass_builtins_object__.__setattr__(self,'definitions',definitions)\n  __dataclass_builtins_object__.__setattr__(self,'diagnostics',diagnostics)\n  __dataclass_builtins_object__.__setattr__(self,'document',document)\n  __dataclass_builtins_object__.__setattr__(self,'claude_code',claude_code)\n  __dataclass_builtins_object__.__setattr__(self,'harness_agents',harness_agents)\n  __dataclass_builtins_object__.__setattr__(self,'text',text)\n  __dataclass_builtins_object__.__setattr__(self,'file_path',file_path)\n return __init__"] = __create_fn__.__code__
+
+def __create_fn__(_type_path, _type_display, _type_dialect, _type_root, _type_scope, _type_may_escape, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_may_escape, _return_type):
+ def __init__(self,path:_type_path,display:_type_display,dialect:_type_dialect,root:_type_root,scope:_type_scope,may_escape:_type_may_escape=_dflt_may_escape)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'path',path)
+  __dataclass_builtins_object__.__setattr__(self,'display',display)
+  __dataclass_builtins_object__.__setattr__(self,'dialect',dialect)
+  __dataclass_builtins_object__.__setattr__(self,'root',root)
+  __dataclass_builtins_object__.__setattr__(self,'scope',scope)
+  __dataclass_builtins_object__.__setattr__(self,'may_escape',may_escape)
+ return __init__
+CODE["def __create_fn__(_type_path, _type_display, _type_dialect, _type_root, _type_scope, _type_may_escape, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_may_escape, _return_type):\n def __init__(self,path:_type_path,display:_type_display,dialect:_type_dialect,root:_type_root,scope:_type_scope,may_escape:_type_may_escape=_dflt_may_escape)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'path',path)\n  __dataclass_builtins_object__.__setattr__(self,'display',display)\n  __dataclass_builtins_object__.__setattr__(self,'dialect',dialect)\n  __dataclass_builtins_object__.__setattr__(self,'root',root)\n  __dataclass_builtins_object__.__setattr__(self,'scope',scope)\n  __dataclass_builtins_object__.__setattr__(self,'may_escape',may_escape)\n return __init__"] = __create_fn__.__code__
+
+def __create_fn__(_type_path, _type_file_path, _type_dialect, _type_config, _type_text, _type_document, _type_agents_root, _type_mode, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_text, _dflt_document, _dflt_agents_root, _dflt_mode, _return_type):
+ def __init__(self,path:_type_path,file_path:_type_file_path,dialect:_type_dialect,config:_type_config,text:_type_text=_dflt_text,document:_type_document=_dflt_document,agents_root:_type_agents_root=_dflt_agents_root,mode:_type_mode=_dflt_mode)->_return_type:
+  self.path=path
+  self.file_path=file_path
+  self.dialect=dialect
+  self.config=config
+  self.text=text
+  self.document=document
+  self.agents_root=agents_root
+  self.mode=mode
+ return __init__
+CODE['def __create_fn__(_type_path, _type_file_path, _type_dialect, _type_config, _type_text, _type_document, _type_agents_root, _type_mode, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_text, _dflt_document, _dflt_agents_root, _dflt_mode, _return_type):\n def __init__(self,path:_type_path,file_path:_type_file_path,dialect:_type_dialect,config:_type_config,text:_type_text=_dflt_text,document:_type_document=_dflt_document,agents_root:_type_agents_root=_dflt_agents_root,mode:_type_mode=_dflt_mode)->_return_type:\n  self.path=path\n  self.file_path=file_path\n  self.dialect=dialect\n  self.config=config\n  self.text=text\n  self.document=document\n  self.agents_root=agents_root\n  self.mode=mode\n return __init__'] = __create_fn__.__code__
+
+def __create_fn__(_type_path, _type_line, _type_column, _type_rule, _type_severity, _type_message, _type_hint, _type_key, _type_subject, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_hint, _dflt_key, _dflt_subject, _return_type):
+ def __init__(self,*,path:_type_path,line:_type_line,column:_type_column,rule:_type_rule,severity:_type_severity,message:_type_message,hint:_type_hint=_dflt_hint,key:_type_key=_dflt_key,subject:_type_subject=_dflt_subject)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'path',path)
+  __dataclass_builtins_object__.__setattr__(self,'line',line)
+  __dataclass_builtins_object__.__setattr__(self,'column',column)
+  __dataclass_builtins_object__.__setattr__(self,'rule',rule)
+  __dataclass_builtins_object__.__setattr__(self,'severity',severity)
+  __dataclass_builtins_object__.__setattr__(self,'message',message)
+  __dataclass_builtins_object__.__setattr__(self,'hint',hint)
+  __dataclass_builtins_object__.__setattr__(self,'key',key)
+  __dataclass_builtins_object__.__setattr__(self,'subject',subject)
+ return __init__
+CODE["def __create_fn__(_type_path, _type_line, _type_column, _type_rule, _type_severity, _type_message, _type_hint, _type_key, _type_subject, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_hint, _dflt_key, _dflt_subject, _return_type):\n def __init__(self,*,path:_type_path,line:_type_line,column:_type_column,rule:_type_rule,severity:_type_severity,message:_type_message,hint:_type_hint=_dflt_hint,key:_type_key=_dflt_key,subject:_type_subject=_dflt_subject)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'path',path)\n  __dataclass_builtins_object__.__setattr__(self,'line',line)\n  __dataclass_builtins_object__.__setattr__(self,'column',column)\n  __dataclass_builtins_object__.__setattr__(self,'rule',rule)\n  __dataclass_builtins_object__.__setattr__(self,'severity',severity)\n  __dataclass_builtins_object__.__setattr__(self,'message',message)\n  __dataclass_builtins_object__.__setattr__(self,'hint',hint)\n  __dataclass_builtins_object__.__setattr__(self,'key',key)\n  __dataclass_builtins_object__.__setattr__(self,'subject',subject)\n return __init__"] = __create_fn__.__code__
+
+def __create_fn__(_type_pattern, _type_rule, _type_keep, _type_max_length, _type_letter_first, _type__compiled, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_keep, _dflt_max_length, _dflt_letter_first, _return_type):
+ def __init__(self,pattern:_type_pattern,rule:_type_rule,keep:_type_keep=_dflt_keep,max_length:_type_max_length=_dflt_max_length,letter_first:_type_letter_first=_dflt_letter_first)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'pattern',pattern)
+  __dataclass_builtins_object__.__setattr__(self,'rule',rule)
+  __dataclass_builtins_object__.__setattr__(self,'keep',keep)
+  __dataclass_builtins_object__.__setattr__(self,'max_length',max_length)
+  __dataclass_builtins_object__.__setattr__(self,'letter_first',letter_first)
+  self.__post_init__()
+ return __init__
+CODE["def __create_fn__(_type_pattern, _type_rule, _type_keep, _type_max_length, _type_letter_first, _type__compiled, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_keep, _dflt_max_length, _dflt_letter_first, _return_type):\n def __init__(self,pattern:_type_pattern,rule:_type_rule,keep:_type_keep=_dflt_keep,max_length:_type_max_length=_dflt_max_length,letter_first:_type_letter_first=_dflt_letter_first)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'pattern',pattern)\n  __dataclass_builtins_object__.__setattr__(self,'rule',rule)\n  __dataclass_builtins_object__.__setattr__(self,'keep',keep)\n  __dataclass_builtins_object__.__setattr__(self,'max_length',max_length)\n  __dataclass_builtins_object__.__setattr__(self,'letter_first',letter_first)\n  self.__post_init__()\n return __init__"] = __create_fn__.__code__
+
+def __create_fn__(_type_profile, _type_loaded, _type_skip, _type_parse, _type_frontmatter, _type_name, _type_description, _type_model, _type_tools, _type_disallowed_tools, _type_body, _type_notes, _type_unknown_keys, _type_quoted_keys, _type_block_text, _type_block_line, _type_error_line, _type_block_cut_inline, _type_replaced_bytes, _type_shared_parse, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_frontmatter, _dflt_name, _dflt_description, _dflt_model, _dflt_tools, _dflt_disallowed_tools, _dflt_body, _dflt_notes, _dflt_unknown_keys, _dflt_quoted_keys, _dflt_block_text, _dflt_block_line, _dflt_error_line, _dflt_block_cut_inline, _dflt_replaced_bytes, _dflt_shared_parse, _return_type):
+ def __init__(self,profile:_type_profile,loaded:_type_loaded,skip:_type_skip,parse:_type_parse,frontmatter:_type_frontmatter=_HAS_DEFAULT_FACTORY,name:_type_name=_dflt_name,description:_type_description=_dflt_description,model:_type_model=_dflt_model,tools:_type_tools=_dflt_tools,disallowed_tools:_type_disallowed_tools=_dflt_disallowed_tools,body:_type_body=_dflt_body,notes:_type_notes=_dflt_notes,unknown_keys:_type_unknown_keys=_dflt_unknown_keys,quoted_keys:_type_quoted_keys=_dflt_quoted_keys,block_text:_type_block_text=_dflt_block_text,block_line:_type_block_line=_dflt_block_line,error_line:_type_error_line=_dflt_error_line,block_cut_inline:_type_block_cut_inline=_dflt_block_cut_inline,replaced_bytes:_type_replaced_bytes=_dflt_replaced_bytes,shared_parse:_type_shared_parse=_dflt_shared_parse)->_return_type:
+  self.profile=profile
+  self.loaded=loaded
+  self.skip=skip
+  self.parse=parse
+  self.frontmatter=_dflt_frontmatter() if frontmatter is _HAS_DEFAULT_FACTORY else frontmatter
+  self.name=name
+  self.description=description
+  self.model=model
+  self.tools=tools
+  self.disallowed_tools=disallowed_tools
+  self.body=body
+  self.notes=notes
+  self.unknown_keys=unknown_keys
+  self.quoted_keys=quoted_keys
+  self.block_text=block_text
+  self.block_line=block_line
+  self.error_line=error_line
+  self.block_cut_inline=block_cut_inline
+  self.replaced_bytes=replaced_bytes
+  self.shared_parse=shared_parse
+ return __init__
+CODE['def __create_fn__(_type_profile, _type_loaded, _type_skip, _type_parse, _type_frontmatter, _type_name, _type_description, _type_model, _type_tools, _type_disallowed_tools, _type_body, _type_notes, _type_unknown_keys, _type_quoted_keys, _type_block_text, _type_block_line, _type_error_line, _type_block_cut_inline, _type_replaced_bytes, _type_shared_parse, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_frontmatter, _dflt_name, _dflt_description, _dflt_model, _dflt_tools, _dflt_disallowed_tools, _dflt_body, _dflt_notes, _dflt_unknown_keys, _dflt_quoted_keys, _dflt_block_text, _dflt_block_line, _dflt_error_line, _dflt_block_cut_inline, _dflt_replaced_bytes, _dflt_shared_parse, _return_type):\n def __init__(self,profile:_type_profile,loaded:_type_loaded,skip:_type_skip,parse:_type_parse,frontmatter:_type_frontmatter=_HAS_DEFAULT_FACTORY,name:_type_name=_dflt_name,description:_type_description=_dflt_description,model:_type_model=_dflt_model,tools:_type_tools=_dflt_tools,disallowed_tools:_type_disallowed_tools=_dflt_disallowed_tools,body:_type_body=_dflt_body,notes:_type_notes=_dflt_notes,unknown_keys:_type_unknown_keys=_dflt_unknown_keys,quoted_keys:_type_quoted_keys=_dflt_quoted_keys,block_text:_type_block_text=_dflt_block_text,block_line:_type_block_line=_dflt_block_line,error_line:_type_error_line=_dflt_error_line,block_cut_inline:_type_block_cut_inline=_dflt_block_cut_inline,replaced_bytes:_type_replaced_bytes=_dflt_replaced_bytes,shared_parse:_type_shared_parse=_dflt_shared_parse)->_return_type:\n  self.profile=profile\n  self.loaded=loaded\n  self.skip=skip\n  self.parse=parse\n  self.frontmatter=_dflt_frontmatter() if frontmatter is _HAS_DEFAULT_FACTORY else frontmatter\n  self.name=name\n  self.description=description\n  self.model=model\n  self.tools=tools\n  self.disallowed_tools=disallowed_tools\n  self.body=body\n  self.notes=notes\n  self.unknown_keys=unknown_keys\n  self.quoted_keys=quoted_keys\n  self.block_text=block_text\n  self.block_line=block_line\n  self.error_line=error_line\n  self.block_cut_inline=block_cut_inline\n  self.replaced_bytes=replaced_bytes\n  self.shared_parse=shared_parse\n return __init__'] = __create_fn__.__code__
+
+def __create_fn__(_type_profile, _type_select, _type_ignore, _type__kept, _type__checks, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt__kept, _dflt__checks, _return_type):
+ def __init__(self,profile:_type_profile,select:_type_select,ignore:_type_ignore,_kept:_type__kept=_HAS_DEFAULT_FACTORY,_checks:_type__checks=_dflt__checks)->_return_type:
+  self.profile=profile
+  self.select=select
+  self.ignore=ignore
+  self._kept=_dflt__kept() if _kept is _HAS_DEFAULT_FACTORY else _kept
+  self._checks=_checks
+ return __init__
+CODE['def __create_fn__(_type_profile, _type_select, _type_ignore, _type__kept, _type__checks, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt__kept, _dflt__checks, _return_type):\n def __init__(self,profile:_type_profile,select:_type_select,ignore:_type_ignore,_kept:_type__kept=_HAS_DEFAULT_FACTORY,_checks:_type__checks=_dflt__checks)->_return_type:\n  self.profile=profile\n  self.select=select\n  self.ignore=ignore\n  self._kept=_dflt__kept() if _kept is _HAS_DEFAULT_FACTORY else _kept\n  self._checks=_checks\n return __init__'] = __create_fn__.__code__
+
+def __create_fn__(_type_raw, _type_name, _type_specifier, _type_mcp_server, _type_mcp_tool, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_specifier, _dflt_mcp_server, _dflt_mcp_tool, _return_type):
+ def __init__(self,raw:_type_raw,name:_type_name,specifier:_type_specifier=_dflt_specifier,mcp_server:_type_mcp_server=_dflt_mcp_server,mcp_tool:_type_mcp_tool=_dflt_mcp_tool)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'raw',raw)
+  __dataclass_builtins_object__.__setattr__(self,'name',name)
+  __dataclass_builtins_object__.__setattr__(self,'specifier',specifier)
+  __dataclass_builtins_object__.__setattr__(self,'mcp_server',mcp_server)
+  __dataclass_builtins_object__.__setattr__(self,'mcp_tool',mcp_tool)
+ return __init__
+CODE["def __create_fn__(_type_raw, _type_name, _type_specifier, _type_mcp_server, _type_mcp_tool, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_specifier, _dflt_mcp_server, _dflt_mcp_tool, _return_type):\n def __init__(self,raw:_type_raw,name:_type_name,specifier:_type_specifier=_dflt_specifier,mcp_server:_type_mcp_server=_dflt_mcp_server,mcp_tool:_type_mcp_tool=_dflt_mcp_tool)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'raw',raw)\n  __dataclass_builtins_object__.__setattr__(self,'name',name)\n  __dataclass_builtins_object__.__setattr__(self,'specifier',specifier)\n  __dataclass_builtins_object__.__setattr__(self,'mcp_server',mcp_server)\n  __dataclass_builtins_object__.__setattr__(self,'mcp_tool',mcp_tool)\n return __init__"] = __create_fn__.__code__
+
+def __create_fn__(_type_root, _type_issues, _type_error, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_issues, _dflt_error, _return_type):
+ def __init__(self,root:_type_root,issues:_type_issues=_HAS_DEFAULT_FACTORY,error:_type_error=_dflt_error)->_return_type:
+  self.root=root
+  self.issues=_dflt_issues() if issues is _HAS_DEFAULT_FACTORY else issues
+  self.error=error
+ return __init__
+CODE['def __create_fn__(_type_root, _type_issues, _type_error, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_issues, _dflt_error, _return_type):\n def __init__(self,root:_type_root,issues:_type_issues=_HAS_DEFAULT_FACTORY,error:_type_error=_dflt_error)->_return_type:\n  self.root=root\n  self.issues=_dflt_issues() if issues is _HAS_DEFAULT_FACTORY else issues\n  self.error=error\n return __init__'] = __create_fn__.__code__
 
 def __create_fn__(_type_select, _type_ignore, _type_extra_tools, _type_model_aliases, _type_max_file_size, _type_per_file_ignores, _type_strict, _type_allow_rules, _type_allow_bypass_permissions, _type_writable_dirs, _type_transcript_dir, _type_claude_code, _type_teams, _type_team_layout, _type_max_teammates, _type_max_team_messages, _type_mcp_read_only, _type_sandbox, _type_sandbox_network, _type_max_tokens, _type_effort, _type_thinking, _type_sync, _type_gemini_acknowledged, _type_batch, _type_path, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_select, _dflt_ignore, _dflt_extra_tools, _dflt_model_aliases, _dflt_max_file_size, _dflt_per_file_ignores, _dflt_strict, _dflt_allow_rules, _dflt_allow_bypass_permissions, _dflt_writable_dirs, _dflt_transcript_dir, _dflt_claude_code, _dflt_teams, _dflt_team_layout, _dflt_max_teammates, _dflt_max_team_messages, _dflt_mcp_read_only, _dflt_sandbox, _dflt_sandbox_network, _dflt_max_tokens, _dflt_effort, _dflt_thinking, _dflt_sync, _dflt_gemini_acknowledged, _dflt_batch, _dflt_path, _return_type):
  def __init__(self,select:_type_select=_dflt_select,ignore:_type_ignore=_dflt_ignore,extra_tools:_type_extra_tools=_dflt_extra_tools,model_aliases:_type_model_aliases=_HAS_DEFAULT_FACTORY,max_file_size:_type_max_file_size=_dflt_max_file_size,per_file_ignores:_type_per_file_ignores=_HAS_DEFAULT_FACTORY,strict:_type_strict=_dflt_strict,allow_rules:_type_allow_rules=_dflt_allow_rules,allow_bypass_permissions:_type_allow_bypass_permissions=_dflt_allow_bypass_permissions,writable_dirs:_type_writable_dirs=_dflt_writable_dirs,transcript_dir:_type_transcript_dir=_dflt_transcript_dir,claude_code:_type_claude_code=_dflt_claude_code,teams:_type_teams=_dflt_teams,team_layout:_type_team_layout=_dflt_team_layout,max_teammates:_type_max_teammates=_dflt_max_teammates,max_team_messages:_type_max_team_messages=_dflt_max_team_messages,mcp_read_only:_type_mcp_read_only=_dflt_mcp_read_only,sandbox:_type_sandbox=_dflt_sandbox,sandbox_network:_type_sandbox_network=_dflt_sandbox_network,max_tokens:_type_max_tokens=_dflt_max_tokens,effort:_type_effort=_dflt_effort,thinking:_type_thinking=_dflt_thinking,sync:_type_sync=_dflt_sync,gemini_acknowledged:_type_gemini_acknowledged=_dflt_gemini_acknowledged,batch:_type_batch=_HAS_DEFAULT_FACTORY,path:_type_path=_dflt_path)->_return_type:
@@ -330,165 +406,31 @@ def __create_fn__(_type_select, _type_ignore, _type_extra_tools, _type_model_ali
  return __init__
 CODE["def __create_fn__(_type_select, _type_ignore, _type_extra_tools, _type_model_aliases, _type_max_file_size, _type_per_file_ignores, _type_strict, _type_allow_rules, _type_allow_bypass_permissions, _type_writable_dirs, _type_transcript_dir, _type_claude_code, _type_teams, _type_team_layout, _type_max_teammates, _type_max_team_messages, _type_mcp_read_only, _type_sandbox, _type_sandbox_network, _type_max_tokens, _type_effort, _type_thinking, _type_sync, _type_gemini_acknowledged, _type_batch, _type_path, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_select, _dflt_ignore, _dflt_extra_tools, _dflt_model_aliases, _dflt_max_file_size, _dflt_per_file_ignores, _dflt_strict, _dflt_allow_rules, _dflt_allow_bypass_permissions, _dflt_writable_dirs, _dflt_transcript_dir, _dflt_claude_code, _dflt_teams, _dflt_team_layout, _dflt_max_teammates, _dflt_max_team_messages, _dflt_mcp_read_only, _dflt_sandbox, _dflt_sandbox_network, _dflt_max_tokens, _dflt_effort, _dflt_thinking, _dflt_sync, _dflt_gemini_acknowledged, _dflt_batch, _dflt_path, _return_type):\n def __init__(self,select:_type_select=_dflt_select,ignore:_type_ignore=_dflt_ignore,extra_tools:_type_extra_tools=_dflt_extra_tools,model_aliases:_type_model_aliases=_HAS_DEFAULT_FACTORY,max_file_size:_type_max_file_size=_dflt_max_file_size,per_file_ignores:_type_per_file_ignores=_HAS_DEFAULT_FACTORY,strict:_type_strict=_dflt_strict,allow_rules:_type_allow_rules=_dflt_allow_rules,allow_bypass_permissions:_type_allow_bypass_permissions=_dflt_allow_bypass_permissions,writable_dirs:_type_writable_dirs=_dflt_writable_dirs,transcript_dir:_type_transcript_dir=_dflt_transcript_dir,claude_code:_type_claude_code=_dflt_claude_code,teams:_type_teams=_dflt_teams,team_layout:_type_team_layout=_dflt_team_layout,max_teammates:_type_max_teammates=_dflt_max_teammates,max_team_messages:_type_max_team_messages=_dflt_max_team_messages,mcp_read_only:_type_mcp_read_only=_dflt_mcp_read_only,sandbox:_type_sandbox=_dflt_sandbox,sandbox_network:_type_sandbox_network=_dflt_sandbox_network,max_tokens:_type_max_tokens=_dflt_max_tokens,effort:_type_effort=_dflt_effort,thinking:_type_thinking=_dflt_thinking,sync:_type_sync=_dflt_sync,gemini_acknowledged:_type_gemini_acknowledged=_dflt_gemini_acknowledged,batch:_type_batch=_HAS_DEFAULT_FACTORY,path:_type_path=_dflt_path)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'select',select)\n  __dataclass_builtins_object__.__setattr__(self,'ignore',ignore)\n  __dataclass_builtins_object__.__setattr__(self,'extra_tools',extra_tools)\n  __dataclass_builtins_object__.__setattr__(self,'model_aliases',_dflt_model_aliases() if model_aliases is _HAS_DEFAULT_FACTORY else model_aliases)\n  __dataclass_builtins_object__.__setattr__(self,'max_file_size',max_file_size)\n  __dataclass_builtins_object__.__setattr__(self,'per_file_ignores',_dflt_per_file_ignores() if per_file_ignores is _HAS_DEFAULT_FACTORY else per_file_ignores)\n  __dataclass_builtins_object__.__setattr__(self,'strict',strict)\n  __dataclass_builtins_object__.__setattr__(self,'allow_rules',allow_rules)\n  __dataclass_builtins_object__.__setattr__(self,'allow_bypass_permissions',allow_bypass_permissions)\n  __dataclass_builtins_object__.__setattr__(self,'writable_dirs',writable_dirs)\n  __dataclass_builtins_object__.__setattr__(self,'transcript_dir',transcript_dir)\n  __dataclass_builtins_object__.__setattr__(self,'claude_code',claude_code)\n  __dataclass_builtins_object__.__setattr__(self,'teams',teams)\n  __dataclass_builtins_object__.__setattr__(self,'team_layout',team_layout)\n  __dataclass_builtins_object__.__setattr__(self,'max_teammates',max_teammates)\n  __dataclass_builtins_object__.__setattr__(self,'max_team_messages',max_team_messages)\n  __dataclass_builtins_object__.__setattr__(self,'mcp_read_only',mcp_read_only)\n  __dataclass_builtins_object__.__setattr__(self,'sandbox',sandbox)\n  __dataclass_builtins_object__.__setattr__(self,'sandbox_network',sandbox_network)\n  __dataclass_builtins_object__.__setattr__(self,'max_tokens',max_tokens)\n  __dataclass_builtins_object__.__setattr__(self,'effort',effort)\n  __dataclass_builtins_object__.__setattr__(self,'thinking',thinking)\n  __dataclass_builtins_object__.__setattr__(self,'sync',sync)\n  __dataclass_builtins_object__.__setattr__(self,'gemini_acknowledged',gemini_acknowledged)\n  __dataclass_builtins_object__.__setattr__(self,'batch',_dflt_batch() if batch is _HAS_DEFAULT_FACTORY else batch)\n  __dataclass_builtins_object__.__setattr__(self,'path',path)\n return __init__"] = __create_fn__.__code__
 
-def __create_fn__(cls, FrozenInstanceError):
- def __setattr__(self,name,value):
-  if type(self) is cls or name in ('select','ignore','extra_tools','model_aliases','max_file_size','per_file_ignores','strict','allow_rules','allow_bypass_permissions','writable_dirs','transcript_dir','claude_code','teams','team_layout','max_teammates','max_team_messages','mcp_read_only','sandbox','sandbox_network','max_tokens','effort','thinking','sync','gemini_acknowledged','batch','path',):
-   raise FrozenInstanceError(f"cannot assign to field {name!r}")
-  super(cls, self).__setattr__(name, value)
- return __setattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'select\',\'ignore\',\'extra_tools\',\'model_aliases\',\'max_file_size\',\'per_file_ignores\',\'strict\',\'allow_rules\',\'allow_bypass_permissions\',\'writable_dirs\',\'transcript_dir\',\'claude_code\',\'teams\',\'team_layout\',\'max_teammates\',\'max_team_messages\',\'mcp_read_only\',\'sandbox\',\'sandbox_network\',\'max_tokens\',\'effort\',\'thinking\',\'sync\',\'gemini_acknowledged\',\'batch\',\'path\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
-
-def __create_fn__(cls, FrozenInstanceError):
- def __delattr__(self,name):
-  if type(self) is cls or name in ('select','ignore','extra_tools','model_aliases','max_file_size','per_file_ignores','strict','allow_rules','allow_bypass_permissions','writable_dirs','transcript_dir','claude_code','teams','team_layout','max_teammates','max_team_messages','mcp_read_only','sandbox','sandbox_network','max_tokens','effort','thinking','sync','gemini_acknowledged','batch','path',):
-   raise FrozenInstanceError(f"cannot delete field {name!r}")
-  super(cls, self).__delattr__(name)
- return __delattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'select\',\'ignore\',\'extra_tools\',\'model_aliases\',\'max_file_size\',\'per_file_ignores\',\'strict\',\'allow_rules\',\'allow_bypass_permissions\',\'writable_dirs\',\'transcript_dir\',\'claude_code\',\'teams\',\'team_layout\',\'max_teammates\',\'max_team_messages\',\'mcp_read_only\',\'sandbox\',\'sandbox_network\',\'max_tokens\',\'effort\',\'thinking\',\'sync\',\'gemini_acknowledged\',\'batch\',\'path\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
-
-def __create_fn__(_type_pattern, _type_rule, _type_keep, _type_max_length, _type_letter_first, _type__compiled, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_keep, _dflt_max_length, _dflt_letter_first, _return_type):
- def __init__(self,pattern:_type_pattern,rule:_type_rule,keep:_type_keep=_dflt_keep,max_length:_type_max_length=_dflt_max_length,letter_first:_type_letter_first=_dflt_letter_first)->_return_type:
-  __dataclass_builtins_object__.__setattr__(self,'pattern',pattern)
-  __dataclass_builtins_object__.__setattr__(self,'rule',rule)
-  __dataclass_builtins_object__.__setattr__(self,'keep',keep)
-  __dataclass_builtins_object__.__setattr__(self,'max_length',max_length)
-  __dataclass_builtins_object__.__setattr__(self,'letter_first',letter_first)
-  self.__post_init__()
+def __create_fn__(_type_target, _type_config, _type_filt, _type_entry_key, _type_apath, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+ def __init__(self,target:_type_target,config:_type_config,filt:_type_filt,entry_key:_type_entry_key,apath:_type_apath)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'target',target)
+  __dataclass_builtins_object__.__setattr__(self,'config',config)
+  __dataclass_builtins_object__.__setattr__(self,'filt',filt)
+  __dataclass_builtins_object__.__setattr__(self,'entry_key',entry_key)
+  __dataclass_builtins_object__.__setattr__(self,'apath',apath)
  return __init__
-CODE["def __create_fn__(_type_pattern, _type_rule, _type_keep, _type_max_length, _type_letter_first, _type__compiled, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_keep, _dflt_max_length, _dflt_letter_first, _return_type):\n def __init__(self,pattern:_type_pattern,rule:_type_rule,keep:_type_keep=_dflt_keep,max_length:_type_max_length=_dflt_max_length,letter_first:_type_letter_first=_dflt_letter_first)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'pattern',pattern)\n  __dataclass_builtins_object__.__setattr__(self,'rule',rule)\n  __dataclass_builtins_object__.__setattr__(self,'keep',keep)\n  __dataclass_builtins_object__.__setattr__(self,'max_length',max_length)\n  __dataclass_builtins_object__.__setattr__(self,'letter_first',letter_first)\n  self.__post_init__()\n return __init__"] = __create_fn__.__code__
+CODE["def __create_fn__(_type_target, _type_config, _type_filt, _type_entry_key, _type_apath, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):\n def __init__(self,target:_type_target,config:_type_config,filt:_type_filt,entry_key:_type_entry_key,apath:_type_apath)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'target',target)\n  __dataclass_builtins_object__.__setattr__(self,'config',config)\n  __dataclass_builtins_object__.__setattr__(self,'filt',filt)\n  __dataclass_builtins_object__.__setattr__(self,'entry_key',entry_key)\n  __dataclass_builtins_object__.__setattr__(self,'apath',apath)\n return __init__"] = __create_fn__.__code__
 
-def __create_fn__(cls, FrozenInstanceError):
- def __setattr__(self,name,value):
-  if type(self) is cls or name in ('pattern','rule','keep','max_length','letter_first','_compiled',):
-   raise FrozenInstanceError(f"cannot assign to field {name!r}")
-  super(cls, self).__setattr__(name, value)
- return __setattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'pattern\',\'rule\',\'keep\',\'max_length\',\'letter_first\',\'_compiled\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
-
-def __create_fn__(cls, FrozenInstanceError):
- def __delattr__(self,name):
-  if type(self) is cls or name in ('pattern','rule','keep','max_length','letter_first','_compiled',):
-   raise FrozenInstanceError(f"cannot delete field {name!r}")
-  super(cls, self).__delattr__(name)
- return __delattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'pattern\',\'rule\',\'keep\',\'max_length\',\'letter_first\',\'_compiled\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
-
-def __create_fn__(_type_name, _type_display_name, _type_module, _type_attribute, _type_code_prefix, _type_version, _type_project_folders, _type_user_folders, _type_suffixes, _type_recursive, _type_precedence, _type_stem, _type_config_files, _type_hooks, _type_mcp, _type_settings, _type_duplicate_code, _type_unreadable_code, _type_same_name, _type_hidden, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_config_files, _dflt_hooks, _dflt_mcp, _dflt_settings, _dflt_duplicate_code, _dflt_unreadable_code, _dflt_same_name, _dflt_hidden, _return_type):
- def __init__(self,name:_type_name,display_name:_type_display_name,module:_type_module,attribute:_type_attribute,code_prefix:_type_code_prefix,version:_type_version,project_folders:_type_project_folders,user_folders:_type_user_folders,suffixes:_type_suffixes,recursive:_type_recursive,precedence:_type_precedence,stem:_type_stem,config_files:_type_config_files=_dflt_config_files,hooks:_type_hooks=_dflt_hooks,mcp:_type_mcp=_dflt_mcp,settings:_type_settings=_dflt_settings,duplicate_code:_type_duplicate_code=_dflt_duplicate_code,unreadable_code:_type_unreadable_code=_dflt_unreadable_code,same_name:_type_same_name=_dflt_same_name,hidden:_type_hidden=_dflt_hidden)->_return_type:
-  __dataclass_builtins_object__.__setattr__(self,'name',name)
-  __dataclass_builtins_object__.__setattr__(self,'display_name',display_name)
-  __dataclass_builtins_object__.__setattr__(self,'module',module)
-  __dataclass_builtins_object__.__setattr__(self,'attribute',attribute)
-  __dataclass_builtins_object__.__setattr__(self,'code_prefix',code_prefix)
-  __dataclass_builtins_object__.__setattr__(self,'version',version)
-  __dataclass_builtins_object__.__setattr__(self,'project_folders',project_folders)
-  __dataclass_builtins_object__.__setattr__(self,'user_folders',user_folders)
-  __dataclass_builtins_object__.__setattr__(self,'suffixes',suffixes)
-  __dataclass_builtins_object__.__setattr__(self,'recursive',recursive)
-  __dataclass_builtins_object__.__setattr__(self,'precedence',precedence)
-  __dataclass_builtins_object__.__setattr__(self,'stem',stem)
-  __dataclass_builtins_object__.__setattr__(self,'config_files',config_files)
-  __dataclass_builtins_object__.__setattr__(self,'hooks',hooks)
-  __dataclass_builtins_object__.__setattr__(self,'mcp',mcp)
-  __dataclass_builtins_object__.__setattr__(self,'settings',settings)
-  __dataclass_builtins_object__.__setattr__(self,'duplicate_code',duplicate_code)
-  __dataclass_builtins_object__.__setattr__(self,'unreadable_code',unreadable_code)
-  __dataclass_builtins_object__.__setattr__(self,'same_name',same_name)
-  __dataclass_builtins_object__.__setattr__(self,'hidden',hidden)
+def __create_fn__(_type_text, _type_issue, _type_bom, _type_crlf, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_issue, _dflt_bom, _dflt_crlf, _return_type):
+ def __init__(self,text:_type_text,issue:_type_issue=_dflt_issue,bom:_type_bom=_dflt_bom,crlf:_type_crlf=_dflt_crlf)->_return_type:
+  self.text=text
+  self.issue=issue
+  self.bom=bom
+  self.crlf=crlf
  return __init__
-CODE["def __create_fn__(_type_name, _type_display_name, _type_module, _type_attribute, _type_code_prefix, _type_version, _type_project_folders, _type_user_folders, _type_suffixes, _type_recursive, _type_precedence, _type_stem, _type_config_files, _type_hooks, _type_mcp, _type_settings, _type_duplicate_code, _type_unreadable_code, _type_same_name, _type_hidden, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_config_files, _dflt_hooks, _dflt_mcp, _dflt_settings, _dflt_duplicate_code, _dflt_unreadable_code, _dflt_same_name, _dflt_hidden, _return_type):\n def __init__(self,name:_type_name,display_name:_type_display_name,module:_type_module,attribute:_type_attribute,code_prefix:_type_code_prefix,version:_type_version,project_folders:_type_project_folders,user_folders:_type_user_folders,suffixes:_type_suffixes,recursive:_type_recursive,precedence:_type_precedence,stem:_type_stem,config_files:_type_config_files=_dflt_config_files,hooks:_type_hooks=_dflt_hooks,mcp:_type_mcp=_dflt_mcp,settings:_type_settings=_dflt_settings,duplicate_code:_type_duplicate_code=_dflt_duplicate_code,unreadable_code:_type_unreadable_code=_dflt_unreadable_code,same_name:_type_same_name=_dflt_same_name,hidden:_type_hidden=_dflt_hidden)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'name',name)\n  __dataclass_builtins_object__.__setattr__(self,'display_name',display_name)\n  __dataclass_builtins_object__.__setattr__(self,'module',module)\n  __dataclass_builtins_object__.__setattr__(self,'attribute',attribute)\n  __dataclass_builtins_object__.__setattr__(self,'code_prefix',code_prefix)\n  __dataclass_builtins_object__.__setattr__(self,'version',version)\n  __dataclass_builtins_object__.__setattr__(self,'project_folders',project_folders)\n  __dataclass_builtins_object__.__setattr__(self,'user_folders',user_folders)\n  __dataclass_builtins_object__.__setattr__(self,'suffixes',suffixes)\n  __dataclass_builtins_object__.__setattr__(self,'recursive',recursive)\n  __dataclass_builtins_object__.__setattr__(self,'precedence',precedence)\n  __dataclass_builtins_object__.__setattr__(self,'stem',stem)\n  __dataclass_builtins_object__.__setattr__(self,'config_files',config_files)\n  __dataclass_builtins_object__.__setattr__(self,'hooks',hooks)\n  __dataclass_builtins_object__.__setattr__(self,'mcp',mcp)\n  __dataclass_builtins_object__.__setattr__(self,'settings',settings)\n  __dataclass_builtins_object__.__setattr__(self,'duplicate_code',duplicate_code)\n  __dataclass_builtins_object__.__setattr__(self,'unreadable_code',unreadable_code)\n  __dataclass_builtins_object__.__setattr__(self,'same_name',same_name)\n  __dataclass_builtins_object__.__setattr__(self,'hidden',hidden)\n return __init__"] = __create_fn__.__code__
+CODE['def __create_fn__(_type_text, _type_issue, _type_bom, _type_crlf, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_issue, _dflt_bom, _dflt_crlf, _return_type):\n def __init__(self,text:_type_text,issue:_type_issue=_dflt_issue,bom:_type_bom=_dflt_bom,crlf:_type_crlf=_dflt_crlf)->_return_type:\n  self.text=text\n  self.issue=issue\n  self.bom=bom\n  self.crlf=crlf\n return __init__'] = __create_fn__.__code__
 
-def __create_fn__(cls, FrozenInstanceError):
- def __setattr__(self,name,value):
-  if type(self) is cls or name in ('name','display_name','module','attribute','code_prefix','version','project_folders','user_folders','suffixes','recursive','precedence','stem','config_files','hooks','mcp','settings','duplicate_code','unreadable_code','same_name','hidden',):
-   raise FrozenInstanceError(f"cannot assign to field {name!r}")
-  super(cls, self).__setattr__(name, value)
- return __setattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'name\',\'display_name\',\'module\',\'attribute\',\'code_prefix\',\'version\',\'project_folders\',\'user_folders\',\'suffixes\',\'recursive\',\'precedence\',\'stem\',\'config_files\',\'hooks\',\'mcp\',\'settings\',\'duplicate_code\',\'unreadable_code\',\'same_name\',\'hidden\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
-
-def __create_fn__(cls, FrozenInstanceError):
- def __delattr__(self,name):
-  if type(self) is cls or name in ('name','display_name','module','attribute','code_prefix','version','project_folders','user_folders','suffixes','recursive','precedence','stem','config_files','hooks','mcp','settings','duplicate_code','unreadable_code','same_name','hidden',):
-   raise FrozenInstanceError(f"cannot delete field {name!r}")
-  super(cls, self).__delattr__(name)
- return __delattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'name\',\'display_name\',\'module\',\'attribute\',\'code_prefix\',\'version\',\'project_folders\',\'user_folders\',\'suffixes\',\'recursive\',\'precedence\',\'stem\',\'config_files\',\'hooks\',\'mcp\',\'settings\',\'duplicate_code\',\'unreadable_code\',\'same_name\',\'hidden\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
-
-def __create_fn__(_type_value, _type_line, _type_column, _type_style, _type_tag, _type_end_line, _type_end_column, _type_resolved_tag, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_style, _dflt_tag, _dflt_end_line, _dflt_end_column, _dflt_resolved_tag, _return_type):
- def __init__(self,value:_type_value,line:_type_line,column:_type_column,style:_type_style=_dflt_style,tag:_type_tag=_dflt_tag,end_line:_type_end_line=_dflt_end_line,end_column:_type_end_column=_dflt_end_column,resolved_tag:_type_resolved_tag=_dflt_resolved_tag)->_return_type:
-  self.value=value
-  self.line=line
-  self.column=column
-  self.style=style
-  self.tag=tag
-  self.end_line=end_line
-  self.end_column=end_column
-  self.resolved_tag=resolved_tag
+def __create_fn__(_type_text, _type_severity, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_severity, _return_type):
+ def __init__(self,text:_type_text,severity:_type_severity=_dflt_severity)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'text',text)
+  __dataclass_builtins_object__.__setattr__(self,'severity',severity)
  return __init__
-CODE['def __create_fn__(_type_value, _type_line, _type_column, _type_style, _type_tag, _type_end_line, _type_end_column, _type_resolved_tag, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_style, _dflt_tag, _dflt_end_line, _dflt_end_column, _dflt_resolved_tag, _return_type):\n def __init__(self,value:_type_value,line:_type_line,column:_type_column,style:_type_style=_dflt_style,tag:_type_tag=_dflt_tag,end_line:_type_end_line=_dflt_end_line,end_column:_type_end_column=_dflt_end_column,resolved_tag:_type_resolved_tag=_dflt_resolved_tag)->_return_type:\n  self.value=value\n  self.line=line\n  self.column=column\n  self.style=style\n  self.tag=tag\n  self.end_line=end_line\n  self.end_column=end_column\n  self.resolved_tag=resolved_tag\n return __init__'] = __create_fn__.__code__
-
-def __create_fn__(_type_items, _type_line, _type_column, _type_flow, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_flow, _return_type):
- def __init__(self,items:_type_items,line:_type_line,column:_type_column,flow:_type_flow=_dflt_flow)->_return_type:
-  self.items=items
-  self.line=line
-  self.column=column
-  self.flow=flow
- return __init__
-CODE['def __create_fn__(_type_items, _type_line, _type_column, _type_flow, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_flow, _return_type):\n def __init__(self,items:_type_items,line:_type_line,column:_type_column,flow:_type_flow=_dflt_flow)->_return_type:\n  self.items=items\n  self.line=line\n  self.column=column\n  self.flow=flow\n return __init__'] = __create_fn__.__code__
-
-def __create_fn__(_type_pairs, _type_line, _type_column, _type_flow, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_flow, _return_type):
- def __init__(self,pairs:_type_pairs,line:_type_line,column:_type_column,flow:_type_flow=_dflt_flow)->_return_type:
-  self.pairs=pairs
-  self.line=line
-  self.column=column
-  self.flow=flow
- return __init__
-CODE['def __create_fn__(_type_pairs, _type_line, _type_column, _type_flow, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_flow, _return_type):\n def __init__(self,pairs:_type_pairs,line:_type_line,column:_type_column,flow:_type_flow=_dflt_flow)->_return_type:\n  self.pairs=pairs\n  self.line=line\n  self.column=column\n  self.flow=flow\n return __init__'] = __create_fn__.__code__
-
-def __create_fn__(_type_code, _type_message, _type_line, _type_column, _type_hint, _type_key, _type_subject, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_hint, _dflt_key, _dflt_subject, _return_type):
- def __init__(self,code:_type_code,message:_type_message,line:_type_line,column:_type_column,hint:_type_hint=_dflt_hint,key:_type_key=_dflt_key,subject:_type_subject=_dflt_subject)->_return_type:
-  __dataclass_builtins_object__.__setattr__(self,'code',code)
-  __dataclass_builtins_object__.__setattr__(self,'message',message)
-  __dataclass_builtins_object__.__setattr__(self,'line',line)
-  __dataclass_builtins_object__.__setattr__(self,'column',column)
-  __dataclass_builtins_object__.__setattr__(self,'hint',hint)
-  __dataclass_builtins_object__.__setattr__(self,'key',key)
-  __dataclass_builtins_object__.__setattr__(self,'subject',subject)
- return __init__
-CODE["def __create_fn__(_type_code, _type_message, _type_line, _type_column, _type_hint, _type_key, _type_subject, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_hint, _dflt_key, _dflt_subject, _return_type):\n def __init__(self,code:_type_code,message:_type_message,line:_type_line,column:_type_column,hint:_type_hint=_dflt_hint,key:_type_key=_dflt_key,subject:_type_subject=_dflt_subject)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'code',code)\n  __dataclass_builtins_object__.__setattr__(self,'message',message)\n  __dataclass_builtins_object__.__setattr__(self,'line',line)\n  __dataclass_builtins_object__.__setattr__(self,'column',column)\n  __dataclass_builtins_object__.__setattr__(self,'hint',hint)\n  __dataclass_builtins_object__.__setattr__(self,'key',key)\n  __dataclass_builtins_object__.__setattr__(self,'subject',subject)\n return __init__"] = __create_fn__.__code__
-
-def __create_fn__(cls, FrozenInstanceError):
- def __setattr__(self,name,value):
-  if type(self) is cls or name in ('code','message','line','column','hint','key','subject',):
-   raise FrozenInstanceError(f"cannot assign to field {name!r}")
-  super(cls, self).__setattr__(name, value)
- return __setattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'code\',\'message\',\'line\',\'column\',\'hint\',\'key\',\'subject\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
-
-def __create_fn__(cls, FrozenInstanceError):
- def __delattr__(self,name):
-  if type(self) is cls or name in ('code','message','line','column','hint','key','subject',):
-   raise FrozenInstanceError(f"cannot delete field {name!r}")
-  super(cls, self).__delattr__(name)
- return __delattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'code\',\'message\',\'line\',\'column\',\'hint\',\'key\',\'subject\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
-
-def __create_fn__(_type_root, _type_issues, _type_error, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_issues, _dflt_error, _return_type):
- def __init__(self,root:_type_root,issues:_type_issues=_HAS_DEFAULT_FACTORY,error:_type_error=_dflt_error)->_return_type:
-  self.root=root
-  self.issues=_dflt_issues() if issues is _HAS_DEFAULT_FACTORY else issues
-  self.error=error
- return __init__
-CODE['def __create_fn__(_type_root, _type_issues, _type_error, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_issues, _dflt_error, _return_type):\n def __init__(self,root:_type_root,issues:_type_issues=_HAS_DEFAULT_FACTORY,error:_type_error=_dflt_error)->_return_type:\n  self.root=root\n  self.issues=_dflt_issues() if issues is _HAS_DEFAULT_FACTORY else issues\n  self.error=error\n return __init__'] = __create_fn__.__code__
-
-def __create_fn__(_type_key, _type_key_line, _type_key_column, _type_node, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
- def __init__(self,key:_type_key,key_line:_type_key_line,key_column:_type_key_column,node:_type_node)->_return_type:
-  self.key=key
-  self.key_line=key_line
-  self.key_column=key_column
-  self.node=node
- return __init__
-CODE['def __create_fn__(_type_key, _type_key_line, _type_key_column, _type_node, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):\n def __init__(self,key:_type_key,key_line:_type_key_line,key_column:_type_key_column,node:_type_node)->_return_type:\n  self.key=key\n  self.key_line=key_line\n  self.key_column=key_column\n  self.node=node\n return __init__'] = __create_fn__.__code__
+CODE["def __create_fn__(_type_text, _type_severity, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_severity, _return_type):\n def __init__(self,text:_type_text,severity:_type_severity=_dflt_severity)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'text',text)\n  __dataclass_builtins_object__.__setattr__(self,'severity',severity)\n return __init__"] = __create_fn__.__code__
 
 def __create_fn__(_type_text, _type_start_line, _type_end_line, _type_root, _type_fields, _type_recovered, _type_crlf, _type_bom, _type_yaml_text, _type_body_at, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_fields, _dflt_recovered, _dflt_crlf, _dflt_bom, _dflt_yaml_text, _dflt_body_at, _return_type):
  def __init__(self,text:_type_text,start_line:_type_start_line,end_line:_type_end_line,root:_type_root,fields:_type_fields=_HAS_DEFAULT_FACTORY,recovered:_type_recovered=_dflt_recovered,crlf:_type_crlf=_dflt_crlf,bom:_type_bom=_dflt_bom,yaml_text:_type_yaml_text=_dflt_yaml_text,body_at:_type_body_at=_dflt_body_at)->_return_type:
@@ -505,125 +447,28 @@ def __create_fn__(_type_text, _type_start_line, _type_end_line, _type_root, _typ
  return __init__
 CODE['def __create_fn__(_type_text, _type_start_line, _type_end_line, _type_root, _type_fields, _type_recovered, _type_crlf, _type_bom, _type_yaml_text, _type_body_at, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_fields, _dflt_recovered, _dflt_crlf, _dflt_bom, _dflt_yaml_text, _dflt_body_at, _return_type):\n def __init__(self,text:_type_text,start_line:_type_start_line,end_line:_type_end_line,root:_type_root,fields:_type_fields=_HAS_DEFAULT_FACTORY,recovered:_type_recovered=_dflt_recovered,crlf:_type_crlf=_dflt_crlf,bom:_type_bom=_dflt_bom,yaml_text:_type_yaml_text=_dflt_yaml_text,body_at:_type_body_at=_dflt_body_at)->_return_type:\n  self.text=text\n  self.start_line=start_line\n  self.end_line=end_line\n  self.root=root\n  self.fields=_dflt_fields() if fields is _HAS_DEFAULT_FACTORY else fields\n  self.recovered=recovered\n  self.crlf=crlf\n  self.bom=bom\n  self.yaml_text=yaml_text\n  self.body_at=body_at\n return __init__'] = __create_fn__.__code__
 
-def __create_fn__(_type_text, _type_issue, _type_bom, _type_crlf, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_issue, _dflt_bom, _dflt_crlf, _return_type):
- def __init__(self,text:_type_text,issue:_type_issue=_dflt_issue,bom:_type_bom=_dflt_bom,crlf:_type_crlf=_dflt_crlf)->_return_type:
-  self.text=text
-  self.issue=issue
-  self.bom=bom
-  self.crlf=crlf
+def __create_fn__(_type_type, _type_command, _type_prompt, _type_timeout, _type_extra, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_type, _dflt_command, _dflt_prompt, _dflt_timeout, _dflt_extra, _return_type):
+ def __init__(self,*,type:_type_type=_dflt_type,command:_type_command=_dflt_command,prompt:_type_prompt=_dflt_prompt,timeout:_type_timeout=_dflt_timeout,extra:_type_extra=_HAS_DEFAULT_FACTORY)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'type',type)
+  __dataclass_builtins_object__.__setattr__(self,'command',command)
+  __dataclass_builtins_object__.__setattr__(self,'prompt',prompt)
+  __dataclass_builtins_object__.__setattr__(self,'timeout',timeout)
+  __dataclass_builtins_object__.__setattr__(self,'extra',_dflt_extra() if extra is _HAS_DEFAULT_FACTORY else extra)
  return __init__
-CODE['def __create_fn__(_type_text, _type_issue, _type_bom, _type_crlf, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_issue, _dflt_bom, _dflt_crlf, _return_type):\n def __init__(self,text:_type_text,issue:_type_issue=_dflt_issue,bom:_type_bom=_dflt_bom,crlf:_type_crlf=_dflt_crlf)->_return_type:\n  self.text=text\n  self.issue=issue\n  self.bom=bom\n  self.crlf=crlf\n return __init__'] = __create_fn__.__code__
+CODE["def __create_fn__(_type_type, _type_command, _type_prompt, _type_timeout, _type_extra, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_type, _dflt_command, _dflt_prompt, _dflt_timeout, _dflt_extra, _return_type):\n def __init__(self,*,type:_type_type=_dflt_type,command:_type_command=_dflt_command,prompt:_type_prompt=_dflt_prompt,timeout:_type_timeout=_dflt_timeout,extra:_type_extra=_HAS_DEFAULT_FACTORY)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'type',type)\n  __dataclass_builtins_object__.__setattr__(self,'command',command)\n  __dataclass_builtins_object__.__setattr__(self,'prompt',prompt)\n  __dataclass_builtins_object__.__setattr__(self,'timeout',timeout)\n  __dataclass_builtins_object__.__setattr__(self,'extra',_dflt_extra() if extra is _HAS_DEFAULT_FACTORY else extra)\n return __init__"] = __create_fn__.__code__
 
-def __create_fn__(_type_raw, _type_name, _type_specifier, _type_mcp_server, _type_mcp_tool, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_specifier, _dflt_mcp_server, _dflt_mcp_tool, _return_type):
- def __init__(self,raw:_type_raw,name:_type_name,specifier:_type_specifier=_dflt_specifier,mcp_server:_type_mcp_server=_dflt_mcp_server,mcp_tool:_type_mcp_tool=_dflt_mcp_tool)->_return_type:
-  __dataclass_builtins_object__.__setattr__(self,'raw',raw)
-  __dataclass_builtins_object__.__setattr__(self,'name',name)
-  __dataclass_builtins_object__.__setattr__(self,'specifier',specifier)
-  __dataclass_builtins_object__.__setattr__(self,'mcp_server',mcp_server)
-  __dataclass_builtins_object__.__setattr__(self,'mcp_tool',mcp_tool)
+def __create_fn__(_type_value, _type_line, _type_column, _type_style, _type_tag, _type_end_line, _type_end_column, _type_resolved_tag, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_style, _dflt_tag, _dflt_end_line, _dflt_end_column, _dflt_resolved_tag, _return_type):
+ def __init__(self,value:_type_value,line:_type_line,column:_type_column,style:_type_style=_dflt_style,tag:_type_tag=_dflt_tag,end_line:_type_end_line=_dflt_end_line,end_column:_type_end_column=_dflt_end_column,resolved_tag:_type_resolved_tag=_dflt_resolved_tag)->_return_type:
+  self.value=value
+  self.line=line
+  self.column=column
+  self.style=style
+  self.tag=tag
+  self.end_line=end_line
+  self.end_column=end_column
+  self.resolved_tag=resolved_tag
  return __init__
-CODE["def __create_fn__(_type_raw, _type_name, _type_specifier, _type_mcp_server, _type_mcp_tool, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_specifier, _dflt_mcp_server, _dflt_mcp_tool, _return_type):\n def __init__(self,raw:_type_raw,name:_type_name,specifier:_type_specifier=_dflt_specifier,mcp_server:_type_mcp_server=_dflt_mcp_server,mcp_tool:_type_mcp_tool=_dflt_mcp_tool)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'raw',raw)\n  __dataclass_builtins_object__.__setattr__(self,'name',name)\n  __dataclass_builtins_object__.__setattr__(self,'specifier',specifier)\n  __dataclass_builtins_object__.__setattr__(self,'mcp_server',mcp_server)\n  __dataclass_builtins_object__.__setattr__(self,'mcp_tool',mcp_tool)\n return __init__"] = __create_fn__.__code__
-
-def __create_fn__(cls, FrozenInstanceError):
- def __setattr__(self,name,value):
-  if type(self) is cls or name in ('raw','name','specifier','mcp_server','mcp_tool',):
-   raise FrozenInstanceError(f"cannot assign to field {name!r}")
-  super(cls, self).__setattr__(name, value)
- return __setattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'raw\',\'name\',\'specifier\',\'mcp_server\',\'mcp_tool\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
-
-def __create_fn__(cls, FrozenInstanceError):
- def __delattr__(self,name):
-  if type(self) is cls or name in ('raw','name','specifier','mcp_server','mcp_tool',):
-   raise FrozenInstanceError(f"cannot delete field {name!r}")
-  super(cls, self).__delattr__(name)
- return __delattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'raw\',\'name\',\'specifier\',\'mcp_server\',\'mcp_tool\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
-
-def __create_fn__(_type_key, _type_value, _type_location, _type_source_text, _type_value_location, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_source_text, _dflt_value_location, _return_type):
- def __init__(self,key:_type_key,value:_type_value,location:_type_location,source_text:_type_source_text=_dflt_source_text,value_location:_type_value_location=_dflt_value_location)->_return_type:
-  __dataclass_builtins_object__.__setattr__(self,'key',key)
-  __dataclass_builtins_object__.__setattr__(self,'value',value)
-  __dataclass_builtins_object__.__setattr__(self,'location',location)
-  __dataclass_builtins_object__.__setattr__(self,'source_text',source_text)
-  __dataclass_builtins_object__.__setattr__(self,'value_location',value_location)
- return __init__
-CODE["def __create_fn__(_type_key, _type_value, _type_location, _type_source_text, _type_value_location, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_source_text, _dflt_value_location, _return_type):\n def __init__(self,key:_type_key,value:_type_value,location:_type_location,source_text:_type_source_text=_dflt_source_text,value_location:_type_value_location=_dflt_value_location)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'key',key)\n  __dataclass_builtins_object__.__setattr__(self,'value',value)\n  __dataclass_builtins_object__.__setattr__(self,'location',location)\n  __dataclass_builtins_object__.__setattr__(self,'source_text',source_text)\n  __dataclass_builtins_object__.__setattr__(self,'value_location',value_location)\n return __init__"] = __create_fn__.__code__
-
-def __create_fn__(cls, FrozenInstanceError):
- def __setattr__(self,name,value):
-  if type(self) is cls or name in ('key','value','location','source_text','value_location',):
-   raise FrozenInstanceError(f"cannot assign to field {name!r}")
-  super(cls, self).__setattr__(name, value)
- return __setattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'key\',\'value\',\'location\',\'source_text\',\'value_location\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
-
-def __create_fn__(cls, FrozenInstanceError):
- def __delattr__(self,name):
-  if type(self) is cls or name in ('key','value','location','source_text','value_location',):
-   raise FrozenInstanceError(f"cannot delete field {name!r}")
-  super(cls, self).__delattr__(name)
- return __delattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'key\',\'value\',\'location\',\'source_text\',\'value_location\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
-
-def __create_fn__(_type_path, _type_dialect, _type_definitions, _type_diagnostics, _type_document, _type_claude_code, _type_harness_agents, _type_text, _type_file_path, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_document, _dflt_claude_code, _dflt_harness_agents, _dflt_text, _dflt_file_path, _return_type):
- def __init__(self,path:_type_path,dialect:_type_dialect,definitions:_type_definitions,diagnostics:_type_diagnostics,document:_type_document=_dflt_document,claude_code:_type_claude_code=_dflt_claude_code,harness_agents:_type_harness_agents=_dflt_harness_agents,text:_type_text=_dflt_text,file_path:_type_file_path=_dflt_file_path)->_return_type:
-  __dataclass_builtins_object__.__setattr__(self,'path',path)
-  __dataclass_builtins_object__.__setattr__(self,'dialect',dialect)
-  __dataclass_builtins_object__.__setattr__(self,'definitions',definitions)
-  __dataclass_builtins_object__.__setattr__(self,'diagnostics',diagnostics)
-  __dataclass_builtins_object__.__setattr__(self,'document',document)
-  __dataclass_builtins_object__.__setattr__(self,'claude_code',claude_code)
-  __dataclass_builtins_object__.__setattr__(self,'harness_agents',harness_agents)
-  __dataclass_builtins_object__.__setattr__(self,'text',text)
-  __dataclass_builtins_object__.__setattr__(self,'file_path',file_path)
- return __init__
-CODE["def __create_fn__(_type_path, _type_dialect, _type_definitions, _type_diagnostics, _type_document, _type_claude_code, _type_harness_agents, _type_text, _type_file_path, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_document, _dflt_claude_code, _dflt_harness_agents, _dflt_text, _dflt_file_path, _return_type):\n def __init__(self,path:_type_path,dialect:_type_dialect,definitions:_type_definitions,diagnostics:_type_diagnostics,document:_type_document=_dflt_document,claude_code:_type_claude_code=_dflt_claude_code,harness_agents:_type_harness_agents=_dflt_harness_agents,text:_type_text=_dflt_text,file_path:_type_file_path=_dflt_file_path)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'path',path)\n  __dataclass_builtins_object__.__setattr__(self,'dialect',dialect)\n  __dataclass_builtins_object__.__setattr__(self,'definitions',definitions)\n  __dataclass_builtins_object__.__setattr__(self,'diagnostics',diagnostics)\n  __dataclass_builtins_object__.__setattr__(self,'document',document)\n  __dataclass_builtins_object__.__setattr__(self,'claude_code',claude_code)\n  __dataclass_builtins_object__.__setattr__(self,'harness_agents',harness_agents)\n  __dataclass_builtins_object__.__setattr__(self,'text',text)\n  __dataclass_builtins_object__.__setattr__(self,'file_path',file_path)\n return __init__"] = __create_fn__.__code__
-
-def __create_fn__(cls, FrozenInstanceError):
- def __setattr__(self,name,value):
-  if type(self) is cls or name in ('path','dialect','definitions','diagnostics','document','claude_code','harness_agents','text','file_path',):
-   raise FrozenInstanceError(f"cannot assign to field {name!r}")
-  super(cls, self).__setattr__(name, value)
- return __setattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'path\',\'dialect\',\'definitions\',\'diagnostics\',\'document\',\'claude_code\',\'harness_agents\',\'text\',\'file_path\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
-
-def __create_fn__(cls, FrozenInstanceError):
- def __delattr__(self,name):
-  if type(self) is cls or name in ('path','dialect','definitions','diagnostics','document','claude_code','harness_agents','text','file_path',):
-   raise FrozenInstanceError(f"cannot delete field {name!r}")
-  super(cls, self).__delattr__(name)
- return __delattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'path\',\'dialect\',\'definitions\',\'diagnostics\',\'document\',\'claude_code\',\'harness_agents\',\'text\',\'file_path\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
-
-def __create_fn__(_type_path, _type_file_path, _type_dialect, _type_config, _type_text, _type_document, _type_agents_root, _type_mode, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_text, _dflt_document, _dflt_agents_root, _dflt_mode, _return_type):
- def __init__(self,path:_type_path,file_path:_type_file_path,dialect:_type_dialect,config:_type_config,text:_type_text=_dflt_text,document:_type_document=_dflt_document,agents_root:_type_agents_root=_dflt_agents_root,mode:_type_mode=_dflt_mode)->_return_type:
-  self.path=path
-  self.file_path=file_path
-  self.dialect=dialect
-  self.config=config
-  self.text=text
-  self.document=document
-  self.agents_root=agents_root
-  self.mode=mode
- return __init__
-CODE['def __create_fn__(_type_path, _type_file_path, _type_dialect, _type_config, _type_text, _type_document, _type_agents_root, _type_mode, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_text, _dflt_document, _dflt_agents_root, _dflt_mode, _return_type):\n def __init__(self,path:_type_path,file_path:_type_file_path,dialect:_type_dialect,config:_type_config,text:_type_text=_dflt_text,document:_type_document=_dflt_document,agents_root:_type_agents_root=_dflt_agents_root,mode:_type_mode=_dflt_mode)->_return_type:\n  self.path=path\n  self.file_path=file_path\n  self.dialect=dialect\n  self.config=config\n  self.text=text\n  self.document=document\n  self.agents_root=agents_root\n  self.mode=mode\n return __init__'] = __create_fn__.__code__
-
-def __create_fn__(_type_path, _type_config, _type_dialect, _type_document, _type_text, _type_reader_findings, _type_claude_code, _type_wants, _type_checks, _type__prompt_lower, _type__starts, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_document, _dflt_text, _dflt_reader_findings, _dflt_claude_code, _dflt_wants, _dflt_checks, _dflt__prompt_lower, _dflt__starts, _return_type):
- def __init__(self,path:_type_path,config:_type_config,dialect:_type_dialect,document:_type_document=_dflt_document,text:_type_text=_dflt_text,reader_findings:_type_reader_findings=_HAS_DEFAULT_FACTORY,claude_code:_type_claude_code=_dflt_claude_code,wants:_type_wants=_dflt_wants,checks:_type_checks=_dflt_checks,_prompt_lower:_type__prompt_lower=_dflt__prompt_lower,_starts:_type__starts=_HAS_DEFAULT_FACTORY)->_return_type:
-  self.path=path
-  self.config=config
-  self.dialect=dialect
-  self.document=document
-  self.text=text
-  self.reader_findings=_dflt_reader_findings() if reader_findings is _HAS_DEFAULT_FACTORY else reader_findings
-  self.claude_code=claude_code
-  self.wants=wants
-  self.checks=checks
-  self._prompt_lower=_prompt_lower
-  self._starts=_dflt__starts() if _starts is _HAS_DEFAULT_FACTORY else _starts
- return __init__
-CODE['def __create_fn__(_type_path, _type_config, _type_dialect, _type_document, _type_text, _type_reader_findings, _type_claude_code, _type_wants, _type_checks, _type__prompt_lower, _type__starts, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_document, _dflt_text, _dflt_reader_findings, _dflt_claude_code, _dflt_wants, _dflt_checks, _dflt__prompt_lower, _dflt__starts, _return_type):\n def __init__(self,path:_type_path,config:_type_config,dialect:_type_dialect,document:_type_document=_dflt_document,text:_type_text=_dflt_text,reader_findings:_type_reader_findings=_HAS_DEFAULT_FACTORY,claude_code:_type_claude_code=_dflt_claude_code,wants:_type_wants=_dflt_wants,checks:_type_checks=_dflt_checks,_prompt_lower:_type__prompt_lower=_dflt__prompt_lower,_starts:_type__starts=_HAS_DEFAULT_FACTORY)->_return_type:\n  self.path=path\n  self.config=config\n  self.dialect=dialect\n  self.document=document\n  self.text=text\n  self.reader_findings=_dflt_reader_findings() if reader_findings is _HAS_DEFAULT_FACTORY else reader_findings\n  self.claude_code=claude_code\n  self.wants=wants\n  self.checks=checks\n  self._prompt_lower=_prompt_lower\n  self._starts=_dflt__starts() if _starts is _HAS_DEFAULT_FACTORY else _starts\n return __init__'] = __create_fn__.__code__
+CODE['def __create_fn__(_type_value, _type_line, _type_column, _type_style, _type_tag, _type_end_line, _type_end_column, _type_resolved_tag, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_style, _dflt_tag, _dflt_end_line, _dflt_end_column, _dflt_resolved_tag, _return_type):\n def __init__(self,value:_type_value,line:_type_line,column:_type_column,style:_type_style=_dflt_style,tag:_type_tag=_dflt_tag,end_line:_type_end_line=_dflt_end_line,end_column:_type_end_column=_dflt_end_column,resolved_tag:_type_resolved_tag=_dflt_resolved_tag)->_return_type:\n  self.value=value\n  self.line=line\n  self.column=column\n  self.style=style\n  self.tag=tag\n  self.end_line=end_line\n  self.end_column=end_column\n  self.resolved_tag=resolved_tag\n return __init__'] = __create_fn__.__code__
 
 def __create_fn__(_type_version, _type_max_file_bytes, _type_max_name_length, _type_model_ids, _type_default_model, _type_permission_modes, _type_efforts, _type_isolations, _type_memories, _type_colors, _type_builtin_agents, _type_known_keys, _type_hook_events, _type_guard_events, _type_tool_kinds, _type_published_tools, _type_agent_fields, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_max_file_bytes, _dflt_max_name_length, _dflt_model_ids, _dflt_default_model, _dflt_permission_modes, _dflt_efforts, _dflt_isolations, _dflt_memories, _dflt_colors, _dflt_builtin_agents, _dflt_known_keys, _dflt_hook_events, _dflt_guard_events, _dflt_tool_kinds, _dflt_published_tools, _dflt_agent_fields, _return_type):
  def __init__(self,version:_type_version,max_file_bytes:_type_max_file_bytes=_dflt_max_file_bytes,max_name_length:_type_max_name_length=_dflt_max_name_length,model_ids:_type_model_ids=_HAS_DEFAULT_FACTORY,default_model:_type_default_model=_dflt_default_model,permission_modes:_type_permission_modes=_dflt_permission_modes,efforts:_type_efforts=_dflt_efforts,isolations:_type_isolations=_dflt_isolations,memories:_type_memories=_dflt_memories,colors:_type_colors=_dflt_colors,builtin_agents:_type_builtin_agents=_dflt_builtin_agents,known_keys:_type_known_keys=_dflt_known_keys,hook_events:_type_hook_events=_dflt_hook_events,guard_events:_type_guard_events=_dflt_guard_events,tool_kinds:_type_tool_kinds=_HAS_DEFAULT_FACTORY,published_tools:_type_published_tools=_dflt_published_tools,agent_fields:_type_agent_fields=_dflt_agent_fields)->_return_type:
@@ -647,63 +492,45 @@ def __create_fn__(_type_version, _type_max_file_bytes, _type_max_name_length, _t
  return __init__
 CODE["def __create_fn__(_type_version, _type_max_file_bytes, _type_max_name_length, _type_model_ids, _type_default_model, _type_permission_modes, _type_efforts, _type_isolations, _type_memories, _type_colors, _type_builtin_agents, _type_known_keys, _type_hook_events, _type_guard_events, _type_tool_kinds, _type_published_tools, _type_agent_fields, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_max_file_bytes, _dflt_max_name_length, _dflt_model_ids, _dflt_default_model, _dflt_permission_modes, _dflt_efforts, _dflt_isolations, _dflt_memories, _dflt_colors, _dflt_builtin_agents, _dflt_known_keys, _dflt_hook_events, _dflt_guard_events, _dflt_tool_kinds, _dflt_published_tools, _dflt_agent_fields, _return_type):\n def __init__(self,version:_type_version,max_file_bytes:_type_max_file_bytes=_dflt_max_file_bytes,max_name_length:_type_max_name_length=_dflt_max_name_length,model_ids:_type_model_ids=_HAS_DEFAULT_FACTORY,default_model:_type_default_model=_dflt_default_model,permission_modes:_type_permission_modes=_dflt_permission_modes,efforts:_type_efforts=_dflt_efforts,isolations:_type_isolations=_dflt_isolations,memories:_type_memories=_dflt_memories,colors:_type_colors=_dflt_colors,builtin_agents:_type_builtin_agents=_dflt_builtin_agents,known_keys:_type_known_keys=_dflt_known_keys,hook_events:_type_hook_events=_dflt_hook_events,guard_events:_type_guard_events=_dflt_guard_events,tool_kinds:_type_tool_kinds=_HAS_DEFAULT_FACTORY,published_tools:_type_published_tools=_dflt_published_tools,agent_fields:_type_agent_fields=_dflt_agent_fields)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'version',version)\n  __dataclass_builtins_object__.__setattr__(self,'max_file_bytes',max_file_bytes)\n  __dataclass_builtins_object__.__setattr__(self,'max_name_length',max_name_length)\n  __dataclass_builtins_object__.__setattr__(self,'model_ids',_dflt_model_ids() if model_ids is _HAS_DEFAULT_FACTORY else model_ids)\n  __dataclass_builtins_object__.__setattr__(self,'default_model',default_model)\n  __dataclass_builtins_object__.__setattr__(self,'permission_modes',permission_modes)\n  __dataclass_builtins_object__.__setattr__(self,'efforts',efforts)\n  __dataclass_builtins_object__.__setattr__(self,'isolations',isolations)\n  __dataclass_builtins_object__.__setattr__(self,'memories',memories)\n  __dataclass_builtins_object__.__setattr__(self,'colors',colors)\n  __dataclass_builtins_object__.__setattr__(self,'builtin_agents',builtin_agents)\n  __dataclass_builtins_object__.__setattr__(self,'known_keys',known_keys)\n  __dataclass_builtins_object__.__setattr__(self,'hook_events',hook_events)\n  __dataclass_builtins_object__.__setattr__(self,'guard_events',guard_events)\n  __dataclass_builtins_object__.__setattr__(self,'tool_kinds',_dflt_tool_kinds() if tool_kinds is _HAS_DEFAULT_FACTORY else tool_kinds)\n  __dataclass_builtins_object__.__setattr__(self,'published_tools',published_tools)\n  __dataclass_builtins_object__.__setattr__(self,'agent_fields',agent_fields)\n return __init__"] = __create_fn__.__code__
 
-def __create_fn__(cls, FrozenInstanceError):
- def __setattr__(self,name,value):
-  if type(self) is cls or name in ('version','max_file_bytes','max_name_length','model_ids','default_model','permission_modes','efforts','isolations','memories','colors','builtin_agents','known_keys','hook_events','guard_events','tool_kinds','published_tools','agent_fields',):
-   raise FrozenInstanceError(f"cannot assign to field {name!r}")
-  super(cls, self).__setattr__(name, value)
- return __setattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'version\',\'max_file_bytes\',\'max_name_length\',\'model_ids\',\'default_model\',\'permission_modes\',\'efforts\',\'isolations\',\'memories\',\'colors\',\'builtin_agents\',\'known_keys\',\'hook_events\',\'guard_events\',\'tool_kinds\',\'published_tools\',\'agent_fields\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
+def __create_fn__(_type_workers, _type_db, _type_limits, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_workers, _dflt_db, _dflt_limits, _return_type):
+ def __init__(self,workers:_type_workers=_dflt_workers,db:_type_db=_dflt_db,limits:_type_limits=_HAS_DEFAULT_FACTORY)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'workers',workers)
+  __dataclass_builtins_object__.__setattr__(self,'db',db)
+  __dataclass_builtins_object__.__setattr__(self,'limits',_dflt_limits() if limits is _HAS_DEFAULT_FACTORY else limits)
+ return __init__
+CODE["def __create_fn__(_type_workers, _type_db, _type_limits, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_workers, _dflt_db, _dflt_limits, _return_type):\n def __init__(self,workers:_type_workers=_dflt_workers,db:_type_db=_dflt_db,limits:_type_limits=_HAS_DEFAULT_FACTORY)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'workers',workers)\n  __dataclass_builtins_object__.__setattr__(self,'db',db)\n  __dataclass_builtins_object__.__setattr__(self,'limits',_dflt_limits() if limits is _HAS_DEFAULT_FACTORY else limits)\n return __init__"] = __create_fn__.__code__
 
 def __create_fn__(cls, FrozenInstanceError):
  def __delattr__(self,name):
-  if type(self) is cls or name in ('version','max_file_bytes','max_name_length','model_ids','default_model','permission_modes','efforts','isolations','memories','colors','builtin_agents','known_keys','hook_events','guard_events','tool_kinds','published_tools','agent_fields',):
+  if type(self) is cls or name in ('code','message','line','column','hint','key','subject',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
   super(cls, self).__delattr__(name)
  return __delattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'version\',\'max_file_bytes\',\'max_name_length\',\'model_ids\',\'default_model\',\'permission_modes\',\'efforts\',\'isolations\',\'memories\',\'colors\',\'builtin_agents\',\'known_keys\',\'hook_events\',\'guard_events\',\'tool_kinds\',\'published_tools\',\'agent_fields\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
-
-def __create_fn__(_type_kind, _type_message, _type_logged, _type_alias, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_alias, _return_type):
- def __init__(self,kind:_type_kind,message:_type_message,logged:_type_logged,alias:_type_alias=_dflt_alias)->_return_type:
-  __dataclass_builtins_object__.__setattr__(self,'kind',kind)
-  __dataclass_builtins_object__.__setattr__(self,'message',message)
-  __dataclass_builtins_object__.__setattr__(self,'logged',logged)
-  __dataclass_builtins_object__.__setattr__(self,'alias',alias)
- return __init__
-CODE["def __create_fn__(_type_kind, _type_message, _type_logged, _type_alias, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_alias, _return_type):\n def __init__(self,kind:_type_kind,message:_type_message,logged:_type_logged,alias:_type_alias=_dflt_alias)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'kind',kind)\n  __dataclass_builtins_object__.__setattr__(self,'message',message)\n  __dataclass_builtins_object__.__setattr__(self,'logged',logged)\n  __dataclass_builtins_object__.__setattr__(self,'alias',alias)\n return __init__"] = __create_fn__.__code__
-
-def __create_fn__(cls, FrozenInstanceError):
- def __setattr__(self,name,value):
-  if type(self) is cls or name in ('kind','message','logged','alias',):
-   raise FrozenInstanceError(f"cannot assign to field {name!r}")
-  super(cls, self).__setattr__(name, value)
- return __setattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'kind\',\'message\',\'logged\',\'alias\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'code\',\'message\',\'line\',\'column\',\'hint\',\'key\',\'subject\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
 
 def __create_fn__(cls, FrozenInstanceError):
  def __delattr__(self,name):
-  if type(self) is cls or name in ('kind','message','logged','alias',):
+  if type(self) is cls or name in ('code','name','doc','category','default','strict','silenceable','emitter','messages','fix',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
   super(cls, self).__delattr__(name)
  return __delattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'kind\',\'message\',\'logged\',\'alias\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
-
-def __create_fn__(_type_key, _type_message, _type_rule, _type_hint, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_rule, _dflt_hint, _return_type):
- def __init__(self,key:_type_key,message:_type_message,rule:_type_rule=_dflt_rule,hint:_type_hint=_dflt_hint)->_return_type:
-  __dataclass_builtins_object__.__setattr__(self,'key',key)
-  __dataclass_builtins_object__.__setattr__(self,'message',message)
-  __dataclass_builtins_object__.__setattr__(self,'rule',rule)
-  __dataclass_builtins_object__.__setattr__(self,'hint',hint)
- return __init__
-CODE["def __create_fn__(_type_key, _type_message, _type_rule, _type_hint, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_rule, _dflt_hint, _return_type):\n def __init__(self,key:_type_key,message:_type_message,rule:_type_rule=_dflt_rule,hint:_type_hint=_dflt_hint)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'key',key)\n  __dataclass_builtins_object__.__setattr__(self,'message',message)\n  __dataclass_builtins_object__.__setattr__(self,'rule',rule)\n  __dataclass_builtins_object__.__setattr__(self,'hint',hint)\n return __init__"] = __create_fn__.__code__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'code\',\'name\',\'doc\',\'category\',\'default\',\'strict\',\'silenceable\',\'emitter\',\'messages\',\'fix\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
 
 def __create_fn__(cls, FrozenInstanceError):
- def __setattr__(self,name,value):
-  if type(self) is cls or name in ('key','message','rule','hint',):
-   raise FrozenInstanceError(f"cannot assign to field {name!r}")
-  super(cls, self).__setattr__(name, value)
- return __setattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'key\',\'message\',\'rule\',\'hint\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('concurrency','rate','period',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'concurrency\',\'rate\',\'period\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
+
+def __create_fn__(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('definition','path','line','column','scope',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'definition\',\'path\',\'line\',\'column\',\'scope\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
 
 def __create_fn__(cls, FrozenInstanceError):
  def __delattr__(self,name):
@@ -713,51 +540,21 @@ def __create_fn__(cls, FrozenInstanceError):
  return __delattr__
 CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'key\',\'message\',\'rule\',\'hint\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
 
-def __create_fn__(_type_profile, _type_loaded, _type_skip, _type_parse, _type_frontmatter, _type_name, _type_description, _type_model, _type_tools, _type_disallowed_tools, _type_body, _type_notes, _type_unknown_keys, _type_quoted_keys, _type_block_text, _type_block_line, _type_error_line, _type_block_cut_inline, _type_replaced_bytes, _type_shared_parse, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_frontmatter, _dflt_name, _dflt_description, _dflt_model, _dflt_tools, _dflt_disallowed_tools, _dflt_body, _dflt_notes, _dflt_unknown_keys, _dflt_quoted_keys, _dflt_block_text, _dflt_block_line, _dflt_error_line, _dflt_block_cut_inline, _dflt_replaced_bytes, _dflt_shared_parse, _return_type):
- def __init__(self,profile:_type_profile,loaded:_type_loaded,skip:_type_skip,parse:_type_parse,frontmatter:_type_frontmatter=_HAS_DEFAULT_FACTORY,name:_type_name=_dflt_name,description:_type_description=_dflt_description,model:_type_model=_dflt_model,tools:_type_tools=_dflt_tools,disallowed_tools:_type_disallowed_tools=_dflt_disallowed_tools,body:_type_body=_dflt_body,notes:_type_notes=_dflt_notes,unknown_keys:_type_unknown_keys=_dflt_unknown_keys,quoted_keys:_type_quoted_keys=_dflt_quoted_keys,block_text:_type_block_text=_dflt_block_text,block_line:_type_block_line=_dflt_block_line,error_line:_type_error_line=_dflt_error_line,block_cut_inline:_type_block_cut_inline=_dflt_block_cut_inline,replaced_bytes:_type_replaced_bytes=_dflt_replaced_bytes,shared_parse:_type_shared_parse=_dflt_shared_parse)->_return_type:
-  self.profile=profile
-  self.loaded=loaded
-  self.skip=skip
-  self.parse=parse
-  self.frontmatter=_dflt_frontmatter() if frontmatter is _HAS_DEFAULT_FACTORY else frontmatter
-  self.name=name
-  self.description=description
-  self.model=model
-  self.tools=tools
-  self.disallowed_tools=disallowed_tools
-  self.body=body
-  self.notes=notes
-  self.unknown_keys=unknown_keys
-  self.quoted_keys=quoted_keys
-  self.block_text=block_text
-  self.block_line=block_line
-  self.error_line=error_line
-  self.block_cut_inline=block_cut_inline
-  self.replaced_bytes=replaced_bytes
-  self.shared_parse=shared_parse
- return __init__
-CODE['def __create_fn__(_type_profile, _type_loaded, _type_skip, _type_parse, _type_frontmatter, _type_name, _type_description, _type_model, _type_tools, _type_disallowed_tools, _type_body, _type_notes, _type_unknown_keys, _type_quoted_keys, _type_block_text, _type_block_line, _type_error_line, _type_block_cut_inline, _type_replaced_bytes, _type_shared_parse, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_frontmatter, _dflt_name, _dflt_description, _dflt_model, _dflt_tools, _dflt_disallowed_tools, _dflt_body, _dflt_notes, _dflt_unknown_keys, _dflt_quoted_keys, _dflt_block_text, _dflt_block_line, _dflt_error_line, _dflt_block_cut_inline, _dflt_replaced_bytes, _dflt_shared_parse, _return_type):\n def __init__(self,profile:_type_profile,loaded:_type_loaded,skip:_type_skip,parse:_type_parse,frontmatter:_type_frontmatter=_HAS_DEFAULT_FACTORY,name:_type_name=_dflt_name,description:_type_description=_dflt_description,model:_type_model=_dflt_model,tools:_type_tools=_dflt_tools,disallowed_tools:_type_disallowed_tools=_dflt_disallowed_tools,body:_type_body=_dflt_body,notes:_type_notes=_dflt_notes,unknown_keys:_type_unknown_keys=_dflt_unknown_keys,quoted_keys:_type_quoted_keys=_dflt_quoted_keys,block_text:_type_block_text=_dflt_block_text,block_line:_type_block_line=_dflt_block_line,error_line:_type_error_line=_dflt_error_line,block_cut_inline:_type_block_cut_inline=_dflt_block_cut_inline,replaced_bytes:_type_replaced_bytes=_dflt_replaced_bytes,shared_parse:_type_shared_parse=_dflt_shared_parse)->_return_type:\n  self.profile=profile\n  self.loaded=loaded\n  self.skip=skip\n  self.parse=parse\n  self.frontmatter=_dflt_frontmatter() if frontmatter is _HAS_DEFAULT_FACTORY else frontmatter\n  self.name=name\n  self.description=description\n  self.model=model\n  self.tools=tools\n  self.disallowed_tools=disallowed_tools\n  self.body=body\n  self.notes=notes\n  self.unknown_keys=unknown_keys\n  self.quoted_keys=quoted_keys\n  self.block_text=block_text\n  self.block_line=block_line\n  self.error_line=error_line\n  self.block_cut_inline=block_cut_inline\n  self.replaced_bytes=replaced_bytes\n  self.shared_parse=shared_parse\n return __init__'] = __create_fn__.__code__
-
-def __create_fn__(_type_label, _type_pattern, _type_group, _type_min_entropy, _type_prefixes, _type_anchors, _type_scan, _type_classes, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_group, _dflt_min_entropy, _dflt_prefixes, _dflt_anchors, _dflt_scan, _dflt_classes, _return_type):
- def __init__(self,label:_type_label,pattern:_type_pattern,group:_type_group=_dflt_group,min_entropy:_type_min_entropy=_dflt_min_entropy,prefixes:_type_prefixes=_dflt_prefixes,anchors:_type_anchors=_dflt_anchors,scan:_type_scan=_dflt_scan,classes:_type_classes=_dflt_classes)->_return_type:
-  __dataclass_builtins_object__.__setattr__(self,'label',label)
-  __dataclass_builtins_object__.__setattr__(self,'pattern',pattern)
-  __dataclass_builtins_object__.__setattr__(self,'group',group)
-  __dataclass_builtins_object__.__setattr__(self,'min_entropy',min_entropy)
-  __dataclass_builtins_object__.__setattr__(self,'prefixes',prefixes)
-  __dataclass_builtins_object__.__setattr__(self,'anchors',anchors)
-  __dataclass_builtins_object__.__setattr__(self,'scan',scan)
-  __dataclass_builtins_object__.__setattr__(self,'classes',classes)
- return __init__
-CODE["def __create_fn__(_type_label, _type_pattern, _type_group, _type_min_entropy, _type_prefixes, _type_anchors, _type_scan, _type_classes, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_group, _dflt_min_entropy, _dflt_prefixes, _dflt_anchors, _dflt_scan, _dflt_classes, _return_type):\n def __init__(self,label:_type_label,pattern:_type_pattern,group:_type_group=_dflt_group,min_entropy:_type_min_entropy=_dflt_min_entropy,prefixes:_type_prefixes=_dflt_prefixes,anchors:_type_anchors=_dflt_anchors,scan:_type_scan=_dflt_scan,classes:_type_classes=_dflt_classes)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'label',label)\n  __dataclass_builtins_object__.__setattr__(self,'pattern',pattern)\n  __dataclass_builtins_object__.__setattr__(self,'group',group)\n  __dataclass_builtins_object__.__setattr__(self,'min_entropy',min_entropy)\n  __dataclass_builtins_object__.__setattr__(self,'prefixes',prefixes)\n  __dataclass_builtins_object__.__setattr__(self,'anchors',anchors)\n  __dataclass_builtins_object__.__setattr__(self,'scan',scan)\n  __dataclass_builtins_object__.__setattr__(self,'classes',classes)\n return __init__"] = __create_fn__.__code__
+def __create_fn__(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('key','value','location','source_text','value_location',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'key\',\'value\',\'location\',\'source_text\',\'value_location\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
 
 def __create_fn__(cls, FrozenInstanceError):
- def __setattr__(self,name,value):
-  if type(self) is cls or name in ('label','pattern','group','min_entropy','prefixes','anchors','scan','classes',):
-   raise FrozenInstanceError(f"cannot assign to field {name!r}")
-  super(cls, self).__setattr__(name, value)
- return __setattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'label\',\'pattern\',\'group\',\'min_entropy\',\'prefixes\',\'anchors\',\'scan\',\'classes\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('kind','message','logged','alias',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'kind\',\'message\',\'logged\',\'alias\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
 
 def __create_fn__(cls, FrozenInstanceError):
  def __delattr__(self,name):
@@ -767,15 +564,173 @@ def __create_fn__(cls, FrozenInstanceError):
  return __delattr__
 CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'label\',\'pattern\',\'group\',\'min_entropy\',\'prefixes\',\'anchors\',\'scan\',\'classes\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
 
-def __create_fn__(_type_definition, _type_path, _type_line, _type_column, _type_scope, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
- def __init__(self,definition:_type_definition,path:_type_path,line:_type_line,column:_type_column,scope:_type_scope)->_return_type:
-  __dataclass_builtins_object__.__setattr__(self,'definition',definition)
-  __dataclass_builtins_object__.__setattr__(self,'path',path)
-  __dataclass_builtins_object__.__setattr__(self,'line',line)
-  __dataclass_builtins_object__.__setattr__(self,'column',column)
-  __dataclass_builtins_object__.__setattr__(self,'scope',scope)
- return __init__
-CODE["def __create_fn__(_type_definition, _type_path, _type_line, _type_column, _type_scope, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):\n def __init__(self,definition:_type_definition,path:_type_path,line:_type_line,column:_type_column,scope:_type_scope)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'definition',definition)\n  __dataclass_builtins_object__.__setattr__(self,'path',path)\n  __dataclass_builtins_object__.__setattr__(self,'line',line)\n  __dataclass_builtins_object__.__setattr__(self,'column',column)\n  __dataclass_builtins_object__.__setattr__(self,'scope',scope)\n return __init__"] = __create_fn__.__code__
+def __create_fn__(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('line','column',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'line\',\'column\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
+
+def __create_fn__(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('matcher','hooks',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'matcher\',\'hooks\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
+
+def __create_fn__(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('name','command','args','env','url','type','headers','reference','extra',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'name\',\'command\',\'args\',\'env\',\'url\',\'type\',\'headers\',\'reference\',\'extra\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
+
+def __create_fn__(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('name','description','system_prompt','model','tools','disallowed_tools','permission_mode','color','max_turns','hooks','skills','mcp_servers','memory','background','effort','isolation','initial_prompt','version','author','tags','created','modified','keywords','extra','dialect','source','path','plugin','locations','body_line',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'name\',\'description\',\'system_prompt\',\'model\',\'tools\',\'disallowed_tools\',\'permission_mode\',\'color\',\'max_turns\',\'hooks\',\'skills\',\'mcp_servers\',\'memory\',\'background\',\'effort\',\'isolation\',\'initial_prompt\',\'version\',\'author\',\'tags\',\'created\',\'modified\',\'keywords\',\'extra\',\'dialect\',\'source\',\'path\',\'plugin\',\'locations\',\'body_line\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
+
+def __create_fn__(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('name','display_name','module','attribute','code_prefix','version','project_folders','user_folders','suffixes','recursive','precedence','stem','config_files','hooks','mcp','settings','duplicate_code','unreadable_code','same_name','hidden',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'name\',\'display_name\',\'module\',\'attribute\',\'code_prefix\',\'version\',\'project_folders\',\'user_folders\',\'suffixes\',\'recursive\',\'precedence\',\'stem\',\'config_files\',\'hooks\',\'mcp\',\'settings\',\'duplicate_code\',\'unreadable_code\',\'same_name\',\'hidden\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
+
+def __create_fn__(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('name','text','offset','hidden',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'name\',\'text\',\'offset\',\'hidden\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
+
+def __create_fn__(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('offset','signals','confidence','view',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'offset\',\'signals\',\'confidence\',\'view\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
+
+def __create_fn__(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('path','dialect','definitions','diagnostics','document','claude_code','harness_agents','text','file_path',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'path\',\'dialect\',\'definitions\',\'diagnostics\',\'document\',\'claude_code\',\'harness_agents\',\'text\',\'file_path\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
+
+def __create_fn__(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('path','display','dialect','root','scope','may_escape',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'path\',\'display\',\'dialect\',\'root\',\'scope\',\'may_escape\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
+
+def __create_fn__(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('path','line','column','rule','severity','message','hint','key','subject',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'path\',\'line\',\'column\',\'rule\',\'severity\',\'message\',\'hint\',\'key\',\'subject\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
+
+def __create_fn__(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('pattern','rule','keep','max_length','letter_first','_compiled',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'pattern\',\'rule\',\'keep\',\'max_length\',\'letter_first\',\'_compiled\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
+
+def __create_fn__(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('raw','name','specifier','mcp_server','mcp_tool',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'raw\',\'name\',\'specifier\',\'mcp_server\',\'mcp_tool\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
+
+def __create_fn__(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('select','ignore','extra_tools','model_aliases','max_file_size','per_file_ignores','strict','allow_rules','allow_bypass_permissions','writable_dirs','transcript_dir','claude_code','teams','team_layout','max_teammates','max_team_messages','mcp_read_only','sandbox','sandbox_network','max_tokens','effort','thinking','sync','gemini_acknowledged','batch','path',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'select\',\'ignore\',\'extra_tools\',\'model_aliases\',\'max_file_size\',\'per_file_ignores\',\'strict\',\'allow_rules\',\'allow_bypass_permissions\',\'writable_dirs\',\'transcript_dir\',\'claude_code\',\'teams\',\'team_layout\',\'max_teammates\',\'max_team_messages\',\'mcp_read_only\',\'sandbox\',\'sandbox_network\',\'max_tokens\',\'effort\',\'thinking\',\'sync\',\'gemini_acknowledged\',\'batch\',\'path\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
+
+def __create_fn__(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('target','config','filt','entry_key','apath',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'target\',\'config\',\'filt\',\'entry_key\',\'apath\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
+
+def __create_fn__(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('text','severity',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'text\',\'severity\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
+
+def __create_fn__(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('type','command','prompt','timeout','extra',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'type\',\'command\',\'prompt\',\'timeout\',\'extra\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
+
+def __create_fn__(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('version','max_file_bytes','max_name_length','model_ids','default_model','permission_modes','efforts','isolations','memories','colors','builtin_agents','known_keys','hook_events','guard_events','tool_kinds','published_tools','agent_fields',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'version\',\'max_file_bytes\',\'max_name_length\',\'model_ids\',\'default_model\',\'permission_modes\',\'efforts\',\'isolations\',\'memories\',\'colors\',\'builtin_agents\',\'known_keys\',\'hook_events\',\'guard_events\',\'tool_kinds\',\'published_tools\',\'agent_fields\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
+
+def __create_fn__(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('workers','db','limits',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'workers\',\'db\',\'limits\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
+
+def __create_fn__(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('code','message','line','column','hint','key','subject',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'code\',\'message\',\'line\',\'column\',\'hint\',\'key\',\'subject\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
+
+def __create_fn__(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('code','name','doc','category','default','strict','silenceable','emitter','messages','fix',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'code\',\'name\',\'doc\',\'category\',\'default\',\'strict\',\'silenceable\',\'emitter\',\'messages\',\'fix\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
+
+def __create_fn__(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('concurrency','rate','period',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'concurrency\',\'rate\',\'period\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
 
 def __create_fn__(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
@@ -786,94 +741,76 @@ def __create_fn__(cls, FrozenInstanceError):
 CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'definition\',\'path\',\'line\',\'column\',\'scope\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
 
 def __create_fn__(cls, FrozenInstanceError):
- def __delattr__(self,name):
-  if type(self) is cls or name in ('definition','path','line','column','scope',):
-   raise FrozenInstanceError(f"cannot delete field {name!r}")
-  super(cls, self).__delattr__(name)
- return __delattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'definition\',\'path\',\'line\',\'column\',\'scope\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
-
-def __create_fn__(_type_path, _type_display, _type_dialect, _type_root, _type_scope, _type_may_escape, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_may_escape, _return_type):
- def __init__(self,path:_type_path,display:_type_display,dialect:_type_dialect,root:_type_root,scope:_type_scope,may_escape:_type_may_escape=_dflt_may_escape)->_return_type:
-  __dataclass_builtins_object__.__setattr__(self,'path',path)
-  __dataclass_builtins_object__.__setattr__(self,'display',display)
-  __dataclass_builtins_object__.__setattr__(self,'dialect',dialect)
-  __dataclass_builtins_object__.__setattr__(self,'root',root)
-  __dataclass_builtins_object__.__setattr__(self,'scope',scope)
-  __dataclass_builtins_object__.__setattr__(self,'may_escape',may_escape)
- return __init__
-CODE["def __create_fn__(_type_path, _type_display, _type_dialect, _type_root, _type_scope, _type_may_escape, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_may_escape, _return_type):\n def __init__(self,path:_type_path,display:_type_display,dialect:_type_dialect,root:_type_root,scope:_type_scope,may_escape:_type_may_escape=_dflt_may_escape)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'path',path)\n  __dataclass_builtins_object__.__setattr__(self,'display',display)\n  __dataclass_builtins_object__.__setattr__(self,'dialect',dialect)\n  __dataclass_builtins_object__.__setattr__(self,'root',root)\n  __dataclass_builtins_object__.__setattr__(self,'scope',scope)\n  __dataclass_builtins_object__.__setattr__(self,'may_escape',may_escape)\n return __init__"] = __create_fn__.__code__
-
-def __create_fn__(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
-  if type(self) is cls or name in ('path','display','dialect','root','scope','may_escape',):
+  if type(self) is cls or name in ('key','message','rule','hint',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
   super(cls, self).__setattr__(name, value)
  return __setattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'path\',\'display\',\'dialect\',\'root\',\'scope\',\'may_escape\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
-
-def __create_fn__(cls, FrozenInstanceError):
- def __delattr__(self,name):
-  if type(self) is cls or name in ('path','display','dialect','root','scope','may_escape',):
-   raise FrozenInstanceError(f"cannot delete field {name!r}")
-  super(cls, self).__delattr__(name)
- return __delattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'path\',\'display\',\'dialect\',\'root\',\'scope\',\'may_escape\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
-
-def __create_fn__(_type_profile, _type_select, _type_ignore, _type__kept, _type__checks, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt__kept, _dflt__checks, _return_type):
- def __init__(self,profile:_type_profile,select:_type_select,ignore:_type_ignore,_kept:_type__kept=_HAS_DEFAULT_FACTORY,_checks:_type__checks=_dflt__checks)->_return_type:
-  self.profile=profile
-  self.select=select
-  self.ignore=ignore
-  self._kept=_dflt__kept() if _kept is _HAS_DEFAULT_FACTORY else _kept
-  self._checks=_checks
- return __init__
-CODE['def __create_fn__(_type_profile, _type_select, _type_ignore, _type__kept, _type__checks, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt__kept, _dflt__checks, _return_type):\n def __init__(self,profile:_type_profile,select:_type_select,ignore:_type_ignore,_kept:_type__kept=_HAS_DEFAULT_FACTORY,_checks:_type__checks=_dflt__checks)->_return_type:\n  self.profile=profile\n  self.select=select\n  self.ignore=ignore\n  self._kept=_dflt__kept() if _kept is _HAS_DEFAULT_FACTORY else _kept\n  self._checks=_checks\n return __init__'] = __create_fn__.__code__
-
-def __create_fn__(_type_files, _type_agents, _type_diagnostics, _type_strict, _type_config_warnings, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_files, _dflt_agents, _dflt_diagnostics, _dflt_strict, _dflt_config_warnings, _return_type):
- def __init__(self,files:_type_files=_dflt_files,agents:_type_agents=_dflt_agents,diagnostics:_type_diagnostics=_HAS_DEFAULT_FACTORY,strict:_type_strict=_dflt_strict,config_warnings:_type_config_warnings=_HAS_DEFAULT_FACTORY)->_return_type:
-  self.files=files
-  self.agents=agents
-  self.diagnostics=_dflt_diagnostics() if diagnostics is _HAS_DEFAULT_FACTORY else diagnostics
-  self.strict=strict
-  self.config_warnings=_dflt_config_warnings() if config_warnings is _HAS_DEFAULT_FACTORY else config_warnings
- return __init__
-CODE['def __create_fn__(_type_files, _type_agents, _type_diagnostics, _type_strict, _type_config_warnings, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_files, _dflt_agents, _dflt_diagnostics, _dflt_strict, _dflt_config_warnings, _return_type):\n def __init__(self,files:_type_files=_dflt_files,agents:_type_agents=_dflt_agents,diagnostics:_type_diagnostics=_HAS_DEFAULT_FACTORY,strict:_type_strict=_dflt_strict,config_warnings:_type_config_warnings=_HAS_DEFAULT_FACTORY)->_return_type:\n  self.files=files\n  self.agents=agents\n  self.diagnostics=_dflt_diagnostics() if diagnostics is _HAS_DEFAULT_FACTORY else diagnostics\n  self.strict=strict\n  self.config_warnings=_dflt_config_warnings() if config_warnings is _HAS_DEFAULT_FACTORY else config_warnings\n return __init__'] = __create_fn__.__code__
-
-def __create_fn__(_type_target, _type_config, _type_filt, _type_entry_key, _type_apath, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
- def __init__(self,target:_type_target,config:_type_config,filt:_type_filt,entry_key:_type_entry_key,apath:_type_apath)->_return_type:
-  __dataclass_builtins_object__.__setattr__(self,'target',target)
-  __dataclass_builtins_object__.__setattr__(self,'config',config)
-  __dataclass_builtins_object__.__setattr__(self,'filt',filt)
-  __dataclass_builtins_object__.__setattr__(self,'entry_key',entry_key)
-  __dataclass_builtins_object__.__setattr__(self,'apath',apath)
- return __init__
-CODE["def __create_fn__(_type_target, _type_config, _type_filt, _type_entry_key, _type_apath, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):\n def __init__(self,target:_type_target,config:_type_config,filt:_type_filt,entry_key:_type_entry_key,apath:_type_apath)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'target',target)\n  __dataclass_builtins_object__.__setattr__(self,'config',config)\n  __dataclass_builtins_object__.__setattr__(self,'filt',filt)\n  __dataclass_builtins_object__.__setattr__(self,'entry_key',entry_key)\n  __dataclass_builtins_object__.__setattr__(self,'apath',apath)\n return __init__"] = __create_fn__.__code__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'key\',\'message\',\'rule\',\'hint\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
 
 def __create_fn__(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
-  if type(self) is cls or name in ('target','config','filt','entry_key','apath',):
+  if type(self) is cls or name in ('key','value','location','source_text','value_location',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
   super(cls, self).__setattr__(name, value)
  return __setattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'target\',\'config\',\'filt\',\'entry_key\',\'apath\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'key\',\'value\',\'location\',\'source_text\',\'value_location\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
 
 def __create_fn__(cls, FrozenInstanceError):
- def __delattr__(self,name):
-  if type(self) is cls or name in ('target','config','filt','entry_key','apath',):
-   raise FrozenInstanceError(f"cannot delete field {name!r}")
-  super(cls, self).__delattr__(name)
- return __delattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'target\',\'config\',\'filt\',\'entry_key\',\'apath\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('kind','message','logged','alias',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'kind\',\'message\',\'logged\',\'alias\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
 
-def __create_fn__(_type_name, _type_text, _type_offset, _type_hidden, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
- def __init__(self,name:_type_name,text:_type_text,offset:_type_offset,hidden:_type_hidden)->_return_type:
-  __dataclass_builtins_object__.__setattr__(self,'name',name)
-  __dataclass_builtins_object__.__setattr__(self,'text',text)
-  __dataclass_builtins_object__.__setattr__(self,'offset',offset)
-  __dataclass_builtins_object__.__setattr__(self,'hidden',hidden)
- return __init__
-CODE["def __create_fn__(_type_name, _type_text, _type_offset, _type_hidden, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):\n def __init__(self,name:_type_name,text:_type_text,offset:_type_offset,hidden:_type_hidden)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'name',name)\n  __dataclass_builtins_object__.__setattr__(self,'text',text)\n  __dataclass_builtins_object__.__setattr__(self,'offset',offset)\n  __dataclass_builtins_object__.__setattr__(self,'hidden',hidden)\n return __init__"] = __create_fn__.__code__
+def __create_fn__(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('label','pattern','group','min_entropy','prefixes','anchors','scan','classes',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'label\',\'pattern\',\'group\',\'min_entropy\',\'prefixes\',\'anchors\',\'scan\',\'classes\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
+
+def __create_fn__(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('line','column',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'line\',\'column\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
+
+def __create_fn__(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('matcher','hooks',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'matcher\',\'hooks\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
+
+def __create_fn__(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('name','command','args','env','url','type','headers','reference','extra',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'name\',\'command\',\'args\',\'env\',\'url\',\'type\',\'headers\',\'reference\',\'extra\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
+
+def __create_fn__(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('name','description','system_prompt','model','tools','disallowed_tools','permission_mode','color','max_turns','hooks','skills','mcp_servers','memory','background','effort','isolation','initial_prompt','version','author','tags','created','modified','keywords','extra','dialect','source','path','plugin','locations','body_line',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'name\',\'description\',\'system_prompt\',\'model\',\'tools\',\'disallowed_tools\',\'permission_mode\',\'color\',\'max_turns\',\'hooks\',\'skills\',\'mcp_servers\',\'memory\',\'background\',\'effort\',\'isolation\',\'initial_prompt\',\'version\',\'author\',\'tags\',\'created\',\'modified\',\'keywords\',\'extra\',\'dialect\',\'source\',\'path\',\'plugin\',\'locations\',\'body_line\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
+
+def __create_fn__(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('name','display_name','module','attribute','code_prefix','version','project_folders','user_folders','suffixes','recursive','precedence','stem','config_files','hooks','mcp','settings','duplicate_code','unreadable_code','same_name','hidden',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'name\',\'display_name\',\'module\',\'attribute\',\'code_prefix\',\'version\',\'project_folders\',\'user_folders\',\'suffixes\',\'recursive\',\'precedence\',\'stem\',\'config_files\',\'hooks\',\'mcp\',\'settings\',\'duplicate_code\',\'unreadable_code\',\'same_name\',\'hidden\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
 
 def __create_fn__(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
@@ -884,23 +821,6 @@ def __create_fn__(cls, FrozenInstanceError):
 CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'name\',\'text\',\'offset\',\'hidden\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
 
 def __create_fn__(cls, FrozenInstanceError):
- def __delattr__(self,name):
-  if type(self) is cls or name in ('name','text','offset','hidden',):
-   raise FrozenInstanceError(f"cannot delete field {name!r}")
-  super(cls, self).__delattr__(name)
- return __delattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'name\',\'text\',\'offset\',\'hidden\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
-
-def __create_fn__(_type_offset, _type_signals, _type_confidence, _type_view, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
- def __init__(self,offset:_type_offset,signals:_type_signals,confidence:_type_confidence,view:_type_view)->_return_type:
-  __dataclass_builtins_object__.__setattr__(self,'offset',offset)
-  __dataclass_builtins_object__.__setattr__(self,'signals',signals)
-  __dataclass_builtins_object__.__setattr__(self,'confidence',confidence)
-  __dataclass_builtins_object__.__setattr__(self,'view',view)
- return __init__
-CODE["def __create_fn__(_type_offset, _type_signals, _type_confidence, _type_view, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):\n def __init__(self,offset:_type_offset,signals:_type_signals,confidence:_type_confidence,view:_type_view)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'offset',offset)\n  __dataclass_builtins_object__.__setattr__(self,'signals',signals)\n  __dataclass_builtins_object__.__setattr__(self,'confidence',confidence)\n  __dataclass_builtins_object__.__setattr__(self,'view',view)\n return __init__"] = __create_fn__.__code__
-
-def __create_fn__(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('offset','signals','confidence','view',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -909,9 +829,89 @@ def __create_fn__(cls, FrozenInstanceError):
 CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'offset\',\'signals\',\'confidence\',\'view\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
 
 def __create_fn__(cls, FrozenInstanceError):
- def __delattr__(self,name):
-  if type(self) is cls or name in ('offset','signals','confidence','view',):
-   raise FrozenInstanceError(f"cannot delete field {name!r}")
-  super(cls, self).__delattr__(name)
- return __delattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'offset\',\'signals\',\'confidence\',\'view\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('path','dialect','definitions','diagnostics','document','claude_code','harness_agents','text','file_path',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'path\',\'dialect\',\'definitions\',\'diagnostics\',\'document\',\'claude_code\',\'harness_agents\',\'text\',\'file_path\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
+
+def __create_fn__(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('path','display','dialect','root','scope','may_escape',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'path\',\'display\',\'dialect\',\'root\',\'scope\',\'may_escape\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
+
+def __create_fn__(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('path','line','column','rule','severity','message','hint','key','subject',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'path\',\'line\',\'column\',\'rule\',\'severity\',\'message\',\'hint\',\'key\',\'subject\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
+
+def __create_fn__(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('pattern','rule','keep','max_length','letter_first','_compiled',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'pattern\',\'rule\',\'keep\',\'max_length\',\'letter_first\',\'_compiled\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
+
+def __create_fn__(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('raw','name','specifier','mcp_server','mcp_tool',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'raw\',\'name\',\'specifier\',\'mcp_server\',\'mcp_tool\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
+
+def __create_fn__(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('select','ignore','extra_tools','model_aliases','max_file_size','per_file_ignores','strict','allow_rules','allow_bypass_permissions','writable_dirs','transcript_dir','claude_code','teams','team_layout','max_teammates','max_team_messages','mcp_read_only','sandbox','sandbox_network','max_tokens','effort','thinking','sync','gemini_acknowledged','batch','path',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'select\',\'ignore\',\'extra_tools\',\'model_aliases\',\'max_file_size\',\'per_file_ignores\',\'strict\',\'allow_rules\',\'allow_bypass_permissions\',\'writable_dirs\',\'transcript_dir\',\'claude_code\',\'teams\',\'team_layout\',\'max_teammates\',\'max_team_messages\',\'mcp_read_only\',\'sandbox\',\'sandbox_network\',\'max_tokens\',\'effort\',\'thinking\',\'sync\',\'gemini_acknowledged\',\'batch\',\'path\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
+
+def __create_fn__(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('target','config','filt','entry_key','apath',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'target\',\'config\',\'filt\',\'entry_key\',\'apath\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
+
+def __create_fn__(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('text','severity',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'text\',\'severity\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
+
+def __create_fn__(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('type','command','prompt','timeout','extra',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'type\',\'command\',\'prompt\',\'timeout\',\'extra\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
+
+def __create_fn__(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('version','max_file_bytes','max_name_length','model_ids','default_model','permission_modes','efforts','isolations','memories','colors','builtin_agents','known_keys','hook_events','guard_events','tool_kinds','published_tools','agent_fields',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'version\',\'max_file_bytes\',\'max_name_length\',\'model_ids\',\'default_model\',\'permission_modes\',\'efforts\',\'isolations\',\'memories\',\'colors\',\'builtin_agents\',\'known_keys\',\'hook_events\',\'guard_events\',\'tool_kinds\',\'published_tools\',\'agent_fields\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
+
+def __create_fn__(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('workers','db','limits',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'workers\',\'db\',\'limits\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__

@@ -70,7 +70,8 @@ with open(sys.argv[1], "w", encoding="utf-8") as out:
 
 def recorded_texts() -> list[tuple[str, str]]:
     """What the standard decorator compiles during ``subagents validate`` of :data:`AGENTS`,
-    each text once, in the order first seen, with the name its ``def`` defines."""
+    each text once, with the name its ``def`` defines, sorted (the table does not change
+    when only the order of imports does)."""
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         agents = root / ".claude" / "agents"
@@ -87,7 +88,7 @@ def recorded_texts() -> list[tuple[str, str]]:
             cwd=root, env=env, check=True)
         texts: list[str] = json.loads(out.read_text(encoding="utf-8"))
     kept = []
-    for text in dict.fromkeys(texts):
+    for text in sorted(set(texts)):
         body = ast.parse(text).body
         if len(body) == 1 and isinstance(body[0], ast.FunctionDef):
             kept.append((text, body[0].name))
