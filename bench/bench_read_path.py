@@ -43,8 +43,8 @@ import bench_cache  # noqa: E402  (the corpus and the tree, shared with the cach
 
 def read_path(paths: list[Path]) -> Callable[[], None]:
     from subagents.claude_code.profile import pinned
-    from subagents.harnesses.layout import plugins_pinned
     from subagents.harnesses.loader import read_agent_file
+    from subagents.harnesses.plugins import plugins_pinned
     from subagents.lint.rules.claude_code import as_claude_code_loads, claude_code_reading
 
     def run() -> None:

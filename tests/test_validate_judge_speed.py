@@ -15,6 +15,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from subagents.formats.yamltree import parse_yaml_tree
 from subagents.harnesses import layout
 from subagents.lint.validate import validate_paths
 
@@ -330,7 +331,55 @@ def test_evolve_sets_slots_only_while_init_only_assigns() -> None:
 
     fields = dataclasses.fields(definition.AgentDefinition)
     assert definition._SLOTS is not None
-    assert [name for name, _slot in definition._SLOTS] == [f.name for f in fields]
+    assert [name for name, _get, _set in definition._SLOTS] == [f.name for f in fields]
     assert not hasattr(definition.AgentDefinition, "__post_init__")
     with pytest.raises(TypeError):
         definition.AgentDefinition(name="a").evolve(nonsense=1)
+
+
+def _split_tool_list_by_characters(text: str) -> list[str]:
+    """The character loop of ``known_tools.split_tool_list`` (its only path before a list
+    without parentheses was split at once)."""
+    items: list[str] = []
+    depth = 0
+    current: list[str] = []
+    for ch in text:
+        if ch == "(":
+            depth += 1
+        elif ch == ")" and depth:
+            depth -= 1
+        if ch == "," and depth == 0:
+            items.append("".join(current).strip())
+            current = []
+        else:
+            current.append(ch)
+    items.append("".join(current).strip())
+    return [i for i in items if i]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["Read", " Grep", "Bash(git:*)", ",", ", ", " ", "(", ")",
+                                 "Agent(a, b)", "\t", "\u3000", "mcp__x__y", "", ",,"]),
+                max_size=8).map("".join))
+def test_a_tool_list_without_parentheses_is_split_as_the_loop_splits_it(text: str) -> None:
+    from subagents.known_tools import split_tool_list
+
+    assert split_tool_list(text) == _split_tool_list_by_characters(text)
+    plain = text.replace("(", "").replace(")", "")
+    assert split_tool_list(plain) == _split_tool_list_by_characters(plain)
+
+
+def test_the_resolved_tags_of_plain_words_are_remembered() -> None:
+    """Each plain scalar's tag is resolved once a process (a function of its text alone)."""
+    from subagents.formats import yamltree
+
+    yamltree._PLAIN_TAGS.clear()
+    first = parse_yaml_tree("name: yes\ntools: no\nnote: 1\n")
+    # (every plain scalar that some implicit type could start: `name`, `tools`, `note` too)
+    assert yamltree._PLAIN_TAGS == {
+        "name": "tag:yaml.org,2002:str", "tools": "tag:yaml.org,2002:str",
+        "note": "tag:yaml.org,2002:str", "yes": "tag:yaml.org,2002:bool",
+        "no": "tag:yaml.org,2002:bool", "1": "tag:yaml.org,2002:int"}
+    again = parse_yaml_tree("name: yes\ntools: no\nnote: 1\n")
+    assert again == first
+    assert [v.to_python() for _k, v in first.root.pairs] == [True, False, 1]  # type: ignore[union-attr]

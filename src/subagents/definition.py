@@ -280,8 +280,7 @@ class AgentDefinition:
     def evolve(self, **changes: Any) -> AgentDefinition:
         """A copy with some fields changed (what ``dataclasses.replace`` does, without its
         per-call field introspection: the registry and validate make one per file)."""
-        unknown = changes.keys() - _FIELD_NAMES
-        if unknown:
+        if not _FIELD_NAMES.issuperset(changes):  # (no set of the keys made to find out)
             return replace(self, **changes)  # raises the usual TypeError
         if _SLOTS is None:  # pragma: no cover - see _SLOTS
             values = {name: getattr(self, name) for name in _FIELD_NAMES}
@@ -290,18 +289,20 @@ class AgentDefinition:
         # each slot set as the generated __init__ sets it (it only assigns), without the
         # keyword arguments of a 31-field call: half the cost, and one is made per file read
         new = _new_object(AgentDefinition)
-        for name, slot in _SLOTS:
-            slot.__set__(new, changes[name] if name in changes else slot.__get__(self))
+        for name, get, set_ in _SLOTS:
+            set_(new, changes[name] if name in changes else get(self))
         return new
 
 
 _FIELD_NAMES: frozenset[str] = frozenset(f.name for f in fields(AgentDefinition) if f.init)
 _new_object = object.__new__
-#: ``(field name, its slot)`` of every field, for :meth:`AgentDefinition.evolve`; None (build
-#: through ``__init__``) if ``__init__`` ever did more than assign every field: a field
-#: left out of it, or a ``__post_init__``.
-_SLOTS: tuple[tuple[str, Any], ...] | None = (
-    tuple((f.name, AgentDefinition.__dict__[f.name]) for f in fields(AgentDefinition))
+#: ``(field name, its slot's getter, its setter)`` of every field, for
+#: :meth:`AgentDefinition.evolve` (bound once: a look-up of ``__set__`` makes an object each
+#: time); None (build through ``__init__``) if ``__init__`` ever did more than assign every
+#: field: a field left out of it, or a ``__post_init__``.
+_SLOTS: tuple[tuple[str, Any, Any], ...] | None = (
+    tuple((f.name, AgentDefinition.__dict__[f.name].__get__,
+           AgentDefinition.__dict__[f.name].__set__) for f in fields(AgentDefinition))
     if all(f.init for f in fields(AgentDefinition))
     and not hasattr(AgentDefinition, "__post_init__")
     and set(AgentDefinition.__slots__) == {f.name for f in fields(AgentDefinition)}

@@ -162,6 +162,8 @@ def is_known_tool(raw: str, extra: frozenset[str] | set[str] = frozenset()) -> b
 
 def split_tool_list(text: str) -> list[str]:
     """Split ``"Read, Bash(git diff:*), Agent(a, b)"`` on top-level commas only."""
+    if "(" not in text:  # every comma is at the top level (what the loop below finds)
+        return [i for i in map(str.strip, text.split(",")) if i]
     items: list[str] = []
     depth = 0
     current: list[str] = []

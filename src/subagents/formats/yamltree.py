@@ -67,9 +67,25 @@ class _TreeLoader(_Loader):  # type: ignore[misc]
         return None
 
     def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
-        if kind is _ScalarNode and (not implicit[0] or (value and value[0] not in _TYPED_FIRST)):
-            return _STR_TAG
+        if kind is _ScalarNode:
+            if not implicit[0] or (value and value[0] not in _TYPED_FIRST):
+                return _STR_TAG
+            # A plain scalar's tag is a function of its text alone (no path resolvers: the
+            # rest of ``implicit`` is read only by those), and the same keys and words come
+            # back in every file (``name``, ``tools``, ``true``): each text resolved once.
+            tag = _PLAIN_TAGS.get(value)
+            if tag is None:
+                tag = _resolve(self, kind, value, implicit)
+                if len(_PLAIN_TAGS) >= _PLAIN_TAGS_MAX:
+                    _PLAIN_TAGS.clear()
+                _PLAIN_TAGS[value] = tag
+            return tag
         return _resolve(self, kind, value, implicit)
+
+
+#: plain scalar text -> its implicit tag (what the safe loader's resolver answers); bounded
+_PLAIN_TAGS: dict[str, str] = {}
+_PLAIN_TAGS_MAX = 4096
 
 
 _ScalarNode = yaml.ScalarNode

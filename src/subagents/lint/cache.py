@@ -358,9 +358,11 @@ class ResultCache:
         try:
             from subagents.fs import atomic_write
 
+            # (lists, dicts, strings and numbers built here: no cycle to look for, and the
+            # check costs a third of the encoding; a cycle would still fail, and be caught)
             payload = json.dumps({"format": _FORMAT, "version": self._version,
                                   "entries": self._new, "similar": dict(self.similar)},
-                                 separators=(",", ":"))
+                                 separators=(",", ":"), check_circular=False)
             self.path.parent.mkdir(parents=True, exist_ok=True)
             atomic_write(self.path, payload, fsync=False, mode=0o600)
         except Exception:  # read-only, full, vanished: the next run starts cold
