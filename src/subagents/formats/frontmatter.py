@@ -22,6 +22,7 @@ import re
 from dataclasses import field
 
 from subagents._dataclass import dataclass
+from subagents._lazy_re import lazy_compile
 from subagents.formats.yamltree import (
     YamlIssue,
     YMap,
@@ -38,11 +39,11 @@ __all__ = [
     "split_frontmatter",
 ]
 
-_DELIM_RE = re.compile(r"^[ \t]*---[ \t]*$")
-_CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*$")
-_TOP_KEY_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*:(?:[ \t]|$)")
-_TAB_INDENT_RE = re.compile(r"^ *\t")
-_EXAMPLE_RE = re.compile(r"<example>|</example>|<commentary>", re.I)
+_DELIM_RE = lazy_compile(r"^[ \t]*---[ \t]*$")
+_CLOSE_RE = lazy_compile(r"^(?:---|\.\.\.)[ \t]*$")
+_TOP_KEY_RE = lazy_compile(r"^([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*:(?:[ \t]|$)")
+_TAB_INDENT_RE = lazy_compile(r"^ *\t")
+_EXAMPLE_RE = lazy_compile(r"<example>|</example>|<commentary>", re.I)
 
 
 @dataclass(slots=True)
@@ -315,11 +316,11 @@ _SPACE_NOT_NL = (
 )
 # A line `_is_close` accepts, found in the whole text: `---` or `...` at column 0 with trailing
 # blanks, or an indented `---` with any whitespace around it.
-_IS_CLOSE_LINE_RE = re.compile(
+_IS_CLOSE_LINE_RE = lazy_compile(
     rf"^(?:(?:---|\.\.\.)[ \t]*|[ \t][{_SPACE_NOT_NL}]*---[{_SPACE_NOT_NL}]*)$", re.M
 )
 
-_CLOSE_ANY_RE = re.compile(r"^(?:(?:---|\.\.\.)|[ \t]+---)[ \t]*$", re.M)
+_CLOSE_ANY_RE = lazy_compile(r"^(?:(?:---|\.\.\.)|[ \t]+---)[ \t]*$", re.M)
 
 
 def _head_end(text: str) -> int:
