@@ -4,6 +4,7 @@ their memory bound, and never for the plain search the shortcut tests compare wi
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -92,3 +93,35 @@ def test_the_plain_search_and_a_switched_off_memory_judge_afresh(
     monkeypatch.setattr(injection, "REMEMBER", False)
     injection.assess_injection(text)
     assert len(calls) == 3
+
+
+def test_threads_share_the_memory_safely() -> None:
+    import random
+    import threading
+
+    memo: Verdicts[str] = Verdicts(limit=300)
+    words = [f"text number {i}" for i in range(200)]
+    wrong: list[str] = []
+
+    def work(seed: int) -> None:
+        pick = random.Random(seed)
+        try:
+            for _ in range(3000):
+                text = pick.choice(words)
+                if memo.get(text, str.upper) != text.upper():
+                    wrong.append(text)
+        except Exception as e:  # a thread's error must fail the test, not only warn
+            wrong.append(repr(e))
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(4)]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads switch between nearly every bytecode
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert not wrong
+    assert memo.chars <= 300 and memo.chars == sum(map(len, memo._seen))

@@ -14,10 +14,13 @@ Design notes
   first, and a text longer than an eighth of that is not kept (so a few huge prompts cannot
   push out all the rest).  Every text is still judged the first time it is seen in a process;
   nothing is written to disk.
+* Safe across threads (the language server checks in a worker thread): a look-up is one
+  dictionary read; storing and dropping hold a lock; the detector itself runs outside it.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
@@ -27,37 +30,43 @@ __all__ = ["CHARS", "Verdicts"]
 CHARS = 1 << 22
 
 T = TypeVar("T")
+_MISSING = object()
 
 
 class Verdicts(Generic[T]):
     """``get(text, judge)``: ``judge(text)``, remembered."""
 
-    __slots__ = ("_chars", "_limit", "_seen")
+    __slots__ = ("_chars", "_limit", "_lock", "_seen")
 
     def __init__(self, limit: int = CHARS) -> None:
         self._seen: dict[str, T] = {}
         self._chars = 0
         self._limit = limit
+        self._lock = threading.Lock()
 
     def get(self, text: str, judge: Callable[[str], T]) -> T:
-        seen = self._seen
-        if text in seen:
-            return seen[text]
+        known = self._seen.get(text, _MISSING)
+        if known is not _MISSING:
+            return known  # type: ignore[return-value]
         found = judge(text)
         size = len(text)
         if size <= self._limit // 8:
-            seen[text] = found
-            self._chars += size
-            while self._chars > self._limit:  # the oldest first (dicts keep insertion order)
-                old = next(iter(seen))
-                del seen[old]
-                self._chars -= len(old)
+            with self._lock:
+                seen = self._seen
+                if text not in seen:
+                    seen[text] = found
+                    self._chars += size
+                    while self._chars > self._limit:  # the oldest first (insertion order)
+                        old = next(iter(seen))
+                        del seen[old]
+                        self._chars -= len(old)
         return found
 
     def clear(self) -> None:
         """Forget every verdict (a benchmark's cold run, a test that changes the detector)."""
-        self._seen.clear()
-        self._chars = 0
+        with self._lock:
+            self._seen.clear()
+            self._chars = 0
 
     @property
     def chars(self) -> int:
