@@ -22,21 +22,11 @@ from subagents.formats.frontmatter import (
 )
 from subagents.formats.yamltree import YamlIssue, YMap, YScalar, parse_yaml_tree
 
-_DELIM_RE = re.compile(r"^[ \t]*---[ \t]*$")
+# the opening line: any whitespace before `---`, any whitespace (and U+FEFF, which JavaScript's
+# \s holds) after it; a line here never holds a newline
+_DELIM_RE = re.compile(r"^\s*---[\s\ufeff]*$")
 _TAB_INDENT_RE = re.compile(r"^ *\t")
-_CLOSE_ANY_RE = re.compile(r"^(?:(?:---|\.\.\.)|[ \t]+---)[ \t]*$", re.M)
 _SKELETON = frontmatter._HINT_SKELETON
-
-
-def _head_end(text: str) -> int:
-    start = 0
-    while start < len(text) and text[start] in " \t\n":
-        start += 1
-    first_nl = text.find("\n", start)
-    if first_nl < 0:
-        return len(text)
-    m = _CLOSE_ANY_RE.search(text, first_nl + 1)
-    return m.end() if m else len(text)
 
 
 def reference_split(
@@ -46,7 +36,7 @@ def reference_split(
     issues: list[YamlIssue] = []
     if not text.strip():
         return None, [YamlIssue("SA012", "the file is empty", 1, 1, _SKELETON)]
-    lines = text[: _head_end(text)].split("\n")
+    lines = text.split("\n")  # every line: the splitter only ever looks at the head
     first = 0
     while first < len(lines) and not lines[first].strip():
         first += 1
@@ -120,7 +110,8 @@ _LINES = [
     "\t", "name: x", "name: a-b", "description: d", "description: a: b", "<example>",
     "  indented: y", "\ttabbed: z", "- item", "key: [", "key: {a: 1}", "#c", "x: &a 1",
     "y: *a", "z: !!str q", "%YAML 1.2", "tools: Read, Grep", "description: |", "  block",
-    "ü: 日本", "\ufeff---", "a" * 3000, "key: " + "b" * 5000,
+    "ü: 日本", "\ufeff---", "---\x0b", "--- \x0c", "---\xa0", "\x0c---", "---\ufeff",
+    "...\x0c", "a" * 3000, "key: " + "b" * 5000,
 ]
 _EOLS = st.sampled_from(["\n", "\n", "\n", "\r\n", "\r", "\x0c\n", " \n"])
 

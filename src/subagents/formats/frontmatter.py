@@ -38,8 +38,19 @@ __all__ = [
     "split_frontmatter",
 ]
 
-_DELIM_RE = re.compile(r"^[ \t]*---[ \t]*$")
-_CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*$")
+# Every character ``str.strip()`` removes but the newline (``str.isspace``; a test checks it).
+_SPACE_NOT_NL = (
+    "\t\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+# What may stand around a `---` line: any whitespace but the newline, Python's (``str.strip``)
+# and JavaScript's (``\s``, which adds U+FEFF).  Claude Code's block pattern lets JavaScript's
+# whitespace follow both `---` lines (a form feed, a vertical tab, NBSP, U+2028: recorded
+# cases ``block-*-after-*``); a splitter that ended the block elsewhere would lose every
+# position in the file.  Before the opening `---` it makes Claude Code skip the file (the
+# SA018 case, like indentation), but the block is still read here for the other findings.
+_BLANK = _SPACE_NOT_NL + "\ufeff"
+_DELIM_RE = re.compile(rf"^[{_SPACE_NOT_NL}]*---[{_BLANK}]*$")
+_CLOSE_RE = re.compile(rf"^(?:---|\.\.\.)[{_BLANK}]*$")
 _TOP_KEY_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*:(?:[ \t]|$)")
 _TAB_INDENT_RE = re.compile(r"^ *\t")
 _EXAMPLE_RE = re.compile(r"<example>|</example>|<commentary>", re.I)
@@ -305,32 +316,29 @@ _HINT_SKELETON = (
 
 
 def _is_close(line: str) -> bool:
-    """``---`` or ``...`` at column 0, or an indented ``---`` (seen in real files)."""
+    """``---`` or ``...`` at column 0 (then any whitespace), or an indented ``---`` (seen in
+    real files)."""
     return bool(_CLOSE_RE.match(line)) or (line.strip() == "---" and line[:1] in " \t")
 
 
-# Every character ``str.strip()`` removes but the newline (``str.isspace``; a test checks it).
-_SPACE_NOT_NL = (
-    "\t\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
-)
 # A line `_is_close` accepts, found in the whole text: `---` or `...` at column 0 with trailing
-# blanks, or an indented `---` with any whitespace around it.
+# whitespace, or an indented `---` with any whitespace around it.
 _IS_CLOSE_LINE_RE = re.compile(
-    rf"^(?:(?:---|\.\.\.)[ \t]*|[ \t][{_SPACE_NOT_NL}]*---[{_SPACE_NOT_NL}]*)$", re.M
+    rf"^(?:(?:---|\.\.\.)[{_BLANK}]*|[ \t][{_SPACE_NOT_NL}]*---[{_SPACE_NOT_NL}]*)$", re.M
 )
-
-_CLOSE_ANY_RE = re.compile(r"^(?:(?:---|\.\.\.)|[ \t]+---)[ \t]*$", re.M)
 
 
 def _head_end(text: str) -> int:
     """An offset past the closing delimiter (or the whole text if none is found)."""
+    # past the blank lines `_split_lines` skips (any whitespace: a line holding only a form
+    # feed too), so that the opening `---` is not taken for the closing one
     start = 0
-    while start < len(text) and text[start] in " \t\n":
+    while start < len(text) and text[start].isspace():
         start += 1
     first_nl = text.find("\n", start)
     if first_nl < 0:
         return len(text)
-    m = _CLOSE_ANY_RE.search(text, first_nl + 1)
+    m = _IS_CLOSE_LINE_RE.search(text, first_nl + 1)
     return m.end() if m else len(text)
 
 
