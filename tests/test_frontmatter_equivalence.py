@@ -26,6 +26,7 @@ from subagents.formats.yamltree import YamlIssue, YMap, YScalar, parse_yaml_tree
 # \s holds) after it; a line here never holds a newline
 _DELIM_RE = re.compile(r"^\s*---[\s\ufeff]*$")
 _TAB_INDENT_RE = re.compile(r"^ *\t")
+_JS_BLANK_LINE = re.compile("[\t\v\f\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]*\\Z")
 _SKELETON = frontmatter._HINT_SKELETON
 
 
@@ -53,6 +54,12 @@ def reference_split(
                                          first + 1, 1, "add a `---` line after the last "
                                          "frontmatter field")]
     start_line, end_line = first + 1, close + 1
+    # whitespace-only lines right after the opening --- are read as empty (Claude Code's
+    # pattern takes them with the opening line)
+    for i in range(first + 1, close):
+        if not _JS_BLANK_LINE.match(lines[i]):
+            break
+        lines[i] = ""
     yaml_text = "\n".join(lines[first + 1 : close]) + "\n"
     doc = FrontmatterDocument(text, start_line, end_line, None, crlf=crlf, bom=bom,
                               yaml_text=yaml_text)

@@ -257,6 +257,8 @@ def _parse_block(
 ) -> tuple[FrontmatterDocument | None, list[YamlIssue]]:
     """The document of a frontmatter found between the 1-based lines ``start_line`` and
     ``end_line``: ``yaml_text`` (the lines between, each ending in a newline) parsed."""
+    if yaml_text[0] in _JS_BLANK:
+        yaml_text = _blank_leading_lines(yaml_text)
     doc = FrontmatterDocument(
         text, start_line, end_line, None, crlf=crlf, bom=bom, yaml_text=yaml_text,
         body_at=body_at,
@@ -326,6 +328,28 @@ def _is_close(line: str) -> bool:
 _IS_CLOSE_LINE_RE = re.compile(
     rf"^(?:(?:---|\.\.\.)[{_BLANK}]*|[ \t][{_SPACE_NOT_NL}]*---[{_SPACE_NOT_NL}]*)$", re.M
 )
+
+
+# JavaScript's whitespace but the newline (``\s`` in Claude Code's block pattern)
+_JS_BLANK = frozenset(
+    "\t\x0b\x0c\r \xa0\u1680\u2028\u2029\u202f\u205f\u3000\ufeff"
+    + "".join(chr(c) for c in range(0x2000, 0x200B))
+)
+
+
+def _blank_leading_lines(yaml_text: str) -> str:
+    """``yaml_text`` with the whitespace-only lines at its start made empty.
+
+    Claude Code's block pattern swallows them with the opening ``---`` (``---\\s*\\n``), so
+    its YAML parser never sees them; libyaml would refuse a line holding only a tab or a
+    form feed and lose every field (and every position) of the file.  The lines stay, empty,
+    so that line numbers do not move."""
+    lines = yaml_text.split("\n")
+    for i, line in enumerate(lines):
+        if line and not _JS_BLANK.issuperset(line):
+            break
+        lines[i] = ""
+    return "\n".join(lines)
 
 
 def _head_end(text: str) -> int:
