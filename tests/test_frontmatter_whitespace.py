@@ -130,3 +130,12 @@ def test_no_finding_lands_on_1_1_unless_it_is_about_line_1(
     assert set(found) <= {(line, 14)}, ds
     if read_claude_code(data).loaded:  # then it is always judged, and where it is written
         assert found == [(line, 14)], ds
+
+
+def test_the_fix_diff_keeps_a_form_feed_line_whole() -> None:
+    from subagents.repair.fix import fix_text
+
+    result = fix_text(_file(before="\f\n"), path="a.md")
+    assert result.fixed.startswith(b"---\n")  # the line before the opening --- went
+    diff = result.diff()
+    assert "-\f\n ---\n" in diff and "No newline" not in diff
