@@ -139,3 +139,12 @@ def test_the_fix_diff_keeps_a_form_feed_line_whole() -> None:
     assert result.fixed.startswith(b"---\n")  # the line before the opening --- went
     diff = result.diff()
     assert "-\f\n ---\n" in diff and "No newline" not in diff
+
+
+@pytest.mark.parametrize("brk", ["\u2028", "\u2029", "\x85"])
+def test_positions_after_a_yaml_1_1_line_break_inside_a_value(brk: str) -> None:
+    # libyaml ends a line at NEL, U+2028 and U+2029; the file does not
+    data = ("---\nname: ls-quoted\ndescription: \"Reviews diffs" + brk + "for security problems "
+            "in the API layer\"\ntools: Read, Serach\n---\nBody.\n").encode()
+    (unknown,) = only(diags(data), "SA104")
+    assert _at(unknown) == (4, 14)
