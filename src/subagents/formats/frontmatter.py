@@ -38,19 +38,19 @@ __all__ = [
     "split_frontmatter",
 ]
 
-# Every character ``str.strip()`` removes but the newline (``str.isspace``; a test checks it).
-_SPACE_NOT_NL = (
-    "\t\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
-)
+# Every character ``str.strip()`` removes but the newline (``str.isspace``; a test checks it),
+# as a pattern: a category, not a list of characters, because a class listing characters
+# past U+00FF costs milliseconds to compile at every start.
+_SPACE_NOT_NL = r"[^\S\n]"
 # What may stand around a `---` line: any whitespace but the newline, Python's (``str.strip``)
 # and JavaScript's (``\s``, which adds U+FEFF).  Claude Code's block pattern lets JavaScript's
 # whitespace follow both `---` lines (a form feed, a vertical tab, NBSP, U+2028: recorded
 # cases ``block-*-after-*``); a splitter that ended the block elsewhere would lose every
 # position in the file.  Before the opening `---` it makes Claude Code skip the file (the
 # SA018 case, like indentation), but the block is still read here for the other findings.
-_BLANK = _SPACE_NOT_NL + "\ufeff"
-_DELIM_RE = re.compile(rf"^[{_SPACE_NOT_NL}]*---[{_BLANK}]*$")
-_CLOSE_RE = re.compile(rf"^(?:---|\.\.\.)[{_BLANK}]*$")
+_BLANK = rf"(?:{_SPACE_NOT_NL}|\ufeff)"
+_DELIM_RE = re.compile(rf"^{_SPACE_NOT_NL}*---{_BLANK}*$")
+_CLOSE_RE = re.compile(rf"^(?:---|\.\.\.){_BLANK}*$")
 _TOP_KEY_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*:(?:[ \t]|$)")
 _TAB_INDENT_RE = re.compile(r"^ *\t")
 _EXAMPLE_RE = re.compile(r"<example>|</example>|<commentary>", re.I)
@@ -257,7 +257,7 @@ def _parse_block(
 ) -> tuple[FrontmatterDocument | None, list[YamlIssue]]:
     """The document of a frontmatter found between the 1-based lines ``start_line`` and
     ``end_line``: ``yaml_text`` (the lines between, each ending in a newline) parsed."""
-    if yaml_text[0] in _JS_BLANK:
+    if yaml_text.lstrip("\n")[:1] in _JS_BLANK:  # (lstrip copies nothing when no line is empty)
         yaml_text = _blank_leading_lines(yaml_text)
     doc = FrontmatterDocument(
         text, start_line, end_line, None, crlf=crlf, bom=bom, yaml_text=yaml_text,
@@ -326,7 +326,7 @@ def _is_close(line: str) -> bool:
 # A line `_is_close` accepts, found in the whole text: `---` or `...` at column 0 with trailing
 # whitespace, or an indented `---` with any whitespace around it.
 _IS_CLOSE_LINE_RE = re.compile(
-    rf"^(?:(?:---|\.\.\.)[{_BLANK}]*|[ \t][{_SPACE_NOT_NL}]*---[{_SPACE_NOT_NL}]*)$", re.M
+    rf"^(?:(?:---|\.\.\.){_BLANK}*|[ \t]{_SPACE_NOT_NL}*---{_SPACE_NOT_NL}*)$", re.M
 )
 
 

@@ -309,7 +309,8 @@ def _to_file_lines(tree: YamlTree, text: str, offset: int) -> None:
     # for each of libyaml's lines: the file line it is on and the column it starts at
     starts: list[tuple[int, int]] = [(0, 0)]
     line, line_start = 0, 0
-    for m in _BREAKS_RE.finditer(text):
+    # (the pattern is compiled on this rare path only, through re's own cache)
+    for m in re.finditer("[\n\x85\u2028\u2029]", text):
         at = m.end()
         if m.group() == "\n":
             line, line_start = line + 1, at
@@ -345,9 +346,6 @@ def _to_file_lines(tree: YamlTree, text: str, offset: int) -> None:
     tree.issues[:] = [moved(i) for i in tree.issues]
     if tree.error is not None:
         tree.error = moved(tree.error)
-
-
-_BREAKS_RE = re.compile("[\n\x85\u2028\u2029]")
 
 
 def _parse_yaml_tree(text: str, line_offset: int) -> YamlTree:
