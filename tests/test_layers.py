@@ -30,7 +30,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("claude_code",),
     ("formats",),
     ("definition", "diagnostics", "errors", "names", "fs", "fs_beneath", "known_tools", "_deps",
-     "_lazy", "_dataclass", "_yaml_start", "templates", "terminal"),
+     "_lazy", "_lazy_re", "_dataclass", "_deferred_import", "_dataclass_code",
+     "_dataclass_codegen", "_yaml_start", "templates", "terminal"),
 )
 # Pairs that share a layer yet may depend one way (a package of its own layer is independent
 # unless it is listed here).
@@ -41,7 +42,10 @@ ALLOWED_SIDEWAYS: frozenset[tuple[str, str]] = frozenset({
     ("_deps", "errors"), ("fs", "errors"), ("fs", "fs_beneath"), ("known_tools", "errors"), ("_lazy", "errors"),
     # the cheaper dataclass decorator (subagents/_dataclass.py) for the modules of `validate`
     ("definition", "_dataclass"), ("diagnostics", "_dataclass"), ("names", "_dataclass"),
-    ("known_tools", "_dataclass"),
+    ("known_tools", "_dataclass"), ("_dataclass", "_dataclass_code"),
+    ("_dataclass_codegen", "_dataclass_code"),
+    # module-level patterns compiled on first use (subagents/_lazy_re.py)
+    ("names", "_lazy_re"), ("known_tools", "_lazy_re"),
 })
 # What the testing kit may import: the provider interface and the core, nothing else.
 TESTING_MAY_IMPORT = frozenset({"providers", "errors", "diagnostics", "definition", "testing"})

@@ -21,6 +21,17 @@ Design notes
   it.  ``__dataclass_params__`` records what was asked for.  ``order`` and ``unsafe_hash``
   are passed to the standard decorator unchanged (nothing here uses them).
   ``tests/test_dataclass.py`` compares the two on the same classes.
+* The standard decorator still compiles each class's ``__init__`` and, for a frozen class,
+  ``__setattr__`` and ``__delattr__``: about a sixth of ``validate one.md`` (parsing and
+  compiling 84 small functions).  :mod:`subagents._dataclass_code` holds those functions,
+  already compiled (Python loads them from the ``.pyc`` as it loads any module), keyed by
+  their exact source text.  While the standard decorator runs under this one, its ``exec``
+  looks the text up there: found, the function is made from the stored code exactly as
+  ``exec`` would make it from the text (same globals, same code but for the file name and
+  line numbers); not found (another Python writes other text, or a class changed), ``exec``
+  compiles it as always.  So a stale table costs time, never correctness.  The table is
+  written by ``python -m subagents._dataclass_codegen``; ``tests/test_dataclass_code.py``
+  fails when it is stale and checks every stored function against a fresh compile.
 * Type checkers see :func:`dataclasses.dataclass` itself (the name is re-exported under
   ``TYPE_CHECKING``), so mypy checks these classes exactly as before.
 """
@@ -31,11 +42,30 @@ import dataclasses
 import reprlib
 import sys
 from collections.abc import Callable
+from types import FunctionType
 from typing import TYPE_CHECKING, Any
+
+from subagents._dataclass_code import CODE
 
 __all__ = ["dataclass"]
 
 _standard = dataclasses.dataclass  # bound once: the standard decorator builds the class
+
+
+def _exec(source: object, globals: dict[str, Any] | None = None,
+          locals: dict[str, Any] | None = None, /) -> None:
+    """``exec`` as the standard decorator calls it, taking the compiled function from
+    :data:`CODE` when ``source`` is one of its texts (each a single ``def``)."""
+    code = CODE.get(source) if type(source) is str else None
+    if (code is None or type(globals) is not dict or "__builtins__" not in globals
+            or type(locals) is not dict):
+        # compiled as in the dataclasses module: without this module's ``from __future__``
+        # (``exec`` of a text inherits the caller's, and would turn annotations into strings)
+        exec(compile(source, "<string>", "exec", dont_inherit=True),  # type: ignore[call-overload]
+             globals, locals)
+        return
+    # what running the text's one ``def`` statement does: a function of the code and globals
+    locals[code.co_name] = FunctionType(code, globals)
 
 
 def _values(obj: str, names: tuple[str, ...]) -> str:
@@ -111,9 +141,15 @@ def _dataclass(cls: type | None = None, /, *, init: bool = True, repr: bool = Tr
         explicit_hash = not (class_hash is dataclasses.MISSING
                              or (class_hash is None and "__eq__" in body))
         hash_ = "" if not eq or explicit_hash else "add" if frozen else "none"
-        made: type = _standard(
-            cls, init=init, repr=False, eq=False, frozen=frozen, match_args=match_args,
-            kw_only=kw_only, slots=slots, weakref_slot=weakref_slot)
+        # a global named ``exec`` in the dataclasses module is what its functions call
+        # instead of the builtin, for as long as it is there
+        vars(dataclasses)["exec"] = _exec
+        try:
+            made: type = _standard(
+                cls, init=init, repr=False, eq=False, frozen=frozen, match_args=match_args,
+                kw_only=kw_only, slots=slots, weakref_slot=weakref_slot)
+        finally:
+            vars(dataclasses).pop("exec", None)
         _add_methods(made, own_repr, own_eq, hash_)
         params = made.__dataclass_params__  # type: ignore[attr-defined]
         params.repr = repr

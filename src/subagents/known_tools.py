@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from subagents._dataclass import dataclass
+from subagents._lazy_re import lazy_compile
 
 __all__ = [
     "AGENT_TOOL",
@@ -112,8 +113,8 @@ MUTATING_TOOLS: frozenset[str] = frozenset(
     {"Write", "Edit", "MultiEdit", "NotebookEdit", "Bash", "KillShell", "KillBash"}
 )
 
-_ENTRY_RE = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*(?:\((?P<spec>.*)\))?$", re.S)
-_MCP_RE = re.compile(r"^mcp__(?P<server>[A-Za-z0-9_.-]+?)(?:__(?P<tool>[A-Za-z0-9_.*-]+))?$")
+_ENTRY_RE = lazy_compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*(?:\((?P<spec>.*)\))?$", re.S)
+_MCP_RE = lazy_compile(r"^mcp__(?P<server>[A-Za-z0-9_.-]+?)(?:__(?P<tool>[A-Za-z0-9_.*-]+))?$")
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,6 +34,7 @@ import re
 from dataclasses import field
 
 from subagents._dataclass import dataclass
+from subagents._lazy_re import lazy_compile
 
 __all__ = [
     "CODEX_NAME",
@@ -45,7 +46,7 @@ __all__ = [
     "slugify",
 ]
 
-_SEPARATORS = re.compile(r"[\s_.\-]+")
+_SEPARATORS = lazy_compile(r"[\s_.\-]+")
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -76,7 +77,7 @@ def file_stem(name: str) -> str:
     return slugify(name, fallback="")
 
 
-_SAFE_FILE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.@+-]*$")
+_SAFE_FILE = lazy_compile(r"^[A-Za-z0-9_][A-Za-z0-9_.@+-]*$")
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,11 +21,11 @@ such a document; we refuse it deliberately and report it as a security finding.
 from __future__ import annotations
 
 import math
-import re
 from typing import Any
 
 import yaml
 
+from subagents._lazy_re import lazy_compile
 from subagents.formats.nesting import nesting_depth, nesting_scan
 from subagents.formats.yamltree import YMap, YScalar, YSeq
 
@@ -69,12 +69,12 @@ class AliasBombError(BunYamlError):
 _NULL = frozenset({"", "~", "null", "Null", "NULL"})
 _TRUE = frozenset({"true", "True", "TRUE"})
 _FALSE = frozenset({"false", "False", "FALSE"})
-_INT10 = re.compile(r"[-+]?[0-9]+\Z")
-_INT8 = re.compile(r"0o[0-7]+\Z")
-_INT16 = re.compile(r"0x[0-9a-fA-F]+\Z")
-_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?\Z")
-_INF = re.compile(r"[-+]?\.(?:inf|Inf|INF)\Z")
-_NAN = re.compile(r"\.(?:nan|NaN|NAN)\Z")
+_INT10 = lazy_compile(r"[-+]?[0-9]+\Z")
+_INT8 = lazy_compile(r"0o[0-7]+\Z")
+_INT16 = lazy_compile(r"0x[0-9a-fA-F]+\Z")
+_FLOAT = lazy_compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?\Z")
+_INF = lazy_compile(r"[-+]?\.(?:inf|Inf|INF)\Z")
+_NAN = lazy_compile(r"\.(?:nan|NaN|NAN)\Z")
 
 
 # Every non-string plain scalar of the 1.2 core schema starts with one of these (or is empty).

@@ -26,7 +26,6 @@ import contextvars
 import functools
 import json
 import os
-import re
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import field
@@ -34,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from subagents._dataclass import dataclass
+from subagents._lazy_re import lazy_compile
 from subagents.errors import UsageError
 
 __all__ = [
@@ -60,8 +60,8 @@ DATA_ENV = "SUBAGENTS_CLAUDE_CODE_DATA"
 #: Environment variable holding the version chosen with ``--claude-code`` (wins over config).
 CHOSEN_ENV = "SUBAGENTS_CLAUDE_CODE_VERSION"
 
-_PROFILE = re.compile(r"^claude-code-(\d+(?:\.\d+)*)-profile\.json$")
-_VERSION = re.compile(r"^\d+(?:\.\d+){0,3}$")
+_PROFILE = lazy_compile(r"^claude-code-(\d+(?:\.\d+)*)-profile\.json$")
+_VERSION = lazy_compile(r"^\d+(?:\.\d+){0,3}$")
 
 #: How a launched subagent gets a tool it names (measured per version).
 TOOL_KINDS = ("direct", "deferred", "main-thread")

@@ -43,7 +43,6 @@ second pass too (aliases on indented lines) is refused as a security finding.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import field, replace
@@ -51,6 +50,7 @@ from enum import StrEnum
 from typing import Any
 
 from subagents._dataclass import dataclass
+from subagents._lazy_re import lazy_compile
 from subagents.claude_code import bun_yaml
 from subagents.claude_code.profile import ClaudeCodeProfile, get_profile
 
@@ -233,11 +233,11 @@ def _opening_line_ends(text: str) -> bool:
 
 # JavaScript's `.` stops at \r, \u2028 and \u2029 as well as \n, and `$` (no m flag) is the
 # end of the line string: a CRLF line therefore never matches and is never quoted.
-_QUOTABLE_LINE = re.compile(
+_QUOTABLE_LINE = lazy_compile(
     f"([a-zA-Z_-]+):[{JS_SPACE}]+([^{JS_SPACE}][^\n\r\u2028\u2029]*)\\Z"
 )
-_NEEDS_QUOTES = re.compile(r"[{}\[\]*&#!|>%@`]|: ")
-_LEADING_TABS = re.compile(r"(?m)^\t+")
+_NEEDS_QUOTES = lazy_compile(r"[{}\[\]*&#!|>%@`]|: ")
+_LEADING_TABS = lazy_compile(r"(?m)^\t+")
 
 
 def lenient_rewrite(text: str) -> tuple[str, tuple[str, ...]]:
@@ -274,7 +274,7 @@ def lenient_rewrite(text: str) -> tuple[str, tuple[str, ...]]:
 # --------------------------------------------------------------------------- tools
 
 
-_SPLIT_RE = re.compile("[, ]")
+_SPLIT_RE = lazy_compile("[, ]")
 
 
 def _split_item(item: str) -> list[str]:

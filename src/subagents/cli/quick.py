@@ -22,14 +22,15 @@ Design notes
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections.abc import Sequence
+
+from subagents._lazy_re import lazy_compile
 
 __all__ = ["quick_validate"]
 
 # click.termui's ANSI pattern: what click.echo strips when stdout is not a terminal
-_ANSI = re.compile(r"\033\[[;?0-9]*[a-zA-Z]")
+_ANSI = lazy_compile(r"\033\[[;?0-9]*[a-zA-Z]")
 
 
 def quick_validate(args: Sequence[str]) -> int | None:
@@ -50,6 +51,7 @@ def quick_validate(args: Sequence[str]) -> int | None:
         return None
     import gc
 
+    from subagents._deferred_import import import_deferring
     from subagents.errors import SubagentError
 
     try:
@@ -58,6 +60,12 @@ def quick_validate(args: Sequence[str]) -> int | None:
         # then those objects are set aside (frozen) so later collections skip them.
         gc.disable()
         try:
+            # dataclasses and urllib.parse (for pathlib) without what they need only in a rare
+            # case: inspect (with ast, dis, tokenize), ipaddress (see the module)
+            import_deferring("dataclasses", "inspect")
+            import_deferring("urllib.parse", "ipaddress")
+            # (the injection detector too: the first prompt would import it with the collector on)
+            import subagents.lint.rules.injection  # noqa: F401
             from subagents.lint.report import render
             from subagents.lint.validate import validate_paths
         finally:

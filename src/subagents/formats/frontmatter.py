@@ -22,6 +22,7 @@ import re
 from dataclasses import field
 
 from subagents._dataclass import dataclass
+from subagents._lazy_re import lazy_compile
 from subagents.formats.yamltree import (
     YamlIssue,
     YMap,
@@ -40,7 +41,7 @@ __all__ = [
 
 # Every character ``str.strip()`` removes but the newline (``str.isspace``; a test checks it),
 # as a pattern: a category, not a list of characters, because a class listing characters
-# past U+00FF costs milliseconds to compile at every start.
+# past U+00FF costs milliseconds to compile in every run.
 _SPACE_NOT_NL = r"[^\S\n]"
 # What may stand around a `---` line: any whitespace but the newline, Python's (``str.strip``)
 # and JavaScript's (``\s``, which adds U+FEFF).  Claude Code's block pattern lets JavaScript's
@@ -49,11 +50,11 @@ _SPACE_NOT_NL = r"[^\S\n]"
 # position in the file.  Before the opening `---` it makes Claude Code skip the file (the
 # SA018 case, like indentation), but the block is still read here for the other findings.
 _BLANK = rf"(?:{_SPACE_NOT_NL}|\ufeff)"
-_DELIM_RE = re.compile(rf"^{_SPACE_NOT_NL}*---{_BLANK}*$")
-_CLOSE_RE = re.compile(rf"^(?:---|\.\.\.){_BLANK}*$")
-_TOP_KEY_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*:(?:[ \t]|$)")
-_TAB_INDENT_RE = re.compile(r"^ *\t")
-_EXAMPLE_RE = re.compile(r"<example>|</example>|<commentary>", re.I)
+_DELIM_RE = lazy_compile(rf"^{_SPACE_NOT_NL}*---{_BLANK}*$")
+_CLOSE_RE = lazy_compile(rf"^(?:---|\.\.\.){_BLANK}*$")
+_TOP_KEY_RE = lazy_compile(r"^([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*:(?:[ \t]|$)")
+_TAB_INDENT_RE = lazy_compile(r"^ *\t")
+_EXAMPLE_RE = lazy_compile(r"<example>|</example>|<commentary>", re.I)
 
 
 @dataclass(slots=True)
@@ -325,7 +326,7 @@ def _is_close(line: str) -> bool:
 
 # A line `_is_close` accepts, found in the whole text: `---` or `...` at column 0 with trailing
 # whitespace, or an indented `---` with any whitespace around it.
-_IS_CLOSE_LINE_RE = re.compile(
+_IS_CLOSE_LINE_RE = lazy_compile(
     rf"^(?:(?:---|\.\.\.){_BLANK}*|[ \t]{_SPACE_NOT_NL}*---{_SPACE_NOT_NL}*)$", re.M
 )
 

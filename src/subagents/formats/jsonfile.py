@@ -17,13 +17,14 @@ import re
 from pathlib import Path
 from typing import Any
 
+from subagents._lazy_re import lazy_compile
 from subagents.definition import AgentDefinition, Dialect, SourceLocation
 from subagents.formats.fields import RawField, build_definition
 from subagents.formats.yamltree import YamlIssue
 
 __all__ = ["read_json_text"]
 
-_STRING_RE = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_STRING_RE = lazy_compile(r'"(?:[^"\\]|\\.)*"', re.S)
 
 
 def read_json_text(

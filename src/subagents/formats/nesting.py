@@ -8,7 +8,7 @@ the limit; agent frontmatter is a flat mapping with a few nested lists.
 
 from __future__ import annotations
 
-import re
+from subagents._lazy_re import lazy_compile
 
 __all__ = ["MAX_DEPTH", "nesting_depth", "nesting_scan"]
 
@@ -23,7 +23,7 @@ def nesting_depth(text: str, limit: int = MAX_DEPTH) -> int:
     return nesting_scan(text, limit)[0]
 
 
-_INDENT = re.compile(r"(?m)^ +")
+_INDENT = lazy_compile(r"(?m)^ +")
 
 
 def nesting_scan(text: str, limit: int = MAX_DEPTH) -> tuple[int, int]:

@@ -33,6 +33,7 @@ import re
 from collections.abc import Callable
 
 from subagents._dataclass import dataclass
+from subagents._lazy_re import lazy_compile
 from subagents.harnesses.reading import Reading
 from subagents.names import file_stem as _claude_stem
 
@@ -60,7 +61,7 @@ def _as_is_or_slug(name: str) -> str:
     return _claude_stem(name) or "agent"
 
 
-_UNSAFE_CODEX = re.compile(r"[^A-Za-z0-9._-]+")
+_UNSAFE_CODEX = lazy_compile(r"[^A-Za-z0-9._-]+")
 UNICODE_SPACE = (
     "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
     "\u200a\u2028\u2029\u202f\u205f\u3000"
@@ -82,7 +83,7 @@ def _cursor(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "-" for c in name).strip(".-") or "agent"
 
 
-_COPILOT_SLUG = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")
+_COPILOT_SLUG = lazy_compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")
 
 
 def _copilot(name: str) -> str:
@@ -93,7 +94,7 @@ def _copilot(name: str) -> str:
     return re.sub(r"-{2,}", "-", slug).strip("-")[:100] or "agent"
 
 
-_OPENCODE_SEGMENT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")
+_OPENCODE_SEGMENT = lazy_compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")
 
 
 def _opencode(name: str) -> str:

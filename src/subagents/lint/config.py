@@ -52,6 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from subagents._dataclass import dataclass
+from subagents._lazy_re import lazy_compile
 from subagents.errors import ConfigError
 from subagents.lint.rules.catalog import is_valid_selector, selector_problem
 
@@ -454,7 +455,7 @@ def _flag(value: Any, p: Path, key: str) -> bool:
     return value
 
 
-_INLINE_RE = re.compile(
+_INLINE_RE = lazy_compile(
     r"(?:#|<!--)\s*subagents:\s*ignore(?:\[(?P<list>[^\]\n]*)\]|(?=\s*(?:$|-->)))",
     re.IGNORECASE | re.MULTILINE,
 )

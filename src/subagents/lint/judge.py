@@ -45,6 +45,8 @@ _UNREADABLE = frozenset({"SA001", "SA002", "SA011", "SA012", "SA015"})
 
 @dataclass(slots=True)
 class _Filter:
+    """Which findings a run keeps: the profile, ``--select`` and ``--ignore``."""
+
     profile: Profile
     select: tuple[str, ...]
     ignore: tuple[str, ...]

@@ -65,6 +65,8 @@ _AGENT_DOT_DIRS = frozenset({".claude", *_HARNESS_DOT_DIRS})
 
 @dataclass(frozen=True, slots=True)
 class _Target:
+    """A file to validate: where it is, how it is shown, which reader reads it."""
+
     path: Path
     display: str
     dialect: Dialect | None

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from subagents._lazy_re import lazy_compile
 from subagents.claude_code.profile import get_profile
 from subagents.definition import HOOK_EVENTS, MODEL_ALIASES, PERMISSION_MODES, AgentDefinition
 from subagents.definition import Dialect as D
@@ -36,11 +37,11 @@ from subagents.lint.rules.catalog import check
 
 __all__ = ["RULES", "is_valid_model"]
 
-_SEMVER_RE = re.compile(
+_SEMVER_RE = lazy_compile(
     r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
     r"(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$"
 )
-_MODEL_ID_RE = re.compile(
+_MODEL_ID_RE = lazy_compile(
     r"^(?:claude-[a-z0-9][a-z0-9.-]*[a-z0-9](?:@\d{8})?"  # first-party / Vertex
     r"|(?:[a-z]{2,4}\.)?anthropic\.claude-[a-z0-9.-]+(?::\d+)?"  # Bedrock model id
     r"|arn:aws:bedrock:[a-z0-9-]+:\d*:[a-z-]+/[A-Za-z0-9.:/_-]+)"  # Bedrock ARN

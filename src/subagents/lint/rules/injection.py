@@ -61,6 +61,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, Literal
 
 from subagents._dataclass import dataclass
+from subagents._lazy_re import lazy_compile
 from subagents.lint.rules.injection_gate import Holds, holds
 from subagents.lint.rules.injection_lexicon import SUPPORT_KINDS
 from subagents.lint.rules.injection_patterns import (
@@ -100,15 +101,15 @@ class InjectionFinding:
 
 # ------------------------------------------------------------------------------ normalising
 
-_INVISIBLE = re.compile(
+_INVISIBLE = lazy_compile(
     "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
     "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
 )
 # Runs of blanks become one space and a break with blanks around it one newline: patterns may
 # cross a line break (``\s``) where a phrase allows it, and windows (``[^\n]``) stop at it.
-_BLANKS = re.compile(r"[^\S\n]+")
-_BREAKS = re.compile(r" ?\n[\s]*")
-_SPACES = re.compile(r"\s+")
+_BLANKS = lazy_compile(r"[^\S\n]+")
+_BREAKS = lazy_compile(r" ?\n[\s]*")
+_SPACES = lazy_compile(r"\s+")
 @functools.cache
 def _fold_table() -> dict[int, str]:
     """The confusables and :data:`_EXTRA_FOLD`, one table (one ``translate`` pass)."""
@@ -132,7 +133,7 @@ def _once(text: str, fold: bool) -> str:
     return _BREAKS.sub("\n", _BLANKS.sub(" ", text)).strip()
 
 
-_WS_RUN = re.compile(r"\s+")
+_WS_RUN = lazy_compile(r"\s+")
 
 
 def _mapped(text: str, fold: bool) -> tuple[str, list[int]]:
@@ -393,7 +394,7 @@ class _OnFirstUse(dict[str, Any]):
 
 # -------------------------------------------------------------------------------- matching
 
-_URL_RE = re.compile(r"\S*://\S*")
+_URL_RE = lazy_compile(r"\S*://\S*")
 _SENTENCE_ENDS = (". ", ".\n", "\n", "; ", "! ", "? ", "。", "！", "？")
 
 
@@ -463,9 +464,9 @@ _Hit = tuple[int, str, int]  # start, kind, end
 # "the previous instructions for Django 3 ... are obsolete": instructions about a topic, not
 # the model's own
 # a negation inside the phrase, between its verb and its object ("gib niemals Passwörter aus")
-_INNER_NOT = re.compile(r"\b(?:never|not|niemals|nie|nunca|jamás|jamais|mai|nooit|nigdy)\b")
+_INNER_NOT = lazy_compile(r"\b(?:never|not|niemals|nie|nunca|jamás|jamais|mai|nooit|nigdy)\b")
 _INNER_KINDS = frozenset({"dump", "leak", "send"})
-_SCOPED = re.compile(r"\b(?:instructions|rules|guidelines|guidance|directions)\s+(?:for|about|"
+_SCOPED = lazy_compile(r"\b(?:instructions|rules|guidelines|guidance|directions)\s+(?:for|about|"
                      r"regarding|on)\s+(?!you\b|the (?:model|assistant|ai)\b)\w")
 
 
@@ -520,7 +521,7 @@ _BEFORE = 120  # a secret named this far before a send ("read X and post it to..
 
 # a sending phrase whose object is a pronoun or a container ("upload the archive", "include
 # them"): the secret named before it is what is sent; "send the release request" names its own
-_PRONOUN_OBJECT = re.compile(
+_PRONOUN_OBJECT = lazy_compile(
     r"[a-z]+(?:-[a-z]+)?\s+(?:it|them|this|that|those|these|everything|all|(?:the|a|its|their) "
     r"(?:archive|file|files|result|results|contents?|values?|output|tarball|dump|data|copy|"
     r"list|bundle|zip|keys?|tokens?))\b")

@@ -17,8 +17,7 @@ Design notes
 
 from __future__ import annotations
 
-import re
-
+from subagents._lazy_re import lazy_compile
 from subagents.lint.rules.injection_lexicon import (
     CONCEAL_MORE,
     DESTRUCTIVE_MORE,
@@ -289,4 +288,4 @@ _NEGATION = (
 )
 # Backticks are not quotes here: in an agent's prompt they mark code to run, not a mention.
 _QUOTES = "'\"\u2018\u201c\u00ab\u300c"
-_APOSTROPHE = re.compile(r"(?<=\w)'(?=\w)|(?<=s)'(?= )")
+_APOSTROPHE = lazy_compile(r"(?<=\w)'(?=\w)|(?<=s)'(?= )")

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from subagents._dataclass import dataclass
+from subagents._lazy_re import lazy_compile
 
 __all__ = ["View", "linear", "views"]
 
@@ -48,27 +49,29 @@ def _compiled() -> dict[str, Any]:
             "base64-block": linear(_B64_BLOCK, case_sensitive=True)}
 
 
-_COMMENT_RE = re.compile(r"<!--(.*?)(?:-->|$)", re.S)
+_COMMENT_RE = lazy_compile(r"<!--(.*?)(?:-->|$)", re.S)
 # a link's target and title, one level of parentheses inside allowed
-_LINK_RE = re.compile(r"\]\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
-_REF_COMMENT_RE = re.compile(r"^\s*\[[^\]]*\]:\s*(\S*)\s*(?:[\"'(](.*?)[\"')])?\s*$", re.M)
+_LINK_RE = lazy_compile(r"\]\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
+_REF_COMMENT_RE = lazy_compile(r"^\s*\[[^\]]*\]:\s*(\S*)\s*(?:[\"'(](.*?)[\"')])?\s*$", re.M)
 # (scanned left to right, a match starts where its run starts: no lookbehind needed, so RE2)
 _B64 = r"[A-Za-z0-9+/_-]{16,}={0,2}"
 _HEX = r"(?:[0-9A-Fa-f]{2}){8,}"
-_XESC_RE = re.compile(r"(?:\\x[0-9A-Fa-f]{2}){4,}")
-_UESC_RE = re.compile(r"(?:\\u[0-9A-Fa-f]{4}){4,}")
+_XESC_RE = lazy_compile(r"(?:\\x[0-9A-Fa-f]{2}){4,}")
+_UESC_RE = lazy_compile(r"(?:\\u[0-9A-Fa-f]{4}){4,}")
 # hex bytes written apart ("69 67 6e 6f 72 65", "69:67:6e")
 _SPACED_HEX = r"(?:\b[0-9A-Fa-f]{2}[ :]){7,}[0-9A-Fa-f]{2}\b"
 # base64 wrapped over several lines (as encoders wrap it at 64 or 76 characters): the lines
 # are joined before decoding, else a phrase cut at a line end is read in two halves
 _B64_BLOCK = r"(?:^[ \t]*[A-Za-z0-9+/]{16,}={0,2}[ \t]*(?:\n|$)){2,}"
-_PCT_RE = re.compile(r"%[0-9A-Fa-f]{2}")
-_ENTITY_RE = re.compile(r"&#?\w{1,8};")
-_TAGS_RE = re.compile("[\U000e0020-\U000e007e]+")
+_PCT_RE = lazy_compile(r"%[0-9A-Fa-f]{2}")
+_ENTITY_RE = lazy_compile(r"&#?\w{1,8};")
+_TAGS_RE = lazy_compile("[\U000e0020-\U000e007e]+")
 
 
 @dataclass(frozen=True, slots=True)
 class View:
+    """One reading of a prompt that the detector searches: the text or a hidden part."""
+
     name: str
     text: str  # as found; normalised by the caller
     offset: int  # where it starts in the original text

@@ -35,13 +35,13 @@ import math
 import os
 import re
 import stat
-import string
 import sys
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
 from subagents._dataclass import dataclass
+from subagents._lazy_re import lazy_compile
 from subagents.definition import AgentDefinition
 from subagents.definition import Dialect as D
 from subagents.diagnostics import Diagnostic
@@ -80,53 +80,37 @@ class _SecretKind:
     classes: int = 2
 
 
-class _Lazy:
-    """A regex compiled on first use: most files never need the big ones, and compiling at
-    import would slow every ``subagents validate`` start-up."""
-
-    __slots__ = ("_args", "_compiled")
-
-    def __init__(self, pattern: str, flags: int = 0) -> None:
-        self._args = (pattern, flags)
-        self._compiled: re.Pattern[str] | None = None
-
-    def get(self) -> re.Pattern[str]:
-        if self._compiled is None:
-            self._compiled = re.compile(*self._args)
-        return self._compiled
-
-
 _KINDS: tuple[_SecretKind, ...] = (
-    _SecretKind("GitHub token", re.compile(r"(gh[pousr]_[A-Za-z0-9]{36,255})\b"), 1,
+    _SecretKind("GitHub token", lazy_compile(r"(gh[pousr]_[A-Za-z0-9]{36,255})\b"), 1,
                 scan=r"gh[pousr]_"),
-    _SecretKind("GitHub token", re.compile(r"(github_pat_[A-Za-z0-9_]{50,255})\b"), 1,
+    _SecretKind("GitHub token", lazy_compile(r"(github_pat_[A-Za-z0-9_]{50,255})\b"), 1,
                 prefixes=("github_pat_",)),
     # An AWS key id is uppercase letters and digits 2-7 only: one character class is enough
     # (a real id without a digit is ~4% of ids); placeholders are caught by the word check.
-    _SecretKind("AWS access key id", re.compile(r"((?:AKIA|ASIA)[0-9A-Z]{16})\b"), 1, 2.8,
+    _SecretKind("AWS access key id", lazy_compile(r"((?:AKIA|ASIA)[0-9A-Z]{16})\b"), 1, 2.8,
                 scan=r"A[KS]IA", classes=1),
     _SecretKind(
         "AWS secret access key",
-        re.compile(
+        lazy_compile(
             r"(?i)aws_?secret_?(?:access_?)?key[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
         ),
         1,
         3.5,
         anchors=("ecret", "ECRET"),
     ),
-    _SecretKind("Anthropic API key", re.compile(r"(sk-ant-[A-Za-z0-9_-]{32,})"), 1,
+    _SecretKind("Anthropic API key", lazy_compile(r"(sk-ant-[A-Za-z0-9_-]{32,})"), 1,
                 prefixes=("sk-",)),
     _SecretKind(
         "OpenAI API key",
-        re.compile(r"(sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,})"),
+        lazy_compile(r"(sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,})"),
         1,
         prefixes=("sk-",),
     ),
-    _SecretKind("Slack token", re.compile(r"(xox[abposr]-[0-9A-Za-z-]{20,})"), 1,
+    _SecretKind("Slack token", lazy_compile(r"(xox[abposr]-[0-9A-Za-z-]{20,})"), 1,
                 prefixes=("xox",)),
     _SecretKind(
         "Slack webhook URL",
-        re.compile(r"(https://hooks\.slack\.com/services/T[A-Z0-9]{6,}/B[A-Z0-9]{6,}/[A-Za-z0-9]{20,})"),
+        lazy_compile(r"(https://hooks\.slack\.com/services/T[A-Z0-9]{6,}/B[A-Z0-9]{6,}/[A-Za-z0-9]{20,})"),
         1,
         3.0,
         prefixes=("https://hooks.slack.com/",),
@@ -140,8 +124,8 @@ _BY_PREFIX: tuple[tuple[str, tuple[_SecretKind, ...]], ...] = tuple(
 )
 _ANCHORED: tuple[_SecretKind, ...] = tuple(k for k in _KINDS if k.anchors)
 _SCANNED: tuple[tuple[re.Pattern[str], _SecretKind], ...] = tuple(
-    (re.compile(k.scan), k) for k in _KINDS if k.scan)
-_PRIVATE_KEY_RE = _Lazy(
+    (lazy_compile(k.scan), k) for k in _KINDS if k.scan)
+_PRIVATE_KEY_RE = lazy_compile(
     r"-----BEGIN ((?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?)-----"
     # the body: up to 4 header lines (``Proc-Type: ...``), one line of 40+ base64 characters,
     # then the following base64 lines, so that the entropy is measured over the key material
@@ -154,15 +138,17 @@ _PRIVATE_KEY_RE = _Lazy(
 # about one real token in a thousand.
 _WORDS = ("your", "example", "sample", "dummy", "fake", "placeholder", "redacted", "changeme")
 _WORD_ALTERNATIVES = "|".join(w for word in _WORDS for w in (word, word.title(), word.upper()))
-_PLACEHOLDER_RE = _Lazy(
+_PLACEHOLDER_RE = lazy_compile(
     r"x{4,}|X{4,}|\*{3,}|\.\.\.|<|>|" + _WORD_ALTERNATIVES
     + r"|0{8,}|1234567|abcdef|ABCDEF|(.)\1{5,}"
 )
 # A key block is base64 of DER/OpenSSH structures, which hold long runs of ``A`` (zero bytes)
 # and other repeats: only the explicit placeholders count there, never the repeat heuristics.
-_PEM_PLACEHOLDER_RE = _Lazy(r"x{4,}|X{4,}|\*{3,}|\.\.\.|<|>|" + _WORD_ALTERNATIVES)
-_LOWER, _UPPER, _DIGIT = (frozenset(string.ascii_lowercase), frozenset(string.ascii_uppercase),
-                          frozenset(string.digits))
+_PEM_PLACEHOLDER_RE = lazy_compile(r"x{4,}|X{4,}|\*{3,}|\.\.\.|<|>|" + _WORD_ALTERNATIVES)
+# (the ``string`` module's constants, written out: importing it compiles a pattern)
+_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
+_UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_DIGIT = frozenset("0123456789")
 
 
 def _entropy(s: str) -> float:
@@ -173,7 +159,7 @@ def _entropy(s: str) -> float:
 
 def _looks_real(secret: str, kind: _SecretKind) -> bool:
     body = secret.split("_", 1)[-1] if secret.startswith(("gh", "github_pat")) else secret
-    if _PLACEHOLDER_RE.get().search(body):
+    if _PLACEHOLDER_RE.search(body):
         return False
     chars = set(body)
     classes = (not chars.isdisjoint(_LOWER)) + (not chars.isdisjoint(_UPPER)) + (
@@ -305,9 +291,9 @@ def find_secrets(text: str) -> Iterator[tuple[int, str, str]]:
         yield start, kind.label, mask(secret)
     if (held is not None and "PRIVATE KEY" not in held) or "PRIVATE KEY" not in text:
         return
-    for m in _PRIVATE_KEY_RE.get().finditer(text):
+    for m in _PRIVATE_KEY_RE.finditer(text):
         body = re.sub(r"\s", "", m.group(2))
-        if _PEM_PLACEHOLDER_RE.get().search(body) or _entropy(body) < 4.0:
+        if _PEM_PLACEHOLDER_RE.search(body) or _entropy(body) < 4.0:
             continue
         yield m.start(), m.group(1).lower(), "-----BEGIN …-----"
 
@@ -380,7 +366,7 @@ def check_path_escape(ctx: FileContext) -> Iterator[Diagnostic]:
         )
 
 
-_TRAVERSAL_RE = re.compile(r"[/\\\x00]|\.\.|^~")
+_TRAVERSAL_RE = lazy_compile(r"[/\\\x00]|\.\.|^~")
 _NAME_IS_FILE_NAME = frozenset({D.CLAUDE, D.CODEX_MD, D.JSON})
 
 

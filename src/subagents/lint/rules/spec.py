@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from subagents._lazy_re import lazy_compile
 from subagents.definition import AgentDefinition
 from subagents.definition import Dialect as D
 from subagents.diagnostics import Diagnostic
@@ -39,7 +40,7 @@ DOCUMENTED_COLORS = frozenset(
 KNOWN_KEYS = frozenset({"keywords", "prompt"})
 
 # the marker of an ATX heading line: up to 3 spaces, 1-6 `#`, a space or tab
-_HEADING_PREFIX_RE = re.compile(r" {0,3}#{1,6}[ \t]")
+_HEADING_PREFIX_RE = lazy_compile(r" {0,3}#{1,6}[ \t]")
 # section, the stem a heading must hold (lower case), must the stem end a word?
 SECTION_NAMES: tuple[tuple[str, str, bool], ...] = (
     ("Role", "role", True),
@@ -48,10 +49,10 @@ SECTION_NAMES: tuple[tuple[str, str, bool], ...] = (
     ("Communication Style", "communication", True),
     ("Constraints", "constraint", False),
 )
-_READ_ONLY_ROLE_RE = re.compile(r"(?:^|[-_])(review|reviewer|auditor|audit|researcher|research)"
+_READ_ONLY_ROLE_RE = lazy_compile(r"(?:^|[-_])(review|reviewer|auditor|audit|researcher|research)"
                                 r"(?:$|[-_])")
 _WRITE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
-_VAGUE_RE = re.compile(
+_VAGUE_RE = lazy_compile(
     r"^(?:use (?:this|the) agent |an? agent |agent )?(?:for |to (?:help with|handle|do) |"
     r"that (?:helps with|handles|does) |helps with |handles )?(?:all |any |general |various |"
     r"misc(?:ellaneous)? |common |everyday )?(?:development|coding|programming|software|"

@@ -1,0 +1,95 @@
+"""The table of compiled dataclass functions (``subagents/_dataclass_code.py``) is current and
+holds exactly what ``exec`` would make of each text; a text not in it is compiled as always."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from pathlib import Path
+from types import CodeType
+from typing import Any
+
+import pytest
+
+from subagents import _dataclass, _dataclass_code, _dataclass_codegen
+from subagents.diagnostics import Diagnostic
+
+SAME_PYTHON = sys.version_info[:2] == _dataclass_code.PYTHON
+
+
+@pytest.mark.skipif(not SAME_PYTHON, reason="the table is written by another Python version")
+def test_the_table_is_current() -> None:
+    """Regenerate (a fresh ``subagents validate`` run records the texts) and compare: a class
+    added, removed or changed on the path of ``validate FILE`` makes this fail until
+    ``python -m subagents._dataclass_codegen`` is run."""
+    fresh = _dataclass_codegen.table_source(_dataclass_codegen.recorded_texts())
+    assert fresh == Path(_dataclass_code.__file__).read_text(encoding="utf-8"), (
+        "stale: run python -m subagents._dataclass_codegen")
+
+
+def _same_code(stored: CodeType, fresh: CodeType) -> None:
+    """Equal but for where the code was written (file name and line numbers)."""
+    for attr in ("co_name", "co_qualname", "co_code", "co_names", "co_varnames", "co_freevars",
+                 "co_cellvars", "co_argcount", "co_posonlyargcount", "co_kwonlyargcount",
+                 "co_flags", "co_stacksize", "co_exceptiontable"):
+        assert getattr(stored, attr) == getattr(fresh, attr), (stored.co_qualname, attr)
+    assert len(stored.co_consts) == len(fresh.co_consts)
+    for a, b in zip(stored.co_consts, fresh.co_consts, strict=True):
+        if isinstance(a, CodeType):
+            assert isinstance(b, CodeType)
+            _same_code(a, b)
+        else:
+            assert type(a) is type(b) and a == b
+
+
+@pytest.mark.parametrize("text", list(_dataclass_code.CODE), ids=range(len(_dataclass_code.CODE)))
+def test_each_stored_function_is_its_text_compiled(text: str) -> None:
+    namespace: dict[str, Any] = {}
+    # as the dataclasses module compiles it: no ``from __future__`` (this module's would apply)
+    exec(compile(text, "<string>", "exec", dont_inherit=True),
+         {"__builtins__": __builtins__}, namespace)
+    (fresh,) = namespace.values()
+    _same_code(_dataclass_code.CODE[text], fresh.__code__)
+
+
+def test_the_table_is_not_empty_and_is_used() -> None:
+    """The package's classes got their functions from the table (when written by this Python)
+    and the standard module is left as it was."""
+    assert len(_dataclass_code.CODE) > 50
+    init_file = Diagnostic.__init__.__code__.co_filename
+    assert init_file.endswith("_dataclass_code.py") == SAME_PYTHON
+    assert "exec" not in vars(dataclasses)
+
+
+def test_a_text_not_in_the_table_is_compiled_as_usual() -> None:
+    cls = _dataclass.dataclass(frozen=True)(type("Fresh", (), {
+        "__annotations__": {"zzz_not_in_any_table": "int"}, "__module__": __name__,
+        "__doc__": "Fresh."}))
+    assert cls(zzz_not_in_any_table=3).zzz_not_in_any_table == 3
+    assert cls.__init__.__code__.co_filename == "<string>"
+    # compiled as the standard decorator compiles it, not under this package's
+    # ``from __future__ import annotations``: the annotations are the objects, not strings
+    assert cls.__init__.__annotations__ == {"zzz_not_in_any_table": "int", "return": None}
+    std = dataclasses.dataclass(frozen=True)(type("Fresh", (), {
+        "__annotations__": {"zzz_not_in_any_table": "int"}, "__module__": __name__}))
+    assert cls.__init__.__annotations__ == std.__init__.__annotations__
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        cls(zzz_not_in_any_table=3).zzz_not_in_any_table = 4  # type: ignore[attr-defined]
+    assert "exec" not in vars(dataclasses)
+
+
+def test_exec_falls_back_without_builtins_in_globals() -> None:
+    """``exec`` adds ``__builtins__`` to globals that lack it; the table is used only where it
+    need not, so such globals go to ``exec`` itself."""
+    text = next(iter(_dataclass_code.CODE))
+    bare: dict[str, Any] = {}
+    namespace: dict[str, Any] = {}
+    _dataclass._exec(text, bare, namespace)
+    assert "__builtins__" in bare
+    (made,) = namespace.values()
+    assert made.__code__.co_filename == "<string>"
+    with_builtins: dict[str, Any] = {"__builtins__": __builtins__}
+    _dataclass._exec(text, with_builtins, namespace)
+    (made,) = namespace.values()
+    assert made.__code__ is _dataclass_code.CODE[text]
+    assert made.__globals__ is with_builtins
