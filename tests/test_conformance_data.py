@@ -50,6 +50,8 @@ _SUBSET = (
     "plugin-ids", "plugin-manifest-agents", "plugin-ignored-fields", "cli-agents-valid",
     "cli-agents-tools-string", "mcp-list-trusted", "mcp-list-untrusted", "mcp-bad-items",
     "field-effort-values", "yaml-alias-bomb", "files-user-folder-link",
+    # whitespace around the --- lines: a form feed closing, a lone CR opening
+    "block-ff-after-clos", "block-lone-cr-open",
 )
 
 

@@ -22,21 +22,12 @@ from subagents.formats.frontmatter import (
 )
 from subagents.formats.yamltree import YamlIssue, YMap, YScalar, parse_yaml_tree
 
-_DELIM_RE = re.compile(r"^[ \t]*---[ \t]*$")
+# the opening line: any whitespace before `---`, any whitespace (and U+FEFF, which JavaScript's
+# \s holds) after it; a line here never holds a newline
+_DELIM_RE = re.compile(r"^\s*---[\s\ufeff]*$")
 _TAB_INDENT_RE = re.compile(r"^ *\t")
-_CLOSE_ANY_RE = re.compile(r"^(?:(?:---|\.\.\.)|[ \t]+---)[ \t]*$", re.M)
+_JS_BLANK_LINE = re.compile("[\t\v\f\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]*\\Z")
 _SKELETON = frontmatter._HINT_SKELETON
-
-
-def _head_end(text: str) -> int:
-    start = 0
-    while start < len(text) and text[start] in " \t\n":
-        start += 1
-    first_nl = text.find("\n", start)
-    if first_nl < 0:
-        return len(text)
-    m = _CLOSE_ANY_RE.search(text, first_nl + 1)
-    return m.end() if m else len(text)
 
 
 def reference_split(
@@ -46,7 +37,7 @@ def reference_split(
     issues: list[YamlIssue] = []
     if not text.strip():
         return None, [YamlIssue("SA012", "the file is empty", 1, 1, _SKELETON)]
-    lines = text[: _head_end(text)].split("\n")
+    lines = text.split("\n")  # every line: the splitter only ever looks at the head
     first = 0
     while first < len(lines) and not lines[first].strip():
         first += 1
@@ -63,6 +54,12 @@ def reference_split(
                                          first + 1, 1, "add a `---` line after the last "
                                          "frontmatter field")]
     start_line, end_line = first + 1, close + 1
+    # whitespace-only lines right after the opening --- are read as empty (Claude Code's
+    # pattern takes them with the opening line)
+    for i in range(first + 1, close):
+        if not _JS_BLANK_LINE.match(lines[i]):
+            break
+        lines[i] = ""
     yaml_text = "\n".join(lines[first + 1 : close]) + "\n"
     doc = FrontmatterDocument(text, start_line, end_line, None, crlf=crlf, bom=bom,
                               yaml_text=yaml_text)
@@ -120,7 +117,8 @@ _LINES = [
     "\t", "name: x", "name: a-b", "description: d", "description: a: b", "<example>",
     "  indented: y", "\ttabbed: z", "- item", "key: [", "key: {a: 1}", "#c", "x: &a 1",
     "y: *a", "z: !!str q", "%YAML 1.2", "tools: Read, Grep", "description: |", "  block",
-    "ü: 日本", "\ufeff---", "a" * 3000, "key: " + "b" * 5000,
+    "ü: 日本", "\ufeff---", "---\x0b", "--- \x0c", "---\xa0", "\x0c---", "---\ufeff",
+    "...\x0c", "a" * 3000, "key: " + "b" * 5000,
 ]
 _EOLS = st.sampled_from(["\n", "\n", "\n", "\r\n", "\r", "\x0c\n", " \n"])
 
@@ -170,7 +168,7 @@ def test_the_splitter_on_chosen_texts() -> None:
 
 def test_the_whitespace_class_is_what_strip_removes() -> None:
     spaces = {chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace()} - {"\n"}
-    pattern = re.compile(f"[{frontmatter._SPACE_NOT_NL}]")
+    pattern = re.compile(frontmatter._SPACE_NOT_NL)
     matched = {chr(c) for c in range(sys.maxunicode + 1) if pattern.fullmatch(chr(c))}
     assert matched == spaces
 

@@ -211,6 +211,24 @@ def split_block(text: str) -> tuple[str, str, int] | None:
     return text[start:end], text[j:], start
 
 
+#: Why a file that starts with ``---`` has no block when that line never ends (a skip message).
+OPENING_NOT_ENDED = (
+    "the opening `---` is not followed by a line break (only whitespace may follow it on its "
+    "line, and a lone carriage return does not end a line)"
+)
+
+
+def _opening_line_ends(text: str) -> bool:
+    """Whether the ``---`` at the start of ``text`` is followed by whitespace holding a line
+    feed, as Claude Code's block pattern needs (then only a missing close can stop it)."""
+    i = 3
+    while i < len(text) and text[i] in _JS_SPACE_SET:
+        if text[i] == "\n":
+            return True
+        i += 1
+    return False
+
+
 # --------------------------------------------------------------------------- lenient pass
 
 # JavaScript's `.` stops at \r, \u2028 and \u2029 as well as \n, and `$` (no m flag) is the
@@ -540,11 +558,14 @@ def read_claude_code(
         text = text[1:]
     block = split_block(text)
     if block is None:
-        why = (
-            "the file does not start with `---` at its very first byte"
-            if not text.startswith("---")
-            else "its frontmatter block is never closed with `---`"
-        )
+        if not text.startswith("---"):
+            why = "the file does not start with `---` at its very first byte"
+        elif _opening_line_ends(text):
+            why = "its frontmatter block is never closed with `---`"
+        else:
+            # `---x`, or `---` ended by a lone carriage return (recorded case
+            # block-lone-cr-open): the pattern wants whitespace, then a line feed
+            why = OPENING_NOT_ENDED
         return ClaudeCodeView(
             profile,
             False,

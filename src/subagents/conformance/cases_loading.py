@@ -122,6 +122,32 @@ LOADING_CASES: tuple[Case, ...] = (
     Case("block-close-at-eof", "the closing --- is the last line (no body)",
          {"x.md": raw("---\nname: block-eof\ndescription: Closed at the end.\n---")},
          spawn=("block-eof",)),
+    # whitespace other than spaces and tabs around a `---` line (Claude Code's block pattern uses
+    # JavaScript's \s, which holds form feeds, vertical tabs, NBSP and U+2028)
+    Case("block-ff-before-open", "a form feed before the opening --- means no frontmatter",
+         {"x.md": b"\f" + agent("block-ff-before")}),
+    Case("block-ff-line-first", "a first line holding only a form feed means no frontmatter",
+         {"x.md": b"\f\n" + agent("block-ff-line")}),
+    Case("block-cr-line-first", "a first line holding only a carriage return",
+         {"x.md": b"\r" + agent("block-cr-line")}),
+    *(Case(f"block-{tag}-after-{which}", f"{what} after the {which}ing ---",
+           {"x.md": raw(f"---{ws if which == 'open' else ''}\nname: block-{tag}-{which}\n"
+                        f"description: Odd {which}ing line.\n---{ws if which == 'clos' else ''}"
+                        "\nBody.\n")},
+           spawn=(f"block-{tag}-{which}",) if which == "clos" else ())
+      for tag, ws, what in (("ff", "\f", "a form feed"), ("vt", "\v", "a vertical tab"),
+                            ("spff", " \f", "a space and a form feed"),
+                            ("nbsp", "\u00a0", "a no-break space"),
+                            ("ls", "\u2028", "a line separator (U+2028)"),
+                            ("cr", "\r", "a carriage return (that line alone ends in CRLF)"))
+      for which in ("open", "clos")),
+    Case("block-lone-cr-open", "the opening --- ends in a lone carriage return, the rest in LF",
+         {"x.md": raw("---\rname: block-lone-cr-open\ndescription: Lone CR open.\n---\nBody.\n")}),
+    Case("block-lone-cr-close", "the closing --- ends in a lone carriage return, the rest in LF",
+         {"x.md": raw("---\nname: block-lone-cr-close\ndescription: Lone CR close.\n---\rBody.\n")},
+         spawn=("block-lone-cr-close",)),
+    Case("block-cr-only-lines", "every line ends in a lone carriage return (old Mac files)",
+         {"x.md": raw("---\rname: block-cr-only\rdescription: Lone CR lines.\r---\rBody.\r")}),
     Case("body-trimmed", "the body is trimmed: blank lines and spaces around it go",
          {"x.md": md("name: body-trim\ndescription: Trimmed body.\n",
                      "\n\n   Indented first line.\nLast line.   \n\n\n")},

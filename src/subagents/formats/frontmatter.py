@@ -39,8 +39,19 @@ __all__ = [
     "split_frontmatter",
 ]
 
-_DELIM_RE = lazy_compile(r"^[ \t]*---[ \t]*$")
-_CLOSE_RE = lazy_compile(r"^(?:---|\.\.\.)[ \t]*$")
+# Every character ``str.strip()`` removes but the newline (``str.isspace``; a test checks it),
+# as a pattern: a category, not a list of characters, because a class listing characters
+# past U+00FF costs milliseconds to compile in every run.
+_SPACE_NOT_NL = r"[^\S\n]"
+# What may stand around a `---` line: any whitespace but the newline, Python's (``str.strip``)
+# and JavaScript's (``\s``, which adds U+FEFF).  Claude Code's block pattern lets JavaScript's
+# whitespace follow both `---` lines (a form feed, a vertical tab, NBSP, U+2028: recorded
+# cases ``block-*-after-*``); a splitter that ended the block elsewhere would lose every
+# position in the file.  Before the opening `---` it makes Claude Code skip the file (the
+# SA018 case, like indentation), but the block is still read here for the other findings.
+_BLANK = rf"(?:{_SPACE_NOT_NL}|\ufeff)"
+_DELIM_RE = lazy_compile(rf"^{_SPACE_NOT_NL}*---{_BLANK}*$")
+_CLOSE_RE = lazy_compile(rf"^(?:---|\.\.\.){_BLANK}*$")
 _TOP_KEY_RE = lazy_compile(r"^([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*:(?:[ \t]|$)")
 _TAB_INDENT_RE = lazy_compile(r"^ *\t")
 _EXAMPLE_RE = lazy_compile(r"<example>|</example>|<commentary>", re.I)
@@ -247,6 +258,8 @@ def _parse_block(
 ) -> tuple[FrontmatterDocument | None, list[YamlIssue]]:
     """The document of a frontmatter found between the 1-based lines ``start_line`` and
     ``end_line``: ``yaml_text`` (the lines between, each ending in a newline) parsed."""
+    if yaml_text.lstrip("\n")[:1] in _JS_BLANK:  # (lstrip copies nothing when no line is empty)
+        yaml_text = _blank_leading_lines(yaml_text)
     doc = FrontmatterDocument(
         text, start_line, end_line, None, crlf=crlf, bom=bom, yaml_text=yaml_text,
         body_at=body_at,
@@ -306,32 +319,51 @@ _HINT_SKELETON = (
 
 
 def _is_close(line: str) -> bool:
-    """``---`` or ``...`` at column 0, or an indented ``---`` (seen in real files)."""
+    """``---`` or ``...`` at column 0 (then any whitespace), or an indented ``---`` (seen in
+    real files)."""
     return bool(_CLOSE_RE.match(line)) or (line.strip() == "---" and line[:1] in " \t")
 
 
-# Every character ``str.strip()`` removes but the newline (``str.isspace``; a test checks it).
-_SPACE_NOT_NL = (
-    "\t\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
-)
 # A line `_is_close` accepts, found in the whole text: `---` or `...` at column 0 with trailing
-# blanks, or an indented `---` with any whitespace around it.
+# whitespace, or an indented `---` with any whitespace around it.
 _IS_CLOSE_LINE_RE = lazy_compile(
-    rf"^(?:(?:---|\.\.\.)[ \t]*|[ \t][{_SPACE_NOT_NL}]*---[{_SPACE_NOT_NL}]*)$", re.M
+    rf"^(?:(?:---|\.\.\.){_BLANK}*|[ \t]{_SPACE_NOT_NL}*---{_SPACE_NOT_NL}*)$", re.M
 )
 
-_CLOSE_ANY_RE = lazy_compile(r"^(?:(?:---|\.\.\.)|[ \t]+---)[ \t]*$", re.M)
+
+# JavaScript's whitespace but the newline (``\s`` in Claude Code's block pattern)
+_JS_BLANK = frozenset(
+    "\t\x0b\x0c\r \xa0\u1680\u2028\u2029\u202f\u205f\u3000\ufeff"
+    + "".join(chr(c) for c in range(0x2000, 0x200B))
+)
+
+
+def _blank_leading_lines(yaml_text: str) -> str:
+    """``yaml_text`` with the whitespace-only lines at its start made empty.
+
+    Claude Code's block pattern swallows them with the opening ``---`` (``---\\s*\\n``), so
+    its YAML parser never sees them; libyaml would refuse a line holding only a tab or a
+    form feed and lose every field (and every position) of the file.  The lines stay, empty,
+    so that line numbers do not move."""
+    lines = yaml_text.split("\n")
+    for i, line in enumerate(lines):
+        if line and not _JS_BLANK.issuperset(line):
+            break
+        lines[i] = ""
+    return "\n".join(lines)
 
 
 def _head_end(text: str) -> int:
     """An offset past the closing delimiter (or the whole text if none is found)."""
+    # past the blank lines `_split_lines` skips (any whitespace: a line holding only a form
+    # feed too), so that the opening `---` is not taken for the closing one
     start = 0
-    while start < len(text) and text[start] in " \t\n":
+    while start < len(text) and text[start].isspace():
         start += 1
     first_nl = text.find("\n", start)
     if first_nl < 0:
         return len(text)
-    m = _CLOSE_ANY_RE.search(text, first_nl + 1)
+    m = _IS_CLOSE_LINE_RE.search(text, first_nl + 1)
     return m.end() if m else len(text)
 
 

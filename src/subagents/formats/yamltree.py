@@ -17,8 +17,9 @@ harness reading these files does.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
-from dataclasses import field
+from dataclasses import field, replace
 from typing import Any
 
 import yaml
@@ -294,6 +295,60 @@ def parse_yaml_tree(text: str, *, line_offset: int = 0) -> YamlTree:
     ``line_offset`` is added to every 1-based line so positions are file positions.
     Never raises for bad input: syntax errors come back in ``YamlTree.error``.
     """
+    tree = _parse_yaml_tree(text, line_offset)
+    if "\x85" in text or "\u2028" in text or "\u2029" in text:
+        _to_file_lines(tree, text, line_offset)
+    return tree
+
+
+def _to_file_lines(tree: YamlTree, text: str, offset: int) -> None:
+    """Positions counted as the file counts lines (only ``\\n`` ends one).
+
+    libyaml follows YAML 1.1, where NEL, U+2028 and U+2029 end a line too, so every mark after
+    one is a line too far down (and its column counted from the odd break)."""
+    # for each of libyaml's lines: the file line it is on and the column it starts at
+    starts: list[tuple[int, int]] = [(0, 0)]
+    line, line_start = 0, 0
+    # (the pattern is compiled on this rare path only, through re's own cache)
+    for m in re.finditer("[\n\x85\u2028\u2029]", text):
+        at = m.end()
+        if m.group() == "\n":
+            line, line_start = line + 1, at
+        starts.append((line, at - line_start))
+
+    def pos(at_line: int, column: int) -> tuple[int, int]:
+        k = at_line - 1 - offset
+        if not 0 <= k < len(starts):
+            return at_line, column
+        real, base = starts[k]
+        return real + 1 + offset, base + column
+
+    def walk(node: YNode) -> None:
+        node.line, node.column = pos(node.line, node.column)
+        if isinstance(node, YScalar):
+            if node.end_line:
+                node.end_line, node.end_column = pos(node.end_line, node.end_column)
+        elif isinstance(node, YMap):
+            for key, value in node.pairs:
+                walk(key)
+                walk(value)
+        else:
+            for item in node.items:
+                walk(item)
+
+    if tree.root is not None:
+        walk(tree.root)
+
+    def moved(issue: YamlIssue) -> YamlIssue:
+        line, column = pos(issue.line, issue.column)
+        return replace(issue, line=line, column=column)
+
+    tree.issues[:] = [moved(i) for i in tree.issues]
+    if tree.error is not None:
+        tree.error = moved(tree.error)
+
+
+def _parse_yaml_tree(text: str, line_offset: int) -> YamlTree:
     issues: list[YamlIssue] = []
     depth, deep_line = nesting_scan(text, MAX_DEPTH)
     if depth > MAX_DEPTH:

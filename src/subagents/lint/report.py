@@ -84,7 +84,16 @@ def _read_lines(path: str) -> list[str] | None:
         data = read_regular(path, 4_000_000)
     except (OSError, ValueError):
         return None
-    return data.decode("utf-8-sig", errors="replace").splitlines()
+    # numbered as the readers number them: only "\n" (with "\r\n" and a lone "\r") ends a
+    # line; `str.splitlines` would also split at a form feed, a vertical tab or U+2028 and
+    # show the wrong line under a finding
+    text = data.decode("utf-8-sig", errors="replace")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
 
 
 def _snippet(text: str, line: int, column: int | None, *, color: bool) -> list[str]:

@@ -159,8 +159,8 @@ class FixResult:
         new = _decode_for_diff(self.fixed)
         name = self.path.lstrip("/")
         lines = difflib.unified_diff(
-            old.splitlines(keepends=True),
-            new.splitlines(keepends=True),
+            _diff_lines(old),
+            _diff_lines(new),
             fromfile=f"a/{name}",
             tofile=f"b/{name}",
         )
@@ -178,6 +178,15 @@ class FixResult:
             # the JSON keeps the refusal as the last note (its shape predates ``why``)
             "notes": [*self.notes, *((f"cannot repair: {self.why}",) if self.why else ())],
         }
+
+
+def _diff_lines(text: str) -> list[str]:
+    """Lines as the readers count them (ends kept): only a line feed ends one, so a form feed
+    or U+2028 inside a line does not split it (``str.splitlines`` would)."""
+    return _DIFF_LINE_RE.findall(text)
+
+
+_DIFF_LINE_RE = re.compile(r"[^\n]*\n|[^\n]+\Z")
 
 
 def _decode_for_diff(data: bytes) -> str:

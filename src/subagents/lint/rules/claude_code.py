@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from subagents.claude_code.reader import ClaudeCodeView, ParseMode, SkipKind
+from subagents.claude_code.reader import OPENING_NOT_ENDED, ClaudeCodeView, ParseMode, SkipKind
 from subagents.definition import AgentDefinition
 from subagents.diagnostics import Diagnostic
 from subagents.formats.fields import TYPE_ERRORS
@@ -111,7 +111,11 @@ def skip_diagnostic(view: ClaudeCodeView, path: str, text: str | None = None) ->
         found_line, found_col = key_pos(text, key)
         if found_line == line:
             column = found_col
-    return make_diagnostic(code, path, (line, column), message, _SKIP_HINTS.get(code))
+    hint = _SKIP_HINTS.get(code)
+    if view.skip.message == OPENING_NOT_ENDED:  # not a missing close: the first line
+        hint = ("put a line feed right after the opening `---` (only spaces may stand between "
+                "them); save the file with LF or CRLF line ends")
+    return make_diagnostic(code, path, (line, column), message, hint)
 
 
 _VALUE_KEYS = {
