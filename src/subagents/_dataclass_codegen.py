@@ -120,11 +120,20 @@ CODE: dict[str, CodeType] = {{}}
     return "".join(parts)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    import argparse
+
+    from subagents.fs import atomic_write
+
+    parser = argparse.ArgumentParser(
+        prog="python -m subagents._dataclass_codegen",
+        description="Rewrite subagents/_dataclass_code.py, the compiled dataclass functions of "
+                    "`subagents validate FILE`, for the Python that runs this.")
+    parser.parse_args(argv)
     if not TABLE.exists():  # the recording run imports it: start from an empty one
-        TABLE.write_text(table_source([]), encoding="utf-8")
+        atomic_write(TABLE, table_source([]))
     texts = recorded_texts()
-    TABLE.write_text(table_source(texts), encoding="utf-8")
+    atomic_write(TABLE, table_source(texts))
     print(f"wrote {TABLE} ({len(texts)} functions)")
 
 
