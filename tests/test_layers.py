@@ -43,7 +43,7 @@ ALLOWED_SIDEWAYS: frozenset[tuple[str, str]] = frozenset({
     # the cheaper dataclass decorator (subagents/_dataclass.py) for the modules of `validate`
     ("definition", "_dataclass"), ("diagnostics", "_dataclass"), ("names", "_dataclass"),
     ("known_tools", "_dataclass"), ("_dataclass", "_dataclass_code"),
-    ("_dataclass_codegen", "_dataclass_code"),
+    ("_dataclass_codegen", "_dataclass_code"), ("_dataclass_codegen", "fs"),
     # module-level patterns compiled on first use (subagents/_lazy_re.py)
     ("names", "_lazy_re"), ("known_tools", "_lazy_re"),
 })
