@@ -337,36 +337,16 @@ def test_evolve_sets_slots_only_while_init_only_assigns() -> None:
         definition.AgentDefinition(name="a").evolve(nonsense=1)
 
 
-def _split_tool_list_by_characters(text: str) -> list[str]:
-    """The character loop of ``known_tools.split_tool_list`` (its only path before a list
-    without parentheses was split at once)."""
-    items: list[str] = []
-    depth = 0
-    current: list[str] = []
-    for ch in text:
-        if ch == "(":
-            depth += 1
-        elif ch == ")" and depth:
-            depth -= 1
-        if ch == "," and depth == 0:
-            items.append("".join(current).strip())
-            current = []
-        else:
-            current.append(ch)
-    items.append("".join(current).strip())
-    return [i for i in items if i]
-
-
 @settings(max_examples=500, deadline=None)
 @given(st.lists(st.sampled_from(["Read", " Grep", "Bash(git:*)", ",", ", ", " ", "(", ")",
                                  "Agent(a, b)", "\t", "\u3000", "mcp__x__y", "", ",,"]),
                 max_size=8).map("".join))
 def test_a_tool_list_without_parentheses_is_split_as_the_loop_splits_it(text: str) -> None:
-    from subagents.known_tools import split_tool_list
+    from subagents.known_tools import _split_by_characters, split_tool_list
 
-    assert split_tool_list(text) == _split_tool_list_by_characters(text)
+    assert split_tool_list(text) == _split_by_characters(text)
     plain = text.replace("(", "").replace(")", "")
-    assert split_tool_list(plain) == _split_tool_list_by_characters(plain)
+    assert split_tool_list(plain) == _split_by_characters(plain)
 
 
 def test_the_resolved_tags_of_plain_words_are_remembered() -> None:

@@ -164,6 +164,11 @@ def split_tool_list(text: str) -> list[str]:
     """Split ``"Read, Bash(git diff:*), Agent(a, b)"`` on top-level commas only."""
     if "(" not in text:  # every comma is at the top level (what the loop below finds)
         return [i for i in map(str.strip, text.split(",")) if i]
+    return _split_by_characters(text)
+
+
+def _split_by_characters(text: str) -> list[str]:
+    """:func:`split_tool_list` one character at a time, counting parentheses."""
     items: list[str] = []
     depth = 0
     current: list[str] = []
