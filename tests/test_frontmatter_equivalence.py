@@ -15,17 +15,14 @@ from hypothesis_helpers import examples
 from subagents.formats import frontmatter
 from subagents.formats.frontmatter import (
     FrontmatterDocument,
-    YField,
     _is_close,
-    _recover,
     split_frontmatter,
 )
-from subagents.formats.yamltree import YamlIssue, YMap, YScalar, parse_yaml_tree
+from subagents.formats.yamltree import YamlIssue, YScalar
 
 # the opening line: any whitespace before `---`, any whitespace (and U+FEFF, which JavaScript's
 # \s holds) after it; a line here never holds a newline
 _DELIM_RE = re.compile(r"^\s*---[\s\ufeff]*$")
-_TAB_INDENT_RE = re.compile(r"^ *\t")
 _JS_BLANK_LINE = re.compile("[\t\v\f\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]*\\Z")
 _SKELETON = frontmatter._HINT_SKELETON
 
@@ -61,40 +58,10 @@ def reference_split(
             break
         lines[i] = ""
     yaml_text = "\n".join(lines[first + 1 : close]) + "\n"
-    doc = FrontmatterDocument(text, start_line, end_line, None, crlf=crlf, bom=bom,
-                              yaml_text=yaml_text)
-    if not yaml_text.strip():
-        doc.root = YMap([], start_line + 1, 1)
-        return doc, issues
-    tree = parse_yaml_tree(yaml_text, line_offset=start_line)
-    issues.extend(tree.issues)
-    if tree.error is not None:
-        if tree.error.code == "SA005":
-            tab = next((i + 1 for i in range(first + 1, close)
-                        if _TAB_INDENT_RE.match(lines[i])), None)
-            if tab is None and _recover(doc, lines[first + 1 : close], start_line, tree.error,
-                                        issues):
-                return doc, issues
-            if tab is not None:
-                issues.append(YamlIssue("SA013", "tab character used for indentation (YAML "
-                                        "allows only spaces)", tab, 1,
-                                        "replace the leading tabs with spaces"))
-                return doc, issues
-        issues.append(tree.error)
-        return doc, issues
-    root = tree.root
-    if root is None or (isinstance(root, YScalar) and root.value == "" and not root.style):
-        doc.root = YMap([], start_line + 1, 1)
-        return doc, issues
-    if not isinstance(root, YMap):
-        kind = "a list" if not isinstance(root, YScalar) else "a single value"
-        issues.append(YamlIssue("SA006", f"the frontmatter is {kind}, not a mapping of "
-                                "`key: value` fields", root.line, root.column, _SKELETON))
-        return doc, issues
-    doc.root = root
-    for key, node in root.pairs:
-        doc.fields.setdefault(key.value, YField(key.value, key.line, key.column, node))
-    return doc, issues
+    # from here on (parsing the YAML between the lines found) the splitter's own code: what is
+    # compared is where the block is found
+    return frontmatter._parse_block(text, start_line, end_line, yaml_text, -1, bom, crlf,
+                                    issues)
 
 
 def _seen(result: tuple[FrontmatterDocument | None, list[YamlIssue]]) -> object:
