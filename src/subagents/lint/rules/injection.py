@@ -337,6 +337,8 @@ PREFILTER = True
 class _Everything:
     """The prefilter switched off: every part may match."""
 
+    parts = None
+
     def allows(self, name: str) -> bool:
         return True
 
@@ -390,6 +392,9 @@ class _Search:
         views match none of the action kinds, and are not searched further)."""
         if not PREFILTER:
             return True
+        named = self.gate.parts
+        if named is not None and not _could_find_parts(named):
+            return False  # not even what Hyperscan says may match could make a finding
         kind = self.kind
         if any(kind(k) for k in _ACTING):
             return True
@@ -397,6 +402,30 @@ class _Search:
                                                     "authority")):
             return True
         return kind("send") and any(kind(k) for k in ("addressed", "authority", "hush", "obey"))
+
+
+def _could_find(kinds: set[str]) -> bool:
+    """:meth:`_Search.findable`'s question asked of a set of kinds that may match (more kinds
+    only ever answer yes more often: a no is a no for the kinds that do match)."""
+    return bool(not kinds.isdisjoint(_ACTING)
+                or ("secret" in kinds and not kinds.isdisjoint(("send", "roleplay", "addressed",
+                                                                "authority")))
+                or ("send" in kinds and not kinds.isdisjoint(("addressed", "authority", "hush",
+                                                              "obey"))))
+
+
+_COULD: dict[frozenset[str], bool] = {}  # :func:`_could_find` by the parts named
+
+
+def _could_find_parts(named: frozenset[str]) -> bool:
+    """:func:`_could_find` of the kinds of the parts ``named`` (remembered: texts name the
+    same few sets of parts again and again)."""
+    known = _COULD.get(named)
+    if known is None:
+        if len(_COULD) > 4096:
+            _COULD.clear()
+        known = _COULD[named] = _could_find({n.partition(".")[0] for n in named})
+    return known
 
 
 _NAMES_OF = dict(_PART_NAMES)

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from typing import Any
 
 from subagents.lint.rules._injection_literals import LITERALS
@@ -133,6 +134,7 @@ class _Table:
 
 
 _BUILT: list[_Table] = []  # the table, once built
+_SCANNER: list[Callable[[int], Any]] = []  # :func:`.injection_scan.scanner`, once imported
 _READ = [0]  # characters read so far (for when to build the table and compile the sets)
 
 
@@ -164,10 +166,12 @@ class Holds:
         _READ[0] += len(text)
         if not force_set and SCAN and _READ[0] > _SET_AFTER:
             # Hyperscan, where it is installed and its database at hand: which parts may
-            # match, in one pass (:mod:`.injection_scan`)
-            from subagents.lint.rules.injection_scan import scanner
+            # match, in one pass (:mod:`.injection_scan`; imported once, not per text)
+            if not _SCANNER:
+                from subagents.lint.rules.injection_scan import scanner
 
-            scan = scanner(_READ[0])
+                _SCANNER.append(scanner)
+            scan = _SCANNER[0](_READ[0])
             if scan is not None:
                 self._parts = scan(text.encode() if data is None else data)
                 if self._parts is not None:
@@ -211,6 +215,12 @@ class Holds:
     def uses_scan(self) -> bool:
         """Did Hyperscan answer?"""
         return self._parts is not None
+
+    @property
+    def parts(self) -> frozenset[str] | None:
+        """The parts Hyperscan says may match (every part that does is among them), or
+        ``None`` when it did not answer."""
+        return self._parts
 
     def allows(self, name: str) -> bool:
         """Can part ``name`` (``kind.n``, or ``squeezed``) match the text?"""

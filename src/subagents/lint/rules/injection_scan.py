@@ -257,11 +257,11 @@ def _make(hs: Any, db: Any, names: list[str], always: frozenset[str]) -> Scanner
         try:
             if scratch is None:
                 scratch = local.scratch = hs.Scratch(db)
-            found: set[str] = set(always)
+            found: set[str] = set()
             db.scan(data, match_event_handler=on_match, context=found, scratch=scratch)
         except Exception:  # fail closed: the RE2 tiers answer
             return None
-        return frozenset(found)
+        return frozenset(found.union(always) if always else found)
 
     return scan
 
