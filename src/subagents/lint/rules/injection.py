@@ -476,7 +476,9 @@ def _excused(text: str, pos: int, kind: str, hidden: bool = False) -> bool:
     quoted = kind != "destructive" and sum(lead_q.count(q) for q in _QUOTES) % 2 == 1
     if not hidden and (before in _QUOTES or quoted):
         return True  # quoted, or inside a quotation that began earlier in the sentence
-    if pats["framing"].search(_URL_RE.sub(" ", lead)):  # "example.com" frames nothing
+    # "example.com" frames nothing (an address holds "://": a lead without one has none, and
+    # the pattern, ``\S*`` first, costs about 70 us on 300 characters)
+    if pats["framing"].search(_URL_RE.sub(" ", lead) if "://" in lead else lead):
         return True
     if kind in ("conceal", "fake-role"):
         return False  # "do not tell" is itself a negation
