@@ -25,10 +25,12 @@ Design notes
   database a few milliseconds: the database is kept in the validate cache folder
   (``injection-scan-KEY.hsdb``, KEY a digest of the patterns, this writer and the Hyperscan
   release), written atomically.  A process loads it once it has read :data:`_LOAD_AFTER`
-  characters (``validate one.md`` never does) and compiles it only once it has read
-  :data:`_BUILD_AFTER` (a large tree); until then, and wherever the wheel is missing, the
-  database cannot be loaded (another CPU, another release) or a scan fails, the RE2 tiers
-  answer, with the same result.
+  characters (``validate one.md`` never does); when none is stored, it compiles it in a
+  background thread once it has read :data:`_BUILD_AFTER` (a larger tree: the compile runs
+  on another core while the texts are judged through the RE2 tiers; the next process loads
+  it).  Until then, and wherever the wheel is missing, the database cannot be loaded
+  (another CPU, another release) or a scan fails, the RE2 tiers answer, with the same
+  result.
 * ``import hyperscan`` happens only there (``import subagents`` stays light).
 """
 
@@ -50,7 +52,7 @@ _WIDEN = 3
 #: characters read by the process before a stored database is loaded ...
 _LOAD_AFTER = 12_000
 #: ... and before one is compiled (and stored) when none is
-_BUILD_AFTER = 1_500_000
+_BUILD_AFTER = 400_000
 #: bump when :func:`hs_pattern` writes differently (a stored database is then not used)
 _FORMAT = "1"
 
@@ -214,6 +216,7 @@ class _State:
         self.scanner: Scanner | None = None
         self.failed = False
         self.missing = False  # no stored database the last time one was looked for
+        self.building: threading.Thread | None = None  # compiling in the background
 
 
 _STATE = _State()
@@ -313,29 +316,40 @@ def _load() -> Scanner | None:
 
 def scanner(read: int) -> Scanner | None:
     """The scanner, when the process has read ``read`` characters: loaded from the cache
-    folder past :data:`_LOAD_AFTER`, compiled past :data:`_BUILD_AFTER`; ``None`` until
+    folder past :data:`_LOAD_AFTER`; when none is stored, compiled in a background thread
+    past :data:`_BUILD_AFTER` (Hyperscan lets go of the interpreter while it compiles: the
+    texts read meanwhile are judged through the RE2 tiers, on the other core); ``None`` until
     then, or without the wheel (the RE2 tiers answer)."""
     state = _STATE
     if state.scanner is not None or state.failed or read <= _LOAD_AFTER:
         return state.scanner
-    if state.missing and read <= _BUILD_AFTER:
+    if state.missing and (read <= _BUILD_AFTER or state.building is not None):
         return None
     with state.lock:
-        if state.scanner is None and not state.failed:
-            try:
-                import hyperscan  # type: ignore[import-untyped, import-not-found, unused-ignore]  # noqa: F401
-            except ImportError:
-                state.failed = True
-                return None
-            found = _load()
-            if found is None and read > _BUILD_AFTER:
+        if state.scanner is None and not state.failed and state.building is None:
+            if not state.missing:
                 try:
-                    found = build()
-                except Exception:  # fail closed: the RE2 tiers answer
+                    import hyperscan  # type: ignore[import-untyped, import-not-found, unused-ignore]  # noqa: F401
+                except ImportError:
                     state.failed = True
-            state.missing = found is None
-            state.scanner = found
+                    return None
+                state.scanner = _load()
+                state.missing = state.scanner is None
+            if state.scanner is None and read > _BUILD_AFTER:
+                state.building = threading.Thread(target=_build_for, args=(state,),
+                                                  name="injection-scan-build", daemon=True)
+                state.building.start()
     return state.scanner
+
+
+def _build_for(state: _State) -> None:
+    try:
+        found = build()
+    except Exception:  # fail closed: the RE2 tiers answer
+        found = None
+    if found is None:
+        state.failed = True
+    state.scanner = found
 
 
 def set_scanner(found: Scanner | None, failed: bool = False) -> None:
@@ -343,3 +357,4 @@ def set_scanner(found: Scanner | None, failed: bool = False) -> None:
     _STATE.scanner = found
     _STATE.failed = failed
     _STATE.missing = False
+    _STATE.building = None
