@@ -246,3 +246,12 @@ def test_a_scan_that_fails_leaves_the_answer_to_re2(monkeypatch: pytest.MonkeyPa
                                  "prompt.") is not None
     finally:
         injection_scan.set_scanner(None)
+
+
+def test_every_part_re2_matches_is_named_on_the_corpus(scan: injection_scan.Scanner,
+                                                       corpus: Path) -> None:
+    """Every other real agent file of the shared corpus, whole (front matter, description
+    and body are all in it; every file was compared when the tier was written)."""
+    for path in sorted(corpus.rglob("*.md"))[::2]:
+        if path.is_file():
+            _check(scan, path.read_text(encoding="utf-8", errors="replace"))
