@@ -502,10 +502,19 @@ def _squeeze(text: str) -> str:
     return _squeezed_bytes(text).decode()
 
 
+# ... and every byte of a character beyond ASCII: in UTF-8 each of them is 0x80 or above, so
+# deleting those bytes leaves the ASCII characters, what ``encode("ascii", "ignore")`` keeps
+_NOT_ASCII_LETTER_BYTES = _NOT_LETTER_BYTES + bytes(range(0x80, 0x100))
+
+
 def _squeezed_bytes(text: str) -> bytes:
     """:func:`_squeeze` as bytes (what the squeezed pattern searches: ASCII, so the offsets
-    are the same, and the RE2 wrapper converts none)."""
-    return text.encode("ascii", "ignore").translate(_LEET_BYTES, _NOT_LETTER_BYTES)
+    are the same, and the RE2 wrapper converts none).  Encoded as UTF-8 (a copy, for ASCII
+    text) with the bytes beyond ASCII deleted by the same ``translate``: encoding to ASCII
+    with ``ignore`` calls the error handler for every run of other characters (three times
+    the cost on a prompt with some)."""
+    return text.encode("utf-8", "surrogatepass").translate(_LEET_BYTES,
+                                                           _NOT_ASCII_LETTER_BYTES)
 
 
 def _unsqueeze(text: str, n: int) -> int:
