@@ -62,6 +62,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from subagents._dataclass import dataclass
 from subagents._lazy_re import lazy_compile
+from subagents.lint.rules.injection_alts import PARTS as ALT_PARTS
+from subagents.lint.rules.injection_alts import reduced
 from subagents.lint.rules.injection_gate import Holds, holds
 from subagents.lint.rules.injection_lexicon import SUPPORT_KINDS
 from subagents.lint.rules.injection_patterns import (
@@ -315,6 +317,12 @@ class _Patterns:
         return cls.compiled
 
 
+def _part_source(name: str) -> str:
+    """Part ``name``'s source as compiled (what :func:`part_sources` lists)."""
+    kind, _, n = name.rpartition(".")
+    return _folded(dict(_SIGNALS)[kind][int(n)])
+
+
 def _compile_part(source: str) -> Any:
     return linear(_folded(source), case_sensitive=True)
 
@@ -366,8 +374,22 @@ class _Search:
         found = self.matched.get(name)
         if found is None:
             found = self.matched[name] = (self.gate.allows(name) and
-                                          found_in(_Patterns.get()[name], self.raw))
+                                          (rx := self.part(name)) is not None and
+                                          found_in(rx, self.raw))
         return found
+
+    def part(self, name: str) -> Any:
+        """Part ``name`` compiled; for the first texts of a process, a large part not yet
+        compiled whole is compiled from only the alternatives this text can match
+        (:mod:`.injection_alts`: the same matches); ``None`` when none can."""
+        pats = _Patterns.get()
+        gate = self.gate
+        if (name in ALT_PARTS and name not in pats and isinstance(gate, Holds)
+                and not gate.uses_set and not gate.uses_scan):
+            return reduced(name, _part_source(name), gate.meets,
+                           functools.partial(linear, case_sensitive=True),
+                           functools.partial(pats.__getitem__, name))
+        return pats[name]
 
     def kind(self, kind: str) -> bool:
         return any(self.matches(name) for name in _NAMES_OF[kind])
@@ -375,11 +397,11 @@ class _Search:
     def signals(self) -> dict[str, _Parts]:
         """The kinds with a part that can match, each with only those parts (a part the text
         lacks a required literal of, or already searched in vain, is left out)."""
-        pats = _Patterns.get()
         out: dict[str, _Parts] = {}
         for kind, names in _PART_NAMES:
-            parts = [pats[name] for name in names
-                     if self.matched.get(name, True) and self.gate.allows(name)]
+            parts = [rx for name in names
+                     if self.matched.get(name, True) and self.gate.allows(name)
+                     and (rx := self.part(name)) is not None]
             if parts:
                 out[kind] = _Parts(parts)
         return out

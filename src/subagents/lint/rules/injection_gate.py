@@ -211,6 +211,14 @@ class Holds:
             self._known[literal] = known
         return known
 
+    def meets(self, clauses: tuple[tuple[tuple[str, ...], ...], ...] | None) -> bool:
+        """Does the text hold what ``clauses`` (a requirement as in the literal table;
+        ``None``: nothing known) need?  Each literal looked up (for :mod:`.injection_alts`)."""
+        if clauses is None:
+            return True
+        has = self._has
+        return any(all(any(has(x) for x in s) for s in clause) for clause in clauses)
+
     @property
     def uses_scan(self) -> bool:
         """Did Hyperscan answer?"""
