@@ -218,6 +218,7 @@ def test_when_the_scanner_is_loaded_or_built(tmp_path: Path,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("hyperscan")
     monkeypatch.setenv("SUBAGENTS_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(injection_scan, "USE_SHIPPED", False)  # a machine without it
     injection_scan.set_scanner(None)
     try:
         assert injection_scan.scanner(injection_scan._LOAD_AFTER) is None  # one file: never
@@ -232,6 +233,13 @@ def test_when_the_scanner_is_loaded_or_built(tmp_path: Path,
         assert len(list(tmp_path.iterdir())) == 1  # compiled and stored
         injection_scan.set_scanner(None)
         assert injection_scan.scanner(injection_scan._LOAD_AFTER + 1) is not None  # loaded
+        # with the shipped database: loaded from it, nothing compiled or stored
+        for path in tmp_path.iterdir():
+            path.unlink()
+        monkeypatch.setattr(injection_scan, "USE_SHIPPED", True)
+        injection_scan.set_scanner(None)
+        assert injection_scan.scanner(injection_scan._LOAD_AFTER + 1) is not None
+        assert injection_scan._STATE.building is None and not list(tmp_path.iterdir())
     finally:
         injection_scan.set_scanner(None)
 
@@ -255,3 +263,40 @@ def test_every_part_re2_matches_is_named_on_the_corpus(scan: injection_scan.Scan
     for path in sorted(corpus.rglob("*.md"))[::2]:
         if path.is_file():
             _check(scan, path.read_text(encoding="utf-8", errors="replace"))
+
+
+def test_the_shipped_database_is_current() -> None:
+    """Generated from the current patterns by this writer (else it is never used):
+    ``python -m subagents.lint.rules.injection_scan`` writes it again."""
+    from subagents.lint.rules import _injection_scan_db as shipped
+
+    names, _, always = injection_scan._parts()
+    assert injection_scan._key("") == shipped.KEY, (
+        "run: python -m subagents.lint.rules.injection_scan")
+    assert list(shipped.NAMES) == names
+    assert frozenset(shipped.ALWAYS) == always
+
+
+def test_the_shipped_database_answers_as_a_fresh_one(scan: injection_scan.Scanner) -> None:
+    import hyperscan as hs
+
+    shipped = injection_scan._shipped(hs)
+    assert shipped is not None
+    for row in ROWS[::5]:
+        for data in _searched(row["text"]):
+            assert shipped(data) == scan(data)
+
+
+def test_a_stale_or_unusable_shipped_database_is_not_used(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    hs = pytest.importorskip("hyperscan")
+    from subagents.lint.rules import _injection_scan_db as shipped
+
+    monkeypatch.setattr(shipped, "KEY", "0" * 24)  # patterns changed since it was generated
+    assert injection_scan._shipped(hs) is None
+    monkeypatch.undo()
+    monkeypatch.setattr(shipped, "DATABASE", ("AAAA",))  # damaged (or another release's)
+    assert injection_scan._shipped(hs) is None
+    monkeypatch.undo()
+    monkeypatch.setattr(injection_scan, "USE_SHIPPED", False)
+    assert injection_scan._shipped(hs) is None
