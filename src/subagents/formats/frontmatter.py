@@ -161,8 +161,9 @@ def decode_bytes(data: bytes) -> DecodeResult:
                 "re-save the file as UTF-8, e.g. `iconv -f latin1 -t utf-8 in.md > out.md`",
             ),
         )
-    crlf = "\r\n" in text
-    if "\r" in text:
+    crlf = False
+    if "\r" in text:  # (no CR, no CRLF: one scan of the text, not two, for nearly every file)
+        crlf = "\r\n" in text
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     return DecodeResult(text, None, bom, crlf)
 
