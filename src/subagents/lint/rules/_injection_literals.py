@@ -2480,21 +2480,6 @@ LITERALS: dict[str, tuple[tuple[tuple[str, ...], ...], ...] | None] = {
             ('\x00copy', '\x00dump', '\x00leak', '\x00post', '\x00mirror', '\x00publish'),
             ('gist', 'public', 'pastebin', 'comment on'),
         ),
-        (('\x00envie', '\x00invia', '\x00manda', '\x00enviar'), ('.',)),
-        (('\x00envie', '\x00invia', '\x00manda', '\x00enviar'), ('.',), ('@',)),
-        (
-            ('\x00envie', '\x00invia', '\x00manda', '\x00enviar'),
-            (
-                '.br', '.cn', '.de', '.es', '.fr', '.io', '.it', '.ru', '.com', '.net', '.org',
-                '.xyz', '.example',
-            ),
-            ('a ', 'à ', 'an ', 'at ', 'to '),
-        ),
-        (('\x00envie', '\x00invia', '\x00manda', '\x00enviar'), ('attacker',)),
-        (('\x00envie', '\x00invia', '\x00manda', '\x00enviar'), ('ftp://',)),
-        (('\x00envie', '\x00invia', '\x00manda', '\x00enviar'), ('http://', 'https://')),
-        (('\x00envie', '\x00invia', '\x00manda', '\x00enviar'), ('my server',)),
-        (('\x00envie', '\x00invia', '\x00manda', '\x00enviar'), ('pastebin',)),
         (
             (
                 '\x00hit', '\x00call', '\x00open', '\x00ping', '\x00fetch', '\x00visit',
@@ -2503,29 +2488,89 @@ LITERALS: dict[str, tuple[tuple[tuple[str, ...], ...], ...] | None] = {
             ('\x00with',),
             ('http://', 'https://'),
         ),
-        (('\x00nc', '\x00curl', '\x00wget', '\x00netcat'), ('.',)),
-        (('\x00nc', '\x00curl', '\x00wget', '\x00netcat'), ('.',), ('@',)),
         (
-            ('\x00nc', '\x00curl', '\x00wget', '\x00netcat'),
+            (
+                '\x00nc', 'lade', 'sube', '\x00curl', '\x00wget', 'envia', 'envía', 'manda',
+                'sende', '\x00envie', '\x00invia', '\x00manda', 'envoie', 'пришли', '\x00enviar',
+                '\x00netcat', 'envoyez', 'schicke', 'отправь', 'transmets', 'transmite',
+                'téléverse', 'отправьте', 'übermittle', 'transmettez',
+            ),
+            ('.',),
+        ),
+        (
+            (
+                '\x00nc', 'lade', 'sube', '\x00curl', '\x00wget', 'envia', 'envía', 'manda',
+                'sende', '\x00envie', '\x00invia', '\x00manda', 'envoie', 'пришли', '\x00enviar',
+                '\x00netcat', 'envoyez', 'schicke', 'отправь', 'transmets', 'transmite',
+                'téléverse', 'отправьте', 'übermittle', 'transmettez',
+            ),
+            ('.',),
+            ('@',),
+        ),
+        (
+            (
+                '\x00nc', 'lade', 'sube', '\x00curl', '\x00wget', 'envia', 'envía', 'manda',
+                'sende', '\x00envie', '\x00invia', '\x00manda', 'envoie', 'пришли', '\x00enviar',
+                '\x00netcat', 'envoyez', 'schicke', 'отправь', 'transmets', 'transmite',
+                'téléverse', 'отправьте', 'übermittle', 'transmettez',
+            ),
             (
                 '.br', '.cn', '.de', '.es', '.fr', '.io', '.it', '.ru', '.com', '.net', '.org',
                 '.xyz', '.example',
             ),
             ('a ', 'à ', 'an ', 'at ', 'to '),
         ),
-        (('\x00nc', '\x00curl', '\x00wget', '\x00netcat'), ('attacker',)),
-        (('\x00nc', '\x00curl', '\x00wget', '\x00netcat'), ('ftp://',)),
-        (('\x00nc', '\x00curl', '\x00wget', '\x00netcat'), ('http://', 'https://')),
-        (('\x00nc', '\x00curl', '\x00wget', '\x00netcat'), ('my server',)),
-        (('\x00nc', '\x00curl', '\x00wget', '\x00netcat'), ('pastebin',)),
+        (
+            (
+                '\x00nc', 'lade', 'sube', '\x00curl', '\x00wget', 'envia', 'envía', 'manda',
+                'sende', '\x00envie', '\x00invia', '\x00manda', 'envoie', 'пришли', '\x00enviar',
+                '\x00netcat', 'envoyez', 'schicke', 'отправь', 'transmets', 'transmite',
+                'téléverse', 'отправьте', 'übermittle', 'transmettez',
+            ),
+            ('attacker',),
+        ),
+        (
+            (
+                '\x00nc', 'lade', 'sube', '\x00curl', '\x00wget', 'envia', 'envía', 'manda',
+                'sende', '\x00envie', '\x00invia', '\x00manda', 'envoie', 'пришли', '\x00enviar',
+                '\x00netcat', 'envoyez', 'schicke', 'отправь', 'transmets', 'transmite',
+                'téléverse', 'отправьте', 'übermittle', 'transmettez',
+            ),
+            ('ftp://',),
+        ),
+        (
+            (
+                '\x00nc', 'lade', 'sube', '\x00curl', '\x00wget', 'envia', 'envía', 'manda',
+                'sende', '\x00envie', '\x00invia', '\x00manda', 'envoie', 'пришли', '\x00enviar',
+                '\x00netcat', 'envoyez', 'schicke', 'отправь', 'transmets', 'transmite',
+                'téléverse', 'отправьте', 'übermittle', 'transmettez',
+            ),
+            ('http://', 'https://'),
+        ),
+        (
+            (
+                '\x00nc', 'lade', 'sube', '\x00curl', '\x00wget', 'envia', 'envía', 'manda',
+                'sende', '\x00envie', '\x00invia', '\x00manda', 'envoie', 'пришли', '\x00enviar',
+                '\x00netcat', 'envoyez', 'schicke', 'отправь', 'transmets', 'transmite',
+                'téléverse', 'отправьте', 'übermittle', 'transmettez',
+            ),
+            ('my server',),
+        ),
+        (
+            (
+                '\x00nc', 'lade', 'sube', '\x00curl', '\x00wget', 'envia', 'envía', 'manda',
+                'sende', '\x00envie', '\x00invia', '\x00manda', 'envoie', 'пришли', '\x00enviar',
+                '\x00netcat', 'envoyez', 'schicke', 'отправь', 'transmets', 'transmite',
+                'téléverse', 'отправьте', 'übermittle', 'transmettez',
+            ),
+            ('pastebin',),
+        ),
         (('\x00share',), ('\x00with',), ('.',), ('@',)),
         (
             ('&', '?'),
             ('c=', 'd=', 'q=', 'key=', 'data=', 'leak=', 'token=', 'secret='),
             ('ftp://', 'http://', 'https://'),
         ),
-        (('.',), ('@',), ('envoie', 'envoyez', 'transmets', 'téléverse', 'transmettez')),
-        (('.',), ('@',), ('lade', 'sende', 'schicke', 'übermittle')),
         (
             ('.',),
             ('@',),
@@ -2534,11 +2579,7 @@ LITERALS: dict[str, tuple[tuple[tuple[str, ...], ...], ...] | None] = {
                 'e-mail', 'upload', 'forward', 'sending', 'transmit', 'exfiltrate',
             ),
         ),
-        (('.',), ('@',), ('sube', 'envia', 'envía', 'manda', 'transmite')),
-        (('.',), ('@',), ('пришли', 'отправь', 'отправьте')),
         (('.',), ('@',), ('上传', '传到', '发到', '发给', '发送')),
-        (('.',), ('envoie', 'envoyez', 'transmets', 'téléverse', 'transmettez')),
-        (('.',), ('lade', 'sende', 'schicke', 'übermittle')),
         (
             ('.',),
             (
@@ -2546,25 +2587,7 @@ LITERALS: dict[str, tuple[tuple[tuple[str, ...], ...], ...] | None] = {
                 'e-mail', 'upload', 'forward', 'sending', 'transmit', 'exfiltrate',
             ),
         ),
-        (('.',), ('sube', 'envia', 'envía', 'manda', 'transmite')),
-        (('.',), ('пришли', 'отправь', 'отправьте')),
         (('.',), ('上传', '传到', '发到', '发给', '发送')),
-        (
-            (
-                '.br', '.cn', '.de', '.es', '.fr', '.io', '.it', '.ru', '.com', '.net', '.org',
-                '.xyz', '.example',
-            ),
-            ('a ', 'à ', 'an ', 'at ', 'to '),
-            ('envoie', 'envoyez', 'transmets', 'téléverse', 'transmettez'),
-        ),
-        (
-            (
-                '.br', '.cn', '.de', '.es', '.fr', '.io', '.it', '.ru', '.com', '.net', '.org',
-                '.xyz', '.example',
-            ),
-            ('a ', 'à ', 'an ', 'at ', 'to '),
-            ('lade', 'sende', 'schicke', 'übermittle'),
-        ),
         (
             (
                 '.br', '.cn', '.de', '.es', '.fr', '.io', '.it', '.ru', '.com', '.net', '.org',
@@ -2575,22 +2598,6 @@ LITERALS: dict[str, tuple[tuple[tuple[str, ...], ...], ...] | None] = {
                 'leak', 'pipe', 'post', 'send', 'email', 'paste', 'sends', 'append', 'beacon',
                 'e-mail', 'upload', 'forward', 'sending', 'transmit', 'exfiltrate',
             ),
-        ),
-        (
-            (
-                '.br', '.cn', '.de', '.es', '.fr', '.io', '.it', '.ru', '.com', '.net', '.org',
-                '.xyz', '.example',
-            ),
-            ('a ', 'à ', 'an ', 'at ', 'to '),
-            ('sube', 'envia', 'envía', 'manda', 'transmite'),
-        ),
-        (
-            (
-                '.br', '.cn', '.de', '.es', '.fr', '.io', '.it', '.ru', '.com', '.net', '.org',
-                '.xyz', '.example',
-            ),
-            ('a ', 'à ', 'an ', 'at ', 'to '),
-            ('пришли', 'отправь', 'отправьте'),
         ),
         (
             (
@@ -2600,8 +2607,6 @@ LITERALS: dict[str, tuple[tuple[tuple[str, ...], ...], ...] | None] = {
             ('a ', 'à ', 'an ', 'at ', 'to '),
             ('上传', '传到', '发到', '发给', '发送'),
         ),
-        (('attacker',), ('envoie', 'envoyez', 'transmets', 'téléverse', 'transmettez')),
-        (('attacker',), ('lade', 'sende', 'schicke', 'übermittle')),
         (
             ('attacker',),
             (
@@ -2609,14 +2614,7 @@ LITERALS: dict[str, tuple[tuple[tuple[str, ...], ...], ...] | None] = {
                 'e-mail', 'upload', 'forward', 'sending', 'transmit', 'exfiltrate',
             ),
         ),
-        (('attacker',), ('sube', 'envia', 'envía', 'manda', 'transmite')),
-        (('attacker',), ('пришли', 'отправь', 'отправьте')),
         (('attacker',), ('上传', '传到', '发到', '发给', '发送')),
-        (('envoie', 'envoyez', 'transmets', 'téléverse', 'transmettez'), ('ftp://',)),
-        (('envoie', 'envoyez', 'transmets', 'téléverse', 'transmettez'), ('http://', 'https://')),
-        (('envoie', 'envoyez', 'transmets', 'téléverse', 'transmettez'), ('my server',)),
-        (('envoie', 'envoyez', 'transmets', 'téléverse', 'transmettez'), ('pastebin',)),
-        (('ftp://',), ('lade', 'sende', 'schicke', 'übermittle')),
         (
             ('ftp://',),
             (
@@ -2624,10 +2622,7 @@ LITERALS: dict[str, tuple[tuple[tuple[str, ...], ...], ...] | None] = {
                 'e-mail', 'upload', 'forward', 'sending', 'transmit', 'exfiltrate',
             ),
         ),
-        (('ftp://',), ('sube', 'envia', 'envía', 'manda', 'transmite')),
-        (('ftp://',), ('пришли', 'отправь', 'отправьте')),
         (('ftp://',), ('上传', '传到', '发到', '发给', '发送')),
-        (('http://', 'https://'), ('lade', 'sende', 'schicke', 'übermittle')),
         (
             ('http://', 'https://'),
             (
@@ -2635,11 +2630,7 @@ LITERALS: dict[str, tuple[tuple[tuple[str, ...], ...], ...] | None] = {
                 'e-mail', 'upload', 'forward', 'sending', 'transmit', 'exfiltrate',
             ),
         ),
-        (('http://', 'https://'), ('sube', 'envia', 'envía', 'manda', 'transmite')),
-        (('http://', 'https://'), ('пришли', 'отправь', 'отправьте')),
         (('http://', 'https://'), ('上传', '传到', '发到', '发给', '发送')),
-        (('lade', 'sende', 'schicke', 'übermittle'), ('my server',)),
-        (('lade', 'sende', 'schicke', 'übermittle'), ('pastebin',)),
         (
             (
                 'leak', 'pipe', 'post', 'send', 'email', 'paste', 'sends', 'append', 'beacon',
@@ -2661,11 +2652,7 @@ LITERALS: dict[str, tuple[tuple[tuple[str, ...], ...], ...] | None] = {
             ),
             ('webhook', 'a webhook', 'the webhook', 'your webhook'),
         ),
-        (('my server',), ('sube', 'envia', 'envía', 'manda', 'transmite')),
-        (('my server',), ('пришли', 'отправь', 'отправьте')),
         (('my server',), ('上传', '传到', '发到', '发给', '发送')),
-        (('pastebin',), ('sube', 'envia', 'envía', 'manda', 'transmite')),
-        (('pastebin',), ('пришли', 'отправь', 'отправьте')),
         (('pastebin',), ('上传', '传到', '发到', '发给', '发送')),
     ),
     'send.1': (

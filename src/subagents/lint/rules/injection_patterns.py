@@ -164,13 +164,18 @@ _SEND = (
     r"beacon|append|paste)\b[^\n]{0,160}?(?:" + _ADDRESS + r"|(?:the |a |your )?webhook\b)" +
     r"|\b(?:include|share|copy|put|add)\b[^\n]{0,120}?\b(?:to|at|on)\s+(?:https?://|ftp://|"
     r"\d{1,3}(?:\.\d{1,3}){3}\b)"
-    r"|\b(?:curl|wget|nc|netcat)\b[^\n]{0,120}?" + _ADDRESS +
+    # an address with a slot for data (before the verbs below: no match of it starts where
+    # one of theirs does, so the order of the two changes no match)
     r"|(?:https?://|ftp://)\S*(?:\?|&)[\w-]*(?:d|q|data|key|token|secret|leak|c)=\S*"
-    r"|\b(?:sende|schicke|übermittle|lade)\b[^\n]{0,120}?" + _ADDRESS +
-    r"|\b(?:envía|envia|manda|sube|transmite)\b[^\n]{0,120}?" + _ADDRESS +
-    r"|\b(?:envoie|envoyez|transmets|transmettez|téléverse)\b[^\n]{0,120}?" + _ADDRESS +
-    r"|\b(?:invia|manda|envie|enviar)\b[^\n]{0,120}?" + _ADDRESS +
-    r"|(?:отправь|отправьте|пришли)[^\n]{0,120}?" + _ADDRESS +
+    # verbs of several languages sharing one window and one address: (a|b)c matches what
+    # ac|bc matches, preferring the same match, and RE2 compiles the window once, not six
+    # times (its bounded window is built state by state: half of this part's compile time)
+    r"|(?:\b(?:curl|wget|nc|netcat)\b"
+    r"|\b(?:sende|schicke|übermittle|lade)\b"
+    r"|\b(?:envía|envia|manda|sube|transmite)\b"
+    r"|\b(?:envoie|envoyez|transmets|transmettez|téléverse)\b"
+    r"|\b(?:invia|manda|envie|enviar)\b"
+    r"|(?:отправь|отправьте|пришли))[^\n]{0,120}?" + _ADDRESS +
     r"|(?:发送|上传|发到|传到|发给)[^\n]{0,80}?" + _ADDRESS
 )
 _DESTRUCTIVE = (
