@@ -18,10 +18,21 @@ import functools
 import itertools
 import math
 import re
-from collections import _count_elements  # type: ignore[attr-defined]
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from subagents.definition import AgentDefinition
+
+
+def _count_in_python(mapping: dict[str, int], iterable: Iterable[str]) -> None:
+    """What ``collections._count_elements`` does, for a Python that lacks it."""
+    for item in iterable:
+        mapping[item] = mapping.get(item, 0) + 1
+
+
+try:  # the loop ``Counter`` counts with (C, in the standard library since Python 3.2)
+    from collections import _count_elements  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - depends on the Python
+    _count_elements = _count_in_python
 
 __all__ = [
     "SIMILAR_THRESHOLD",
