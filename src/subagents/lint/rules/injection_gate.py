@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from typing import Any
 
 from subagents.lint.rules._injection_literals import LITERALS
@@ -48,6 +49,9 @@ _SHORT = 3
 #: 593 corpus prompts in a fresh process and 100 warm: one set 6,658 M and 630 M, two 5,963 M
 #: and 638 M, three 5,884 M and 650 M)
 _SETS = 2
+#: ask Hyperscan first where it is installed (:mod:`.injection_scan`); ``False``: never (the
+#: tests compare the tiers)
+SCAN = True
 
 #: a literal set as the bits of its literals in the set, and the literals looked up instead
 _Need = tuple[int, tuple[str, ...]]
@@ -130,6 +134,7 @@ class _Table:
 
 
 _BUILT: list[_Table] = []  # the table, once built
+_SCANNER: list[Callable[[int], Any]] = []  # :func:`.injection_scan.scanner`, once imported
 _READ = [0]  # characters read so far (for when to build the table and compile the sets)
 
 
@@ -147,17 +152,30 @@ def _whole_word(word: str) -> Any:
 class Holds:
     """Which signal parts can match one text (``allows(name)``)."""
 
-    __slots__ = ("_known", "_mask", "_table", "_text")
+    __slots__ = ("_known", "_mask", "_parts", "_table", "_text")
 
     def __init__(self, text: str, data: bytes | None = None, lazy: bool = False,
                  force_set: bool = False) -> None:
         self._table: _Table | None = None
         self._text = text
         self._mask: int | None = None
+        self._parts: frozenset[str] | None = None
         self._known: dict[str, bool] = {}
         if lazy:
             return
         _READ[0] += len(text)
+        if not force_set and SCAN and _READ[0] > _SET_AFTER:
+            # Hyperscan, where it is installed and its database at hand: which parts may
+            # match, in one pass (:mod:`.injection_scan`; imported once, not per text)
+            if not _SCANNER:
+                from subagents.lint.rules.injection_scan import scanner
+
+                _SCANNER.append(scanner)
+            scan = _SCANNER[0](_READ[0])
+            if scan is not None:
+                self._parts = scan(text.encode() if data is None else data)
+                if self._parts is not None:
+                    return
         if force_set or _BUILT or _READ[0] > _SET_AFTER:
             table = _table()
             sets = table.compiled_sets()
@@ -193,8 +211,21 @@ class Holds:
             self._known[literal] = known
         return known
 
+    @property
+    def uses_scan(self) -> bool:
+        """Did Hyperscan answer?"""
+        return self._parts is not None
+
+    @property
+    def parts(self) -> frozenset[str] | None:
+        """The parts Hyperscan says may match (every part that does is among them), or
+        ``None`` when it did not answer."""
+        return self._parts
+
     def allows(self, name: str) -> bool:
         """Can part ``name`` (``kind.n``, or ``squeezed``) match the text?"""
+        if self._parts is not None:
+            return name in self._parts
         mask = self._mask
         if mask is not None and self._table is not None:
             entry = self._table.masks[name]
