@@ -64,7 +64,7 @@ def main() -> None:
     args = ap.parse_args()
     injection.REMEMBER = False
     files, texts = prompts(args.corpus)
-    scan = injection_scan.build(store=False)
+    scan = injection_scan.build()
     names = [args.only] if args.only else ["scan", "re2", "plain"]
     if scan is None and "scan" in names:
         print("hyperscan is not installed: the scan tier is left out")

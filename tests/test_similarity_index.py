@@ -258,3 +258,20 @@ def test_stem_equals_trying_every_suffix_on_the_words_of_descriptions() -> None:
         "securing running compilation automated utilities copied happiness"
     for word in similarity.words(text):
         assert similarity.stem(word) == _plain_stem(word), word
+
+
+def test_the_fallback_counter_counts_as_the_standard_librarys_loop() -> None:
+    """``similarity`` counts terms with ``collections._count_elements`` (private, in C); the
+    plain loop it falls back to on a Python without it gives the same counts in the same
+    order."""
+    from collections import Counter
+
+    from subagents.lint import similarity
+
+    words = ["deploy", "kubernetes", "deploy", "helm", "", "Helm", "deploy"]
+    ours: dict[str, int] = {"helm": 2}
+    similarity._count_in_python(ours, words)
+    theirs: dict[str, int] = {"helm": 2}
+    similarity._count_elements(theirs, words)
+    assert list(ours.items()) == list(theirs.items())
+    assert ours == Counter(words) + Counter({"helm": 2})

@@ -273,16 +273,17 @@ def __create_fn__(_type_path, _type_dialect, _type_definitions, _type_diagnostic
  return __init__
 CODE["def __create_fn__(_type_path, _type_dialect, _type_definitions, _type_diagnostics, _type_document, _type_claude_code, _type_harness_agents, _type_text, _type_file_path, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_document, _dflt_claude_code, _dflt_harness_agents, _dflt_text, _dflt_file_path, _return_type):\n def __init__(self,path:_type_path,dialect:_type_dialect,definitions:_type_definitions,diagnostics:_type_diagnostics,document:_type_document=_dflt_document,claude_code:_type_claude_code=_dflt_claude_code,harness_agents:_type_harness_agents=_dflt_harness_agents,text:_type_text=_dflt_text,file_path:_type_file_path=_dflt_file_path)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'path',path)\n  __dataclass_builtins_object__.__setattr__(self,'dialect',dialect)\n  __dataclass_builtins_object__.__setattr__(self,'definitions',definitions)\n  __dataclass_builtins_object__.__setattr__(self,'diagnostics',diagnostics)\n  __dataclass_builtins_object__.__setattr__(self,'document',document)\n  __dataclass_builtins_object__.__setattr__(self,'claude_code',claude_code)\n  __dataclass_builtins_object__.__setattr__(self,'harness_agents',harness_agents)\n  __dataclass_builtins_object__.__setattr__(self,'text',text)\n  __dataclass_builtins_object__.__setattr__(self,'file_path',file_path)\n return __init__"] = __create_fn__.__code__
 
-def __create_fn__(_type_path, _type_display, _type_dialect, _type_root, _type_scope, _type_may_escape, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_may_escape, _return_type):
- def __init__(self,path:_type_path,display:_type_display,dialect:_type_dialect,root:_type_root,scope:_type_scope,may_escape:_type_may_escape=_dflt_may_escape)->_return_type:
+def __create_fn__(_type_path, _type_display, _type_dialect, _type_root, _type_scope, _type_may_escape, _type_apath, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_may_escape, _dflt_apath, _return_type):
+ def __init__(self,path:_type_path,display:_type_display,dialect:_type_dialect,root:_type_root,scope:_type_scope,may_escape:_type_may_escape=_dflt_may_escape,apath:_type_apath=_dflt_apath)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'path',path)
   __dataclass_builtins_object__.__setattr__(self,'display',display)
   __dataclass_builtins_object__.__setattr__(self,'dialect',dialect)
   __dataclass_builtins_object__.__setattr__(self,'root',root)
   __dataclass_builtins_object__.__setattr__(self,'scope',scope)
   __dataclass_builtins_object__.__setattr__(self,'may_escape',may_escape)
+  __dataclass_builtins_object__.__setattr__(self,'apath',apath)
  return __init__
-CODE["def __create_fn__(_type_path, _type_display, _type_dialect, _type_root, _type_scope, _type_may_escape, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_may_escape, _return_type):\n def __init__(self,path:_type_path,display:_type_display,dialect:_type_dialect,root:_type_root,scope:_type_scope,may_escape:_type_may_escape=_dflt_may_escape)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'path',path)\n  __dataclass_builtins_object__.__setattr__(self,'display',display)\n  __dataclass_builtins_object__.__setattr__(self,'dialect',dialect)\n  __dataclass_builtins_object__.__setattr__(self,'root',root)\n  __dataclass_builtins_object__.__setattr__(self,'scope',scope)\n  __dataclass_builtins_object__.__setattr__(self,'may_escape',may_escape)\n return __init__"] = __create_fn__.__code__
+CODE["def __create_fn__(_type_path, _type_display, _type_dialect, _type_root, _type_scope, _type_may_escape, _type_apath, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_may_escape, _dflt_apath, _return_type):\n def __init__(self,path:_type_path,display:_type_display,dialect:_type_dialect,root:_type_root,scope:_type_scope,may_escape:_type_may_escape=_dflt_may_escape,apath:_type_apath=_dflt_apath)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'path',path)\n  __dataclass_builtins_object__.__setattr__(self,'display',display)\n  __dataclass_builtins_object__.__setattr__(self,'dialect',dialect)\n  __dataclass_builtins_object__.__setattr__(self,'root',root)\n  __dataclass_builtins_object__.__setattr__(self,'scope',scope)\n  __dataclass_builtins_object__.__setattr__(self,'may_escape',may_escape)\n  __dataclass_builtins_object__.__setattr__(self,'apath',apath)\n return __init__"] = __create_fn__.__code__
 
 def __create_fn__(_type_path, _type_file_path, _type_dialect, _type_config, _type_text, _type_document, _type_agents_root, _type_mode, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_text, _dflt_document, _dflt_agents_root, _dflt_mode, _return_type):
  def __init__(self,path:_type_path,file_path:_type_file_path,dialect:_type_dialect,config:_type_config,text:_type_text=_dflt_text,document:_type_document=_dflt_document,agents_root:_type_agents_root=_dflt_agents_root,mode:_type_mode=_dflt_mode)->_return_type:
@@ -630,11 +631,11 @@ CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):
 
 def __create_fn__(cls, FrozenInstanceError):
  def __delattr__(self,name):
-  if type(self) is cls or name in ('path','display','dialect','root','scope','may_escape',):
+  if type(self) is cls or name in ('path','display','dialect','root','scope','may_escape','apath',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
   super(cls, self).__delattr__(name)
  return __delattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'path\',\'display\',\'dialect\',\'root\',\'scope\',\'may_escape\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'path\',\'display\',\'dialect\',\'root\',\'scope\',\'may_escape\',\'apath\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
 
 def __create_fn__(cls, FrozenInstanceError):
  def __delattr__(self,name):
@@ -838,11 +839,11 @@ CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,v
 
 def __create_fn__(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
-  if type(self) is cls or name in ('path','display','dialect','root','scope','may_escape',):
+  if type(self) is cls or name in ('path','display','dialect','root','scope','may_escape','apath',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
   super(cls, self).__setattr__(name, value)
  return __setattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'path\',\'display\',\'dialect\',\'root\',\'scope\',\'may_escape\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'path\',\'display\',\'dialect\',\'root\',\'scope\',\'may_escape\',\'apath\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
 
 def __create_fn__(cls, FrozenInstanceError):
  def __setattr__(self,name,value):

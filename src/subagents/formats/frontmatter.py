@@ -161,8 +161,9 @@ def decode_bytes(data: bytes) -> DecodeResult:
                 "re-save the file as UTF-8, e.g. `iconv -f latin1 -t utf-8 in.md > out.md`",
             ),
         )
-    crlf = "\r\n" in text
-    if "\r" in text:
+    crlf = False
+    if "\r" in text:  # (no CR, no CRLF: one scan of the text, not two, for nearly every file)
+        crlf = "\r\n" in text
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     return DecodeResult(text, None, bom, crlf)
 
@@ -183,7 +184,7 @@ def split_frontmatter(
         # stands, so the head is never split into lines.
         nl = text.find("\n")
         if nl > 0 and _DELIM_RE.match(text, 0, nl):
-            close = _IS_CLOSE_LINE_RE.search(text, nl + 1)
+            close = _close_line(text, nl + 1)
             if close is None:
                 return None, [_never_closed(1)]
             yaml_text = text[nl + 1 : close.start()] or "\n"
@@ -331,6 +332,30 @@ _IS_CLOSE_LINE_RE = lazy_compile(
 )
 
 
+def _close_line(text: str, start: int) -> re.Match[str] | None:
+    """``_IS_CLOSE_LINE_RE.search(text, start)``, ``start`` being the start of a line.
+
+    Every line the pattern takes holds ``---`` or ``...`` and is matched from its start, so
+    the lines holding neither (nearly all of them) are passed over by ``str.find`` instead of
+    the pattern being tried at every character; each line that holds one is matched from its
+    start, as the search would (tests/test_frontmatter_close_line.py compares the two)."""
+    pos = start
+    while True:
+        dash = text.find("---", pos)
+        # ("..." cannot overlap a "---": an earlier one ends before it)
+        dots = text.find("...", pos) if dash < 0 else text.find("...", pos, dash)
+        hit = dots if dots >= 0 else dash
+        if hit < 0:
+            return None
+        line_start = text.rfind("\n", start, hit) + 1 or start
+        found = _IS_CLOSE_LINE_RE.match(text, line_start)
+        if found is not None:
+            return found
+        pos = text.find("\n", hit) + 1
+        if not pos:
+            return None
+
+
 # JavaScript's whitespace but the newline (``\s`` in Claude Code's block pattern)
 _JS_BLANK = frozenset(
     "\t\x0b\x0c\r \xa0\u1680\u2028\u2029\u202f\u205f\u3000\ufeff"
@@ -363,7 +388,7 @@ def _head_end(text: str) -> int:
     first_nl = text.find("\n", start)
     if first_nl < 0:
         return len(text)
-    m = _IS_CLOSE_LINE_RE.search(text, first_nl + 1)
+    m = _close_line(text, first_nl + 1)
     return m.end() if m else len(text)
 
 

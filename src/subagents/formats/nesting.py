@@ -23,7 +23,15 @@ def nesting_depth(text: str, limit: int = MAX_DEPTH) -> int:
     return nesting_scan(text, limit)[0]
 
 
-_INDENT = lazy_compile(r"(?m)^ +")
+# the indentation of a line, found after its line feed: a pattern that starts with a literal
+# is searched for that character, where ``(?m)^ +`` is tried at every one (the text is given
+# a line feed in front, for its first line)
+_INDENT = lazy_compile(r"\n +")
+
+
+def _max_indent(text: str) -> int:
+    """The most spaces any line of ``text`` starts with."""
+    return max((len(m) - 1 for m in _INDENT.findall("\n" + text)), default=0)
 
 
 def nesting_scan(text: str, limit: int = MAX_DEPTH) -> tuple[int, int]:
@@ -38,7 +46,7 @@ def nesting_scan(text: str, limit: int = MAX_DEPTH) -> tuple[int, int]:
     # indentation.  Real frontmatter stays far below the limit and skips the scan.
     quick = text.count("[") + text.count("{") + text.count("- ") + text.count("? ")
     if quick <= limit:
-        indent = max((len(m) for m in _INDENT.findall(text)), default=0)
+        indent = _max_indent(text)
         if quick + indent + 1 <= limit:
             return quick + indent + 1, 0
     flow = 0

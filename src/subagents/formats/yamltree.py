@@ -40,6 +40,12 @@ __all__ = [
 # libyaml's C parser is ~10x faster; fall back to the pure-Python one.
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
+_CParser: Any
+try:  # libyaml's parser: its own set-up is all a loader that only composes needs (below)
+    from yaml._yaml import CParser as _CParser
+except ImportError:  # pragma: no cover - PyYAML built without libyaml
+    _CParser = None
+
 _STANDARD_TAG_PREFIX = "tag:yaml.org,2002:"
 _STR_TAG = _STANDARD_TAG_PREFIX + "str"
 _ALLOWED_TAGS = frozenset(
@@ -60,6 +66,13 @@ class _TreeLoader(_Loader):  # type: ignore[misc]
     string whatever the rest says, so that answer is given at once; every other scalar is
     resolved as the safe loader resolves it (a test compares the tags node for node).
     """
+
+    if _CParser is not None and issubclass(_Loader, _CParser):
+        def __init__(self, stream: str) -> None:
+            # libyaml's parser only: the constructor's and resolver's set-up (the tables of
+            # objects built, the path resolvers' stacks) is for loading and path resolvers,
+            # and this loader only composes, answering the resolver's questions below
+            _CParser.__init__(self, stream)
 
     def descend_resolver(self, current_node: Any, current_index: Any) -> None:
         return None

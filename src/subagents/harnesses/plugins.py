@@ -81,11 +81,12 @@ def _plugin_above(folder: str) -> tuple[str, tuple[str, ...]] | None:
         folder = parent
 
 
-def plugin_of(path: Path) -> str | None:
+def plugin_of(path: Path, absolute: str | None = None) -> str | None:
     """The name of the plugin whose agent ``path`` is (the nearest folder above it holding
-    ``.claude-plugin/plugin.json``, when one of its agent paths holds the file), else None."""
+    ``.claude-plugin/plugin.json``, when one of its agent paths holds the file), else None.
+    ``absolute``: ``os.path.abspath(path)``, when the caller has it (validate does)."""
     # plain strings and os.path: validate asks this for every file it reads
-    here = os.path.abspath(path)
+    here = absolute if absolute is not None else os.path.abspath(path)
     folder = os.path.dirname(here)
     memo = _PLUGIN_MEMO.get()
     if memo is None:

@@ -170,16 +170,17 @@ def _validate_file(
                  else _file_text(result, target.path, config.max_file_size,
                                  read[0] if read else None))
     return _judge(result, fctx, config, filt, silencers, scope=target.scope, scoped=scoped,
-                  harness_ids=harness_ids)
+                  harness_ids=harness_ids, absolute=target.apath or None)
 
 
 def _judge(
     result: LoadResult, fctx: FileContext, config: Config, filt: _Filter,
     silencers: _Silencers, *, scope: str = "", scoped: list[ScopedAgent] | None = None,
-    harness_ids: _HarnessIds | None = None,
+    harness_ids: _HarnessIds | None = None, absolute: str | None = None,
 ) -> tuple[list[Diagnostic], int]:
     """One file's diagnostics and the number of agents it loads, whatever its harness (a file
-    on disk, or text in memory with no ``fctx.file_path``)."""
+    on disk, or text in memory with no ``fctx.file_path``); ``absolute``: the file's
+    ``os.path.abspath`` when the caller has it."""
     display, file_path = fctx.path, fctx.file_path
     if result.dialect in HARNESS_DIALECTS:
         for agent in result.harness_agents:
@@ -188,7 +189,8 @@ def _judge(
                 harness_ids.append((scope, agent.agent_id, display, file_path))
         return _judge_harness_file(result, display, file_path, config, filt, silencers)
     fctx.document = result.document
-    result = as_claude_code_loads(result, file_path)  # a plugin's agent: Claude Code's terms
+    # a plugin's agent: Claude Code's terms
+    result = as_claude_code_loads(result, file_path, absolute)
     reader_diags, definitions = claude_code_reading(result, display, file_path, fctx.text)
     diags: list[Diagnostic] = list(reader_diags)
     diags.extend(check_file(fctx))

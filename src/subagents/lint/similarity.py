@@ -18,10 +18,21 @@ import functools
 import itertools
 import math
 import re
-from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from subagents.definition import AgentDefinition
+
+
+def _count_in_python(mapping: dict[str, int], iterable: Iterable[str]) -> None:
+    """What ``collections._count_elements`` does, for a Python that lacks it."""
+    for item in iterable:
+        mapping[item] = mapping.get(item, 0) + 1
+
+
+try:  # the loop ``Counter`` counts with (C, in the standard library since Python 3.2)
+    from collections import _count_elements  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - depends on the Python
+    _count_elements = _count_in_python
 
 __all__ = [
     "SIMILAR_THRESHOLD",
@@ -190,11 +201,16 @@ def tokenize(text: str, *, joined: bool = True) -> list[str]:
 
 
 def _tfidf_vectors(texts: Sequence[str]) -> list[dict[str, float]]:
-    docs = [Counter(_description_tokens(t)) for t in texts]
+    # counted as a Counter counts (its own counting loop, in C: the same counts in the same
+    # order), without a Counter's set-up and type checks per description
+    docs: list[dict[str, int]] = []
+    df: dict[str, int] = {}
+    for text in texts:
+        d: dict[str, int] = {}
+        _count_elements(d, _description_tokens(text))
+        docs.append(d)
+        _count_elements(df, d)
     n = len(docs)
-    df: Counter[str] = Counter()
-    for d in docs:
-        df.update(d.keys())
     # the same expressions as term by term, each worked out once per term and per count
     idf = {t: math.log((1 + n) / (1 + c) + 1) for t, c in df.items()}
     tf = [0.0, *(1 + math.log(c) for c in range(1, 1 + max((max(d.values(), default=0)
@@ -268,11 +284,12 @@ def pairs_indexed(
     """
     if threshold <= _BOUND_SLACK:  # every pair can reach it: nothing to filter
         return pairs_exhaustive(vectors, names, threshold)
-    df: Counter[str] = Counter()
+    df: dict[str, int] = {}
     for vec in vectors:
-        df.update(vec.keys())
-    # most common first (ties by term: one order for every run)
-    rank = {t: r for r, t in enumerate(sorted(df, key=lambda t: (-df[t], t)))}
+        _count_elements(df, vec)
+    # most common first, ties by term (one order for every run): sorted by term, then by
+    # count with a stable sort (reversed, it keeps the order of equal counts)
+    rank = {t: r for r, t in enumerate(sorted(sorted(df), key=df.__getitem__, reverse=True))}
     reach = threshold - _BOUND_SLACK
     limit = reach ** 2
     # term -> (vector, its weight there) of the vectors that index it

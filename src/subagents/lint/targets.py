@@ -75,6 +75,9 @@ class _Target:
     #: Could the path lead out of ``root``?  Walked files can only through a symlink (the walk
     #: never follows linked folders); an explicitly named file is always checked.
     may_escape: bool = True
+    #: ``os.path.abspath(path)`` (the result cache keys files by it, and a plugin's agent is
+    #: found by it): for a walked file, its folder's worked out once and its name joined
+    apath: str = ""
 
 
 def _agents_folder(p: Path, stop: Path | None = None) -> Path | None:
@@ -297,9 +300,15 @@ def _targets(paths: Sequence[Path], given: Sequence[str | None],
         if p.is_dir():
             # dialect and scope depend on the folder (and the name's suffix): compute once each
             cache: dict[tuple[str, str], tuple[Dialect, str]] = {}
+            # each walked folder's absolute path (a file name has no separator and is never
+            # `.` or `..`: joined to a normalised folder, it is what abspath of the file says)
+            absolute: dict[str, str] = {}
             for name_, fdisplay, linked, dirpath, name in _walk_agent_files(
                     p, display, report_links=True):
                 full = Path(name_)
+                folder = absolute.get(dirpath)
+                if folder is None:
+                    folder = absolute[dirpath] = os.path.abspath(dirpath)
                 low = name.lower()
                 kind = ".json" if low.endswith(".json") else (
                     ".agent.md" if low.endswith(".agent.md") else ".md")
@@ -311,9 +320,10 @@ def _targets(paths: Sequence[Path], given: Sequence[str | None],
                 d, scope = cache[key]
                 if d is Dialect.JSON:  # each agents.json is its own namespace
                     scope = f"{d}:{full.absolute()}"
-                yield _Target(full, fdisplay, d, p, scope, may_escape=linked)
+                yield _Target(full, fdisplay, d, p, scope, may_escape=linked,
+                              apath=os.path.join(folder, name))
         else:
             root = _agents_folder(p.absolute()) or p.absolute().parent
             d = dialect or detect_dialect(p) or Dialect.CLAUDE
             scope = f"{d}:{p.absolute()}" if d is Dialect.JSON else f"{d}:{root}"
-            yield _Target(p, display, d, root, scope)
+            yield _Target(p, display, d, root, scope, apath=os.path.abspath(p))

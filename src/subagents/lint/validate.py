@@ -261,7 +261,7 @@ def validate_paths(
                                    (*cfg.ignore, *ignore))
         filt = filters[key]
         for target in _targets([p], [shown], forced):
-            key_path = os.path.abspath(target.path)
+            key_path = target.apath or os.path.abspath(target.path)
             if key_path in seen:
                 continue
             seen.add(key_path)

@@ -389,13 +389,16 @@ _PARSE_FINDINGS = frozenset({"SA003", "SA004", "SA005", "SA010", "SA013", "SA018
 _UNREADABLE_SKIPS = frozenset({SkipKind.YAML, SkipKind.NO_FRONTMATTER, SkipKind.REFUSED})
 
 
-def as_claude_code_loads(result: LoadResult, file_path: Path | None) -> LoadResult:
+def as_claude_code_loads(result: LoadResult, file_path: Path | None,
+                         absolute: str | None = None) -> LoadResult:
     """``result`` with the reading Claude Code gives a plugin's agent when ``file_path`` is
-    one (it loads without a name or description, some fields do not apply); else as is."""
+    one (it loads without a name or description, some fields do not apply); else as is.
+    ``absolute``: ``os.path.abspath(file_path)``, when the caller has it."""
     view = result.claude_code
     if view is None or file_path is None:
         return result
-    plugin = plugin_of(file_path)  # (imported with the module: a statement per file cost more)
+    # (imported with the module: a statement per file cost more)
+    plugin = plugin_of(file_path, absolute)
     harness = result.harness
     if plugin is None or harness is None:
         return result
