@@ -385,15 +385,23 @@ def render_alternatives(table: AltTable) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main() -> None:  # pragma: no cover - a development command
+def main(argv: list[str] | None = None) -> None:  # pragma: no cover - a development command
+    import argparse
     from pathlib import Path
 
-    target = Path(__file__).with_name(TABLE)
-    target.write_text(render_table(injection_literals()), encoding="utf-8")
-    print(f"wrote {target}")
-    target = Path(__file__).with_name(ALT_TABLE)
-    target.write_text(render_alternatives(injection_alternatives()), encoding="utf-8")
-    print(f"wrote {target}")
+    from subagents.fs import atomic_write
+
+    argparse.ArgumentParser(
+        prog="python -m subagents.lint.rules.injection_prefilter",
+        description=f"Rewrite {TABLE} and {ALT_TABLE}, the literals every match of each "
+                    "injection signal part (and of each of its alternatives) holds, from the "
+                    "patterns; run it after editing injection_patterns.py or "
+                    "injection_lexicon.py.").parse_args(argv)
+    for name, text in ((TABLE, render_table(injection_literals())),
+                       (ALT_TABLE, render_alternatives(injection_alternatives()))):
+        target = Path(__file__).with_name(name)
+        atomic_write(target, text)
+        print(f"wrote {target}")
 
 
 if __name__ == "__main__":  # pragma: no cover
