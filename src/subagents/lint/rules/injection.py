@@ -256,9 +256,19 @@ def normalise(text: str, *, fold: bool = True) -> str:
 def _folded(pattern: str) -> str:
     """``pattern`` with its letters case-folded as :func:`normalise` folds the text (Greek
     final sigma to sigma...); ASCII is left alone (escapes such as ``\\S`` keep their case:
-    the patterns hold no capital letter)."""
-    return "".join(c if c.isascii() or len(c.casefold()) != 1 else c.casefold()
-                   for c in pattern)
+    the patterns hold no capital letter).  Only the runs of non-ASCII characters are read
+    character by character (a part is kilobytes of mostly ASCII, folded each time it is
+    compiled; tests/test_injection_fold.py compares with every character folded)."""
+    if pattern.isascii():
+        return pattern
+    return _NON_ASCII.sub(_fold_run, pattern)
+
+
+_NON_ASCII = lazy_compile(r"[^\x00-\x7f]+")
+
+
+def _fold_run(m: Any) -> str:
+    return "".join(c if len(c.casefold()) != 1 else c.casefold() for c in m.group())
 
 
 def part_sources() -> tuple[tuple[str, str], ...]:
@@ -317,6 +327,7 @@ class _Patterns:
         return cls.compiled
 
 
+@functools.cache
 def _part_source(name: str) -> str:
     """Part ``name``'s source as compiled (what :func:`part_sources` lists)."""
     kind, _, n = name.rpartition(".")
