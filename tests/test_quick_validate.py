@@ -105,6 +105,23 @@ def test_quick_path_says_what_click_says(tmp_path: Path, args: list[str]) -> Non
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("args", COMMAND_LINES[:6] + COMMAND_LINES[9:12],
+                         ids=[" ".join(a[1:]) for a in COMMAND_LINES[:6] + COMMAND_LINES[9:12]])
+def test_the_script_leaving_early_says_what_main_says(tmp_path: Path, args: list[str]) -> None:
+    """``python -m subagents`` (what the script runs) leaves without the interpreter's
+    teardown after the quick path: the same output, the same exit code as :func:`main`."""
+    root = _project(tmp_path)
+    (tmp_path / "home").mkdir()
+    exit_code, out, err = _run(args, root)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SUBAGENTS_")}
+    env["HOME"] = str(tmp_path / "home")
+    proc = subprocess.run([sys.executable, "-m", "subagents", *args], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert out and (proc.stdout, proc.stderr) == (out, err)
+    assert proc.returncode == (0 if exit_code == "returned" else int(exit_code))
+
+
+@pytest.mark.slow
 def test_config_warnings_and_broken_config(tmp_path: Path) -> None:
     root = _project(tmp_path)
     (tmp_path / "home").mkdir()

@@ -1,5 +1,5 @@
 """``python -m subagents``: the same command line as the ``subagents`` script."""
 
-from subagents.cli.main import main
+from subagents.cli.main import run
 
-main()
+run()
