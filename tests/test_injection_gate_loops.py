@@ -5,6 +5,7 @@ alternative of the alternatives' table, on the development texts and on made-up 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 from subagents.lint.rules._injection_alts import ALTERNATIVES
 from subagents.lint.rules._injection_literals import LITERALS
 from subagents.lint.rules.injection import normalise
-from subagents.lint.rules.injection_gate import Holds
+from subagents.lint.rules.injection_gate import Holds, has_whole_word
 
 DATA = Path(__file__).parent / "data" / "injection"
 Clauses = tuple[tuple[tuple[str, ...], ...], ...]
@@ -66,3 +67,23 @@ _WORDS = ["ignore", "rules", "send", "https://", "is", "wrong", "all", "", "\0se
        st.lists(st.sampled_from([*_WORDS, " ", "x"]), max_size=12).map(" ".join))
 def test_made_up_requirements_get_the_plain_answer(clauses: Clauses, text: str) -> None:
     assert Holds(text, lazy=True).meets(clauses) == _plainly(Holds(text, lazy=True), clauses)
+
+
+def _whole_word_plainly(word: str, text: str) -> bool:
+    return re.search(r"\b" + re.escape(word) + r"\b", text, re.A) is not None
+
+
+_PIECES = ["a", "b", "ab", "_", "1", " ", "-", "é", ".", "\n"]
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=4).map("".join),
+       st.lists(st.sampled_from(_PIECES), max_size=60).map("".join))
+def test_a_whole_word_is_found_as_the_pattern_finds_it(word: str, text: str) -> None:
+    assert has_whole_word(word, text) == _whole_word_plainly(word, text)
+
+
+def test_a_word_held_many_times_but_never_whole_is_asked_of_the_pattern() -> None:
+    """Past the occurrences checked by hand the pattern answers, from where they stopped."""
+    for text in ("xab" * 50, "xab" * 50 + " ab", "ab" + "xab" * 50, "xab" * 50 + " abx"):
+        assert has_whole_word("ab", text) == _whole_word_plainly("ab", text)

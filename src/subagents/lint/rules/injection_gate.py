@@ -149,6 +149,35 @@ def _whole_word(word: str) -> Any:
     return re.compile(r"\b" + re.escape(word) + r"\b", re.A)
 
 
+_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+#: occurrences checked by hand before the pattern is asked (a hostile text may hold a word
+#: a million times, never whole)
+_BY_HAND = 8
+
+
+def has_whole_word(word: str, text: str) -> bool:
+    """Does ``text`` hold ``word`` between word boundaries (``\\bword\\b`` with ASCII word
+    characters)?  The first occurrences are checked by hand: a file's first texts ask about
+    a few dozen words, and compiling a pattern for each cost more than the rest of the
+    look-up (tests/test_injection_gate_loops.py compares with the pattern)."""
+    if not word:
+        return _whole_word(word).search(text) is not None
+    size = len(word)
+    starts_word = word[0] in _WORD_CHARS
+    ends_word = word[-1] in _WORD_CHARS
+    end = len(text)
+    at = text.find(word)
+    for _ in range(_BY_HAND):
+        if at < 0:
+            return False
+        after = at + size
+        if ((at > 0 and text[at - 1] in _WORD_CHARS) != starts_word
+                and (after < end and text[after] in _WORD_CHARS) != ends_word):
+            return True
+        at = text.find(word, at + 1)
+    return at >= 0 and _whole_word(word).search(text, at) is not None
+
+
 class Holds:
     """Which signal parts can match one text (``allows(name)``)."""
 
@@ -205,7 +234,7 @@ class Holds:
         if known is None:
             if literal[:1] == "\0":
                 word = literal[1:]
-                known = word in self._text and _whole_word(word).search(self._text) is not None
+                known = has_whole_word(word, self._text)
             else:
                 known = literal in self._text
             self._known[literal] = known
