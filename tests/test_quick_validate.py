@@ -197,6 +197,8 @@ _HEAVY = ("click", "pydantic", "httpx", "rich", "anthropic", "openai", "mcp", "w
 # an HTML entity in a prompt, the result cache of the click command)
 _LAZY = ("subagents.lint.trust", "subagents.lint.cache", "html", "subagents.cli.group",
          "importlib.metadata",
+         # our modules name it only for the type checker (``TYPE_CHECKING = False``)
+         "typing",
          # the scope planner and folder scan: a file outside a plugin needs neither
          "subagents.harnesses.layout", "subagents.claude_code.scan")
 

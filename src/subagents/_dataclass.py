@@ -43,7 +43,6 @@ import reprlib
 import sys
 from collections.abc import Callable
 from types import FunctionType
-from typing import TYPE_CHECKING, Any
 
 from subagents._dataclass_code import CODE
 
@@ -159,7 +158,9 @@ def _dataclass(cls: type | None = None, /, *, init: bool = True, repr: bool = Tr
     return wrap if cls is None else wrap(cls)
 
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from dataclasses import dataclass
+    from typing import Any
 else:
     dataclass = _dataclass

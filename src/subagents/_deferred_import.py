@@ -24,7 +24,10 @@ from __future__ import annotations
 import importlib
 import sys
 import types
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["import_deferring"]
 

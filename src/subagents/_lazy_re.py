@@ -18,7 +18,10 @@ Design notes
 from __future__ import annotations
 
 import re
-from typing import Any, cast, overload
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, overload
 
 __all__ = ["PATTERN_ATTRIBUTES", "lazy_compile"]
 
@@ -50,10 +53,11 @@ class _LazyPattern:
         return f"lazy_compile({pattern!r}, {flags})"
 
 
-@overload
-def lazy_compile(pattern: str, flags: int = 0) -> re.Pattern[str]: ...
-@overload
-def lazy_compile(pattern: bytes, flags: int = 0) -> re.Pattern[bytes]: ...
-def lazy_compile(pattern: str | bytes, flags: int = 0) -> re.Pattern[Any]:
+if TYPE_CHECKING:  # the typing module is not imported at run time (see subagents/__init__.py)
+    @overload
+    def lazy_compile(pattern: str, flags: int = 0) -> re.Pattern[str]: ...
+    @overload
+    def lazy_compile(pattern: bytes, flags: int = 0) -> re.Pattern[bytes]: ...
+def lazy_compile(pattern: str | bytes, flags: int = 0) -> Any:
     """``re.compile(pattern, flags)``, done when the result is first used."""
-    return cast("re.Pattern[Any]", _LazyPattern(pattern, flags))
+    return _LazyPattern(pattern, flags)

@@ -26,9 +26,12 @@ from collections.abc import Mapping
 from dataclasses import field, fields, replace
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
 
 from subagents._dataclass import dataclass
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "BUILTIN_AGENT_NAMES",

@@ -16,9 +16,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import field, replace
 from enum import StrEnum
-from typing import Any
 
 from subagents._dataclass import dataclass
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["Diagnostic", "Severity", "count_by_severity", "sort_diagnostics"]
 

@@ -31,8 +31,8 @@ from __future__ import annotations
 import errno
 import os
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from subagents.diagnostics import Diagnostic
 

@@ -29,8 +29,8 @@ import errno
 import os
 import stat
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from subagents.fs_beneath import Root
 

@@ -12,8 +12,6 @@ imports the reader and the profile, not the folder scan.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from subagents._lazy import lazy_exports
 
 # public name -> module that defines it
@@ -53,6 +51,7 @@ __all__ = [
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from subagents.claude_code.profile import ClaudeCodeProfile, default_version, get_profile
     from subagents.claude_code.reader import (

@@ -21,13 +21,16 @@ such a document; we refuse it deliberately and report it as a security finding.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import yaml
 
 from subagents._lazy_re import lazy_compile
 from subagents.formats.nesting import nesting_depth, nesting_scan
 from subagents.formats.yamltree import YMap, YScalar, YSeq
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "MAX_DEPTH",

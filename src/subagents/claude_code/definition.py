@@ -14,12 +14,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from subagents.claude_code.launch import server_config
 from subagents.claude_code.reader import ClaudeCodeView, _positive_int
 from subagents.definition import AgentDefinition, Dialect, McpServerSpec, SourceLocation
 from subagents.formats.fields import RawField, build_definition
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["definition_from_view"]
 

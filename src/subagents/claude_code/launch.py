@@ -18,10 +18,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from subagents.claude_code.trust import folder_trusted
 from subagents.definition import AgentDefinition, McpServerSpec, Scope
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["DEFAULT_EFFORT", "effort_sent", "server_config", "servers_started"]
 

@@ -30,11 +30,14 @@ import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import field
 from pathlib import Path
-from typing import Any
 
 from subagents._dataclass import dataclass
 from subagents._lazy_re import lazy_compile
 from subagents.errors import UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "CHOSEN_ENV",

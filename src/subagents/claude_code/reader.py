@@ -47,12 +47,15 @@ import unicodedata
 from collections.abc import Mapping
 from dataclasses import field, replace
 from enum import StrEnum
-from typing import Any
 
 from subagents._dataclass import dataclass
 from subagents._lazy_re import lazy_compile
 from subagents.claude_code import bun_yaml
 from subagents.claude_code.profile import ClaudeCodeProfile, get_profile
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "ClaudeCodeView",

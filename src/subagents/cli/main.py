@@ -23,9 +23,12 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
 
 from subagents.errors import SubagentError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # command name -> "module:attribute"; the module is imported only when the command runs
 # (or when --help lists it, which needs only the short help).

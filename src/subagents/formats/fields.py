@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from subagents._dataclass import dataclass
 from subagents.definition import (
@@ -28,10 +27,19 @@ from subagents.definition import (
 from subagents.formats.yamltree import YamlIssue
 from subagents.known_tools import split_tool_list
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    #: A field as :func:`build_from_items` takes it: key, value, where the key is, the scalar
+    #: as written (or None) and the (line, column) of the value (or None) -- a
+    #: :class:`RawField` as a plain tuple (the Markdown reader makes one per field of every
+    #: file it reads).
+    FieldItem = tuple[str, Any, SourceLocation | None, str | None, tuple[int, int] | None]
+
 __all__ = [
     "TYPE_ERRORS",
     "TYPE_ERROR_CODES",
-    "FieldItem",
     "RawField",
     "build_definition",
     "build_from_items",
@@ -50,12 +58,6 @@ class RawField:
 
 
 _TEXT_AS_WRITTEN = frozenset({"version", "created", "modified", "author"})
-
-
-#: A field as :func:`build_from_items` takes it: key, value, where the key is, the scalar as
-#: written (or None) and the (line, column) of the value (or None) -- a :class:`RawField` as a
-#: plain tuple (the Markdown reader makes one per field of every file it reads).
-FieldItem = tuple[str, Any, SourceLocation | None, str | None, tuple[int, int] | None]
 
 
 def build_definition(

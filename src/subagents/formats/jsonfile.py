@@ -15,12 +15,15 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
 
 from subagents._lazy_re import lazy_compile
 from subagents.definition import AgentDefinition, Dialect, SourceLocation
 from subagents.formats.fields import RawField, build_definition
 from subagents.formats.yamltree import YamlIssue
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["read_json_text"]
 

@@ -11,9 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from subagents.definition import AgentDefinition, Dialect, SourceLocation
-from subagents.formats.fields import FieldItem, build_from_items
+from subagents.formats.fields import build_from_items
 from subagents.formats.frontmatter import FrontmatterDocument, split_frontmatter
 from subagents.formats.yamltree import YamlIssue, YScalar
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from subagents.formats.fields import FieldItem
 
 __all__ = ["read_markdown_text"]
 

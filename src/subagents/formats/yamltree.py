@@ -20,12 +20,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import field, replace
-from typing import Any
 
 import yaml
 
 from subagents._dataclass import dataclass
 from subagents.formats.nesting import nesting_scan
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "YMap",

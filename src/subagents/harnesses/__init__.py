@@ -29,11 +29,11 @@ from __future__ import annotations
 import importlib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
 
 from subagents.errors import UsageError
 from subagents.harnesses.table import HARNESS_NAMES, SPECS, get_spec
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from subagents.harnesses.base import Harness, HarnessAgent
 
@@ -56,7 +56,8 @@ def get_harness(name: str) -> Harness:
         raise UsageError(f"unknown dialect {name!r}",
                          hint=f"{hint}known dialects: {', '.join(HARNESS_NAMES)}")
     module, attribute = _HARNESSES[key]
-    return cast("Harness", getattr(importlib.import_module(module), attribute))
+    harness: Harness = getattr(importlib.import_module(module), attribute)
+    return harness
 
 
 def agent_files(harness: Harness, project: Path, home: Path) -> list[Path]:
@@ -83,7 +84,8 @@ def load_project(harness: Harness, project: Path, home: Path) -> list[HarnessAge
     """
     load_all = getattr(harness, "load_all", None)
     if callable(load_all):
-        return list(cast("Sequence[HarnessAgent]", load_all(project, home)))
+        loaded: Sequence[HarnessAgent] = load_all(project, home)
+        return list(loaded)
     from subagents.fs import read_regular
     from subagents.harnesses.base import Effect, Finding, HarnessAgent, Outcome
 

@@ -28,7 +28,6 @@ import dataclasses
 import functools
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from subagents.claude_code.bun_yaml import bun_value
 from subagents.claude_code.profile import get_profile
@@ -38,10 +37,13 @@ from subagents.diagnostics import Diagnostic
 from subagents.formats.frontmatter import FrontmatterDocument
 from subagents.harnesses.loader import LoadResult, parse_agent_text
 from subagents.harnesses.reading import Reading
-
-if TYPE_CHECKING:  # the harness types are built only when one is needed (listing, convert)
-    from subagents.harnesses.base import HarnessAgent, Location, WrittenFile
 from subagents.harnesses.table import TableHarness, get_spec
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the harness types are built only when one is needed (listing, convert)
+    from typing import Any
+
+    from subagents.harnesses.base import HarnessAgent, Location, WrittenFile
 
 __all__ = ["CODEX_MD", "HARNESS", "ClaudeHarness", "CodexMarkdownHarness"]
 

@@ -28,7 +28,6 @@ import os
 import stat
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from subagents._dataclass import dataclass
 from subagents.definition import AgentDefinition, Dialect
@@ -40,6 +39,7 @@ from subagents.formats.markdown import read_markdown_text
 from subagents.formats.yamltree import YamlIssue
 from subagents.harnesses.table import HARNESS_NAMES, OWN_READERS, dialect_of_folder
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # imported when another harness's file is read
     from subagents.claude_code.reader import ClaudeCodeView
     from subagents.harnesses.base import Effect, Harness, HarnessAgent

@@ -8,8 +8,7 @@ use.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from subagents.definition import AgentDefinition
     from subagents.diagnostics import Diagnostic

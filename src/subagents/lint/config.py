@@ -49,12 +49,15 @@ import re
 from collections.abc import Mapping
 from dataclasses import field
 from pathlib import Path
-from typing import Any
 
 from subagents._dataclass import dataclass
 from subagents._lazy_re import lazy_compile
 from subagents.errors import ConfigError
 from subagents.lint.rules.catalog import is_valid_selector, selector_problem
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "DEFAULT_MAX_FILE_SIZE",

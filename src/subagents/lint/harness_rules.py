@@ -20,13 +20,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic, Severity
 from subagents.harnesses.loader import harness_diagnostics, severity_of
 from subagents.harnesses.table import OWN_READERS
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # (the harness types are imported when a harness's file is read)
     from subagents.harnesses.base import HarnessAgent
 

@@ -35,16 +35,18 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    _T = TypeVar("_T")
+    _R = TypeVar("_R")
 
 __all__ = ["AUTO_MIN_FILES", "run_split", "usable_cores", "workers_for"]
 
 #: With ``--jobs auto``, fewer files to validate than this run in one process.
 AUTO_MIN_FILES = 100
-
-_T = TypeVar("_T")
-_R = TypeVar("_R")
-
 
 def usable_cores() -> int:
     """The cores this process may run on (its affinity, else the machine's count)."""

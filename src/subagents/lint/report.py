@@ -26,13 +26,15 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from subagents.diagnostics import Diagnostic, Severity
 from subagents.fs import read_regular
 from subagents.lint.rules.catalog import RULES, Profile
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from subagents.lint.validate import ValidationReport
 
 __all__ = [

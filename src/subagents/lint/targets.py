@@ -24,7 +24,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from subagents._dataclass import dataclass
 from subagents.definition import Dialect
@@ -33,6 +32,7 @@ from subagents.harnesses.loader import detect_dialect
 from subagents.harnesses.table import SPECS
 from subagents.lint.rules.security import path_escapes
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from subagents.harnesses.layout import Source
 

@@ -28,7 +28,6 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from subagents._dataclass import dataclass
 from subagents.definition import Dialect
@@ -55,9 +54,15 @@ from subagents.lint.targets import (
     source_roots,
 )
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, ParamSpec, TypeVar
+
     from subagents.harnesses.layout import Source
     from subagents.lint.cache import ResultCache
+
+    _P = ParamSpec("_P")
+    _R = TypeVar("_R")
 
 __all__ = [
     "ValidationReport",
@@ -160,12 +165,6 @@ def _read_order(name: str, sample: Path) -> Callable[[tuple[str, Path]], tuple[i
         found = []
     order = {str(p.absolute()): i for i, p in enumerate(found)}
     return lambda f: (order.get(str(f[1].absolute()), len(order)), str(f[1]))
-
-
-_P = ParamSpec("_P")
-
-
-_R = TypeVar("_R")
 
 
 def _one_profile_per_run(func: Callable[_P, _R]) -> Callable[_P, _R]:

@@ -36,10 +36,15 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import field
 from enum import StrEnum
 from types import MappingProxyType
-from typing import Any, TypeVar
 
 from subagents._dataclass import dataclass
 from subagents.diagnostics import Diagnostic, Severity
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    _Fn = TypeVar("_Fn", bound=Callable[..., Any])
 
 __all__ = [
     "HARNESS_FAMILIES",
@@ -132,9 +137,6 @@ class Message:
 
     text: str
     severity: Severity | None = None
-
-
-_Fn = TypeVar("_Fn", bound=Callable[..., Any])
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,7 +58,6 @@ import functools
 import re
 import unicodedata
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, Literal
 
 from subagents._dataclass import dataclass
 from subagents._lazy_re import lazy_compile
@@ -81,13 +80,19 @@ from subagents.lint.rules.injection_patterns import (
 from subagents.lint.rules.injection_views import found as found_in
 from subagents.lint.rules.injection_views import linear, spans, views
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Literal
+
     from subagents.lint.rules.injection_memo import Verdicts
+
+    Confidence = Literal["high", "medium"]
+    _Compiled = dict[str, Any]
+else:  # the typing module is not imported at run time (see subagents/__init__.py)
+    _Compiled = dict
 
 __all__ = ["HELDOUT_RATES", "InjectionFinding", "assess_injection", "forget_verdicts",
            "normalise"]
-
-Confidence = Literal["high", "medium"]
 
 #: Precision and recall of the ``medium``-or-higher level on both held-out sets together,
 #: quoted in the SA406 warning (measured by :mod:`subagents.lint.rules.injection_eval`;
@@ -468,7 +473,7 @@ _ACTING = ("beacon", "dump", "conceal", "jailbreak", "fake-role", "leak", "destr
            "unsupervised", "override")
 
 
-class _OnFirstUse(dict[str, Any]):
+class _OnFirstUse(_Compiled):
     """The signals are searched in every text; the other patterns serve only some texts
     (non-ASCII letters, a finding to excuse, a quotation): each is compiled when first asked
     for, once per process (compiling costs more than judging one small file)."""

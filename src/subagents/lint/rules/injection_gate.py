@@ -31,9 +31,12 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable
-from typing import Any
 
 from subagents.lint.rules._injection_literals import LITERALS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["Holds", "holds"]
 

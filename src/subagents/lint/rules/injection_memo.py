@@ -22,18 +22,32 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Generic, TypeVar
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Generic as _Generic
+    from typing import TypeVar
+
+    T = TypeVar("T")
+else:  # generic for the type checker only: the typing module is not imported at run time
+
+    class _Generic:
+        __slots__ = ()
+
+        def __class_getitem__(cls, item: object) -> type:
+            return cls
+
+    T = "T"
 
 __all__ = ["CHARS", "Verdicts"]
 
 #: characters of text kept as keys at most (with the verdicts, about 4 to 16 MB)
 CHARS = 1 << 22
 
-T = TypeVar("T")
 _MISSING = object()
 
 
-class Verdicts(Generic[T]):
+class Verdicts(_Generic[T]):
     """``get(text, judge)``: ``judge(text)``, remembered."""
 
     __slots__ = ("_chars", "_limit", "_lock", "_seen")

@@ -23,10 +23,17 @@ import functools
 import re
 import urllib.parse
 from collections.abc import Iterator
-from typing import Any
 
 from subagents._dataclass import dataclass
 from subagents._lazy_re import lazy_compile
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    _Compiled = dict[str, Any]
+else:  # the typing module is not imported at run time (see subagents/__init__.py)
+    _Compiled = dict
 
 __all__ = ["View", "found", "linear", "spans", "views"]
 
@@ -92,7 +99,7 @@ def found(rx: Any, data: bytes) -> bool:
     return bool(inner.Match(anchor, data, 0, len(data))[0][0] >= 0)
 
 
-class _Runs(dict[str, Any]):
+class _Runs(_Compiled):
     """The run patterns, each compiled when first asked for: most texts need only ``base64``
     (the others are searched only when :func:`_rare_runs` says they match)."""
 

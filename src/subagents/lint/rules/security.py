@@ -38,7 +38,6 @@ import stat
 import sys
 from collections import Counter
 from collections.abc import Iterator
-from typing import Any
 
 from subagents._dataclass import dataclass
 from subagents._lazy_re import lazy_compile
@@ -53,6 +52,10 @@ from subagents.lint.rules.base import (
     make_diagnostic,
 )
 from subagents.lint.rules.catalog import check
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["DEFINITION_RULES", "FILE_RULES", "detect_injection", "find_secrets", "mask",
            "path_escapes"]
