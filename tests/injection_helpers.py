@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import random
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import pytest
@@ -20,3 +21,24 @@ def injections(rows: Iterable[dict[str, str]], known_misses: set[str]) -> list[A
 def benign(rows: Iterable[dict[str, str]]) -> list[Any]:
     """The benign rows."""
     return [pytest.param(r, id=r["id"]) for r in rows if r["label"] == "benign"]
+
+
+def phrases_with_gaps(rng: random.Random, heads: Sequence[str], filler: Sequence[str],
+                      tails: Sequence[str], ends: Sequence[str], most: int,
+                      short: int) -> str:
+    """A made-up text for the equivalence tests of the detector's parts: up to ``most``
+    phrases, each a head, a gap of filler words whose width is near a bounded window's
+    limits (110-130 and 150-170 characters) or short (0, 1, 2 to ``short``), a tail and an
+    end."""
+    out: list[str] = []
+    for _ in range(rng.randint(1, most)):
+        out.append(rng.choice(heads))
+        width = rng.choice([0, 1, rng.randint(2, short), rng.randint(110, 130),
+                            rng.randint(150, 170)])
+        gap = ""
+        while len(gap) < width:
+            gap += rng.choice(filler) + " "
+        out.append(" " + gap[:width])
+        out.append(rng.choice(tails))
+        out.append(rng.choice(ends))
+    return "".join(out)

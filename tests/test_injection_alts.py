@@ -22,6 +22,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from injection_helpers import phrases_with_gaps
 from subagents.lint.rules import injection, injection_alts, injection_gate
 from subagents.lint.rules._injection_alts import ALTERNATIVES
 from subagents.lint.rules.injection_prefilter import (
@@ -129,18 +130,8 @@ _FILLER = ["the file", "its contents", "and", ",", ".", " ", "\n", "é", "1", "_
 
 
 def _made_up(rng: random.Random) -> str:
-    out: list[str] = []
-    for _ in range(rng.randint(1, 8)):
-        out.append(rng.choice(_LITERALS))
-        # gaps near the windows' bounds (10 to 160 characters), and short ones
-        width = rng.choice([0, 1, rng.randint(2, 45), rng.randint(110, 130),
-                            rng.randint(150, 170)])
-        gap = ""
-        while len(gap) < width:
-            gap += rng.choice(_FILLER) + " "
-        out.append(" " + gap[:width])
-        out.append(rng.choice(["", " ", ". ", "\n", " and ", ": "]))
-    return "".join(out)
+    return phrases_with_gaps(rng, _LITERALS, _FILLER, [""], ["", " ", ". ", "\n", " and ", ": "],
+                             most=8, short=45)
 
 
 def test_the_reduced_part_matches_as_the_whole_on_made_up_texts() -> None:

@@ -23,6 +23,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from injection_helpers import phrases_with_gaps
 from subagents.lint.rules import injection
 from subagents.lint.rules.injection_lexicon import SEND_MORE
 from subagents.lint.rules.injection_patterns import _ADDRESS, _SIGNALS
@@ -111,19 +112,8 @@ _FILLER = ["the file", "its contents", "and", ",", ".", " ", "\n", "é", "1", "_
 
 
 def _made_up(rng: random.Random) -> str:
-    out: list[str] = []
-    for _ in range(rng.randint(1, 6)):
-        out.append(rng.choice(_VERBS))
-        # windows near the bounds of 120 and 160 characters, and short ones
-        width = rng.choice([0, 1, rng.randint(2, 40), rng.randint(110, 130),
-                            rng.randint(150, 170)])
-        gap = ""
-        while len(gap) < width:
-            gap += rng.choice(_FILLER) + " "
-        out.append(" " + gap[:width])
-        out.append(rng.choice(_ADDRESSES))
-        out.append(rng.choice(["", " ", ". ", "\n", " and "]))
-    return "".join(out)
+    return phrases_with_gaps(rng, _VERBS, _FILLER, _ADDRESSES, ["", " ", ". ", "\n", " and "],
+                             most=6, short=40)
 
 
 def test_the_rewritten_parts_match_as_before_on_made_up_texts() -> None:
