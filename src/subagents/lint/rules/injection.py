@@ -279,8 +279,8 @@ def _fold_run(m: Any) -> str:
 def part_sources() -> tuple[tuple[str, str], ...]:
     """Every signal pattern part as compiled (``kind.n``: the ``n``-th part of ``kind``), then
     ``squeezed``: what the literal table of :mod:`.injection_prefilter` is worked out from."""
-    return (*((f"{kind}.{n}", _folded(p)) for kind, parts in _SIGNALS
-              for n, p in enumerate(parts)), ("squeezed", _SQUEEZED))
+    return (*((name, _part_source(name)) for _, names in _PART_NAMES for name in names),
+            ("squeezed", _SQUEEZED))
 
 
 class _Parts:
