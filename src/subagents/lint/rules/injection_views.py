@@ -7,12 +7,16 @@ decoded run) to a fixed depth and within a character budget, so that a hostile t
 make the work grow past a small multiple of its size.  Also :func:`linear`, the RE2
 compilation the detector's patterns share.
 
-Most prompts hide nothing, so what is skipped matters more than what is found: a base64 run
-that cannot decode to text is not decoded (most runs are long words and paths), the patterns
-few texts match are searched only when one RE2 set pass says they match, ROT13 and tag
-characters only when one pass finds their marks, and a marker of several characters only
-when its rarer first character is there (``memchr``).  Each shortcut is exact;
-tests/test_injection_views_gates.py compares the views with the plain algorithm's.
+Most prompts hide nothing, so what is skipped matters more than what is found.  One RE2 set
+pass over the text's UTF-8 says which searches may find anything (:data:`_MARKS`: for each, a
+pattern every match of the search holds a match of); on the bench tree's prompts it rules out
+every search but the base64 runs', and, once a process has read a few hundred files, those too
+but in about one prompt in twelve: the set then holds the first digits of every base64 run
+that can decode to text (:mod:`.injection_b64`), and only such runs are found and decoded.
+Elsewhere a run that cannot decode to text is not decoded (most runs are long words and
+paths), and a marker of several characters is looked for only when its rarer first character
+is there (``memchr``).  Each shortcut is exact; tests/test_injection_views_gates.py compares
+the views with the plain algorithm's.
 """
 
 from __future__ import annotations
@@ -100,8 +104,8 @@ def found(rx: Any, data: bytes) -> bool:
 
 
 class _Runs(_Compiled):
-    """The run patterns, each compiled when first asked for: most texts need only ``base64``
-    (the others are searched only when :func:`_rare_runs` says they match)."""
+    """The run patterns, each compiled when first asked for (each is searched only when
+    :func:`_marks` says it may match)."""
 
     def __missing__(self, name: str) -> Any:
         value = self[name] = linear(_RUN_SOURCES[name], case_sensitive=name != "rot13")
@@ -114,41 +118,130 @@ def _compiled() -> dict[str, Any]:
     return _Runs()
 
 
-#: the run patterns most texts hold no match of, in the order of :func:`_rare_runs`'s answer
-_RARE = ("hex", "base64-block", "spaced-hex", "rot13")
+#: what one RE2 set pass over a text's UTF-8 looks for, in the order of :func:`_marks`'s
+#: answer: for each search of :func:`_decoded`, a pattern that every match of it holds a match
+#: of (its own pattern, or one that matches more), so that a search whose mark is absent is
+#: skipped with no view lost
+_MARKS = ("base64", "hex", "base64-block", "spaced-hex", "rot13", "comment", "link", "ref",
+          "percent", "entities", "unicode-escapes", "hex-escapes", "tags")
+_B64_DIGIT = "[A-Za-z0-9+/_-]"
+
+
+def _candidate_source(prefix: str, more: str | int) -> str:
+    """A base64 run whose first digits match ``prefix`` (RE2 finds each run from its first
+    digit, as its pattern's ``{16,}`` is greedy: where no digit is before it), with ``more``
+    digits after them (``"8,"``: the rest of the run; eight at least: it holds sixteen)."""
+    return f"(?:\\A|[^A-Za-z0-9+/_-])(?:{prefix}){_B64_DIGIT}{{{more}}}"
+
+
+def _mark_sources(prefix: str | None) -> list[str | None]:
+    """The patterns of :data:`_MARKS`; ``prefix``: the first digits of a base64 run that can
+    decode to text (:mod:`.injection_b64`), else no base64 mark is looked for (``None``)."""
+    return [
+        None if prefix is None else _candidate_source(prefix, 8),
+        _HEX, _B64_BLOCK, _SPACED_HEX, "(?i)" + _ROT13_WORDS,
+        "<!--", r"\]\(", r"\]:", _PCT,
+        # ``\w`` of ``re`` (Unicode) is an ASCII word character or one outside ASCII
+        r"&#?(?:\w|[^\x00-\x7f]){1,8};",
+        _UESC, _XESC, "[\U000e0020-\U000e007e]"]
+
+
+#: a process looks for the base64 mark once it has read this many characters, about 200
+#: files: its pattern (3 KB) costs about 6 ms of CPU once, compiling it and RE2 building the
+#: states of its automaton as texts need them, and saves about 4.7 ns a character on the bench
+#: tree (on one file it would cost four times what the views then cost).  A process switches
+#: when what it would have saved has reached about what switching costs, so that it never
+#: pays much more than twice the best choice made knowing how much it will read.
+_BASE64_AFTER = 1_000_000
+#: characters given to :func:`views` in this process
+_READ = [0]
+
+
+def _base64_prefix() -> str | None:
+    """The shipped pattern of the first digits of a base64 run that can decode to text, when
+    it is that of the current generator (else ``None``: every run is decoded)."""
+    try:
+        from subagents.lint.rules import _injection_b64 as shipped
+        from subagents.lint.rules.injection_b64 import key
+    except ImportError:  # pragma: no cover - the package ships it
+        return None
+    return "".join(shipped.PREFIX) if key() == shipped.KEY else None
 
 
 @functools.cache
-def _rare_set() -> Any:
-    """One RE2 set of the :data:`_RARE` patterns (and one every text matches, last): which of
-    them match anywhere, in one pass instead of one each; ``None`` when google-re2 cannot
-    build it (then each is searched)."""
+def _marks_set(with_base64: bool
+               ) -> tuple[Any, tuple[int, ...], tuple[bool, ...], tuple[bool, ...] | None] | None:
+    """One RE2 set of the :data:`_MARKS` patterns (after ``\\A``, which every text matches:
+    an answer without it is no answer); which mark each of them is; and the marks of a text
+    that matches none of them (a mark not looked for is always there), twice: the second
+    ``None`` when that is none.  ``None`` when google-re2 cannot build it (then every search
+    is made)."""
+    sources = _mark_sources(_base64_prefix() if with_base64 else None)
     try:
         import re2
 
         options = re2.Options()
         options.case_sensitive = True
         options.log_errors = False
-        rare = re2.Set.SearchSet(options)
-        for name in _RARE:
-            rare.Add("(?m)" + {"hex": _HEX, "base64-block": _B64_BLOCK,
-                               "spaced-hex": _SPACED_HEX,
-                               "rot13": "(?i)" + _ROT13_WORDS}[name])
-        rare.Add(r"\A")
-        rare.Compile()
-        return rare._set.Match  # bytes, as the gate of :mod:`.injection_gate` reads them
-    except Exception:  # fail closed: every pattern is searched
+        options.max_mem = 64 << 20
+        marks = re2.Set.SearchSet(options)
+        marks.Add(r"\A")
+        for source in sources:
+            if source is not None:
+                marks.Add("(?m)" + source)
+        marks.Compile()
+    except Exception:  # fail closed: every search is made
+        return None
+    looked = tuple(i for i, source in enumerate(sources) if source is not None)
+    nothing = tuple(source is None for source in sources)
+    return marks._set.Match, looked, nothing, nothing if any(nothing) else None
+
+
+@functools.cache
+def _candidate_runs() -> Any:
+    """The base64 runs that can decode to text, each matched from the byte before it (none at
+    the start: Latin-1, so that a character outside ASCII before it is one byte too) to its
+    last digit, its ``=`` left out (:func:`_base64_text` drops them); ``None`` without the
+    shipped pattern or google-re2.  A match never takes a byte of the run after it, so every
+    such run is found, in order."""
+    prefix = _base64_prefix()
+    if prefix is None:
+        return None
+    try:
+        import re2
+
+        options = re2.Options()
+        options.case_sensitive = True
+        options.log_errors = False
+        options.encoding = re2.Options.Encoding.LATIN1
+        options.max_mem = 64 << 20
+        return re2.compile(_candidate_source(prefix, "8,").encode(), options)
+    except Exception:  # every run is decoded
         return None
 
 
-def _rare_runs(data: bytes) -> tuple[bool, ...]:
-    """For each of :data:`_RARE`: can it match ``data``?  (All ``True`` when the set cannot
-    answer: it fails closed.)"""
-    match = _rare_set()
-    found = None if match is None else match(data)
-    if not found or len(_RARE) not in found:
-        return (True,) * len(_RARE)
-    return tuple(i in found for i in range(len(_RARE)))
+_DIGIT_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_")
+_ALL = (True,) * len(_MARKS)
+
+
+def _marks(data: bytes, with_base64: bool) -> tuple[bool, ...] | None:
+    """For each of :data:`_MARKS`: may ``data`` hold it?  ``None`` when it holds none (most
+    texts); all ``True`` when the set cannot answer (it fails closed).  ``with_base64``: look
+    for the base64 mark too."""
+    made = _marks_set(with_base64)
+    if made is None:
+        return _ALL
+    match, looked, nothing, none = made
+    found = match(data)
+    if not found or 0 not in found:
+        return _ALL
+    if len(found) == 1:
+        return none
+    marked = list(nothing)
+    for i in found:
+        if i:
+            marked[looked[i - 1]] = True
+    return tuple(marked)
 
 
 #: the first character of a base64 run whose first byte cannot start UTF-8 (values 32 to 47,
@@ -180,14 +273,17 @@ _REF_COMMENT_RE = lazy_compile(r"^\s*\[[^\]]*\]:\s*(\S*)\s*(?:[\"'(](.*?)[\"')])
 # (scanned left to right, a match starts where its run starts: no lookbehind needed, so RE2)
 _B64 = r"[A-Za-z0-9+/_-]{16,}={0,2}"
 _HEX = r"(?:[0-9A-Fa-f]{2}){8,}"
-_XESC_RE = lazy_compile(r"(?:\\x[0-9A-Fa-f]{2}){4,}")
-_UESC_RE = lazy_compile(r"(?:\\u[0-9A-Fa-f]{4}){4,}")
+_XESC = r"(?:\\x[0-9A-Fa-f]{2}){4,}"
+_XESC_RE = lazy_compile(_XESC)
+_UESC = r"(?:\\u[0-9A-Fa-f]{4}){4,}"
+_UESC_RE = lazy_compile(_UESC)
 # hex bytes written apart ("69 67 6e 6f 72 65", "69:67:6e")
 _SPACED_HEX = r"(?:\b[0-9A-Fa-f]{2}[ :]){7,}[0-9A-Fa-f]{2}\b"
 # base64 wrapped over several lines (as encoders wrap it at 64 or 76 characters): the lines
 # are joined before decoding, else a phrase cut at a line end is read in two halves
 _B64_BLOCK = r"(?:^[ \t]*[A-Za-z0-9+/]{16,}={0,2}[ \t]*(?:\n|$)){2,}"
-_PCT_RE = lazy_compile(r"%[0-9A-Fa-f]{2}")
+_PCT = r"%[0-9A-Fa-f]{2}"
+_PCT_RE = lazy_compile(_PCT)
 _ENTITY_RE = lazy_compile(r"&#?\w{1,8};")
 _TAGS_RE = lazy_compile("[\U000e0020-\U000e007e]+")
 
@@ -260,6 +356,7 @@ def _rot13_lines(text: str, data: bytes | None = None) -> Iterator[tuple[int, st
 
 
 def views(text: str) -> Iterator[View]:
+    _READ[0] += len(text)
     yield View("text", text, 0, False)
     budget = [max(_BUDGET_FACTOR * len(text), _BUDGET_FLOOR), _MAX_VIEWS]
     yield from _hidden(text, 0, 0, budget)
@@ -283,34 +380,54 @@ def _hidden(text: str, at: int, depth: int, budget: list[int]) -> Iterator[View]
 def _decoded(text: str, at: int) -> Iterator[View]:
     """The views one step below ``text``: comments, links, decoded runs (offsets are of the
     outer text: where the run that holds them starts)."""
+    # one RE2 set pass says which searches may find something (most texts: none); a text that
+    # cannot be written in UTF-8 (a lone surrogate) is searched as before, up to the point
+    # where the runs' search fails on it
+    try:
+        data: bytes | None = text.encode()
+    except UnicodeEncodeError:
+        data = None
+    # (the base64 mark, once a process has read a file's worth of text)
+    large = _READ[0] > _BASE64_AFTER
+    marks = _ALL if data is None else _marks(data, large)
+    if marks is None:
+        return
+    (base64_runs, hex_runs, blocks, spaced, rot13, comment, link, ref, percent, entities,
+     uescapes, xescapes, tags) = marks
+
     def off(i: int) -> int:
         return i + at if at == 0 else at
 
     pats = _compiled()
-    # (one character is looked for with ``memchr``, a longer string one position at a time:
-    # on a 7 KB prompt about 0.1 us against 5 us, so the rarer character is asked first)
-    bracket = "]" in text
-    for m in _COMMENT_RE.finditer(text) if "<" in text and "<!--" in text else ():
+    # (behind a mark that the set cannot rule out, as when there is none, a marker is looked
+    # for first: one character with ``memchr``, a longer string one position at a time, on a
+    # 7 KB prompt about 0.1 us against 5 us, so the rarer character is asked first)
+    bracket = "]" in text if link or ref else False
+    for m in _COMMENT_RE.finditer(text) if comment and "<" in text and "<!--" in text else ():
         yield View("comment", m.group(1), off(m.start(1)), True)
-    for m in _LINK_RE.finditer(text) if bracket and "](" in text else ():
+    for m in _LINK_RE.finditer(text) if link and bracket and "](" in text else ():
         yield View("link", urllib.parse.unquote(m.group(1)), off(m.start(1)), True)
-    for m in _REF_COMMENT_RE.finditer(text) if bracket and "]:" in text else ():
+    for m in _REF_COMMENT_RE.finditer(text) if ref and bracket and "]:" in text else ():
         for g in (1, 2):
             if m.group(g):
                 yield View("link", urllib.parse.unquote(m.group(g)), off(m.start(g)), True)
     # the run patterns search the UTF-8 bytes: their matches are ASCII, the wrapper converts
     # no offset, and a match's offset in characters is worked out only for a run that decodes
-    data = text.encode()
+    if data is None:
+        data = text.encode()
     ascii_text = len(data) == len(text)
 
     def where(i: int) -> int:
         return off(i if ascii_text else len(data[:i].decode()))
 
-    for start, stop in spans(pats["base64"], data):
+    # only the runs that can decode to text, when that pattern is at hand (others decode to
+    # nothing): a match starts on the byte before its run, unless at the start
+    candidates = _candidate_runs() if large and base64_runs else None
+    for found_at, stop in spans(candidates or pats["base64"], data) if base64_runs else ():
+        start = found_at + (candidates is not None and data[found_at] not in _DIGIT_BYTES)
         decoded = _base64_text(data[start:stop])
         if decoded is not None:
             yield View("base64", decoded, where(start), True)
-    hex_runs, blocks, spaced, rot13 = _rare_runs(data)
     for start, stop in spans(pats["hex"], data) if hex_runs else ():
         decoded = _printable(bytes.fromhex(data[start:stop].decode()))
         if decoded is not None:
@@ -329,24 +446,25 @@ def _decoded(text: str, at: int) -> Iterator[View]:
             data[start:stop].replace(b" ", b"").replace(b":", b"").decode()))
         if decoded is not None:
             yield View("hex", decoded, where(start), True)
-    backslash = "\\" in text
-    for m in _UESC_RE.finditer(text) if backslash and "\\u" in text else ():
+    backslash = "\\" in text if uescapes or xescapes else False
+    for m in _UESC_RE.finditer(text) if uescapes and backslash and "\\u" in text else ():
         decoded = "".join(chr(int(h, 16)) for h in m.group(0).split("\\u")[1:])
         if decoded.isprintable():
             yield View("unicode-escapes", decoded, off(m.start()), True)
-    for m in _XESC_RE.finditer(text) if backslash and "\\x" in text else ():
+    for m in _XESC_RE.finditer(text) if xescapes and backslash and "\\x" in text else ():
         decoded = _printable(bytes.fromhex(m.group(0).replace("\\x", "")))
         if decoded is not None:
             yield View("hex", decoded, off(m.start()), True)
-    if "%" in text and _PCT_RE.search(text):
+    if percent and "%" in text and _PCT_RE.search(text):
         yield View("percent", urllib.parse.unquote(text), at, True)
-    if "&" in text and _ENTITY_RE.search(text):
+    if entities and "&" in text and _ENTITY_RE.search(text):
         import html  # (its entity table is large, and few prompts hold an entity)
 
         yield View("entities", html.unescape(text), at, True)
     # a tag character's UTF-8 starts F3 A0, and F3 (code points from U+C0000) is rare: a
     # byte found with ``memchr``, where the pattern would be tried at every character
-    for m in _TAGS_RE.finditer(text) if b"\xf3" in data and b"\xf3\xa0" in data else ():
+    for m in (_TAGS_RE.finditer(text) if tags and b"\xf3" in data and b"\xf3\xa0" in data
+              else ()):
         yield View("tags", "".join(chr(ord(c) - 0xE0000) for c in m.group(0)),
                     off(m.start()), True)
     lines = list(_rot13_lines(text, data)) if at == 0 and rot13 else []
