@@ -134,18 +134,24 @@ def _candidate_source(prefix: str, more: str | int) -> str:
     return f"(?:\\A|[^A-Za-z0-9+/_-])(?:{prefix}){_B64_DIGIT}{{{more}}}"
 
 
-def _mark_sources(prefix: str | None) -> list[str | None]:
+def _mark_sources(prefix: str | None, markers: bool = True) -> list[str | None]:
     """The patterns of :data:`_MARKS`; ``prefix``: the first digits of a base64 run that can
-    decode to text (:mod:`.injection_b64`), else no base64 mark is looked for (``None``)."""
-    return [
-        None if prefix is None else _candidate_source(prefix, 8),
-        _HEX, _B64_BLOCK, _SPACED_HEX, "(?i)" + _ROT13_WORDS,
+    decode to text (:mod:`.injection_b64`), else no base64 mark is looked for (``None``);
+    ``markers``: the marks of comments, links, percent-encoding, entities, escapes and tag
+    characters are looked for too (else they are left to their first characters)."""
+    marker_sources: list[str | None] = [
         "<!--", r"\]\(", r"\]:", _PCT,
         # ``\w`` of ``re`` (Unicode) is an ASCII word character or one outside ASCII
         r"&#?(?:\w|[^\x00-\x7f]){1,8};",
         _UESC, _XESC, "[\U000e0020-\U000e007e]"]
+    return [None if prefix is None else _candidate_source(prefix, 8),
+            _HEX, _B64_BLOCK, _SPACED_HEX, "(?i)" + _ROT13_WORDS,
+            *(marker_sources if markers else [None] * len(marker_sources))]
 
 
+#: a process looks for the marks of markers once it has read this many characters (for one
+#: file their patterns cost more to compile than they save: about 0.4 M instructions)
+_MARKERS_AFTER = 12_000
 #: a process looks for the base64 mark once it has read this many characters, about 200
 #: files: its pattern (3 KB) costs about 6 ms of CPU once, compiling it and RE2 building the
 #: states of its automaton as texts need them, and saves about 4.7 ns a character on the bench
@@ -169,14 +175,15 @@ def _base64_prefix() -> str | None:
 
 
 @functools.cache
-def _marks_set(with_base64: bool
+def _marks_set(level: int
                ) -> tuple[Any, tuple[int, ...], tuple[bool, ...], tuple[bool, ...] | None] | None:
-    """One RE2 set of the :data:`_MARKS` patterns (after ``\\A``, which every text matches:
-    an answer without it is no answer); which mark each of them is; and the marks of a text
+    """One RE2 set of the :data:`_MARKS` patterns a process looks for at ``level`` (0: the
+    runs' but base64's; 1: the markers' too; 2: all) after ``\\A``, which every text matches
+    (an answer without it is no answer); which mark each of them is; and the marks of a text
     that matches none of them (a mark not looked for is always there), twice: the second
     ``None`` when that is none.  ``None`` when google-re2 cannot build it (then every search
     is made)."""
-    sources = _mark_sources(_base64_prefix() if with_base64 else None)
+    sources = _mark_sources(_base64_prefix() if level >= 2 else None, level >= 1)
     try:
         import re2
 
@@ -224,11 +231,11 @@ _DIGIT_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0
 _ALL = (True,) * len(_MARKS)
 
 
-def _marks(data: bytes, with_base64: bool) -> tuple[bool, ...] | None:
+def _marks(data: bytes, level: int) -> tuple[bool, ...] | None:
     """For each of :data:`_MARKS`: may ``data`` hold it?  ``None`` when it holds none (most
-    texts); all ``True`` when the set cannot answer (it fails closed).  ``with_base64``: look
-    for the base64 mark too."""
-    made = _marks_set(with_base64)
+    texts, from level 2: :func:`_marks_set`); all ``True`` when the set cannot answer (it
+    fails closed)."""
+    made = _marks_set(level)
     if made is None:
         return _ALL
     match, looked, nothing, none = made
@@ -387,9 +394,12 @@ def _decoded(text: str, at: int) -> Iterator[View]:
         data: bytes | None = text.encode()
     except UnicodeEncodeError:
         data = None
-    # (the base64 mark, once a process has read a file's worth of text)
-    large = _READ[0] > _BASE64_AFTER
-    marks = _ALL if data is None else _marks(data, large)
+    # (the markers' marks once a process has read a file's worth of text, the base64 mark
+    # once it has read a few hundred)
+    read = _READ[0]
+    large = read > _BASE64_AFTER
+    level = 2 if large else 1 if read > _MARKERS_AFTER else 0
+    marks = _ALL if data is None else _marks(data, level)
     if marks is None:
         return
     (base64_runs, hex_runs, blocks, spaced, rot13, comment, link, ref, percent, entities,
