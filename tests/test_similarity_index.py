@@ -192,6 +192,18 @@ def test_description_tokens_equal_tokenize_without_joined_words(text: str) -> No
     assert similarity._description_tokens(text) == similarity.tokenize(text, joined=False)
 
 
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(_TEXT, st.text(), st.text(alphabet=st.one_of(
+    st.characters(max_codepoint=0x2FF),
+    st.sampled_from(["\ud800", "\udc80", "\u212a", "\u0130", "\u017f", "A", "Z", "9", "-"])))))
+def test_parts_equal_the_runs_of_letters_and_digits(text: str) -> None:
+    """``_parts`` (bytes made spaces, then split) finds what the pattern finds on any
+    lower-cased text: ASCII, other scripts, look-alikes whose lower case is ASCII, lone
+    surrogates."""
+    low = similarity._special(text.lower())
+    assert similarity._parts(low) == similarity._PART_RE.findall(low)
+
+
 @settings(max_examples=300, deadline=None)
 @given(_TEXT)
 def test_words_equal_every_special_pattern_applied(text: str) -> None:

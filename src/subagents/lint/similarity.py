@@ -19,6 +19,7 @@ import itertools
 import math
 import re
 from collections.abc import Iterable, Sequence
+from operator import mul
 
 from subagents.definition import AgentDefinition
 
@@ -158,27 +159,42 @@ def words(text: str) -> list[str]:
 # The parts of the words (what WORD_RE matches, split at SPLIT_RE) are exactly the runs of
 # letters and digits: a match never ends inside a run and separators are not in a run.
 _PART_RE = re.compile(r"[a-z0-9]+")
-# part -> its token (None: a stop word), for :func:`_description_tokens`; bounded
-_TOKENS: dict[str, str | None] = {}
+# The same runs found without the regular expression (:func:`_parts`): every byte that is
+# not an ASCII letter or digit made a space.  Lower-case text has no A-Z, and a code point
+# beyond ASCII is never in [a-z0-9] (it is encoded as "?", a separator, like the rest).
+_SEPARATORS = bytes(c if 48 <= c <= 57 or 97 <= c <= 122 else 32 for c in range(256))
+# part -> its token ("" for a stop word), for :func:`_description_tokens`; bounded
+_TOKENS: dict[str, str] = {}
 _TOKENS_MAX = 65536
+
+
+def _parts(low: str) -> list[str]:
+    """``_PART_RE.findall(low)`` for lower-cased ``low``, by C loops over bytes (about twice
+    as fast; tests hold the two equal on any text)."""
+    return low.encode("ascii", "replace").translate(_SEPARATORS).decode("ascii").split()
 
 
 def _description_tokens(text: str) -> list[str]:
     """``tokenize(text, joined=False)`` without building the joined words it then drops: the
-    stemmed parts that are not stop words (tests hold the two equal)."""
+    stemmed parts that are not stop words (tests hold the two equal), listed by loops in C:
+    each part mapped to its token through the memo, stop words (``""``) dropped.  A token
+    is never empty (a part is not, and :func:`stem` keeps at least three letters), so
+    ``filter(None, ...)`` drops exactly the stop words.  The memo is asked first as if it
+    knew every part (a description's words are mostly known after the first few); when it
+    does not, the parts it lacks are added (a set difference) and the lookup starts again."""
+    parts = _parts(_special(text.lower()))
     known = _TOKENS
-    out: list[str] = []
-    for part in _PART_RE.findall(_special(text.lower())):
-        if part in known:
-            token = known[part]
-        else:
-            token = None if part in STOPWORDS else stem(part)
-            if len(known) >= _TOKENS_MAX:
-                known.clear()
-            known[part] = token
-        if token is not None:
-            out.append(token)
-    return out
+    try:
+        return list(filter(None, map(known.__getitem__, parts)))
+    except KeyError:
+        pass
+    new = set(parts).difference(known)
+    if len(known) + len(new) > _TOKENS_MAX:
+        known.clear()
+        new = set(parts)
+    for part in new:
+        known[part] = "" if part in STOPWORDS else stem(part)
+    return list(filter(None, map(known.__getitem__, parts)))
 
 
 def tokenize(text: str, *, joined: bool = True) -> list[str]:
@@ -200,7 +216,16 @@ def tokenize(text: str, *, joined: bool = True) -> list[str]:
 # --------------------------------------------------------------------------- similarity
 
 
-def _tfidf_vectors(texts: Sequence[str]) -> list[dict[str, float]]:
+def _weigh(texts: Sequence[str]) -> tuple[list[dict[str, float]], dict[str, int]]:
+    """The unit TF-IDF vectors of ``texts`` and each term's document frequency.
+
+    A weight is ``(1 + log count) * log((1 + n) / (1 + df) + 1)``, divided by the norm of
+    its vector (the square root of the sum of the squares, in the vector's order): the same
+    operations on the same operands in the same order as the formula written out term by
+    term (tests hold the floats equal), but looped over in C (``map`` over ``operator.mul``
+    and the tables' ``__getitem__``; ``float.__rtruediv__(norm, v)`` is ``v / norm``) rather
+    than in Python comprehensions, with each logarithm worked out once per count.
+    """
     # counted as a Counter counts (its own counting loop, in C: the same counts in the same
     # order), without a Counter's set-up and type checks per description
     docs: list[dict[str, int]] = []
@@ -211,16 +236,22 @@ def _tfidf_vectors(texts: Sequence[str]) -> list[dict[str, float]]:
         docs.append(d)
         _count_elements(df, d)
     n = len(docs)
-    # the same expressions as term by term, each worked out once per term and per count
-    idf = {t: math.log((1 + n) / (1 + c) + 1) for t, c in df.items()}
-    tf = [0.0, *(1 + math.log(c) for c in range(1, 1 + max((max(d.values(), default=0)
-                                                            for d in docs), default=0)))]
+    idf_of = [math.log((1 + n) / (1 + c) + 1) for c in range(max(df.values(), default=0) + 1)]
+    idf = dict(zip(df, map(idf_of.__getitem__, df.values()), strict=True))
+    top = max(map(max, filter(None, map(dict.values, docs))), default=0)
+    tf = [0.0, *(1 + math.log(c) for c in range(1, 1 + top))]
+    tf_of, idf_get = tf.__getitem__, idf.__getitem__
     vectors: list[dict[str, float]] = []
     for d in docs:
-        vec = {t: tf[c] * idf[t] for t, c in d.items()}
-        norm = math.sqrt(sum([v * v for v in vec.values()])) or 1.0
-        vectors.append({t: v / norm for t, v in vec.items()})
-    return vectors
+        weights = list(map(mul, map(tf_of, d.values()), map(idf_get, d)))
+        norm = math.sqrt(sum(map(mul, weights, weights))) or 1.0
+        vectors.append(dict(zip(d, map(norm.__rtruediv__, weights), strict=True)))
+    return vectors, df
+
+
+def _tfidf_vectors(texts: Sequence[str]) -> list[dict[str, float]]:
+    """The unit TF-IDF vectors of ``texts`` (see :func:`_weigh`)."""
+    return _weigh(texts)[0]
 
 
 # Calibrated on real collections (bench/bench_route.py does not assert it; tests do): at 0.5
@@ -267,66 +298,89 @@ def pairs_indexed(
 ) -> list[tuple[int, int, float]]:
     """:func:`pairs_exhaustive`, comparing only the pairs that can reach ``threshold``.
 
-    A prefix filter for cosine similarity (as in the all-pairs algorithms of Bayardo et al.):
-    order the terms from the most common to the rarest and split each unit vector ``y`` into
-    a prefix whose norm stays below ``threshold`` (not indexed) and the rest (indexed).  If
-    ``x`` shares no indexed term of ``y``, then ``x . y = x . y_prefix <= |y_prefix| <
-    threshold`` (Cauchy-Schwarz, ``|x| = 1``): the pair cannot be reported, so only pairs met
-    through the index are compared, with the same arithmetic as the exhaustive loop.  Common
-    words (``develop``, ``code``) carry little weight, fall in the prefixes and are never
-    walked: the cost follows the pairs that share a rare word, not the square of the scope.
+    A prefix filter for cosine similarity (as in the all-pairs and PPJoin algorithms): order
+    the terms from the most common to the rarest and split each vector ``v`` (of norm 1, to
+    the last bit or so) into a *prefix* ``P(v)``, the terms before the first one at which the
+    running norm reaches ``threshold`` (so ``|P(v)| < threshold``), and the *suffix*
+    ``S(v)``, the rest.  If ``x . y >= threshold`` then ``x`` and ``y`` share a term of
+    both suffixes: with ``y``'s suffix starting no earlier than ``x``'s (the other case is
+    the same), a term of ``S(y)`` is in ``S(x)``; were none shared, ``x . y`` would be a sum
+    over the terms of ``P(y)`` alone, at most ``|x| |P(y)| < threshold`` (Cauchy-Schwarz).
+    So each vector is indexed by its suffix and probes the index with its suffix only, and
+    only a term held by two vectors or more is indexed at all: a pair that is never met
+    cannot be reported.  Common words (``develop``, ``code``) carry little weight, fall in
+    the prefixes and are never walked: the cost follows the pairs that share a rare word,
+    not the square of the scope.
 
-    A pair met through the index is compared only if a bound on its score can reach
-    ``threshold``: the probe adds up ``x . y_indexed`` on the way, and the prefix of ``y``
-    holds only terms commoner than its first indexed one, so ``x . y_prefix <= |x over those
-    terms| * |y_prefix|``.  The bound is rounded differently from the score; the slack is far
-    above that, so a pair it drops is one the exact score drops too.
+    A pair met is compared only if a bound on its score can reach ``threshold``: the probe
+    adds up ``x . y`` over the shared suffix terms on the way, and every other shared term
+    comes before ``m``, the later of the two suffixes' first terms, so the rest of the score
+    is at most ``|x before m| * |y before m|``.  The bound is rounded differently from the
+    score; the slack is far above that, so a pair it drops is one the exact score drops
+    too.  The pairs kept are scored by :func:`_cosine`, as the exhaustive loop scores them.
     """
-    if threshold <= _BOUND_SLACK:  # every pair can reach it: nothing to filter
-        return pairs_exhaustive(vectors, names, threshold)
     df: dict[str, int] = {}
     for vec in vectors:
         _count_elements(df, vec)
-    # most common first, ties by term (one order for every run): sorted by term, then by
-    # count with a stable sort (reversed, it keeps the order of equal counts)
-    rank = {t: r for r, t in enumerate(sorted(sorted(df), key=df.__getitem__, reverse=True))}
+    return _pairs(vectors, names, threshold, df)
+
+
+def _pairs(vectors: Sequence[dict[str, float]], names: Sequence[str], threshold: float,
+           df: dict[str, int]) -> list[tuple[int, int, float]]:
+    """:func:`pairs_indexed`, given the number of ``vectors`` holding each term."""
+    if threshold <= _BOUND_SLACK:  # every pair can reach it: nothing to filter
+        return pairs_exhaustive(vectors, names, threshold)
+    # most common first, ties in the order the terms were first met (a stable sort: reversed,
+    # it keeps the order of equal counts); any one order for all the vectors would do
+    order = sorted(df, key=df.__getitem__, reverse=True)
+    rank_of = dict(zip(order, itertools.count())).__getitem__
+    # the ranks from ``once`` on are those of terms of one vector only (the last in the order)
+    once = len(order) - list(df.values()).count(1)
     reach = threshold - _BOUND_SLACK
     limit = reach ** 2
-    # term -> (vector, its weight there) of the vectors that index it
+    # term -> (vector, its weight there) of the vectors whose suffix holds it
     index: dict[str, list[tuple[int, float]]] = {}
-    # per indexed vector: the rank of its first indexed term and the norm of its prefix
-    first_indexed: dict[int, int] = {}
-    prefix_norm: dict[int, float] = {}
+    # per indexed vector: the rank of its suffix's first term, the norm of its prefix, and
+    # its terms' ranks and running sums of squares (in rank order)
+    first: dict[int, int] = {}
+    head: dict[int, float] = {}
+    ranks_of: dict[int, list[int]] = {}
+    upto_of: dict[int, list[float]] = {}
     candidates: list[tuple[int, int]] = []
     for j, vec in enumerate(vectors):
         if not vec:
             continue
-        terms = sorted(vec, key=rank.__getitem__)
-        # the running sums of the squares, in rank order: the same additions, in the same
-        # order, as adding them one by one (and never decreasing)
-        upto = list(itertools.accumulate([vec[t] * vec[t] for t in terms]))
-        # probe with every term of the new vector: the pair is met through an indexed term of
-        # the earlier one, if it can reach the threshold at all (the sums are only bounds:
-        # any order does)
-        partial: dict[int, float] = {}
-        for t, w in vec.items():
-            found = index.get(t)
-            if found:
-                for i, yw in found:
-                    partial[i] = partial.get(i, 0.0) + w * yw
-        if partial:
-            ranks = [rank[t] for t in terms]
-            for i, dot in partial.items():
-                k = bisect.bisect_left(ranks, first_indexed[i])
-                if dot + (math.sqrt(upto[k - 1]) if k else 0.0) * prefix_norm[i] >= reach:
-                    candidates.append((i, j))
-        # the prefix: the terms before the first running sum that reaches the limit
+        terms = sorted(vec, key=rank_of)
+        weights = list(map(vec.__getitem__, terms))
+        # the running sums of the squares, in rank order (never decreasing)
+        upto = list(itertools.accumulate(map(mul, weights, weights)))
         k = bisect.bisect_left(upto, limit)
-        if k < len(terms):
-            first_indexed[j] = rank[terms[k]]
-            prefix_norm[j] = math.sqrt(upto[k - 1]) if k else 0.0
-            for u in terms[k:]:
-                index.setdefault(u, []).append((j, vec[u]))
+        if k == len(terms):  # |vec| < threshold: no pair with it can reach it
+            continue
+        ranks = list(map(rank_of, terms))
+        p = ranks[k]
+        pj = math.sqrt(upto[k - 1]) if k else 0.0
+        first[j], head[j], ranks_of[j], upto_of[j] = p, pj, ranks, upto
+        end = bisect.bisect_left(ranks, once, k)
+        partial: dict[int, float] = {}
+        for t, w in zip(terms[k:end], weights[k:end], strict=True):
+            found = index.get(t)
+            if found is None:
+                index[t] = [(j, w)]
+                continue
+            for i, yw in found:
+                partial[i] = partial.get(i, 0.0) + w * yw
+            found.append((j, w))
+        for i, dot in partial.items():
+            q = first[i]
+            if q == p:
+                rest = pj * head[i]
+            elif q > p:  # m = q: this vector's terms before q, the other's prefix
+                rest = math.sqrt(upto[bisect.bisect_left(ranks, q) - 1]) * head[i]
+            else:  # m = p: this vector's prefix, the other's terms before p
+                rest = pj * math.sqrt(upto_of[i][bisect.bisect_left(ranks_of[i], p) - 1])
+            if dot + rest >= reach:
+                candidates.append((i, j))
     out: list[tuple[int, int, float]] = []
     for i, j in sorted(candidates):
         if names[i] == names[j]:
@@ -348,8 +402,8 @@ def find_similar_agents(
     Only the pairs that can reach ``threshold`` are compared (:func:`pairs_indexed`).
     """
     items = [d for d in definitions if d.description.strip()]
-    vectors = _tfidf_vectors([d.description for d in items])
-    found = pairs_indexed(vectors, [d.name for d in items], threshold)
+    vectors, df = _weigh([d.description for d in items])
+    found = _pairs(vectors, [d.name for d in items], threshold, df)
     pairs = [(items[i], items[j], score) for i, j, score in found]
     pairs.sort(key=lambda p: -p[2])
     return pairs
