@@ -13,9 +13,7 @@ every pair (:func:`pairs_exhaustive`, which the tests hold it to).
 
 from __future__ import annotations
 
-import bisect
 import functools
-import itertools
 import math
 import re
 from collections.abc import Iterable, Sequence
@@ -298,26 +296,26 @@ def pairs_indexed(
 ) -> list[tuple[int, int, float]]:
     """:func:`pairs_exhaustive`, comparing only the pairs that can reach ``threshold``.
 
-    A prefix filter for cosine similarity (as in the all-pairs and PPJoin algorithms): order
-    the terms from the most common to the rarest and split each vector ``v`` (of norm 1, to
-    the last bit or so) into a *prefix* ``P(v)``, the terms before the first one at which the
-    running norm reaches ``threshold`` (so ``|P(v)| < threshold``), and the *suffix*
-    ``S(v)``, the rest.  If ``x . y >= threshold`` then ``x`` and ``y`` share a term of
-    both suffixes: with ``y``'s suffix starting no earlier than ``x``'s (the other case is
-    the same), a term of ``S(y)`` is in ``S(x)``; were none shared, ``x . y`` would be a sum
-    over the terms of ``P(y)`` alone, at most ``|x| |P(y)| < threshold`` (Cauchy-Schwarz).
-    So each vector is indexed by its suffix and probes the index with its suffix only, and
-    only a term held by two vectors or more is indexed at all: a pair that is never met
-    cannot be reported.  Common words (``develop``, ``code``) carry little weight, fall in
-    the prefixes and are never walked: the cost follows the pairs that share a rare word,
-    not the square of the scope.
+    The terms held by many vectors (at least a tenth of them) are *common*; those held by
+    one are never shared; the others are *middling*.  ``h(x)``, the norm of ``x`` over its
+    common terms, bounds what they add to any score: ``x . y <= (x . y over the middling
+    terms) + h(x) h(y)`` (Cauchy-Schwarz), and ``h(x) h(y) <= h(x) |y| < threshold`` when
+    ``h(x) < threshold`` (the vectors are of norm 1, to the last bit or so).  So a pair that
+    can reach ``threshold`` shares a middling term, unless both vectors are *heavy*
+    (``h >= threshold``): every vector is indexed by its middling terms and probes that
+    index with them; heavy vectors are also indexed by their common terms, and probe that
+    second index, which holds only heavy vectors.  A pair that is never met cannot be
+    reported.  Common words (``develop``, ``code``) carry little weight, stay out of the
+    first index and are rarely walked: the cost follows the pairs that share a less common
+    word, not the square of the scope.  Finding each vector's middling and common terms is
+    a set intersection (in C), not a sort.
 
     A pair met is compared only if a bound on its score can reach ``threshold``: the probe
-    adds up ``x . y`` over the shared suffix terms on the way, and every other shared term
-    comes before ``m``, the later of the two suffixes' first terms, so the rest of the score
-    is at most ``|x before m| * |y before m|``.  The bound is rounded differently from the
-    score; the slack is far above that, so a pair it drops is one the exact score drops
-    too.  The pairs kept are scored by :func:`_cosine`, as the exhaustive loop scores them.
+    adds up the score over the middling terms on the way (and over the common ones, for
+    two heavy vectors: then nothing is left out), the rest is at most ``h(x) h(y)``.  The
+    bound is rounded differently from the score; the slack is far above that, so a pair it
+    drops is one the exact score drops too.  The pairs kept are scored by :func:`_cosine`,
+    as the exhaustive loop scores them.
     """
     df: dict[str, int] = {}
     for vec in vectors:
@@ -330,56 +328,50 @@ def _pairs(vectors: Sequence[dict[str, float]], names: Sequence[str], threshold:
     """:func:`pairs_indexed`, given the number of ``vectors`` holding each term."""
     if threshold <= _BOUND_SLACK:  # every pair can reach it: nothing to filter
         return pairs_exhaustive(vectors, names, threshold)
-    # most common first, ties in the order the terms were first met (a stable sort: reversed,
-    # it keeps the order of equal counts); any one order for all the vectors would do
-    order = sorted(df, key=df.__getitem__, reverse=True)
-    rank_of = dict(zip(order, itertools.count())).__getitem__
-    # the ranks from ``once`` on are those of terms of one vector only (the last in the order)
-    once = len(order) - list(df.values()).count(1)
+    # (any split of the terms is exact; a tenth of the scope walked least on the corpus and
+    # on the bench trees)
+    cut = max(2, len(vectors) // 10)
+    common = {t for t, c in df.items() if c >= cut}
+    middling = {t for t, c in df.items() if 2 <= c < cut}
     reach = threshold - _BOUND_SLACK
-    limit = reach ** 2
-    # term -> (vector, its weight there) of the vectors whose suffix holds it
+    # middling term -> (vector, its weight there) of every vector holding it; common term ->
+    # the same of the heavy vectors
     index: dict[str, list[tuple[int, float]]] = {}
-    # per indexed vector: the rank of its suffix's first term, the norm of its prefix, and
-    # its terms' ranks and running sums of squares (in rank order)
-    first: dict[int, int] = {}
-    head: dict[int, float] = {}
-    ranks_of: dict[int, list[int]] = {}
-    upto_of: dict[int, list[float]] = {}
+    heavy_index: dict[str, list[tuple[int, float]]] = {}
+    # per vector: its norm over its common terms
+    h: list[float] = [0.0] * len(vectors)
     candidates: list[tuple[int, int]] = []
     for j, vec in enumerate(vectors):
         if not vec:
             continue
-        terms = sorted(vec, key=rank_of)
-        weights = list(map(vec.__getitem__, terms))
-        # the running sums of the squares, in rank order (never decreasing)
-        upto = list(itertools.accumulate(map(mul, weights, weights)))
-        k = bisect.bisect_left(upto, limit)
-        if k == len(terms):  # |vec| < threshold: no pair with it can reach it
-            continue
-        ranks = list(map(rank_of, terms))
-        p = ranks[k]
-        pj = math.sqrt(upto[k - 1]) if k else 0.0
-        first[j], head[j], ranks_of[j], upto_of[j] = p, pj, ranks, upto
-        end = bisect.bisect_left(ranks, once, k)
+        terms = vec.keys()
+        mine = terms & common
+        ws = list(map(vec.__getitem__, mine))
+        h[j] = hj = math.sqrt(sum(map(mul, ws, ws)))
         partial: dict[int, float] = {}
-        for t, w in zip(terms[k:end], weights[k:end], strict=True):
+        for t in terms & middling:
+            x = vec[t]
             found = index.get(t)
             if found is None:
-                index[t] = [(j, w)]
+                index[t] = [(j, x)]
                 continue
-            for i, yw in found:
-                partial[i] = partial.get(i, 0.0) + w * yw
-            found.append((j, w))
+            for i, y in found:
+                partial[i] = partial.get(i, 0.0) + x * y
+            found.append((j, x))
+        heavy = hj >= reach
+        if heavy:
+            for t in mine:
+                x = vec[t]
+                found = heavy_index.get(t)
+                if found is None:
+                    heavy_index[t] = [(j, x)]
+                    continue
+                for i, y in found:
+                    partial[i] = partial.get(i, 0.0) + x * y
+                found.append((j, x))
         for i, dot in partial.items():
-            q = first[i]
-            if q == p:
-                rest = pj * head[i]
-            elif q > p:  # m = q: this vector's terms before q, the other's prefix
-                rest = math.sqrt(upto[bisect.bisect_left(ranks, q) - 1]) * head[i]
-            else:  # m = p: this vector's prefix, the other's terms before p
-                rest = pj * math.sqrt(upto_of[i][bisect.bisect_left(ranks_of[i], p) - 1])
-            if dot + rest >= reach:
+            hi = h[i]
+            if dot + (0.0 if heavy and hi >= reach else hj * hi) >= reach:
                 candidates.append((i, j))
     out: list[tuple[int, int, float]] = []
     for i, j in sorted(candidates):
