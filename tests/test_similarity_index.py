@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from corpus_helpers import CATLOG, FURAI, VOLT, needs_corpus
+from corpus_helpers import CATLOG, CORPUS, FURAI, VOLT, needs_corpus
 from subagents.definition import AgentDefinition
 from subagents.lint import similarity
 from subagents.lint.similarity import (
@@ -270,6 +270,17 @@ def test_stem_equals_trying_every_suffix_on_the_words_of_descriptions() -> None:
         "securing running compilation automated utilities copied happiness"
     for word in similarity.words(text):
         assert similarity.stem(word) == _plain_stem(word), word
+
+
+@needs_corpus
+def test_stem_equals_trying_every_suffix_on_every_word_of_the_corpus() -> None:
+    """Every word of every corpus file (bodies too: thousands of distinct English words)."""
+    seen: set[str] = set()
+    for path in sorted(CORPUS.rglob("*.md"))[:3000]:
+        for word in similarity._PART_RE.findall(path.read_text("utf-8", "replace").lower()):
+            seen.add(word)
+    assert len(seen) > 5000
+    assert [w for w in sorted(seen) if similarity.stem(w) != _plain_stem(w)] == []
 
 
 def test_the_fallback_counter_counts_as_the_standard_librarys_loop() -> None:

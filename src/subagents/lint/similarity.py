@@ -107,6 +107,29 @@ _SUFFIXES: tuple[tuple[str, str], ...] = (
 )
 
 _ANY_SUFFIX = tuple(suffix for suffix, _repl in _SUFFIXES)
+# suffix -> (its place in the table, its replacement), and the suffixes' lengths: the
+# suffixes a word ends with are its last 1, 2, ... 8 letters, so :func:`_strip` looks up
+# those few instead of trying the table's 24 entries one by one
+_SUFFIX_AT = {suffix: (i, repl) for i, (suffix, repl) in enumerate(_SUFFIXES)}
+_SUFFIX_LENGTHS = tuple(sorted({len(suffix) for suffix in _ANY_SUFFIX}))
+
+
+def _strip(word: str) -> str | None:
+    """The base left by the first suffix of the table (in its order) that ``word`` ends
+    with and that leaves at least three letters and a change; None if there is none.  The
+    same answer as trying every suffix in turn (tests hold the stemmer to that)."""
+    hits: list[tuple[int, int, str]] = []
+    for n in _SUFFIX_LENGTHS:
+        if n > len(word):
+            break
+        hit = _SUFFIX_AT.get(word[-n:])
+        if hit is not None:
+            hits.append((hit[0], n, hit[1]))
+    for _place, n, repl in sorted(hits):
+        base = word[:-n] + repl
+        if len(base) >= 3 and base != word:
+            return base
+    return None
 
 
 @functools.lru_cache(maxsize=65536)
@@ -117,16 +140,12 @@ def stem(word: str) -> str:
     # Two passes, so derived forms meet their root: implementer -> implement -> impl, the same
     # stem as "implement" (else a request to "implement" misses the implementer agent's name).
     for _ in range(2):
-        if not word.endswith(_ANY_SUFFIX):  # (what the loop below finds out slowly)
+        if not word.endswith(_ANY_SUFFIX):  # (no suffix at all: the usual case, in C)
             break
-        for suffix, repl in _SUFFIXES:
-            if word.endswith(suffix):
-                base = word[: -len(suffix)] + repl
-                if len(base) >= 3 and base != word:
-                    word = base
-                    break
-        else:
+        base = _strip(word)
+        if base is None:
             break
+        word = base
     # Fold a final silent 'e' (secure/securing -> secur) and doubled consonants (running).
     if len(word) > 4 and word.endswith("e"):
         word = word[:-1]
@@ -214,6 +233,17 @@ def tokenize(text: str, *, joined: bool = True) -> list[str]:
 # --------------------------------------------------------------------------- similarity
 
 
+class _TfTable(dict[int, float]):
+    """count -> ``1 + log count``, each worked out when first asked for."""
+
+    def __missing__(self, count: int) -> float:
+        value = self[count] = 1 + math.log(count)
+        return value
+
+
+_TF = _TfTable()
+
+
 def _weigh(texts: Sequence[str]) -> tuple[list[dict[str, float]], dict[str, int]]:
     """The unit TF-IDF vectors of ``texts`` and each term's document frequency.
 
@@ -236,9 +266,7 @@ def _weigh(texts: Sequence[str]) -> tuple[list[dict[str, float]], dict[str, int]
     n = len(docs)
     idf_of = [math.log((1 + n) / (1 + c) + 1) for c in range(max(df.values(), default=0) + 1)]
     idf = dict(zip(df, map(idf_of.__getitem__, df.values()), strict=True))
-    top = max(map(max, filter(None, map(dict.values, docs))), default=0)
-    tf = [0.0, *(1 + math.log(c) for c in range(1, 1 + top))]
-    tf_of, idf_get = tf.__getitem__, idf.__getitem__
+    tf_of, idf_get = _TF.__getitem__, idf.__getitem__
     vectors: list[dict[str, float]] = []
     for d in docs:
         weights = list(map(mul, map(tf_of, d.values()), map(idf_get, d)))
