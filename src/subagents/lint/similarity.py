@@ -5,10 +5,13 @@ choose between two agents) must read descriptions the same way, so both use this
 :func:`tokenize` lower-cases, keeps joined words (``node.js``, ``spring-boot``) and their parts,
 drops stop words and the words every agent description has ("agent", "expert", "use"), and
 stems with a small suffix table tuned on the corpus.  :func:`find_similar_agents` compares
-TF-IDF vectors of the descriptions; an inverted index with a prefix filter
-(:func:`pairs_indexed`) compares only the pairs that can reach the threshold, so a scope of
-n agents costs far less than n*n/2 comparisons, with the same pairs and scores as comparing
-every pair (:func:`pairs_exhaustive`, which the tests hold it to).
+TF-IDF vectors of the descriptions; an inverted index of the terms neither rare nor common,
+with a bound for the common ones (:func:`pairs_indexed`), compares only the pairs that can
+reach the threshold, so a scope of n agents costs far less than n*n/2 comparisons, with the
+same pairs and scores as comparing every pair (:func:`pairs_exhaustive`, which the tests hold
+it to).  The per-description work (tokens, counts, weights) runs as C loops (``map``,
+``filter``, ``collections._count_elements``, bytes translated and split) over the same
+operands in the same order as the plain formulas, so the floats are the same to the bit.
 """
 
 from __future__ import annotations
@@ -17,7 +20,8 @@ import functools
 import math
 import re
 from collections.abc import Iterable, Sequence
-from operator import mul
+from itertools import repeat
+from operator import mul, truediv
 
 from subagents.definition import AgentDefinition
 
@@ -250,9 +254,9 @@ def _weigh(texts: Sequence[str]) -> tuple[list[dict[str, float]], dict[str, int]
     A weight is ``(1 + log count) * log((1 + n) / (1 + df) + 1)``, divided by the norm of
     its vector (the square root of the sum of the squares, in the vector's order): the same
     operations on the same operands in the same order as the formula written out term by
-    term (tests hold the floats equal), but looped over in C (``map`` over ``operator.mul``
-    and the tables' ``__getitem__``; ``float.__rtruediv__(norm, v)`` is ``v / norm``) rather
-    than in Python comprehensions, with each logarithm worked out once per count.
+    term (tests hold the floats equal), but looped over in C (``map`` over ``operator.mul``,
+    ``operator.truediv`` and the tables' ``__getitem__``) rather than in Python
+    comprehensions, with each logarithm worked out once per count.
     """
     # counted as a Counter counts (its own counting loop, in C: the same counts in the same
     # order), without a Counter's set-up and type checks per description
@@ -271,7 +275,7 @@ def _weigh(texts: Sequence[str]) -> tuple[list[dict[str, float]], dict[str, int]
     for d in docs:
         weights = list(map(mul, map(tf_of, d.values()), map(idf_get, d)))
         norm = math.sqrt(sum(map(mul, weights, weights))) or 1.0
-        vectors.append(dict(zip(d, map(norm.__rtruediv__, weights), strict=True)))
+        vectors.append(dict(zip(d, map(truediv, weights, repeat(norm)), strict=True)))
     return vectors, df
 
 
