@@ -207,10 +207,52 @@ def _folded_text(text: str) -> str:
     return "".join(out)
 
 
-def _collapse(text: str) -> str:
+def _collapse(text: str, nfkc: bool = False) -> str:
     """Blanks to one space, a break with blanks around it to one newline, none at either
-    end (``str.split`` runs in C: several times faster than two ``re.sub``)."""
+    end (``str.split`` runs in C: several times faster than two ``re.sub``).
+
+    A text whose only blanks are spaces and line breaks (and CRs only before a line break)
+    takes :func:`_collapse_plain`: three lines in four of a prompt need nothing done, and
+    splitting each into words was most of the cost (tests/test_injection_collapse.py
+    compares the two).  Which blanks to look for: an ASCII text can hold only the ASCII
+    ones; ``nfkc``: the text is what NFKC returned, then changed only by removing
+    characters, folding look-alikes and case-folding (none of which makes a blank), so it
+    holds none of the blanks NFKC replaces (no-break and typographic spaces); any other
+    text is split into words."""
+    if text.isascii():
+        blanks = _OTHER_ASCII_BLANKS
+    elif nfkc:
+        blanks = _OTHER_NFKC_BLANKS
+    else:
+        return _collapse_words(text)
+    for blank in blanks:
+        if blank in text and (blank != "\r" or text.count("\r") != text.count("\r\n")):
+            return _collapse_words(text)
+    return _collapse_plain(text)
+
+
+#: what ``str.isspace`` says is a blank among ASCII characters, besides a space and a line
+#: break, and those of all Unicode that NFKC leaves as they are (tests say so)
+_OTHER_ASCII_BLANKS = ("\t", "\x0b", "\x0c", "\r", "\x1c", "\x1d", "\x1e", "\x1f")
+_OTHER_NFKC_BLANKS = (*_OTHER_ASCII_BLANKS, "\x85", "\u1680", "\u2028", "\u2029")
+
+
+def _collapse_words(text: str) -> str:
+    """:func:`_collapse` for any text: each line split into words and joined again."""
     return "\n".join(filter(None, (" ".join(line.split()) for line in text.split("\n"))))
+
+
+def _collapse_plain(text: str) -> str:
+    """:func:`_collapse` of a text whose blanks are spaces and line breaks, and CRs each
+    before a line break: each line stripped (``str.strip`` returns a line with nothing to
+    strip as it is, and strips a CR at its end) and the empty ones left out; only a line
+    still holding two spaces in a row (rare) is split into words.  Most words are never
+    copied."""
+    lines = list(filter(None, map(str.strip, text.split("\n"))))
+    out = "\n".join(lines)
+    if "  " in out:
+        out = "\n".join([" ".join(line.split()) if "  " in line else line for line in lines])
+    return out
 
 
 def _fast(text: str, fold: bool) -> str:
@@ -224,7 +266,7 @@ def _fast(text: str, fold: bool) -> str:
         text = _INVISIBLE.sub("", text)
     if fold:
         text = _folded_text(text)
-    return _collapse(text.casefold())
+    return _collapse(text.casefold(), nfkc=True)
 
 
 def _fast_both(text: str) -> list[str]:
@@ -238,9 +280,9 @@ def _fast_both(text: str) -> list[str]:
         text = _INVISIBLE.sub("", text)
     folded = _folded_text(text)
     if folded is text:
-        return [_collapse(text.casefold())]
-    norm = _collapse(folded.casefold())
-    bare = _collapse(text.casefold())
+        return [_collapse(text.casefold(), nfkc=True)]
+    norm = _collapse(folded.casefold(), nfkc=True)
+    bare = _collapse(text.casefold(), nfkc=True)
     return [norm] if bare == norm else [norm, bare]
 
 
