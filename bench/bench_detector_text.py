@@ -43,9 +43,25 @@ def _plain_collapse() -> Callable[[], None]:
     return undo
 
 
+def _no_spread() -> Callable[[], None]:
+    """Every text squeezed, as before: the spread pattern replaced by one matching any text
+    (an RE2 call that answers at once is all it costs more)."""
+    from subagents.lint.rules.injection_views import linear
+
+    pats = injection._Patterns.get()
+    spread = pats["spread"]
+    pats["spread"] = linear("", case_sensitive=True)
+
+    def undo() -> None:
+        pats["spread"] = spread
+
+    return undo
+
+
 #: each shortcut: a name and how to switch it off (returning how to switch it on again)
 SHORTCUTS: dict[str, Callable[[], Callable[[], None]]] = {
     "collapse": _plain_collapse,
+    "spread": _no_spread,
 }
 
 

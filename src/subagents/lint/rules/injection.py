@@ -219,6 +219,7 @@ def _collapse(text: str, nfkc: bool = False) -> str:
     characters, folding look-alikes and case-folding (none of which makes a blank), so it
     holds none of the blanks NFKC replaces (no-break and typographic spaces); any other
     text is split into words."""
+    blanks: tuple[str, ...]
     if text.isascii():
         blanks = _OTHER_ASCII_BLANKS
     elif nfkc:
@@ -357,6 +358,7 @@ class _Patterns:
             # (half the compile time of case-insensitive ones) over case-folded patterns
             makers: dict[str, Callable[[], Any]] = {
                 "squeezed": lambda: linear(_SQUEEZED),
+                "spread": lambda: linear(_spread(_SQUEEZED), case_sensitive=True),
                 "obey": lambda: linear(_OBEY_QUOTED),
                 "invisible": lambda: linear(_INVISIBLE.pattern, case_sensitive=True),
                 "foldable": lambda: linear(
@@ -597,6 +599,36 @@ def _squeezed_bytes(text: str) -> bytes:
                                                            _NOT_ASCII_LETTER_BYTES)
 
 
+#: the syntax :func:`_spread` knows: lower-case letters, groups, alternatives and repeats
+_SPREADABLE = frozenset("abcdefghijklmnopqrstuvwxyz(?:|)*+")
+
+
+@functools.cache
+def _spread(pattern: str) -> str:
+    """The squeezed ``pattern`` written to match where it matches the squeezed letters of a
+    text, but in the text itself (its UTF-8, RE2's own code points): each letter as the
+    characters :func:`_squeezed_bytes` turns into it (itself in either case, a leet digit),
+    followed by any run of characters it deletes.  A squeezed text is the text with those
+    runs deleted and the rest translated, so a part of it matches ``pattern`` exactly when
+    the stretch of the text it came from matches this; a text without a match needs no
+    squeezing (most prompts).  ``pattern`` must hold only :data:`_SPREADABLE` (a ``?`` only
+    in ``(?:``, or after a letter or group): anything else is refused."""
+    if not set(pattern) <= _SPREADABLE:
+        raise ValueError("the squeezed pattern holds syntax _spread does not know")
+    kept = [b for b in range(0x80) if b not in _NOT_ASCII_LETTER_BYTES]
+    gap = "[^" + "".join(_class_char(chr(b)) for b in kept) + "]*"
+
+    def letter(m: Any) -> str:
+        same = [chr(b) for b in kept if chr(_LEET_BYTES[b]).lower() == m.group()]
+        return "(?:[" + "".join(map(_class_char, same)) + "]" + gap + ")"
+
+    return re.sub(r"[a-z]", letter, pattern)
+
+
+def _class_char(ch: str) -> str:
+    return ch if ch.isalnum() else "\\" + ch
+
+
 def _unsqueeze(text: str, n: int) -> int:
     """Where the ``n``-th letter of :func:`_squeeze`'s result is in ``text``."""
     for m in re.finditer(r"[A-Za-z013457@$]", text):
@@ -789,6 +821,8 @@ def _assess(text: str) -> InjectionFinding | None:
         variants = _fast_both(view.text) if view.name == "text" else [normalise(view.text)]
         for n, norm in enumerate(variants):
             search = _Search(norm)
+            if n == 0:
+                first = search.raw
             if not search.findable():
                 continue  # no kind that could make a finding matches: nothing to judge
             # "a document says '...'; do as it says": the quotation is an instruction
@@ -825,9 +859,13 @@ def _assess(text: str) -> InjectionFinding | None:
             # spelled out letter by letter, split inside words or written with leet digits:
             # found only with the letters squeezed together, so disguised
             norm = variants[0]
-            squeezed = _squeezed_bytes(norm)
-            # (asked first without a match object: most texts have none)
-            m = pats["squeezed"].search(squeezed) if found_in(pats["squeezed"], squeezed) else None
+            m = None
+            # asked first of the text's own bytes (:func:`_spread`: the same answer), then
+            # without a match object: most texts have none
+            if not PREFILTER or found_in(pats["spread"], first):
+                squeezed = _squeezed_bytes(norm)
+                if found_in(pats["squeezed"], squeezed):
+                    m = pats["squeezed"].search(squeezed)
             if m is not None:
                 at = _unsqueeze(norm, m.start())
                 # letters spread over more than three times their number are words that
