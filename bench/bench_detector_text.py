@@ -58,10 +58,26 @@ def _no_spread() -> Callable[[], None]:
     return undo
 
 
+def _two_passes() -> Callable[[], None]:
+    """The invisible characters and the letters to fold looked for in two passes, as before:
+    the pattern of either replaced by one matching any text."""
+    from subagents.lint.rules.injection_views import linear
+
+    pats = injection._Patterns.get()
+    unusual = pats["unusual"]
+    pats["unusual"] = linear("", case_sensitive=True)
+
+    def undo() -> None:
+        pats["unusual"] = unusual
+
+    return undo
+
+
 #: each shortcut: a name and how to switch it off (returning how to switch it on again)
 SHORTCUTS: dict[str, Callable[[], Callable[[], None]]] = {
     "collapse": _plain_collapse,
     "spread": _no_spread,
+    "visible": _two_passes,
 }
 
 

@@ -185,6 +185,11 @@ def _mapped(text: str, fold: bool) -> tuple[str, list[int]]:
     return "".join(out), where
 
 
+def _foldable() -> str:
+    """A class of every character of :func:`_fold_table`."""
+    return "[" + "".join(re.escape(chr(c)) for c in _fold_table()) + "]"
+
+
 def _folded_text(text: str) -> str:
     """``text.translate(_fold_table())``, or ``text`` itself when it holds no letter to fold.
     ``str.translate`` looks every character of a non-ASCII text up in the table (about 100 ns
@@ -262,10 +267,8 @@ def _fast(text: str, fold: bool) -> str:
     out only for a finding."""
     if text.isascii():
         return _collapse(text.lower())
-    text = unicodedata.normalize("NFKC", text)
-    if _Patterns.get()["invisible"].search(text):
-        text = _INVISIBLE.sub("", text)
-    if fold:
+    text, foldable = _visible(text)
+    if fold and foldable:
         text = _folded_text(text)
     return _collapse(text.casefold(), nfkc=True)
 
@@ -276,15 +279,29 @@ def _fast_both(text: str) -> list[str]:
     letter to fold (then the two are the same)."""
     if text.isascii():
         return [_collapse(text.lower())]
-    text = unicodedata.normalize("NFKC", text)
-    if _Patterns.get()["invisible"].search(text):
-        text = _INVISIBLE.sub("", text)
-    folded = _folded_text(text)
+    text, foldable = _visible(text)
+    folded = _folded_text(text) if foldable else text
     if folded is text:
         return [_collapse(text.casefold(), nfkc=True)]
     norm = _collapse(folded.casefold(), nfkc=True)
     bare = _collapse(text.casefold(), nfkc=True)
     return [norm] if bare == norm else [norm, bare]
+
+
+def _visible(text: str) -> tuple[str, bool]:
+    """``text`` after NFKC with its invisible characters removed, and whether it may hold a
+    letter to fold (``False``: :func:`_folded_text` would return it as it is).  One RE2 pass
+    over its UTF-8 asks both (most texts beyond ASCII hold neither); the invisible
+    characters' own pass only when that says yes (tests/test_injection_visible.py compares
+    with the two passes)."""
+    text = unicodedata.normalize("NFKC", text)
+    pats = _Patterns.get()
+    # strict: a lone surrogate fails here as it did in the RE2 wrapper's own encoding
+    if not found_in(pats["unusual"], text.encode()):
+        return text, False
+    if pats["invisible"].search(text):
+        text = _INVISIBLE.sub("", text)
+    return text, True
 
 
 def normalise(text: str, *, fold: bool = True) -> str:
@@ -361,9 +378,10 @@ class _Patterns:
                 "spread": lambda: linear(_spread(_SQUEEZED), case_sensitive=True),
                 "obey": lambda: linear(_OBEY_QUOTED),
                 "invisible": lambda: linear(_INVISIBLE.pattern, case_sensitive=True),
-                "foldable": lambda: linear(
-                    "[" + "".join(re.escape(chr(c)) for c in _fold_table()) + "]",
-                    case_sensitive=True),
+                "foldable": lambda: linear(_foldable(), case_sensitive=True),
+                # either of the two above (:func:`_visible`)
+                "unusual": lambda: linear(f"(?:{_INVISIBLE.pattern})|(?:{_foldable()})",
+                                          case_sensitive=True),
                 "framing": lambda: re.compile(_FRAMING, re.I),
                 "negation": lambda: re.compile(_NEGATION, re.I),
             }
