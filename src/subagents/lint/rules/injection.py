@@ -251,13 +251,15 @@ def _collapse_words(text: str) -> str:
 def _collapse_plain(text: str) -> str:
     """:func:`_collapse` of a text whose blanks are spaces and line breaks, and CRs each
     before a line break: each line stripped (``str.strip`` returns a line with nothing to
-    strip as it is, and strips a CR at its end) and the empty ones left out; only a line
-    still holding two spaces in a row (rare) is split into words.  Most words are never
-    copied."""
-    lines = list(filter(None, map(str.strip, text.split("\n"))))
-    out = "\n".join(lines)
+    strip as it is, and strips a CR at its end) and the empty ones left out; no word is
+    copied.  Then the runs of spaces left inside lines (never beside a line break: the lines
+    are stripped) become one space: the text split at every pair of spaces, left to right,
+    leaves of a run only empty pieces and one space at the start of the next piece (a piece
+    never ends with a space: the pair would have been found a character earlier).  A few
+    pieces, however many lines (asking each line cost more than the rest)."""
+    out = "\n".join(filter(None, map(str.strip, text.split("\n"))))
     if "  " in out:
-        out = "\n".join([" ".join(line.split()) if "  " in line else line for line in lines])
+        out = " ".join(filter(None, [piece.lstrip(" ") for piece in out.split("  ")]))
     return out
 
 
