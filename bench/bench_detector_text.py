@@ -14,7 +14,7 @@ import argparse
 import statistics
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from subagents.lint.rules import injection
@@ -73,11 +73,30 @@ def _two_passes() -> Callable[[], None]:
     return undo
 
 
+def _wrapper_spans() -> Callable[[], None]:
+    """The matches' spans from the RE2 wrapper's ``finditer`` on the text (beyond ASCII: the
+    wrapper's own conversion of offsets), as before."""
+    fast = injection._Parts.spans
+
+    def plain(self: injection._Parts, text: str, raw: bytes) -> Iterator[tuple[int, int]]:
+        data = raw if len(raw) == len(text) else text
+        for m in self.finditer(data):  # type: ignore[arg-type]
+            yield m.span()
+
+    injection._Parts.spans = plain  # type: ignore[method-assign]
+
+    def undo() -> None:
+        injection._Parts.spans = fast  # type: ignore[method-assign]
+
+    return undo
+
+
 #: each shortcut: a name and how to switch it off (returning how to switch it on again)
 SHORTCUTS: dict[str, Callable[[], Callable[[], None]]] = {
     "collapse": _plain_collapse,
     "spread": _no_spread,
     "visible": _two_passes,
+    "spans": _wrapper_spans,
 }
 
 

@@ -357,6 +357,25 @@ class _Parts:
         for rx in self.parts:
             yield from rx.finditer(text)
 
+    def spans(self, text: str, raw: bytes) -> Iterator[tuple[int, int]]:
+        """The span of each match ``finditer(text)`` yields, in characters of ``text``,
+        searched in ``raw`` (its UTF-8; no part matches an empty string, so the matches are
+        the same).  The wrapper converts each match's byte offsets into characters by
+        counting from the start of the text (on a long text beyond ASCII, a millisecond a
+        judged view); here each gap is counted once, from the previous match."""
+        ascii = len(raw) == len(text)
+        for rx in self.parts:
+            if ascii:
+                yield from spans(rx, raw)
+                continue
+            byte = char = 0
+            for start, end in spans(rx, raw):
+                char += len(raw[byte:start].decode())
+                first = char
+                char += len(raw[start:end].decode())
+                byte = end
+                yield first, char
+
     def search(self, text: str) -> Any:
         for rx in self.parts:
             m = rx.search(text)
@@ -670,29 +689,29 @@ _SCOPED = lazy_compile(r"\b(?:instructions|rules|guidelines|guidance|directions)
                      r"regarding|on)\s+(?!you\b|the (?:model|assistant|ai)\b)\w")
 
 
-def _hits(norm: str, kinds: dict[str, Any], hidden: bool = False,
-          every: bool = False, data: str | bytes | None = None) -> list[_Hit]:
+def _hits(norm: str, kinds: dict[str, _Parts], hidden: bool = False,
+          every: bool = False, raw: bytes | None = None) -> list[_Hit]:
     """The signs in ``norm`` that are not excused; the support kinds only where there is
     something for them to qualify (or, with ``every``, always: the model's weak signs).
-    ``data``: what the patterns search (``norm``, or its bytes when it is ASCII)."""
-    data = norm if data is None else data
+    ``raw``: ``norm``'s UTF-8, what the patterns search (:meth:`_Parts.spans`)."""
+    raw = norm.encode() if raw is None else raw
     found: list[_Hit] = []
-    support: list[tuple[str, Any]] = []
+    support: list[tuple[str, _Parts]] = []
     for kind, rx in kinds.items():
         if kind in SUPPORT_KINDS and kind != "unsupervised":  # that one is an action too
             support.append((kind, rx))  # read only if there is something for them to qualify
             continue
         kept, spacing = -_SPACING, 0 if kind in _EVERY_SIGN else _SPACING
-        for m in rx.finditer(data):
-            if m.start() - kept < spacing:
+        for start, end in rx.spans(norm, raw):
+            if start - kept < spacing:
                 continue
-            if kind == "override" and _SCOPED.search(norm, m.start(), m.end()):
+            if kind == "override" and _SCOPED.search(norm, start, end):
                 continue
-            if kind in _INNER_KINDS and _INNER_NOT.search(norm, m.start(), m.end()):
+            if kind in _INNER_KINDS and _INNER_NOT.search(norm, start, end):
                 continue
-            if not _excused(norm, m.start(), kind, hidden):
-                found.append((m.start(), kind, m.end()))
-                kept = m.start()
+            if not _excused(norm, start, kind, hidden):
+                found.append((start, kind, end))
+                kept = start
     present = {k for _, k, _ in found}
     if not every and not present & _QUALIFIED:
         return found
@@ -701,10 +720,10 @@ def _hits(norm: str, kinds: dict[str, Any], hidden: bool = False,
         if not acting and kind not in ("addressed", "authority"):
             continue  # beside a mere secret only these two count
         kept = -_SPACING
-        for m in rx.finditer(data):
-            if m.start() - kept >= _SPACING and not _excused(norm, m.start(), kind, hidden):
-                found.append((m.start(), kind, m.end()))
-                kept = m.start()
+        for start, end in rx.spans(norm, raw):
+            if start - kept >= _SPACING and not _excused(norm, start, kind, hidden):
+                found.append((start, kind, end))
+                kept = start
     return found
 
 
@@ -847,8 +866,8 @@ def _assess(text: str) -> InjectionFinding | None:
                 continue  # no kind that could make a finding matches: nothing to judge
             # "a document says '...'; do as it says": the quotation is an instruction
             unquoted = view.hidden or (search.gate.allows("obey.0")
-                                       and pats["obey"].search(search.data) is not None)
-            judged = _judge(_hits(norm, search.signals(), unquoted, data=search.data), norm)
+                                       and found_in(pats["obey"], search.raw))
+            judged = _judge(_hits(norm, search.signals(), unquoted, raw=search.raw), norm)
             if judged is None:
                 continue
             pos, named, high = judged
@@ -861,7 +880,7 @@ def _assess(text: str) -> InjectionFinding | None:
                 if plain != variants[0]:
                     again = _Search(plain)
                     plain_kinds = {k for _, k, _ in _hits(plain, again.signals(),
-                                                          data=again.data)}
+                                                          raw=again.raw)}
                 plain_done = True
             disguised = view.name == "text" and plain_kinds is not None and not (
                 set(named) & plain_kinds
