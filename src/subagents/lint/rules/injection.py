@@ -452,19 +452,18 @@ class _Everything:
 
 class _Search:
     """The signal parts over one normalised view: which can match (the literal prefilter of
-    :mod:`.injection_gate`), and which do (searched at most once, and only when asked).  An
-    ASCII view is searched as bytes: the same automaton and offsets, without the wrapper's
-    conversion of every offset between characters and UTF-8 bytes."""
+    :mod:`.injection_gate`), and which do (searched at most once, and only when asked).  The
+    view is searched as UTF-8 bytes: the same automaton, without the wrapper's conversion of
+    every offset between characters and bytes (:meth:`_Parts.spans` converts the few it
+    needs)."""
 
-    __slots__ = ("data", "gate", "matched", "norm", "raw")
+    __slots__ = ("gate", "matched", "norm", "raw")
 
     def __init__(self, norm: str) -> None:
         self.norm = norm
-        # UTF-8 once: the prefilter and the searches that only ask whether a part matches
-        # read these bytes; the hits of a view that can make a finding are searched in
-        # ``data`` (the same bytes when ASCII, else the text: offsets in characters)
+        # UTF-8 once: the prefilter, the searches that only ask whether a part matches and
+        # those of the hits of a view that can make a finding read these bytes
         raw = self.raw = norm.encode()
-        self.data: str | bytes = raw if len(raw) == len(norm) else norm
         self.gate: Holds | _Everything = holds(norm, raw) if PREFILTER else _Everything()
         self.matched: dict[str, bool] = {}
 
