@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from subagents.lint.rules import injection
+from subagents.lint.rules import injection, injection_text
 
 
 def _bodies(tree: Path) -> list[str]:
@@ -33,7 +33,7 @@ def _plain_collapse() -> Callable[[], None]:
     fast = injection._collapse
 
     def words(text: str, nfkc: bool = False) -> str:
-        return injection._collapse_words(text)
+        return injection_text._collapse_words(text)
 
     injection._collapse = words
 

@@ -16,14 +16,16 @@ from hypothesis import strategies as st
 
 from subagents.lint.rules import injection
 from subagents.lint.rules.injection import (
-    _OTHER_ASCII_BLANKS,
-    _OTHER_NFKC_BLANKS,
-    _collapse,
-    _collapse_words,
     _fast,
     _fast_both,
     _fold_table,
     _folded_text,
+)
+from subagents.lint.rules.injection_text import (
+    _OTHER_ASCII_BLANKS,
+    _OTHER_NFKC_BLANKS,
+    _collapse,
+    _collapse_words,
 )
 
 DATA = Path(__file__).parent / "data" / "injection"

@@ -1,5 +1,5 @@
 """The squeezed view is worked out only for a text whose own bytes match the spread pattern
-(:func:`_spread`), and that says yes exactly where the squeezed pattern matches the squeezed
+(:func:`.injection_text._spread`), and that says yes exactly where the squeezed pattern matches the squeezed
 letters: on the development texts, the repository's files and made-up texts that spell
 phrases out, split them inside words, write them with leet digits or non-ASCII between the
 letters."""
@@ -15,8 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from subagents.lint.rules import injection
-from subagents.lint.rules.injection import _fast_both, _spread, _squeezed_bytes
+from subagents.lint.rules.injection import _fast_both
 from subagents.lint.rules.injection_patterns import _SQUEEZED
+from subagents.lint.rules.injection_text import _SPREADABLE, _spread, _squeezed_bytes
 from subagents.lint.rules.injection_views import found, linear
 
 DATA = Path(__file__).parent / "data" / "injection"
@@ -118,4 +119,4 @@ def test_the_detector_says_the_same_with_the_shortcut_off() -> None:
 
 
 def test_the_pattern_source_is_what_spread_knows() -> None:
-    assert set(_SQUEEZED) <= injection._SPREADABLE
+    assert set(_SQUEEZED) <= _SPREADABLE

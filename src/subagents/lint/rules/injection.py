@@ -45,6 +45,12 @@ Design notes
   generates), and the kinds that can make a finding are searched first: a view where none
   matches is not read further (:class:`_Search`).  ``PREFILTER = False`` searches every part
   of every view; the tests compare the two (same findings).
+* **Per text, the least work that gives the same answer** (each shortcut has a test against
+  the plain way): blanks collapsed by stripping lines where a text holds no other blank
+  (:func:`_collapse`); the squeezed view worked out only for a text matching the squeezed
+  pattern spread over its own characters (:func:`_spread`); one pass asks whether a text
+  beyond ASCII holds invisible characters or letters to fold (:func:`_visible`); matches
+  read from the UTF-8 bytes (:meth:`_Parts.spans`).
 * The figures are measured by :mod:`subagents.lint.rules.injection_eval` on the development
   sets (``tests/data/injection/dev.jsonl``, ``dev2.jsonl``, ``probe3.jsonl``: the patterns
   were tuned on them; each new set's first figure was a fresh probe) and held-out sets
@@ -77,6 +83,7 @@ from subagents.lint.rules.injection_patterns import (
     _TAKEOVER,
     _WEAK,
 )
+from subagents.lint.rules.injection_text import _collapse, _spread, _squeezed_bytes, _unsqueeze
 from subagents.lint.rules.injection_views import found as found_in
 from subagents.lint.rules.injection_views import linear, spans, views
 
@@ -210,57 +217,6 @@ def _folded_text(text: str) -> str:
         last = stop
     out.append(data[last:].decode("utf-8", "surrogatepass"))
     return "".join(out)
-
-
-def _collapse(text: str, nfkc: bool = False) -> str:
-    """Blanks to one space, a break with blanks around it to one newline, none at either
-    end (``str.split`` runs in C: several times faster than two ``re.sub``).
-
-    A text whose only blanks are spaces and line breaks (and CRs only before a line break)
-    takes :func:`_collapse_plain`: three lines in four of a prompt need nothing done, and
-    splitting each into words was most of the cost (tests/test_injection_collapse.py
-    compares the two).  Which blanks to look for: an ASCII text can hold only the ASCII
-    ones; ``nfkc``: the text is what NFKC returned, then changed only by removing
-    characters, folding look-alikes and case-folding (none of which makes a blank), so it
-    holds none of the blanks NFKC replaces (no-break and typographic spaces); any other
-    text is split into words."""
-    blanks: tuple[str, ...]
-    if text.isascii():
-        blanks = _OTHER_ASCII_BLANKS
-    elif nfkc:
-        blanks = _OTHER_NFKC_BLANKS
-    else:
-        return _collapse_words(text)
-    for blank in blanks:
-        if blank in text and (blank != "\r" or text.count("\r") != text.count("\r\n")):
-            return _collapse_words(text)
-    return _collapse_plain(text)
-
-
-#: what ``str.isspace`` says is a blank among ASCII characters, besides a space and a line
-#: break, and those of all Unicode that NFKC leaves as they are (tests say so)
-_OTHER_ASCII_BLANKS = ("\t", "\x0b", "\x0c", "\r", "\x1c", "\x1d", "\x1e", "\x1f")
-_OTHER_NFKC_BLANKS = (*_OTHER_ASCII_BLANKS, "\x85", "\u1680", "\u2028", "\u2029")
-
-
-def _collapse_words(text: str) -> str:
-    """:func:`_collapse` for any text: each line split into words and joined again."""
-    return "\n".join(filter(None, (" ".join(line.split()) for line in text.split("\n"))))
-
-
-def _collapse_plain(text: str) -> str:
-    """:func:`_collapse` of a text whose blanks are spaces and line breaks, and CRs each
-    before a line break: each line stripped (``str.strip`` returns a line with nothing to
-    strip as it is, and strips a CR at its end) and the empty ones left out; no word is
-    copied.  Then the runs of spaces left inside lines (never beside a line break: the lines
-    are stripped) become one space: the text split at every pair of spaces, left to right,
-    leaves of a run only empty pieces and one space at the start of the next piece (a piece
-    never ends with a space: the pair would have been found a character earlier).  A few
-    pieces, however many lines (asking each line cost more than the rest)."""
-    out = "\n".join(filter(None, map(str.strip, text.split("\n"))))
-    if "  " in out:
-        out = " ".join(filter(None, [piece.lstrip(" ") for piece in out.split("  ")]))
-    return out
 
 
 def _fast(text: str, fold: bool) -> str:
@@ -609,71 +565,6 @@ def _excused(text: str, pos: int, kind: str, hidden: bool = False) -> bool:
     return pats["negation"].search(text, max(0, pos - 30), pos) is not None
 
 
-
-
-_LEET_BYTES = bytes.maketrans(b"013457@$", b"oieastas")
-_NOT_LETTER_BYTES = bytes(c for c in range(128) if not chr(c).isalpha()
-                          and chr(c) not in "013457@$")
-
-
-def _squeeze(text: str) -> str:
-    """ASCII letters only (leet digits read as letters; look-alikes were folded before).
-    ``bytes.translate`` is one C pass, several times faster than ``re.sub``."""
-    return _squeezed_bytes(text).decode()
-
-
-# ... and every byte of a character beyond ASCII: in UTF-8 each of them is 0x80 or above, so
-# deleting those bytes leaves the ASCII characters, what ``encode("ascii", "ignore")`` keeps
-_NOT_ASCII_LETTER_BYTES = _NOT_LETTER_BYTES + bytes(range(0x80, 0x100))
-
-
-def _squeezed_bytes(text: str) -> bytes:
-    """:func:`_squeeze` as bytes (what the squeezed pattern searches: ASCII, so the offsets
-    are the same, and the RE2 wrapper converts none).  Encoded as UTF-8 (a copy, for ASCII
-    text) with the bytes beyond ASCII deleted by the same ``translate``: encoding to ASCII
-    with ``ignore`` calls the error handler for every run of other characters (three times
-    the cost on a prompt with some)."""
-    return text.encode("utf-8", "surrogatepass").translate(_LEET_BYTES,
-                                                           _NOT_ASCII_LETTER_BYTES)
-
-
-#: the syntax :func:`_spread` knows: lower-case letters, groups, alternatives and repeats
-_SPREADABLE = frozenset("abcdefghijklmnopqrstuvwxyz(?:|)*+")
-
-
-@functools.cache
-def _spread(pattern: str) -> str:
-    """The squeezed ``pattern`` written to match where it matches the squeezed letters of a
-    text, but in the text itself (its UTF-8, RE2's own code points): each letter as the
-    characters :func:`_squeezed_bytes` turns into it (itself in either case, a leet digit),
-    followed by any run of characters it deletes.  A squeezed text is the text with those
-    runs deleted and the rest translated, so a part of it matches ``pattern`` exactly when
-    the stretch of the text it came from matches this; a text without a match needs no
-    squeezing (most prompts).  ``pattern`` must hold only :data:`_SPREADABLE` (a ``?`` only
-    in ``(?:``, or after a letter or group): anything else is refused."""
-    if not set(pattern) <= _SPREADABLE:
-        raise ValueError("the squeezed pattern holds syntax _spread does not know")
-    kept = [b for b in range(0x80) if b not in _NOT_ASCII_LETTER_BYTES]
-    gap = "[^" + "".join(_class_char(chr(b)) for b in kept) + "]*"
-
-    def letter(m: Any) -> str:
-        same = [chr(b) for b in kept if chr(_LEET_BYTES[b]).lower() == m.group()]
-        return "(?:[" + "".join(map(_class_char, same)) + "]" + gap + ")"
-
-    return re.sub(r"[a-z]", letter, pattern)
-
-
-def _class_char(ch: str) -> str:
-    return ch if ch.isalnum() else "\\" + ch
-
-
-def _unsqueeze(text: str, n: int) -> int:
-    """Where the ``n``-th letter of :func:`_squeeze`'s result is in ``text``."""
-    for m in re.finditer(r"[A-Za-z013457@$]", text):
-        if n == 0:
-            return m.start()
-        n -= 1
-    return len(text)
 
 
 _Hit = tuple[int, str, int]  # start, kind, end
