@@ -46,9 +46,9 @@ Design notes
   matches is not read further (:class:`_Search`).  ``PREFILTER = False`` searches every part
   of every view; the tests compare the two (same findings).
 * **Per text, the least work that gives the same answer** (each shortcut has a test against
-  the plain way): blanks collapsed by stripping lines where a text holds no other blank
-  (:func:`_collapse`); the squeezed view worked out only for a text matching the squeezed
-  pattern spread over its own characters (:func:`_spread`); one pass asks whether a text
+  the plain way): blanks collapsed by stripping lines where a text holds no other blank,
+  and the squeezed view worked out only for a text matching the squeezed pattern spread
+  over its own characters (both in :mod:`.injection_text`); one pass asks whether a text
   beyond ASCII holds invisible characters or letters to fold (:func:`_visible`); matches
   read from the UTF-8 bytes (:meth:`_Parts.spans`).
 * The figures are measured by :mod:`subagents.lint.rules.injection_eval` on the development
