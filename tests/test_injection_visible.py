@@ -22,6 +22,12 @@ from subagents.lint.rules.injection import (
     _folded_text,
     _visible,
 )
+from subagents.lint.rules.injection_text import (
+    _CASED_BEYOND_ASCII,
+    _CASED_UNICODE,
+    _ascii_lower,
+    cased_class,
+)
 
 DATA = Path(__file__).parent / "data" / "injection"
 ROOT = Path(__file__).parent.parent
@@ -61,10 +67,25 @@ def _same(text: str) -> None:
     assert _fast_both(text) == _plain_both(text), text[:200]
     assert _fast(text, True) == _plain_fast(text, True)
     assert _fast(text, False) == _plain_fast(text, False)
-    visible, foldable = _visible(text)
+    visible, unusual = _visible(text)
     assert visible == _plain_visible(text)
-    if not foldable:
+    if not unusual:
         assert _folded_text(visible) is visible
+        assert _ascii_lower(visible) == visible.casefold()
+
+
+def test_the_cased_ranges_hold_every_letter_case_folding_changes() -> None:
+    if unicodedata.unidata_version != _CASED_UNICODE:
+        assert cased_class() == "[^\\x00-\\x7f]"  # the shortcut is never taken
+        return
+    changed = [c for c in range(0x80, 0x110000) if chr(c).casefold() != chr(c)]
+    assert len(changed) > 1000
+    for c in changed:
+        assert any(lo <= c <= hi for lo, hi in _CASED_BEYOND_ASCII), hex(c)
+    rx = injection._Patterns.get()["unusual"]
+    for c in changed:  # and the compiled class finds each
+        assert injection.found_in(rx, chr(c).encode()), hex(c)
+    assert not injection.found_in(rx, "àé ж 中文 😀 ÿ".encode())
 
 
 def test_same_on_the_development_texts_and_the_repositorys_files() -> None:
@@ -82,7 +103,10 @@ def test_same_on_the_development_texts_and_the_repositorys_files() -> None:
 
 _LOOK_ALIKES = sorted(chr(c) for c in _fold_table())[::7]
 _ODD = ["\u200b", "\u00ad", "\u202e", "\ufe0f", "\U000e0041", "\u2060", "\ufeff", "é", "ß",
-        "\u00a0", "\u2003", "😀", "中文", "\u0301", "ﬁ", "Σ", "\u3164"]
+        "\u00a0", "\u2003", "😀", "中文", "\u0301", "ﬁ", "Σ", "\u3164",
+        # letters case-folding changes (or leaves alone beside ones it changes)
+        "É", "Ä", "µ", "\u212a", "İ", "ſ", "ς", "Ж", "ж", "\u13a0", "\uab70", "\u1e9e", "Ⅻ",
+        "\U00010400", "ǅ", "ŉ", "à", "ÿ"]
 
 
 @settings(max_examples=800, deadline=None)

@@ -83,7 +83,14 @@ from subagents.lint.rules.injection_patterns import (
     _TAKEOVER,
     _WEAK,
 )
-from subagents.lint.rules.injection_text import _collapse, _spread, _squeezed_bytes, _unsqueeze
+from subagents.lint.rules.injection_text import (
+    _ascii_lower,
+    _collapse,
+    _spread,
+    _squeezed_bytes,
+    _unsqueeze,
+    cased_class,
+)
 from subagents.lint.rules.injection_views import found as found_in
 from subagents.lint.rules.injection_views import linear, spans, views
 
@@ -225,8 +232,10 @@ def _fast(text: str, fold: bool) -> str:
     out only for a finding."""
     if text.isascii():
         return _collapse(text.lower())
-    text, foldable = _visible(text)
-    if fold and foldable:
+    text, unusual = _visible(text)
+    if not unusual:
+        return _collapse(_ascii_lower(text), nfkc=True)
+    if fold:
         text = _folded_text(text)
     return _collapse(text.casefold(), nfkc=True)
 
@@ -237,8 +246,10 @@ def _fast_both(text: str) -> list[str]:
     letter to fold (then the two are the same)."""
     if text.isascii():
         return [_collapse(text.lower())]
-    text, foldable = _visible(text)
-    folded = _folded_text(text) if foldable else text
+    text, unusual = _visible(text)
+    if not unusual:
+        return [_collapse(_ascii_lower(text), nfkc=True)]
+    folded = _folded_text(text)
     if folded is text:
         return [_collapse(text.casefold(), nfkc=True)]
     norm = _collapse(folded.casefold(), nfkc=True)
@@ -247,17 +258,19 @@ def _fast_both(text: str) -> list[str]:
 
 
 def _visible(text: str) -> tuple[str, bool]:
-    """``text`` after NFKC with its invisible characters removed, and whether it may hold a
-    letter to fold (``False``: :func:`_folded_text` would return it as it is).  One RE2 pass
-    over its UTF-8 asks both (most texts beyond ASCII hold neither); the invisible
-    characters' own pass only when that says yes (tests/test_injection_visible.py compares
-    with the two passes)."""
+    """``text`` after NFKC with its invisible characters removed, and whether it may hold
+    anything unusual: a letter to fold, or one beyond ASCII that case-folding changes
+    (``False``: :func:`_folded_text` would return it as it is, and lowering its ASCII letters
+    case-folds it).  One RE2 pass over its UTF-8 asks all three (most texts beyond ASCII
+    hold none); the invisible characters' own pass, over the same bytes, only when that
+    says yes (tests/test_injection_visible.py compares with the separate passes)."""
     text = unicodedata.normalize("NFKC", text)
     pats = _Patterns.get()
     # strict: a lone surrogate fails here as it did in the RE2 wrapper's own encoding
-    if not found_in(pats["unusual"], text.encode()):
+    data = text.encode()
+    if not found_in(pats["unusual"], data):
         return text, False
-    if pats["invisible"].search(text):
+    if found_in(pats["invisible"], data):
         text = _INVISIBLE.sub("", text)
     return text, True
 
@@ -356,9 +369,9 @@ class _Patterns:
                 "obey": lambda: linear(_OBEY_QUOTED),
                 "invisible": lambda: linear(_INVISIBLE.pattern, case_sensitive=True),
                 "foldable": lambda: linear(_foldable(), case_sensitive=True),
-                # either of the two above (:func:`_visible`)
-                "unusual": lambda: linear(f"(?:{_INVISIBLE.pattern})|(?:{_foldable()})",
-                                          case_sensitive=True),
+                # either of the two above, or a letter case-folding changes (:func:`_visible`)
+                "unusual": lambda: linear(f"(?:{_INVISIBLE.pattern})|(?:{_foldable()})"
+                                          f"|(?:{cased_class()})", case_sensitive=True),
                 "framing": lambda: re.compile(_FRAMING, re.I),
                 "negation": lambda: re.compile(_NEGATION, re.I),
             }

@@ -16,12 +16,18 @@ Design notes
   every letter written as the characters that squeeze to it, followed by any run of
   characters squeezing deletes, matches a text exactly where the squeezed pattern matches
   its squeezed letters (tests compare the two answers).
+* **Case-folding** a text beyond ASCII looks every character up (a third of what the
+  detector spent normalising such a text); where none of its characters beyond ASCII is
+  one case-folding changes (:func:`cased_class`: ranges checked by a test over every code
+  point, for the Unicode version they were worked out for), lowering the ASCII letters of
+  its UTF-8 gives the same text (:func:`_ascii_lower`).
 """
 
 from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -143,3 +149,34 @@ def _unsqueeze(text: str, n: int) -> int:
             return m.start()
         n -= 1
     return len(text)
+
+
+#: every character beyond ASCII that ``str.casefold`` changes lies in one of these ranges
+#: (with some neighbours it leaves alone: ranges less than 17 apart are one), worked out for
+#: :data:`_CASED_UNICODE` (tests/test_injection_visible.py checks every code point)
+_CASED_BEYOND_ASCII = (
+    (0xB5, 0xDF), (0x100, 0x24E), (0x345, 0x345), (0x370, 0x3B0), (0x3C2, 0x42F),
+    (0x460, 0x556), (0x587, 0x587), (0x10A0, 0x10CD), (0x13F8, 0x13FD), (0x1C80, 0x1CBF),
+    (0x1E00, 0x1F6F), (0x1F80, 0x1FFC), (0x2126, 0x2132), (0x2160, 0x216F), (0x2183, 0x2183),
+    (0x24B6, 0x24CF), (0x2C00, 0x2C2F), (0x2C60, 0x2CF2), (0xA640, 0xA66C), (0xA680, 0xA69A),
+    (0xA722, 0xA7D8), (0xA7F5, 0xA7F5), (0xAB70, 0xABBF), (0xFB00, 0xFB17), (0xFF21, 0xFF3A),
+    (0x10400, 0x10427), (0x104B0, 0x104D3), (0x10570, 0x10595), (0x10C80, 0x10CB2),
+    (0x118A0, 0x118BF), (0x16E40, 0x16E5F), (0x1E900, 0x1E921),
+)
+_CASED_UNICODE = "14.0.0"
+
+
+def cased_class() -> str:
+    """A class of every character beyond ASCII ``str.casefold`` may change: the ranges above,
+    or, under another Unicode version than theirs, every character beyond ASCII (the
+    shortcut is then never taken)."""
+    if unicodedata.unidata_version != _CASED_UNICODE:
+        return "[^\\x00-\\x7f]"
+    return "[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}"
+                         for a, b in _CASED_BEYOND_ASCII) + "]"
+
+
+def _ascii_lower(text: str) -> str:
+    """``text.casefold()`` for a text holding none of :func:`cased_class`'s characters: only
+    its ASCII letters change, lowered in its UTF-8 (a lone surrogate fails the encoding)."""
+    return text.encode().lower().decode()
