@@ -195,6 +195,16 @@ def split_block(text: str) -> tuple[str, str, int] | None:
     follows the opening ``---`` and ends at the next ``---``, wherever it is.  ``text`` has
     its BOM already removed; the rest is not trimmed here.
     """
+    bounds = _block_bounds(text)
+    if bounds is None:
+        return None
+    start, end, rest = bounds
+    return text[start:end], text[rest:], start
+
+
+def _block_bounds(text: str) -> tuple[int, int, int] | None:
+    """:func:`split_block` as offsets: where the frontmatter text starts and ends, and where
+    the rest starts (after the whitespace that follows the closing ``---``)."""
     if not text.startswith("---") or text.find("---", 3) < 0:
         return None
     n = len(text)
@@ -211,7 +221,20 @@ def split_block(text: str) -> tuple[str, str, int] | None:
     j = end + 3
     while j < n and text[j] in _JS_SPACE_SET:
         j += 1
-    return text[start:end], text[j:], start
+    return start, end, j
+
+
+def _trimmed_rest(text: str, at: int) -> str:
+    """``js_trim(text[at:])`` for an ``at`` that :func:`_block_bounds` gave (no whitespace
+    starts the rest), copying the body once instead of twice: the whitespace at its end is
+    counted from the end; a long run of it is left to ``js_trim``."""
+    end = len(text)
+    stop = max(at, end - 64)
+    while end > stop and text[end - 1] in _JS_SPACE_SET:
+        end -= 1
+    if end == stop and end > at:
+        return js_trim(text[at:end])
+    return text[at:end]
 
 
 #: Why a file that starts with ``---`` has no block when that line never ends (a skip message).
@@ -277,9 +300,6 @@ def lenient_rewrite(text: str) -> tuple[str, tuple[str, ...]]:
 # --------------------------------------------------------------------------- tools
 
 
-_SPLIT_RE = lazy_compile("[, ]")
-
-
 def _split_item(item: str) -> list[str]:
     """Claude Code's character loop: commas and spaces split, except inside parentheses."""
     out: list[str] = []
@@ -327,8 +347,12 @@ def split_tools(value: Any) -> tuple[str, ...] | None:
             continue
         if "(" not in item:
             # no parentheses: every comma and space splits, each piece trimmed (the same
-            # result as the character loop, which only parentheses make necessary)
-            out.extend(t for t in map(js_trim, _SPLIT_RE.split(item)) if t)
+            # result as the character loop, which only parentheses make necessary; the
+            # same pieces as splitting on `[, ]`)
+            for piece in item.replace(",", " ").split(" "):
+                tool = piece.strip(_JS_SPACE_CHARS)
+                if tool:
+                    out.append(tool)
         else:
             out.extend(_split_item(item))
     if "*" in out:
@@ -397,9 +421,16 @@ def _effort_ok(value: Any, profile: ClaudeCodeProfile) -> bool:
         return False
 
 
+#: the fields :func:`_field_notes` judges
+_NOTED_KEYS = frozenset({"model", "background", "memory", "isolation", "effort",
+                         "permissionMode", "maxTurns", "color", "mcpServers"})
+
+
 def _field_notes(fm: Mapping[str, Any], profile: ClaudeCodeProfile) -> list[Note]:
     """Values Claude Code ignores (it logs a debug line and loads the agent without them)."""
     notes: list[Note] = []
+    if _NOTED_KEYS.isdisjoint(fm):  # (none of the fields judged below: nothing to say)
+        return notes
 
     def ignored(key: str, why: str) -> None:
         notes.append(Note(key, f"`{key}: {_show(fm[key])}`: {why}"))
@@ -449,6 +480,8 @@ def _hooks_problems(
     """(reasons the agent cannot load, hook entries ignored)."""
     fatal: list[str] = []
     notes: list[Note] = []
+    if "hooks" not in fm and fm.keys().isdisjoint(profile.guard_events):
+        return fatal, notes  # (no hooks and no guard event: what the checks below find)
     guards = set(profile.guard_events)
     for key in guards:
         if fm.get(key) not in (None, [], {}):
@@ -559,8 +592,8 @@ def read_claude_code(
     text, replaced = _decode(data)
     if text.startswith("\ufeff"):
         text = text[1:]
-    block = split_block(text)
-    if block is None:
+    bounds = _block_bounds(text)
+    if bounds is None:
         if not text.startswith("---"):
             why = "the file does not start with `---` at its very first byte"
         elif _opening_line_ends(text):
@@ -577,7 +610,8 @@ def read_claude_code(
             body=js_trim(text),
             replaced_bytes=replaced,
         )
-    block_text, rest, start = block
+    start, end, rest_at = bounds
+    block_text = text[start:end]
     block_line = text.count("\n", 0, start) + 1
     cut_inline = not (block_text == "" or block_text.endswith("\n"))
     quoted: tuple[str, ...] = ()
@@ -614,7 +648,7 @@ def read_claude_code(
                     True,
                 ),
                 ParseMode.FAILED,
-                body=js_trim(rest),
+                body=_trimmed_rest(text, rest_at),
                 block_text=block_text,
                 block_line=block_line,
                 error_line=line,
@@ -631,7 +665,7 @@ def read_claude_code(
         "quoted_keys": quoted,
         "block_cut_inline": cut_inline,
         "replaced_bytes": replaced,
-        "body": js_trim(rest),
+        "body": _trimmed_rest(text, rest_at),
         "shared_parse": mode is ParseMode.YAML and shared,
     }
 
