@@ -143,10 +143,12 @@ class YScalar:
         return not self.style
 
     def to_python(self) -> Any:
-        if self.style or (self.tag and self.tag in ("!", _STR_TAG)):
+        given = self.tag
+        # (quoted or block; tagged a string; or plain and resolved as one: the text itself)
+        if self.style or (given or self.resolved_tag) == _STR_TAG or given == "!":
             return self.value
         tag = (
-            self.tag
+            given
             or self.resolved_tag
             or _resolver.resolve(  # type: ignore[no-untyped-call]
                 yaml.ScalarNode, self.value, (True, False)
