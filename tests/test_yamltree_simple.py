@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -125,3 +126,22 @@ def test_the_simple_reading_is_what_split_frontmatter_gives() -> None:
     assert doc is not None and isinstance(doc.root, YMap)
     assert [k.value for k, _ in doc.root.pairs] == ["name", "description", "tools"]
     assert doc.root == yamltree._parse_yaml_tree(doc.yaml_text, 1).root
+
+
+def test_a_process_reads_its_first_texts_with_libyaml_then_the_simple_way(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    asked: list[str] = []
+    real = yamltree._simple_tree
+
+    def spy(text: str, offset: int) -> object:
+        asked.append(text)
+        return real(text, offset)
+
+    monkeypatch.setattr(yamltree, "_simple_tree", spy)
+    monkeypatch.setattr(yamltree, "_PARSED", [0])
+    text = "name: a\ndescription: b\n"
+    first = [parse_yaml_tree(text, line_offset=1) for _ in range(yamltree._SIMPLE_AFTER)]
+    assert asked == [] and yamltree._PARSED == [yamltree._SIMPLE_AFTER]
+    later = parse_yaml_tree(text, line_offset=1)
+    assert asked == [text] and later == first[0] == yamltree._parse_yaml_tree(text, 1)

@@ -124,6 +124,13 @@ if None in _Loader.yaml_implicit_resolvers or _Loader.yaml_path_resolvers:  # pr
 else:
     _SIMPLE = _CParser is not None
 
+# The simple reading's pattern costs more to compile (about 1.5 M instructions) than libyaml
+# costs to read a dozen frontmatters (about 0.1 M each): a process reads its first texts with
+# libyaml, and only one that reads more (a folder, a tree) compiles it.  The tree is the same
+# either way (tests/test_yamltree_simple.py).
+_SIMPLE_AFTER = 16
+_PARSED = [0]  # frontmatters read with libyaml so far (counted up to _SIMPLE_AFTER)
+
 
 @dataclass(slots=True)
 class YScalar:
@@ -323,10 +330,12 @@ def parse_yaml_tree(text: str, *, line_offset: int = 0) -> YamlTree:
     ``line_offset`` is added to every 1-based line so positions are file positions.
     Never raises for bad input: syntax errors come back in ``YamlTree.error``.
     """
-    if _SIMPLE:
+    if _PARSED[0] >= _SIMPLE_AFTER:
         simple = _simple_tree(text, line_offset)
         if simple is not None:
             return simple
+    elif _SIMPLE:
+        _PARSED[0] += 1
     tree = _parse_yaml_tree(text, line_offset)
     if "\x85" in text or "\u2028" in text or "\u2029" in text:
         _to_file_lines(tree, text, line_offset)
