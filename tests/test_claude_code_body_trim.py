@@ -1,4 +1,5 @@
-"""Claude Code's reading takes the body from the block's offsets, trimmed in one copy.
+"""Claude Code's reading: the body from the block's offsets, trimmed in one copy; the
+frontmatter's keys made text with one copy of the mapping.
 
 ``read_claude_code`` no longer copies the text after the block and then trims the copy: it
 counts the whitespace at the body's end from the end (a long run left to ``js_trim``).  The
@@ -14,7 +15,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hypothesis_helpers import examples
-from subagents.claude_code.reader import js_trim, read_claude_code, split_block, split_tools
+from subagents.claude_code import bun_yaml
+from subagents.claude_code.reader import (
+    ParseMode,
+    js_trim,
+    read_claude_code,
+    split_block,
+    split_tools,
+)
+from test_yamltree_equivalence import _yaml_texts
 
 _SPACES = ["\n", " ", "\t", "\r", "\u00a0", "\u2028", "\u2029", "\ufeff", "\u3000", "\x0b",
            "\x0c", "\x1f", "\x85", "\u200b", "\u2000", "\u180e"]
@@ -56,3 +65,28 @@ def test_tools_split_as_on_comma_and_space(item: str) -> None:
     pieces = [p for p in map(js_trim, re.split("[, ]", item)) if p]
     got = split_tools(item)
     assert got == (None if "*" in pieces else tuple(pieces))
+
+
+@settings(max_examples=examples(500), deadline=None)
+@given(_yaml_texts())
+def test_frontmatter_keys_as_text_and_unknown_keys(yaml_text: str) -> None:
+    """The frontmatter is a copy whose keys are all text (a key read as a number, a bool or
+    null becomes its ``str``), in the parsed order; the unknown keys are those the profile
+    does not know, in that order."""
+    text = f"---\n{yaml_text}\n---\nbody\n"
+    view = read_claude_code(text)
+    block = split_block(text)
+    assert block is not None
+    try:
+        parsed = bun_yaml.parse(block[0])
+    except bun_yaml.BunYamlError:
+        return  # the lenient pass's reading: not this shortcut's
+    if view.parse is not ParseMode.YAML:
+        return
+    expected = {str(k): v for k, v in parsed.items()} if isinstance(parsed, dict) else {}
+    assert list(view.frontmatter.items()) == list(expected.items()) or any(
+        v != v for v in expected.values())  # (NaN is not equal to itself)
+    assert all(type(k) is str for k in view.frontmatter)
+    if view.loaded:
+        known = view.profile.known_keys
+        assert view.unknown_keys == tuple(k for k in expected if k not in known)

@@ -47,6 +47,7 @@ import unicodedata
 from collections.abc import Mapping
 from dataclasses import field, replace
 from enum import StrEnum
+from itertools import filterfalse
 
 from subagents._dataclass import dataclass
 from subagents._lazy_re import lazy_compile
@@ -563,6 +564,9 @@ def _refused(
     )
 
 
+_STR_ONLY = frozenset({str})
+
+
 def read_claude_code(
     data: bytes | str,
     *,
@@ -657,7 +661,8 @@ def read_claude_code(
                 replaced_bytes=replaced,
             )
     fm: dict[str, Any] = parsed if isinstance(parsed, dict) else {}
-    fm = {str(k): v for k, v in fm.items()}
+    # every key a string (nearly always): a plain copy, else each key as its text
+    fm = dict(fm) if _STR_ONLY.issuperset(map(type, fm)) else {str(k): v for k, v in fm.items()}
     common: dict[str, Any] = {
         "frontmatter": fm,
         "block_text": block_text,
@@ -725,7 +730,7 @@ def _judged_fields(
         tools = (*tools, *(t for t in ("Write", "Edit") if t not in tools))
     disallowed = split_tools(fm["disallowedTools"]) if "disallowedTools" in fm else None
     notes = _field_notes(fm, profile) + hook_notes
-    unknown = tuple(k for k in fm if k not in profile.known_keys)
+    unknown = tuple(filterfalse(profile.known_keys.__contains__, fm))
     return ClaudeCodeView(
         profile,
         True,
