@@ -13,6 +13,11 @@ own small node tree from the event stream, so:
 Scalars keep their source text and style; :meth:`YScalar.to_python` resolves plain scalars with
 YAML 1.1's implicit rules (as PyYAML does, so ``yes`` is ``True``), because that is what every
 harness reading these files does.
+
+Most frontmatter is only one-line ``key: value`` fields.  Such a text is read with one pattern
+instead of libyaml (see "the simple frontmatter" below): the subset is chosen so that the tree
+is the one libyaml's nodes give, and a test compares the two; anything outside it, and every
+text of a process's first few, goes to libyaml.
 """
 
 from __future__ import annotations
