@@ -50,7 +50,6 @@ from enum import StrEnum
 from itertools import filterfalse
 
 from subagents._dataclass import dataclass
-from subagents._lazy_re import lazy_compile
 from subagents.claude_code import bun_yaml
 from subagents.claude_code.profile import ClaudeCodeProfile, get_profile
 
@@ -65,7 +64,7 @@ __all__ = [
     "Skip",
     "SkipKind",
     "as_plugin_agent",
-    "lenient_rewrite",
+    "lenient_rewrite",  # noqa: F822 - in .lenient, given by the module's __getattr__
     "listing_tools",
     "read_claude_code",
     "split_block",
@@ -186,7 +185,6 @@ class ClaudeCodeView:
 # --------------------------------------------------------------------------- the block
 
 
-
 def split_block(text: str) -> tuple[str, str, int] | None:
     """``(frontmatter text, rest, start offset of the text)`` as Claude Code splits a file.
 
@@ -254,48 +252,6 @@ def _opening_line_ends(text: str) -> bool:
             return True
         i += 1
     return False
-
-
-# --------------------------------------------------------------------------- lenient pass
-
-# JavaScript's `.` stops at \r, \u2028 and \u2029 as well as \n, and `$` (no m flag) is the
-# end of the line string: a CRLF line therefore never matches and is never quoted.
-_QUOTABLE_LINE = lazy_compile(
-    f"([a-zA-Z_-]+):[{JS_SPACE}]+([^{JS_SPACE}][^\n\r\u2028\u2029]*)\\Z"
-)
-_NEEDS_QUOTES = lazy_compile(r"[{}\[\]*&#!|>%@`]|: ")
-_LEADING_TABS = lazy_compile(r"(?m)^\t+")
-
-
-def lenient_rewrite(text: str) -> tuple[str, tuple[str, ...]]:
-    """The text of Claude Code's second YAML pass, and the keys whose values it quoted."""
-    out: list[str] = []
-    quoted: list[str] = []
-    for line in text.split("\n"):
-        m = _QUOTABLE_LINE.match(line)
-        if m:
-            key, value = m.group(1), m.group(2)
-            if (value.startswith('"') and value.endswith('"')) or (
-                value.startswith("'") and value.endswith("'")
-            ):
-                out.append(line)
-                continue
-            if value.startswith("[") and value.endswith("]"):
-                try:
-                    if isinstance(bun_yaml.parse(value), list):
-                        out.append(line)
-                        continue
-                except bun_yaml.BunYamlError:
-                    pass
-            if _NEEDS_QUOTES.search(value):
-                escaped = value.replace("\\", "\\\\").replace('"', '\\"')
-                out.append(f'{key}: "{escaped}"')
-                quoted.append(key)
-                continue
-        out.append(line)
-    rewritten = "\n".join(out)
-    rewritten = _LEADING_TABS.sub(lambda t: "  " * len(t.group(0)), rewritten)
-    return rewritten, tuple(quoted)
 
 
 # --------------------------------------------------------------------------- tools
@@ -567,6 +523,15 @@ def _refused(
 _STR_ONLY = frozenset({str})
 
 
+def __getattr__(name: str) -> Any:
+    """``lenient_rewrite`` lives in :mod:`.lenient` (imported when first asked for)."""
+    if name == "lenient_rewrite":
+        from subagents.claude_code.lenient import lenient_rewrite
+
+        return lenient_rewrite
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def read_claude_code(
     data: bytes | str,
     *,
@@ -632,6 +597,8 @@ def read_claude_code(
         # an alias bomb too: Claude Code's first pass throws on it and the second pass quotes
         # each `key: *alias` line, so the values are literal text (2.1.332, yaml-alias-bomb);
         # the guard measured the expansion on the composed nodes, nothing was expanded
+        from subagents.claude_code.lenient import lenient_rewrite
+
         rewritten, quoted = lenient_rewrite(block_text)
         try:
             parsed = bun_yaml.parse(rewritten)
