@@ -306,9 +306,8 @@ def _hyperscan_gate() -> Any:
         return None
     every = list(range(len(_GATE_PATTERNS)))
 
-    def on_match(i: int, _start: int, _end: int, _flags: int, found: list[int]) -> int:
-        found.append(i)
-        return 0
+    def on_match(i: int, _start: int, _end: int, _flags: int, found: Any) -> None:
+        found.append(i)  # (returns nothing: the scan goes on)
 
     def match(data: bytes) -> list[int]:
         found: list[int] = []
