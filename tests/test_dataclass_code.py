@@ -171,3 +171,21 @@ def test_an_init_doing_more_than_setting_fields_is_not_rewritten() -> None:
     assert _dataclass_codegen.slot_init_text(
         "\n".join([*lines[:-1], "  self.__post_init__()", lines[-1]])) is None
     assert _dataclass_codegen.slot_init_text("def f():\n pass") is None
+
+
+def test_another_class_text_is_never_given_to_a_class() -> None:
+    """(Two classes built at once in two threads could see each other's texts.)  A class
+    whose ``__init__`` was not made from the text keeps its own, even when the text's fields
+    are all slots of it."""
+    from subagents.definition import SourceLocation
+
+    text = next(t for t in _dataclass_code.SLOT_INIT
+                if SourceLocation.__init__.__dict__["standard"].__code__
+                in _dataclass_code.CODE[t].co_consts)
+    cls = _dataclass.dataclass(frozen=True, slots=True)(type("Swapped", (), {
+        "__annotations__": {"column": "int", "line": "int"}, "__module__": __name__,
+        "__doc__": "Swapped."}))
+    before = cls.__init__
+    _dataclass._use_slot_init(cls, text)
+    assert cls.__init__ is before
+    assert cls(1, 2).column == 1  # type: ignore[call-arg,attr-defined]

@@ -84,15 +84,25 @@ def _exec(source: object, globals: dict[str, Any] | None = None,
     locals[code.co_name] = FunctionType(code, globals)
 
 
-def _use_slot_init(cls: type, create: CodeType) -> None:
-    """Give ``cls`` the ``__init__`` of ``create`` (a :data:`SLOT_INIT` entry: the standard
-    ``__init__`` setting each field through its slot descriptor), when every free variable
-    it has can be given: a setter, the ``__set__`` of the class's own slot of that field; any
-    other, the standard ``__init__``'s own cell of that name.  Otherwise nothing changes."""
-    old = cls.__dict__.get("__init__")
-    code = next((c for c in create.co_consts
+def _inner_init(create: CodeType | None) -> CodeType | None:
+    """The ``__init__`` code a ``__create_fn__`` code defines."""
+    if create is None:
+        return None
+    return next((c for c in create.co_consts
                  if type(c) is CodeType and c.co_name == "__init__"), None)
-    if type(old) is not FunctionType or code is None:
+
+
+def _use_slot_init(cls: type, text: str) -> None:
+    """Give ``cls`` the ``__init__`` of ``SLOT_INIT[text]`` (the standard ``__init__``
+    compiled from ``text``, setting each field through its slot descriptor), when the class's
+    ``__init__`` is the one ``text`` made (not another class's, built at the same time in
+    another thread) and every free variable it has can be given: a setter, the ``__set__`` of
+    the class's own slot of that field; any other, the standard ``__init__``'s own cell of
+    that name.  Otherwise nothing changes."""
+    old = cls.__dict__.get("__init__")
+    code = _inner_init(SLOT_INIT.get(text))
+    if (type(old) is not FunctionType or code is None
+            or old.__code__ is not _inner_init(CODE.get(text))):
         return
     cells = dict(zip(old.__code__.co_freevars, old.__closure__ or (), strict=True))
     closure: list[CellType] = []
@@ -200,9 +210,8 @@ def _dataclass(cls: type | None = None, /, *, init: bool = True, repr: bool = Tr
             vars(dataclasses).pop("exec", None)
         if frozen and slots and init:
             for text in _texts:
-                code = SLOT_INIT.get(text) if type(text) is str else None
-                if code is not None:
-                    _use_slot_init(made, code)
+                if type(text) is str and text in SLOT_INIT:
+                    _use_slot_init(made, text)
                     break
         _texts.clear()
         _add_methods(made, own_repr, own_eq, hash_)

@@ -309,14 +309,14 @@ class AgentDefinition:
 
 
 _FIELD_NAMES: frozenset[str] = frozenset(f.name for f in fields(AgentDefinition) if f.init)
+#: :meth:`AgentDefinition.evolve`'s plan per tuple of changed names: the (getter, setter) of
+#: each slot copied, the (name, setter) of each slot changed.
+_PLANS: dict[tuple[str, ...], tuple[tuple[tuple[Any, Any], ...], tuple[tuple[str, Any], ...]]] = {}
 _new_object = object.__new__
 #: ``(field name, its slot's getter, its setter)`` of every field, for
 #: :meth:`AgentDefinition.evolve` (bound once: a look-up of ``__set__`` makes an object each
 #: time); None (build through ``__init__``) if ``__init__`` ever did more than assign every
 #: field: a field left out of it, or a ``__post_init__``.
-#: :meth:`AgentDefinition.evolve`'s plan per tuple of changed names: the (getter, setter) of
-#: each slot copied, the (name, setter) of each slot changed.
-_PLANS: dict[tuple[str, ...], tuple[tuple[tuple[Any, Any], ...], tuple[tuple[str, Any], ...]]] = {}
 _SLOTS: tuple[tuple[str, Any, Any], ...] | None = (
     tuple((f.name, AgentDefinition.__dict__[f.name].__get__,
            AgentDefinition.__dict__[f.name].__set__) for f in fields(AgentDefinition))
