@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from corpus_helpers import CATLOG, FURAI, VOLT, needs_corpus
+from corpus_helpers import CATLOG, CORPUS, FURAI, VOLT, needs_corpus
 from subagents.definition import AgentDefinition
 from subagents.lint import similarity
 from subagents.lint.similarity import (
@@ -192,6 +192,18 @@ def test_description_tokens_equal_tokenize_without_joined_words(text: str) -> No
     assert similarity._description_tokens(text) == similarity.tokenize(text, joined=False)
 
 
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(_TEXT, st.text(), st.text(alphabet=st.one_of(
+    st.characters(max_codepoint=0x2FF),
+    st.sampled_from(["\ud800", "\udc80", "\u212a", "\u0130", "\u017f", "A", "Z", "9", "-"])))))
+def test_parts_equal_the_runs_of_letters_and_digits(text: str) -> None:
+    """``_parts`` (bytes made spaces, then split) finds what the pattern finds on any
+    lower-cased text: ASCII, other scripts, look-alikes whose lower case is ASCII, lone
+    surrogates."""
+    low = similarity._special(text.lower())
+    assert similarity._parts(low) == similarity._PART_RE.findall(low)
+
+
 @settings(max_examples=300, deadline=None)
 @given(_TEXT)
 def test_words_equal_every_special_pattern_applied(text: str) -> None:
@@ -258,6 +270,17 @@ def test_stem_equals_trying_every_suffix_on_the_words_of_descriptions() -> None:
         "securing running compilation automated utilities copied happiness"
     for word in similarity.words(text):
         assert similarity.stem(word) == _plain_stem(word), word
+
+
+@needs_corpus
+def test_stem_equals_trying_every_suffix_on_every_word_of_the_corpus() -> None:
+    """Every word of every corpus file (bodies too: thousands of distinct English words)."""
+    seen: set[str] = set()
+    for path in sorted(CORPUS.rglob("*.md"))[:3000]:
+        for word in similarity._PART_RE.findall(path.read_text("utf-8", "replace").lower()):
+            seen.add(word)
+    assert len(seen) > 5000
+    assert [w for w in sorted(seen) if similarity.stem(w) != _plain_stem(w)] == []
 
 
 def test_the_fallback_counter_counts_as_the_standard_librarys_loop() -> None:

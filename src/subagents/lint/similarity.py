@@ -5,20 +5,23 @@ choose between two agents) must read descriptions the same way, so both use this
 :func:`tokenize` lower-cases, keeps joined words (``node.js``, ``spring-boot``) and their parts,
 drops stop words and the words every agent description has ("agent", "expert", "use"), and
 stems with a small suffix table tuned on the corpus.  :func:`find_similar_agents` compares
-TF-IDF vectors of the descriptions; an inverted index with a prefix filter
-(:func:`pairs_indexed`) compares only the pairs that can reach the threshold, so a scope of
-n agents costs far less than n*n/2 comparisons, with the same pairs and scores as comparing
-every pair (:func:`pairs_exhaustive`, which the tests hold it to).
+TF-IDF vectors of the descriptions; an inverted index of the terms neither rare nor common,
+with a bound for the common ones (:func:`pairs_indexed`), compares only the pairs that can
+reach the threshold, so a scope of n agents costs far less than n*n/2 comparisons, with the
+same pairs and scores as comparing every pair (:func:`pairs_exhaustive`, which the tests hold
+it to).  The per-description work (tokens, counts, weights) runs as C loops (``map``,
+``filter``, ``collections._count_elements``, bytes translated and split) over the same
+operands in the same order as the plain formulas, so the floats are the same to the bit.
 """
 
 from __future__ import annotations
 
-import bisect
 import functools
-import itertools
 import math
 import re
 from collections.abc import Iterable, Sequence
+from itertools import repeat
+from operator import mul, truediv
 
 from subagents.definition import AgentDefinition
 
@@ -108,6 +111,29 @@ _SUFFIXES: tuple[tuple[str, str], ...] = (
 )
 
 _ANY_SUFFIX = tuple(suffix for suffix, _repl in _SUFFIXES)
+# suffix -> (its place in the table, its replacement), and the suffixes' lengths: the
+# suffixes a word ends with are its last 1, 2, ... 8 letters, so :func:`_strip` looks up
+# those few instead of trying the table's 24 entries one by one
+_SUFFIX_AT = {suffix: (i, repl) for i, (suffix, repl) in enumerate(_SUFFIXES)}
+_SUFFIX_LENGTHS = tuple(sorted({len(suffix) for suffix in _ANY_SUFFIX}))
+
+
+def _strip(word: str) -> str | None:
+    """The base left by the first suffix of the table (in its order) that ``word`` ends
+    with and that leaves at least three letters and a change; None if there is none.  The
+    same answer as trying every suffix in turn (tests hold the stemmer to that)."""
+    hits: list[tuple[int, int, str]] = []
+    for n in _SUFFIX_LENGTHS:
+        if n > len(word):
+            break
+        hit = _SUFFIX_AT.get(word[-n:])
+        if hit is not None:
+            hits.append((hit[0], n, hit[1]))
+    for _place, n, repl in sorted(hits):
+        base = word[:-n] + repl
+        if len(base) >= 3 and base != word:
+            return base
+    return None
 
 
 @functools.lru_cache(maxsize=65536)
@@ -118,16 +144,12 @@ def stem(word: str) -> str:
     # Two passes, so derived forms meet their root: implementer -> implement -> impl, the same
     # stem as "implement" (else a request to "implement" misses the implementer agent's name).
     for _ in range(2):
-        if not word.endswith(_ANY_SUFFIX):  # (what the loop below finds out slowly)
+        if not word.endswith(_ANY_SUFFIX):  # (no suffix at all: the usual case, in C)
             break
-        for suffix, repl in _SUFFIXES:
-            if word.endswith(suffix):
-                base = word[: -len(suffix)] + repl
-                if len(base) >= 3 and base != word:
-                    word = base
-                    break
-        else:
+        base = _strip(word)
+        if base is None:
             break
+        word = base
     # Fold a final silent 'e' (secure/securing -> secur) and doubled consonants (running).
     if len(word) > 4 and word.endswith("e"):
         word = word[:-1]
@@ -158,27 +180,42 @@ def words(text: str) -> list[str]:
 # The parts of the words (what WORD_RE matches, split at SPLIT_RE) are exactly the runs of
 # letters and digits: a match never ends inside a run and separators are not in a run.
 _PART_RE = re.compile(r"[a-z0-9]+")
-# part -> its token (None: a stop word), for :func:`_description_tokens`; bounded
-_TOKENS: dict[str, str | None] = {}
+# The same runs found without the regular expression (:func:`_parts`): every byte that is
+# not an ASCII letter or digit made a space.  Lower-case text has no A-Z, and a code point
+# beyond ASCII is never in [a-z0-9] (it is encoded as "?", a separator, like the rest).
+_SEPARATORS = bytes(c if 48 <= c <= 57 or 97 <= c <= 122 else 32 for c in range(256))
+# part -> its token ("" for a stop word), for :func:`_description_tokens`; bounded
+_TOKENS: dict[str, str] = {}
 _TOKENS_MAX = 65536
+
+
+def _parts(low: str) -> list[str]:
+    """``_PART_RE.findall(low)`` for lower-cased ``low``, by C loops over bytes (about twice
+    as fast; tests hold the two equal on any text)."""
+    return low.encode("ascii", "replace").translate(_SEPARATORS).decode("ascii").split()
 
 
 def _description_tokens(text: str) -> list[str]:
     """``tokenize(text, joined=False)`` without building the joined words it then drops: the
-    stemmed parts that are not stop words (tests hold the two equal)."""
+    stemmed parts that are not stop words (tests hold the two equal), listed by loops in C:
+    each part mapped to its token through the memo, stop words (``""``) dropped.  A token
+    is never empty (a part is not, and :func:`stem` keeps at least three letters), so
+    ``filter(None, ...)`` drops exactly the stop words.  The memo is asked first as if it
+    knew every part (a description's words are mostly known after the first few); when it
+    does not, the parts it lacks are added (a set difference) and the lookup starts again."""
+    parts = _parts(_special(text.lower()))
     known = _TOKENS
-    out: list[str] = []
-    for part in _PART_RE.findall(_special(text.lower())):
-        if part in known:
-            token = known[part]
-        else:
-            token = None if part in STOPWORDS else stem(part)
-            if len(known) >= _TOKENS_MAX:
-                known.clear()
-            known[part] = token
-        if token is not None:
-            out.append(token)
-    return out
+    try:
+        return list(filter(None, map(known.__getitem__, parts)))
+    except KeyError:
+        pass
+    new = set(parts).difference(known)
+    if len(known) + len(new) > _TOKENS_MAX:
+        known.clear()
+        new = set(parts)
+    for part in new:
+        known[part] = "" if part in STOPWORDS else stem(part)
+    return list(filter(None, map(known.__getitem__, parts)))
 
 
 def tokenize(text: str, *, joined: bool = True) -> list[str]:
@@ -200,7 +237,27 @@ def tokenize(text: str, *, joined: bool = True) -> list[str]:
 # --------------------------------------------------------------------------- similarity
 
 
-def _tfidf_vectors(texts: Sequence[str]) -> list[dict[str, float]]:
+class _TfTable(dict[int, float]):
+    """count -> ``1 + log count``, each worked out when first asked for."""
+
+    def __missing__(self, count: int) -> float:
+        value = self[count] = 1 + math.log(count)
+        return value
+
+
+_TF = _TfTable()
+
+
+def _weigh(texts: Sequence[str]) -> tuple[list[dict[str, float]], dict[str, int]]:
+    """The unit TF-IDF vectors of ``texts`` and each term's document frequency.
+
+    A weight is ``(1 + log count) * log((1 + n) / (1 + df) + 1)``, divided by the norm of
+    its vector (the square root of the sum of the squares, in the vector's order): the same
+    operations on the same operands in the same order as the formula written out term by
+    term (tests hold the floats equal), but looped over in C (``map`` over ``operator.mul``,
+    ``operator.truediv`` and the tables' ``__getitem__``) rather than in Python
+    comprehensions, with each logarithm worked out once per count.
+    """
     # counted as a Counter counts (its own counting loop, in C: the same counts in the same
     # order), without a Counter's set-up and type checks per description
     docs: list[dict[str, int]] = []
@@ -211,16 +268,20 @@ def _tfidf_vectors(texts: Sequence[str]) -> list[dict[str, float]]:
         docs.append(d)
         _count_elements(df, d)
     n = len(docs)
-    # the same expressions as term by term, each worked out once per term and per count
-    idf = {t: math.log((1 + n) / (1 + c) + 1) for t, c in df.items()}
-    tf = [0.0, *(1 + math.log(c) for c in range(1, 1 + max((max(d.values(), default=0)
-                                                            for d in docs), default=0)))]
+    idf_of = [math.log((1 + n) / (1 + c) + 1) for c in range(max(df.values(), default=0) + 1)]
+    idf = dict(zip(df, map(idf_of.__getitem__, df.values()), strict=True))
+    tf_of, idf_get = _TF.__getitem__, idf.__getitem__
     vectors: list[dict[str, float]] = []
     for d in docs:
-        vec = {t: tf[c] * idf[t] for t, c in d.items()}
-        norm = math.sqrt(sum([v * v for v in vec.values()])) or 1.0
-        vectors.append({t: v / norm for t, v in vec.items()})
-    return vectors
+        weights = list(map(mul, map(tf_of, d.values()), map(idf_get, d)))
+        norm = math.sqrt(sum(map(mul, weights, weights))) or 1.0
+        vectors.append(dict(zip(d, map(truediv, weights, repeat(norm)), strict=True)))
+    return vectors, df
+
+
+def _tfidf_vectors(texts: Sequence[str]) -> list[dict[str, float]]:
+    """The unit TF-IDF vectors of ``texts`` (see :func:`_weigh`)."""
+    return _weigh(texts)[0]
 
 
 # Calibrated on real collections (bench/bench_route.py does not assert it; tests do): at 0.5
@@ -267,66 +328,83 @@ def pairs_indexed(
 ) -> list[tuple[int, int, float]]:
     """:func:`pairs_exhaustive`, comparing only the pairs that can reach ``threshold``.
 
-    A prefix filter for cosine similarity (as in the all-pairs algorithms of Bayardo et al.):
-    order the terms from the most common to the rarest and split each unit vector ``y`` into
-    a prefix whose norm stays below ``threshold`` (not indexed) and the rest (indexed).  If
-    ``x`` shares no indexed term of ``y``, then ``x . y = x . y_prefix <= |y_prefix| <
-    threshold`` (Cauchy-Schwarz, ``|x| = 1``): the pair cannot be reported, so only pairs met
-    through the index are compared, with the same arithmetic as the exhaustive loop.  Common
-    words (``develop``, ``code``) carry little weight, fall in the prefixes and are never
-    walked: the cost follows the pairs that share a rare word, not the square of the scope.
+    The terms held by many vectors (at least a tenth of them) are *common*; those held by
+    one are never shared; the others are *middling*.  ``h(x)``, the norm of ``x`` over its
+    common terms, bounds what they add to any score: ``x . y <= (x . y over the middling
+    terms) + h(x) h(y)`` (Cauchy-Schwarz), and ``h(x) h(y) <= h(x) |y| < threshold`` when
+    ``h(x) < threshold`` (the vectors are of norm 1, to the last bit or so).  So a pair that
+    can reach ``threshold`` shares a middling term, unless both vectors are *heavy*
+    (``h >= threshold``): every vector is indexed by its middling terms and probes that
+    index with them; heavy vectors are also indexed by their common terms, and probe that
+    second index, which holds only heavy vectors.  A pair that is never met cannot be
+    reported.  Common words (``develop``, ``code``) carry little weight, stay out of the
+    first index and are rarely walked: the cost follows the pairs that share a less common
+    word, not the square of the scope.  Finding each vector's middling and common terms is
+    a set intersection (in C), not a sort.
 
-    A pair met through the index is compared only if a bound on its score can reach
-    ``threshold``: the probe adds up ``x . y_indexed`` on the way, and the prefix of ``y``
-    holds only terms commoner than its first indexed one, so ``x . y_prefix <= |x over those
-    terms| * |y_prefix|``.  The bound is rounded differently from the score; the slack is far
-    above that, so a pair it drops is one the exact score drops too.
+    A pair met is compared only if a bound on its score can reach ``threshold``: the probe
+    adds up the score over the middling terms on the way (and over the common ones, for
+    two heavy vectors: then nothing is left out), the rest is at most ``h(x) h(y)``.  The
+    bound is rounded differently from the score; the slack is far above that, so a pair it
+    drops is one the exact score drops too.  The pairs kept are scored by :func:`_cosine`,
+    as the exhaustive loop scores them.
     """
-    if threshold <= _BOUND_SLACK:  # every pair can reach it: nothing to filter
-        return pairs_exhaustive(vectors, names, threshold)
     df: dict[str, int] = {}
     for vec in vectors:
         _count_elements(df, vec)
-    # most common first, ties by term (one order for every run): sorted by term, then by
-    # count with a stable sort (reversed, it keeps the order of equal counts)
-    rank = {t: r for r, t in enumerate(sorted(sorted(df), key=df.__getitem__, reverse=True))}
+    return _pairs(vectors, names, threshold, df)
+
+
+def _pairs(vectors: Sequence[dict[str, float]], names: Sequence[str], threshold: float,
+           df: dict[str, int]) -> list[tuple[int, int, float]]:
+    """:func:`pairs_indexed`, given the number of ``vectors`` holding each term."""
+    if threshold <= _BOUND_SLACK:  # every pair can reach it: nothing to filter
+        return pairs_exhaustive(vectors, names, threshold)
+    # (any split of the terms is exact; a tenth of the scope walked least on the corpus and
+    # on the bench trees)
+    cut = max(2, len(vectors) // 10)
+    common = {t for t, c in df.items() if c >= cut}
+    middling = {t for t, c in df.items() if 2 <= c < cut}
     reach = threshold - _BOUND_SLACK
-    limit = reach ** 2
-    # term -> (vector, its weight there) of the vectors that index it
+    # middling term -> (vector, its weight there) of every vector holding it; common term ->
+    # the same of the heavy vectors
     index: dict[str, list[tuple[int, float]]] = {}
-    # per indexed vector: the rank of its first indexed term and the norm of its prefix
-    first_indexed: dict[int, int] = {}
-    prefix_norm: dict[int, float] = {}
+    heavy_index: dict[str, list[tuple[int, float]]] = {}
+    # per vector: its norm over its common terms
+    h: list[float] = [0.0] * len(vectors)
     candidates: list[tuple[int, int]] = []
     for j, vec in enumerate(vectors):
         if not vec:
             continue
-        terms = sorted(vec, key=rank.__getitem__)
-        # the running sums of the squares, in rank order: the same additions, in the same
-        # order, as adding them one by one (and never decreasing)
-        upto = list(itertools.accumulate([vec[t] * vec[t] for t in terms]))
-        # probe with every term of the new vector: the pair is met through an indexed term of
-        # the earlier one, if it can reach the threshold at all (the sums are only bounds:
-        # any order does)
+        terms = vec.keys()
+        mine = terms & common
+        ws = list(map(vec.__getitem__, mine))
+        h[j] = hj = math.sqrt(sum(map(mul, ws, ws)))
         partial: dict[int, float] = {}
-        for t, w in vec.items():
+        for t in terms & middling:
+            x = vec[t]
             found = index.get(t)
-            if found:
-                for i, yw in found:
-                    partial[i] = partial.get(i, 0.0) + w * yw
-        if partial:
-            ranks = [rank[t] for t in terms]
-            for i, dot in partial.items():
-                k = bisect.bisect_left(ranks, first_indexed[i])
-                if dot + (math.sqrt(upto[k - 1]) if k else 0.0) * prefix_norm[i] >= reach:
-                    candidates.append((i, j))
-        # the prefix: the terms before the first running sum that reaches the limit
-        k = bisect.bisect_left(upto, limit)
-        if k < len(terms):
-            first_indexed[j] = rank[terms[k]]
-            prefix_norm[j] = math.sqrt(upto[k - 1]) if k else 0.0
-            for u in terms[k:]:
-                index.setdefault(u, []).append((j, vec[u]))
+            if found is None:
+                index[t] = [(j, x)]
+                continue
+            for i, y in found:
+                partial[i] = partial.get(i, 0.0) + x * y
+            found.append((j, x))
+        heavy = hj >= reach
+        if heavy:
+            for t in mine:
+                x = vec[t]
+                found = heavy_index.get(t)
+                if found is None:
+                    heavy_index[t] = [(j, x)]
+                    continue
+                for i, y in found:
+                    partial[i] = partial.get(i, 0.0) + x * y
+                found.append((j, x))
+        for i, dot in partial.items():
+            hi = h[i]
+            if dot + (0.0 if heavy and hi >= reach else hj * hi) >= reach:
+                candidates.append((i, j))
     out: list[tuple[int, int, float]] = []
     for i, j in sorted(candidates):
         if names[i] == names[j]:
@@ -348,8 +426,8 @@ def find_similar_agents(
     Only the pairs that can reach ``threshold`` are compared (:func:`pairs_indexed`).
     """
     items = [d for d in definitions if d.description.strip()]
-    vectors = _tfidf_vectors([d.description for d in items])
-    found = pairs_indexed(vectors, [d.name for d in items], threshold)
+    vectors, df = _weigh([d.description for d in items])
+    found = _pairs(vectors, [d.name for d in items], threshold, df)
     pairs = [(items[i], items[j], score) for i, j, score in found]
     pairs.sort(key=lambda p: -p[2])
     return pairs

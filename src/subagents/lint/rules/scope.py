@@ -17,7 +17,7 @@ Design notes
 from __future__ import annotations
 
 import itertools
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from subagents._dataclass import dataclass
@@ -78,21 +78,24 @@ def similar_key(members: Sequence[ScopedAgent]) -> str:
     """Everything the similar-description comparison reads, hashed."""
     import hashlib
 
-    h = hashlib.blake2b(digest_size=16)
-    for a in members:
-        h.update(f"{a.definition.name}\x00{a.definition.description}\x01".encode(
-            "utf-8", "surrogatepass"))
-    return h.hexdigest()
+    # one string encoded and hashed once: the same bytes, so the same key, as an update per
+    # member (UTF-8 encodes each code point on its own, lone surrogates too)
+    text = "".join([f"{a.definition.name}\x00{a.definition.description}\x01" for a in members])
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 def _duplicates(members: list[ScopedAgent]) -> Iterator[Diagnostic]:
-    by_name: dict[str, list[ScopedAgent]] = defaultdict(list)
+    # names counted in C first: most scopes have no name twice, and then nothing more is done
+    counts = Counter([a.definition.name for a in members])
+    if len(counts) == len(members):
+        return
+    by_name: dict[str, list[ScopedAgent]] = {
+        name: [] for name, n in counts.items() if n > 1 and name.strip()}
     for a in members:
-        if a.definition.name.strip():
-            by_name[a.definition.name].append(a)
+        found = by_name.get(a.definition.name)
+        if found is not None:
+            found.append(a)
     for name, same in by_name.items():
-        if len(same) < 2:
-            continue
         if all(same_name_rule(a.definition.dialect.value) == "last" for a in same):
             yield from _claude_code_duplicates(name, same)
             continue
