@@ -10,7 +10,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from subagents.lint.rules import injection
+from subagents.lint.rules import injection, injection_text
 from subagents.lint.rules.injection_patterns import _APOSTROPHE, _QUOTES
 
 
@@ -57,6 +57,6 @@ def test_excused_as_its_plain_reading(lead: str, kind: str, hidden: bool) -> Non
 def test_the_squeezed_letters_as_their_plain_reading(text: str) -> None:
     """The letters the squeezed view reads: the text encoded to ASCII with the rest ignored,
     then leet digits read as letters and everything else dropped."""
-    plain = text.encode("ascii", "ignore").translate(injection._LEET_BYTES,
-                                                     injection._NOT_LETTER_BYTES)
-    assert injection._squeezed_bytes(text) == plain
+    plain = text.encode("ascii", "ignore").translate(injection_text._LEET_BYTES,
+                                                     injection_text._NOT_LETTER_BYTES)
+    assert injection_text._squeezed_bytes(text) == plain

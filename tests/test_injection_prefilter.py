@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from subagents.lint.rules import injection, injection_gate
+from subagents.lint.rules import injection, injection_gate, injection_text
 from subagents.lint.rules._injection_literals import LITERALS
 from subagents.lint.rules.injection_prefilter import (
     injection_literals,
@@ -95,7 +95,7 @@ def _check_text(text: str) -> None:
                 assert allowed, (name, norm[:200])
         if pats["obey"].search(norm) is not None:
             assert lazy.allows("obey.0")
-        squeezed = injection._squeeze(norm)
+        squeezed = injection_text._squeeze(norm)
         if pats["squeezed"].search(squeezed) is not None:
             assert injection_gate.holds(squeezed, lazy=True).allows("squeezed")
 

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from subagents.lint.rules import injection, injection_gate, injection_scan
+from subagents.lint.rules import injection, injection_gate, injection_scan, injection_text
 from subagents.lint.rules.injection_views import found
 
 DATA = Path(__file__).parent / "data" / "injection"
@@ -93,7 +93,7 @@ def _searched(text: str) -> Iterator[bytes]:
             norms = [injection.normalise(view.text)]
         for norm in norms:
             yield norm.encode("utf-8", "surrogatepass")
-        yield injection._squeezed_bytes(norms[0])
+        yield injection_text._squeezed_bytes(norms[0])
 
 
 def _check(scan: injection_scan.Scanner, text: str) -> None:

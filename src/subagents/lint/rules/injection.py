@@ -45,6 +45,12 @@ Design notes
   generates), and the kinds that can make a finding are searched first: a view where none
   matches is not read further (:class:`_Search`).  ``PREFILTER = False`` searches every part
   of every view; the tests compare the two (same findings).
+* **Per text, the least work that gives the same answer** (each shortcut has a test against
+  the plain way): blanks collapsed by stripping lines where a text holds no other blank,
+  and the squeezed view worked out only for a text matching the squeezed pattern spread
+  over its own characters (both in :mod:`.injection_text`); one pass asks whether a text
+  beyond ASCII holds invisible characters or letters to fold (:func:`_visible`); matches
+  read from the UTF-8 bytes (:meth:`_Parts.spans`).
 * The figures are measured by :mod:`subagents.lint.rules.injection_eval` on the development
   sets (``tests/data/injection/dev.jsonl``, ``dev2.jsonl``, ``probe3.jsonl``: the patterns
   were tuned on them; each new set's first figure was a fresh probe) and held-out sets
@@ -76,6 +82,14 @@ from subagents.lint.rules.injection_patterns import (
     _SQUEEZED,
     _TAKEOVER,
     _WEAK,
+)
+from subagents.lint.rules.injection_text import (
+    _ascii_lower,
+    _collapse,
+    _spread,
+    _squeezed_bytes,
+    _unsqueeze,
+    cased_class,
 )
 from subagents.lint.rules.injection_views import found as found_in
 from subagents.lint.rules.injection_views import linear, spans, views
@@ -185,6 +199,11 @@ def _mapped(text: str, fold: bool) -> tuple[str, list[int]]:
     return "".join(out), where
 
 
+def _foldable() -> str:
+    """A class of every character of :func:`_fold_table`."""
+    return "[" + "".join(re.escape(chr(c)) for c in _fold_table()) + "]"
+
+
 def _folded_text(text: str) -> str:
     """``text.translate(_fold_table())``, or ``text`` itself when it holds no letter to fold.
     ``str.translate`` looks every character of a non-ASCII text up in the table (about 100 ns
@@ -207,24 +226,18 @@ def _folded_text(text: str) -> str:
     return "".join(out)
 
 
-def _collapse(text: str) -> str:
-    """Blanks to one space, a break with blanks around it to one newline, none at either
-    end (``str.split`` runs in C: several times faster than two ``re.sub``)."""
-    return "\n".join(filter(None, (" ".join(line.split()) for line in text.split("\n"))))
-
-
 def _fast(text: str, fold: bool) -> str:
     """About what :func:`_mapped` returns as text (NFKC over the whole text, so composed
     where it composes), without the offsets: C-speed string methods; the offsets are worked
     out only for a finding."""
     if text.isascii():
         return _collapse(text.lower())
-    text = unicodedata.normalize("NFKC", text)
-    if _Patterns.get()["invisible"].search(text):
-        text = _INVISIBLE.sub("", text)
+    text, unusual = _visible(text)
+    if not unusual:
+        return _collapse(_ascii_lower(text), nfkc=True)
     if fold:
         text = _folded_text(text)
-    return _collapse(text.casefold())
+    return _collapse(text.casefold(), nfkc=True)
 
 
 def _fast_both(text: str) -> list[str]:
@@ -233,15 +246,33 @@ def _fast_both(text: str) -> list[str]:
     letter to fold (then the two are the same)."""
     if text.isascii():
         return [_collapse(text.lower())]
-    text = unicodedata.normalize("NFKC", text)
-    if _Patterns.get()["invisible"].search(text):
-        text = _INVISIBLE.sub("", text)
+    text, unusual = _visible(text)
+    if not unusual:
+        return [_collapse(_ascii_lower(text), nfkc=True)]
     folded = _folded_text(text)
     if folded is text:
-        return [_collapse(text.casefold())]
-    norm = _collapse(folded.casefold())
-    bare = _collapse(text.casefold())
+        return [_collapse(text.casefold(), nfkc=True)]
+    norm = _collapse(folded.casefold(), nfkc=True)
+    bare = _collapse(text.casefold(), nfkc=True)
     return [norm] if bare == norm else [norm, bare]
+
+
+def _visible(text: str) -> tuple[str, bool]:
+    """``text`` after NFKC with its invisible characters removed, and whether it may hold
+    anything unusual: a letter to fold, or one beyond ASCII that case-folding changes
+    (``False``: :func:`_folded_text` would return it as it is, and lowering its ASCII letters
+    case-folds it).  One RE2 pass over its UTF-8 asks all three (most texts beyond ASCII
+    hold none); the invisible characters' own pass, over the same bytes, only when that
+    says yes (tests/test_injection_visible.py compares with the separate passes)."""
+    text = unicodedata.normalize("NFKC", text)
+    pats = _Patterns.get()
+    # strict: a lone surrogate fails here as it did in the RE2 wrapper's own encoding
+    data = text.encode()
+    if not found_in(pats["unusual"], data):
+        return text, False
+    if found_in(pats["invisible"], data):
+        text = _INVISIBLE.sub("", text)
+    return text, True
 
 
 def normalise(text: str, *, fold: bool = True) -> str:
@@ -295,6 +326,25 @@ class _Parts:
         for rx in self.parts:
             yield from rx.finditer(text)
 
+    def spans(self, text: str, raw: bytes) -> Iterator[tuple[int, int]]:
+        """The span of each match ``finditer(text)`` yields, in characters of ``text``,
+        searched in ``raw`` (its UTF-8; no part matches an empty string, so the matches are
+        the same).  The wrapper converts each match's byte offsets into characters by
+        counting from the start of the text (on a long text beyond ASCII, a millisecond a
+        judged view); here each gap is counted once, from the previous match."""
+        ascii = len(raw) == len(text)
+        for rx in self.parts:
+            if ascii:
+                yield from spans(rx, raw)
+                continue
+            byte = char = 0
+            for start, end in spans(rx, raw):
+                char += len(raw[byte:start].decode())
+                first = char
+                char += len(raw[start:end].decode())
+                byte = end
+                yield first, char
+
     def search(self, text: str) -> Any:
         for rx in self.parts:
             m = rx.search(text)
@@ -315,11 +365,13 @@ class _Patterns:
             # (half the compile time of case-insensitive ones) over case-folded patterns
             makers: dict[str, Callable[[], Any]] = {
                 "squeezed": lambda: linear(_SQUEEZED),
+                "spread": lambda: linear(_spread(_SQUEEZED), case_sensitive=True),
                 "obey": lambda: linear(_OBEY_QUOTED),
                 "invisible": lambda: linear(_INVISIBLE.pattern, case_sensitive=True),
-                "foldable": lambda: linear(
-                    "[" + "".join(re.escape(chr(c)) for c in _fold_table()) + "]",
-                    case_sensitive=True),
+                "foldable": lambda: linear(_foldable(), case_sensitive=True),
+                # either of the two above, or a letter case-folding changes (:func:`_visible`)
+                "unusual": lambda: linear(f"(?:{_INVISIBLE.pattern})|(?:{_foldable()})"
+                                          f"|(?:{cased_class()})", case_sensitive=True),
                 "framing": lambda: re.compile(_FRAMING, re.I),
                 "negation": lambda: re.compile(_NEGATION, re.I),
             }
@@ -369,19 +421,18 @@ class _Everything:
 
 class _Search:
     """The signal parts over one normalised view: which can match (the literal prefilter of
-    :mod:`.injection_gate`), and which do (searched at most once, and only when asked).  An
-    ASCII view is searched as bytes: the same automaton and offsets, without the wrapper's
-    conversion of every offset between characters and UTF-8 bytes."""
+    :mod:`.injection_gate`), and which do (searched at most once, and only when asked).  The
+    view is searched as UTF-8 bytes: the same automaton, without the wrapper's conversion of
+    every offset between characters and bytes (:meth:`_Parts.spans` converts the few it
+    needs)."""
 
-    __slots__ = ("data", "gate", "matched", "norm", "raw")
+    __slots__ = ("gate", "matched", "norm", "raw")
 
     def __init__(self, norm: str) -> None:
         self.norm = norm
-        # UTF-8 once: the prefilter and the searches that only ask whether a part matches
-        # read these bytes; the hits of a view that can make a finding are searched in
-        # ``data`` (the same bytes when ASCII, else the text: offsets in characters)
+        # UTF-8 once: the prefilter, the searches that only ask whether a part matches and
+        # those of the hits of a view that can make a finding read these bytes
         raw = self.raw = norm.encode()
-        self.data: str | bytes = raw if len(raw) == len(norm) else norm
         self.gate: Holds | _Everything = holds(norm, raw) if PREFILTER else _Everything()
         self.matched: dict[str, bool] = {}
 
@@ -529,41 +580,6 @@ def _excused(text: str, pos: int, kind: str, hidden: bool = False) -> bool:
 
 
 
-_LEET_BYTES = bytes.maketrans(b"013457@$", b"oieastas")
-_NOT_LETTER_BYTES = bytes(c for c in range(128) if not chr(c).isalpha()
-                          and chr(c) not in "013457@$")
-
-
-def _squeeze(text: str) -> str:
-    """ASCII letters only (leet digits read as letters; look-alikes were folded before).
-    ``bytes.translate`` is one C pass, several times faster than ``re.sub``."""
-    return _squeezed_bytes(text).decode()
-
-
-# ... and every byte of a character beyond ASCII: in UTF-8 each of them is 0x80 or above, so
-# deleting those bytes leaves the ASCII characters, what ``encode("ascii", "ignore")`` keeps
-_NOT_ASCII_LETTER_BYTES = _NOT_LETTER_BYTES + bytes(range(0x80, 0x100))
-
-
-def _squeezed_bytes(text: str) -> bytes:
-    """:func:`_squeeze` as bytes (what the squeezed pattern searches: ASCII, so the offsets
-    are the same, and the RE2 wrapper converts none).  Encoded as UTF-8 (a copy, for ASCII
-    text) with the bytes beyond ASCII deleted by the same ``translate``: encoding to ASCII
-    with ``ignore`` calls the error handler for every run of other characters (three times
-    the cost on a prompt with some)."""
-    return text.encode("utf-8", "surrogatepass").translate(_LEET_BYTES,
-                                                           _NOT_ASCII_LETTER_BYTES)
-
-
-def _unsqueeze(text: str, n: int) -> int:
-    """Where the ``n``-th letter of :func:`_squeeze`'s result is in ``text``."""
-    for m in re.finditer(r"[A-Za-z013457@$]", text):
-        if n == 0:
-            return m.start()
-        n -= 1
-    return len(text)
-
-
 _Hit = tuple[int, str, int]  # start, kind, end
 
 
@@ -576,29 +592,29 @@ _SCOPED = lazy_compile(r"\b(?:instructions|rules|guidelines|guidance|directions)
                      r"regarding|on)\s+(?!you\b|the (?:model|assistant|ai)\b)\w")
 
 
-def _hits(norm: str, kinds: dict[str, Any], hidden: bool = False,
-          every: bool = False, data: str | bytes | None = None) -> list[_Hit]:
+def _hits(norm: str, kinds: dict[str, _Parts], hidden: bool = False,
+          every: bool = False, raw: bytes | None = None) -> list[_Hit]:
     """The signs in ``norm`` that are not excused; the support kinds only where there is
     something for them to qualify (or, with ``every``, always: the model's weak signs).
-    ``data``: what the patterns search (``norm``, or its bytes when it is ASCII)."""
-    data = norm if data is None else data
+    ``raw``: ``norm``'s UTF-8, what the patterns search (:meth:`_Parts.spans`)."""
+    raw = norm.encode() if raw is None else raw
     found: list[_Hit] = []
-    support: list[tuple[str, Any]] = []
+    support: list[tuple[str, _Parts]] = []
     for kind, rx in kinds.items():
         if kind in SUPPORT_KINDS and kind != "unsupervised":  # that one is an action too
             support.append((kind, rx))  # read only if there is something for them to qualify
             continue
         kept, spacing = -_SPACING, 0 if kind in _EVERY_SIGN else _SPACING
-        for m in rx.finditer(data):
-            if m.start() - kept < spacing:
+        for start, end in rx.spans(norm, raw):
+            if start - kept < spacing:
                 continue
-            if kind == "override" and _SCOPED.search(norm, m.start(), m.end()):
+            if kind == "override" and _SCOPED.search(norm, start, end):
                 continue
-            if kind in _INNER_KINDS and _INNER_NOT.search(norm, m.start(), m.end()):
+            if kind in _INNER_KINDS and _INNER_NOT.search(norm, start, end):
                 continue
-            if not _excused(norm, m.start(), kind, hidden):
-                found.append((m.start(), kind, m.end()))
-                kept = m.start()
+            if not _excused(norm, start, kind, hidden):
+                found.append((start, kind, end))
+                kept = start
     present = {k for _, k, _ in found}
     if not every and not present & _QUALIFIED:
         return found
@@ -607,10 +623,10 @@ def _hits(norm: str, kinds: dict[str, Any], hidden: bool = False,
         if not acting and kind not in ("addressed", "authority"):
             continue  # beside a mere secret only these two count
         kept = -_SPACING
-        for m in rx.finditer(data):
-            if m.start() - kept >= _SPACING and not _excused(norm, m.start(), kind, hidden):
-                found.append((m.start(), kind, m.end()))
-                kept = m.start()
+        for start, end in rx.spans(norm, raw):
+            if start - kept >= _SPACING and not _excused(norm, start, kind, hidden):
+                found.append((start, kind, end))
+                kept = start
     return found
 
 
@@ -747,12 +763,14 @@ def _assess(text: str) -> InjectionFinding | None:
         variants = _fast_both(view.text) if view.name == "text" else [normalise(view.text)]
         for n, norm in enumerate(variants):
             search = _Search(norm)
+            if n == 0:
+                first = search.raw
             if not search.findable():
                 continue  # no kind that could make a finding matches: nothing to judge
             # "a document says '...'; do as it says": the quotation is an instruction
             unquoted = view.hidden or (search.gate.allows("obey.0")
-                                       and pats["obey"].search(search.data) is not None)
-            judged = _judge(_hits(norm, search.signals(), unquoted, data=search.data), norm)
+                                       and found_in(pats["obey"], search.raw))
+            judged = _judge(_hits(norm, search.signals(), unquoted, raw=search.raw), norm)
             if judged is None:
                 continue
             pos, named, high = judged
@@ -765,7 +783,7 @@ def _assess(text: str) -> InjectionFinding | None:
                 if plain != variants[0]:
                     again = _Search(plain)
                     plain_kinds = {k for _, k, _ in _hits(plain, again.signals(),
-                                                          data=again.data)}
+                                                          raw=again.raw)}
                 plain_done = True
             disguised = view.name == "text" and plain_kinds is not None and not (
                 set(named) & plain_kinds
@@ -783,9 +801,13 @@ def _assess(text: str) -> InjectionFinding | None:
             # spelled out letter by letter, split inside words or written with leet digits:
             # found only with the letters squeezed together, so disguised
             norm = variants[0]
-            squeezed = _squeezed_bytes(norm)
-            # (asked first without a match object: most texts have none)
-            m = pats["squeezed"].search(squeezed) if found_in(pats["squeezed"], squeezed) else None
+            m = None
+            # asked first of the text's own bytes (:func:`_spread`: the same answer), then
+            # without a match object: most texts have none
+            if not PREFILTER or found_in(pats["spread"], first):
+                squeezed = _squeezed_bytes(norm)
+                if found_in(pats["squeezed"], squeezed):
+                    m = pats["squeezed"].search(squeezed)
             if m is not None:
                 at = _unsqueeze(norm, m.start())
                 # letters spread over more than three times their number are words that

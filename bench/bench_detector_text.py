@@ -1,0 +1,139 @@
+"""The injection detector's cost per distinct text, each of this round's shortcuts against the
+plain way it replaced, interleaved in one process (CPU-time ratios, never wall times).
+
+Run: ``.venv/bin/python bench/bench_detector_text.py TREE [--rounds N]``, where TREE is a
+folder of agent files (e.g. made by ``bench_cache.replicate`` with ``distinct=True``).  Each
+file's body is judged afresh (``_assess``: no verdict remembered) after a warm-up pass, with
+the shortcut on and off in turn; it prints the median microseconds per text of each and
+their ratio.  The shortcuts give the same findings (tests/test_injection_collapse.py...).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from subagents.lint.rules import injection, injection_text
+
+
+def _bodies(tree: Path) -> list[str]:
+    out = []
+    for path in sorted(tree.rglob("*.md")):
+        text = path.read_text("utf-8", "replace")
+        parts = text.split("---", 2)
+        out.append(parts[2] if len(parts) == 3 else text)
+    return out
+
+
+def _plain_collapse() -> Callable[[], None]:
+    fast = injection._collapse
+
+    def words(text: str, nfkc: bool = False) -> str:
+        return injection_text._collapse_words(text)
+
+    injection._collapse = words
+
+    def undo() -> None:
+        injection._collapse = fast
+
+    return undo
+
+
+def _no_spread() -> Callable[[], None]:
+    """Every text squeezed, as before: the spread pattern replaced by one matching any text
+    (an RE2 call that answers at once is all it costs more)."""
+    from subagents.lint.rules.injection_views import linear
+
+    pats = injection._Patterns.get()
+    spread = pats["spread"]
+    pats["spread"] = linear("", case_sensitive=True)
+
+    def undo() -> None:
+        pats["spread"] = spread
+
+    return undo
+
+
+def _two_passes() -> Callable[[], None]:
+    """The invisible characters and the letters to fold looked for in two passes, as before:
+    the pattern of either replaced by one matching any text."""
+    from subagents.lint.rules.injection_views import linear
+
+    pats = injection._Patterns.get()
+    unusual = pats["unusual"]
+    pats["unusual"] = linear("", case_sensitive=True)
+
+    def undo() -> None:
+        pats["unusual"] = unusual
+
+    return undo
+
+
+def _wrapper_spans() -> Callable[[], None]:
+    """The matches' spans from the RE2 wrapper's ``finditer`` on the text (beyond ASCII: the
+    wrapper's own conversion of offsets), as before."""
+    fast = injection._Parts.spans
+
+    def plain(self: injection._Parts, text: str, raw: bytes) -> Iterator[tuple[int, int]]:
+        data = raw if len(raw) == len(text) else text
+        for m in self.finditer(data):  # type: ignore[arg-type]
+            yield m.span()
+
+    injection._Parts.spans = plain  # type: ignore[method-assign]
+
+    def undo() -> None:
+        injection._Parts.spans = fast  # type: ignore[method-assign]
+
+    return undo
+
+
+#: each shortcut: a name and how to switch it off (returning how to switch it on again)
+SHORTCUTS: dict[str, Callable[[], Callable[[], None]]] = {
+    "collapse": _plain_collapse,
+    "spread": _no_spread,
+    "visible": _two_passes,
+    "spans": _wrapper_spans,
+}
+
+
+def _pass(texts: list[str]) -> float:
+    start = time.process_time()
+    for text in texts:
+        injection._assess(text)
+    return time.process_time() - start
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("tree", type=Path)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--only", choices=[*SHORTCUTS, "all"], default="all")
+    args = parser.parse_args(argv)
+    texts = _bodies(args.tree)
+    if not texts:
+        print(f"{args.tree}: no .md files", file=sys.stderr)
+        return 2
+    injection.assess_injection("x" * 20_000)  # the Hyperscan database loaded
+    _pass(texts)  # every pattern a text needs compiled
+    names = list(SHORTCUTS) if args.only == "all" else [args.only]
+    on: list[float] = []
+    off: list[float] = []
+    for _ in range(args.rounds):
+        on.append(_pass(texts))
+        undos = [SHORTCUTS[name]() for name in names]
+        off.append(_pass(texts))
+        for undo in reversed(undos):
+            undo()
+    per = 1e6 / len(texts)
+    fast, plain = statistics.median(on) * per, statistics.median(off) * per
+    print(f"{len(texts)} texts, {args.rounds} rounds, shortcuts {', '.join(names)}: "
+          f"{fast:.0f} us/text on, {plain:.0f} us/text off, ratio {fast / plain:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

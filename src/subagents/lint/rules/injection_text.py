@@ -1,0 +1,182 @@
+"""The forms of a text the injection detector searches, shaped at C speed: blanks collapsed
+(:func:`_collapse`) and letters squeezed (:func:`_squeezed_bytes`, leet digits read as
+letters), and the squeezed pattern spread over a text's own characters (:func:`_spread`).
+
+Design notes
+------------
+* **Collapsing blanks** splits every line into words and joins them again, except where a
+  text holds no blank but spaces and line breaks (and CRs before one): then each line is
+  stripped, the empty ones are left out and only runs of spaces left inside a line are
+  touched, so most words are never copied (three lines in four of a prompt need nothing).
+  Which blanks to look for is decided from facts the tests check over every code point:
+  what ``str.isspace`` calls a blank, and which blanks NFKC leaves as they are.
+* **Squeezing** keeps the ASCII letters of the UTF-8 bytes, leet digits read as letters
+  (``1gn0r3``, ``i g n o r e``), in one ``bytes.translate``.  Most prompts hold no squeezed
+  phrase, and whether one does is asked of the text itself first: the squeezed pattern with
+  every letter written as the characters that squeeze to it, followed by any run of
+  characters squeezing deletes, matches a text exactly where the squeezed pattern matches
+  its squeezed letters (tests compare the two answers).
+* **Case-folding** a text beyond ASCII looks every character up (a third of what the
+  detector spent normalising such a text); where none of its characters beyond ASCII is
+  one case-folding changes (:func:`cased_class`: ranges checked by a test over every code
+  point, for the Unicode version they were worked out for), lowering the ASCII letters of
+  its UTF-8 gives the same text (:func:`_ascii_lower`).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+
+def _collapse(text: str, nfkc: bool = False) -> str:
+    """Blanks to one space, a break with blanks around it to one newline, none at either
+    end (``str.split`` runs in C: several times faster than two ``re.sub``).
+
+    A text whose only blanks are spaces and line breaks (and CRs only before a line break)
+    takes :func:`_collapse_plain`: three lines in four of a prompt need nothing done, and
+    splitting each into words was most of the cost (tests/test_injection_collapse.py
+    compares the two).  Which blanks to look for: an ASCII text can hold only the ASCII
+    ones; ``nfkc``: the text is what NFKC returned, then changed only by removing
+    characters, folding look-alikes and case-folding (none of which makes a blank), so it
+    holds none of the blanks NFKC replaces (no-break and typographic spaces); any other
+    text is split into words."""
+    blanks: tuple[str, ...]
+    if text.isascii():
+        blanks = _OTHER_ASCII_BLANKS
+    elif nfkc:
+        blanks = _OTHER_NFKC_BLANKS
+    else:
+        return _collapse_words(text)
+    for blank in blanks:
+        if blank in text and (blank != "\r" or text.count("\r") != text.count("\r\n")):
+            return _collapse_words(text)
+    return _collapse_plain(text)
+
+
+#: what ``str.isspace`` says is a blank among ASCII characters, besides a space and a line
+#: break, and those of all Unicode that NFKC leaves as they are (tests say so)
+_OTHER_ASCII_BLANKS = ("\t", "\x0b", "\x0c", "\r", "\x1c", "\x1d", "\x1e", "\x1f")
+_OTHER_NFKC_BLANKS = (*_OTHER_ASCII_BLANKS, "\x85", "\u1680", "\u2028", "\u2029")
+
+
+def _collapse_words(text: str) -> str:
+    """:func:`_collapse` for any text: each line split into words and joined again."""
+    return "\n".join(filter(None, (" ".join(line.split()) for line in text.split("\n"))))
+
+
+def _collapse_plain(text: str) -> str:
+    """:func:`_collapse` of a text whose blanks are spaces and line breaks, and CRs each
+    before a line break: each line stripped (``str.strip`` returns a line with nothing to
+    strip as it is, and strips a CR at its end) and the empty ones left out; no word is
+    copied.  Then the runs of spaces left inside lines (never beside a line break: the lines
+    are stripped) become one space: the text split at every pair of spaces, left to right,
+    leaves of a run only empty pieces and one space at the start of the next piece (a piece
+    never ends with a space: the pair would have been found a character earlier).  A few
+    pieces, however many lines (asking each line cost more than the rest)."""
+    out = "\n".join(filter(None, map(str.strip, text.split("\n"))))
+    if "  " in out:
+        out = " ".join(filter(None, [piece.lstrip(" ") for piece in out.split("  ")]))
+    return out
+
+
+_LEET_BYTES = bytes.maketrans(b"013457@$", b"oieastas")
+_NOT_LETTER_BYTES = bytes(c for c in range(128) if not chr(c).isalpha()
+                          and chr(c) not in "013457@$")
+
+
+def _squeeze(text: str) -> str:
+    """ASCII letters only (leet digits read as letters; look-alikes were folded before).
+    ``bytes.translate`` is one C pass, several times faster than ``re.sub``."""
+    return _squeezed_bytes(text).decode()
+
+
+# ... and every byte of a character beyond ASCII: in UTF-8 each of them is 0x80 or above, so
+# deleting those bytes leaves the ASCII characters, what ``encode("ascii", "ignore")`` keeps
+_NOT_ASCII_LETTER_BYTES = _NOT_LETTER_BYTES + bytes(range(0x80, 0x100))
+
+
+def _squeezed_bytes(text: str) -> bytes:
+    """:func:`_squeeze` as bytes (what the squeezed pattern searches: ASCII, so the offsets
+    are the same, and the RE2 wrapper converts none).  Encoded as UTF-8 (a copy, for ASCII
+    text) with the bytes beyond ASCII deleted by the same ``translate``: encoding to ASCII
+    with ``ignore`` calls the error handler for every run of other characters (three times
+    the cost on a prompt with some)."""
+    return text.encode("utf-8", "surrogatepass").translate(_LEET_BYTES,
+                                                           _NOT_ASCII_LETTER_BYTES)
+
+
+#: the syntax :func:`_spread` knows: lower-case letters, groups, alternatives and repeats
+_SPREADABLE = frozenset("abcdefghijklmnopqrstuvwxyz(?:|)*+")
+
+
+@functools.cache
+def _spread(pattern: str) -> str:
+    """The squeezed ``pattern`` written to match where it matches the squeezed letters of a
+    text, but in the text itself (its UTF-8, RE2's own code points): each letter as the
+    characters :func:`_squeezed_bytes` turns into it (itself in either case, a leet digit),
+    followed by any run of characters it deletes.  A squeezed text is the text with those
+    runs deleted and the rest translated, so a part of it matches ``pattern`` exactly when
+    the stretch of the text it came from matches this; a text without a match needs no
+    squeezing (most prompts).  ``pattern`` must hold only :data:`_SPREADABLE`:
+    anything else is refused (a ``?`` makes a letter or group optional, or a repeat lazy,
+    which the spread letters follow as they are)."""
+    if not set(pattern) <= _SPREADABLE:
+        raise ValueError("the squeezed pattern holds syntax _spread does not know")
+    kept = [b for b in range(0x80) if b not in _NOT_ASCII_LETTER_BYTES]
+    gap = "[^" + "".join(_class_char(chr(b)) for b in kept) + "]*"
+
+    def letter(m: Any) -> str:
+        same = [chr(b) for b in kept if chr(_LEET_BYTES[b]).lower() == m.group()]
+        return "(?:[" + "".join(map(_class_char, same)) + "]" + gap + ")"
+
+    return re.sub(r"[a-z]", letter, pattern)
+
+
+def _class_char(ch: str) -> str:
+    return ch if ch.isalnum() else "\\" + ch
+
+
+def _unsqueeze(text: str, n: int) -> int:
+    """Where the ``n``-th letter of :func:`_squeeze`'s result is in ``text``."""
+    for m in re.finditer(r"[A-Za-z013457@$]", text):
+        if n == 0:
+            return m.start()
+        n -= 1
+    return len(text)
+
+
+#: every character beyond ASCII that ``str.casefold`` changes lies in one of these ranges
+#: (with some neighbours it leaves alone: ranges less than 17 apart are one), worked out for
+#: :data:`_CASED_UNICODE` (tests/test_injection_visible.py checks every code point)
+_CASED_BEYOND_ASCII = (
+    (0xB5, 0xDF), (0x100, 0x24E), (0x345, 0x345), (0x370, 0x3B0), (0x3C2, 0x42F),
+    (0x460, 0x556), (0x587, 0x587), (0x10A0, 0x10CD), (0x13F8, 0x13FD), (0x1C80, 0x1CBF),
+    (0x1E00, 0x1F6F), (0x1F80, 0x1FFC), (0x2126, 0x2132), (0x2160, 0x216F), (0x2183, 0x2183),
+    (0x24B6, 0x24CF), (0x2C00, 0x2C2F), (0x2C60, 0x2CF2), (0xA640, 0xA66C), (0xA680, 0xA69A),
+    (0xA722, 0xA7D8), (0xA7F5, 0xA7F5), (0xAB70, 0xABBF), (0xFB00, 0xFB17), (0xFF21, 0xFF3A),
+    (0x10400, 0x10427), (0x104B0, 0x104D3), (0x10570, 0x10595), (0x10C80, 0x10CB2),
+    (0x118A0, 0x118BF), (0x16E40, 0x16E5F), (0x1E900, 0x1E921),
+)
+_CASED_UNICODE = "14.0.0"
+
+
+def cased_class() -> str:
+    """A class of every character beyond ASCII ``str.casefold`` may change: the ranges above,
+    or, under another Unicode version than theirs, every character beyond ASCII (the
+    shortcut is then never taken)."""
+    if unicodedata.unidata_version != _CASED_UNICODE:
+        return "[^\\x00-\\x7f]"
+    return "[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}"
+                         for a, b in _CASED_BEYOND_ASCII) + "]"
+
+
+def _ascii_lower(text: str) -> str:
+    """``text.casefold()`` for a text holding none of :func:`cased_class`'s characters: only
+    its ASCII letters change, lowered in its UTF-8 (a lone surrogate fails the encoding)."""
+    return text.encode().lower().decode()

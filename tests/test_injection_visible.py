@@ -1,0 +1,117 @@
+"""NFKC with the invisible characters removed and the question "any letter to fold?" asked in
+one RE2 pass (:func:`_visible`) give what the two separate passes gave: the detector's fast
+normalising is the same on the development texts, the repository's files and made-up texts
+holding invisible characters, look-alike letters and other non-ASCII text."""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from subagents.lint.rules import injection
+from subagents.lint.rules.injection import (
+    _INVISIBLE,
+    _collapse,
+    _fast,
+    _fast_both,
+    _fold_table,
+    _folded_text,
+    _visible,
+)
+from subagents.lint.rules.injection_text import (
+    _CASED_BEYOND_ASCII,
+    _CASED_UNICODE,
+    _ascii_lower,
+    cased_class,
+)
+
+DATA = Path(__file__).parent / "data" / "injection"
+ROOT = Path(__file__).parent.parent
+
+
+def _plain_visible(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text)
+    if injection._Patterns.get()["invisible"].search(text):
+        text = _INVISIBLE.sub("", text)
+    return text
+
+
+def _plain_fast(text: str, fold: bool) -> str:
+    """:func:`_fast` with its two passes, as it was."""
+    if text.isascii():
+        return _collapse(text.lower())
+    text = _plain_visible(text)
+    if fold:
+        text = _folded_text(text)
+    return _collapse(text.casefold(), nfkc=True)
+
+
+def _plain_both(text: str) -> list[str]:
+    """:func:`_fast_both` with its two passes, as it was."""
+    if text.isascii():
+        return [_collapse(text.lower())]
+    text = _plain_visible(text)
+    folded = _folded_text(text)
+    if folded is text:
+        return [_collapse(text.casefold(), nfkc=True)]
+    norm = _collapse(folded.casefold(), nfkc=True)
+    bare = _collapse(text.casefold(), nfkc=True)
+    return [norm] if bare == norm else [norm, bare]
+
+
+def _same(text: str) -> None:
+    assert _fast_both(text) == _plain_both(text), text[:200]
+    assert _fast(text, True) == _plain_fast(text, True)
+    assert _fast(text, False) == _plain_fast(text, False)
+    visible, unusual = _visible(text)
+    assert visible == _plain_visible(text)
+    if not unusual:
+        assert _folded_text(visible) is visible
+        assert _ascii_lower(visible) == visible.casefold()
+
+
+def test_the_cased_ranges_hold_every_letter_case_folding_changes() -> None:
+    if unicodedata.unidata_version != _CASED_UNICODE:
+        assert cased_class() == "[^\\x00-\\x7f]"  # the shortcut is never taken
+        return
+    changed = [c for c in range(0x80, 0x110000) if chr(c).casefold() != chr(c)]
+    assert len(changed) > 1000
+    for c in changed:
+        assert any(lo <= c <= hi for lo, hi in _CASED_BEYOND_ASCII), hex(c)
+    rx = injection._Patterns.get()["unusual"]
+    for c in changed:  # and the compiled class finds each
+        assert injection.found_in(rx, chr(c).encode()), hex(c)
+    assert not injection.found_in(rx, "àé ж 中文 😀 ÿ".encode())
+
+
+def test_same_on_the_development_texts_and_the_repositorys_files() -> None:
+    texts: list[str] = []
+    for name in ("dev.jsonl", "dev2.jsonl", "probe3.jsonl"):  # development sets only
+        for line in (DATA / name).read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                texts.append(json.loads(line)["text"])
+    for path in sorted(ROOT.glob("examples/**/*.md")) + sorted(ROOT.glob("docs/*.md")):
+        texts.append(path.read_text(encoding="utf-8"))
+    assert sum(not t.isascii() for t in texts) > 50
+    for text in texts:
+        _same(text)
+
+
+_LOOK_ALIKES = sorted(chr(c) for c in _fold_table())[::7]
+_ODD = ["\u200b", "\u00ad", "\u202e", "\ufe0f", "\U000e0041", "\u2060", "\ufeff", "é", "ß",
+        "\u00a0", "\u2003", "😀", "中文", "\u0301", "ﬁ", "Σ", "\u3164",
+        # letters case-folding changes (or leaves alone beside ones it changes)
+        "É", "Ä", "µ", "\u212a", "İ", "ſ", "ς", "Ж", "ж", "\u13a0", "\uab70", "\u1e9e", "Ⅻ",
+        "\U00010400", "ǅ", "ŉ", "à", "ÿ"]
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(_LOOK_ALIKES), st.sampled_from(_ODD),
+                          st.sampled_from(["ignore", " ", "\n", "Rules", "send"]),
+                          st.text(max_size=3)), max_size=30))
+def test_same_on_made_up_texts(pieces: list[str]) -> None:
+    _same("".join(pieces))
