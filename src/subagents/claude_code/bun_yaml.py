@@ -85,16 +85,19 @@ _TYPED_START = frozenset("0123456789+-.~nNtTfF")
 _LETTER_START = frozenset("nNtTfF")  # null, true, false: the only typed words
 
 
+# the typed words of the 1.2 core schema (and the empty text): their values
+_WORDS: dict[str, Any] = {
+    **dict.fromkeys(_NULL), **dict.fromkeys(_TRUE, True), **dict.fromkeys(_FALSE, False)}
+_NOT_A_WORD = object()
+
+
 def resolve_plain(value: str) -> Any:
     """A plain (unquoted) scalar resolved with the YAML 1.2 core schema."""
     if value and value[0] not in _TYPED_START:
         return value  # the common case: text
-    if value in _NULL:
-        return None
-    if value in _TRUE:
-        return True
-    if value in _FALSE:
-        return False
+    word = _WORDS.get(value, _NOT_A_WORD)
+    if word is not _NOT_A_WORD:
+        return word  # null, true, false (and their spellings), ~, the empty text
     if value[0] in _LETTER_START:
         return value  # (`name`, `tools`: no number starts with a letter)
     if _INT10.match(value):
@@ -215,7 +218,13 @@ def bun_value(node: Any) -> Any:
             if not key.style and not (k and k[0] not in _TYPED_START):
                 k = resolve_plain(k)
             out.pop(k, None)  # last wins, in the position of the last
-            out[k] = bun_value(item)
+            if type(item) is YScalar:  # (a field's scalar value: the case above, in place)
+                v: Any = item.value
+                if not item.style and not (v and v[0] not in _TYPED_START):
+                    v = resolve_plain(v)
+                out[k] = v
+            else:
+                out[k] = bun_value(item)
         return out
     if kind is YSeq:
         return [bun_value(item) for item in node.items]

@@ -47,9 +47,9 @@ import unicodedata
 from collections.abc import Mapping
 from dataclasses import field, replace
 from enum import StrEnum
+from itertools import filterfalse
 
 from subagents._dataclass import dataclass
-from subagents._lazy_re import lazy_compile
 from subagents.claude_code import bun_yaml
 from subagents.claude_code.profile import ClaudeCodeProfile, get_profile
 
@@ -64,7 +64,7 @@ __all__ = [
     "Skip",
     "SkipKind",
     "as_plugin_agent",
-    "lenient_rewrite",
+    "lenient_rewrite",  # noqa: F822 - in .lenient, given by the module's __getattr__
     "listing_tools",
     "read_claude_code",
     "split_block",
@@ -185,7 +185,6 @@ class ClaudeCodeView:
 # --------------------------------------------------------------------------- the block
 
 
-
 def split_block(text: str) -> tuple[str, str, int] | None:
     """``(frontmatter text, rest, start offset of the text)`` as Claude Code splits a file.
 
@@ -195,6 +194,16 @@ def split_block(text: str) -> tuple[str, str, int] | None:
     follows the opening ``---`` and ends at the next ``---``, wherever it is.  ``text`` has
     its BOM already removed; the rest is not trimmed here.
     """
+    bounds = _block_bounds(text)
+    if bounds is None:
+        return None
+    start, end, rest = bounds
+    return text[start:end], text[rest:], start
+
+
+def _block_bounds(text: str) -> tuple[int, int, int] | None:
+    """:func:`split_block` as offsets: where the frontmatter text starts and ends, and where
+    the rest starts (after the whitespace that follows the closing ``---``)."""
     if not text.startswith("---") or text.find("---", 3) < 0:
         return None
     n = len(text)
@@ -211,7 +220,20 @@ def split_block(text: str) -> tuple[str, str, int] | None:
     j = end + 3
     while j < n and text[j] in _JS_SPACE_SET:
         j += 1
-    return text[start:end], text[j:], start
+    return start, end, j
+
+
+def _trimmed_rest(text: str, at: int) -> str:
+    """``js_trim(text[at:])`` for an ``at`` that :func:`_block_bounds` gave (no whitespace
+    starts the rest), copying the body once instead of twice: the whitespace at its end is
+    counted from the end; a long run of it is left to ``js_trim``."""
+    end = len(text)
+    stop = max(at, end - 64)
+    while end > stop and text[end - 1] in _JS_SPACE_SET:
+        end -= 1
+    if end == stop and end > at:
+        return js_trim(text[at:end])
+    return text[at:end]
 
 
 #: Why a file that starts with ``---`` has no block when that line never ends (a skip message).
@@ -232,52 +254,7 @@ def _opening_line_ends(text: str) -> bool:
     return False
 
 
-# --------------------------------------------------------------------------- lenient pass
-
-# JavaScript's `.` stops at \r, \u2028 and \u2029 as well as \n, and `$` (no m flag) is the
-# end of the line string: a CRLF line therefore never matches and is never quoted.
-_QUOTABLE_LINE = lazy_compile(
-    f"([a-zA-Z_-]+):[{JS_SPACE}]+([^{JS_SPACE}][^\n\r\u2028\u2029]*)\\Z"
-)
-_NEEDS_QUOTES = lazy_compile(r"[{}\[\]*&#!|>%@`]|: ")
-_LEADING_TABS = lazy_compile(r"(?m)^\t+")
-
-
-def lenient_rewrite(text: str) -> tuple[str, tuple[str, ...]]:
-    """The text of Claude Code's second YAML pass, and the keys whose values it quoted."""
-    out: list[str] = []
-    quoted: list[str] = []
-    for line in text.split("\n"):
-        m = _QUOTABLE_LINE.match(line)
-        if m:
-            key, value = m.group(1), m.group(2)
-            if (value.startswith('"') and value.endswith('"')) or (
-                value.startswith("'") and value.endswith("'")
-            ):
-                out.append(line)
-                continue
-            if value.startswith("[") and value.endswith("]"):
-                try:
-                    if isinstance(bun_yaml.parse(value), list):
-                        out.append(line)
-                        continue
-                except bun_yaml.BunYamlError:
-                    pass
-            if _NEEDS_QUOTES.search(value):
-                escaped = value.replace("\\", "\\\\").replace('"', '\\"')
-                out.append(f'{key}: "{escaped}"')
-                quoted.append(key)
-                continue
-        out.append(line)
-    rewritten = "\n".join(out)
-    rewritten = _LEADING_TABS.sub(lambda t: "  " * len(t.group(0)), rewritten)
-    return rewritten, tuple(quoted)
-
-
 # --------------------------------------------------------------------------- tools
-
-
-_SPLIT_RE = lazy_compile("[, ]")
 
 
 def _split_item(item: str) -> list[str]:
@@ -327,8 +304,12 @@ def split_tools(value: Any) -> tuple[str, ...] | None:
             continue
         if "(" not in item:
             # no parentheses: every comma and space splits, each piece trimmed (the same
-            # result as the character loop, which only parentheses make necessary)
-            out.extend(t for t in map(js_trim, _SPLIT_RE.split(item)) if t)
+            # result as the character loop, which only parentheses make necessary; the
+            # same pieces as splitting on `[, ]`)
+            for piece in item.replace(",", " ").split(" "):
+                tool = piece.strip(_JS_SPACE_CHARS)
+                if tool:
+                    out.append(tool)
         else:
             out.extend(_split_item(item))
     if "*" in out:
@@ -397,9 +378,16 @@ def _effort_ok(value: Any, profile: ClaudeCodeProfile) -> bool:
         return False
 
 
+#: the fields :func:`_field_notes` judges
+_NOTED_KEYS = frozenset({"model", "background", "memory", "isolation", "effort",
+                         "permissionMode", "maxTurns", "color", "mcpServers"})
+
+
 def _field_notes(fm: Mapping[str, Any], profile: ClaudeCodeProfile) -> list[Note]:
     """Values Claude Code ignores (it logs a debug line and loads the agent without them)."""
     notes: list[Note] = []
+    if _NOTED_KEYS.isdisjoint(fm):  # (none of the fields judged below: nothing to say)
+        return notes
 
     def ignored(key: str, why: str) -> None:
         notes.append(Note(key, f"`{key}: {_show(fm[key])}`: {why}"))
@@ -449,6 +437,8 @@ def _hooks_problems(
     """(reasons the agent cannot load, hook entries ignored)."""
     fatal: list[str] = []
     notes: list[Note] = []
+    if "hooks" not in fm and fm.keys().isdisjoint(profile.guard_events):
+        return fatal, notes  # (no hooks and no guard event: what the checks below find)
     guards = set(profile.guard_events)
     for key in guards:
         if fm.get(key) not in (None, [], {}):
@@ -530,6 +520,18 @@ def _refused(
     )
 
 
+_STR_ONLY = frozenset({str})
+
+
+def __getattr__(name: str) -> Any:
+    """``lenient_rewrite`` lives in :mod:`.lenient` (imported when first asked for)."""
+    if name == "lenient_rewrite":
+        from subagents.claude_code.lenient import lenient_rewrite
+
+        return lenient_rewrite
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def read_claude_code(
     data: bytes | str,
     *,
@@ -559,8 +561,8 @@ def read_claude_code(
     text, replaced = _decode(data)
     if text.startswith("\ufeff"):
         text = text[1:]
-    block = split_block(text)
-    if block is None:
+    bounds = _block_bounds(text)
+    if bounds is None:
         if not text.startswith("---"):
             why = "the file does not start with `---` at its very first byte"
         elif _opening_line_ends(text):
@@ -577,7 +579,8 @@ def read_claude_code(
             body=js_trim(text),
             replaced_bytes=replaced,
         )
-    block_text, rest, start = block
+    start, end, rest_at = bounds
+    block_text = text[start:end]
     block_line = text.count("\n", 0, start) + 1
     cut_inline = not (block_text == "" or block_text.endswith("\n"))
     quoted: tuple[str, ...] = ()
@@ -594,6 +597,8 @@ def read_claude_code(
         # an alias bomb too: Claude Code's first pass throws on it and the second pass quotes
         # each `key: *alias` line, so the values are literal text (2.1.332, yaml-alias-bomb);
         # the guard measured the expansion on the composed nodes, nothing was expanded
+        from subagents.claude_code.lenient import lenient_rewrite
+
         rewritten, quoted = lenient_rewrite(block_text)
         try:
             parsed = bun_yaml.parse(rewritten)
@@ -614,7 +619,7 @@ def read_claude_code(
                     True,
                 ),
                 ParseMode.FAILED,
-                body=js_trim(rest),
+                body=_trimmed_rest(text, rest_at),
                 block_text=block_text,
                 block_line=block_line,
                 error_line=line,
@@ -623,7 +628,8 @@ def read_claude_code(
                 replaced_bytes=replaced,
             )
     fm: dict[str, Any] = parsed if isinstance(parsed, dict) else {}
-    fm = {str(k): v for k, v in fm.items()}
+    # every key a string (nearly always): a plain copy, else each key as its text
+    fm = dict(fm) if _STR_ONLY.issuperset(map(type, fm)) else {str(k): v for k, v in fm.items()}
     common: dict[str, Any] = {
         "frontmatter": fm,
         "block_text": block_text,
@@ -631,7 +637,7 @@ def read_claude_code(
         "quoted_keys": quoted,
         "block_cut_inline": cut_inline,
         "replaced_bytes": replaced,
-        "body": js_trim(rest),
+        "body": _trimmed_rest(text, rest_at),
         "shared_parse": mode is ParseMode.YAML and shared,
     }
 
@@ -691,7 +697,7 @@ def _judged_fields(
         tools = (*tools, *(t for t in ("Write", "Edit") if t not in tools))
     disallowed = split_tools(fm["disallowedTools"]) if "disallowedTools" in fm else None
     notes = _field_notes(fm, profile) + hook_notes
-    unknown = tuple(k for k in fm if k not in profile.known_keys)
+    unknown = tuple(filterfalse(profile.known_keys.__contains__, fm))
     return ClaudeCodeView(
         profile,
         True,

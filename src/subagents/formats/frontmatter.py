@@ -265,7 +265,7 @@ def _parse_block(
         text, start_line, end_line, None, crlf=crlf, bom=bom, yaml_text=yaml_text,
         body_at=body_at,
     )
-    if not yaml_text.strip():
+    if not yaml_text or yaml_text.isspace():  # (`not yaml_text.strip()`, without a copy)
         doc.root = YMap([], start_line + 1, 1)
         return doc, issues
     tree = parse_yaml_tree(yaml_text, line_offset=start_line)

@@ -38,8 +38,8 @@ def read_markdown_text(
         (
             f.key,
             f.node.to_python(),
-            SourceLocation(f.key_line, f.key_column),
-            f.node.value if isinstance(f.node, YScalar) else None,
+            _location(f.key_line, f.key_column),
+            f.node.value if type(f.node) is YScalar else None,
             (f.node.line, f.node.column),
         )
         for f in doc.fields.values()
@@ -55,3 +55,19 @@ def read_markdown_text(
     )
     issues.extend(field_issues)
     return definition, doc, issues
+
+
+def _location(line: int, column: int) -> SourceLocation:
+    """``SourceLocation(line, column)``, one object per position: a location is frozen, and
+    the same few (a key at column 1 of lines 2 to 20) come back in every file, where building
+    one sets each field through ``object.__setattr__``."""
+    where = (line, column)
+    found = _LOCATIONS.get(where)
+    if found is None:
+        if len(_LOCATIONS) >= 4096:
+            _LOCATIONS.clear()
+        found = _LOCATIONS[where] = SourceLocation(line, column)
+    return found
+
+
+_LOCATIONS: dict[tuple[int, int], SourceLocation] = {}

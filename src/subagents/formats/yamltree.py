@@ -13,6 +13,11 @@ own small node tree from the event stream, so:
 Scalars keep their source text and style; :meth:`YScalar.to_python` resolves plain scalars with
 YAML 1.1's implicit rules (as PyYAML does, so ``yes`` is ``True``), because that is what every
 harness reading these files does.
+
+Most frontmatter is only one-line ``key: value`` fields.  Such a text is read with one pattern
+instead of libyaml (see "the simple frontmatter" below): the subset is chosen so that the tree
+is the one libyaml's nodes give, and a test compares the two; anything outside it, and every
+text of a process's first few, goes to libyaml.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from dataclasses import field, replace
 import yaml
 
 from subagents._dataclass import dataclass
+from subagents._lazy_re import lazy_compile
 from subagents.formats.nesting import nesting_scan
 
 TYPE_CHECKING = False
@@ -87,16 +93,7 @@ class _TreeLoader(_Loader):  # type: ignore[misc]
         if kind is _ScalarNode:
             if not implicit[0] or (value and value[0] not in _TYPED_FIRST):
                 return _STR_TAG
-            # A plain scalar's tag is a function of its text alone (no path resolvers: the
-            # rest of ``implicit`` is read only by those), and the same keys and words come
-            # back in every file (``name``, ``tools``, ``true``): each text resolved once.
-            tag = _PLAIN_TAGS.get(value)
-            if tag is None:
-                tag = _resolve(self, kind, value, implicit)
-                if len(_PLAIN_TAGS) >= _PLAIN_TAGS_MAX:
-                    _PLAIN_TAGS.clear()
-                _PLAIN_TAGS[value] = tag
-            return tag
+            return _PLAIN_TAGS.get(value) or _plain_tag(value)
         return _resolve(self, kind, value, implicit)
 
 
@@ -105,14 +102,39 @@ _PLAIN_TAGS: dict[str, str] = {}
 _PLAIN_TAGS_MAX = 4096
 
 
+def _plain_tag(value: str) -> str:
+    """The implicit tag of a plain scalar, as the safe loader's resolver gives it.
+
+    A plain scalar's tag is a function of its text alone (no path resolvers: the rest of the
+    composer's ``implicit`` is read only by those), and the same keys and words come back in
+    every file (``name``, ``tools``, ``true``): each text is resolved once (``_PLAIN_TAGS``).
+    The resolver reads only class attributes (its implicit resolvers, its default tag), so it
+    is asked as the loader class."""
+    tag: str = _resolve(_TreeLoader, _ScalarNode, value, (True, False))
+    if len(_PLAIN_TAGS) >= _PLAIN_TAGS_MAX:
+        _PLAIN_TAGS.clear()
+    _PLAIN_TAGS[value] = tag
+    return tag
+
+
 _ScalarNode = yaml.ScalarNode
 _resolve = _Loader.resolve
 # The first characters some implicit (non-string) type of the safe loader starts with.
 _TYPED_FIRST = frozenset(k for k in _Loader.yaml_implicit_resolvers if k)
 if None in _Loader.yaml_implicit_resolvers or _Loader.yaml_path_resolvers:  # pragma: no cover
     # someone taught the safe loader a type any character may start, or a path resolver:
-    # the shortcut above would miss it
+    # the shortcut above would miss it (and so would the simple reading below)
     _TreeLoader = _Loader  # type: ignore[misc]
+    _SIMPLE = False
+else:
+    _SIMPLE = _CParser is not None
+
+# The simple reading's pattern costs more to compile (about 1.5 M instructions) than libyaml
+# costs to read a dozen frontmatters (about 0.1 M each): a process reads its first texts with
+# libyaml, and only one that reads more (a folder, a tree) compiles it.  The tree is the same
+# either way (tests/test_yamltree_simple.py).
+_SIMPLE_AFTER = 16
+_PARSED = [0]  # frontmatters read with libyaml so far (counted up to _SIMPLE_AFTER)
 
 
 @dataclass(slots=True)
@@ -133,10 +155,12 @@ class YScalar:
         return not self.style
 
     def to_python(self) -> Any:
-        if self.style or (self.tag and self.tag in ("!", _STR_TAG)):
+        given = self.tag
+        # (quoted or block; tagged a string; or plain and resolved as one: the text itself)
+        if self.style or (given or self.resolved_tag) == _STR_TAG or given == "!":
             return self.value
         tag = (
-            self.tag
+            given
             or self.resolved_tag
             or _resolver.resolve(  # type: ignore[no-untyped-call]
                 yaml.ScalarNode, self.value, (True, False)
@@ -311,10 +335,106 @@ def parse_yaml_tree(text: str, *, line_offset: int = 0) -> YamlTree:
     ``line_offset`` is added to every 1-based line so positions are file positions.
     Never raises for bad input: syntax errors come back in ``YamlTree.error``.
     """
+    if _PARSED[0] >= _SIMPLE_AFTER:
+        simple = _simple_tree(text, line_offset)
+        if simple is not None:
+            return simple
+    elif _SIMPLE:
+        _PARSED[0] += 1
     tree = _parse_yaml_tree(text, line_offset)
     if "\x85" in text or "\u2028" in text or "\u2029" in text:
         _to_file_lines(tree, text, line_offset)
     return tree
+
+
+# ---------------------------------------------------------------- the simple frontmatter
+#
+# Most frontmatter is nothing but `key: value` lines: a key of letters, digits, `_` and `-` at
+# column 0, spaces, then one value on the rest of the line, plain or quoted without escapes.
+# Such a text is read with one pattern instead of libyaml (its composer builds a node, two
+# marks and three resolver calls per scalar, and the tree is then converted); the tree is the
+# one libyaml's nodes give, by construction of the subset:
+#
+# * every character is one libyaml reads (no control character, lone surrogate, U+FFFE or
+#   U+FFFF), and none it takes for a line break or a byte order mark (CR, NEL, U+2028,
+#   U+2029, U+FEFF): lines and columns count as in the text, which ends in a line feed;
+# * a plain value starts with no indicator or space, holds no `#`, no tab, and no `:` followed
+#   by a space or the line's end, so it ends where the line ends (trailing spaces dropped) and
+#   the next line, at column 0, cannot continue it; a quoted value holds no backslash, no
+#   quote of its own kind and no line break, so its text is what stands between the quotes;
+# * a key is at most 200 characters (libyaml gives up on a simple key past 1,024);
+# * lines between hold nothing, or a comment from column 0.
+#
+# Anything else (lists, nested maps, block scalars, escapes, anchors, tags, errors) is left to
+# libyaml.  tests/test_yamltree_simple.py compares the two on the corpus and generated text.
+
+# (the characters past U+00FF among them are looked for by `_reads_alike`: a class holding
+# them compiles into a 64K-entry table, a measurable part of checking one file)
+_NOT_READ = r"\x00-\x1f\x7f-\x9f"
+_NOT_READ_WIDE = "\u2028\u2029\ufeff\ufffe\uffff"
+_SIMPLE_LINE = lazy_compile(
+    # (possessive: a line that fails is given up at once, never tried another way)
+    r"^(?:([A-Za-z_][A-Za-z0-9_-]{0,199}):( +)("
+    rf"[^\s{_NOT_READ}#\-?:,\[\]{{}}&*!|>'\"%@`](?:[^{_NOT_READ}#:]++|:(?=[^ {_NOT_READ}#]))*+"
+    rf"|\"[^\"\\{_NOT_READ}]*+\" *+|'[^'{_NOT_READ}]*+' *+)|#[^{_NOT_READ}]*+)?\n",
+    re.M,
+)
+
+
+def _simple_tree(text: str, offset: int) -> YamlTree | None:
+    """The tree of a frontmatter of simple ``key: value`` lines (see above), or None."""
+    if not text.endswith("\n") or not (text.isascii() or _reads_alike(text)):
+        return None
+    rows = _SIMPLE_LINE.findall(text)
+    # each match is one whole line (it starts at a line's start, ends at its line feed and
+    # holds no other): as many matches as lines, and every line is one
+    if len(rows) != text.count("\n"):
+        return None
+    issues: list[YamlIssue] = []
+    pairs: list[tuple[YScalar, YNode]] = []
+    seen: dict[str, int] = {}
+    tags = _PLAIN_TAGS
+    # a text holding `&`, `*` or `!` goes libyaml's event path, whose scalars carry no
+    # resolved tag (``to_python`` resolves them when asked): the same tree here
+    resolved = "&" not in text and "*" not in text and "!" not in text
+    line = offset
+    for key, gap, taken in rows:
+        line += 1
+        if not key:
+            continue  # an empty line or a comment
+        token = taken.rstrip(" ")  # (the pattern took the spaces after the value)
+        node = YScalar(key, line, 1, None, None, line, len(key) + 1,
+                       (tags.get(key) or _plain_tag(key)) if resolved else None)
+        if key in seen:
+            issues.append(_duplicate(node, seen[key]))
+        else:
+            seen[key] = line
+        column = len(key) + len(gap) + 2  # 1-based, where the value starts
+        first = token[0]
+        if first in "\"'":  # (one character: a quote)
+            value = YScalar(token[1:-1], line, column, first, None, line,
+                            column + len(token), _STR_TAG if resolved else None)
+        else:
+            tag = (None if not resolved else _STR_TAG if first not in _TYPED_FIRST
+                   else tags.get(token) or _plain_tag(token))
+            value = YScalar(token, line, column, None, None, line, column + len(token), tag)
+        pairs.append((node, value))
+    if not pairs:
+        return None
+    return YamlTree(YMap(pairs, pairs[0][0].line, 1), issues)
+
+
+def _reads_alike(text: str) -> bool:
+    """Whether ``text`` holds none of the characters past U+00FF that libyaml reads as a line
+    break or a byte order mark, or refuses (U+FFFE, U+FFFF, a lone surrogate)."""
+    for wide in _NOT_READ_WIDE:
+        if wide in text:
+            return False
+    try:
+        text.encode()
+    except UnicodeEncodeError:  # a lone surrogate (a text given as a string, not read)
+        return False
+    return True
 
 
 def _to_file_lines(tree: YamlTree, text: str, offset: int) -> None:

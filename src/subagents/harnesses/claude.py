@@ -190,7 +190,8 @@ class ClaudeHarness(Reading):
         if text is None:  # not decodable: Claude Code reads the bytes its own way
             return result.with_reading(result.diagnostics,
                                        read_claude_code(data, profile=profile))
-        shared = (None if any(d.rule == "SA007" for d in result.diagnostics)
+        found = result.diagnostics
+        shared = (None if found and any(d.rule == "SA007" for d in found)
                   else _parsed_block(result.document, crlf))
         # the text is already decoded: Claude Code reads the same characters unless the
         # file has CRLF line ends (it keeps them; the strict reader normalised them)
@@ -198,8 +199,8 @@ class ClaudeHarness(Reading):
         source: str | bytes = ("\ufeff" + text if bom else text) if same_text else data
         view = read_claude_code(source, profile=profile, parsed_block=shared,
                                 size=len(data) if isinstance(data, bytes) else None)
-        diagnostics = result.diagnostics
-        if view.loaded:
+        diagnostics = found
+        if view.loaded and found:  # (nothing to reword in a file without findings)
             label = view.profile.label
             lenient = view.parse is ParseMode.LENIENT
             diagnostics = tuple(_say_what_claude_code_does(d, label, lenient)

@@ -178,7 +178,7 @@ def parse_agent_text(
     display = str(path)
     if type(dialect) is not Dialect:  # (a plain string; Dialect() of a member costs a call)
         dialect = Dialect(dialect)
-    if dialect.value in OWN_READERS:
+    if dialect in OWN_READERS:  # (a StrEnum: its value's hash and equality, no `.value` call)
         # another harness's file: its own faithful reader, the same one `validate`, `list`,
         # `convert` and `sync` use (the text as the harness gets it: BOM and CRLF kept)
         raw_text = (data.decode("utf-8", errors="replace") if isinstance(data, bytes)

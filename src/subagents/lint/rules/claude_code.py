@@ -231,8 +231,11 @@ def claude_code_findings(
             "byte sequence",
             "re-save the file as UTF-8, e.g. `iconv -f latin1 -t utf-8 in.md > out.md`",
         )
-    yield from _tool_changes(view, path, text, label)
-    yield from _missing_skills(view, path, text, label)
+    # (each says nothing without its keys: a deny list or `memory`; `skills`)
+    if "disallowedTools" in fm or "memory" in fm:
+        yield from _tool_changes(view, path, text, label)
+    if "skills" in fm:
+        yield from _missing_skills(view, path, text, label)
     for note in view.notes:
         if note.key == "hooks" and note.rule is None:
             continue  # the hooks rules (SA109/SA110) point at the entry itself
