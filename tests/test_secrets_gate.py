@@ -1,4 +1,4 @@
-"""The secrets scan's RE2 gate (``security._Gate``) never changes what ``find_secrets`` finds.
+"""The secrets scan's gate (``security._Gate``) never changes what ``find_secrets`` finds.
 
 The gate answers "does this text hold anything the scan looks for?" in one pass; a text it
 turns away must be one the full scan finds nothing in.  Compared here, text by text, with the
@@ -98,7 +98,7 @@ def test_a_gate_that_cannot_build_scans_every_text(monkeypatch: pytest.MonkeyPat
     real_import = builtins.__import__
 
     def no_re2(name: str, *a: object, **k: object) -> object:
-        if name == "re2":
+        if name in ("re2", "hyperscan"):
             raise ImportError(name)
         return real_import(name, *a, **k)  # type: ignore[arg-type]
 
@@ -113,3 +113,36 @@ def test_a_gate_that_cannot_build_scans_every_text(monkeypatch: pytest.MonkeyPat
         assert security._Gate.may_hold("nothing here")  # fails closed: scanned in full
     finally:
         security._Gate.read, security._Gate.match, security._Gate.failed = saved
+
+
+def _texts_for_both_gates() -> Iterator[str]:
+    rnd = random.Random(5)
+    pieces = ["gh", "ghp_", "ghs_", "gh_", "github_pat_", "AKIA", "ASIA", "AKI", "sk-", "s k-",
+              "xox", "ecret", "ECRET", "eCret", "PRIVATE KEY", "PRIVATE  KEY",
+              "https://hooks.slack.com/", "https://hooks.slack.co", "\ud800", "é", "\x00",
+              "\U0001F600", "\n", " ", "a", "Z", "_", "-"]
+    for _ in range(3000):
+        yield "".join(rnd.choice(pieces) for _ in range(rnd.randrange(0, 12)))
+    yield from _SAMPLES
+
+
+def test_the_hyperscan_and_re2_gates_name_the_same_patterns() -> None:
+    """Each text's set of patterns, from either engine, over the same bytes."""
+    hs_gate, re2_gate = security._hyperscan_gate(), security._re2_gate()
+    if hs_gate is None or re2_gate is None:
+        pytest.skip("needs both the hyperscan and the re2 wheels")
+    seen = set()
+    for text in _texts_for_both_gates():
+        data = text.encode("utf-8", "surrogatepass")
+        named = sorted(hs_gate(data))
+        assert named == sorted(re2_gate(data)), text
+        seen.update(named)
+    assert seen == set(range(len(security._GATE_PATTERNS)))  # every pattern was met
+
+
+def test_a_failing_hyperscan_scan_names_every_pattern() -> None:
+    gate = security._hyperscan_gate()
+    if gate is None:
+        pytest.skip("needs the hyperscan wheel")
+    assert gate(b"nothing here") == []
+    assert sorted(gate("nothing here")) == list(range(len(security._GATE_PATTERNS)))  # type: ignore[arg-type]

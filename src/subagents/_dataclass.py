@@ -32,6 +32,18 @@ Design notes
   compiles it as always.  So a stale table costs time, never correctness.  The table is
   written by ``python -m subagents._dataclass_codegen``; ``tests/test_dataclass_code.py``
   fails when it is stale and checks every stored function against a fresh compile.
+* A frozen class with slots gets an ``__init__`` that sets each field through its slot
+  descriptor's ``__set__`` (bound once, a free variable of the function) instead of
+  ``object.__setattr__(self, 'name', value)``, which looks the name up in the class to reach
+  that same descriptor: the standard function's text with only those calls changed, compiled
+  ahead in :data:`subagents._dataclass_code.SLOT_INIT` (about half the cost of building a
+  thirty-field definition).  Its other free variables (the default factories) are the
+  standard function's own cells, and its defaults, keyword defaults and annotations are
+  copied from it; a class whose text is not in the table, or whose field is not a slot of
+  its own, keeps the standard ``__init__``.  (A subclass that shadowed an inherited field's
+  slot with a descriptor of its own would be set through the base class's slot: nothing here
+  does that, and the dataclasses of this package never re-declare a slot.)
+  ``tests/test_dataclass_code.py`` builds every such class both ways and compares.
 * Type checkers see :func:`dataclasses.dataclass` itself (the name is re-exported under
   ``TYPE_CHECKING``), so mypy checks these classes exactly as before.
 """
@@ -42,19 +54,24 @@ import dataclasses
 import reprlib
 import sys
 from collections.abc import Callable
-from types import FunctionType
+from types import CellType, CodeType, FunctionType, MemberDescriptorType
 
-from subagents._dataclass_code import CODE
+from subagents._dataclass_code import CODE, SLOT_INIT
 
 __all__ = ["dataclass"]
 
 _standard = dataclasses.dataclass  # bound once: the standard decorator builds the class
 
 
+#: The texts the standard decorator compiled for the class being built (while it runs).
+_texts: list[object] = []
+
+
 def _exec(source: object, globals: dict[str, Any] | None = None,
           locals: dict[str, Any] | None = None, /) -> None:
     """``exec`` as the standard decorator calls it, taking the compiled function from
     :data:`CODE` when ``source`` is one of its texts (each a single ``def``)."""
+    _texts.append(source)
     code = CODE.get(source) if type(source) is str else None
     if (code is None or type(globals) is not dict or "__builtins__" not in globals
             or type(locals) is not dict):
@@ -65,6 +82,47 @@ def _exec(source: object, globals: dict[str, Any] | None = None,
         return
     # what running the text's one ``def`` statement does: a function of the code and globals
     locals[code.co_name] = FunctionType(code, globals)
+
+
+def _inner_init(create: CodeType | None) -> CodeType | None:
+    """The ``__init__`` code a ``__create_fn__`` code defines."""
+    if create is None:
+        return None
+    return next((c for c in create.co_consts
+                 if type(c) is CodeType and c.co_name == "__init__"), None)
+
+
+def _use_slot_init(cls: type, text: str) -> None:
+    """Give ``cls`` the ``__init__`` of ``SLOT_INIT[text]`` (the standard ``__init__``
+    compiled from ``text``, setting each field through its slot descriptor), when the class's
+    ``__init__`` is the one ``text`` made (not another class's, built at the same time in
+    another thread) and every free variable it has can be given: a setter, the ``__set__`` of
+    the class's own slot of that field; any other, the standard ``__init__``'s own cell of
+    that name.  Otherwise nothing changes."""
+    old = cls.__dict__.get("__init__")
+    code = _inner_init(SLOT_INIT.get(text))
+    if (type(old) is not FunctionType or code is None
+            or old.__code__ is not _inner_init(CODE.get(text))):
+        return
+    cells = dict(zip(old.__code__.co_freevars, old.__closure__ or (), strict=True))
+    closure: list[CellType] = []
+    for name in code.co_freevars:
+        if name.startswith("__dataclass_set_"):
+            slot = cls.__dict__.get(name[16:])
+            if type(slot) is not MemberDescriptorType:
+                return
+            closure.append(CellType(slot.__set__))
+        elif name in cells:
+            closure.append(cells[name])
+        else:
+            return
+    new = FunctionType(code, old.__globals__, old.__name__, old.__defaults__, tuple(closure))
+    new.__kwdefaults__ = old.__kwdefaults__
+    new.__annotations__ = old.__annotations__
+    new.__qualname__ = old.__qualname__
+    new.__doc__ = old.__doc__
+    new.__dict__["standard"] = old  # (for tests/test_dataclass_code.py to compare with)
+    cls.__init__ = new  # type: ignore[misc]
 
 
 def _values(obj: str, names: tuple[str, ...]) -> str:
@@ -143,12 +201,19 @@ def _dataclass(cls: type | None = None, /, *, init: bool = True, repr: bool = Tr
         # a global named ``exec`` in the dataclasses module is what its functions call
         # instead of the builtin, for as long as it is there
         vars(dataclasses)["exec"] = _exec
+        _texts.clear()
         try:
             made: type = _standard(
                 cls, init=init, repr=False, eq=False, frozen=frozen, match_args=match_args,
                 kw_only=kw_only, slots=slots, weakref_slot=weakref_slot)
         finally:
             vars(dataclasses).pop("exec", None)
+        if frozen and slots and init:
+            for text in _texts:
+                if type(text) is str and text in SLOT_INIT:
+                    _use_slot_init(made, text)
+                    break
+        _texts.clear()
         _add_methods(made, own_repr, own_eq, hash_)
         params = made.__dataclass_params__  # type: ignore[attr-defined]
         params.repr = repr

@@ -12,6 +12,14 @@ Design notes
   :func:`subagents._dataclass._exec` relies on it.
 * The table is written for the Python that runs this (its ``major.minor`` is recorded): the
   standard decorator's text may differ in another version, where the texts simply miss.
+* A frozen class's ``__init__`` sets each field with ``object.__setattr__(self, 'name',
+  value)`` (its ``__setattr__`` refuses).  For a class with slots, the table also holds a
+  second version of that text (:func:`slot_init_text`) that calls each field's slot
+  descriptor's ``__set__`` instead, which is what ``object.__setattr__`` ends up calling
+  after looking the name up in the class: about half the cost of building the object (an
+  agent's definition has thirty fields, and a cold ``validate`` builds a few per file).
+  :mod:`subagents._dataclass` uses it only for a class with slots whose ``__init__`` does
+  nothing but set fields, with the descriptors of that very class.
 * ``tests/test_dataclass_code.py`` fails when the written table differs from a fresh one.
 """
 
@@ -25,7 +33,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-__all__ = ["AGENTS", "main", "recorded_texts", "table_source"]
+__all__ = ["AGENTS", "main", "recorded_texts", "slot_init_text", "table_source"]
 
 TABLE = Path(__file__).with_name("_dataclass_code.py")
 
@@ -95,6 +103,36 @@ def recorded_texts() -> list[tuple[str, str]]:
     return kept
 
 
+#: How the standard decorator's ``__init__`` of a frozen class sets a field (one body line).
+_FROZEN_SET = "  __dataclass_builtins_object__.__setattr__(self,'"
+#: The prefix of the name each field's setter has in :func:`slot_init_text`.
+SETTER = "__dataclass_set_"
+
+
+def slot_init_text(text: str) -> str | None:
+    """``text`` (the standard decorator's ``__create_fn__`` of a frozen class's ``__init__``)
+    with every field set through its slot descriptor's ``__set__``, each setter an extra
+    argument of ``__create_fn__`` (so a free variable of ``__init__``, given by
+    :mod:`subagents._dataclass`); None when the ``__init__`` does anything but set fields."""
+    lines = text.split("\n")
+    if len(lines) < 4 or not lines[0].startswith("def __create_fn__(") \
+            or not lines[0].endswith("):") or not lines[1].startswith(" def __init__(") \
+            or lines[-1] != " return __init__":
+        return None
+    body: list[str] = []
+    setters: list[str] = []
+    for line in lines[2:-1]:
+        if not line.startswith(_FROZEN_SET):
+            return None
+        name, sep, rest = line[len(_FROZEN_SET):].partition("',")
+        if not sep or not name.isidentifier():
+            return None
+        setters.append(SETTER + name)
+        body.append(f"  {SETTER}{name}(self,{rest}")
+    head = lines[0][:-2] + ", " + ", ".join(setters) + "):"
+    return "\n".join([head, lines[1], *body, lines[-1]])
+
+
 def table_source(texts: list[tuple[str, str]]) -> str:
     """The text of the generated module for ``texts``."""
     version = f"{sys.version_info.major}.{sys.version_info.minor}"
@@ -103,7 +141,9 @@ def table_source(texts: list[tuple[str, str]]) -> str:
 The functions the standard ``dataclasses.dataclass`` compiles for the classes that ``subagents
 validate FILE`` builds (Python {version}), each already compiled, under its exact source text:
 :mod:`subagents._dataclass` takes them from here instead of compiling the text again; a text
-that is not here is compiled as usual.  tests/test_dataclass_code.py checks it is current.
+that is not here is compiled as usual.  ``SLOT_INIT``: for a frozen class's ``__init__`` text,
+the same function setting each field through its slot descriptor (used for classes with slots).
+tests/test_dataclass_code.py checks it is current.
 """
 # ruff: noqa
 # (each ``def`` is the standard decorator's text, character for character: its layout and
@@ -113,10 +153,14 @@ from types import CodeType
 
 PYTHON = ({sys.version_info.major}, {sys.version_info.minor})
 CODE: dict[str, CodeType] = {{}}
+SLOT_INIT: dict[str, CodeType] = {{}}
 '''
     parts = [head]
     for text, name in texts:
         parts.append(f"\n{text}\nCODE[{text!r}] = {name}.__code__\n")
+        slotted = slot_init_text(text) if name == "__create_fn__" else None
+        if slotted is not None and " def __init__(" in text:
+            parts.append(f"\n{slotted}\nSLOT_INIT[{text!r}] = {name}.__code__\n")
     return "".join(parts)
 
 

@@ -290,14 +290,28 @@ class AgentDefinition:
             values.update(changes)
             return AgentDefinition(**values)
         # each slot set as the generated __init__ sets it (it only assigns), without the
-        # keyword arguments of a 31-field call: half the cost, and one is made per file read
+        # keyword arguments of a 31-field call: half the cost, and one is made per file read;
+        # which slots are copied and which changed is worked out once per set of names
+        # (a call site passes the same names every time)
+        names = tuple(changes)
+        plan = _PLANS.get(names)
+        if plan is None:
+            plan = (tuple((get, set_) for name, get, set_ in _SLOTS if name not in changes),
+                    tuple((name, set_) for name, _get, set_ in _SLOTS if name in changes))
+            if len(_PLANS) < 256:  # (a caller making up names each time: not remembered)
+                _PLANS[names] = plan
         new = _new_object(AgentDefinition)
-        for name, get, set_ in _SLOTS:
-            set_(new, changes[name] if name in changes else get(self))
+        for get, set_ in plan[0]:
+            set_(new, get(self))
+        for name, set_ in plan[1]:
+            set_(new, changes[name])
         return new
 
 
 _FIELD_NAMES: frozenset[str] = frozenset(f.name for f in fields(AgentDefinition) if f.init)
+#: :meth:`AgentDefinition.evolve`'s plan per tuple of changed names: the (getter, setter) of
+#: each slot copied, the (name, setter) of each slot changed.
+_PLANS: dict[tuple[str, ...], tuple[tuple[tuple[Any, Any], ...], tuple[tuple[str, Any], ...]]] = {}
 _new_object = object.__new__
 #: ``(field name, its slot's getter, its setter)`` of every field, for
 #: :meth:`AgentDefinition.evolve` (bound once: a look-up of ``__set__`` makes an object each

@@ -125,6 +125,9 @@ def build_from_items(
             continue
         if attr in _TEXT_AS_WRITTEN and source_text is not None and value is not None:
             value = source_text
+        if type(value) is str and attr in _PLAIN_TEXT:  # what _convert returns for these
+            values[attr] = value
+            continue
         converted = _convert(attr, value)
         if converted is _BAD:
             bad(f, _EXPECTED[attr])
@@ -148,6 +151,13 @@ def build_from_items(
         body_line=body_line,
     )
     return definition, issues
+
+
+#: The fields whose text value :func:`_convert` returns as it is (a string, not a list or a
+#: number): most of a file's fields, taken without walking its chain of cases
+#: (tests/test_fields_plain_text.py checks the set against it).
+_PLAIN_TEXT = frozenset({"name", "description", "system_prompt", "model", "permission_mode",
+                         "color", "memory", "effort", "isolation", "initial_prompt"})
 
 
 class _Bad:

@@ -147,6 +147,16 @@ class AgentFacts:
                    None if defn.path is None else os.fspath(defn.path),
                    None if defn.source is None else defn.source.value, line, column)
 
+    @staticmethod
+    def row_of(defn: AgentDefinition, line: int, column: int) -> list[Any]:
+        """``AgentFacts.of(defn, line, column).row()`` without building the object (the cache
+        stores one per agent; ``str`` of a ``StrEnum`` member is its value, without the
+        ``value`` property's call)."""
+        path, source = defn.path, defn.source
+        return [defn.name, defn.description, str(defn.dialect),
+                None if path is None else os.fspath(path),
+                None if source is None else str(source), line, column]
+
     def row(self) -> list[Any]:
         """Its fields in order, as stored (what ``dataclasses.astuple`` gives, without its
         deep copy of every field: the cache writes one per agent)."""
@@ -201,15 +211,16 @@ def _stat(st: os.stat_result) -> list[int]:
     return [st.st_mtime_ns, st.st_size, st.st_ino, st.st_mode, st.st_ctime_ns]
 
 
-def _entry_out(key: str, st: os.stat_result, digest: str, hashed_at: int,
-               entry: FileEntry) -> dict[str, Any]:
+def _entry_out(key: str, stated: list[int], digest: str, hashed_at: int,
+               diagnostics: Sequence[Diagnostic], agents: int, facts: list[list[Any]],
+               silencers: tuple[tuple[str, ...], tuple[str, ...]] | None,
+               harness_ids: Sequence[str]) -> dict[str, Any]:
     return {
-        "k": key, "st": _stat(st), "h": digest, "t": hashed_at,
-        "d": [_diag_out(d) for d in entry.diagnostics], "n": entry.agents,
-        "f": [f.row() for f in entry.facts],
-        "s": None if entry.silencers is None else [list(entry.silencers[0]),
-                                                   list(entry.silencers[1])],
-        "i": list(entry.harness_ids),
+        "k": key, "st": stated, "h": digest, "t": hashed_at,
+        "d": [_diag_out(d) for d in diagnostics], "n": agents,
+        "f": facts,
+        "s": None if silencers is None else [list(silencers[0]), list(silencers[1])],
+        "i": list(harness_ids),
     }
 
 
@@ -327,6 +338,16 @@ class ResultCache:
         ``digest``: :func:`file_digest` of the bytes the outcome was computed from, as the reader
         read them after the look-up (so the file is not read a second time to hash it);
         without it, a file the look-up did not hash is read and hashed now."""
+        self.store_outcome(apath, key, entry.diagnostics, entry.agents,
+                           [f.row() for f in entry.facts], entry.silencers, entry.harness_ids,
+                           digest)
+
+    def store_outcome(self, apath: str, key: str, diagnostics: Sequence[Diagnostic],
+                      agents: int, facts: list[list[Any]],
+                      silencers: tuple[tuple[str, ...], tuple[str, ...]] | None,
+                      harness_ids: Sequence[str], digest: str | None = None) -> None:
+        """:meth:`store` of a :class:`FileEntry`'s fields (``facts``: each agent's
+        :meth:`AgentFacts.row`), without building it: ``validate`` stores one per file."""
         seen = self._pending.pop(apath, None)
         if seen is None:
             return
@@ -345,9 +366,11 @@ class ResultCache:
             now = os.lstat(apath)
         except OSError:
             return
-        if _stat(now) != _stat(st):
+        stated = _stat(st)
+        if _stat(now) != stated:
             return
-        self._new[apath] = _entry_out(key, st, digest, hashed_at, entry)
+        self._new[apath] = _entry_out(key, stated, digest, hashed_at, diagnostics, agents,
+                                      facts, silencers, harness_ids)
         self._changed = True
 
     def save(self) -> None:

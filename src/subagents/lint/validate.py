@@ -395,16 +395,18 @@ def _cache_module() -> Any:
 
 
 def _store(results: ResultCache, item: _Work, outcome: _Outcome) -> None:
-    cache = _cache_module()
-    AgentFacts, FileEntry = cache.AgentFacts, cache.FileEntry
     diags, n, mine, silenced, my_ids, digest = outcome
-    if any(a.definition.skills for a in mine):
-        # whether each skill exists is read from .claude/skills folders (SA021): not a fact of
-        # this file alone, so such a file is validated every time
-        return
-    results.store(item.apath, item.entry_key, FileEntry(
-        diags, n, [AgentFacts.of(a.definition, a.line, a.column) for a in mine], silenced,
-        [agent_id for _scope, agent_id, _display, _path in my_ids]), digest)
+    for a in mine:
+        if a.definition.skills:
+            # whether each skill exists is read from .claude/skills folders (SA021): not a
+            # fact of this file alone, so such a file is validated every time
+            return
+    # (the entry's fields given as they are stored: no FileEntry or AgentFacts per file)
+    row_of = _cache_module().AgentFacts.row_of
+    results.store_outcome(
+        item.apath, item.entry_key, diags, n,
+        [row_of(a.definition, a.line, a.column) for a in mine], silenced,
+        [agent_id for _scope, agent_id, _display, _path in my_ids], digest)
 
 
 def _config_for(p: Path, cache: dict[Any, Config], notes: list[str]) -> Config:
