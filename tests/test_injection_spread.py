@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -104,18 +106,38 @@ def test_same_on_made_up_texts(pieces: list[str]) -> None:
     _same("".join(pieces))
 
 
-def test_the_detector_says_the_same_with_the_shortcut_off() -> None:
+def test_the_detector_says_the_same_with_the_shortcut_off(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     rng = random.Random(9)
     for _ in range(300):
         text = "Be kind. " + _disguised(rng, rng.choice(_PHRASES)) + " Thanks."
+        answers = []
+        # the spread pattern asked (as once a process has read enough), not asked (as for
+        # its first files), and the plain search
+        for after in (-1, 1 << 62):
+            monkeypatch.setattr(injection, "SPREAD_AFTER", after)
+            injection.forget_verdicts()
+            answers.append(injection.assess_injection(text))
         injection.forget_verdicts()
-        fast = injection.assess_injection(text)
-        injection.PREFILTER = False
-        try:
-            plain = injection.assess_injection(text)
-        finally:
-            injection.PREFILTER = True
-        assert fast == plain, text
+        monkeypatch.setattr(injection, "PREFILTER", False)
+        answers.append(injection.assess_injection(text))
+        monkeypatch.setattr(injection, "PREFILTER", True)
+        assert answers[0] == answers[1] == answers[2], text
+
+
+def test_one_file_does_not_compile_the_spread_pattern() -> None:
+    """Compiling it costs more than one file's squeezed views: a process asks it only once
+    it has read :data:`SPREAD_AFTER` characters (and then asks it)."""
+    code = (
+        "from subagents.lint.rules import injection as i\n"
+        "i.assess_injection('Review the code. Be kind and brief.')\n"
+        "print('spread' in i._Patterns.get())\n"
+        "i.SPREAD_AFTER = 0\n"
+        "i.assess_injection('Review the tests. Be brief.')\n"
+        "print('spread' in i._Patterns.get())\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["False", "True"]
 
 
 def test_the_pattern_source_is_what_spread_knows() -> None:

@@ -163,6 +163,12 @@ _BASE64_AFTER = 1_000_000
 _READ = [0]
 
 
+def characters_read() -> int:
+    """How many characters :func:`views` has been given in this process (what a shortcut
+    that costs something once per process weighs itself against)."""
+    return _READ[0]
+
+
 def _base64_prefix() -> str | None:
     """The shipped pattern of the first digits of a base64 run that can decode to text, when
     it is that of the current generator (else ``None``: every run is decoded)."""
