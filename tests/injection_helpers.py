@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -42,3 +44,23 @@ def phrases_with_gaps(rng: random.Random, heads: Sequence[str], filler: Sequence
         out.append(rng.choice(tails))
         out.append(rng.choice(ends))
     return "".join(out)
+
+
+_DATA = Path(__file__).parent / "data" / "injection"
+_ROOT = Path(__file__).parent.parent
+
+
+def development_texts(*, docs: bool = True) -> list[str]:
+    """The development sets' texts (never the held-out ones; labels not read), then the
+    repository's example agents and, with ``docs``, its documentation pages: what the
+    equivalence tests of the detector's shortcuts compare on."""
+    texts: list[str] = []
+    for name in ("dev.jsonl", "dev2.jsonl", "probe3.jsonl"):
+        for line in (_DATA / name).read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                texts.append(json.loads(line)["text"])
+    paths = sorted(_ROOT.glob("examples/**/*.md"))
+    if docs:
+        paths += sorted(_ROOT.glob("docs/*.md"))
+    texts += [path.read_text(encoding="utf-8") for path in paths]
+    return texts

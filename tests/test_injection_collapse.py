@@ -7,13 +7,12 @@ case-folding make none) are checked over every code point."""
 
 from __future__ import annotations
 
-import json
 import unicodedata
-from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from injection_helpers import development_texts
 from subagents.lint.rules import injection
 from subagents.lint.rules.injection import (
     _fast,
@@ -27,9 +26,6 @@ from subagents.lint.rules.injection_text import (
     _collapse,
     _collapse_words,
 )
-
-DATA = Path(__file__).parent / "data" / "injection"
-ROOT = Path(__file__).parent.parent
 
 #: blanks of every kind (ASCII and beyond), CRs alone and before a line break, and runs
 _BLANKS = [" ", "  ", "   ", "\n", "\n\n", " \n ", "\r\n", "\r", "\t", "\x0b", "\x0c", "\x1c",
@@ -75,14 +71,7 @@ def test_the_words_version_is_the_plain_one() -> None:
 
 
 def _texts() -> list[str]:
-    texts: list[str] = []
-    for name in ("dev.jsonl", "dev2.jsonl", "probe3.jsonl"):  # development sets only
-        for line in (DATA / name).read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                texts.append(json.loads(line)["text"])
-    for path in sorted(ROOT.glob("examples/**/*.md")) + sorted(ROOT.glob("docs/*.md")):
-        texts.append(path.read_text(encoding="utf-8"))
-    return texts
+    return development_texts()
 
 
 def test_same_on_the_development_texts_and_the_repositorys_files() -> None:

@@ -5,17 +5,13 @@ repository's files and made-up texts mixing scripts, accents and signal phrases.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from injection_helpers import development_texts
 from subagents.lint.rules import injection
 from subagents.lint.rules.injection import _PART_NAMES, _fast_both, _Parts
 
-DATA = Path(__file__).parent / "data" / "injection"
-ROOT = Path(__file__).parent.parent
 _NAMES = [name for _, names in _PART_NAMES for name in names]
 
 
@@ -39,12 +35,7 @@ def test_no_part_matches_an_empty_string() -> None:
 
 
 def test_same_on_the_development_texts_and_the_repositorys_files() -> None:
-    texts: list[str] = []
-    for name in ("dev.jsonl", "dev2.jsonl", "probe3.jsonl"):  # development sets only
-        for line in (DATA / name).read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                texts.append(json.loads(line)["text"])
-    texts += [p.read_text(encoding="utf-8") for p in sorted(ROOT.glob("examples/**/*.md"))]
+    texts = development_texts(docs=False)
     beyond = [t for t in texts if not t.isascii()]
     assert len(beyond) > 50
     assert sum(_same(t) for t in beyond) > 100  # matches beyond ASCII were compared

@@ -5,13 +5,12 @@ holding invisible characters, look-alike letters and other non-ASCII text."""
 
 from __future__ import annotations
 
-import json
 import unicodedata
-from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from injection_helpers import development_texts
 from subagents.lint.rules import injection
 from subagents.lint.rules.injection import (
     _INVISIBLE,
@@ -28,9 +27,6 @@ from subagents.lint.rules.injection_text import (
     _ascii_lower,
     cased_class,
 )
-
-DATA = Path(__file__).parent / "data" / "injection"
-ROOT = Path(__file__).parent.parent
 
 
 def _plain_visible(text: str) -> str:
@@ -89,13 +85,7 @@ def test_the_cased_ranges_hold_every_letter_case_folding_changes() -> None:
 
 
 def test_same_on_the_development_texts_and_the_repositorys_files() -> None:
-    texts: list[str] = []
-    for name in ("dev.jsonl", "dev2.jsonl", "probe3.jsonl"):  # development sets only
-        for line in (DATA / name).read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                texts.append(json.loads(line)["text"])
-    for path in sorted(ROOT.glob("examples/**/*.md")) + sorted(ROOT.glob("docs/*.md")):
-        texts.append(path.read_text(encoding="utf-8"))
+    texts = development_texts()
     assert sum(not t.isascii() for t in texts) > 50
     for text in texts:
         _same(text)
