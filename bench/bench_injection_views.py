@@ -27,26 +27,14 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from bench_injection_tiers import prompts  # (run as a script: bench/ is on the path)
+
 from subagents.lint.rules import injection_views
 
 HERE = Path(__file__).resolve().parent
 CORPUS = next((up / "shared" / "corpus" for up in HERE.parents[1:3]
                if (up / "shared" / "corpus").is_dir()), HERE.parent.parent / "shared" / "corpus")
 TIERS = {"marked": -1, "unmarked": 1 << 62}
-
-
-def prompts(root: Path) -> tuple[list[Path], list[str]]:
-    """The tree's agent files and their distinct bodies."""
-    files = sorted(p for p in root.rglob("*.md") if p.is_file())
-    seen: dict[str, None] = {}
-    for path in files:
-        text = path.read_text(encoding="utf-8", errors="replace")
-        if text.startswith("---"):
-            end = text.find("\n---", 3)
-            if end > 0:
-                text = text[end + 4:]
-        seen.setdefault(text, None)
-    return files, list(seen)
 
 
 def main() -> None:
