@@ -206,18 +206,14 @@ def render_shipped() -> str:
 
 
 def main(argv: list[str] | None = None) -> None:  # pragma: no cover - a development command
-    import argparse
+    from subagents.lint.rules._generator import rewrite_tables
 
-    from subagents.fs import atomic_write
-
-    argparse.ArgumentParser(
-        prog="python -m subagents.lint.rules.injection_b64",
-        description=f"Rewrite {SHIPPED}, the pattern of the first digits of every base64 run "
-                    "that can decode to text (the injection detector's hidden views use it "
-                    "to skip prompts whose runs cannot).").parse_args(argv)
-    target = Path(__file__).with_name(SHIPPED)
-    atomic_write(target, render_shipped())
-    print(f"wrote {target}")
+    rewrite_tables(
+        "python -m subagents.lint.rules.injection_b64",
+        f"Rewrite {SHIPPED}, the pattern of the first digits of every base64 run that can "
+        "decode to text (the injection detector's hidden views use it to skip prompts whose "
+        "runs cannot).",
+        [(Path(__file__).with_name(SHIPPED), render_shipped)], argv)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -386,22 +386,19 @@ def render_alternatives(table: AltTable) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:  # pragma: no cover - a development command
-    import argparse
     from pathlib import Path
 
-    from subagents.fs import atomic_write
+    from subagents.lint.rules._generator import rewrite_tables
 
-    argparse.ArgumentParser(
-        prog="python -m subagents.lint.rules.injection_prefilter",
-        description=f"Rewrite {TABLE} and {ALT_TABLE}, the literals every match of each "
-                    "injection signal part (and of each of its alternatives) holds, from the "
-                    "patterns; run it after editing injection_patterns.py or "
-                    "injection_lexicon.py.").parse_args(argv)
-    for name, text in ((TABLE, render_table(injection_literals())),
-                       (ALT_TABLE, render_alternatives(injection_alternatives()))):
-        target = Path(__file__).with_name(name)
-        atomic_write(target, text)
-        print(f"wrote {target}")
+    rewrite_tables(
+        "python -m subagents.lint.rules.injection_prefilter",
+        f"Rewrite {TABLE} and {ALT_TABLE}, the literals every match of each injection signal "
+        "part (and of each of its alternatives) holds, from the patterns; run it after "
+        "editing injection_patterns.py or injection_lexicon.py.",
+        [(Path(__file__).with_name(TABLE), lambda: render_table(injection_literals())),
+         (Path(__file__).with_name(ALT_TABLE),
+          lambda: render_alternatives(injection_alternatives()))],
+        argv)
 
 
 if __name__ == "__main__":  # pragma: no cover

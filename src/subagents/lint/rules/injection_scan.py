@@ -274,18 +274,14 @@ def render_shipped() -> str:
 
 
 def main(argv: list[str] | None = None) -> None:  # pragma: no cover - a development command
-    import argparse
+    from subagents.lint.rules._generator import rewrite_tables
 
-    from subagents.fs import atomic_write
-
-    argparse.ArgumentParser(
-        prog="python -m subagents.lint.rules.injection_scan",
-        description=f"Rewrite {SHIPPED}, the injection detector's signal parts compiled into "
-                    "one Hyperscan database (needs the hyperscan wheel); run it after editing "
-                    "injection_patterns.py or injection_lexicon.py.").parse_args(argv)
-    target = Path(__file__).with_name(SHIPPED)
-    atomic_write(target, render_shipped())
-    print(f"wrote {target}")
+    rewrite_tables(
+        "python -m subagents.lint.rules.injection_scan",
+        f"Rewrite {SHIPPED}, the injection detector's signal parts compiled into one "
+        "Hyperscan database (needs the hyperscan wheel); run it after editing "
+        "injection_patterns.py or injection_lexicon.py.",
+        [(Path(__file__).with_name(SHIPPED), render_shipped)], argv)
 
 
 Scanner = Callable[[bytes], "frozenset[str] | None"]
