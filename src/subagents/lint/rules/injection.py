@@ -47,10 +47,11 @@ Design notes
   of every view; the tests compare the two (same findings).
 * **Per text, the least work that gives the same answer** (each shortcut has a test against
   the plain way): blanks collapsed by stripping lines where a text holds no other blank,
-  and the squeezed view worked out only for a text matching the squeezed pattern spread
-  over its own characters (both in :mod:`.injection_text`); one pass asks whether a text
-  beyond ASCII holds invisible characters or letters to fold (:func:`_visible`); matches
-  read from the UTF-8 bytes (:meth:`_Parts.spans`).
+  and, once a process has read enough to pay for compiling that pattern
+  (:data:`SPREAD_AFTER`), the squeezed view worked out only for a text matching the squeezed
+  pattern spread over its own characters (both in :mod:`.injection_text`); one pass asks
+  whether a text beyond ASCII holds invisible characters or letters to fold
+  (:func:`_visible`); matches read from the UTF-8 bytes (:meth:`_Parts.spans`).
 * The figures are measured by :mod:`subagents.lint.rules.injection_eval` on the development
   sets (``tests/data/injection/dev.jsonl``, ``dev2.jsonl``, ``probe3.jsonl``: the patterns
   were tuned on them; each new set's first figure was a fresh probe) and held-out sets
