@@ -381,26 +381,10 @@ def _pairs(vectors: Sequence[dict[str, float]], names: Sequence[str], threshold:
         ws = list(map(vec.__getitem__, mine))
         h[j] = hj = math.sqrt(sum(map(mul, ws, ws)))
         partial: dict[int, float] = {}
-        for t in terms & middling:
-            x = vec[t]
-            found = index.get(t)
-            if found is None:
-                index[t] = [(j, x)]
-                continue
-            for i, y in found:
-                partial[i] = partial.get(i, 0.0) + x * y
-            found.append((j, x))
+        _probe(index, terms & middling, vec, j, partial)
         heavy = hj >= reach
         if heavy:
-            for t in mine:
-                x = vec[t]
-                found = heavy_index.get(t)
-                if found is None:
-                    heavy_index[t] = [(j, x)]
-                    continue
-                for i, y in found:
-                    partial[i] = partial.get(i, 0.0) + x * y
-                found.append((j, x))
+            _probe(heavy_index, mine, vec, j, partial)
         for i, dot in partial.items():
             hi = h[i]
             if dot + (0.0 if heavy and hi >= reach else hj * hi) >= reach:
@@ -413,6 +397,22 @@ def _pairs(vectors: Sequence[dict[str, float]], names: Sequence[str], threshold:
         if sim >= threshold:
             out.append((i, j, round(sim, 4)))
     return out
+
+
+def _probe(index: dict[str, list[tuple[int, float]]], terms: Iterable[str],
+           vec: dict[str, float], j: int, partial: dict[int, float]) -> None:
+    """Add to ``partial`` vector ``j``'s products with every vector already in ``index``
+    under each of ``terms`` (``partial[i]``: their dot product over those terms, in the
+    order the terms come), then put ``j`` in the index under them."""
+    for t in terms:
+        x = vec[t]
+        found = index.get(t)
+        if found is None:
+            index[t] = [(j, x)]
+            continue
+        for i, y in found:
+            partial[i] = partial.get(i, 0.0) + x * y
+        found.append((j, x))
 
 
 def find_similar_agents(
