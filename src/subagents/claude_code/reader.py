@@ -333,18 +333,18 @@ def listing_tools(tools: tuple[str, ...] | None, disallowed: tuple[str, ...] | N
 
 
 def _name_problem(name: str, profile: ClaudeCodeProfile) -> str | None:
-    shown = _show(name)
     if name.startswith("-"):
-        return f"`name` {shown!r} starts with `-`"
+        return f"`name` {_show(name)!r} starts with `-`"
     if len(name) > profile.max_name_length:
         return (
             f"`name` is {len(name)} characters long; the limit is {profile.max_name_length}"
         )
     if ":" in name:
-        return f"`name` {shown!r} contains `:` (kept for plugin namespaces)"
-    if ":" in unicodedata.normalize("NFKC", name):
+        return f"`name` {_show(name)!r} contains `:` (kept for plugin namespaces)"
+    # (NFKC leaves ASCII text as it is: only a name with other characters can fold to `:`)
+    if not name.isascii() and ":" in unicodedata.normalize("NFKC", name):
         return (
-            f"`name` {shown!r} contains a character that Unicode folds to `:` "
+            f"`name` {_show(name)!r} contains a character that Unicode folds to `:` "
             "(kept for plugin namespaces)"
         )
     return None
@@ -381,6 +381,8 @@ def _effort_ok(value: Any, profile: ClaudeCodeProfile) -> bool:
 #: the fields :func:`_field_notes` judges
 _NOTED_KEYS = frozenset({"model", "background", "memory", "isolation", "effort",
                          "permissionMode", "maxTurns", "color", "mcpServers"})
+_NOTED_BUT_MODEL = _NOTED_KEYS - {"model"}
+_MODEL_IGNORED = "it is not a model name, so the agent runs on the parent's model"
 
 
 def _field_notes(fm: Mapping[str, Any], profile: ClaudeCodeProfile) -> list[Note]:
@@ -388,12 +390,17 @@ def _field_notes(fm: Mapping[str, Any], profile: ClaudeCodeProfile) -> list[Note
     notes: list[Note] = []
     if _NOTED_KEYS.isdisjoint(fm):  # (none of the fields judged below: nothing to say)
         return notes
+    if _NOTED_BUT_MODEL.isdisjoint(fm):  # (`model` alone, the common case: its check only)
+        model = fm["model"]
+        if not (isinstance(model, str) and model.strip()):
+            notes.append(Note("model", f"`model: {_show(model)}`: {_MODEL_IGNORED}"))
+        return notes
 
     def ignored(key: str, why: str) -> None:
         notes.append(Note(key, f"`{key}: {_show(fm[key])}`: {why}"))
 
     if "model" in fm and not (isinstance(fm["model"], str) and fm["model"].strip()):
-        ignored("model", "it is not a model name, so the agent runs on the parent's model")
+        ignored("model", _MODEL_IGNORED)
     bg = fm.get("background")
     if "background" in fm and bg not in (True, False, "true", "false"):
         ignored("background", "it must be true or false")
@@ -630,20 +637,18 @@ def read_claude_code(
     fm: dict[str, Any] = parsed if isinstance(parsed, dict) else {}
     # every key a string (nearly always): a plain copy, else each key as its text
     fm = dict(fm) if _STR_ONLY.issuperset(map(type, fm)) else {str(k): v for k, v in fm.items()}
-    common: dict[str, Any] = {
-        "frontmatter": fm,
-        "block_text": block_text,
-        "block_line": block_line,
-        "quoted_keys": quoted,
-        "block_cut_inline": cut_inline,
-        "replaced_bytes": replaced,
-        "body": _trimmed_rest(text, rest_at),
-        "shared_parse": mode is ParseMode.YAML and shared,
-    }
-
-    def skipped(skip: Skip, name: str | None = None) -> ClaudeCodeView:
-        return ClaudeCodeView(profile, False, skip, mode, name=name, **common)
-
+    # one view, filled in below as far as the reading gets (a skip, or every field): the
+    # fields every outcome shares are set once, not passed on through a mapping
+    view = ClaudeCodeView(
+        profile, False, None, mode, fm,
+        block_text=block_text,
+        block_line=block_line,
+        quoted_keys=quoted,
+        block_cut_inline=cut_inline,
+        replaced_bytes=replaced,
+        body=_trimmed_rest(text, rest_at),
+        shared_parse=mode is ParseMode.YAML and shared,
+    )
     name = fm.get("name")
     if not name or not isinstance(name, str):
         logged = bool(name)  # a number or `true`: a debug line; missing/empty: nothing
@@ -655,10 +660,13 @@ def read_claude_code(
             why = f"`name` is not a string ({_show(name)})"
         if not fm and block_text.strip():
             why = "its frontmatter is not a mapping of `key: value` fields"
-        return skipped(Skip(SkipKind.NO_NAME, why, logged))
+        view.skip = Skip(SkipKind.NO_NAME, why, logged)
+        return view
+    view.name = name
     problem = _name_problem(name, profile)
     if problem is not None:
-        return skipped(Skip(SkipKind.BAD_NAME, problem, True), name)
+        view.skip = Skip(SkipKind.BAD_NAME, problem, True)
+        return view
     description = fm.get("description")
     if not description or not isinstance(description, str):
         if "description" not in fm:
@@ -667,51 +675,47 @@ def read_claude_code(
             why = "`description` is empty"
         else:
             why = f"`description` is not text ({_show(description)})"
-        return skipped(Skip(SkipKind.NO_DESCRIPTION, why, True), name)
-    return _judged_fields(profile, fm, mode, common, name, description)
+        view.skip = Skip(SkipKind.NO_DESCRIPTION, why, True)
+        return view
+    return _judged_fields(view, fm, description)
 
 
-def _judged_fields(
-    profile: ClaudeCodeProfile,
-    fm: dict[str, Any],
-    mode: ParseMode,
-    common: dict[str, Any],
-    name: str,
-    description: str,
-) -> ClaudeCodeView:
-    """The view of a file whose name and description passed: hooks, model, tools, notes."""
-    fatal, hook_notes = _hooks_problems(fm, profile)
-    if fatal:
-        skip = Skip(SkipKind.HOOKS, "; ".join(fatal), True)
-        return ClaudeCodeView(profile, False, skip, mode, name=name, **common)
+def _judged_fields(view: ClaudeCodeView, fm: dict[str, Any], description: str) -> ClaudeCodeView:
+    """``view`` (its frontmatter ``fm``, its name set) completed for a file whose name and
+    description passed: hooks, model, tools, notes."""
+    profile = view.profile
+    if "hooks" in fm or not fm.keys().isdisjoint(profile.guard_events):
+        fatal, hook_notes = _hooks_problems(fm, profile)
+        if fatal:
+            view.skip = Skip(SkipKind.HOOKS, "; ".join(fatal), True)
+            return view
+    else:  # (no hooks and no guard event: nothing for the hook checks to find)
+        hook_notes = []
     model_value = fm.get("model")
-    model: str | None = None
-    if isinstance(model_value, str) and js_trim(model_value):
-        model = js_trim(model_value)
-        if model.lower() == "inherit":
+    if isinstance(model_value, str):
+        model: str | None = js_trim(model_value)
+        if not model:
+            model = None
+        elif model.lower() == "inherit":
             model = "inherit"
-    tools = split_tools(fm["tools"]) if "tools" in fm else None
-    if tools and fm.get("memory") in profile.memories:
-        # an agent with memory keeps it with Write and Edit: Claude Code adds them to a tools
-        # list (listed and launched; measured on 2.1.332)
-        tools = (*tools, *(t for t in ("Write", "Edit") if t not in tools))
-    disallowed = split_tools(fm["disallowedTools"]) if "disallowedTools" in fm else None
-    notes = _field_notes(fm, profile) + hook_notes
-    unknown = tuple(filterfalse(profile.known_keys.__contains__, fm))
-    return ClaudeCodeView(
-        profile,
-        True,
-        None,
-        mode,
-        name=name,
-        description=description.replace("\\n", "\n"),
-        model=model,
-        tools=tools,
-        disallowed_tools=disallowed or None,
-        notes=tuple(notes),
-        unknown_keys=unknown,
-        **common,
-    )
+        view.model = model
+    if "tools" in fm:
+        tools = split_tools(fm["tools"])
+        if tools and fm.get("memory") in profile.memories:
+            # an agent with memory keeps it with Write and Edit: Claude Code adds them to a
+            # tools list (listed and launched; measured on 2.1.332)
+            tools = (*tools, *(t for t in ("Write", "Edit") if t not in tools))
+        view.tools = tools
+    if "disallowedTools" in fm:
+        view.disallowed_tools = split_tools(fm["disallowedTools"]) or None
+    if not _NOTED_KEYS.isdisjoint(fm):
+        view.notes = (*_field_notes(fm, profile), *hook_notes)
+    elif hook_notes:
+        view.notes = tuple(hook_notes)
+    view.unknown_keys = tuple(filterfalse(profile.known_keys.__contains__, fm))
+    view.loaded = True
+    view.description = description.replace("\\n", "\n")
+    return view
 
 
 def as_plugin_agent(view: ClaudeCodeView, *, file_stem: str, plugin: str) -> ClaudeCodeView:
@@ -741,16 +745,17 @@ def as_plugin_agent(view: ClaudeCodeView, *, file_stem: str, plugin: str) -> Cla
     ignored = _plugin_ignored_notes(fm)
     for key in PLUGIN_IGNORED:
         fm.pop(key, None)
-    common = {
-        "frontmatter": fm,
-        "block_text": view.block_text,
-        "block_line": view.block_line,
-        "quoted_keys": view.quoted_keys,
-        "block_cut_inline": view.block_cut_inline,
-        "replaced_bytes": view.replaced_bytes,
-        "body": view.body,
-    }
-    judged = _judged_fields(view.profile, fm, view.parse, common, name, description)
+    plugin_view = ClaudeCodeView(
+        view.profile, False, None, view.parse, fm,
+        name=name,
+        block_text=view.block_text,
+        block_line=view.block_line,
+        quoted_keys=view.quoted_keys,
+        block_cut_inline=view.block_cut_inline,
+        replaced_bytes=view.replaced_bytes,
+        body=view.body,
+    )
+    judged = _judged_fields(plugin_view, fm, description)
     judged.notes = (*ignored, *judged.notes)
     return judged
 

@@ -1,0 +1,89 @@
+"""Claude Code's reading: the shortcuts of the fifth speed round give the plain steps' answers.
+
+* a name is folded with NFKC only when it holds a character outside ASCII (NFKC leaves ASCII
+  text as it is, so only such a name can fold to ``:``);
+* the field notes of a frontmatter whose only judged field is ``model`` are that field's
+  check alone (the other checks say nothing without their keys): the same notes as the full
+  run of checks, which a valid ``background: true`` (no note of its own) makes it take;
+* the hook checks are skipped for a frontmatter with neither ``hooks`` nor a guard event:
+  the view is the one the hook checks give.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hypothesis_helpers import examples
+from subagents.claude_code import reader
+from subagents.claude_code.profile import get_profile
+from subagents.claude_code.reader import read_claude_code
+
+# characters NFKC folds to `:` (fullwidth, small, presentation forms) and others around them
+_NAME_CHARS = "ab-_:.\uff1a\ufe55\ufe13\u2236\u00e9\u0301\u00a0\u2028 1"
+
+
+def _plain_name_problem(name: str) -> bool:
+    """Whether the plain steps (NFKC always) find a `:` problem in ``name``."""
+    return ":" in name or ":" in unicodedata.normalize("NFKC", name)
+
+
+@settings(max_examples=examples(1000))
+@given(st.text(alphabet=_NAME_CHARS, min_size=1, max_size=12))
+def test_a_name_folds_to_a_colon_as_nfkc_says(name: str) -> None:
+    profile = get_profile()
+    problem = reader._name_problem(name, profile)
+    if name.startswith("-") or len(name) > profile.max_name_length:
+        assert problem is not None
+        return
+    assert (problem is not None) == _plain_name_problem(name), repr(name)
+
+
+def test_folded_colons_are_found() -> None:
+    profile = get_profile()
+    for name in ("a\uff1ab", "\ufe55", "x\ufe13y", "caf\u00e9\uff1a"):
+        problem = reader._name_problem(name, profile)
+        assert problem is not None and "folds to `:`" in problem
+    for name in ("café", "plain-name", "a_b.c"):
+        assert reader._name_problem(name, profile) is None
+
+
+_VALUES = st.one_of(
+    st.none(), st.booleans(), st.integers(-3, 3), st.floats(allow_nan=False),
+    st.text(alphabet=" \t\x1c\x85\ufeffinheritsonetINH", max_size=8),
+    st.lists(st.text(max_size=3), max_size=2), st.dictionaries(st.text(max_size=2),
+                                                               st.integers(), max_size=2))
+_OTHER_KEYS = st.sampled_from(["name", "description", "tools", "foo", "skills", "keywords"])
+
+
+@settings(max_examples=examples(1000))
+@given(st.dictionaries(_OTHER_KEYS, _VALUES, max_size=4), _VALUES, st.booleans())
+def test_the_model_alone_is_noted_as_by_every_check(
+    others: dict[str, object], model: object, with_model: bool
+) -> None:
+    profile = get_profile()
+    fm = dict(others)
+    if with_model:
+        fm["model"] = model
+    # `background: true` is valid (no note): it sends the same frontmatter through every check
+    every_check = {**fm, "background": True}
+    assert reader._field_notes(fm, profile) == reader._field_notes(every_check, profile)
+
+
+@settings(max_examples=examples(500), deadline=None)
+@given(st.dictionaries(st.sampled_from(["model", "tools", "foo", "memory", "color"]),
+                       st.sampled_from(["sonnet", "Read, Write", "project", "1", "''", "[]"]),
+                       max_size=4))
+def test_no_hook_keys_reads_as_the_hook_checks_say(fields: dict[str, str]) -> None:
+    """A frontmatter without hook keys: the view equals the one read with an empty `hooks`
+    mapping (which the hook checks accept without a note), but for the frontmatter itself and
+    the unknown keys."""
+    lines = "".join(f"{k}: {v}\n" for k, v in fields.items())
+    plain = read_claude_code(f"---\nname: a\ndescription: b\n{lines}---\nbody\n")
+    hooked = read_claude_code(f"---\nname: a\ndescription: b\n{lines}hooks: {{}}\n---\nbody\n")
+    assert plain.loaded and hooked.loaded
+    assert plain.essentials() == hooked.essentials()
+    assert plain.notes == hooked.notes
+    assert reader._hooks_problems(plain.frontmatter, plain.profile) == ([], [])
