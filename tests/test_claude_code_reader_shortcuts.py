@@ -87,3 +87,92 @@ def test_no_hook_keys_reads_as_the_hook_checks_say(fields: dict[str, str]) -> No
     assert plain.essentials() == hooked.essentials()
     assert plain.notes == hooked.notes
     assert reader._hooks_problems(plain.frontmatter, plain.profile) == ([], [])
+
+
+_FM_LINES = st.lists(st.sampled_from([
+    "model: sonnet", "model: ' Inherit '", "tools: Read, Grep", "tools: []", "tools:",
+    "disallowedTools: Bash", "foo: 1", "keywords: [a, b]", "max_turns: 3",
+    "permission_mode: plan", "initial_prompt: go", "mcp_servers: [x]", "version: '1'"]),
+    max_size=5, unique=True)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(_FM_LINES, st.booleans())
+def test_a_definition_without_judged_keys_is_the_full_judgement(
+    lines: list[str], include_body: bool
+) -> None:
+    """Without any key that ``_judged`` reads beyond the view, its shortcut gives the fields
+    the full judgement gives (sent there by an `initialPrompt` of blanks, which sets
+    nothing)."""
+    import dataclasses
+
+    from subagents.claude_code import definition as ccdef
+    from subagents.harnesses.loader import parse_agent_text
+
+    text = "---\nname: a\ndescription: b\n" + "".join(f"{x}\n" for x in lines) + "---\nbody\n"
+    result = parse_agent_text(text)
+    view, strict = result.claude_code, result.definition
+    assert view is not None and view.loaded and strict is not None
+    assert ccdef._READ_BY_JUDGED.isdisjoint(view.frontmatter)
+    full_view = dataclasses.replace(view, frontmatter={**view.frontmatter, "initialPrompt": " "})
+    for shared in (True, False):
+        view.shared_parse = full_view.shared_parse = shared
+        short = ccdef.definition_from_view(view, path=None, strict=strict,
+                                           include_body=include_body)
+        full = ccdef.definition_from_view(full_view, path=None, strict=strict,
+                                          include_body=include_body)
+        assert [getattr(short, f.name) for f in dataclasses.fields(short)] == [
+            getattr(full, f.name) for f in dataclasses.fields(full)]
+
+
+_DEFINITION_VALUES = {
+    "name": st.text(max_size=4), "description": st.text(max_size=4),
+    "model": st.none() | st.text(max_size=3), "tools": st.none() | st.tuples(st.text(max_size=3)),
+    "max_turns": st.none() | st.integers(), "hooks": st.dictionaries(st.text(max_size=2),
+                                                                     st.tuples()),
+    "extra": st.dictionaries(st.text(max_size=2), st.integers()),
+    "background": st.none() | st.booleans(), "keywords": st.tuples(st.text(max_size=4)),
+    "body_line": st.none() | st.integers(1, 9),
+}
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.fixed_dictionaries({}, optional=_DEFINITION_VALUES),
+       st.fixed_dictionaries({}, optional=_DEFINITION_VALUES), st.randoms())
+def test_fields_setter_is_dataclasses_replace(
+    base: dict[str, object], changes: dict[str, object], rnd: object
+) -> None:
+    """``fields_setter(names)(d, *values)`` is ``dataclasses.replace(d, **changes)``: every
+    field (compared or not) and the repr, an object as frozen; evolve() goes through it."""
+    import dataclasses
+    import random
+
+    import pytest
+
+    from subagents.definition import AgentDefinition, fields_setter
+
+    assert isinstance(rnd, random.Random)
+    names = list(changes)
+    rnd.shuffle(names)  # (any order of the names)
+    original = AgentDefinition(**{"name": "a", **base})  # type: ignore[arg-type]
+    plain = dataclasses.replace(original, **changes)  # type: ignore[arg-type]
+    for ours in (fields_setter(tuple(names))(original, *(changes[n] for n in names)),
+                 original.evolve(**changes)):
+        assert type(ours) is AgentDefinition
+        assert [getattr(ours, f.name) for f in dataclasses.fields(AgentDefinition)] == [
+            getattr(plain, f.name) for f in dataclasses.fields(AgentDefinition)]
+        assert ours == plain and repr(ours) == repr(plain)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            ours.name = "x"  # type: ignore[misc]
+
+
+def test_fields_setter_refuses_what_replace_refuses() -> None:
+    import pytest
+
+    from subagents.definition import AgentDefinition, fields_setter
+
+    for names in (("nonsense",), ("name", "name")):
+        with pytest.raises(TypeError):
+            fields_setter(names)
+    with pytest.raises(TypeError):
+        fields_setter(("name", "model"))(AgentDefinition(name="a"), "b")

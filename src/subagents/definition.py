@@ -22,9 +22,13 @@ Design notes
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import operator
+from collections import deque
+from collections.abc import Callable, Mapping
 from dataclasses import field, fields, replace
 from enum import StrEnum
+from itertools import filterfalse, repeat
+from operator import attrgetter, itemgetter
 from pathlib import Path
 
 from subagents._dataclass import dataclass
@@ -47,6 +51,7 @@ __all__ = [
     "McpServerSpec",
     "Scope",
     "SourceLocation",
+    "fields_setter",
 ]
 
 #: The effort levels Claude Code accepts (``--effort``, an agent's ``effort``).
@@ -294,25 +299,57 @@ class AgentDefinition:
         # which slots are copied and which changed is worked out once per set of names
         # (a call site passes the same names every time)
         names = tuple(changes)
-        plan = _PLANS.get(names)
-        if plan is None:
-            plan = (tuple((get, set_) for name, get, set_ in _SLOTS if name not in changes),
-                    tuple((name, set_) for name, _get, set_ in _SLOTS if name in changes))
-            if len(_PLANS) < 256:  # (a caller making up names each time: not remembered)
-                _PLANS[names] = plan
+        setter = _SETTERS.get(names)
+        if setter is None:
+            setter = fields_setter(names)
+            if len(_SETTERS) < 256:  # (a caller making up names each time: not remembered)
+                _SETTERS[names] = setter
+        return setter(self, *changes.values())
+
+
+def fields_setter(names: tuple[str, ...]) -> Callable[..., AgentDefinition]:
+    """``set_fields(definition, *values)``: a copy of ``definition`` with the fields ``names``
+    set to ``values``, in that order -- :meth:`AgentDefinition.evolve` for a caller that
+    changes the same fields of every definition, without a mapping of them per call.
+
+    The copy is made as ``evolve`` makes it: each slot set through its descriptor (the copied
+    values read with one ``attrgetter`` and every slot set by one ``map`` over the setters,
+    both loops in C)."""
+    chosen = set(names)
+    if len(chosen) != len(names) or not _FIELD_NAMES.issuperset(chosen):
+        raise TypeError(f"not distinct fields of AgentDefinition: {names!r}")
+    if _SLOTS is None:  # pragma: no cover - see _SLOTS
+
+        def set_by_replace(definition: AgentDefinition, *values: Any) -> AgentDefinition:
+            return definition.evolve(**dict(zip(names, values, strict=True)))
+
+        return set_by_replace
+    # (C loops over the 31 slots: building one is on the path of `validate one.md`)
+    kept = tuple(filterfalse(chosen.__contains__, _SETTER_OF))
+    setters = (*map(_SETTER_OF.__getitem__, kept), *map(_SETTER_OF.__getitem__, names))
+    count = len(setters)
+    # (attrgetter of one name gives the value, not a tuple of it: nothing changed is the
+    # case that needs it, and evolve() of nothing is a copy all the same)
+    get_kept = attrgetter(*kept) if len(kept) > 1 else (
+        (lambda _d: ()) if not kept else (lambda d, _n=kept[0]: (getattr(d, _n),)))
+
+    def set_fields(definition: AgentDefinition, *values: Any) -> AgentDefinition:
         new = _new_object(AgentDefinition)
-        for get, set_ in plan[0]:
-            set_(new, get(self))
-        for name, set_ in plan[1]:
-            set_(new, changes[name])
+        copied = get_kept(definition)
+        if len(copied) + len(values) != count:
+            raise TypeError(f"fields_setter{names!r}: {len(values)} values given")
+        _consume(map(_call, setters, repeat(new, count), (*copied, *values)))
         return new
+
+    return set_fields
 
 
 _FIELD_NAMES: frozenset[str] = frozenset(f.name for f in fields(AgentDefinition) if f.init)
-#: :meth:`AgentDefinition.evolve`'s plan per tuple of changed names: the (getter, setter) of
-#: each slot copied, the (name, setter) of each slot changed.
-_PLANS: dict[tuple[str, ...], tuple[tuple[tuple[Any, Any], ...], tuple[tuple[str, Any], ...]]] = {}
+#: :meth:`AgentDefinition.evolve`'s :func:`fields_setter` per tuple of changed names.
+_SETTERS: dict[tuple[str, ...], Callable[..., AgentDefinition]] = {}
 _new_object = object.__new__
+_call = operator.call
+_consume: Callable[[Any], None] = deque(maxlen=0).extend  # (runs an iterator to its end)
 #: ``(field name, its slot's getter, its setter)`` of every field, for
 #: :meth:`AgentDefinition.evolve` (bound once: a look-up of ``__set__`` makes an object each
 #: time); None (build through ``__init__``) if ``__init__`` ever did more than assign every
@@ -325,3 +362,7 @@ _SLOTS: tuple[tuple[str, Any, Any], ...] | None = (
     and set(AgentDefinition.__slots__) == {f.name for f in fields(AgentDefinition)}
     else None
 )
+#: Each field's slot setter, by field name, in the order of the fields.
+_SETTER_OF: dict[str, Any] = (
+    dict(zip(map(itemgetter(0), _SLOTS), map(itemgetter(2), _SLOTS), strict=True))
+    if _SLOTS is not None else {})

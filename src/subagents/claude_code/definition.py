@@ -17,7 +17,13 @@ from pathlib import Path
 
 from subagents.claude_code.launch import server_config
 from subagents.claude_code.reader import ClaudeCodeView, _positive_int
-from subagents.definition import AgentDefinition, Dialect, McpServerSpec, SourceLocation
+from subagents.definition import (
+    AgentDefinition,
+    Dialect,
+    McpServerSpec,
+    SourceLocation,
+    fields_setter,
+)
 from subagents.formats.fields import RawField, build_definition
 
 TYPE_CHECKING = False
@@ -51,7 +57,7 @@ def definition_from_view(
         body_line = strict.body_line if body_line is None else body_line
     locs = dict(locations or {})
     if strict is not None and view.shared_parse:
-        return _judged(view, strict, locs, system_prompt=view.body if include_body else "")
+        return _judged(view, strict, locs, view.body if include_body else "", strict.extra)
     raw = [
         RawField(key, value, locs.get(key))
         for key, value in fm.items()
@@ -69,19 +75,38 @@ def definition_from_view(
         system_prompt=view.body if include_body else "",
         body_line=body_line,
     )
-    return _judged(view, defn, locs, extra=extra)
+    return _judged(view, defn, locs, defn.system_prompt, extra)
+
+
+#: The fields :func:`_judged` sets, in the order it gives their values.
+_set_judged = fields_setter((
+    "name", "description", "model", "tools", "disallowed_tools", "max_turns", "permission_mode",
+    "background", "memory", "isolation", "effort", "color", "hooks", "mcp_servers", "skills",
+    "initial_prompt", "locations", "system_prompt", "extra"))
+#: The frontmatter keys :func:`_judged` reads (beyond what the view says): without any of
+#: them, each of their fields is unset (None, or empty).
+_READ_BY_JUDGED = frozenset({
+    "maxTurns", "permissionMode", "background", "memory", "isolation", "effort", "color",
+    "hooks", "mcpServers", "skills", "initialPrompt"})
 
 
 def _judged(
     view: ClaudeCodeView,
     defn: AgentDefinition,
     locs: dict[str, SourceLocation],
-    **more: Any,
+    system_prompt: str,
+    extra: Mapping[str, Any],
 ) -> AgentDefinition:
-    """Every field Claude Code judges, set to what it makes of the frontmatter."""
+    """Every field Claude Code judges, set to what it makes of the frontmatter, and the
+    prompt and unknown keys given."""
     fm = view.frontmatter
     profile = view.profile
     assert view.name is not None and view.description is not None
+    if _READ_BY_JUDGED.isdisjoint(fm):  # (most files: name, description, model, tools)
+        return _set_judged(
+            defn, view.name, view.description, view.model, view.tools, view.disallowed_tools,
+            None, None, None, None, None, None, None, {}, (), (), None,
+            locs or defn.locations, system_prompt, extra)
     # (a plugin's agent has no hooks even when the strict reading found some)
     hooks = {k: v for k, v in defn.hooks.items() if k in profile.hook_events} if (
         "hooks" in fm) else {}
@@ -90,25 +115,27 @@ def _judged(
     servers = tuple(s for s in map(_listed_server, listed) if s is not None) if isinstance(
         listed, list) else ()
     prompt = fm.get("initialPrompt")
-    return defn.evolve(
-        name=view.name,
-        description=view.description,
-        model=view.model,
-        tools=view.tools,
-        disallowed_tools=view.disallowed_tools,
-        max_turns=_positive_int(fm.get("maxTurns")),
-        permission_mode=_valid(fm.get("permissionMode"), profile.permission_modes),
-        background=True if fm.get("background") in (True, "true") else None,
-        memory=_valid(fm.get("memory"), profile.memories),
-        isolation=_valid(fm.get("isolation"), profile.isolations),
-        effort=_effort(fm.get("effort"), profile.efforts),
-        color=_valid(fm.get("color"), profile.colors),
-        hooks=hooks,
-        mcp_servers=servers,
-        skills=defn.skills if "skills" in fm else (),
-        initial_prompt=prompt if isinstance(prompt, str) and prompt.strip() else None,
-        locations=locs or defn.locations,
-        **more,
+    return _set_judged(
+        defn,
+        view.name,
+        view.description,
+        view.model,
+        view.tools,
+        view.disallowed_tools,
+        _positive_int(fm.get("maxTurns")),
+        _valid(fm.get("permissionMode"), profile.permission_modes),
+        True if fm.get("background") in (True, "true") else None,
+        _valid(fm.get("memory"), profile.memories),
+        _valid(fm.get("isolation"), profile.isolations),
+        _effort(fm.get("effort"), profile.efforts),
+        _valid(fm.get("color"), profile.colors),
+        hooks,
+        servers,
+        defn.skills if "skills" in fm else (),
+        prompt if isinstance(prompt, str) and prompt.strip() else None,
+        locs or defn.locations,
+        system_prompt,
+        extra,
     )
 
 
