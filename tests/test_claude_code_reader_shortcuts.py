@@ -176,3 +176,22 @@ def test_fields_setter_refuses_what_replace_refuses() -> None:
             fields_setter(names)
     with pytest.raises(TypeError):
         fields_setter(("name", "model"))(AgentDefinition(name="a"), "b")
+
+
+
+def test_bun_value_remembers_only_text_keys() -> None:
+    """``bun_value`` remembers how a plain key resolves only when it is text; the keys (NaN,
+    numbers, null, booleans that equal numbers, text) come out as the plain walk gives them,
+    the first time and from what was remembered."""
+    from subagents.claude_code import bun_yaml
+    from subagents.formats.yamltree import parse_yaml_tree
+    from test_claude_code_equivalence import _comparable, _reference_value
+
+    text = (".nan: 1\n.NaN: 2\nname: a\n12: b\nnull: c\n'12': d\ntools: e\ntrue: f\n"
+            "0x1: g\n1: h\nnaming: i\nname: j\n")
+    for _ in range(2):  # (the second time through what was remembered)
+        root = parse_yaml_tree(text).root
+        assert _comparable(bun_yaml.bun_value(root)) == _comparable(_reference_value(root))
+    assert {"name", "tools", "naming"} <= set(bun_yaml._TEXT_KEYS)
+    assert all(type(v) is str for v in bun_yaml._TEXT_KEYS.values())
+    assert not {"12", "null", ".nan", "true", "0x1"} & set(bun_yaml._TEXT_KEYS)

@@ -201,6 +201,10 @@ def parse(text: str) -> Any:
     return _Builder().build(node)
 
 
+#: plain keys whose 1.2 core value is text, by their text (see bun_value)
+_TEXT_KEYS: dict[str, str] = {}
+
+
 def bun_value(node: Any) -> Any:
     """A strict-reader tree (:mod:`subagents.formats.yamltree`) as Bun's value: plain scalars
     resolved with the 1.2 core schema, the last of duplicate keys kept.  The tree has no
@@ -215,13 +219,25 @@ def bun_value(node: Any) -> Any:
         out: dict[Any, Any] = {}
         for key, item in node.pairs:  # (keys are scalars: the strict reader refuses others)
             k: Any = key.value
-            if not key.style and not (k and k[0] not in _TYPED_START):
-                k = resolve_plain(k)
+            if not key.style:
+                # a plain key that resolves to text is remembered (`name`, `tools`: every
+                # file's keys); another (a number, null, a NaN that equals nothing) is not
+                resolved = _TEXT_KEYS.get(k)
+                if resolved is None:
+                    resolved = resolve_plain(k)
+                    if type(resolved) is str and len(_TEXT_KEYS) < 4096:
+                        _TEXT_KEYS[k] = resolved
+                k = resolved
             out.pop(k, None)  # last wins, in the position of the last
             if type(item) is YScalar:  # (a field's scalar value: the case above, in place)
                 v: Any = item.value
-                if not item.style and not (v and v[0] not in _TYPED_START):
-                    v = resolve_plain(v)
+                if not item.style and (not v or v[0] in _TYPED_START):
+                    # resolve_plain's steps in place: a typed word, text that starts with a
+                    # letter (`test-runner`), else a number or text
+                    if v in _WORDS:
+                        v = _WORDS[v]
+                    elif v[0] not in _LETTER_START:
+                        v = resolve_plain(v)
                 out[k] = v
             else:
                 out[k] = bun_value(item)
