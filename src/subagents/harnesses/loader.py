@@ -33,7 +33,7 @@ from subagents._dataclass import dataclass
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic, Severity
 from subagents.errors import DefinitionError
-from subagents.formats.frontmatter import FrontmatterDocument, decode_bytes
+from subagents.formats.frontmatter import FrontmatterDocument, decode_parts
 from subagents.formats.jsonfile import read_json_text
 from subagents.formats.markdown import read_markdown_text
 from subagents.formats.yamltree import YamlIssue
@@ -189,13 +189,13 @@ def parse_agent_text(
     # reading of the same bytes: Harness.emulate
     harness = _harness_of(dialect)
     if raw is not None:
-        decoded = decode_bytes(raw)
-        if decoded.issue is not None or decoded.text is None:
-            assert decoded.issue is not None
-            unread = LoadResult(display, dialect, (), (_diag(decoded.issue, display),))
+        decoded, issue, bom, crlf = decode_parts(raw)
+        if issue is not None or decoded is None:
+            assert issue is not None
+            unread = LoadResult(display, dialect, (), (_diag(issue, display),))
             return unread if harness is None else harness.emulate(
                 unread, data, claude_code=claude_code)
-        text, bom, crlf = decoded.text, decoded.bom, decoded.crlf
+        text = decoded
     else:
         assert isinstance(data, str)
         bom = data.startswith("\ufeff")
