@@ -368,15 +368,17 @@ def _rot13_lines(text: str, data: bytes | None = None) -> Iterator[tuple[int, st
         offset += len(line) + 1
 
 
-def views(text: str) -> Iterator[View]:
+def views(text: str, utf8: list[bytes] | None = None) -> Iterator[View]:
     """The text itself, then what is hidden in it (:func:`_hidden`).  The marks of the text
     are asked here, and a text the set finds none in (most) ends its views at once: no
     generator of the hidden views is made for it (on the bench tree about a third of what
-    the views cost once the text's UTF-8 and the set's pass are paid for)."""
+    the views cost once the text's UTF-8 and the set's pass are paid for).  ``utf8``: a list
+    the caller may give the text's UTF-8 (``text.encode()``) before asking for the second
+    view, when it has worked that out (encoding a text beyond ASCII is not free)."""
     _READ[0] += len(text)
     yield View("text", text, 0, False)
     try:
-        data = text.encode()
+        data = utf8[0] if utf8 else text.encode()
     except UnicodeEncodeError:  # a lone surrogate: left to :func:`_decoded`'s own way
         known = None
     else:
