@@ -18,7 +18,7 @@ import base64
 import binascii
 import json
 import urllib.parse
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -58,7 +58,7 @@ def _plain_rot13_lines(text: str) -> Iterator[tuple[int, str]]:
         offset += len(line) + 1
 
 
-def _plain_decoded(text: str, at: int) -> Iterator[View]:
+def _plain_decoded(text: str, at: int, *_: object) -> Iterator[View]:
     """``_decoded`` without its shortcuts: every pattern searched, every run decoded."""
     def off(i: int) -> int:
         return i + at if at == 0 else at
@@ -122,11 +122,20 @@ def _plain_decoded(text: str, at: int) -> Iterator[View]:
         yield View("rot13", "\n".join(line for _, line in lines), off(lines[0][0]), True)
 
 
-def _views_until_raised(text: str) -> tuple[list[View], str | None]:
+def _plain_views(text: str) -> Iterator[View]:
+    """:func:`views` without its shortcut (the text's marks asked first, and a text without
+    any ending its views at once): every text's hidden views searched."""
+    yield View("text", text, 0, False)
+    budget = [max(iv._BUDGET_FACTOR * len(text), iv._BUDGET_FLOOR), iv._MAX_VIEWS]
+    yield from iv._hidden(text, 0, 0, budget)
+
+
+def _views_until_raised(text: str, views: Callable[[str], Iterator[View]]
+                        ) -> tuple[list[View], str | None]:
     """The views of ``text``, up to the exception that ends them (its type), if one does."""
     out: list[View] = []
     try:
-        for view in iv.views(text):
+        for view in views(text):
             out.append(view)
     except Exception as e:  # a lone surrogate: the runs' search cannot write it in UTF-8
         return out, type(e).__name__
@@ -142,9 +151,9 @@ def _same_views(text: str) -> None:
         saved = iv._MARKERS_AFTER, iv._BASE64_AFTER
         iv._MARKERS_AFTER, iv._BASE64_AFTER = markers, base64_runs
         try:
-            fast = _views_until_raised(text)
+            fast = _views_until_raised(text, iv.views)
             iv._decoded = _plain_decoded  # type: ignore[assignment]
-            plain = _views_until_raised(text)
+            plain = _views_until_raised(text, _plain_views)
         finally:
             iv._decoded = real
             iv._MARKERS_AFTER, iv._BASE64_AFTER = saved

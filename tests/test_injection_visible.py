@@ -1,7 +1,9 @@
 """NFKC with the invisible characters removed and the question "any letter to fold?" asked in
 one RE2 pass (:func:`_visible`) give what the two separate passes gave: the detector's fast
 normalising is the same on the development texts, the repository's files and made-up texts
-holding invisible characters, look-alike letters and other non-ASCII text."""
+holding invisible characters, look-alike letters and other non-ASCII text.  The UTF-8 that
+pass reads is handed to the steps after it (folding, lowering, the hidden views' marks) only
+where it is the bytes of the text they are given."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from subagents.lint.rules.injection import (
     _fold_table,
     _folded_text,
     _visible,
+    _visible_utf8,
 )
 from subagents.lint.rules.injection_text import (
     _CASED_BEYOND_ASCII,
@@ -27,6 +30,7 @@ from subagents.lint.rules.injection_text import (
     _ascii_lower,
     cased_class,
 )
+from subagents.lint.rules.injection_views import views
 
 
 def _plain_visible(text: str) -> str:
@@ -68,6 +72,18 @@ def _same(text: str) -> None:
     if not unusual:
         assert _folded_text(visible) is visible
         assert _ascii_lower(visible) == visible.casefold()
+    # the UTF-8 handed on is the bytes of the text it stands for
+    again, unusual_again, data = _visible_utf8(text)
+    assert (again, unusual_again) == (visible, unusual)
+    assert data is None or data == again.encode()
+    if data is not None:
+        assert _folded_text(again, data) == _folded_text(again)
+        if not unusual:
+            assert _ascii_lower(again, data) == again.casefold()
+    utf8: list[bytes] = []
+    assert _fast_both(text, utf8) == _plain_both(text)
+    assert utf8 in ([], [text.encode()])
+    assert list(views(text, utf8)) == list(views(text))
 
 
 def test_the_cased_ranges_hold_every_letter_case_folding_changes() -> None:

@@ -205,12 +205,14 @@ def _foldable() -> str:
     return "[" + "".join(re.escape(chr(c)) for c in _fold_table()) + "]"
 
 
-def _folded_text(text: str) -> str:
+def _folded_text(text: str, data: bytes | None = None) -> str:
     """``text.translate(_fold_table())``, or ``text`` itself when it holds no letter to fold.
     ``str.translate`` looks every character of a non-ASCII text up in the table (about 100 ns
     each: a millisecond for a 9 KB prompt); one RE2 pass over the UTF-8 finds the few
-    characters to fold, and only those are replaced (tests compare with ``translate``)."""
-    data = text.encode("utf-8", "surrogatepass")
+    characters to fold, and only those are replaced (tests compare with ``translate``).
+    ``data``: ``text``'s UTF-8, when at hand."""
+    if data is None:
+        data = text.encode("utf-8", "surrogatepass")
     if len(data) == len(text):
         return text  # ASCII: nothing to fold
     found = list(spans(_Patterns.get()["foldable"], data))
@@ -233,24 +235,29 @@ def _fast(text: str, fold: bool) -> str:
     out only for a finding."""
     if text.isascii():
         return _collapse(text.lower())
-    text, unusual = _visible(text)
+    text, unusual, data = _visible_utf8(text)
     if not unusual:
-        return _collapse(_ascii_lower(text), nfkc=True)
+        return _collapse(_ascii_lower(text, data), nfkc=True)
     if fold:
-        text = _folded_text(text)
+        text = _folded_text(text, data)
     return _collapse(text.casefold(), nfkc=True)
 
 
-def _fast_both(text: str) -> list[str]:
+def _fast_both(text: str, utf8: list[bytes] | None = None) -> list[str]:
     """``[_fast(text, True)]``, and ``_fast(text, False)`` after it when that differs: the
     steps they share done once, and the second not worked out at all when the text holds no
-    letter to fold (then the two are the same)."""
+    letter to fold (then the two are the same).  ``utf8``: a list that is given ``text``'s
+    own UTF-8 when it was worked out (a text beyond ASCII that NFKC leaves as it is: the
+    hidden views' marks read the same bytes, :func:`.injection_views.views`)."""
     if text.isascii():
         return [_collapse(text.lower())]
-    text, unusual = _visible(text)
+    visible, unusual, data = _visible_utf8(text)
+    if utf8 is not None and visible is text and data is not None:
+        utf8.append(data)
+    text = visible
     if not unusual:
-        return [_collapse(_ascii_lower(text), nfkc=True)]
-    folded = _folded_text(text)
+        return [_collapse(_ascii_lower(text, data), nfkc=True)]
+    folded = _folded_text(text, data)
     if folded is text:
         return [_collapse(text.casefold(), nfkc=True)]
     norm = _collapse(folded.casefold(), nfkc=True)
@@ -265,15 +272,24 @@ def _visible(text: str) -> tuple[str, bool]:
     case-folds it).  One RE2 pass over its UTF-8 asks all three (most texts beyond ASCII
     hold none); the invisible characters' own pass, over the same bytes, only when that
     says yes (tests/test_injection_visible.py compares with the separate passes)."""
+    text, unusual, _ = _visible_utf8(text)
+    return text, unusual
+
+
+def _visible_utf8(text: str) -> tuple[str, bool, bytes | None]:
+    """:func:`_visible`, and the UTF-8 of the text it returns, when that is the bytes it
+    read (``None`` when it removed invisible characters): encoding a text beyond ASCII costs
+    about eight instructions a character, and the steps after this one read the same bytes
+    (:func:`_ascii_lower`, :func:`_folded_text`, the hidden views' marks)."""
     text = unicodedata.normalize("NFKC", text)
     pats = _Patterns.get()
     # strict: a lone surrogate fails here as it did in the RE2 wrapper's own encoding
     data = text.encode()
     if not found_in(pats["unusual"], data):
-        return text, False
+        return text, False, data
     if found_in(pats["invisible"], data):
-        text = _INVISIBLE.sub("", text)
-    return text, True
+        return _INVISIBLE.sub("", text), True, None
+    return text, True, data
 
 
 def normalise(text: str, *, fold: bool = True) -> str:
@@ -767,9 +783,11 @@ def _assess(text: str) -> InjectionFinding | None:
     best: InjectionFinding | None = None
     plain_kinds: set[str] | None = None
     plain_done = False
-    for view in views(text):
+    utf8: list[bytes] = []  # the text's UTF-8, when normalising it worked that out
+    for view in views(text, utf8):
         index: list[int] | None = None
-        variants = _fast_both(view.text) if view.name == "text" else [normalise(view.text)]
+        variants = (_fast_both(view.text, utf8) if view.name == "text"
+                    else [normalise(view.text)])
         for n, norm in enumerate(variants):
             search = _Search(norm)
             if n == 0:

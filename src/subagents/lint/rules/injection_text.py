@@ -176,7 +176,8 @@ def cased_class() -> str:
                          for a, b in _CASED_BEYOND_ASCII) + "]"
 
 
-def _ascii_lower(text: str) -> str:
+def _ascii_lower(text: str, data: bytes | None = None) -> str:
     """``text.casefold()`` for a text holding none of :func:`cased_class`'s characters: only
-    its ASCII letters change, lowered in its UTF-8 (a lone surrogate fails the encoding)."""
-    return text.encode().lower().decode()
+    its ASCII letters change, lowered in its UTF-8 (a lone surrogate fails the encoding;
+    ``data``: that UTF-8, when at hand)."""
+    return (text.encode() if data is None else data).lower().decode()

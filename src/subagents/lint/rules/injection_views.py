@@ -368,17 +368,40 @@ def _rot13_lines(text: str, data: bytes | None = None) -> Iterator[tuple[int, st
         offset += len(line) + 1
 
 
-def views(text: str) -> Iterator[View]:
+def views(text: str, utf8: list[bytes] | None = None) -> Iterator[View]:
+    """The text itself, then what is hidden in it (:func:`_hidden`).  The marks of the text
+    are asked here, and a text the set finds none in (most) ends its views at once: no
+    generator of the hidden views is made for it (on the bench tree about a third of what
+    the views cost once the text's UTF-8 and the set's pass are paid for).  ``utf8``: a list
+    the caller may give the text's UTF-8 (``text.encode()``) before asking for the second
+    view, when it has worked that out (encoding a text beyond ASCII is not free)."""
     _READ[0] += len(text)
     yield View("text", text, 0, False)
+    try:
+        data = utf8[0] if utf8 else text.encode()
+    except UnicodeEncodeError:  # a lone surrogate: left to :func:`_decoded`'s own way
+        known = None
+    else:
+        known = data, _marks(data, _level())
+        if known[1] is None:
+            return
     budget = [max(_BUDGET_FACTOR * len(text), _BUDGET_FLOOR), _MAX_VIEWS]
-    yield from _hidden(text, 0, 0, budget)
+    yield from _hidden(text, 0, 0, budget, known)
 
 
-def _hidden(text: str, at: int, depth: int, budget: list[int]) -> Iterator[View]:
+def _level() -> int:
+    """Which marks the process looks for (:func:`_marks_set`): the markers' once it has read
+    a file's worth of text, the base64 mark once it has read a few hundred."""
+    read = _READ[0]
+    return 2 if read > _BASE64_AFTER else 1 if read > _MARKERS_AFTER else 0
+
+
+def _hidden(text: str, at: int, depth: int, budget: list[int],
+            known: tuple[bytes, tuple[bool, ...] | None] | None = None) -> Iterator[View]:
     """The hidden views of ``text`` (itself found at ``at``), each followed by its own hidden
-    views, until :data:`_DEPTH` or the character budget runs out."""
-    for view in _decoded(text, at):
+    views, until :data:`_DEPTH` or the character budget runs out (``known``: the text's
+    UTF-8 and marks, when :func:`views` asked them)."""
+    for view in _decoded(text, at, known):
         if budget[1] <= 0:
             return
         if budget[0] < len(view.text) or view.text == text:
@@ -390,22 +413,24 @@ def _hidden(text: str, at: int, depth: int, budget: list[int]) -> Iterator[View]
             yield from _hidden(view.text, view.offset, depth + 1, budget)
 
 
-def _decoded(text: str, at: int) -> Iterator[View]:
+def _decoded(text: str, at: int,
+             known: tuple[bytes, tuple[bool, ...] | None] | None = None) -> Iterator[View]:
     """The views one step below ``text``: comments, links, decoded runs (offsets are of the
-    outer text: where the run that holds them starts)."""
+    outer text: where the run that holds them starts).  ``known``: ``text``'s UTF-8 and
+    marks, already asked."""
     # one RE2 set pass says which searches may find something (most texts: none); a text that
     # cannot be written in UTF-8 (a lone surrogate) is searched as before, up to the point
     # where the runs' search fails on it
-    try:
-        data: bytes | None = text.encode()
-    except UnicodeEncodeError:
-        data = None
-    # (the markers' marks once a process has read a file's worth of text, the base64 mark
-    # once it has read a few hundred)
-    read = _READ[0]
-    large = read > _BASE64_AFTER
-    level = 2 if large else 1 if read > _MARKERS_AFTER else 0
-    marks = _ALL if data is None else _marks(data, level)
+    large = _READ[0] > _BASE64_AFTER
+    data: bytes | None
+    if known is not None:
+        data, marks = known
+    else:
+        try:
+            data = text.encode()
+        except UnicodeEncodeError:
+            data = None
+        marks = _ALL if data is None else _marks(data, _level())
     if marks is None:
         return
     (base64_runs, hex_runs, blocks, spaced, rot13, comment, link, ref, percent, entities,
