@@ -155,8 +155,9 @@ def survivors(marker: str) -> list[str]:
 
 
 def gone(marker: str) -> bool:
-    """Poll (the kernel tears a namespace down asynchronously): True once none is left."""
-    for _ in range(500):
+    """Poll (the kernel tears a namespace down asynchronously): True once none is left.
+    Up to 30 s: on a machine loaded twenty deep the teardown has taken longer than 10."""
+    for _ in range(1500):
         if not survivors(marker):
             return True
         time.sleep(0.02)
