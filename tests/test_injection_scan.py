@@ -1,7 +1,7 @@
 """The Hyperscan tier of the injection detector's prefilter never says "no" where RE2 matches.
 
 :mod:`subagents.lint.rules.injection_scan` gives Hyperscan each signal part widened (classes
-as RE2's code points, anchors left out, long bounds unbounded); a part it says may match is
+as RE2's code points over bytes, the text's own anchors left out, long bounds unbounded); a part it says may match is
 searched with RE2 as before.  These tests say the writer writes what it should, that every
 part RE2 matches in a searched string is among those Hyperscan names (development texts,
 strings made from the parts themselves, hidden and disguised), and that the detector's
@@ -37,10 +37,19 @@ ROWS = [json.loads(line) for name in ("dev.jsonl", "dev2.jsonl", "probe3.jsonl",
     (r"\w\d", ["a1", "_9"], ["\u00e91", "a\u0661"]),
     (r"x\W", ["x\u00e9", "x-"], ["xa", "x_"]),
     (r"\bput\b", ["put", "a put.", "\u00e9put\u00e9"], ["input", "puts", "_put"]),
-    (r"a[^.!?\u3002\n]b", ["axb", "a\u00e9b", "a\U0001f600b"], ["a.b", "a\u3002b", "a\nb"]),
+    # Hyperscan reads bytes: a class's many non-ASCII members are any multi-byte character
+    # (more matches, never fewer), its few ones their own bytes
+    (r"a[^.!?\u3002\n]b", ["axb", "a\u00e9b", "a\U0001f600b", "a\u3002b"], ["a.b", "a\nb"]),
+    (r"a[^.!?\u3002\n]{0,40}b", ["ab", "a\u00e9\u3002b", "a" + "\u00e9" * 41 + "b"],
+     ["a.b", "a\nb"]),
+    (r"[o\u00f3]rdenes", ["ordenes", "\u00f3rdenes"], ["\u00f2rdenes", "\u00d3rdenes"]),
     (r"a.b", ["axb", "a\u00e9b", "a\U0001f600b"], ["a\nb"]),
-    # anchors are left out: more matches, never fewer
-    (r"(?:^|\n)\s*system:", ["system:", "x\n system:", "x system:"], ["systemx"]),
+    # a line's start and end as RE2 reads them in multi-line mode (only a line feed ends a
+    # line); the text's start and end are left out: more matches, never fewer
+    (r"(?:^|\n)\s*system:", ["system:", "x\n system:", "x\n\nsystem:"],
+     ["systemx", "x system:", "x\r system:"]),
+    (r"\bend$", ["the end", "the end\nmore", "end\n"], ["the end.", "the end\r\n", "ends"]),
+    (r"\Asystem:", ["system:", "x system:"], ["systemx"]),
     # a long bound becomes no bound; a short one stays
     (r"a[^.]{0,40}?b", ["ab", "a" + "x" * 40 + "b", "a" + "x" * 41 + "b"], ["a.b"]),
     (r"ab{1,2}c", ["abc", "abbc"], ["ac", "abbbc"]),
@@ -52,7 +61,7 @@ def test_the_written_pattern(source: str, matching: list[str], other: list[str])
     assert written is not None
     db = hs.Database()
     db.compile(expressions=[written.encode()], ids=[0], elements=1,
-               flags=[hs.HS_FLAG_UTF8 | hs.HS_FLAG_SINGLEMATCH])
+               flags=[injection_scan.flags(hs)])
     hits: list[int] = []
 
     def on(i: int, *_: object) -> int:

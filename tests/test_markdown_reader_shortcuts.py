@@ -11,6 +11,7 @@ from hypothesis_helpers import examples
 from subagents.definition import Dialect, SourceLocation
 from subagents.formats import markdown
 from subagents.formats.markdown import read_markdown_text
+from subagents.formats.yamltree import YScalar
 
 
 @settings(max_examples=examples(300))
@@ -39,3 +40,38 @@ def test_key_positions_in_a_definition() -> None:
     assert definition is not None
     assert definition.locations["name"] == SourceLocation(2, 1)
     assert definition.locations["tools"] == SourceLocation(4, 1)
+
+
+_VALUES = ["x", "yes", "No", "~", "null", "", "1", "-2", "0x1F", "1.5", ".inf", "2024-01-01",
+           "12:30:45", "'quoted'", '"1"', "'yes'", "!!str 1", "!!int '3'", "! 5", "!!bool yes",
+           "!!null ''", "!!float 1", "|\n  block\n", ">-\n  folded\n  text\n", "[a, 1]",
+           "{k: 1}", "\n  - a\n  - 2\n", "&a 1", "a & b", "Read, Grep", "!!timestamp 2024-01-01"]
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.lists(st.sampled_from(_VALUES), min_size=1, max_size=5))
+def test_field_values_are_what_to_python_gives(values: list[str]) -> None:
+    # the reader answers a scalar's text without calling `to_python` when that is what it
+    # returns: every field item is the one the plain step makes
+    text = "---\n" + "".join(f"k{i}: {v}\n" for i, v in enumerate(values)) + "---\nbody\n"
+    given_items: list[object] = []
+    real = markdown.build_from_items
+
+    def spy(raw: list[object], **kwargs: object) -> object:
+        given_items.extend(raw)
+        return real(raw, **kwargs)  # type: ignore[arg-type]
+
+    markdown.build_from_items = spy  # type: ignore[assignment]
+    try:
+        _definition, doc, _issues = read_markdown_text(text, dialect=Dialect.CLAUDE, path=None)
+    finally:
+        markdown.build_from_items = real
+    if doc is None or doc.root is None:
+        assert given_items == []
+        return
+    plain = [(f.key, f.node.to_python(), SourceLocation(f.key_line, f.key_column),
+              f.node.value if isinstance(f.node, YScalar) else None,
+              (f.node.line, f.node.column)) for f in doc.fields.values()]
+    assert given_items == plain
+    for got, want in zip(given_items, plain, strict=True):  # (1 == True: the types too)
+        assert type(got[1]) is type(want[1])  # type: ignore[index]

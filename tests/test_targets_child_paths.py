@@ -1,5 +1,6 @@
 """A walked file's path object, made from its folder's (``targets._child``), is the one
-``Path(os.path.join(folder, name))`` makes: equal, the same text, the same parts."""
+``Path(os.path.join(folder, name))`` makes: equal, the same text, the same parts; and a
+folder's text joined once (``targets._joined``) and a name appended is ``os.path.join``."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from subagents.lint import targets
-from subagents.lint.targets import _child, _targets
+from subagents.lint.targets import _child, _child_text_at, _joined, _targets
 
 _FOLDERS = [".", "./a", "a/./b", "a//b", "a/b/", "/", "//x", "/tmp/x/../y", "..", "../a",
             "a b/c", "é/ü", ".claude/agents", "x/.hidden", "a\\b"]
@@ -19,9 +20,11 @@ _NAMES = ["a.md", "README.md", ".hidden.md", "x y.md", "é.md", "a\\b.md", "agen
           "...md", "-.md", "a.agent.md"]
 
 
-def _same(folder: str, name: str) -> None:
+def _same(folder: str, name: str, text_at: bool = False) -> None:
     full = os.path.join(folder, name)
-    made, parsed = _child(Path(folder), name, full), Path(full)
+    assert _joined(folder) + name == full
+    given = _child_text_at(Path(folder)) if text_at else None
+    made, parsed = _child(Path(folder), name, full, given), Path(full)
     assert made == parsed
     assert str(made) == str(parsed) and made.parts == parsed.parts
     assert os.fspath(made) == os.fspath(parsed) and made.name == parsed.name
@@ -31,8 +34,9 @@ def _same(folder: str, name: str) -> None:
 
 @pytest.mark.parametrize("folder", _FOLDERS)
 @pytest.mark.parametrize("name", _NAMES)
-def test_a_child_is_the_parsed_path(folder: str, name: str) -> None:
-    _same(folder, name)
+@pytest.mark.parametrize("text_at", [False, True])
+def test_a_child_is_the_parsed_path(folder: str, name: str, text_at: bool) -> None:
+    _same(folder, name, text_at)
 
 
 @settings(max_examples=300, deadline=None)
@@ -43,6 +47,8 @@ def test_a_child_is_the_parsed_path(folder: str, name: str) -> None:
                min_size=1, max_size=12).filter(lambda n: n not in (".", "..")))
 def test_generated_folders_and_names(parts: list[str], rooted: bool, name: str) -> None:
     _same(("/" if rooted else "") + "/".join(parts) or ".", name)
+    _same(("/" if rooted else "") + "/".join(parts) or ".", name, text_at=True)
+    _same("/".join(parts), name)  # (an empty folder: join adds no separator)
 
 
 def test_without_the_shortcut_the_path_is_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -69,3 +75,9 @@ def test_walked_targets_have_the_parsed_paths(tmp_path: Path,
         for t in found:
             assert t.path == Path(os.fspath(t.path)) and t.path.parts == Path(str(t.path)).parts
             assert t.apath == os.path.abspath(t.path)
+            # the text the walk gives the path (and the display path) is what joining and
+            # parsing the folder's and the file's names gives
+            rel = os.path.relpath(os.path.abspath(t.path), os.path.abspath(given_path))
+            assert str(t.path) == str(Path(os.path.join(given_path, rel)))
+            shown = targets._display(given_path, None)
+            assert t.display == os.path.normpath(os.path.join(shown, rel))

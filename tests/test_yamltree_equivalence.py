@@ -172,7 +172,9 @@ def test_the_tree_on_any_text(text: str) -> None:
 
 def test_yaml_1_1_line_breaks_are_counted_as_the_file_counts_lines() -> None:
     for text in ["\x850", "k: a\u2028b\nj: 1\n", "k: 'a\u2029b'\nj: [1, 2]\n", "\u2028\nk: 1\n",
-                 "k:\n  - a\x85\n  - b\n"]:
+                 "k:\n  - a\x85\n  - b\n",
+                 # a mark past the last break (the empty value of a last `?` key)
+                 "\x85?", "k: \x85?", "a: 1\nb: \u2028?", "\x85\n?", "? \u2029"]:
         _same(text)
     tree = parse_yaml_tree("k: 'a\u2028b'\nj: 1\n", line_offset=1)
     assert isinstance(tree.root, YMap) and tree.root.pairs[1][0].line == 3

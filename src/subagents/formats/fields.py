@@ -96,22 +96,6 @@ def build_from_items(
     locations: dict[str, SourceLocation] = {}
     extra: dict[str, Any] = {}
 
-    def bad(f: FieldItem, expected: str) -> None:
-        # Point at the value (what is wrong), falling back to the key.
-        key, value, location, _, at = f
-        loc = (SourceLocation(*at) if at is not None
-               else location or default_location or SourceLocation(1, 1))
-        issues.append(
-            YamlIssue(
-                TYPE_ERROR_CODES.get(key, "SA014"),
-                f"`{key}` must be {expected}, not {_describe(value)}",
-                loc.line,
-                loc.column,
-                _TYPE_HINTS.get(FIELD_ALIASES.get(key, "")),
-                key=key,
-            )
-        )
-
     for f in raw:
         key, value, location, source_text, _ = f
         if location is not None:
@@ -121,7 +105,8 @@ def build_from_items(
             extra[key] = value
             continue
         if attr in values:  # `maxTurns` and `max_turns` both given: the first wins, say so
-            bad(f, "given once (another spelling of this field came first)")
+            issues.append(_bad(f, "given once (another spelling of this field came first)",
+                               default_location))
             continue
         if attr in _TEXT_AS_WRITTEN and source_text is not None and value is not None:
             value = source_text
@@ -130,7 +115,7 @@ def build_from_items(
             continue
         converted = _convert(attr, value)
         if converted is _BAD:
-            bad(f, _EXPECTED[attr])
+            issues.append(_bad(f, _EXPECTED[attr], default_location))
             continue
         values[attr] = converted
 
@@ -151,6 +136,23 @@ def build_from_items(
         body_line=body_line,
     )
     return definition, issues
+
+
+def _bad(f: FieldItem, expected: str, default_location: SourceLocation | None) -> YamlIssue:
+    """The finding of a field of the wrong shape (a module function, not a closure made for
+    every definition built)."""
+    # Point at the value (what is wrong), falling back to the key.
+    key, value, location, _, at = f
+    loc = (SourceLocation(*at) if at is not None
+           else location or default_location or SourceLocation(1, 1))
+    return YamlIssue(
+        TYPE_ERROR_CODES.get(key, "SA014"),
+        f"`{key}` must be {expected}, not {_describe(value)}",
+        loc.line,
+        loc.column,
+        _TYPE_HINTS.get(FIELD_ALIASES.get(key, "")),
+        key=key,
+    )
 
 
 #: The fields whose text value :func:`_convert` returns as it is (a string, not a list or a

@@ -36,6 +36,7 @@ __all__ = [
     "FrontmatterDocument",
     "YField",
     "decode_bytes",
+    "decode_parts",
     "split_frontmatter",
 ]
 
@@ -123,13 +124,19 @@ class DecodeResult:
 
 def decode_bytes(data: bytes) -> DecodeResult:
     """UTF-8 decode with BOM stripping and CRLF normalisation; binary and non-UTF-8 refused."""
+    return DecodeResult(*decode_parts(data))
+
+
+def decode_parts(data: bytes) -> tuple[str | None, YamlIssue | None, bool, bool]:
+    """:func:`decode_bytes` as the tuple of its result's fields, in their order (the loader
+    reads every file through it, and needs no object to hold them)."""
     bom = data.startswith(b"\xef\xbb\xbf")
     if bom:
         data = data[3:]
     nul = data.find(b"\x00", 0, 8192)
     if nul >= 0:
         line = data[:nul].count(b"\n") + 1
-        return DecodeResult(
+        return (
             None,
             YamlIssue(
                 "SA011",
@@ -138,6 +145,8 @@ def decode_bytes(data: bytes) -> DecodeResult:
                 1,
                 "agent definitions are UTF-8 Markdown or JSON text",
             ),
+            False,
+            False,
         )
     try:
         text = data.decode("utf-8")
@@ -151,7 +160,7 @@ def decode_bytes(data: bytes) -> DecodeResult:
             guess = " (it looks like Latin-1/Windows-1252 text)"
         except UnicodeDecodeError:
             pass
-        return DecodeResult(
+        return (
             None,
             YamlIssue(
                 "SA001",
@@ -160,12 +169,14 @@ def decode_bytes(data: bytes) -> DecodeResult:
                 column,
                 "re-save the file as UTF-8, e.g. `iconv -f latin1 -t utf-8 in.md > out.md`",
             ),
+            False,
+            False,
         )
     crlf = False
     if "\r" in text:  # (no CR, no CRLF: one scan of the text, not two, for nearly every file)
         crlf = "\r\n" in text
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return DecodeResult(text, None, bom, crlf)
+    return text, None, bom, crlf
 
 
 def split_frontmatter(
@@ -261,10 +272,9 @@ def _parse_block(
     ``end_line``: ``yaml_text`` (the lines between, each ending in a newline) parsed."""
     if yaml_text.lstrip("\n")[:1] in _JS_BLANK:  # (lstrip copies nothing when no line is empty)
         yaml_text = _blank_leading_lines(yaml_text)
-    doc = FrontmatterDocument(
-        text, start_line, end_line, None, crlf=crlf, bom=bom, yaml_text=yaml_text,
-        body_at=body_at,
-    )
+    # (positional: a call with keywords costs more, and one is made for every file)
+    doc = FrontmatterDocument(text, start_line, end_line, None, {}, False, crlf, bom, yaml_text,
+                              body_at)
     if not yaml_text or yaml_text.isspace():  # (`not yaml_text.strip()`, without a copy)
         doc.root = YMap([], start_line + 1, 1)
         return doc, issues

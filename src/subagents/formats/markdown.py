@@ -13,7 +13,7 @@ from pathlib import Path
 from subagents.definition import AgentDefinition, Dialect, SourceLocation
 from subagents.formats.fields import build_from_items
 from subagents.formats.frontmatter import FrontmatterDocument, split_frontmatter
-from subagents.formats.yamltree import YamlIssue, YScalar
+from subagents.formats.yamltree import _STR_TAG, YamlIssue, YScalar
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -34,16 +34,22 @@ def read_markdown_text(
     doc, issues = split_frontmatter(text, bom=bom, crlf=crlf)
     if doc is None or doc.root is None:
         return None, doc, issues
-    raw: list[FieldItem] = [
-        (
-            f.key,
-            f.node.to_python(),
-            _location(f.key_line, f.key_column),
-            f.node.value if type(f.node) is YScalar else None,
-            (f.node.line, f.node.column),
-        )
-        for f in doc.fields.values()
-    ]
+    raw: list[FieldItem] = []
+    shared = _LOCATIONS
+    for f in doc.fields.values():
+        node = f.node
+        if type(node) is YScalar:
+            written: str | None = node.value
+            tag = node.tag
+            # what `YScalar.to_python` answers first (quoted or block, tagged a string, or
+            # resolved as one: the text itself), without a call for each field
+            value = (written if node.style or (tag or node.resolved_tag) == _STR_TAG
+                     or tag == "!" else node.to_python())
+        else:
+            written, value = None, node.to_python()
+        where = (f.key_line, f.key_column)
+        raw.append((f.key, value, shared.get(where) or _location(*where), written,
+                    (node.line, node.column)))
     body = doc.body if include_body else ""
     definition, field_issues = build_from_items(
         raw,

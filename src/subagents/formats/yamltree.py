@@ -454,7 +454,11 @@ def _to_file_lines(tree: YamlTree, text: str, offset: int) -> None:
 
     def pos(at_line: int, column: int) -> tuple[int, int]:
         k = at_line - 1 - offset
-        if not 0 <= k < len(starts):
+        if k >= len(starts):
+            # past the last break: libyaml's mark for what ends the stream (the empty value
+            # of a last `?` key), on the file's last line, after its last character
+            return line + 1 + offset, len(text) - line_start + column
+        if k < 0:
             return at_line, column
         real, base = starts[k]
         return real + 1 + offset, base + column

@@ -33,7 +33,7 @@ from subagents._dataclass import dataclass
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic, Severity
 from subagents.errors import DefinitionError
-from subagents.formats.frontmatter import FrontmatterDocument, decode_bytes
+from subagents.formats.frontmatter import FrontmatterDocument, decode_parts
 from subagents.formats.jsonfile import read_json_text
 from subagents.formats.markdown import read_markdown_text
 from subagents.formats.yamltree import YamlIssue
@@ -189,13 +189,13 @@ def parse_agent_text(
     # reading of the same bytes: Harness.emulate
     harness = _harness_of(dialect)
     if raw is not None:
-        decoded = decode_bytes(raw)
-        if decoded.issue is not None or decoded.text is None:
-            assert decoded.issue is not None
-            unread = LoadResult(display, dialect, (), (_diag(decoded.issue, display),))
+        decoded, issue, bom, crlf = decode_parts(raw)
+        if issue is not None or decoded is None:
+            assert issue is not None
+            unread = LoadResult(display, dialect, (), (_diag(issue, display),))
             return unread if harness is None else harness.emulate(
                 unread, data, claude_code=claude_code)
-        text, bom, crlf = decoded.text, decoded.bom, decoded.crlf
+        text = decoded
     else:
         assert isinstance(data, str)
         bom = data.startswith("\ufeff")
@@ -218,7 +218,7 @@ def parse_agent_text(
         display,
         dialect,
         (definition,) if definition is not None else (),
-        tuple(_diag(i, display) for i in issues),
+        tuple([_diag(i, display) for i in issues]) if issues else (),
         doc,
         file_path=file_path,
     )
@@ -280,10 +280,6 @@ def read_agent_file(
         # cap is per agent file, so a store gets the room of many
         max_bytes = max(max_bytes, JSON_MAX_BYTES)
 
-    def fail(code: str, message: str, hint: str | None = None) -> LoadResult:
-        issue = YamlIssue(code, message, 1, 1, hint)
-        return LoadResult(display, chosen, (), (_diag(issue, display),))
-
     try:
         # O_NONBLOCK: a FIFO named *.md must never hang a scan (it is refused just below).
         fd = os.open(p, _OPEN_FLAGS)
@@ -292,9 +288,10 @@ def read_agent_file(
             if stat.S_ISDIR(st.st_mode):
                 raise IsADirectoryError(p)  # (what opening it as a file object says)
             if not stat.S_ISREG(st.st_mode):
-                return fail("SA015", "not a regular file")
+                return _failed(display, chosen, "SA015", "not a regular file")
             if st.st_size > max_bytes:
-                big = fail(
+                big = _failed(
+                    display, chosen,
                     "SA002",
                     f"file is {st.st_size:,} bytes; the limit is {max_bytes:,}",
                     "agent definitions are small text files; move reference material into "
@@ -312,15 +309,18 @@ def read_agent_file(
         finally:
             os.close(fd)
     except IsADirectoryError:
-        return fail("SA015", "is a folder, not a file")
+        return _failed(display, chosen, "SA015", "is a folder, not a file")
     except FileNotFoundError:
-        return fail("SA015", "file not found (deleted while it was being read?)")
+        return _failed(display, chosen, "SA015",
+                       "file not found (deleted while it was being read?)")
     except PermissionError:
-        return fail("SA015", "permission denied", "make the file readable (`chmod u+r`)")
+        return _failed(display, chosen, "SA015", "permission denied",
+                       "make the file readable (`chmod u+r`)")
     except OSError as exc:
-        return fail("SA015", f"cannot read the file: {exc.strerror or exc}")
+        return _failed(display, chosen, "SA015", f"cannot read the file: {exc.strerror or exc}")
     if len(data) > max_bytes:  # grew between stat and read
-        return fail("SA002", f"file is larger than the limit of {max_bytes:,} bytes")
+        return _failed(display, chosen, "SA002",
+                       f"file is larger than the limit of {max_bytes:,} bytes")
     if on_read is not None:
         on_read(data, st)
     return parse_agent_text(
@@ -331,6 +331,13 @@ def read_agent_file(
         file_path=p,
         claude_code=claude_code,
     )
+
+
+def _failed(display: str, dialect: Dialect, code: str, message: str,
+            hint: str | None = None) -> LoadResult:
+    """A file :func:`read_agent_file` could not read: one finding at its first line."""
+    issue = YamlIssue(code, message, 1, 1, hint)
+    return LoadResult(display, dialect, (), (_diag(issue, display),))
 
 
 _PATH = type(Path())

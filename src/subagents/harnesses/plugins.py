@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import posixpath
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -47,7 +48,7 @@ def plugin_agent_paths(plugin_dir: Path) -> list[Path]:
     return [plugin_dir / e for e in entries if isinstance(e, str) and e.strip()]
 
 
-# Inside :func:`plugins_pinned` (one ``validate`` run): the folder of a file -> the plugin
+# Inside :func:`plugins_pinned` (one ``validate`` run): a file's folder -> the plugin
 # folder above it and its agent paths (None: no plugin above), and a plugin folder -> its name.
 # ``validate`` asks :func:`plugin_of` for every file, and the files of one folder share the
 # walk up to ``/`` (a ``stat`` per parent) and the manifest reads.
@@ -81,20 +82,26 @@ def _plugin_above(folder: str) -> tuple[str, tuple[str, ...]] | None:
         folder = parent
 
 
+_POSIX = os.path is posixpath
+
+
 def plugin_of(path: Path, absolute: str | None = None) -> str | None:
     """The name of the plugin whose agent ``path`` is (the nearest folder above it holding
     ``.claude-plugin/plugin.json``, when one of its agent paths holds the file), else None.
     ``absolute``: ``os.path.abspath(path)``, when the caller has it (validate does)."""
     # plain strings and os.path: validate asks this for every file it reads
     here = absolute if absolute is not None else os.path.abspath(path)
-    folder = os.path.dirname(here)
     memo = _PLUGIN_MEMO.get()
     if memo is None:
-        found = _plugin_above(folder)
-    elif folder in memo[0]:
-        found = memo[0][folder]
+        found = _plugin_above(os.path.dirname(here))
     else:
-        found = memo[0][folder] = _plugin_above(folder)
+        # keyed by the text up to the last separator, of which ``dirname`` is a function
+        # (it strips that text's trailing separators): one slice, not a call, per file
+        head = here[: here.rfind("/") + 1] if _POSIX else os.path.dirname(here)
+        if head in memo[0]:
+            found = memo[0][head]
+        else:
+            found = memo[0][head] = _plugin_above(os.path.dirname(here))
     if found is None:
         return None
     root, wheres = found

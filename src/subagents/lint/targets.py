@@ -22,6 +22,7 @@ Design notes
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
@@ -130,6 +131,15 @@ def _shown(base: str, name: str) -> str:
     return name if base == "." else os.path.join(base, name)
 
 
+def _joined(folder: str) -> str:
+    """What a walked file's name follows in ``os.path.join(folder, name)``: the folder with
+    the separator ``join`` puts after it (none after an empty folder or one that ends in a
+    separator).  A name has no separator and no drive, so ``join`` only ever appends it:
+    worked out once a folder, a file's path is one concatenation, not a call of ``join``
+    (tests/test_targets_child_paths.py compares the two)."""
+    return os.path.join(folder, "")
+
+
 def _walk_agent_files(
     folder: Path, display: str, *, report_links: bool = False
 ) -> Iterator[tuple[str, str, bool, str, str]]:
@@ -150,6 +160,9 @@ def _walk_agent_files(
         )
         rel = os.path.relpath(dirpath, folder)
         base = os.path.normpath(os.path.join(display, rel))
+        # (what `_shown` and `os.path.join(dirpath, name)` give, as concatenations: `_joined`)
+        shown_at = "" if base == "." else _joined(base)
+        full_at = _joined(dirpath)
         for d in dirnames if report_links else ():
             link = os.path.join(dirpath, d)
             if os.path.islink(link) and path_escapes(link, real_root):
@@ -166,10 +179,10 @@ def _walk_agent_files(
             elif not (_is_agent_candidate(name)
                       or (in_codex and name.lower().endswith(".toml"))):
                 continue
-            full = os.path.join(dirpath, name)
+            full = full_at + name
             if other_harness and detect_dialect(full) in (Dialect.CLAUDE, None):
                 continue
-            yield full, _shown(base, name), name in linked, dirpath, name
+            yield full, shown_at + name, name in linked, dirpath, name
 
 
 def _walk(top: str) -> Iterator[tuple[str, list[str], list[str], frozenset[str]]]:
@@ -298,15 +311,34 @@ def source_roots(
 _make_child: Callable[[Path, str], Path] | None = getattr(Path, "_make_child_relpath", None)
 
 
-def _child(folder: Path, name: str, full: str) -> Path:
+def _child(folder: Path, name: str, full: str, text_at: str | None = None) -> Path:
     """``Path(full)``, where ``full`` is ``os.path.join(folder, name)`` and ``name`` a walked
-    file's name (no separator, never ``.`` or ``..``): the same path (equal, same text)."""
+    file's name (no separator, never ``.`` or ``..``): the same path (equal, same text).
+    ``text_at``: :func:`_child_text_at` of ``folder``, when the caller worked it out."""
     if _make_child is not None:
         try:
-            return _make_child(folder, name)
+            child = _make_child(folder, name)
         except Exception:  # another pathlib: parse it as always
-            pass
+            return Path(full)
+        if _SETS_TEXT:
+            # the path's text, which opening the file asks for (``os.fspath``): pathlib would
+            # join its parts for it, and the folder's text is known
+            child._str = (  # type: ignore[attr-defined]
+                (_child_text_at(folder) if text_at is None else text_at) + name)
+        return child
     return Path(full)
+
+
+def _child_text_at(folder: Path) -> str:
+    """The text a child of ``folder`` starts with: ``str(folder / name)`` is it plus
+    ``name`` (``folder / name`` of ``.`` is ``name``; a root's text ends in a separator)."""
+    text = str(folder)
+    return "" if text == "." else _joined(text)
+
+
+# Python 3.11's ``_make_child_relpath`` leaves the child's text to be joined on first use
+# (a ``_str`` slot, filled by ``__str__``); 3.12's sets it itself.
+_SETS_TEXT = _make_child is not None and sys.version_info[:2] == (3, 11)
 
 
 def _targets(paths: Sequence[Path], given: Sequence[str | None],
@@ -317,16 +349,18 @@ def _targets(paths: Sequence[Path], given: Sequence[str | None],
             # dialect and scope depend on the folder (and the name's suffix): compute once each
             cache: dict[tuple[str, str], tuple[Dialect, str]] = {}
             # each walked folder's absolute path (a file name has no separator and is never
-            # `.` or `..`: joined to a normalised folder, it is what abspath of the file says)
-            # and its path object, the file's made from it (see _child)
-            absolute: dict[str, tuple[str, Path]] = {}
+            # `.` or `..`: joined to a normalised folder, it is what abspath of the file says),
+            # its path object, the file's made from it (see _child), and that object's text,
+            # the first and last as what a file's name is appended to (`_joined`)
+            absolute: dict[str, tuple[str, Path, str]] = {}
             for name_, fdisplay, linked, dirpath, name in _walk_agent_files(
                     p, display, report_links=True):
                 known = absolute.get(dirpath)
                 if known is None:
-                    known = absolute[dirpath] = (os.path.abspath(dirpath), Path(dirpath))
-                folder = known[0]
-                full = _child(known[1], name, name_)
+                    folder_path = Path(dirpath)
+                    known = absolute[dirpath] = (_joined(os.path.abspath(dirpath)), folder_path,
+                                                 _child_text_at(folder_path))
+                full = _child(known[1], name, name_, known[2])
                 low = name.lower()
                 kind = ".json" if low.endswith(".json") else (
                     ".agent.md" if low.endswith(".agent.md") else ".md")
@@ -339,7 +373,7 @@ def _targets(paths: Sequence[Path], given: Sequence[str | None],
                 if d is Dialect.JSON:  # each agents.json is its own namespace
                     scope = f"{d}:{full.absolute()}"
                 yield _Target(full, fdisplay, d, p, scope, may_escape=linked,
-                              apath=os.path.join(folder, name))
+                              apath=known[0] + name)
         else:
             root = _agents_folder(p.absolute()) or p.absolute().parent
             d = dialect or detect_dialect(p) or Dialect.CLAUDE
