@@ -30,10 +30,13 @@ from subagents.lint.config import Config
 from subagents.lint.rules.catalog import rule
 
 __all__ = [
+    "APPLIES",
+    "Applies",
     "DefinitionRule",
     "FileContext",
     "FileRule",
     "RuleContext",
+    "applies",
     "make_diagnostic",
     "text_pos",
 ]
@@ -53,6 +56,42 @@ def text_pos(text: str, offset: int) -> tuple[int, int]:
     line = text.count("\n", 0, offset) + 1
     start = text.rfind("\n", 0, offset) + 1
     return line, offset - start + 1
+
+
+class Applies:
+    """For which definitions a definition check can say anything at all (:func:`applies`).
+    (A plain class: a dataclass costs the one-file command its making at import.)"""
+
+    __slots__ = ("never", "on_claude_code", "only")
+
+    def __init__(self, only: tuple[Dialect, ...] | None, never: tuple[Dialect, ...],
+                 on_claude_code: bool) -> None:
+        #: the dialects it judges (None: every dialect)
+        self.only = only
+        #: dialects it never judges
+        self.never = never
+        #: False: silent on a Claude definition judged on Claude Code's reading (its own
+        #: rules decide, rules/claude_code.py)
+        self.on_claude_code = on_claude_code
+
+
+#: The declared :class:`Applies` of each definition check that has one.
+APPLIES: dict[Callable[..., Iterator[Diagnostic]], Applies] = {}
+
+
+def applies(*, only: tuple[Dialect, ...] | None = None, never: tuple[Dialect, ...] = (),
+            on_claude_code: bool = True) -> Callable[[DefinitionRule], DefinitionRule]:
+    """Declare the dialects the decorated definition check judges: the engine does not call
+    it for a definition of another (it would only return at once).  The check keeps its own
+    test of the same condition (it may be called directly); ``tests/test_engine_dialects.py``
+    runs every check on definitions outside its declaration and expects silence."""
+    declared = Applies(only, never, on_claude_code)
+
+    def register(fn: DefinitionRule) -> DefinitionRule:
+        APPLIES[fn] = declared
+        return fn
+
+    return register
 
 
 @dataclass(slots=True)
@@ -137,8 +176,9 @@ class RuleContext:
     def node(self, defn: AgentDefinition, key: str) -> YNode | None:
         if self.document is None:
             return None
-        for k in (key, *_spellings(key)):
-            f = self.document.fields.get(k)
+        fields = self.document.fields
+        for k in _NODE_KEYS.get(key) or (key,):
+            f = fields.get(k)
             if f is not None:
                 return f.node
         return None
@@ -217,13 +257,13 @@ def _pos_in_scalar(node: YScalar, item: str, index: int,
     return node.line, node.column
 
 
-def _spellings(attr: str) -> tuple[str, ...]:
-    return _SPELLINGS.get(attr, ())
-
-
 _SPELLINGS: dict[str, tuple[str, ...]] = {}
 for _spelled, _attr in FIELD_ALIASES.items():
     _SPELLINGS[_attr] = (*_SPELLINGS.get(_attr, ()), _spelled)
+# the frontmatter keys :meth:`RuleContext.node` tries for an attribute, in order (the
+# attribute's own name, then each spelling): built once, not once per call
+_NODE_KEYS: dict[str, tuple[str, ...]] = {
+    attr: (attr, *spellings) for attr, spellings in _SPELLINGS.items()}
 
 
 DefinitionRule = Callable[[AgentDefinition, RuleContext], Iterator[Diagnostic]]

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from subagents.definition import AgentDefinition
 from subagents.definition import Dialect as D
 from subagents.diagnostics import Diagnostic
-from subagents.lint.rules.base import DefinitionRule, RuleContext
+from subagents.lint.rules.base import DefinitionRule, RuleContext, applies
 from subagents.lint.rules.catalog import check
 from subagents.lint.rules.fields import is_valid_model
 from subagents.names import CODEX_NAME, JSON_NAME
@@ -27,6 +27,7 @@ __all__ = ["RULES"]
 _SEED_MODELS = ("sonnet", "opus", "haiku", "inherit")
 
 
+@applies(only=(D.CODEX_MD,))
 @check("SA501", "SA502", "SA503")
 def check_codex(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     if defn.dialect is not D.CODEX_MD:
@@ -51,6 +52,7 @@ def check_codex(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]
             seen.add(entry)
 
 
+@applies(only=(D.JSON,))
 @check("SA504", "SA505")
 def check_json(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     if defn.dialect is not D.JSON:
@@ -65,7 +67,7 @@ def check_json(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     # a model that is not even a valid alias or id is SA105's error; this warning is for a
     # valid full id that NanoClaw's agents.json does not allow
     if (defn.model is not None and defn.model not in _SEED_MODELS
-            and is_valid_model(defn.model, set(ctx.config.model_aliases))):
+            and is_valid_model(defn.model, ctx.config.model_aliases)):
         yield ctx.diag(
             "SA505",
             ctx.value_pos(defn, "model"),

@@ -9,6 +9,14 @@ Design notes
 * A caller that drops findings by code (``validate``'s filter) gives the context the checks
   that can say something it keeps (:func:`wanted_checks`, once per filter): the rules that
   are off in the profile (the style rules, by default) are then not run.
+* A check that declared the dialects it judges (``@applies`` in
+  :mod:`subagents.lint.rules.base`) is not called for a definition of another dialect (nor,
+  if it said so, for a Claude definition judged on Claude Code's reading): the checks of each
+  dialect are worked out once per checks tuple.  Dropping such a call cannot change the
+  findings or their order (the check would have yielded nothing);
+  ``tests/test_engine_dialects.py`` runs every check outside its declaration, and every
+  definition both ways.  (Skipping checks by the fields a definition gives was measured too:
+  working out which fields are given cost about what the skipped checks did.)
 * Each check registered its codes (``@check`` in :mod:`subagents.lint.rules.catalog`); a
   finding with a code its check did not register is a bug too and becomes ``SA000``, so the
   registry is the true list of what every check can say.
@@ -18,10 +26,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from subagents.definition import AgentDefinition
+from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic
 from subagents.lint.rules import dialects, fields, security, spec
-from subagents.lint.rules.base import DefinitionRule, FileContext, FileRule, RuleContext
+from subagents.lint.rules.base import (
+    APPLIES,
+    Applies,
+    DefinitionRule,
+    FileContext,
+    FileRule,
+    RuleContext,
+)
 from subagents.lint.rules.catalog import codes_of, rule
 
 __all__ = ["DEFINITION_RULES", "FILE_RULES", "check_definition", "check_file", "wanted_checks"]
@@ -81,9 +96,40 @@ def wanted_checks(wants: Callable[[str], bool]) -> _Plan:
     return tuple((c, codes) for c, codes in _plan(DEFINITION_RULES) if any(map(wants, codes)))
 
 
+# -- the checks a definition's dialect can trigger ----------------------------------------------
+
+def _silent(declared: Applies | None, dialect: Dialect, claude_code: bool) -> bool:
+    """Does a check declared so say nothing for a definition of this dialect?"""
+    if declared is None:
+        return False
+    if declared.only is not None and dialect not in declared.only:
+        return True
+    return dialect in declared.never or (
+        not declared.on_claude_code and claude_code and dialect is Dialect.CLAUDE)
+
+
+# (checks tuple's id, dialect, Claude Code's reading) -> (checks, the ones to run)
+_by_dialect: dict[tuple[int, Dialect, bool], tuple[_Plan, _Plan]] = {}
+
+
+def checks_for(checks: _Plan, dialect: Dialect, claude_code: bool) -> _Plan:
+    """The checks of ``checks`` that can find something in a definition of ``dialect``
+    (``claude_code``: judged on Claude Code's reading), in order."""
+    key = (id(checks), dialect, claude_code)
+    known = _by_dialect.get(key)
+    if known is not None and known[0] is checks:
+        return known[1]
+    run = tuple((c, codes) for c, codes in checks
+                if not _silent(APPLIES.get(c), dialect, claude_code))
+    if len(_by_dialect) >= 256:  # (callers making up check tuples: not all remembered)
+        _by_dialect.clear()
+    _by_dialect[key] = (checks, run)
+    return run
+
+
 def check_definition(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     checks = ctx.checks if ctx.checks is not None else _plan(DEFINITION_RULES)
-    for check, allowed in checks:
+    for check, allowed in checks_for(checks, defn.dialect, ctx.claude_code):
         try:
             for d in check(defn, ctx):
                 if d.rule not in allowed:

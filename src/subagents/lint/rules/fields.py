@@ -23,7 +23,7 @@ Design notes
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 
 from subagents._lazy_re import lazy_compile
 from subagents.claude_code.profile import get_profile
@@ -32,7 +32,7 @@ from subagents.definition import Dialect as D
 from subagents.diagnostics import Diagnostic
 from subagents.formats.yamltree import YMap, YNode, YScalar, YSeq
 from subagents.known_tools import BUILTIN_TOOLS, is_known_tool, parse_tool_entry
-from subagents.lint.rules.base import DefinitionRule, RuleContext
+from subagents.lint.rules.base import DefinitionRule, RuleContext, applies
 from subagents.lint.rules.catalog import check
 
 __all__ = ["RULES", "is_valid_model"]
@@ -54,7 +54,7 @@ _HOOK_TYPES = ("command", "prompt", "agent", "http")
 _PERMISSION_HINT = ", ".join(PERMISSION_MODES)
 
 
-def is_valid_model(model: str, aliases: frozenset[str] | set[str] = frozenset()) -> bool:
+def is_valid_model(model: str, aliases: Collection[str] = frozenset()) -> bool:
     m = model.strip()
     base = m.removesuffix("[1m]")
     # Claude Code matches aliases case-insensitively (`model: Sonnet` runs on Sonnet).
@@ -71,6 +71,7 @@ def _has_field(defn: AgentDefinition, ctx: RuleContext, key: str) -> bool:
     return defn.location_of(key) is not None
 
 
+@applies(only=(D.CLAUDE, D.CODEX_MD), on_claude_code=False)
 @check("SA101", "SA102")
 def check_name(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     if defn.dialect is D.CLAUDE and ctx.claude_code:
@@ -100,6 +101,7 @@ def check_name(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
         )
 
 
+@applies(never=(D.CODEX_MD,), on_claude_code=False)
 @check("SA103")
 def check_description(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     if defn.dialect is D.CLAUDE and ctx.claude_code:
@@ -120,6 +122,7 @@ def check_description(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagn
 _MAX_SUGGESTIONS = 20
 
 
+@applies(never=(D.CODEX_MD,))
 @check("SA104")
 def check_tools(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     if defn.dialect is D.CODEX_MD:
@@ -127,15 +130,20 @@ def check_tools(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]
     extra = ctx.config.extra_tools
     unknown = 0
     profile = None
+    kinds = None
     if defn.dialect is D.CLAUDE:
         profile = get_profile(ctx.config.claude_code)  # (imported with the module: once)
+        kinds = profile.tool_kinds
     for key in ("tools", "disallowed_tools"):
         entries = getattr(defn, key)
         if not entries:
             continue
         spelled = "tools" if key == "tools" else "disallowedTools"
         for i, raw in enumerate(entries):
-            kind = profile.tool_kind(raw.strip()) if profile is not None else None
+            # (most entries are tools the version knows: its table asked first, without the
+            # method call; ``tool_kind`` answers the rest)
+            kind = (kinds.get(raw.strip()) or profile.tool_kind(raw.strip())
+                    if kinds is not None and profile is not None else None)
             if kind == "main-thread" and key == "tools" and profile is not None:
                 yield ctx.diag(
                     "SA104", ctx.item_pos(defn, key, i, raw),
@@ -211,11 +219,13 @@ _TOOL_WORDS = {
 }
 
 
+@applies(never=(D.CODEX_MD,))
 @check("SA105")
 def check_model(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     if defn.model is None or defn.dialect is D.CODEX_MD:
         return
-    if is_valid_model(defn.model, set(ctx.config.model_aliases)):
+    # (the configured aliases asked as they are: `in` of the mapping reads its keys)
+    if is_valid_model(defn.model, ctx.config.model_aliases):
         return
     label = get_profile(ctx.config.claude_code).label
     yield ctx.diag(

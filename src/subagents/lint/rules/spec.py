@@ -26,7 +26,7 @@ from subagents.definition import AgentDefinition
 from subagents.definition import Dialect as D
 from subagents.diagnostics import Diagnostic
 from subagents.formats.yamltree import YScalar, YSeq
-from subagents.lint.rules.base import DefinitionRule, RuleContext
+from subagents.lint.rules.base import DefinitionRule, RuleContext, applies
 from subagents.lint.rules.catalog import check
 from subagents.names import PORTABLE_NAME
 
@@ -66,6 +66,7 @@ def _chars(n: int) -> str:
     return f"{n:,} character" + ("" if n == 1 else "s")
 
 
+@applies(never=(D.CODEX_MD,))
 @check("SA201")
 def check_description_length(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     if not ctx.wants("SA201"):
@@ -85,6 +86,7 @@ def check_description_length(defn: AgentDefinition, ctx: RuleContext) -> Iterato
     )
 
 
+@applies(never=(D.CODEX_MD,))
 @check("SA202")
 def check_prompt_length(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     if not ctx.wants("SA202"):
@@ -143,6 +145,7 @@ def _has_section(headings: str, stem: str, word_end: bool) -> bool:
     return False
 
 
+@applies(only=(D.CLAUDE,))
 @check("SA203")
 def check_sections(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     if not ctx.wants("SA203"):
@@ -226,6 +229,7 @@ def check_color(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]
         )
 
 
+@applies(only=(D.CLAUDE,))
 @check("SA206")
 def check_name_format(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     name = defn.name
@@ -243,6 +247,7 @@ def check_name_format(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagn
     )
 
 
+@applies(only=(D.CLAUDE,))
 @check("SA207")
 def check_tools_list(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     """SA207: a YAML list in ``tools``; some Claude Code versions read it as no tools at all
@@ -274,11 +279,16 @@ def check_tools_list(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagno
 # --- anti-patterns ---------------------------------------------------------------------------
 
 
+@applies(never=(D.CODEX_MD,))
 @check("SA301")
 def check_read_only_role(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     if defn.dialect is D.CODEX_MD:
         return
-    m = _READ_ONLY_ROLE_RE.search(defn.name.lower())
+    name = defn.name.lower()
+    # (each role word holds one of these: most names hold none, and skip the pattern)
+    if "review" not in name and "audit" not in name and "research" not in name:
+        return
+    m = _READ_ONLY_ROLE_RE.search(name)
     if not m or defn.permission_mode == "plan":  # plan mode: no mutations
         return
     denied = set(defn.disallowed_tools or ())
@@ -300,6 +310,7 @@ def _article(word: str) -> str:
     return ("an " if word[:1] in "aeiou" else "a ") + word
 
 
+@applies(never=(D.CODEX_MD,))
 @check("SA302")
 def check_max_turns_present(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     if not ctx.wants("SA302"):
@@ -327,6 +338,7 @@ def check_skills(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic
         )
 
 
+@applies(never=(D.CODEX_MD,))
 @check("SA304")
 def check_vague(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     if not defn.description or defn.dialect is D.CODEX_MD or len(defn.description) > 160:
