@@ -169,16 +169,50 @@ def _read_order(name: str, sample: Path) -> Callable[[tuple[str, Path]], tuple[i
 
 def _one_profile_per_run(func: Callable[_P, _R]) -> Callable[_P, _R]:
     """Run ``func`` with the Claude Code profiles read once (every file asks for them;
-    :func:`subagents.claude_code.profile.pinned`), and each folder's plugin looked up once
-    (:func:`subagents.harnesses.plugins.plugins_pinned`)."""
+    :func:`subagents.claude_code.profile.pinned`), each folder's plugin looked up once
+    (:func:`subagents.harnesses.plugins.plugins_pinned`), and the cyclic garbage collector
+    paused (:func:`_collector_paused`)."""
     @functools.wraps(func)
     def run(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         from subagents.claude_code.profile import pinned
         from subagents.harnesses.plugins import plugins_pinned
 
-        with pinned(), plugins_pinned():
+        with pinned(), plugins_pinned(), _collector_paused():
             return func(*args, **kwargs)
     return run
+
+
+class _collector_paused:
+    """The cyclic garbage collector off for a run, and on again after it, in a process with
+    one thread.
+
+    A run keeps every file's outcome until the report and makes (almost) no reference
+    cycles: on the corpus and a 2,000-file tree a collection after the run finds none, on a
+    folder of broken files a few objects a file (exceptions).  With the collector on, the
+    objects kept are walked again by every collection for nothing: in a fresh process
+    validating 2,000 distinct files, 71 collections took 11 ms of about 800 (measured with
+    ``gc.callbacks``; paused: one, 2 ms, before the pause), about 1%, more in a long-lived
+    process whose older objects are walked too.  Left alone when the collector is already
+    off, and when other threads run (a language server, an MCP server): pausing it there
+    would pause it for their work too.
+    """
+
+    __slots__ = ("paused",)
+
+    def __enter__(self) -> None:
+        import gc
+        import sys
+
+        threading = sys.modules.get("threading")  # not imported: no other thread
+        self.paused = gc.isenabled() and (threading is None or threading.active_count() == 1)
+        if self.paused:
+            gc.disable()
+
+    def __exit__(self, *exc: object) -> None:
+        if self.paused:
+            import gc
+
+            gc.enable()
 
 
 def _refuse_unknown_selectors(*groups: Sequence[str]) -> None:
