@@ -39,7 +39,10 @@ def seen(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
     (gc.enable if was else gc.disable)()
 
 
-def test_paused_while_judging_and_on_again_after(project: Path, seen: list[bool]) -> None:
+def test_paused_while_judging_and_on_again_after(project: Path, seen: list[bool],
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    # a process with one thread (the test process may hold others, left by earlier tests)
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
     gc.enable()
     report = validate.validate_paths([project / ".claude" / "agents"], cache=False)
     assert seen and not any(seen)
@@ -49,6 +52,7 @@ def test_paused_while_judging_and_on_again_after(project: Path, seen: list[bool]
 
 def test_on_again_after_a_run_that_raises(project: Path, seen: list[bool],
                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
     gc.enable()
 
     def boom(*args: object, **kwargs: object) -> object:
@@ -57,6 +61,7 @@ def test_on_again_after_a_run_that_raises(project: Path, seen: list[bool],
     monkeypatch.setattr(validate, "check_scope", boom)
     with pytest.raises(RuntimeError):
         validate.validate_paths([project / ".claude" / "agents"], cache=False)
+    assert seen and not any(seen)  # it was paused, and is on again
     assert gc.isenabled()
 
 
