@@ -390,17 +390,15 @@ def _field_notes(fm: Mapping[str, Any], profile: ClaudeCodeProfile) -> list[Note
     notes: list[Note] = []
     if _NOTED_KEYS.isdisjoint(fm):  # (none of the fields judged below: nothing to say)
         return notes
-    if _NOTED_BUT_MODEL.isdisjoint(fm):  # (`model` alone, the common case: its check only)
-        model = fm["model"]
-        if not (isinstance(model, str) and model.strip()):
-            notes.append(Note("model", f"`model: {_show(model)}`: {_MODEL_IGNORED}"))
+    model = fm.get("model")
+    if "model" in fm and not (isinstance(model, str) and model.strip()):
+        notes.append(Note("model", f"`model: {_show(model)}`: {_MODEL_IGNORED}"))
+    if _NOTED_BUT_MODEL.isdisjoint(fm):  # (`model` alone, the common case: nothing more)
         return notes
 
     def ignored(key: str, why: str) -> None:
         notes.append(Note(key, f"`{key}: {_show(fm[key])}`: {why}"))
 
-    if "model" in fm and not (isinstance(fm["model"], str) and fm["model"].strip()):
-        ignored("model", _MODEL_IGNORED)
     bg = fm.get("background")
     if "background" in fm and bg not in (True, False, "true", "false"):
         ignored("background", "it must be true or false")
