@@ -130,20 +130,15 @@ def check_tools(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]
     extra = ctx.config.extra_tools
     unknown = 0
     profile = None
-    kinds = None
     if defn.dialect is D.CLAUDE:
         profile = get_profile(ctx.config.claude_code)  # (imported with the module: once)
-        kinds = profile.tool_kinds
     for key in ("tools", "disallowed_tools"):
         entries = getattr(defn, key)
         if not entries:
             continue
         spelled = "tools" if key == "tools" else "disallowedTools"
         for i, raw in enumerate(entries):
-            # (most entries are tools the version knows: its table asked first, without the
-            # method call; ``tool_kind`` answers the rest)
-            kind = (kinds.get(raw.strip()) or profile.tool_kind(raw.strip())
-                    if kinds is not None and profile is not None else None)
+            kind = profile.tool_kind(raw.strip()) if profile is not None else None
             if kind == "main-thread" and key == "tools" and profile is not None:
                 yield ctx.diag(
                     "SA104", ctx.item_pos(defn, key, i, raw),
