@@ -85,6 +85,29 @@ def _collapse_plain(text: str) -> str:
     return out
 
 
+#: :data:`_OTHER_NFKC_BLANKS` in UTF-8
+_OTHER_NFKC_BLANK_BYTES = tuple(b.encode() for b in _OTHER_NFKC_BLANKS)
+
+
+def _collapse_utf8(data: bytes) -> bytes | None:
+    """``_collapse(data.decode(), nfkc=True).encode()`` for the UTF-8 of a text as described
+    there (what NFKC returned, changed only by removing characters, folding and
+    case-folding), worked out on the bytes: the detector searches the UTF-8 of the collapsed
+    text, and encoding a text beyond ASCII costs about ten instructions a character (a line
+    break and a space are one byte each and no byte of a character beyond ASCII is one of
+    them, so the bytes split, strip and join as the characters do; ``bytes.strip`` strips
+    only ASCII blanks, the only ones such a text holds when it takes
+    :func:`_collapse_plain`).  ``None`` when it holds another blank (then the caller
+    collapses the text itself)."""
+    for blank in _OTHER_NFKC_BLANK_BYTES:
+        if blank in data and (blank != b"\r" or data.count(b"\r") != data.count(b"\r\n")):
+            return None
+    out = b"\n".join(filter(None, map(bytes.strip, data.split(b"\n"))))
+    if b"  " in out:
+        out = b" ".join(filter(None, [piece.lstrip(b" ") for piece in out.split(b"  ")]))
+    return out
+
+
 _LEET_BYTES = bytes.maketrans(b"013457@$", b"oieastas")
 _NOT_LETTER_BYTES = bytes(c for c in range(128) if not chr(c).isalpha()
                           and chr(c) not in "013457@$")
