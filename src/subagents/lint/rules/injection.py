@@ -272,7 +272,7 @@ def _fast_both_utf8(text: str, utf8: list[bytes] | None = None
     text = visible
     if not unusual:
         lowered = (text.encode() if data is None else data).lower()
-        raw = _collapse_utf8(lowered)
+        raw = _collapse_utf8(lowered, text)
         if raw is None:
             return [_collapse(lowered.decode(), nfkc=True)], None
         return [raw.decode()], raw
