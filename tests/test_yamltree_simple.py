@@ -94,10 +94,16 @@ def test_each_shape_on_its_own() -> None:
 def test_it_declines_what_it_cannot_read() -> None:
     for text in ["k: a: b\n", "k: [a]\n", "k: x\n  y\n", "k: 'a''b'\n", 'k: "a\\nb"\n',
                  "k: &a x\n", "k: x #c\n", "k:\tx\n", "k: x\r\n", "k: a\x85b\n", "k:\n",
-                 "k: x", "\n\n", "# only\n", "k" * 201 + ": x\n", "- a\n", "k: x\n---\n",
+                 "\n\n", "# only\n", "# only", "k" * 201 + ": x\n", "- a\n", "k: x\n---\n",
                  "k: a\u2028b\n", "k: 'a\u2029'\n", "k: a\ufeff\n", "k: \ufffe\n", "k: \uffff\n",
                  "k: a\ud800b\n", "# \udfff\nk: x\n"]:
         assert yamltree._simple_tree(text, 0) is None, repr(text)
+
+
+def test_a_text_without_its_last_line_feed_is_read_the_same() -> None:
+    # what the frontmatter's recovery reads: each field's lines on their own, joined
+    for text in ["k: x", "name: a\ndescription: 'b c'  ", "k: x\n# c", "k: x\n", "k: \"q\""]:
+        assert _same(text, 4), repr(text)
 
 
 def test_duplicate_keys_are_found_as_libyaml_s_path_finds_them() -> None:
