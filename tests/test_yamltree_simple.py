@@ -34,7 +34,8 @@ def _same(text: str, offset: int = 3) -> bool:
 
 
 _KEYS = ["name", "description", "tools", "model", "yes", "on", "null", "n", "x-y", "_k", "k9",
-         "name", "a b", "1", "~", "'q'", "-k", "k" * 201, "k" * 1100, "tools "]
+         "name", "a b", "1", "~", "'q'", "-k", "k" * 201, "k" * 1100, "tools ", "ké", "é",
+         "k-", "_", "k.v", "k" * 200, "K_9-x", "", "-"]
 _GAPS = [" ", " ", "  ", "\t", "", " \t"]
 _VALUES = [
     "x", "Read, Grep", "yes", "No", "~", "null", "", "1", "-2", "0x1F", "1.5", ".inf", ".nan",
@@ -45,6 +46,8 @@ _VALUES = [
     "x\x85y", "x\u2028y", "x\u2029", "x\ufeff", "\ufeffx", "x\x07", "x\x7f", "x\x9f", "x\t",
     "x  ", "x \t", "'a' ", '"a"  ', "'a' #c", '"a" x', "\U0001f600 emoji", "a\ufffdb",
     "a ' b", 'a " b', "a\\b", "<example>user: x</example>", "---", "...", "a---b",
+    "\u3000x", "x\u3000y", "\u200bx", "x\u00ady", "'a\\'", "'a\"b'", '"a\'b"', "x:y:z", "x::",
+    "::", "x: ", "'a'  ", "é", "\U0010fffd", "\ue000", "x\u0378",
 ]
 _OTHER_LINES = ["", "# comment", "#", " # indented comment", "  ", "\t", "---", "...",
                 "  continued", "- item", "key", "%YAML 1.1", "\u00a0", "\ufeff# bom"]
