@@ -3,7 +3,7 @@
 Design notes
 ------------
 * One bad file never stops the others: the reader turns bad input into diagnostics, the rule
-  engine turns a crashing rule into ``SA000``, and so does :func:`_validate_file` for a
+  engine turns a crashing rule into ``SA000``, and so does :func:`_read_file` for a
   crashing reader.
 * A link that leads out of the folder walked is reported (``SA402``) before reading, never
   followed.  The reader hands back the bytes and the ``fstat`` it read the file with, so the
@@ -59,6 +59,10 @@ class _Filter:
         if self._checks is None:
             self._checks = wanted_checks(self.keeps)
         return self._checks
+
+    def asks_injection(self) -> bool:
+        """Could the injection rule's findings (``SA405``, ``SA406``) survive this filter?"""
+        return self.keeps("SA405") or self.keeps("SA406")
 
     def keeps(self, code: str) -> bool:
         """Could a finding of ``code`` survive this filter (ignoring per-file silencers)?
@@ -141,18 +145,20 @@ _Silencers = dict[str, tuple["_Filter", tuple[str, ...], tuple[str, ...]]]
 _HarnessIds = list[tuple[str, str, str, Path]]
 
 
-def _validate_file(
-    target: _Target, config: Config, filt: _Filter, scoped: list[ScopedAgent],
-    silencers: _Silencers, harness_ids: _HarnessIds, read: list[bytes] | None = None,
-) -> tuple[list[Diagnostic], int]:
-    """One file's findings and agent count; ``read`` is given the bytes the reader read."""
+def _read_file(
+    target: _Target, config: Config, filt: _Filter, read: list[bytes] | None = None,
+) -> tuple[FileContext, LoadResult | None, list[Diagnostic]]:
+    """One file read for :func:`_judge`, and the context its rules see; or, not read, the
+    file's findings (a link out of the folder, a reader crash); ``read`` is given the bytes
+    the reader read.  (Apart from judging: ``validate`` reads a few dozen files before it
+    judges them, :mod:`subagents.lint.ahead`.)"""
     fctx = FileContext(path=target.display, file_path=target.path, dialect=target.dialect,
                        config=config, agents_root=target.root)
     # before reading: a link out of the folder is reported, never followed.
     if target.may_escape and path_escapes(target.path, target.root):
         from subagents.lint.rules.security import check_path_escape
 
-        return list(filt.apply(check_path_escape(fctx), (), ())), 0
+        return fctx, None, list(filt.apply(check_path_escape(fctx), (), ()))
     if read is None:
         read = []
 
@@ -165,12 +171,11 @@ def _validate_file(
                                  display_path=target.display, max_bytes=config.max_file_size,
                                  claude_code=config.claude_code, on_read=seen)
     except Exception as exc:  # a reader bug must not stop the other files
-        return list(filt.apply((_reader_crash(target.display, exc),), (), ())), 0
+        return fctx, None, list(filt.apply((_reader_crash(target.display, exc),), (), ()))
     fctx.text = (result.text if result.harness_agents
                  else _file_text(result, target.path, config.max_file_size,
                                  read[0] if read else None))
-    return _judge(result, fctx, config, filt, silencers, scope=target.scope, scoped=scoped,
-                  harness_ids=harness_ids, absolute=target.apath or None)
+    return fctx, result, []
 
 
 def _judge(
