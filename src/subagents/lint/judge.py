@@ -30,7 +30,7 @@ from subagents._dataclass import dataclass
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic, Severity
 from subagents.harnesses.loader import LoadResult, harness_diagnostics, read_agent_file
-from subagents.lint.config import Config, inline_ignores
+from subagents.lint.config import SILENCER_MARK, Config, inline_ignores
 from subagents.lint.harness_rules import HARNESS_DIALECTS
 from subagents.lint.rules.base import FileContext, RuleContext
 from subagents.lint.rules.catalog import RULES, Emitter, Profile, get_rule, matches
@@ -41,6 +41,7 @@ from subagents.lint.rules.security import path_escapes
 from subagents.lint.targets import _Target
 
 _UNREADABLE = frozenset({"SA001", "SA002", "SA011", "SA012", "SA015"})
+_NO_FINDINGS: frozenset[tuple[str, int | None]] = frozenset()
 
 
 @dataclass(slots=True)
@@ -172,9 +173,16 @@ def _read_file(
                                  claude_code=config.claude_code, on_read=seen)
     except Exception as exc:  # a reader bug must not stop the other files
         return fctx, None, list(filt.apply((_reader_crash(target.display, exc),), (), ()))
-    fctx.text = (result.text if result.harness_agents
-                 else _file_text(result, target.path, config.max_file_size,
-                                 read[0] if read else None))
+    document = result.document
+    if result.harness_agents:
+        fctx.text = result.text
+    elif document is not None:
+        fctx.text = document.text
+        if read:  # (the text is these bytes decoded, BOM dropped, line breaks made LF)
+            fctx.data = read[0]
+    else:
+        fctx.text = _file_text(result, target.path, config.max_file_size,
+                               read[0] if read else None)
     return fctx, result, []
 
 
@@ -197,9 +205,11 @@ def _judge(
     # a plugin's agent: Claude Code's terms
     result = as_claude_code_loads(result, file_path, absolute)
     reader_diags, definitions = claude_code_reading(result, display, file_path, fctx.text)
+    # (most files have no reader finding: no set built for them)
+    reader_findings = (frozenset([(d.rule, d.line) for d in reader_diags]) if reader_diags
+                       else _NO_FINDINGS)
     diags: list[Diagnostic] = list(reader_diags)
     diags.extend(check_file(fctx))
-    reader_findings = frozenset((d.rule, d.line) for d in reader_diags)
     for defn in definitions:
         ctx = RuleContext(path=display, config=config, dialect=defn.dialect,
                           document=result.document, text=fctx.text,
@@ -215,7 +225,9 @@ def _judge(
         scoped.append(ScopedAgent(_slim(defn), display, loc.line if loc else 1,
                                   loc.column if loc else 1, scope))
     inline: tuple[str, ...] = ()
-    if fctx.text is not None:
+    literals = fctx.literals
+    # (the secrets scan's gate said whether the text holds a silencer's mark)
+    if fctx.text is not None and (literals is None or SILENCER_MARK in literals):
         end = result.document.end_line if result.document is not None else 0
         inline = inline_ignores(fctx.text, frontmatter_end=end)
     extra = config.ignores_for(file_path) if file_path is not None else ()
@@ -228,7 +240,8 @@ def _judge(
     counted = (len(definitions) if result.dialect is Dialect.CODEX_MD
                else (len(definitions) if view.loaded else 0) if view is not None
                else len(result.loaded))
-    return list(filt.apply(diags, extra, inline)), counted
+    # (nothing to filter: most files of a tree)
+    return list(filt.apply(diags, extra, inline)) if diags else diags, counted
 
 
 def _judge_harness_file(
