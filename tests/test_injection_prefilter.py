@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from subagents.lint.rules import injection, injection_gate, injection_text
+from subagents.lint.rules import injection, injection_gate, injection_text, injection_views
 from subagents.lint.rules._injection_literals import LITERALS
 from subagents.lint.rules.injection_prefilter import (
     injection_literals,
@@ -71,7 +71,7 @@ def test_requirement(pattern: str, expected: set[tuple[frozenset[str], ...]] | N
 
 def _searched(text: str) -> Iterator[str]:
     """The strings the detector searches for ``text``: its views, normalised as it does."""
-    for view in injection.views(text):
+    for view in injection_views.views(text):
         if view.name == "text":
             yield injection._fast(view.text, True)
             yield injection._fast(view.text, False)

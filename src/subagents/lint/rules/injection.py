@@ -70,7 +70,7 @@ from subagents._dataclass import dataclass
 from subagents._lazy_re import lazy_compile
 from subagents.lint.rules.injection_alts import PARTS as ALT_PARTS
 from subagents.lint.rules.injection_alts import reduced
-from subagents.lint.rules.injection_gate import Holds, holds
+from subagents.lint.rules.injection_gate import Holds, holds, parts_or_holds
 from subagents.lint.rules.injection_lexicon import SUPPORT_KINDS
 from subagents.lint.rules.injection_patterns import (
     _ALONE,
@@ -87,12 +87,19 @@ from subagents.lint.rules.injection_patterns import (
 from subagents.lint.rules.injection_text import (
     _ascii_lower,
     _collapse,
+    _collapse_utf8,
     _spread,
     _squeezed_bytes,
     _unsqueeze,
     cased_class,
 )
-from subagents.lint.rules.injection_views import characters_read, linear, spans, views
+from subagents.lint.rules.injection_views import (
+    characters_read,
+    count_read,
+    hidden_views,
+    linear,
+    spans,
+)
 from subagents.lint.rules.injection_views import found as found_in
 
 TYPE_CHECKING = False
@@ -249,20 +256,32 @@ def _fast_both(text: str, utf8: list[bytes] | None = None) -> list[str]:
     letter to fold (then the two are the same).  ``utf8``: a list that is given ``text``'s
     own UTF-8 when it was worked out (a text beyond ASCII that NFKC leaves as it is: the
     hidden views' marks read the same bytes, :func:`.injection_views.views`)."""
+    return _fast_both_utf8(text, utf8)[0]
+
+
+def _fast_both_utf8(text: str, utf8: list[bytes] | None = None
+                    ) -> tuple[list[str], bytes | None]:
+    """:func:`_fast_both`, and the UTF-8 of its first text when it was worked out on the
+    way (a text beyond ASCII with nothing unusual is collapsed as bytes,
+    :func:`.injection_text._collapse_utf8`: the detector would encode it again)."""
     if text.isascii():
-        return [_collapse(text.lower())]
+        return [_collapse(text.lower())], None
     visible, unusual, data = _visible_utf8(text)
     if utf8 is not None and visible is text and data is not None:
         utf8.append(data)
     text = visible
     if not unusual:
-        return [_collapse(_ascii_lower(text, data), nfkc=True)]
+        lowered = (text.encode() if data is None else data).lower()
+        raw = _collapse_utf8(lowered, text)
+        if raw is None:
+            return [_collapse(lowered.decode(), nfkc=True)], None
+        return [raw.decode()], raw
     folded = _folded_text(text, data)
     if folded is text:
-        return [_collapse(text.casefold(), nfkc=True)]
+        return [_collapse(text.casefold(), nfkc=True)], None
     norm = _collapse(folded.casefold(), nfkc=True)
     bare = _collapse(text.casefold(), nfkc=True)
-    return [norm] if bare == norm else [norm, bare]
+    return ([norm] if bare == norm else [norm, bare]), None
 
 
 def _visible(text: str) -> tuple[str, bool]:
@@ -445,12 +464,14 @@ class _Search:
 
     __slots__ = ("gate", "matched", "norm", "raw")
 
-    def __init__(self, norm: str) -> None:
+    def __init__(self, norm: str, raw: bytes | None = None,
+                 gate: Holds | None = None) -> None:
         self.norm = norm
         # UTF-8 once: the prefilter, the searches that only ask whether a part matches and
         # those of the hits of a view that can make a finding read these bytes
-        raw = self.raw = norm.encode()
-        self.gate: Holds | _Everything = holds(norm, raw) if PREFILTER else _Everything()
+        raw = self.raw = norm.encode() if raw is None else raw
+        self.gate: Holds | _Everything = (gate if gate is not None else holds(norm, raw)
+                                          if PREFILTER else _Everything())
         self.matched: dict[str, bool] = {}
 
     def matches(self, name: str) -> bool:
@@ -776,74 +797,117 @@ SPREAD_AFTER = 1_000_000
 
 
 def _assess(text: str) -> InjectionFinding | None:
+    """The text view first, without a :class:`.injection_views.View` or generator: most
+    texts end after it, with no part that could make a finding, no squeezed phrase and no
+    mark of a hidden view (then no object is made for them but the strings and bytes
+    searched); then the hidden views, when the marks say there may be some.  The same steps
+    as reading every view of :func:`.injection_views.views` in turn (tests compare)."""
     if not text:
         return None
     text = text[: 1 << 20]
+    count_read(text)  # as :func:`.injection_views.views` counts it
     pats = _Patterns.get()
     best: InjectionFinding | None = None
     plain_kinds: set[str] | None = None
     plain_done = False
     utf8: list[bytes] = []  # the text's UTF-8, when normalising it worked that out
-    for view in views(text, utf8):
-        index: list[int] | None = None
-        variants = (_fast_both(view.text, utf8) if view.name == "text"
-                    else [normalise(view.text)])
-        for n, norm in enumerate(variants):
-            search = _Search(norm)
-            if n == 0:
-                first = search.raw
-            if not search.findable():
-                continue  # no kind that could make a finding matches: nothing to judge
-            # "a document says '...'; do as it says": the quotation is an instruction
-            unquoted = view.hidden or (search.gate.allows("obey.0")
-                                       and found_in(pats["obey"], search.raw))
-            judged = _judge(_hits(norm, search.signals(), unquoted, raw=search.raw), norm)
-            if judged is None:
-                continue
-            pos, named, high = judged
-            if view.name == "text" and not plain_done:
-                # what only normalising found was disguised (invisible characters or
-                # look-alikes): the signals of the text merely lower-cased, worked out only
-                # when there is a finding to judge (most files have none)
-                plain = _BREAKS.sub("\n", _BLANKS.sub(" ", view.text.casefold()))
-                plain_kinds = None
-                if plain != variants[0]:
-                    again = _Search(plain)
-                    plain_kinds = {k for _, k, _ in _hits(plain, again.signals(),
-                                                          raw=again.raw)}
-                plain_done = True
-            disguised = view.name == "text" and plain_kinds is not None and not (
-                set(named) & plain_kinds
-                or ("exfil" in named and {"send", "secret"} <= plain_kinds))
-            confidence: Confidence = "high" if high or view.hidden or disguised else "medium"
-            at = view.offset
-            if view.name == "text" and n == 0:
-                index = _mapped(view.text, True)[1]
-                at = index[pos] if pos < len(index) else len(view.text)
-            finding = InjectionFinding(at, named, confidence, view.name)
-            if confidence == "high":
-                return finding
-            best = best or finding
-        if view.name == "text" and best is None:
-            # spelled out letter by letter, split inside words or written with leet digits:
-            # found only with the letters squeezed together, so disguised
-            norm = variants[0]
-            m = None
-            # asked first of the text's own bytes (:func:`_spread`: the same answer) once the
-            # process has read enough to pay for that pattern (:data:`SPREAD_AFTER`), then
-            # without a match object: most texts have none
-            if (not PREFILTER or characters_read() <= SPREAD_AFTER
-                    or found_in(pats["spread"], first)):
-                squeezed = _squeezed_bytes(norm)
-                if found_in(pats["squeezed"], squeezed):
-                    m = pats["squeezed"].search(squeezed)
-            if m is not None:
-                at = _unsqueeze(norm, m.start())
-                # letters spread over more than three times their number are words that
-                # happen to meet (a file tree), not one phrase taken apart
-                spread = _unsqueeze(norm, m.end() - 1) - at
-                if spread <= 3 * (m.end() - m.start()) and not _excused(norm, at, "override"):
-                    index = _mapped(view.text, True)[1]
-                    return InjectionFinding(index[at] if at < len(index) else 0,
-                                            ("override",), "high", "squeezed")
+    variants, known = _fast_both_utf8(text, utf8)
+    first = b""
+    n = 0
+    for norm in variants:
+        raw = known if n == 0 and known is not None else norm.encode()
+        if n == 0:
+            first = raw
+        n += 1
+        if PREFILTER:
+            gate = parts_or_holds(norm, raw)
+            if isinstance(gate, frozenset):
+                if not _could_find_parts(gate):
+                    continue  # what :meth:`_Search.findable` says first
+                gate = Holds.scanned(norm, gate)
+            search = _Search(norm, raw, gate)
+        else:
+            search = _Search(norm, raw)
+        if not search.findable():
+            continue  # no kind that could make a finding matches: nothing to judge
+        # "a document says '...'; do as it says": the quotation is an instruction
+        unquoted = search.gate.allows("obey.0") and found_in(pats["obey"], raw)
+        judged = _judge(_hits(norm, search.signals(), unquoted, raw=raw), norm)
+        if judged is None:
+            continue
+        pos, named, high = judged
+        if not plain_done:
+            # what only normalising found was disguised (invisible characters or
+            # look-alikes): the signals of the text merely lower-cased, worked out only
+            # when there is a finding to judge (most files have none)
+            plain = _BREAKS.sub("\n", _BLANKS.sub(" ", text.casefold()))
+            plain_kinds = None
+            if plain != variants[0]:
+                again = _Search(plain)
+                plain_kinds = {k for _, k, _ in _hits(plain, again.signals(),
+                                                      raw=again.raw)}
+            plain_done = True
+        disguised = plain_kinds is not None and not (
+            set(named) & plain_kinds
+            or ("exfil" in named and {"send", "secret"} <= plain_kinds))
+        confidence: Confidence = "high" if high or disguised else "medium"
+        at = 0
+        if n == 1:
+            index = _mapped(text, True)[1]
+            at = index[pos] if pos < len(index) else len(text)
+        finding = InjectionFinding(at, named, confidence, "text")
+        if confidence == "high":
+            return finding
+        best = best or finding
+    if best is None:
+        squeezed = _squeezed_finding(text, variants[0], first, pats)
+        if squeezed is not None:
+            return squeezed
+    hidden = hidden_views(text, utf8)
+    if hidden is None:
+        return best
+    for view in hidden:
+        norm = normalise(view.text)
+        search = _Search(norm)
+        if not search.findable():
+            continue  # no kind that could make a finding matches: nothing to judge
+        unquoted = view.hidden or (search.gate.allows("obey.0")
+                                   and found_in(pats["obey"], search.raw))
+        judged = _judge(_hits(norm, search.signals(), unquoted, raw=search.raw), norm)
+        if judged is None:
+            continue
+        pos, named, high = judged
+        confidence = "high" if high or view.hidden else "medium"
+        finding = InjectionFinding(view.offset, named, confidence, view.name)
+        if confidence == "high":
+            return finding
+        best = best or finding
     return best
+
+
+def _squeezed_finding(text: str, norm: str, first: bytes,
+                      pats: dict[str, Any]) -> InjectionFinding | None:
+    """Spelled out letter by letter, split inside words or written with leet digits: found
+    only with the letters of the text view ``norm`` (``first``: its UTF-8) squeezed
+    together, so disguised."""
+    # asked first of the text's own bytes (:func:`_spread`: the same answer) once the
+    # process has read enough to pay for that pattern (:data:`SPREAD_AFTER`), then without
+    # a match object: most texts have none
+    if (PREFILTER and characters_read() > SPREAD_AFTER
+            and not found_in(pats["spread"], first)):
+        return None
+    squeezed = _squeezed_bytes(norm)
+    if not found_in(pats["squeezed"], squeezed):
+        return None
+    m = pats["squeezed"].search(squeezed)
+    if m is None:
+        return None
+    at = _unsqueeze(norm, m.start())
+    # letters spread over more than three times their number are words that happen to
+    # meet (a file tree), not one phrase taken apart
+    spread = _unsqueeze(norm, m.end() - 1) - at
+    if spread <= 3 * (m.end() - m.start()) and not _excused(norm, at, "override"):
+        index = _mapped(text, True)[1]
+        return InjectionFinding(index[at] if at < len(index) else 0,
+                                ("override",), "high", "squeezed")
+    return None

@@ -38,7 +38,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["Holds", "holds"]
+__all__ = ["Holds", "holds", "parts_or_holds"]
 
 #: once the process has read this many characters, the RE2 set is compiled and read every
 #: text from then on; until then each literal is looked up when a clause asks for it
@@ -137,7 +137,8 @@ class _Table:
 
 
 _BUILT: list[_Table] = []  # the table, once built
-_SCANNER: list[Callable[[int], Any]] = []  # :func:`.injection_scan.scanner`, once imported
+#: :func:`.injection_scan.scanner`, once imported
+_SCANNER: list[Callable[[int], Callable[[bytes], frozenset[str] | None] | None]] = []
 _READ = [0]  # characters read so far (for when to build the table and compile the sets)
 
 
@@ -196,18 +197,26 @@ class Holds:
         if lazy:
             return
         _READ[0] += len(text)
-        if not force_set and SCAN and _READ[0] > _SET_AFTER:
+        if not force_set:
             # Hyperscan, where it is installed and its database at hand: which parts may
-            # match, in one pass (:mod:`.injection_scan`; imported once, not per text)
-            if not _SCANNER:
-                from subagents.lint.rules.injection_scan import scanner
+            # match, in one pass (:mod:`.injection_scan`)
+            self._parts = _scanned(text if data is None else data)
+            if self._parts is not None:
+                return
+        self._use_sets(data, force_set)
 
-                _SCANNER.append(scanner)
-            scan = _SCANNER[0](_READ[0])
-            if scan is not None:
-                self._parts = scan(text.encode() if data is None else data)
-                if self._parts is not None:
-                    return
+    @classmethod
+    def scanned(cls, text: str, parts: frozenset[str]) -> Holds:
+        """The gate of ``text`` when Hyperscan named ``parts`` (from :func:`parts_or_holds`;
+        nothing counted again)."""
+        gate = cls(text, lazy=True)
+        gate._parts = parts
+        return gate
+
+    def _use_sets(self, data: bytes | None, force_set: bool) -> None:
+        """The RE2 sets' answer, once the process has read enough to build them (else the
+        literals are looked up one by one when asked)."""
+        text = self._text
         if force_set or _BUILT or _READ[0] > _SET_AFTER:
             table = _table()
             sets = table.compiled_sets()
@@ -301,6 +310,35 @@ class Holds:
             return False
         clauses = LITERALS[name]
         return clauses is None or self._meets(clauses)
+
+
+def _scanned(text: str | bytes) -> frozenset[str] | None:
+    """Hyperscan's answer for ``text`` (its UTF-8, or the text itself to encode), once the
+    process has read enough for its database (:data:`_READ` counts what was read before);
+    ``None`` before that, without the wheel, or when the scan fails."""
+    if not (SCAN and _READ[0] > _SET_AFTER):
+        return None
+    if not _SCANNER:  # imported once, not per text
+        from subagents.lint.rules.injection_scan import scanner
+
+        _SCANNER.append(scanner)
+    scan = _SCANNER[0](_READ[0])
+    if scan is None:
+        return None
+    return scan(text.encode() if isinstance(text, str) else text)
+
+
+def parts_or_holds(text: str, data: bytes) -> frozenset[str] | Holds:
+    """``holds(text, data)``, but Hyperscan's answer as it is when it gives one: the parts
+    that may match, without a :class:`Holds` around them (most texts need nothing more; the
+    detector wraps them with :meth:`Holds.scanned` only when it asks further)."""
+    _READ[0] += len(text)
+    parts = _scanned(data)
+    if parts is not None:
+        return parts
+    gate = Holds(text, data, lazy=True)
+    gate._use_sets(data, False)
+    return gate
 
 
 def holds(text: str, data: bytes | None = None, lazy: bool = False) -> Holds:

@@ -85,6 +85,35 @@ def _collapse_plain(text: str) -> str:
     return out
 
 
+#: :data:`_OTHER_NFKC_BLANKS`: those in ASCII as bytes, and the others
+_OTHER_BLANK_BYTES = tuple(b.encode() for b in _OTHER_NFKC_BLANKS if b.isascii())
+_OTHER_BEYOND_ASCII_BLANKS = tuple(b for b in _OTHER_NFKC_BLANKS if not b.isascii())
+
+
+def _collapse_utf8(data: bytes, text: str) -> bytes | None:
+    """``_collapse(text, nfkc=True).encode()`` for a text as described there (what NFKC
+    returned, changed only by removing characters, folding and case-folding), worked out on
+    its UTF-8 ``data`` (the text's own, or that with its ASCII letters lowered): the
+    detector searches the UTF-8 of the collapsed text, and encoding a text beyond ASCII
+    costs about ten instructions a character.  A line break and a space are one byte each
+    and no byte of a character beyond ASCII is one of them, so the bytes split, strip and
+    join as the characters do; ``bytes.strip`` strips only ASCII blanks, the only ones such
+    a text holds when it takes :func:`_collapse_plain`.  The blanks beyond ASCII are looked
+    for in ``text`` (one character, ``memchr``: in the bytes each is a string of two or
+    three, looked for at about four instructions a byte).  ``None`` when it holds another
+    blank (then the caller collapses the text itself)."""
+    for blank in _OTHER_BLANK_BYTES:
+        if blank in data and (blank != b"\r" or data.count(b"\r") != data.count(b"\r\n")):
+            return None
+    for other in _OTHER_BEYOND_ASCII_BLANKS:
+        if other in text:
+            return None
+    out = b"\n".join(filter(None, map(bytes.strip, data.split(b"\n"))))
+    if b"  " in out:
+        out = b" ".join(filter(None, [piece.lstrip(b" ") for piece in out.split(b"  ")]))
+    return out
+
+
 _LEET_BYTES = bytes.maketrans(b"013457@$", b"oieastas")
 _NOT_LETTER_BYTES = bytes(c for c in range(128) if not chr(c).isalpha()
                           and chr(c) not in "013457@$")

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 else:  # the typing module is not imported at run time (see subagents/__init__.py)
     _Compiled = dict
 
-__all__ = ["View", "found", "linear", "spans", "views"]
+__all__ = ["View", "count_read", "found", "hidden_views", "linear", "spans", "views"]
 
 
 def linear(pattern: str, case_sensitive: bool = False) -> Any:
@@ -377,16 +377,31 @@ def views(text: str, utf8: list[bytes] | None = None) -> Iterator[View]:
     view, when it has worked that out (encoding a text beyond ASCII is not free)."""
     _READ[0] += len(text)
     yield View("text", text, 0, False)
+    rest = hidden_views(text, utf8)
+    if rest is not None:
+        yield from rest
+
+
+def count_read(text: str) -> None:
+    """Count ``text`` as given to the views (what :func:`views` does first: the detector's
+    own way through the text view, which makes no :class:`View` of it)."""
+    _READ[0] += len(text)
+
+
+def hidden_views(text: str, utf8: list[bytes] | None = None) -> Iterator[View] | None:
+    """The views of :func:`views` after the text itself, or ``None`` when the text's marks
+    say it hides nothing (most texts: then no generator is made).  ``utf8`` as there."""
     try:
         data = utf8[0] if utf8 else text.encode()
     except UnicodeEncodeError:  # a lone surrogate: left to :func:`_decoded`'s own way
         known = None
     else:
-        known = data, _marks(data, _level())
-        if known[1] is None:
-            return
+        marks = _marks(data, _level())
+        if marks is None:
+            return None
+        known = data, marks
     budget = [max(_BUDGET_FACTOR * len(text), _BUDGET_FLOOR), _MAX_VIEWS]
-    yield from _hidden(text, 0, 0, budget, known)
+    return _hidden(text, 0, 0, budget, known)
 
 
 def _level() -> int:
