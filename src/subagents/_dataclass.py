@@ -71,7 +71,7 @@ from types import CellType, CodeType, FunctionType, MemberDescriptorType
 
 from subagents._dataclass_code import CODE, SLOT_INIT
 
-__all__ = ["dataclass", "unfrozen_twin"]
+__all__ = ["TWINS", "dataclass", "unfrozen_twin"]
 
 _standard = dataclasses.dataclass  # bound once: the standard decorator builds the class
 
@@ -147,7 +147,7 @@ def _use_slot_init(cls: type, text: str) -> None:
 
 
 #: Each frozen class's unfrozen twin (:func:`unfrozen_twin`), made when first asked for.
-_TWINS: dict[type, type] = {}
+TWINS: dict[type, type] = {}
 
 
 def unfrozen_twin(cls: type) -> type:
@@ -157,9 +157,9 @@ def unfrozen_twin(cls: type) -> type:
     store into the slot, where going through a slot descriptor's ``__set__`` is a call.  Only
     for objects being built, which nothing else sees yet; ``cls`` must have slots and no
     ``__dict__`` (the two then have the same layout, which ``__class__`` assignment needs)."""
-    twin = _TWINS.get(cls)
+    twin = TWINS.get(cls)
     if twin is None:
-        twin = _TWINS[cls] = type(cls.__name__, (cls,), {
+        twin = TWINS[cls] = type(cls.__name__, (cls,), {
             "__slots__": (), "__module__": cls.__module__,
             "__qualname__": f"{cls.__qualname__}.unfrozen",
             "__doc__": f"{cls.__qualname__} while it is built (see unfrozen_twin).",
