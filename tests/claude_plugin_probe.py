@@ -4,7 +4,8 @@
 
 Inside a network namespace with only loopback: a fake Anthropic API on 127.0.0.1 whose model
 writes a bad agent file (``.claude/agents/probe.md``, an unknown tool ``Reed``) with the Write
-tool, waits five seconds (Bash ``sleep``) and answers with text.  Claude Code runs with ``--plugin-dir PLUGIN_DIR``.  Prints JSON:
+tool, waits five seconds at a time (Bash ``sleep``) until a request carries the diagnostic, at
+most a minute, and answers with text.  Claude Code runs with ``--plugin-dir PLUGIN_DIR``.  Prints JSON:
 the exit code, whether a request sent to the model after the write carries our diagnostic
 (``SA104``), and the debug-log lines about LSP servers.  Used by tests/test_claude_plugin.py.
 """
@@ -19,6 +20,9 @@ from pathlib import Path
 
 from subagents.testing import text, tool_call
 from subagents.testing.server import FakeLLMServer, RecordedRequest
+
+#: how many five-second waits after the write, at most, for the diagnostic to arrive
+_WAITS = 12
 
 BAD = "---\nname: probe\ndescription: Probes the editor tooling.\ntools: Read, Reed\n---\nHi\n"
 
@@ -41,7 +45,9 @@ def main() -> None:
         results = dump.count('"tool_result"')
         if results == 0:
             return tool_call("Write", {"file_path": str(target), "content": BAD})
-        if results == 1:  # give the server time to answer before the next request
+        if "SA104" not in dump and results <= _WAITS:
+            # give the server time to answer before the next request (a loaded machine
+            # starts it slowly): five seconds at a time until our diagnostic is there
             return tool_call("Bash", {"command": "sleep 5", "description": "wait"})
         return text("done")
 

@@ -23,7 +23,7 @@ _PIECES = ["---", "...", "--", "..", "-", ".", " ", "\t", "\x0c", "\x0b", "\xa0"
 def _spans(text: str, start: int) -> tuple[object, object]:
     ours = _close_line(text, start)
     plain = _IS_CLOSE_LINE_RE.search(text, start)
-    return (None if ours is None else ours.span()), (None if plain is None else plain.span())
+    return ours, (None if plain is None else plain.span())
 
 
 def _every_line_start(text: str) -> list[int]:

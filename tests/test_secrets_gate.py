@@ -120,7 +120,8 @@ def _texts_for_both_gates() -> Iterator[str]:
     pieces = ["gh", "ghp_", "ghs_", "gh_", "github_pat_", "AKIA", "ASIA", "AKI", "sk-", "s k-",
               "xox", "ecret", "ECRET", "eCret", "PRIVATE KEY", "PRIVATE  KEY",
               "https://hooks.slack.com/", "https://hooks.slack.co", "\ud800", "é", "\x00",
-              "\U0001F600", "\n", " ", "a", "Z", "_", "-"]
+              "\U0001F600", "\n", " ", "a", "Z", "_", "-", "subagents:", "subagents",
+              "Subagents:", ":"]
     for _ in range(3000):
         yield "".join(rnd.choice(pieces) for _ in range(rnd.randrange(0, 12)))
     yield from _SAMPLES
@@ -146,3 +147,28 @@ def test_a_failing_hyperscan_scan_names_every_pattern() -> None:
         pytest.skip("needs the hyperscan wheel")
     assert gate(b"nothing here") == []
     assert sorted(gate("nothing here")) == list(range(len(security._GATE_PATTERNS)))  # type: ignore[arg-type]
+
+
+_BYTE_PIECES = [s.encode("utf-8", "surrogatepass") for s in _SAMPLES] + [
+    b"gh", b"ghp_", b"sk-", b"s\rk-", b"s\r\nk-", b"xox", b"ecret", b"ECR\rET", b"AKIA",
+    b"PRIVATE KEY", b"PRIVATE\r\nKEY", b"subagents:", b"subagents\r:", b"\xef\xbb\xbf",
+    b"\r", b"\r\n", b"\n", b"\xc3\xa9", b"\xf0\x9f\x98\x80", b" ", b"key: ", b"a"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(_BYTE_PIECES), st.binary(max_size=30)),
+                max_size=12))
+def test_the_gate_reads_the_file_bytes_as_it_reads_the_text(parts: list[bytes]) -> None:
+    """The gate given a file's bytes (BOM, CRLF and lone CR as written) names what it names
+    in the text the reader decoded from them, so the scan finds the same secrets."""
+    from subagents.formats.frontmatter import decode_parts
+
+    data = b"".join(parts)
+    text = decode_parts(data)[0]
+    if text is None:  # not UTF-8, or binary: the reader keeps no text and no bytes for it
+        return
+    with _gate(True):
+        from_text = security._Gate.held(text)
+        from_bytes = security._Gate.held(text, data)
+        assert from_bytes == from_text
+        assert list(find_secrets(text, data)) == list(find_secrets(text))

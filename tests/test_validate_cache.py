@@ -67,7 +67,7 @@ def _no_reading(monkeypatch: pytest.MonkeyPatch) -> None:
     def fail(*_a: object, **_k: object) -> object:
         raise AssertionError("a file was validated again although unchanged")
 
-    monkeypatch.setattr(validate_mod, "_validate_file", fail)
+    monkeypatch.setattr(validate_mod, "_read_file", fail)
 
 
 def test_warm_run_uses_the_cache_and_says_the_same(
@@ -333,7 +333,7 @@ def test_a_file_changed_while_validated_is_not_stored(
     the look-up's, so nothing is stored and the next run validates it again."""
     agents = _project(tmp_path)
     target = agents / "writer.md"
-    real = validate_mod._validate_file
+    real = validate_mod._read_file
 
     def edit_then_validate(t: object, *a: object, **k: object) -> object:
         result = real(t, *a, **k)  # type: ignore[arg-type]
@@ -342,7 +342,7 @@ def test_a_file_changed_while_validated_is_not_stored(
         return result
 
     with monkeypatch.context() as m:
-        m.setattr(validate_mod, "_validate_file", edit_then_validate)
+        m.setattr(validate_mod, "_read_file", edit_then_validate)
         _run(str(agents))
     assert os.path.abspath(target) not in _entries(cache)
     assert _run(str(agents)) == _run("--no-cache", str(agents))

@@ -25,15 +25,15 @@ def project(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def seen(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
-    """Whether the collector was on while each file was judged."""
+    """Whether the collector was on while each file was read."""
     states: list[bool] = []
-    real = judge._validate_file
+    real = judge._read_file
 
     def spy(*args: object, **kwargs: object) -> object:
         states.append(gc.isenabled())
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(validate, "_validate_file", spy)
+    monkeypatch.setattr(validate, "_read_file", spy)
     was = gc.isenabled()
     yield states
     (gc.enable if was else gc.disable)()

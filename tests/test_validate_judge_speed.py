@@ -363,3 +363,47 @@ def test_the_resolved_tags_of_plain_words_are_remembered() -> None:
     again = parse_yaml_tree("name: yes\ntools: no\nnote: 1\n")
     assert again == first
     assert [v.to_python() for _k, v in first.root.pairs] == [True, False, 1]  # type: ignore[union-attr]
+
+
+_SILENCED = [
+    "---\nname: Bad_Name  # subagents: ignore[SA206]\ndescription: Reviews code changes for "
+    "bugs in the parser\ntools: Read, Nope\n---\nYou review code.\n",
+    "---\nname: Bad_Name\ndescription: helps\n# subagents: ignore\n---\nYou review code.\n",
+    "---\nname: Bad_Name\ndescription: helps\n---\n# subagents: ignore[SA206]\nbody\n",
+    "---\nname: Bad_Name\ndescription: helps\n---\nx <!-- subagents: ignore[SA304] -->\n",
+    "---\nname: Bad_Name\ndescription: helps\n---\nx <!-- Subagents: ignore[SA304] -->\n",
+    "---\r\nname: Bad_Name # subagents: ignore[SA206]\r\ndescription: helps\r\n---\r\nbody\r\n",
+    "\ufeff---\nname: Bad_Name # subagents:ignore[SA206, SA304]\ndescription: helps\n---\n",
+    "---\nname: Bad_Name\ndescription: helps\n---\nsubagents\r: ignore\n",
+    "---\nname: ok-name\ndescription: Reviews code changes for bugs in the parser\n---\n"
+    "aws_secret_access_key = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYzzzzzzzzzz' subagents: ignore\n",
+]
+
+
+@pytest.mark.parametrize("gate", [True, False])
+def test_silencers_found_through_the_secrets_gate_are_the_plain_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, gate: bool
+) -> None:
+    """The file's silencers are looked for only when the secrets gate saw their mark (or
+    was not asked): the report is the one of looking in every file."""
+    from subagents.lint.rules import security
+
+    folder = tmp_path / ".claude" / "agents"
+    folder.mkdir(parents=True)
+    for i, text in enumerate(_SILENCED):
+        (folder / f"a{i}.md").write_bytes(text.encode())
+    monkeypatch.setattr(security._Gate, "match", None)
+    monkeypatch.setattr(security._Gate, "failed", not gate)
+    monkeypatch.setattr(security._Gate, "read", security._GATE_AFTER)
+    shortcut = validate_paths([folder], cache=False).to_dict()
+    assert (security._Gate.match is not None) is gate
+    # the plain way: every text's silencers looked for
+    monkeypatch.setattr(security._Gate, "held", classmethod(lambda cls, text, data=None: None))
+    plain = validate_paths([folder], cache=False).to_dict()
+    assert shortcut == plain
+    found = {(Path(d["path"]).name, d["rule"]) for d in plain["diagnostics"]}
+    # the silencers did silence (and only as written: `Subagents:` is no silencer)
+    assert ("a0.md", "SA206") not in found and ("a2.md", "SA206") in found
+    assert not any(name == "a1.md" for name, _ in found)
+    assert ("a3.md", "SA304") not in found and ("a4.md", "SA304") in found
+    assert ("a6.md", "SA206") not in found and ("a5.md", "SA206") not in found

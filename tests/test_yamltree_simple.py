@@ -34,7 +34,8 @@ def _same(text: str, offset: int = 3) -> bool:
 
 
 _KEYS = ["name", "description", "tools", "model", "yes", "on", "null", "n", "x-y", "_k", "k9",
-         "name", "a b", "1", "~", "'q'", "-k", "k" * 201, "k" * 1100, "tools "]
+         "name", "a b", "1", "~", "'q'", "-k", "k" * 201, "k" * 1100, "tools ", "ké", "é",
+         "k-", "_", "k.v", "k" * 200, "K_9-x", "", "-"]
 _GAPS = [" ", " ", "  ", "\t", "", " \t"]
 _VALUES = [
     "x", "Read, Grep", "yes", "No", "~", "null", "", "1", "-2", "0x1F", "1.5", ".inf", ".nan",
@@ -45,6 +46,8 @@ _VALUES = [
     "x\x85y", "x\u2028y", "x\u2029", "x\ufeff", "\ufeffx", "x\x07", "x\x7f", "x\x9f", "x\t",
     "x  ", "x \t", "'a' ", '"a"  ', "'a' #c", '"a" x', "\U0001f600 emoji", "a\ufffdb",
     "a ' b", 'a " b', "a\\b", "<example>user: x</example>", "---", "...", "a---b",
+    "\u3000x", "x\u3000y", "\u200bx", "x\u00ady", "'a\\'", "'a\"b'", '"a\'b"', "x:y:z", "x::",
+    "::", "x: ", "'a'  ", "é", "\U0010fffd", "\ue000", "x\u0378",
 ]
 _OTHER_LINES = ["", "# comment", "#", " # indented comment", "  ", "\t", "---", "...",
                 "  continued", "- item", "key", "%YAML 1.1", "\u00a0", "\ufeff# bom"]
@@ -94,10 +97,16 @@ def test_each_shape_on_its_own() -> None:
 def test_it_declines_what_it_cannot_read() -> None:
     for text in ["k: a: b\n", "k: [a]\n", "k: x\n  y\n", "k: 'a''b'\n", 'k: "a\\nb"\n',
                  "k: &a x\n", "k: x #c\n", "k:\tx\n", "k: x\r\n", "k: a\x85b\n", "k:\n",
-                 "k: x", "\n\n", "# only\n", "k" * 201 + ": x\n", "- a\n", "k: x\n---\n",
+                 "\n\n", "# only\n", "# only", "k" * 201 + ": x\n", "- a\n", "k: x\n---\n",
                  "k: a\u2028b\n", "k: 'a\u2029'\n", "k: a\ufeff\n", "k: \ufffe\n", "k: \uffff\n",
                  "k: a\ud800b\n", "# \udfff\nk: x\n"]:
         assert yamltree._simple_tree(text, 0) is None, repr(text)
+
+
+def test_a_text_without_its_last_line_feed_is_read_the_same() -> None:
+    # what the frontmatter's recovery reads: each field's lines on their own, joined
+    for text in ["k: x", "name: a\ndescription: 'b c'  ", "k: x\n# c", "k: x\n", "k: \"q\""]:
+        assert _same(text, 4), repr(text)
 
 
 def test_duplicate_keys_are_found_as_libyaml_s_path_finds_them() -> None:

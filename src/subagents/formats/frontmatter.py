@@ -194,13 +194,15 @@ def split_frontmatter(
         # closing line (the first line after it that `_is_close` accepts) in the text as it
         # stands, so the head is never split into lines.
         nl = text.find("\n")
-        if nl > 0 and _DELIM_RE.match(text, 0, nl):
+        # (a first line of `---` alone is one the pattern takes: no need to match it)
+        if nl == 3 or (nl > 0 and _DELIM_RE.match(text, 0, nl)):
             close = _close_line(text, nl + 1)
             if close is None:
                 return None, [_never_closed(1)]
-            yaml_text = text[nl + 1 : close.start()] or "\n"
-            end_line = text.count("\n", nl + 1, close.start()) + 2
-            body_at = min(close.end() + 1, len(text))
+            close_at, close_end = close
+            yaml_text = text[nl + 1 : close_at] or "\n"
+            end_line = text.count("\n", nl + 1, close_at) + 2
+            body_at = min(close_end + 1, len(text))
             return _parse_block(text, 1, end_line, yaml_text, body_at, bom, crlf, [])
     return _split_lines(text, bom, crlf)
 
@@ -342,13 +344,16 @@ _IS_CLOSE_LINE_RE = lazy_compile(
 )
 
 
-def _close_line(text: str, start: int) -> re.Match[str] | None:
-    """``_IS_CLOSE_LINE_RE.search(text, start)``, ``start`` being the start of a line.
+def _close_line(text: str, start: int) -> tuple[int, int] | None:
+    """The span of ``_IS_CLOSE_LINE_RE.search(text, start)``, ``start`` being the start of a
+    line.
 
     Every line the pattern takes holds ``---`` or ``...`` and is matched from its start, so
     the lines holding neither (nearly all of them) are passed over by ``str.find`` instead of
     the pattern being tried at every character; each line that holds one is matched from its
-    start, as the search would (tests/test_frontmatter_close_line.py compares the two)."""
+    start, as the search would (tests/test_frontmatter_close_line.py compares the two).  A
+    line of ``---`` alone, the closing line of nearly every file, is taken without the
+    pattern: it is one of the lines the pattern takes, from its start to its line feed."""
     pos = start
     while True:
         dash = text.find("---", pos)
@@ -357,10 +362,13 @@ def _close_line(text: str, start: int) -> re.Match[str] | None:
         hit = dots if dots >= 0 else dash
         if hit < 0:
             return None
+        if (hit == dash and (hit == start or text[hit - 1] == "\n")
+                and text[hit + 3 : hit + 4] in "\n"):  # (the line feed, or the text's end)
+            return hit, hit + 3
         line_start = text.rfind("\n", start, hit) + 1 or start
         found = _IS_CLOSE_LINE_RE.match(text, line_start)
         if found is not None:
-            return found
+            return found.span()
         pos = text.find("\n", hit) + 1
         if not pos:
             return None
@@ -399,7 +407,7 @@ def _head_end(text: str) -> int:
     if first_nl < 0:
         return len(text)
     m = _close_line(text, first_nl + 1)
-    return m.end() if m else len(text)
+    return m[1] if m else len(text)
 
 
 def _first_tab_indent(lines: list[str], first_line: int) -> int | None:

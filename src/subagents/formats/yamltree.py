@@ -357,7 +357,8 @@ def parse_yaml_tree(text: str, *, line_offset: int = 0) -> YamlTree:
 #
 # * every character is one libyaml reads (no control character, lone surrogate, U+FFFE or
 #   U+FFFF), and none it takes for a line break or a byte order mark (CR, NEL, U+2028,
-#   U+2029, U+FEFF): lines and columns count as in the text, which ends in a line feed;
+#   U+2029, U+FEFF): lines and columns count as in the text (whose last line feed may be
+#   missing: a field read on its own);
 # * a plain value starts with no indicator or space, holds no `#`, no tab, and no `:` followed
 #   by a space or the line's end, so it ends where the line ends (trailing spaces dropped) and
 #   the next line, at column 0, cannot continue it; a quoted value holds no backslash, no
@@ -383,8 +384,12 @@ _SIMPLE_LINE = lazy_compile(
 
 def _simple_tree(text: str, offset: int) -> YamlTree | None:
     """The tree of a frontmatter of simple ``key: value`` lines (see above), or None."""
-    if not text.endswith("\n") or not (text.isascii() or _reads_alike(text)):
+    if not (text.isascii() or _reads_alike(text)):
         return None
+    if not text.endswith("\n"):
+        # (a field read on its own by the frontmatter's recovery: libyaml gives the lines the
+        # same tree with or without the last one's line feed, and every mark is on a line)
+        text += "\n"
     rows = _SIMPLE_LINE.findall(text)
     # each match is one whole line (it starts at a line's start, ends at its line feed and
     # holds no other): as many matches as lines, and every line is one
@@ -514,7 +519,9 @@ def _parse_yaml_tree(text: str, line_offset: int) -> YamlTree:
             return YamlTree(root, issues)
     builder = _Builder(line_offset, issues)
     try:
-        for event in yaml.parse(text, Loader=_Loader):
+        # (the tree loader: libyaml's parser without the constructor's and resolver's set-up,
+        # which events never use)
+        for event in yaml.parse(text, Loader=_TreeLoader):
             builder.feed(event)
     except _Refused as refused:
         return YamlTree(None, issues, refused.issue)

@@ -464,13 +464,18 @@ _INLINE_RE = lazy_compile(
 )
 
 
+#: What every in-file silencer holds, as written (a text without it has none; the secrets
+#: scan's gate looks for it in the same pass as its own literals).
+SILENCER_MARK = "subagents:"
+
+
 def inline_ignores(text: str, *, frontmatter_end: int | None = None) -> tuple[str, ...]:
     """Selectors named by in-file silencers.
 
     ``# ...`` comments count only inside the frontmatter (lines before ``frontmatter_end``,
     1-based, when given) - in the body a ``#`` starts a Markdown heading, not a comment.
     """
-    if "subagents:" not in text:
+    if SILENCER_MARK not in text:
         return ()
     out: list[str] = []
     for m in _INLINE_RE.finditer(text):

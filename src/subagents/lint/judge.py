@@ -3,7 +3,7 @@
 Design notes
 ------------
 * One bad file never stops the others: the reader turns bad input into diagnostics, the rule
-  engine turns a crashing rule into ``SA000``, and so does :func:`_validate_file` for a
+  engine turns a crashing rule into ``SA000``, and so does :func:`_read_file` for a
   crashing reader.
 * A link that leads out of the folder walked is reported (``SA402``) before reading, never
   followed.  The reader hands back the bytes and the ``fstat`` it read the file with, so the
@@ -30,7 +30,7 @@ from subagents._dataclass import dataclass
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic, Severity
 from subagents.harnesses.loader import LoadResult, harness_diagnostics, read_agent_file
-from subagents.lint.config import Config, inline_ignores
+from subagents.lint.config import SILENCER_MARK, Config, inline_ignores
 from subagents.lint.harness_rules import HARNESS_DIALECTS
 from subagents.lint.rules.base import FileContext, RuleContext
 from subagents.lint.rules.catalog import RULES, Emitter, Profile, get_rule, matches
@@ -41,6 +41,7 @@ from subagents.lint.rules.security import path_escapes
 from subagents.lint.targets import _Target
 
 _UNREADABLE = frozenset({"SA001", "SA002", "SA011", "SA012", "SA015"})
+_NO_FINDINGS: frozenset[tuple[str, int | None]] = frozenset()
 
 
 @dataclass(slots=True)
@@ -59,6 +60,10 @@ class _Filter:
         if self._checks is None:
             self._checks = wanted_checks(self.keeps)
         return self._checks
+
+    def asks_injection(self) -> bool:
+        """Could the injection rule's findings (``SA405``, ``SA406``) survive this filter?"""
+        return self.keeps("SA405") or self.keeps("SA406")
 
     def keeps(self, code: str) -> bool:
         """Could a finding of ``code`` survive this filter (ignoring per-file silencers)?
@@ -141,18 +146,20 @@ _Silencers = dict[str, tuple["_Filter", tuple[str, ...], tuple[str, ...]]]
 _HarnessIds = list[tuple[str, str, str, Path]]
 
 
-def _validate_file(
-    target: _Target, config: Config, filt: _Filter, scoped: list[ScopedAgent],
-    silencers: _Silencers, harness_ids: _HarnessIds, read: list[bytes] | None = None,
-) -> tuple[list[Diagnostic], int]:
-    """One file's findings and agent count; ``read`` is given the bytes the reader read."""
+def _read_file(
+    target: _Target, config: Config, filt: _Filter, read: list[bytes] | None = None,
+) -> tuple[FileContext, LoadResult | None, list[Diagnostic]]:
+    """One file read for :func:`_judge`, and the context its rules see; or, not read, the
+    file's findings (a link out of the folder, a reader crash); ``read`` is given the bytes
+    the reader read.  (Apart from judging: ``validate`` reads a few dozen files before it
+    judges them, :mod:`subagents.lint.ahead`.)"""
     fctx = FileContext(path=target.display, file_path=target.path, dialect=target.dialect,
                        config=config, agents_root=target.root)
     # before reading: a link out of the folder is reported, never followed.
     if target.may_escape and path_escapes(target.path, target.root):
         from subagents.lint.rules.security import check_path_escape
 
-        return list(filt.apply(check_path_escape(fctx), (), ())), 0
+        return fctx, None, list(filt.apply(check_path_escape(fctx), (), ()))
     if read is None:
         read = []
 
@@ -165,12 +172,18 @@ def _validate_file(
                                  display_path=target.display, max_bytes=config.max_file_size,
                                  claude_code=config.claude_code, on_read=seen)
     except Exception as exc:  # a reader bug must not stop the other files
-        return list(filt.apply((_reader_crash(target.display, exc),), (), ())), 0
-    fctx.text = (result.text if result.harness_agents
-                 else _file_text(result, target.path, config.max_file_size,
-                                 read[0] if read else None))
-    return _judge(result, fctx, config, filt, silencers, scope=target.scope, scoped=scoped,
-                  harness_ids=harness_ids, absolute=target.apath or None)
+        return fctx, None, list(filt.apply((_reader_crash(target.display, exc),), (), ()))
+    document = result.document
+    if result.harness_agents:
+        fctx.text = result.text
+    elif document is not None:
+        fctx.text = document.text
+        if read:  # (the text is these bytes decoded, BOM dropped, line breaks made LF)
+            fctx.data = read[0]
+    else:
+        fctx.text = _file_text(result, target.path, config.max_file_size,
+                               read[0] if read else None)
+    return fctx, result, []
 
 
 def _judge(
@@ -192,9 +205,11 @@ def _judge(
     # a plugin's agent: Claude Code's terms
     result = as_claude_code_loads(result, file_path, absolute)
     reader_diags, definitions = claude_code_reading(result, display, file_path, fctx.text)
+    # (most files have no reader finding: no set built for them)
+    reader_findings = (frozenset([(d.rule, d.line) for d in reader_diags]) if reader_diags
+                       else _NO_FINDINGS)
     diags: list[Diagnostic] = list(reader_diags)
     diags.extend(check_file(fctx))
-    reader_findings = frozenset((d.rule, d.line) for d in reader_diags)
     for defn in definitions:
         ctx = RuleContext(path=display, config=config, dialect=defn.dialect,
                           document=result.document, text=fctx.text,
@@ -210,7 +225,9 @@ def _judge(
         scoped.append(ScopedAgent(_slim(defn), display, loc.line if loc else 1,
                                   loc.column if loc else 1, scope))
     inline: tuple[str, ...] = ()
-    if fctx.text is not None:
+    literals = fctx.literals
+    # (the secrets scan's gate said whether the text holds a silencer's mark)
+    if fctx.text is not None and (literals is None or SILENCER_MARK in literals):
         end = result.document.end_line if result.document is not None else 0
         inline = inline_ignores(fctx.text, frontmatter_end=end)
     extra = config.ignores_for(file_path) if file_path is not None else ()
@@ -223,7 +240,8 @@ def _judge(
     counted = (len(definitions) if result.dialect is Dialect.CODEX_MD
                else (len(definitions) if view.loaded else 0) if view is not None
                else len(result.loaded))
-    return list(filt.apply(diags, extra, inline)), counted
+    # (nothing to filter: most files of a tree)
+    return list(filt.apply(diags, extra, inline)) if diags else diags, counted
 
 
 def _judge_harness_file(

@@ -261,21 +261,31 @@ def _weigh(texts: Sequence[str]) -> tuple[list[dict[str, float]], dict[str, int]
     # counted as a Counter counts (its own counting loop, in C: the same counts in the same
     # order), without a Counter's set-up and type checks per description
     docs: list[dict[str, int]] = []
+    # per description: is every count 1 (no term twice)?
+    once: list[bool] = []
     df: dict[str, int] = {}
     for text in texts:
         d: dict[str, int] = {}
-        _count_elements(d, _description_tokens(text))
+        tokens = _description_tokens(text)
+        _count_elements(d, tokens)
         docs.append(d)
+        once.append(len(d) == len(tokens))
         _count_elements(df, d)
     n = len(docs)
     idf_of = [math.log((1 + n) / (1 + c) + 1) for c in range(max(df.values(), default=0) + 1)]
     idf = dict(zip(df, map(idf_of.__getitem__, df.values()), strict=True))
     tf_of, idf_get = _TF.__getitem__, idf.__getitem__
-    vectors: list[dict[str, float]] = []
-    for d in docs:
-        weights = list(map(mul, map(tf_of, d.values()), map(idf_get, d)))
+    for d, single in zip(docs, once, strict=True):
+        # a count of 1 weighs 1 + log 1 = 1.0 exactly, and 1.0 * x is x to the bit: a
+        # description with no term twice (two in five) has its idf as its weights
+        weights = (list(map(idf_get, d)) if single else
+                   list(map(mul, map(tf_of, d.values()), map(idf_get, d))))
         norm = math.sqrt(sum(map(mul, weights, weights))) or 1.0
-        vectors.append(dict(zip(d, map(truediv, weights, repeat(norm)), strict=True)))
+        # the counts replaced by the unit weights in place: the same keys in the same order
+        # as a new dictionary, without building one (only values change: no key is added or
+        # removed while the keys are walked)
+        d.update(zip(d, map(truediv, weights, repeat(norm)), strict=True))
+    vectors: list[dict[str, float]] = docs  # type: ignore[assignment]
     return vectors, df
 
 
@@ -380,14 +390,37 @@ def _pairs(vectors: Sequence[dict[str, float]], names: Sequence[str], threshold:
         mine = terms & common
         ws = list(map(vec.__getitem__, mine))
         h[j] = hj = math.sqrt(sum(map(mul, ws, ws)))
+        # partial[i]: the dot product of vectors i and j over the terms walked, in the order
+        # they come (a bound's sum: its rounding is covered by the slack).  The probes of
+        # the two indexes are written out here, not called (a call per vector and index).
         partial: dict[int, float] = {}
-        _probe(index, terms & middling, vec, j, partial)
-        heavy = hj >= reach
-        if heavy:
-            _probe(heavy_index, mine, vec, j, partial)
+        get = partial.get
+        for t in terms & middling:
+            x = vec[t]
+            found = index.get(t)
+            if found is None:
+                index[t] = [(j, x)]
+                continue
+            for i, y in found:
+                partial[i] = get(i, 0.0) + x * y
+            found.append((j, x))
+        if hj < reach:  # not heavy: what the common terms add is at most hj * h[i]
+            for i, dot in partial.items():
+                if dot + hj * h[i] >= reach:
+                    candidates.append((i, j))
+            continue
+        for t, x in zip(mine, ws, strict=True):
+            found = heavy_index.get(t)
+            if found is None:
+                heavy_index[t] = [(j, x)]
+                continue
+            for i, y in found:
+                partial[i] = get(i, 0.0) + x * y
+            found.append((j, x))
         for i, dot in partial.items():
             hi = h[i]
-            if dot + (0.0 if heavy and hi >= reach else hj * hi) >= reach:
+            # two heavy vectors: every shared term was walked, nothing is left to bound
+            if dot + (0.0 if hi >= reach else hj * hi) >= reach:
                 candidates.append((i, j))
     out: list[tuple[int, int, float]] = []
     for i, j in sorted(candidates):
@@ -397,22 +430,6 @@ def _pairs(vectors: Sequence[dict[str, float]], names: Sequence[str], threshold:
         if sim >= threshold:
             out.append((i, j, round(sim, 4)))
     return out
-
-
-def _probe(index: dict[str, list[tuple[int, float]]], terms: Iterable[str],
-           vec: dict[str, float], j: int, partial: dict[int, float]) -> None:
-    """Add to ``partial`` vector ``j``'s products with every vector already in ``index``
-    under each of ``terms`` (``partial[i]``: their dot product over those terms, in the
-    order the terms come), then put ``j`` in the index under them."""
-    for t in terms:
-        x = vec[t]
-        found = index.get(t)
-        if found is None:
-            index[t] = [(j, x)]
-            continue
-        for i, y in found:
-            partial[i] = partial.get(i, 0.0) + x * y
-        found.append((j, x))
 
 
 def find_similar_agents(

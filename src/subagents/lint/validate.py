@@ -38,8 +38,8 @@ from subagents.lint.judge import (
     _Filter,
     _HarnessIds,
     _judge,
+    _read_file,
     _Silencers,
-    _validate_file,
 )
 from subagents.lint.rules.base import FileContext
 from subagents.lint.rules.catalog import Profile
@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from typing import Any, ParamSpec, TypeVar
 
     from subagents.harnesses.layout import Source
+    from subagents.harnesses.loader import LoadResult
     from subagents.lint.cache import ResultCache
 
     _P = ParamSpec("_P")
@@ -370,20 +371,79 @@ def _entry_key(results: ResultCache, fingerprint: str, target: _Target, apath: s
 
 
 def _outcome(item: _Work) -> _Outcome:
-    """:func:`_validate_file` of one file, on its own (so that it can run in another
-    process: :mod:`subagents.lint.parallel`)."""
+    """One file read and judged on its own (a run of one file)."""
+    read: list[bytes] = []
+    fctx, result, early = _read_file(item.target, item.config, item.filt, read)
+    return _finish(item, fctx, result, early, read)
+
+
+def _finish(item: _Work, fctx: FileContext, result: LoadResult | None,
+            early: list[Diagnostic], read: list[bytes]) -> _Outcome:
+    """The outcome of a file read by :func:`_read_file` (``result``; ``None``: not read, and
+    ``early`` holds its findings)."""
     mine: list[ScopedAgent] = []
     my_ids: _HarnessIds = []
     mine_silencers: _Silencers = {}
-    read: list[bytes] = []
-    diags, n = _validate_file(item.target, item.config, item.filt, mine, mine_silencers,
-                              my_ids, read)
+    if result is None:
+        diags, n = early, 0
+    else:
+        target = item.target
+        diags, n = _judge(result, fctx, item.config, item.filt, mine_silencers,
+                          scope=target.scope, scoped=mine, harness_ids=my_ids,
+                          absolute=target.apath or None)
     silenced = mine_silencers.get(item.target.display)
     digest = None
     if item.entry_key and read:  # (the cache is on: it records the hash of these bytes)
         digest = _cache_module().file_digest(read[0])
     return (diags, n, mine, None if silenced is None else (silenced[1], silenced[2]), my_ids,
             digest)
+
+
+def _chunks(items: Sequence[_Work], workers: int = 1) -> list[list[_Work]]:
+    """``items`` in runs of at most :data:`~subagents.lint.ahead.CHUNK_FILES`, read and
+    judged together (:func:`_chunk_outcomes`): as many runs as a multiple of ``workers``,
+    of sizes that differ by one at most, so that each process gets its share of the files."""
+    from subagents.lint.ahead import CHUNK_FILES
+
+    n = len(items)
+    count = workers * -(-n // (workers * CHUNK_FILES))
+    out = [list(items[n * k // count:n * (k + 1) // count]) for k in range(count)]
+    return [chunk for chunk in out if chunk]
+
+
+def _chunk_outcomes(items: Sequence[_Work]) -> list[_Outcome]:
+    """``[_outcome(item) for item in items]``, with the injection detector's texts of the
+    files read so far judged together before the files are judged
+    (:mod:`subagents.lint.ahead`: the same outcomes, in less time)."""
+    from subagents.lint.ahead import injection_texts, judge_ahead, room
+
+    budget = room()
+    out: list[_Outcome] = []
+    started: list[tuple[_Work, FileContext, LoadResult | None, list[Diagnostic],
+                        list[bytes]]] = []
+    texts: list[str] = []
+    gathered = 0
+
+    def judge_started() -> None:
+        judge_ahead(texts)
+        out.extend(_finish(*s) for s in started)
+        started.clear()
+        texts.clear()
+
+    for item in items:
+        read: list[bytes] = []
+        fctx, result, early = _read_file(item.target, item.config, item.filt, read)
+        if budget and result is not None and item.filt.asks_injection():
+            found = injection_texts(result)
+            size = sum(map(len, found))
+            if gathered + size > budget and started:
+                judge_started()
+                gathered = 0
+            texts.extend(found)
+            gathered += size
+        started.append((item, fctx, result, early, read))
+    judge_started()
+    return out
 
 
 def _outcomes(work: Sequence[_Work], results: ResultCache | None,
@@ -406,12 +466,20 @@ def _outcomes(work: Sequence[_Work], results: ResultCache | None,
                    entry.silencers,
                    [(target.scope, agent_id, target.display, target.path)
                     for agent_id in entry.harness_ids], None)
-    if jobs == 1 or len(todo) < 2:  # (one file at the prompt imports nothing more)
+    if len(todo) < 2:  # (one file at the prompt imports nothing more)
         computed = [_outcome(work[i]) for i in todo]
     else:
-        from subagents.lint.parallel import run_split, workers_for
+        # a few dozen files at a time, their injection texts judged together
+        # (:mod:`subagents.lint.ahead`); over several processes when it pays
+        items = [work[i] for i in todo]
+        if jobs == 1:
+            done_chunks = [_chunk_outcomes(c) for c in _chunks(items)]
+        else:
+            from subagents.lint.parallel import run_split, workers_for
 
-        computed = run_split(_outcome, [work[i] for i in todo], workers_for(len(todo), jobs))
+            workers = workers_for(len(todo), jobs)
+            done_chunks = run_split(_chunk_outcomes, _chunks(items, workers), workers)
+        computed = [outcome for chunk in done_chunks for outcome in chunk]
     for i, outcome in zip(todo, computed, strict=True):
         done[i] = outcome
         if results is not None:

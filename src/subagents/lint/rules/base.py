@@ -110,6 +110,13 @@ class FileContext:
     #: The file's ``st_mode`` as the reader saw it when it opened the file (None: not read;
     #: the rules that need it ask the file system)
     mode: int | None = None
+    #: The UTF-8 bytes ``text`` was decoded from, when it differs from them only by a BOM
+    #: and line breaks (CRLF or CR made LF): both hold the same ASCII words that hold no line
+    #: break, so the secrets scan's gate reads these instead of encoding the text again.
+    data: bytes | None = None
+    #: The secrets gate's answer for ``text`` (which of its literals the text holds; None:
+    #: not asked, or not known), kept for the file's silencer look-up.
+    literals: frozenset[str] | None = None
 
 
 @dataclass(slots=True)
@@ -137,7 +144,8 @@ class RuleContext:
     _prompt_lower: str | None = None
     #: Entry start offsets of one-line comma strings, per node: computed once, not once per
     #: entry (a `tools:` line with thousands of unknown entries was quadratic).
-    _starts: dict[int, list[int]] = field(default_factory=dict)
+    #: (None until a rule asks: most definitions never do, and a dict each cost their making)
+    _starts: dict[int, list[int]] | None = None
 
     def prompt_lower(self, defn: AgentDefinition) -> str:
         """The system prompt lower-cased, computed once for all the rules that search it."""
@@ -198,9 +206,12 @@ class RuleContext:
                 return it.line, it.column
             return node.line, node.column
         if isinstance(node, YScalar):
-            starts = self._starts.get(id(node))
+            known = self._starts
+            if known is None:
+                known = self._starts = {}
+            starts = known.get(id(node))
             if starts is None:
-                starts = self._starts[id(node)] = _entry_starts(node.value)
+                starts = known[id(node)] = _entry_starts(node.value)
             return _pos_in_scalar(node, item, index, starts)
         return self.value_pos(defn, key)
 

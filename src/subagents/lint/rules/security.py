@@ -44,6 +44,7 @@ from subagents._lazy_re import lazy_compile
 from subagents.definition import AgentDefinition
 from subagents.definition import Dialect as D
 from subagents.diagnostics import Diagnostic
+from subagents.lint.config import SILENCER_MARK
 from subagents.lint.rules.base import (
     DefinitionRule,
     FileContext,
@@ -220,6 +221,9 @@ _GATE_PATTERNS: tuple[tuple[bool, str], ...] = tuple(dict.fromkeys((
     *((True, k.scan) for k in _KINDS if k.scan),
     *((False, x) for k in _KINDS for x in (*k.prefixes, *k.anchors)),
     (False, "PRIVATE KEY"),
+    # not a secret: an in-file silencer's marker (``config.inline_ignores`` looks for it
+    # first), so that a file the gate has read needs no second pass to rule silencers out
+    (False, SILENCER_MARK),
 )))
 #: Characters the plain scan reads in a process before the gate is compiled (a command that
 #: judges one file or a few never imports Hyperscan or RE2 for it).
@@ -238,9 +242,11 @@ class _Gate:
     failed = False
 
     @classmethod
-    def held(cls, text: str) -> frozenset[str] | None:
+    def held(cls, text: str, data: bytes | None = None) -> frozenset[str] | None:
         """The texts of :data:`_GATE_PATTERNS` found in ``text`` (None: not known, so the
-        scan looks for every one)."""
+        scan looks for every one).  ``data``: UTF-8 bytes that hold the same patterns as
+        ``text`` (the file's bytes the text was decoded from), scanned instead of encoding
+        the text again."""
         match = cls.match
         if match is None:
             if cls.failed or cls.read < _GATE_AFTER:
@@ -251,7 +257,7 @@ class _Gate:
                 return None
         # Latin-1 bytes: every byte is a character (the literals are ASCII), so surrogates
         # and any other code point pass as bytes that never start a literal of their own
-        found = match(text.encode("utf-8", "surrogatepass"))
+        found = match(text.encode("utf-8", "surrogatepass") if data is None else data)
         return frozenset(_GATE_PATTERNS[i][1] for i in found) if found else _NOTHING
 
     @classmethod
@@ -323,9 +329,15 @@ def _hyperscan_gate() -> Any:
     return match
 
 
-def find_secrets(text: str) -> Iterator[tuple[int, str, str]]:
-    """``(offset, kind, masked)`` for every credential-looking string in ``text``."""
-    held = _Gate.held(text)
+def find_secrets(text: str, data: bytes | None = None) -> Iterator[tuple[int, str, str]]:
+    """``(offset, kind, masked)`` for every credential-looking string in ``text``; ``data``:
+    the UTF-8 bytes ``text`` was decoded from (:attr:`FileContext.data`: the gate reads them
+    instead of encoding the text)."""
+    return _found(text, _Gate.held(text, data))
+
+
+def _found(text: str, held: frozenset[str] | None) -> Iterator[tuple[int, str, str]]:
+    """:func:`find_secrets` given the gate's answer for ``text``."""
     if held is _NOTHING:
         return
     seen: set[int] = set()
@@ -353,10 +365,14 @@ def check_secrets(ctx: FileContext) -> Iterator[Diagnostic]:
     text = ctx.text
     if not text:
         return
+    # the gate's answer is kept for the file's other passes (its silencers)
+    held = ctx.literals = _Gate.held(text, ctx.data)
+    if held is _NOTHING:
+        return
     # positions are computed walking forward through the sorted offsets: a file stuffed with
     # thousands of tokens must not cost one scan from the top of the file per finding
     line, line_start, counted = 1, 0, 0
-    for offset, kind, masked in sorted(find_secrets(text)):
+    for offset, kind, masked in sorted(_found(text, held)):
         line += text.count("\n", counted, offset)
         line_start = text.rfind("\n", line_start, offset) + 1 or line_start
         counted = offset
@@ -420,11 +436,19 @@ _TRAVERSAL_RE = lazy_compile(r"[/\\\x00]|\.\.|^~")
 _NAME_IS_FILE_NAME = frozenset({D.CLAUDE, D.CODEX_MD, D.JSON})
 
 
+def _traverses(name: str) -> bool:
+    """``_TRAVERSAL_RE.search(name)`` as a truth value, by five C searches (a name is short:
+    the pattern's set-up cost more than the searches; tests/test_judge_shortcuts.py compares
+    them)."""
+    return ("/" in name or "\\" in name or "\x00" in name or ".." in name
+            or name.startswith("~"))
+
+
 @check("SA403")
 def check_name_traversal(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     # In the other harnesses' files the name is a display id (Copilot's `C#/.NET Janitor`) and
     # every writer makes a file name of its own from it; here it is the file name.
-    if defn.dialect in _NAME_IS_FILE_NAME and _TRAVERSAL_RE.search(defn.name):
+    if defn.dialect in _NAME_IS_FILE_NAME and _traverses(defn.name):
         yield ctx.diag(
             "SA403",
             ctx.value_pos(defn, "name") if defn.dialect is not D.JSON
@@ -435,7 +459,7 @@ def check_name_traversal(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Di
         )
     # Skill names become paths too (`.claude/skills/<name>/SKILL.md`).
     for i, skill in enumerate(defn.skills):
-        if _TRAVERSAL_RE.search(skill):
+        if _traverses(skill):
             yield ctx.diag(
                 "SA403",
                 ctx.item_pos(defn, "skills", i, skill),
