@@ -143,21 +143,34 @@ def test_fields_setter_is_dataclasses_replace(
     base: dict[str, object], changes: dict[str, object], rnd: object
 ) -> None:
     """``fields_setter(names)(d, *values)`` is ``dataclasses.replace(d, **changes)``: every
-    field (compared or not) and the repr, an object as frozen; evolve() goes through it."""
+    field (compared or not) and the repr, an object as frozen; evolve() goes through it.  Both
+    of its ways: through the slots' setters (before the class has its unfrozen twin) and the
+    function compiled for the names (after)."""
     import dataclasses
     import random
 
     import pytest
 
-    from subagents.definition import AgentDefinition, fields_setter
+    from subagents._dataclass import unfrozen_twin
+    from subagents.definition import (
+        _SETTER_OF,
+        AgentDefinition,
+        _by_setters,
+        _compiled_setter,
+        fields_setter,
+    )
 
     assert isinstance(rnd, random.Random)
     names = list(changes)
     rnd.shuffle(names)  # (any order of the names)
     original = AgentDefinition(**{"name": "a", **base})  # type: ignore[arg-type]
     plain = dataclasses.replace(original, **changes)  # type: ignore[arg-type]
-    for ours in (fields_setter(tuple(names))(original, *(changes[n] for n in names)),
-                 original.evolve(**changes)):
+    values = tuple(changes[n] for n in names)
+    kept = tuple(n for n in _SETTER_OF if n not in changes)
+    compiled = _compiled_setter(tuple(names), kept, unfrozen_twin(AgentDefinition))
+    for ours in (fields_setter(tuple(names))(original, *values), original.evolve(**changes),
+                 _by_setters(original, tuple(names), kept, values),
+                 compiled(original, *values)):
         assert type(ours) is AgentDefinition
         assert [getattr(ours, f.name) for f in dataclasses.fields(AgentDefinition)] == [
             getattr(plain, f.name) for f in dataclasses.fields(AgentDefinition)]
@@ -176,6 +189,15 @@ def test_fields_setter_refuses_what_replace_refuses() -> None:
             fields_setter(names)
     with pytest.raises(TypeError):
         fields_setter(("name", "model"))(AgentDefinition(name="a"), "b")
+    from subagents._dataclass import unfrozen_twin
+    from subagents.definition import _SETTER_OF, _by_setters, _compiled_setter
+
+    kept = tuple(n for n in _SETTER_OF if n not in ("name", "model"))
+    with pytest.raises(TypeError):
+        _by_setters(AgentDefinition(name="a"), ("name", "model"), kept, ("b",))
+    with pytest.raises(TypeError):
+        _compiled_setter(("name", "model"), kept, unfrozen_twin(AgentDefinition))(
+            AgentDefinition(name="a"), "b")
 
 
 

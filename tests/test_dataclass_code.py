@@ -189,3 +189,138 @@ def test_another_class_text_is_never_given_to_a_class() -> None:
     _dataclass._use_slot_init(cls, text)
     assert cls.__init__ is before
     assert cls(1, 2).column == 1  # type: ignore[call-arg,attr-defined]
+
+
+def _open_init_classes() -> list[type]:
+    """The classes whose ``__init__`` can build through their unfrozen twin."""
+    return [c for c in _slot_init_classes()
+            if "__dataclass_open" in c.__init__.__code__.co_freevars]  # type: ignore[misc]
+
+
+def _cells(cls: type) -> dict[str, Any]:
+    init = cls.__init__  # type: ignore[misc]
+    return dict(zip(init.__code__.co_freevars, init.__closure__, strict=True))
+
+
+def _open(cls: type) -> None:
+    """Make ``cls`` build through its twin from now on, as its countdown would."""
+    cells = _cells(cls)
+    if cells["__dataclass_shut"].cell_contents is None:
+        cells["__dataclass_wake"].cell_contents()
+    assert cells["__dataclass_shut"].cell_contents is cls
+
+
+def test_big_classes_can_build_through_their_unfrozen_twin() -> None:
+    from subagents.definition import AgentDefinition, SourceLocation
+    from subagents.diagnostics import Diagnostic
+
+    found = _open_init_classes()
+    assert AgentDefinition in found and Diagnostic in found
+    assert SourceLocation not in found  # (two fields: the setters cost less)
+    assert all(len(dataclasses.fields(c)) >= _dataclass_codegen.OPEN_INIT_FIELDS
+               for c in found)
+
+
+def test_an_object_built_through_the_twin_is_the_standard_one() -> None:
+    """Through the twin, every slot holds what the standard ``__init__`` puts there (the
+    object given, an equal default, a fresh object of each default factory), the object is of
+    exactly the class, and it is frozen."""
+    classes = _open_init_classes()
+    assert len(classes) >= 5
+    for cls in classes:
+        _open(cls)
+        standard = cls.__init__.__dict__["standard"]  # type: ignore[misc]
+        names = [f.name for f in dataclasses.fields(cls)]
+        for given in (True, False):
+            kwargs = _arguments(cls, given)
+            ours = cls(**kwargs)
+            theirs = cls.__new__(cls)
+            standard(theirs, **kwargs)
+            assert type(ours) is cls
+            for name in names:
+                a, b = getattr(ours, name), getattr(theirs, name)
+                if name in kwargs:
+                    assert a is kwargs[name], (cls, name)
+                assert a == b and type(a) is type(b), (cls, name)
+                if isinstance(a, (dict, list, set)):
+                    assert a is not b, (cls, name)
+            with pytest.raises(dataclasses.FrozenInstanceError):
+                setattr(ours, names[0], 1)
+            assert ours == theirs
+
+
+def test_a_subclass_object_is_built_through_the_setters() -> None:
+    """An object of a subclass keeps its class (it is never made the twin)."""
+    from subagents.definition import AgentDefinition
+
+    _open(AgentDefinition)
+    sub = type("Sub", (AgentDefinition,), {"__slots__": ()})
+    made = sub(name="a", description="b")
+    assert type(made) is sub and made.name == "a" and made.description == "b"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.name = "c"  # type: ignore[misc]
+
+
+def test_a_failed_build_leaves_the_object_of_its_class() -> None:
+    """A default factory that raises: the object being built is of its class again (it is
+    never left as the twin, whose fields could be changed)."""
+    from subagents.definition import AgentDefinition
+
+    _open(AgentDefinition)
+    cells = _cells(AgentDefinition)
+    factory_cell = cells["_dflt_hooks"]
+    saved = factory_cell.cell_contents
+
+    def broken() -> dict[str, Any]:
+        raise RuntimeError("no default today")
+
+    target = AgentDefinition.__new__(AgentDefinition)
+    factory_cell.cell_contents = broken
+    try:
+        with pytest.raises(RuntimeError):
+            AgentDefinition.__init__(target, name="a")
+    finally:
+        factory_cell.cell_contents = saved
+    assert type(target) is AgentDefinition
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        target.name = "b"  # type: ignore[misc]
+
+
+def test_the_twin_is_made_after_so_many_objects(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A class builds through its setters until ``OPEN_AFTER`` objects are built, then makes
+    its twin (a fresh class, its texts put in the table for the test, so the count starts at
+    the top)."""
+    fields = {f"f{i}": "int" for i in range(_dataclass_codegen.OPEN_INIT_FIELDS)}
+
+    def build() -> type:
+        return _dataclass.dataclass(frozen=True, slots=True)(type("Counted", (), {
+            "__annotations__": fields, "__module__": __name__, "__doc__": "Counted."}))
+
+    texts: list[str] = []
+    real_exec = _dataclass._exec
+
+    def record(source: Any, globals: Any = None, locals: Any = None, /) -> None:
+        texts.append(source)
+        real_exec(source, globals, locals)
+
+    monkeypatch.setattr(_dataclass, "_exec", record)
+    build()
+    (text,) = (t for t in texts if "def __init__(" in t)
+    for table, source in ((_dataclass_code.CODE, text),
+                          (_dataclass_code.SLOT_INIT, _dataclass_codegen.slot_init_text(text))):
+        namespace: dict[str, Any] = {}
+        assert source is not None
+        exec(compile(source, "<string>", "exec", dont_inherit=True),
+             {"__builtins__": __builtins__}, namespace)
+        monkeypatch.setitem(table, text, namespace["__create_fn__"].__code__)
+    cls = build()
+    cells = _cells(cls)
+    for _ in range(_dataclass.OPEN_AFTER - 1):
+        cls(*range(len(fields)))
+    assert cells["__dataclass_shut"].cell_contents is None
+    made = cls(*range(len(fields)))
+    assert cells["__dataclass_shut"].cell_contents is cls
+    assert cells["__dataclass_open"].cell_contents is _dataclass.unfrozen_twin(cls)
+    later = cls(*range(len(fields)))
+    assert type(made) is type(later) is cls and made == later
+    assert [getattr(later, name) for name in fields] == list(range(len(fields)))

@@ -44,6 +44,18 @@ Design notes
   slot with a descriptor of its own would be set through the base class's slot: nothing here
   does that, and the dataclasses of this package never re-declare a slot.)
   ``tests/test_dataclass_code.py`` builds every such class both ways and compares.
+* A frozen class with slots and nine fields or more (:data:`subagents._dataclass_codegen.
+  OPEN_INIT_FIELDS`) can do better once it has been built :data:`OPEN_AFTER` times: its
+  ``__init__`` then makes the object, for the time it sets the fields, an object of the
+  class's *unfrozen twin* (:func:`unfrozen_twin`: a subclass adding no slots, whose
+  ``__setattr__`` is ``object``'s, so the two have the same layout and ``__class__`` can be
+  assigned), and sets each field by a plain attribute store, a store into the slot that
+  Python's specialising interpreter does without a call; then it makes the object an
+  object of the class again (also when a default factory raises).  A thirty-field
+  definition costs half as much to build.  Only objects of exactly the class go that way (a
+  subclass's object keeps its class), and only once the class has been built that many
+  times: making the twin costs about what forty objects save, and most classes are built
+  a few times a process.
 * Type checkers see :func:`dataclasses.dataclass` itself (the name is re-exported under
   ``TYPE_CHECKING``), so mypy checks these classes exactly as before.
 """
@@ -51,6 +63,7 @@ Design notes
 from __future__ import annotations
 
 import dataclasses
+import functools
 import reprlib
 import sys
 from collections.abc import Callable
@@ -58,7 +71,7 @@ from types import CellType, CodeType, FunctionType, MemberDescriptorType
 
 from subagents._dataclass_code import CODE, SLOT_INIT
 
-__all__ = ["dataclass"]
+__all__ = ["TWINS", "dataclass", "unfrozen_twin"]
 
 _standard = dataclasses.dataclass  # bound once: the standard decorator builds the class
 
@@ -112,17 +125,65 @@ def _use_slot_init(cls: type, text: str) -> None:
             if type(slot) is not MemberDescriptorType:
                 return
             closure.append(CellType(slot.__set__))
+        elif name in _OPEN_INIT:  # (see _open_init: given their values there)
+            closure.append(CellType())
         elif name in cells:
             closure.append(cells[name])
         else:
             return
     new = FunctionType(code, old.__globals__, old.__name__, old.__defaults__, tuple(closure))
+    cells = dict(zip(code.co_freevars, closure, strict=True))
+    if _OPEN_INIT.issubset(cells):
+        cells["__dataclass_shut"].cell_contents = None
+        cells["__dataclass_left"].cell_contents = [OPEN_AFTER]
+        cells["__dataclass_wake"].cell_contents = functools.partial(
+            _open_init, cls, cells["__dataclass_open"], cells["__dataclass_shut"])
     new.__kwdefaults__ = old.__kwdefaults__
     new.__annotations__ = old.__annotations__
     new.__qualname__ = old.__qualname__
     new.__doc__ = old.__doc__
     new.__dict__["standard"] = old  # (for tests/test_dataclass_code.py to compare with)
     cls.__init__ = new  # type: ignore[misc]
+
+
+#: Each frozen class's unfrozen twin (:func:`unfrozen_twin`), made when first asked for.
+TWINS: dict[type, type] = {}
+
+
+def unfrozen_twin(cls: type) -> type:
+    """A subclass of the frozen class ``cls`` with no slots of its own and ``object``'s
+    ``__setattr__``: an object of ``cls`` that is made one of it for a moment (its
+    ``__class__`` set to it, then back) has its fields set by plain attribute stores, each a
+    store into the slot, where going through a slot descriptor's ``__set__`` is a call.  Only
+    for objects being built, which nothing else sees yet; ``cls`` must have slots and no
+    ``__dict__`` (the two then have the same layout, which ``__class__`` assignment needs)."""
+    twin = TWINS.get(cls)
+    if twin is None:
+        twin = TWINS[cls] = type(cls.__name__, (cls,), {
+            "__slots__": (), "__module__": cls.__module__,
+            "__qualname__": f"{cls.__qualname__}.unfrozen",
+            "__doc__": f"{cls.__qualname__} while it is built (see unfrozen_twin).",
+            # both: a class whose __delattr__ is its own goes through Python for __setattr__
+            "__setattr__": object.__setattr__, "__delattr__": object.__delattr__})
+    return twin
+
+
+#: The free variables of an ``__init__`` that can set fields through the class's unfrozen
+#: twin (:func:`subagents._dataclass_codegen.slot_init_text`).
+_OPEN_INIT = frozenset({"__dataclass_shut", "__dataclass_open", "__dataclass_left",
+                        "__dataclass_wake"})
+#: How many objects of a class are built through its slots' setters before its unfrozen twin
+#: is made and the rest are built through it (making a class costs about what forty objects
+#: of ten fields save; a class built fewer times, as most are, never pays for one).
+OPEN_AFTER = 32
+
+
+def _open_init(cls: type, open_cell: CellType, shut_cell: CellType) -> None:
+    """From now on, objects of exactly ``cls`` are built through its unfrozen twin: the twin
+    is given to its ``__init__`` before the class is, so that the ``__init__`` never sees
+    the one without the other."""
+    open_cell.cell_contents = unfrozen_twin(cls)
+    shut_cell.cell_contents = cls
 
 
 def _values(obj: str, names: tuple[str, ...]) -> str:

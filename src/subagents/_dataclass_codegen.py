@@ -109,28 +109,62 @@ _FROZEN_SET = "  __dataclass_builtins_object__.__setattr__(self,'"
 SETTER = "__dataclass_set_"
 
 
+#: A class with at least this many fields gets the ``__init__`` of :func:`slot_init_text` that
+#: can set them through the class's unfrozen twin.  (Measured: from four fields on, an object
+#: built so costs less, but each object built before the twin exists pays for the test and
+#: the count, and the longer code is loaded by every process: with seven fields, ``validate``
+#: of one file got slower by 0.1 M instructions; with nine, not at all.)
+OPEN_INIT_FIELDS = 9
+#: The free variables of that ``__init__``: the class once its unfrozen twin is made (None
+#: until then), the twin, how many objects are still built through the setters before the
+#: twin is made (a one-item list), and what makes it.
+SHUT = "__dataclass_shut"
+OPEN = "__dataclass_open"
+LEFT = "__dataclass_left"
+WAKE = "__dataclass_wake"
+
+
 def slot_init_text(text: str) -> str | None:
     """``text`` (the standard decorator's ``__create_fn__`` of a frozen class's ``__init__``)
     with every field set through its slot descriptor's ``__set__``, each setter an extra
     argument of ``__create_fn__`` (so a free variable of ``__init__``, given by
-    :mod:`subagents._dataclass`); None when the ``__init__`` does anything but set fields."""
+    :mod:`subagents._dataclass`); None when the ``__init__`` does anything but set fields.
+
+    With :data:`OPEN_INIT_FIELDS` fields or more, once the class's unfrozen twin is made
+    (``SHUT`` is then the class), an object of exactly the class (not of a subclass) is made
+    an object of the twin (``OPEN``: a subclass with no slots of its own whose
+    ``__setattr__`` is ``object``'s) while its fields are set by plain attribute stores: each
+    a store into the slot, where a setter is a call.  Until then each object built through
+    the setters counts down ``LEFT``; at zero, ``WAKE`` makes the twin (a class costs about
+    what building fifty objects of thirty fields through their setters costs, and most
+    classes are built a few times a process)."""
     lines = text.split("\n")
     if len(lines) < 4 or not lines[0].startswith("def __create_fn__(") \
             or not lines[0].endswith("):") or not lines[1].startswith(" def __init__(") \
             or lines[-1] != " return __init__":
         return None
     body: list[str] = []
+    stores: list[str] = []
     setters: list[str] = []
     for line in lines[2:-1]:
         if not line.startswith(_FROZEN_SET):
             return None
         name, sep, rest = line[len(_FROZEN_SET):].partition("',")
-        if not sep or not name.isidentifier():
+        if not sep or not name.isidentifier() or not rest.endswith(")"):
             return None
         setters.append(SETTER + name)
         body.append(f"  {SETTER}{name}(self,{rest}")
-    head = lines[0][:-2] + ", " + ", ".join(setters) + "):"
-    return "\n".join([head, lines[1], *body, lines[-1]])
+        stores.append(f"    self.{name}={rest[:-1]}")
+    if len(body) < OPEN_INIT_FIELDS:
+        head = lines[0][:-2] + ", " + ", ".join(setters) + "):"
+        return "\n".join([head, lines[1], *body, lines[-1]])
+    head = lines[0][:-2] + ", " + ", ".join([*setters, SHUT, OPEN, LEFT, WAKE]) + "):"
+    # (the finally: an object whose building fails is not left open)
+    opened = [f"  if self.__class__ is {SHUT}:",
+              f"   __dataclass_builtins_object__.__setattr__(self,'__class__',{OPEN})",
+              "   try:", *stores, "   finally:", f"    self.__class__={SHUT}", "   return"]
+    countdown = [f"  {LEFT}[0]-=1", f"  if not {LEFT}[0]:", f"   {WAKE}()"]
+    return "\n".join([head, lines[1], *opened, *body, *countdown, lines[-1]])
 
 
 def table_source(texts: list[tuple[str, str]]) -> str:

@@ -31,6 +31,7 @@ from itertools import filterfalse, repeat
 from operator import attrgetter, itemgetter
 from pathlib import Path
 
+from subagents._dataclass import TWINS as _TWINS
 from subagents._dataclass import dataclass
 
 TYPE_CHECKING = False
@@ -312,9 +313,14 @@ def fields_setter(names: tuple[str, ...]) -> Callable[..., AgentDefinition]:
     set to ``values``, in that order -- :meth:`AgentDefinition.evolve` for a caller that
     changes the same fields of every definition, without a mapping of them per call.
 
-    The copy is made as ``evolve`` makes it: each slot set through its descriptor (the copied
-    values read with one ``attrgetter`` and every slot set by one ``map`` over the setters,
-    both loops in C)."""
+    The copy is made as the class's ``__init__`` makes an object.  Once the class has its
+    unfrozen twin (:func:`subagents._dataclass.unfrozen_twin`: made when enough definitions
+    have been built, as in a run over many files), a function written for ``names`` and
+    compiled then makes it: an object of the twin, one plain attribute store per field, then
+    a definition (a tenth of the cost of the setters' way).  Until then (a run over one
+    file never gets there, and pays for neither the twin nor the compiling), each slot is
+    set through its descriptor: the copied values read with one ``attrgetter`` and every
+    slot set by one ``map`` over the setters, both loops in C."""
     chosen = set(names)
     if len(chosen) != len(names) or not _FIELD_NAMES.issuperset(chosen):
         raise TypeError(f"not distinct fields of AgentDefinition: {names!r}")
@@ -324,24 +330,55 @@ def fields_setter(names: tuple[str, ...]) -> Callable[..., AgentDefinition]:
             return definition.evolve(**dict(zip(names, values, strict=True)))
 
         return set_by_replace
-    # (C loops over the 31 slots: building one is on the path of `validate one.md`)
     kept = tuple(filterfalse(chosen.__contains__, _SETTER_OF))
-    setters = (*map(_SETTER_OF.__getitem__, kept), *map(_SETTER_OF.__getitem__, names))
-    count = len(setters)
-    # (attrgetter of one name gives the value, not a tuple of it: nothing changed is the
-    # case that needs it, and evolve() of nothing is a copy all the same)
-    get_kept = attrgetter(*kept) if len(kept) > 1 else (
-        (lambda _d: ()) if not kept else (lambda d, _n=kept[0]: (getattr(d, _n),)))
+    compiled: list[Callable[..., AgentDefinition]] = []
 
     def set_fields(definition: AgentDefinition, *values: Any) -> AgentDefinition:
-        new = _new_object(AgentDefinition)
-        copied = get_kept(definition)
-        if len(copied) + len(values) != count:
-            raise TypeError(f"fields_setter{names!r}: {len(values)} values given")
-        _consume(map(_call, setters, repeat(new, count), (*copied, *values)))
-        return new
+        if compiled:
+            return compiled[0](definition, *values)
+        twin = _TWINS.get(AgentDefinition)
+        if twin is None:
+            return _by_setters(definition, names, kept, values)
+        compiled.append(_compiled_setter(names, kept, twin))
+        return compiled[0](definition, *values)
 
     return set_fields
+
+
+def setter_text(names: tuple[str, ...], kept: tuple[str, ...]) -> str:
+    """The text of the function :func:`fields_setter` compiles for ``names`` (its arguments
+    after the definition, in that order) and ``kept`` (the other fields, copied)."""
+    values = ", ".join(names)
+    return (f"def set_fields(definition, {values}):\n new = _new(_twin)"
+            + "".join([f"\n new.{name} = {name}" for name in names])
+            + "".join([f"\n new.{name} = definition.{name}" for name in kept])
+            + "\n new.__class__ = _shut\n return new\n")
+
+
+def _compiled_setter(names: tuple[str, ...], kept: tuple[str, ...],
+                     twin: type) -> Callable[..., AgentDefinition]:
+    namespace: dict[str, Any] = {}
+    exec(setter_text(names, kept),  # (our own text, of field names only)
+         {"__builtins__": __builtins__, "_new": _new_object, "_twin": twin,
+          "_shut": AgentDefinition}, namespace)
+    made: Callable[..., AgentDefinition] = namespace["set_fields"]
+    return made
+
+
+def _by_setters(definition: AgentDefinition, names: tuple[str, ...], kept: tuple[str, ...],
+                values: tuple[Any, ...]) -> AgentDefinition:
+    """:func:`fields_setter`'s copy before the class has its twin: each slot set through its
+    descriptor (the copied values read with one ``attrgetter``, every slot set by one ``map``
+    over the setters, both loops in C)."""
+    if len(kept) + len(values) != len(_SETTER_OF):
+        raise TypeError(f"fields_setter{names!r}: {len(values)} values given")
+    new = _new_object(AgentDefinition)
+    # (attrgetter of one name gives the value, not a tuple of it)
+    copied = attrgetter(*kept)(definition) if len(kept) > 1 else (
+        (getattr(definition, kept[0]),) if kept else ())
+    _consume(map(_call, map(_SETTER_OF.__getitem__, (*kept, *names)), repeat(new),
+                 (*copied, *values)))
+    return new
 
 
 _FIELD_NAMES: frozenset[str] = frozenset(f.name for f in fields(AgentDefinition) if f.init)
