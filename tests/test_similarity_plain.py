@@ -19,20 +19,7 @@ from hypothesis import strategies as st
 
 from subagents.definition import AgentDefinition
 from subagents.lint import similarity
-
-
-def _plain_vectors(texts: list[str]) -> list[dict[str, float]]:
-    docs = [Counter(similarity.tokenize(t, joined=False)) for t in texts]
-    n = len(docs)
-    df: Counter[str] = Counter()
-    for d in docs:
-        df.update(d.keys())
-    out = []
-    for d in docs:
-        vec = {t: (1 + math.log(c)) * math.log((1 + n) / (1 + df[t]) + 1) for t, c in d.items()}
-        norm = math.sqrt(sum(v * v for v in vec.values())) or 1.0
-        out.append({t: v / norm for t, v in vec.items()})
-    return out
+from test_similarity_index import _plain_vectors  # TF-IDF as first written
 
 
 def _plain_similar(defs: list[AgentDefinition], threshold: float) -> list[tuple[str, str, float]]:
