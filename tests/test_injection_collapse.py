@@ -16,7 +16,7 @@ from injection_helpers import development_texts
 from subagents.lint.rules import injection
 from subagents.lint.rules.injection import (
     _fast,
-    _fast_both,
+    _fast_both_utf8,
     _fold_table,
     _folded_text,
 )
@@ -112,12 +112,12 @@ def test_same_after_normalising(pieces: list[str]) -> None:
         # the same on its UTF-8, or left to the text when a blank other than these is there
         on_bytes = _collapse_utf8(steps.encode(), steps)
         assert on_bytes is None or on_bytes == _plain(steps).encode()
-    fast = (_fast(text, True), _fast(text, False), _fast_both(text),
+    fast = (_fast(text, True), _fast(text, False), _fast_both_utf8(text)[0],
             injection._fast_both_utf8(text))
     injection._collapse = _plainly
     injection._collapse_utf8 = lambda data, text: None
     try:
-        plain = (_fast(text, True), _fast(text, False), _fast_both(text))
+        plain = (_fast(text, True), _fast(text, False), _fast_both_utf8(text)[0])
     finally:
         injection._collapse = _collapse
         injection._collapse_utf8 = _collapse_utf8

@@ -24,7 +24,7 @@ from subagents.lint.rules.injection import (
     _BREAKS,
     InjectionFinding,
     _excused,
-    _fast_both,
+    _fast_both_utf8,
     _hits,
     _judge,
     _mapped,
@@ -50,7 +50,7 @@ def _by_views(text: str) -> InjectionFinding | None:
     first = b""
     utf8: list[bytes] = []
     for view in injection_views.views(text, utf8):
-        variants = (_fast_both(view.text, utf8) if view.name == "text"
+        variants = (_fast_both_utf8(view.text, utf8)[0] if view.name == "text"
                     else [normalise(view.text)])
         for n, norm in enumerate(variants):
             search = _Search(norm)

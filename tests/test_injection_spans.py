@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from injection_helpers import development_texts
 from subagents.lint.rules import injection
-from subagents.lint.rules.injection import _PART_NAMES, _fast_both, _Parts
+from subagents.lint.rules.injection import _PART_NAMES, _fast_both_utf8, _Parts
 
 _NAMES = [name for _, names in _PART_NAMES for name in names]
 
@@ -18,7 +18,7 @@ _NAMES = [name for _, names in _PART_NAMES for name in names]
 def _same(text: str) -> int:
     pats = injection._Patterns.get()
     seen = 0
-    for norm in _fast_both(text):
+    for norm in _fast_both_utf8(text)[0]:
         raw = norm.encode()
         for name in _NAMES:
             parts = _Parts([pats[name]])

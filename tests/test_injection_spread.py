@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from injection_helpers import development_texts
 from subagents.lint.rules import injection
-from subagents.lint.rules.injection import _fast_both
+from subagents.lint.rules.injection import _fast_both_utf8
 from subagents.lint.rules.injection_patterns import _SQUEEZED
 from subagents.lint.rules.injection_text import _SPREADABLE, _spread, _squeezed_bytes
 from subagents.lint.rules.injection_views import found, linear
@@ -32,7 +32,7 @@ _SEPARATORS = [" ", "", "-", "-\n", ".", "  ", "\n", "é", "\u200b", "_", "*", "
 
 def _same(text: str) -> None:
     pats = injection._Patterns.get()
-    for norm in _fast_both(text):
+    for norm in _fast_both_utf8(text)[0]:
         squeezed = found(pats["squeezed"], _squeezed_bytes(norm))
         assert found(pats["spread"], norm.encode()) == squeezed, norm[:200]
 
@@ -69,7 +69,7 @@ def test_same_on_the_development_texts_and_the_repositorys_files() -> None:
     for text in texts:
         _same(text)
         hits += found(injection._Patterns.get()["squeezed"],
-                      _squeezed_bytes(_fast_both(text)[0]))
+                      _squeezed_bytes(_fast_both_utf8(text)[0][0]))
     assert hits > 0  # some texts are found only squeezed
 
 
@@ -82,7 +82,7 @@ def test_same_on_disguised_phrases() -> None:
         out.insert(rng.randint(0, len(out)), _disguised(rng, rng.choice(_PHRASES)))
         text = rng.choice(_SEPARATORS[:3]).join(out)
         _same(text)
-        hits += found(injection._Patterns.get()["squeezed"], _squeezed_bytes(_fast_both(text)[0]))
+        hits += found(injection._Patterns.get()["squeezed"], _squeezed_bytes(_fast_both_utf8(text)[0][0]))
     assert hits > 300
 
 

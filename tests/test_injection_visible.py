@@ -18,7 +18,7 @@ from subagents.lint.rules.injection import (
     _INVISIBLE,
     _collapse,
     _fast,
-    _fast_both,
+    _fast_both_utf8,
     _fold_table,
     _folded_text,
     _visible,
@@ -51,7 +51,7 @@ def _plain_fast(text: str, fold: bool) -> str:
 
 
 def _plain_both(text: str) -> list[str]:
-    """:func:`_fast_both` with its two passes, as it was."""
+    """:func:`_fast_both_utf8` with its two passes, as it was."""
     if text.isascii():
         return [_collapse(text.lower())]
     text = _plain_visible(text)
@@ -64,7 +64,7 @@ def _plain_both(text: str) -> list[str]:
 
 
 def _same(text: str) -> None:
-    assert _fast_both(text) == _plain_both(text), text[:200]
+    assert _fast_both_utf8(text)[0] == _plain_both(text), text[:200]
     assert _fast(text, True) == _plain_fast(text, True)
     assert _fast(text, False) == _plain_fast(text, False)
     visible, unusual = _visible(text)
@@ -81,7 +81,7 @@ def _same(text: str) -> None:
         if not unusual:
             assert _ascii_lower(again, data) == again.casefold()
     utf8: list[bytes] = []
-    assert _fast_both(text, utf8) == _plain_both(text)
+    assert _fast_both_utf8(text, utf8)[0] == _plain_both(text)
     assert utf8 in ([], [text.encode()])
     assert list(views(text, utf8)) == list(views(text))
 

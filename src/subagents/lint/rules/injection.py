@@ -250,20 +250,16 @@ def _fast(text: str, fold: bool) -> str:
     return _collapse(text.casefold(), nfkc=True)
 
 
-def _fast_both(text: str, utf8: list[bytes] | None = None) -> list[str]:
-    """``[_fast(text, True)]``, and ``_fast(text, False)`` after it when that differs: the
-    steps they share done once, and the second not worked out at all when the text holds no
-    letter to fold (then the two are the same).  ``utf8``: a list that is given ``text``'s
-    own UTF-8 when it was worked out (a text beyond ASCII that NFKC leaves as it is: the
-    hidden views' marks read the same bytes, :func:`.injection_views.views`)."""
-    return _fast_both_utf8(text, utf8)[0]
-
-
 def _fast_both_utf8(text: str, utf8: list[bytes] | None = None
                     ) -> tuple[list[str], bytes | None]:
-    """:func:`_fast_both`, and the UTF-8 of its first text when it was worked out on the
-    way (a text beyond ASCII with nothing unusual is collapsed as bytes,
-    :func:`.injection_text._collapse_utf8`: the detector would encode it again)."""
+    """``[_fast(text, True)]``, and ``_fast(text, False)`` after it when that differs: the
+    steps they share done once, and the second not worked out at all when the text holds no
+    letter to fold (then the two are the same); and the UTF-8 of the first when it was worked
+    out on the way (a text beyond ASCII with nothing unusual is collapsed as bytes,
+    :func:`.injection_text._collapse_utf8`: the detector would encode it again).  ``utf8``:
+    a list that is given ``text``'s own UTF-8 when it was worked out (a text beyond ASCII
+    that NFKC leaves as it is: the hidden views' marks read the same bytes,
+    :func:`.injection_views.hidden_views`)."""
     if text.isascii():
         return [_collapse(text.lower())], None
     visible, unusual, data = _visible_utf8(text)
