@@ -31,6 +31,7 @@ You review code and report problems with file and line.
 
 
 def _project(root: Path) -> Path:
+    """Eight files: the command line opens the cache for eight or more (``CACHE_FILES``)."""
     agents = root / ".claude" / "agents"
     agents.mkdir(parents=True)
     files = {
@@ -38,6 +39,8 @@ def _project(root: Path) -> Path:
         "reviewer-copy.md": ("reviewer", "Reviews Python code for bugs and style problems", ""),
         "checker.md": ("checker", "Reviews Python code for bugs and style issues", ", Bogus"),
         "writer.md": ("writer", "Writes release notes from the git log", ""),
+        "planner.md": ("planner", "Plans a change before anyone writes code", ""),
+        "tester.md": ("tester", "Runs the test suite and explains each failure", ""),
     }
     for fname, (name, desc, extra) in files.items():
         (agents / fname).write_text(AGENT.format(name=name, description=desc, extra=extra))
@@ -247,6 +250,9 @@ def test_another_harness_duplicate_ids_come_from_cached_facts(
     folder.mkdir(parents=True)
     for name in ("a", "b"):
         (folder / f"{name}.md").write_text("---\nname: same\ndescription: Does things\n---\nx\n")
+    for n in range(6):  # (eight files: the command line's cache needs that many)
+        (folder / f"other{n}.md").write_text(
+            f"---\nname: other-{n}\ndescription: Does thing number {n}\n---\nx\n")
     cold = _run(str(tmp_path))
     assert [r for r, _ in _rules(cold)] == ["GM012"]
     with monkeypatch.context() as m:
@@ -302,7 +308,7 @@ def test_a_cold_run_hashes_the_bytes_the_reader_read(
         cold = _run(str(agents))
     assert opened == []  # not read a second time to be hashed
     entries = _entries(cache)
-    assert len(entries) == 6
+    assert len(entries) == 8
     for apath, entry in entries.items():
         expected = hashlib.blake2b(Path(apath).read_bytes(), digest_size=16).hexdigest()
         assert entry["h"] == expected == cache_mod.file_digest(Path(apath).read_bytes())
@@ -346,3 +352,45 @@ def test_a_file_changed_while_validated_is_not_stored(
         _run(str(agents))
     assert os.path.abspath(target) not in _entries(cache)
     assert _run(str(agents)) == _run("--no-cache", str(agents))
+
+
+def _quick(*args: str) -> str:
+    """What ``subagents validate ARGS`` prints through the click-free path (cli/quick.py)."""
+    import contextlib
+    import io
+
+    from subagents.cli.quick import quick_validate
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        code = quick_validate(["validate", *args])
+    assert code is not None  # (answered there, not handed to click)
+    return out.getvalue()
+
+
+def test_the_command_line_opens_the_cache_for_eight_files_or_more(
+    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``subagents validate DIR`` (no option: the click-free path) and the click command both
+    use the cache once a run reads eight files; fewer (a pre-commit hook's staged files)
+    never open it."""
+    assert validate_mod.CACHE_FILES == 8
+    agents = _project(tmp_path)
+    files = sorted(agents.glob("*.md"))
+    assert len(files) == 8
+    few = [str(f) for f in files[:7]]
+    _quick(*few)
+    _run(*few)
+    assert not cache.exists()
+    fresh = _quick(str(agents))
+    assert list(cache.glob("*.json"))
+    expected = _run("--no-cache", str(agents))
+    with monkeypatch.context() as m:
+        _no_reading(m)
+        assert _quick(str(agents)) == fresh
+        assert _run(str(agents)) == expected
+
+
+def test_the_cache_choice_is_checked() -> None:
+    with pytest.raises(ValueError, match="auto"):
+        validate_mod.validate_paths([], cache="yes")  # type: ignore[arg-type]

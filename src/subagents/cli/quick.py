@@ -72,9 +72,10 @@ def quick_validate(args: Sequence[str]) -> int | None:
             gc.freeze()
             gc.enable()
 
-        # jobs as the command's --jobs auto (one file never imports the parallel module)
+        # jobs as the command's --jobs auto (one file never imports the parallel module),
+        # and its result cache (opened for eight files or more: one file never imports it)
         report = validate_paths(paths, strict=strict, dialect=None, select=(), ignore=(),
-                                sources=None, jobs=None)
+                                sources=None, jobs=None, cache="auto")
     except (SubagentError, ImportError):
         return None  # the click command says it, as it always has
     for warning in report.config_warnings:

@@ -96,8 +96,9 @@ class ReadingOptions:
             "--no-cache",
             is_flag=True,
             help="Read every file again instead of reusing the findings of files unchanged "
-            "since the last run (the cache lives in $XDG_CACHE_HOME/subagents/validate, "
-            "default ~/.cache/subagents/validate; delete that folder to clear it).",
+            "since the last run (a run of eight files or more uses the cache; it lives in "
+            "$XDG_CACHE_HOME/subagents/validate, default ~/.cache/subagents/validate; delete "
+            "that folder to clear it).",
         ),
         click.option(
             "--jobs",
@@ -240,7 +241,8 @@ def validate(
     try:
         report = validate_paths(expanded, strict=strict, dialect=dialect, select=sel,
                                 ignore=ign, sources=sources,
-                                cache=not reading.no_cache, jobs=reading.jobs)
+                                cache=False if reading.no_cache else "auto",
+                                jobs=reading.jobs)
     except UsageError as exc:
         raise click.UsageError(str(exc)) from None
     except ConfigError as exc:
