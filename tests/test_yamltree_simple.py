@@ -182,3 +182,71 @@ def test_the_shared_keys_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
         yamltree._simple_tree("name: a\n", offset)
         assert len(yamltree._KEYS) <= yamltree._KEYS_MAX
     assert _same("name: a\n", yamltree._KEYS_MAX + 9)
+
+
+_HEADS = ["|", "|-", "|", "|-", "|", "|  ", "|-  ", "|+", "|2", "| #c", ">", "|\t", "| x"]
+_BLOCK_VALUES = [v for v in _VALUES if v.isprintable() and v == v.strip() and v]
+_FIELD_VALUES = [v for v in _VALUES if yamltree._simple_tree(f"k: {v}\n", 0) is not None]
+_BLOCK_LINES = ["", "", " ", "  ", "    ", "\t", "  \t"]
+
+
+@st.composite
+def _block_texts(draw: st.DrawFn) -> str:
+    """Frontmatter with literal blocks (``key: |``) among field lines: indented lines of
+    values, empty lines and lines of spaces, more and less indented, at the text's end too.
+    Half are drawn from shapes the simple reading takes (so that it answers often), half
+    from any."""
+    clean = draw(st.booleans())
+    lines: list[str] = []
+    for _ in range(draw(st.integers(1, 6))):
+        kind = draw(st.sampled_from(["block", "block", "block", "field", "other"]))
+        if kind == "other":
+            lines.append(draw(st.sampled_from(["", "# c"] if clean else _OTHER_LINES)))
+            continue
+        key = draw(st.sampled_from(_KEYS[:12]))
+        gap = " " if clean else draw(st.sampled_from(_GAPS[:3]))
+        if kind == "field":
+            value = draw(st.sampled_from(_FIELD_VALUES if clean else _VALUES))
+            lines.append(f"{key}:{gap}{value}")
+            continue
+        lines.append(f"{key}:{gap}{draw(st.sampled_from(_HEADS[:6] if clean else _HEADS))}")
+        indent = draw(st.integers(1, 4))
+        for _ in range(draw(st.integers(0, 6))):
+            shape = draw(st.sampled_from(["value"] * 8 + ["blank"] * 3 + ["deeper"] + (
+                [] if clean else ["shallower", "any"])))
+            if shape == "blank":
+                lines.append(draw(st.sampled_from(_BLOCK_LINES[:5] if clean else _BLOCK_LINES)))
+            elif shape == "any":
+                lines.append(" " * indent + draw(st.text(max_size=10)))
+            else:
+                pad = indent + (2 if shape == "deeper" else -1 if shape == "shallower" else 0)
+                lines.append(" " * pad + draw(st.sampled_from(_BLOCK_VALUES if clean
+                                                              else _VALUES)))
+    return "\n".join(lines) + ("\n" if clean or draw(st.integers(0, 9)) else "")
+
+
+@settings(max_examples=examples(3000), deadline=None)
+@given(_block_texts())
+def test_generated_frontmatter_with_literal_blocks(text: str) -> None:
+    _same(text)
+
+
+def test_literal_blocks() -> None:
+    answered = [
+        "name: a\ndescription: |\n  line one\n  line two\n\n  - x: y\n    more\ncolor: green\n",
+        "description: |\n  one\n\n\ncolor: g\n", "description: |\n  one\n",
+        "description: |-\n  one\n  two\n\nk: v\n", "description: |\n  one\n# c\nk: v\n",
+        "description: |  \n  one\n   two\n  \n    \nk: v\n", "description: |\n\n  one\nk: v\n",
+        "d: |\n  one\n\n\n", "d: |\n  one\n  \n", "d: |\n  a!\n", "d: |\n  a\nd: |-\n  b\n   c\n",
+        "d: |\n  a # b: c\n  'x' \"y\" [z] {w} &a *b !c %d @e `f`\n", "d: |\n  ü日本\n",
+    ]
+    for text in answered:
+        assert _same(text, 2), repr(text)
+    declined = ["description: |\n  one", "x: a |\n  b\n", "d: |\n  a\n b\n", "d: |\n   \n  a\n",
+                "d: |\n  a\tb\n", "d: |\nk: v\n", "d: |+\n  a\n", "d: |2\n  a\n",
+                "d: | #c\n  a\n", "d: |\n  a\x07\n", "d: |\n  a\u2028\n", "- d: |\n  a\n",
+                "d: |\n  a\n  x: 1\n y: 2\n", "d: |\n  ü\x07\n", "d: |\n  é\x85x\n",
+                "d: |\n  a\x7f\n", "d: |\n  é\tb\n", "d: |\n  a\x1f\n", "d: |\n  é\x9f\n"]
+    for text in declined:
+        assert yamltree._simple_tree(text, 2) is None, repr(text)
+        _same(text)

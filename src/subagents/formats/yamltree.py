@@ -366,8 +366,11 @@ def parse_yaml_tree(text: str, *, line_offset: int = 0) -> YamlTree:
 # * a key is at most 200 characters (libyaml gives up on a simple key past 1,024);
 # * lines between hold nothing, or a comment from column 0.
 #
-# Anything else (lists, nested maps, block scalars, escapes, anchors, tags, errors) is left to
-# libyaml.  tests/test_yamltree_simple.py compares the two on the corpus and generated text.
+# * a literal block (`key: |` or `key: |-` and its indented lines, see `_literal_blocks`) is
+#   read line by line, and the pattern reads the text with the block's lines made empty.
+#
+# Anything else (lists, nested maps, folded or kept blocks, escapes, anchors, tags, errors) is
+# left to libyaml.  tests/test_yamltree_simple.py compares the two on the corpus and generated text.
 
 # (the characters past U+00FF among them are looked for by `_reads_alike`: a class holding
 # them compiles into a 64K-entry table, a measurable part of checking one file)
@@ -377,19 +380,32 @@ _SIMPLE_LINE = lazy_compile(
     # (possessive: a line that fails is given up at once, never tried another way)
     r"^(?:([A-Za-z_][A-Za-z0-9_-]{0,199}):( +)("
     rf"[^\s{_NOT_READ}#\-?:,\[\]{{}}&*!|>'\"%@`](?:[^{_NOT_READ}#:]++|:(?=[^ {_NOT_READ}#]))*+"
-    rf"|\"[^\"\\{_NOT_READ}]*+\" *+|'[^'{_NOT_READ}]*+' *+)|#[^{_NOT_READ}]*+)?\n",
+    rf"|\"[^\"\\{_NOT_READ}]*+\" *+|'[^'{_NOT_READ}]*+' *+|\|-? *+)|#[^{_NOT_READ}]*+)?\n",
     re.M,
 )
+# what libyaml refuses in a literal block's lines (and a tab, which the simple reading leaves
+# to it), but the line feed
+_NOT_IN_BLOCK = lazy_compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
 
 
 def _simple_tree(text: str, offset: int) -> YamlTree | None:
     """The tree of a frontmatter of simple ``key: value`` lines (see above), or None."""
     if not (text.isascii() or _reads_alike(text)):
         return None
-    if not text.endswith("\n"):
+    ended = text.endswith("\n")
+    if not ended:
         # (a field read on its own by the frontmatter's recovery: libyaml gives the lines the
         # same tree with or without the last one's line feed, and every mark is on a line)
         text += "\n"
+    # a text holding `&`, `*` or `!` goes libyaml's event path, whose scalars carry no
+    # resolved tag (``to_python`` resolves them when asked): the same tree here
+    resolved = "&" not in text and "*" not in text and "!" not in text
+    blocks: dict[int, tuple[str, int]] | None = None
+    if ": |" in text:  # (a literal block may start here: its lines are read first)
+        found = _literal_blocks(text, offset, ended)
+        if found is None:
+            return None
+        text, blocks = found
     rows = _SIMPLE_LINE.findall(text)
     # each match is one whole line (it starts at a line's start, ends at its line feed and
     # holds no other): as many matches as lines, and every line is one
@@ -399,9 +415,6 @@ def _simple_tree(text: str, offset: int) -> YamlTree | None:
     pairs: list[tuple[YScalar, YNode]] = []
     seen: dict[str, int] = {}
     tags = _PLAIN_TAGS
-    # a text holding `&`, `*` or `!` goes libyaml's event path, whose scalars carry no
-    # resolved tag (``to_python`` resolves them when asked): the same tree here
-    resolved = "&" not in text and "*" not in text and "!" not in text
     keys = _KEYS
     line = offset
     for key, gap, taken in rows:
@@ -429,14 +442,78 @@ def _simple_tree(text: str, offset: int) -> YamlTree | None:
         if first in "\"'":  # (one character: a quote)
             value = YScalar(token[1:-1], line, column, first, None, line,
                             column + len(token), _STR_TAG if resolved else None)
+        elif first == "|":  # a literal block's first line (its text read before)
+            block = blocks.pop(line, None) if blocks else None
+            if block is None:
+                return None
+            value = YScalar(block[0], line, column, "|", None, block[1], 1,
+                            _STR_TAG if resolved else None)
         else:
             tag = (None if not resolved else _STR_TAG if first not in _TYPED_FIRST
                    else tags.get(token) or _plain_tag(token))
             value = YScalar(token, line, column, None, None, line, column + len(token), tag)
         pairs.append((node, value))
-    if not pairs:
+    if not pairs or blocks:  # (a line taken for a block's first is not a field's: libyaml's)
         return None
     return YamlTree(YMap(pairs, pairs[0][0].line, 1), issues)
+
+
+def _literal_blocks(
+    text: str, offset: int, ended: bool
+) -> tuple[str, dict[int, tuple[str, int]]] | None:
+    """The literal blocks (``key: |`` or ``key: |-``, then indented lines) of a text ending in
+    a line feed: the text with their indented lines made empty, for the simple pattern to
+    read the rest, and each block's text and end line by the file line of its first line; or
+    None if a block is one the simple reading leaves to libyaml.
+
+    A block taken here is libyaml's: its lines are those after the first line that are empty
+    or start with a space; the first one holding more than spaces sets the indentation (the
+    ones before it must be empty), every later one holding more than spaces starts with that
+    indentation, and it is not the text's last line unless the text had its line feed.  Its
+    text is each line past the indentation (a line of fewer spaces: empty), the empty lines at
+    its end dropped, one line feed after the last (``|``) or none (``|-``); it ends at the
+    start of the line after its lines.  No control character or tab (libyaml refuses the one,
+    and reads a tab in the indentation otherwise)."""
+    if not (text.replace("\n", " ").isprintable() if text.isascii()  # (the same, in C)
+            else _NOT_IN_BLOCK.search(text) is None):
+        return None
+    lines = text.split("\n")  # (the last is the empty text after the last line feed)
+    last = len(lines) - 1
+    blocks: dict[int, tuple[str, int]] = {}
+    i = 0
+    while i < last:
+        head = lines[i].rstrip(" ")
+        i += 1
+        strip = head.endswith(" |-")
+        if not (strip or head.endswith(" |")) or head[:1] in " #":
+            continue  # (whether it is a field's line is the pattern's to say)
+        start = i
+        while i < last and (not lines[i] or lines[i][0] == " "):
+            i += 1
+        if i == last and not ended:
+            return None
+        body = lines[start:i]
+        indent = 0
+        for line in body:
+            if line:
+                indent = len(line) - len(line.lstrip(" "))
+                if indent == len(line):
+                    return None  # spaces before the first line of text
+                break
+        if not indent:
+            return None  # an empty block
+        pad = " " * indent
+        for line in body:
+            if line and not line.startswith(pad) and not line.isspace():
+                return None  # less indented: not the block's
+        parts = [line[indent:] for line in body]
+        while not parts[-1]:
+            parts.pop()
+        blocks[offset + start] = ("\n".join(parts) + ("" if strip else "\n"), offset + i + 1)
+        lines[start:i] = [""] * len(body)
+    if not blocks:
+        return None
+    return "\n".join(lines), blocks
 
 
 #: (key text, line) -> the key's scalar in a simple tree of a text without `&`, `*` or `!`.
