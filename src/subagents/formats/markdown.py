@@ -57,7 +57,7 @@ def read_markdown_text(
         path=path,
         system_prompt=body,
         body_line=doc.body_line,
-        default_location=SourceLocation(doc.start_line, 1),
+        default_location=shared.get((doc.start_line, 1)) or _location(doc.start_line, 1),
     )
     issues.extend(field_issues)
     return definition, doc, issues
