@@ -75,3 +75,27 @@ def test_field_values_are_what_to_python_gives(values: list[str]) -> None:
     assert given_items == plain
     for got, want in zip(given_items, plain, strict=True):  # (1 == True: the types too)
         assert type(got[1]) is type(want[1])  # type: ignore[index]
+
+
+def test_a_document_s_fields_are_what_yfield_makes() -> None:
+    # `_parse_block` makes each YField without calling the class: that is the same object
+    # only while YField is these four fields, set by its `__init__` and nothing more
+    import dataclasses
+
+    from subagents.formats.frontmatter import YField, split_frontmatter
+    from subagents.formats.yamltree import YMap
+
+    assert [f.name for f in dataclasses.fields(YField)] == ["key", "key_line", "key_column",
+                                                            "node"]
+    assert not hasattr(YField, "__post_init__") and YField.__slots__ == (
+        "key", "key_line", "key_column", "node")
+    for text in ["---\nname: a\ndescription: b\nname: c\ntools: [x]\n---\nbody\n",
+                 "\n---\nk: |\n  v\nj: 'w'\n---\n", "---\nname: a: b\ncolor: red\n---\n"]:
+        doc = split_frontmatter(text)[0]
+        assert doc is not None and isinstance(doc.root, YMap)
+        expected: dict[str, YField] = {}
+        for key, node in doc.root.pairs:
+            expected.setdefault(key.value, YField(key.value, key.line, key.column, node))
+        assert doc.fields == expected and list(doc.fields) == list(expected)
+        for name, found in doc.fields.items():
+            assert type(found) is YField and found.node is expected[name].node

@@ -319,10 +319,22 @@ def _parse_block(
         return doc, issues
     doc.root = root
     fields = doc.fields
+    new = _new_object
     for key, node in root.pairs:
-        if key.value not in fields:
-            fields[key.value] = YField(key.value, key.line, key.column, node)
+        name = key.value
+        if name not in fields:
+            # (what `YField(name, key.line, key.column, node)` makes, without the class call
+            # and its `__init__`: a third of the cost, for every field of every file;
+            # tests/test_markdown_reader_shortcuts.py checks YField's fields are these four)
+            found = fields[name] = new(YField)
+            found.key = name
+            found.key_line = key.line
+            found.key_column = key.column
+            found.node = node
     return doc, issues
+
+
+_new_object = object.__new__
 
 
 _HINT_SKELETON = (
