@@ -98,6 +98,7 @@ from subagents.lint.rules.injection_views import (
     count_read,
     hidden_views,
     linear,
+    marked_views,
     spans,
 )
 from subagents.lint.rules.injection_views import found as found_in
@@ -777,11 +778,26 @@ _VERDICTS: list[Verdicts[InjectionFinding | None]] = []
 REMEMBER = True
 
 
+def remembered(text: str) -> bool:
+    """Is a verdict on ``text`` remembered now (:func:`assess_injection` would not judge it)?"""
+    return bool(_VERDICTS) and text in _VERDICTS[0]
+
+
 def forget_verdicts() -> None:
     """Forget the verdicts remembered in this process (a benchmark's cold run; a test that
     changes the detector's insides and judges a text again)."""
     if _VERDICTS:
         _VERDICTS[0].clear()
+
+
+#: texts whose first steps were done ahead, together with the other texts of a chunk
+#: (:mod:`.injection_ahead` fills it and empties it after the chunk): by the text, its
+#: normalised variants, the first one's UTF-8 when known, what the prefilter said of it
+#: (``None``: not asked), whether the spread pattern matches it (``None``: not asked,
+#: :func:`_squeezed_finding`) and the text's UTF-8 and hidden views' marks
+#: (:func:`.injection_views.text_marks`)
+AHEAD: dict[str, tuple[list[str], bytes | None, frozenset[str] | Holds | None, bool | None,
+                       tuple[bytes, tuple[bool, ...] | None] | None]] = {}
 
 
 #: the spread pattern is asked only once a process has given the views this many characters
@@ -801,13 +817,19 @@ def _assess(text: str) -> InjectionFinding | None:
     if not text:
         return None
     text = text[: 1 << 20]
-    count_read(text)  # as :func:`.injection_views.views` counts it
     pats = _Patterns.get()
     best: InjectionFinding | None = None
     plain_kinds: set[str] | None = None
     plain_done = False
-    utf8: list[bytes] = []  # the text's UTF-8, when normalising it worked that out
-    variants, known = _fast_both_utf8(text, utf8)
+    staged = AHEAD.pop(text, None) if AHEAD else None
+    if staged is None:
+        count_read(text)  # as :func:`.injection_views.views` counts it
+        utf8: list[bytes] = []  # the text's UTF-8, when normalising it worked that out
+        variants, known = _fast_both_utf8(text, utf8)
+        scanned: frozenset[str] | Holds | None = None
+        spread: bool | None = None
+    else:  # the first steps, done for a chunk's texts together (:mod:`.injection_ahead`)
+        variants, known, scanned, spread, marked = staged
     first = b""
     n = 0
     for norm in variants:
@@ -816,7 +838,8 @@ def _assess(text: str) -> InjectionFinding | None:
             first = raw
         n += 1
         if PREFILTER:
-            gate = parts_or_holds(norm, raw)
+            gate = (scanned if n == 1 and scanned is not None
+                    else parts_or_holds(norm, raw))
             if isinstance(gate, frozenset):
                 if not _could_find_parts(gate):
                     continue  # what :meth:`_Search.findable` says first
@@ -856,10 +879,11 @@ def _assess(text: str) -> InjectionFinding | None:
             return finding
         best = best or finding
     if best is None:
-        squeezed = _squeezed_finding(text, variants[0], first, pats)
+        squeezed = _squeezed_finding(text, variants[0], first, pats, spread)
         if squeezed is not None:
             return squeezed
-    hidden = hidden_views(text, utf8)
+    hidden = (hidden_views(text, utf8) if staged is None
+              else marked_views(text, marked))
     if hidden is None:
         return best
     for view in hidden:
@@ -881,11 +905,14 @@ def _assess(text: str) -> InjectionFinding | None:
     return best
 
 
-def _squeezed_finding(text: str, norm: str, first: bytes,
-                      pats: dict[str, Any]) -> InjectionFinding | None:
+def _squeezed_finding(text: str, norm: str, first: bytes, pats: dict[str, Any],
+                      spread: bool | None = None) -> InjectionFinding | None:
     """Spelled out letter by letter, split inside words or written with leet digits: found
     only with the letters of the text view ``norm`` (``first``: its UTF-8) squeezed
-    together, so disguised."""
+    together, so disguised.  ``spread``: whether the spread pattern matches ``first``, when
+    that was asked ahead (``None``: not asked)."""
+    if spread is False:
+        return None  # (asked ahead, as below)
     # asked first of the text's own bytes (:func:`_spread`: the same answer) once the
     # process has read enough to pay for that pattern (:data:`SPREAD_AFTER`), then without
     # a match object: most texts have none
@@ -901,8 +928,8 @@ def _squeezed_finding(text: str, norm: str, first: bytes,
     at = _unsqueeze(norm, m.start())
     # letters spread over more than three times their number are words that happen to
     # meet (a file tree), not one phrase taken apart
-    spread = _unsqueeze(norm, m.end() - 1) - at
-    if spread <= 3 * (m.end() - m.start()) and not _excused(norm, at, "override"):
+    width = _unsqueeze(norm, m.end() - 1) - at
+    if width <= 3 * (m.end() - m.start()) and not _excused(norm, at, "override"):
         index = _mapped(text, True)[1]
         return InjectionFinding(index[at] if at < len(index) else 0,
                                 ("override",), "high", "squeezed")

@@ -39,7 +39,8 @@ if TYPE_CHECKING:
 else:  # the typing module is not imported at run time (see subagents/__init__.py)
     _Compiled = dict
 
-__all__ = ["View", "count_read", "found", "hidden_views", "linear", "spans", "views"]
+__all__ = ["View", "count_read", "found", "hidden_views", "linear", "marked_views", "spans",
+           "text_marks", "views"]
 
 
 def linear(pattern: str, case_sensitive: bool = False) -> Any:
@@ -388,18 +389,30 @@ def count_read(text: str) -> None:
     _READ[0] += len(text)
 
 
+def text_marks(text: str, utf8: list[bytes] | None = None
+               ) -> tuple[bytes, tuple[bool, ...] | None] | None:
+    """``text``'s UTF-8 and its marks (:func:`_marks`, at the process's level now), or
+    ``None`` for a text that cannot be written in UTF-8 (a lone surrogate: left to
+    :func:`_decoded`'s own way).  ``utf8`` as in :func:`views`."""
+    try:
+        data = utf8[0] if utf8 else text.encode()
+    except UnicodeEncodeError:
+        return None
+    return data, _marks(data, _level())
+
+
 def hidden_views(text: str, utf8: list[bytes] | None = None) -> Iterator[View] | None:
     """The views of :func:`views` after the text itself, or ``None`` when the text's marks
     say it hides nothing (most texts: then no generator is made).  ``utf8`` as there."""
-    try:
-        data = utf8[0] if utf8 else text.encode()
-    except UnicodeEncodeError:  # a lone surrogate: left to :func:`_decoded`'s own way
-        known = None
-    else:
-        marks = _marks(data, _level())
-        if marks is None:
-            return None
-        known = data, marks
+    return marked_views(text, text_marks(text, utf8))
+
+
+def marked_views(text: str, known: tuple[bytes, tuple[bool, ...] | None] | None
+                 ) -> Iterator[View] | None:
+    """:func:`hidden_views` with the text's marks already asked (``known``: what
+    :func:`text_marks` answered for ``text``)."""
+    if known is not None and known[1] is None:
+        return None
     budget = [max(_BUDGET_FACTOR * len(text), _BUDGET_FLOOR), _MAX_VIEWS]
     return _hidden(text, 0, 0, budget, known)
 
