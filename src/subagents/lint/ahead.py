@@ -82,8 +82,9 @@ def judge_ahead(texts: Iterable[str]) -> None:
         with contextlib.suppress(Exception):  # (then each text is judged from the start)
             stage(todo)
         for text in todo:
-            # (an exception: the rule asks again, and the engine reports what it raises)
-            with contextlib.suppress(Exception):
+            try:
                 assess(text)
+            except Exception:  # (the rule asks again; the engine reports what it raises)
+                continue
     finally:
         unstage()

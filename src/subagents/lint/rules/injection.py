@@ -795,9 +795,10 @@ def forget_verdicts() -> None:
 #: normalised variants, the first one's UTF-8 when known, what the prefilter said of it
 #: (``None``: not asked), whether the spread pattern matches it (``None``: not asked,
 #: :func:`_squeezed_finding`) and the text's UTF-8 and hidden views' marks
-#: (:func:`.injection_views.text_marks`)
+#: (:func:`.injection_views.text_marks`); ``None``: the steps found that nothing can make
+#: a finding (the verdict is ``None``)
 AHEAD: dict[str, tuple[list[str], bytes | None, frozenset[str] | Holds | None, bool | None,
-                       tuple[bytes, tuple[bool, ...] | None] | None]] = {}
+                       tuple[bytes, tuple[bool, ...] | None] | None] | None] = {}
 
 
 #: the spread pattern is asked only once a process has given the views this many characters
@@ -817,19 +818,21 @@ def _assess(text: str) -> InjectionFinding | None:
     if not text:
         return None
     text = text[: 1 << 20]
+    staged = AHEAD.pop(text, False) if AHEAD else False
+    if staged is None:
+        return None  # the stages found that nothing can make a finding
     pats = _Patterns.get()
     best: InjectionFinding | None = None
     plain_kinds: set[str] | None = None
     plain_done = False
-    staged = AHEAD.pop(text, None) if AHEAD else None
-    if staged is None:
+    if isinstance(staged, tuple):
+        # the first steps, done for a chunk's texts together (:mod:`.injection_ahead`)
+        variants, known, scanned, spread, marked = staged
+    else:
         count_read(text)  # as :func:`.injection_views.views` counts it
         utf8: list[bytes] = []  # the text's UTF-8, when normalising it worked that out
         variants, known = _fast_both_utf8(text, utf8)
-        scanned: frozenset[str] | Holds | None = None
-        spread: bool | None = None
-    else:  # the first steps, done for a chunk's texts together (:mod:`.injection_ahead`)
-        variants, known, scanned, spread, marked = staged
+        scanned = spread = None
     first = b""
     n = 0
     for norm in variants:
@@ -882,8 +885,8 @@ def _assess(text: str) -> InjectionFinding | None:
         squeezed = _squeezed_finding(text, variants[0], first, pats, spread)
         if squeezed is not None:
             return squeezed
-    hidden = (hidden_views(text, utf8) if staged is None
-              else marked_views(text, marked))
+    hidden = (marked_views(text, marked) if isinstance(staged, tuple)
+              else hidden_views(text, utf8))
     if hidden is None:
         return best
     for view in hidden:

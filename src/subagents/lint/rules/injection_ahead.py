@@ -31,6 +31,8 @@ from subagents.lint.rules.injection_views import characters_read, count_read, fo
 
 __all__ = ["stage", "unstage"]
 
+_LONGEST = 1 << 20  # (what :func:`.injection._assess` reads of a text)
+
 
 def stage(texts: list[str]) -> None:
     """Do the detector's first steps for each of ``texts`` (different texts, none longer
@@ -39,8 +41,8 @@ def stage(texts: list[str]) -> None:
         return  # the plain search (what the tests compare with) is never staged
     normalised: list[tuple[str, list[bytes], list[str], bytes | None]] = []
     for text in texts:
-        if not text:
-            continue
+        if not text or len(text) > _LONGEST:
+            continue  # (the detector reads no more of a text)
         utf8: list[bytes] = []
         try:
             variants, known = _fast_both_utf8(text, utf8)
@@ -63,8 +65,17 @@ def stage(texts: list[str]) -> None:
         pattern = injection._Patterns.get()["spread"]
         spread = [found(pattern, raw) for _, _, _, raw, _ in scanned]
     ahead = injection.AHEAD
+    could_find = injection._could_find_parts
     for (text, utf8, variants, raw, gate), spreads in zip(scanned, spread, strict=True):
-        ahead[text] = (variants, raw, gate, spreads, text_marks(text, utf8))
+        marks = text_marks(text, utf8)
+        if (spreads is False and marks is not None and marks[1] is None
+                and len(variants) == 1 and isinstance(gate, frozenset)
+                and not could_find(gate)):
+            # what _assess would then do: no part named could make a finding, the spread
+            # pattern rules out a squeezed phrase, the marks any hidden view
+            ahead[text] = None
+        else:
+            ahead[text] = (variants, raw, gate, spreads, marks)
 
 
 def unstage() -> None:
