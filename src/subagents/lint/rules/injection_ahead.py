@@ -26,8 +26,13 @@ from __future__ import annotations
 
 from subagents.lint.rules import injection
 from subagents.lint.rules.injection import _fast_both_utf8
-from subagents.lint.rules.injection_gate import parts_or_holds
-from subagents.lint.rules.injection_views import characters_read, count_read, found, text_marks
+from subagents.lint.rules.injection_gate import all_parts_or_holds
+from subagents.lint.rules.injection_views import (
+    all_text_marks,
+    characters_read,
+    count_read,
+    found,
+)
 
 __all__ = ["stage", "unstage"]
 
@@ -39,35 +44,37 @@ def stage(texts: list[str]) -> None:
     than the detector reads), a step for all of them before the next step."""
     if not injection.PREFILTER:
         return  # the plain search (what the tests compare with) is never staged
-    normalised: list[tuple[str, list[bytes], list[str], bytes | None]] = []
+    kept: list[str] = []
+    utf8s: list[list[bytes]] = []
+    all_variants: list[list[str]] = []
+    raws: list[bytes] = []
     for text in texts:
         if not text or len(text) > _LONGEST:
             continue  # (the detector reads no more of a text)
         utf8: list[bytes] = []
         try:
             variants, known = _fast_both_utf8(text, utf8)
+            raw = known if known is not None else variants[0].encode()
         except Exception:  # the detector raises it again when asked
             continue
         count_read(text)  # as the detector counts it
-        normalised.append((text, utf8, variants, known))
-    scanned = []
-    for text, utf8, variants, known in normalised:
-        norm = variants[0]
-        try:
-            raw = known if known is not None else norm.encode()
-            gate = parts_or_holds(norm, raw)
-        except Exception:
-            continue
-        scanned.append((text, utf8, variants, raw, gate))
+        kept.append(text)
+        utf8s.append(utf8)
+        all_variants.append(variants)
+        raws.append(raw)
+    try:
+        gates = all_parts_or_holds([variants[0] for variants in all_variants], raws)
+    except Exception:  # (none staged: the detector works each text out when asked)
+        return
     # the spread pattern (:func:`.injection._squeezed_finding`), once the process asks it
-    spread: list[bool | None] = [None] * len(scanned)
+    spread: list[bool | None] = [None] * len(kept)
     if characters_read() > injection.SPREAD_AFTER:
         pattern = injection._Patterns.get()["spread"]
-        spread = [found(pattern, raw) for _, _, _, raw, _ in scanned]
+        spread = [found(pattern, raw) for raw in raws]
     ahead = injection.AHEAD
     could_find = injection._could_find_parts
-    for (text, utf8, variants, raw, gate), spreads in zip(scanned, spread, strict=True):
-        marks = text_marks(text, utf8)
+    for text, variants, raw, gate, spreads, marks in zip(
+            kept, all_variants, raws, gates, spread, all_text_marks(kept, utf8s), strict=True):
         if (spreads is False and marks is not None and marks[1] is None
                 and len(variants) == 1 and isinstance(gate, frozenset)
                 and not could_find(gate)):

@@ -39,8 +39,8 @@ if TYPE_CHECKING:
 else:  # the typing module is not imported at run time (see subagents/__init__.py)
     _Compiled = dict
 
-__all__ = ["View", "count_read", "found", "hidden_views", "linear", "marked_views", "spans",
-           "text_marks", "views"]
+__all__ = ["View", "all_text_marks", "count_read", "found", "hidden_views", "linear",
+           "marked_views", "spans", "text_marks", "views"]
 
 
 def linear(pattern: str, case_sensitive: bool = False) -> Any:
@@ -242,7 +242,13 @@ def _marks(data: bytes, level: int) -> tuple[bool, ...] | None:
     """For each of :data:`_MARKS`: may ``data`` hold it?  ``None`` when it holds none (most
     texts, from level 2: :func:`_marks_set`); all ``True`` when the set cannot answer (it
     fails closed)."""
-    made = _marks_set(level)
+    return _marked(data, _marks_set(level))
+
+
+def _marked(data: bytes, made: tuple[Any, tuple[int, ...], tuple[bool, ...],
+                                     tuple[bool, ...] | None] | None
+            ) -> tuple[bool, ...] | None:
+    """:func:`_marks` with the set of the process's level (``made``: :func:`_marks_set`)."""
     if made is None:
         return _ALL
     match, looked, nothing, none = made
@@ -399,6 +405,22 @@ def text_marks(text: str, utf8: list[bytes] | None = None
     except UnicodeEncodeError:
         return None
     return data, _marks(data, _level())
+
+
+def all_text_marks(texts: list[str], utf8s: list[list[bytes]]
+                   ) -> list[tuple[bytes, tuple[bool, ...] | None] | None]:
+    """:func:`text_marks` of each text (``utf8s``: each one's ``utf8`` list), the process's
+    level and set looked up once."""
+    made = _marks_set(_level())
+    out: list[tuple[bytes, tuple[bool, ...] | None] | None] = []
+    for text, utf8 in zip(texts, utf8s, strict=True):
+        try:
+            data = utf8[0] if utf8 else text.encode()
+        except UnicodeEncodeError:
+            out.append(None)
+            continue
+        out.append((data, _marked(data, made)))
+    return out
 
 
 def hidden_views(text: str, utf8: list[bytes] | None = None) -> Iterator[View] | None:
