@@ -553,7 +553,8 @@ def read_claude_code(
 
     ``parsed_block``: ``(frontmatter text, value)`` when a caller has already parsed that text
     the way Bun would (the loader converts the strict reader's tree): when Claude Code's block
-    is exactly that text, it is not parsed a second time.
+    is exactly that text, it is not parsed a second time.  The value is the caller's no more:
+    a mapping becomes the view's ``frontmatter`` as it is (not copied).
     """
     profile = profile or get_profile()
     nbytes = size if size is not None else (len(data) if isinstance(data, bytes) else None)
@@ -638,8 +639,10 @@ def read_claude_code(
                 replaced_bytes=replaced,
             )
     fm: dict[str, Any] = parsed if isinstance(parsed, dict) else {}
-    # every key a string (nearly always): a plain copy, else each key as its text
-    fm = dict(fm) if _STR_ONLY.issuperset(map(type, fm)) else {str(k): v for k, v in fm.items()}
+    # every key a string (nearly always): the mapping itself (it was built for this call, by
+    # the parse or the caller's parse of the block), else a copy with each key as its text
+    if not _STR_ONLY.issuperset(map(type, fm)):
+        fm = {str(k): v for k, v in fm.items()}
     # one view, filled in below as far as the reading gets (a skip, or every field): the
     # fields every outcome shares are set once, not passed on through a mapping
     view = ClaudeCodeView(

@@ -1,0 +1,112 @@
+"""Claude Code's reading attached by the loader (``emulate``: the strict reader's parse shared,
+the view filled in with shortcuts) equals its reading of the same bytes on their own.
+
+``read_claude_code(data)`` with nothing given parses the block itself (Bun's parser emulated on
+libyaml) and takes none of the loader's shortcuts; the view the loader attaches must say the
+same in every field but ``shared_parse`` (which only says where the value came from), on
+generated files (judged fields good and bad, tools with every kind of separator, keys that
+are not text, blank lines after the opening ``---``, CRLF, a BOM, a ``---`` inside a value)
+and on every file of the corpus.  Claude Code's definition built from the shared view is the
+one built from a view read on its own with the strict definition given.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hypothesis_helpers import examples
+from subagents.claude_code import bun_yaml
+from subagents.claude_code.definition import definition_from_view
+from subagents.claude_code.reader import ClaudeCodeView, ParseMode, read_claude_code
+from subagents.definition import Dialect
+from subagents.harnesses.loader import parse_agent_text
+from test_yamltree_equivalence import _yaml_texts
+
+_FIELDS = [f.name for f in dataclasses.fields(ClaudeCodeView) if f.name != "shared_parse"]
+
+
+def _comparable(value: Any) -> Any:
+    """NaN made equal to itself, types kept apart (1, 1.0 and True differ)."""
+    if isinstance(value, float) and math.isnan(value):
+        return ("nan",)
+    if isinstance(value, dict):
+        return [(_comparable(k), _comparable(v)) for k, v in value.items()]
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, [_comparable(v) for v in value])
+    return (type(value).__name__, value)
+
+
+def _same_reading(data: bytes) -> None:
+    result = parse_agent_text(data, dialect=Dialect.CLAUDE)
+    shared = result.claude_code
+    alone = read_claude_code(data)
+    assert shared is not None
+    if shared.parse is ParseMode.YAML:  # the value Bun's parser gives, its keys made text
+        parsed = bun_yaml.parse(shared.block_text)
+        want = {str(k): v for k, v in parsed.items()} if isinstance(parsed, dict) else {}
+        assert _comparable(shared.frontmatter) == _comparable(want)
+        assert all(type(k) is str for k in shared.frontmatter)
+    for name in _FIELDS:
+        assert _comparable(getattr(shared, name)) == _comparable(getattr(alone, name)), (
+            name, data)
+    if not shared.loaded:
+        return
+    strict = result.definition
+    got = definition_from_view(shared, path=None, strict=strict)
+    alone.shared_parse = shared.shared_parse  # (the same strict definition, the same way)
+    want = definition_from_view(alone, path=None, strict=strict)
+    for f in dataclasses.fields(got):
+        assert _comparable(getattr(got, f.name)) == _comparable(getattr(want, f.name)), (
+            f.name, data)
+
+
+_VALUES = ["Read, Grep", "Read,Grep  Glob", "[Read, Grep]", "[Read, 'Bash(git:*)', 1]",
+           "Bash(git diff, git log) Read", "'Read,\tGrep'", '"Read\\u00a0Grep"', "'*'",
+           "Read *", "''", "[]", "{}", "~", "1", "true", "sonnet", "' Inherit '", "haiku ",
+           "blue", "purple", "not-a-colour", "project", "local", "nope", "worktree", "plan",
+           "bypassPermissions", "banana", "high", "3", "-1", "ten", "1.5", "[a, b]",
+           "[x, {y: {command: run}}]", "'Read\\nGrep'", '"a\\\\nb"', "ü日本", "'a: b'",
+           "{PreToolUse: [{matcher: x, hooks: [{type: command, command: ls}]}]}",
+           "{Stop: x}", "{Nope: []}"]
+_KEYS = ["tools", "disallowedTools", "model", "color", "memory", "isolation", "permissionMode",
+         "effort", "maxTurns", "background", "mcpServers", "hooks", "skills", "initialPrompt",
+         "keywords", "x-other", "1", "null", "'q'", "PreToolUse", "tools"]
+
+
+@st.composite
+def _files(draw: st.DrawFn) -> bytes:
+    lines = ["name: " + draw(st.sampled_from(["a", "code-reviewer", "'x'", "b:c", "-x"])),
+             "description: " + draw(st.sampled_from(["Use it", "'Say\\nmore'", "''", "1"]))]
+    for _ in range(draw(st.integers(0, 6))):
+        lines.append(f"{draw(st.sampled_from(_KEYS))}: {draw(st.sampled_from(_VALUES))}")
+    if draw(st.booleans()):
+        lines.append(draw(_yaml_texts()).rstrip("\n"))
+    draw(st.randoms()).shuffle(lines)
+    opening = draw(st.sampled_from(["---\n", "---\n\n", "---\n\n\n", "---  \n", "--- \n\n",
+                                    "---\n \n", "---\n\t\n"]))
+    closing = draw(st.sampled_from(["---\n", "---", "---  \n\n", "--- x\n"]))
+    body = draw(st.sampled_from(["", "body\n", "\n\nYou review code.\n\n", "a---b\n"]))
+    text = opening + "\n".join(lines) + "\n" + closing + body
+    if draw(st.booleans()):
+        text = text.replace("\n", "\r\n")
+    data = text.encode("utf-8")
+    return (b"\xef\xbb\xbf" + data) if draw(st.booleans()) else data
+
+
+@settings(max_examples=examples(800), deadline=None)
+@given(_files())
+def test_the_loaders_reading_is_the_reading_of_the_bytes(data: bytes) -> None:
+    _same_reading(data)
+
+
+def test_the_loaders_reading_on_the_corpus(corpus: Path) -> None:
+    files = sorted(p for p in corpus.rglob("*.md") if p.is_file())
+    assert files
+    for path in files:
+        _same_reading(path.read_bytes())
