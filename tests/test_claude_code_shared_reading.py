@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +24,16 @@ from hypothesis import strategies as st
 from hypothesis_helpers import examples
 from subagents.claude_code import bun_yaml
 from subagents.claude_code.definition import definition_from_view
-from subagents.claude_code.reader import ClaudeCodeView, ParseMode, read_claude_code
+from subagents.claude_code.reader import (
+    ClaudeCodeView,
+    ParseMode,
+    js_trim,
+    read_claude_code,
+    split_tools,
+)
 from subagents.definition import Dialect
 from subagents.harnesses.loader import parse_agent_text
+from test_claude_code_reader import JS_WHITESPACE
 from test_yamltree_equivalence import _yaml_texts
 
 _FIELDS = [f.name for f in dataclasses.fields(ClaudeCodeView) if f.name != "shared_parse"]
@@ -110,3 +118,36 @@ def test_the_loaders_reading_on_the_corpus(corpus: Path) -> None:
     assert files
     for path in files:
         _same_reading(path.read_bytes())
+
+
+def test_printable_text_holds_no_whitespace_but_the_space() -> None:
+    """``split_tools`` splits printable text with ``str.split()`` and trims nothing: that
+    holds because every character Python or JavaScript counts as whitespace, but the space,
+    is not printable (checked on every code point)."""
+    for code in range(0x110000):
+        ch = chr(code)
+        if ch != " " and (ch.isspace() or ch in JS_WHITESPACE):
+            assert not ch.isprintable(), hex(code)
+
+
+def _reference_split(value: Any) -> tuple[str, ...] | None:
+    """The split without the printable shortcut: each item on `[, ]`, pieces trimmed."""
+    items = [value] if isinstance(value, str) else [v for v in value if isinstance(v, str)]
+    out = [p for item in items for p in map(js_trim, re.split("[, ]", item)) if p]
+    return None if "*" in out else tuple(out)
+
+
+_TOOL_CHARS = "Read Grep,*\t\u00a0\u3000\x1f\x85\u2028\u200b\ufeffé日"
+
+
+@settings(max_examples=examples(1000))
+@given(st.one_of(st.text(alphabet=_TOOL_CHARS, max_size=24),
+                 st.lists(st.one_of(st.text(alphabet=_TOOL_CHARS, max_size=12), st.integers()),
+                          min_size=1, max_size=4)))
+def test_tools_split_as_without_the_shortcut(value: str | list[Any]) -> None:
+    got = split_tools(value)
+    if not value or not any(isinstance(v, str) and v for v in (
+            [value] if isinstance(value, str) else value)):
+        assert got == ()
+        return
+    assert got == _reference_split(value), repr(value)

@@ -291,6 +291,13 @@ def _split_item(item: str) -> list[str]:
 
 def split_tools(value: Any) -> tuple[str, ...] | None:
     """``tools``/``disallowedTools`` as Claude Code reads them (None = every tool)."""
+    if type(value) is str and "(" not in value and value.isprintable():
+        # (the usual `Read, Grep`) printable text holds no whitespace but the space (every
+        # other character Python or JavaScript counts as whitespace is a control or
+        # separator character, not printable): commas and spaces split it, and no piece
+        # has anything to trim
+        tools = value.replace(",", " ").split()
+        return None if "*" in tools else tuple(tools)
     if value is None:
         return ()
     if not value and not isinstance(value, (list, dict)):
@@ -307,7 +314,9 @@ def split_tools(value: Any) -> tuple[str, ...] | None:
     for item in items:
         if not item:
             continue
-        if "(" not in item:
+        if "(" not in item and item.isprintable():
+            out.extend(item.replace(",", " ").split())  # (as for text above)
+        elif "(" not in item:
             # no parentheses: every comma and space splits, each piece trimmed (the same
             # result as the character loop, which only parentheses make necessary; the
             # same pieces as splitting on `[, ]`)
