@@ -151,3 +151,62 @@ def test_tools_split_as_without_the_shortcut(value: str | list[Any]) -> None:
         assert got == ()
         return
     assert got == _reference_split(value), repr(value)
+
+
+_MODELS = ["sonnet", " opus ", "Inherit", "INHERIT ", "", " ", "\x1c", "\u3000", "\ufeff",
+           "\u3000haiku\x85", "claude-sonnet-4-5", "x" * 70]
+_FIELD_VALUES = st.one_of(st.sampled_from(_MODELS), st.sampled_from(_VALUES), st.none(),
+                          st.integers(-1, 2), st.lists(st.sampled_from(["Read", " Grep"]),
+                                                       max_size=2))
+
+
+@st.composite
+def _frontmatter_fields(draw: st.DrawFn) -> dict[str, Any]:
+    """``model`` and ``tools`` or not, and half the time other keys after them."""
+    fields = draw(st.fixed_dictionaries({}, optional={"model": _FIELD_VALUES,
+                                                      "tools": _FIELD_VALUES}))
+    if draw(st.booleans()):
+        fields.update(draw(st.dictionaries(
+            st.sampled_from(["color", "memory", "hooks", "PreToolUse", "x-other", "tools",
+                             "disallowedTools"]), _FIELD_VALUES, max_size=3)))
+    return fields
+
+
+@settings(max_examples=examples(1000), deadline=None)
+@given(_frontmatter_fields())
+def test_plain_keys_read_as_every_step_reads_them(fields: dict[str, Any]) -> None:
+    """A frontmatter of name, description, model and tools only takes one test of its keys
+    instead of the steps for hooks, unknown keys, memory and notes: the same view as those
+    steps give (the shortcut switched off), and the model trimmed as the plain steps say."""
+    from subagents.claude_code import reader
+    from subagents.claude_code.profile import get_profile
+
+    fm = {"name": "a", "description": "b\\nc", **fields}
+    profile = get_profile()
+
+    def judged(shortcut: bool) -> ClaudeCodeView:
+        view = ClaudeCodeView(profile, False, None, ParseMode.YAML, dict(fm), name="a")
+        saved = reader._PLAIN_KEYS, dict(reader._PLAIN_OF), dict(reader._MODELS)
+        if not shortcut:
+            reader._PLAIN_KEYS = frozenset()
+            reader._PLAIN_OF.clear()
+            reader._MODELS.clear()
+        try:
+            return reader._judged_fields(view, view.frontmatter, "b\\nc")
+        finally:
+            reader._PLAIN_KEYS = saved[0]
+            reader._PLAIN_OF.clear()
+            reader._PLAIN_OF.update(saved[1])
+            reader._MODELS.clear()
+            reader._MODELS.update(saved[2])
+
+    short, steps = judged(True), judged(False)
+    for name in [*_FIELDS, "shared_parse"]:
+        assert _comparable(getattr(short, name)) == _comparable(getattr(steps, name)), name
+    value = fm.get("model")
+    if isinstance(value, str) and short.loaded:
+        trimmed = js_trim(value)
+        assert short.model == (None if not trimmed else "inherit"
+                               if trimmed.lower() == "inherit" else trimmed)
+        noted = any(n.key == "model" for n in short.notes)
+        assert noted == (not value.strip())

@@ -695,10 +695,66 @@ def read_claude_code(
     return _judged_fields(view, fm, description)
 
 
+#: the keys of most files (all four known to Claude Code, none a hook key): see _judged_fields
+_PLAIN_KEYS = frozenset({"name", "description", "model", "tools"})
+#: id of a profile -> (the profile, the plain keys it knows that are not hook keys)
+_PLAIN_OF: dict[int, tuple[ClaudeCodeProfile, frozenset[str]]] = {}
+#: a ``model`` text -> (the model Claude Code runs, whether its field note says it is ignored)
+_MODELS: dict[str, tuple[str | None, bool]] = {}
+
+
+def _plain_keys(profile: ClaudeCodeProfile) -> frozenset[str]:
+    """The keys of :data:`_PLAIN_KEYS` that ``profile`` knows and that are not hook keys."""
+    entry = _PLAIN_OF.get(id(profile))
+    if entry is None or entry[0] is not profile:
+        keys = _PLAIN_KEYS.intersection(profile.known_keys).difference(
+            profile.guard_events, ("hooks",))
+        if len(_PLAIN_OF) >= 64:  # (a process reads a few profiles)
+            _PLAIN_OF.clear()
+        entry = _PLAIN_OF[id(profile)] = (profile, keys)
+    return entry[1]
+
+
+def _judged_model(value: str) -> tuple[str | None, bool]:
+    """What Claude Code makes of a ``model`` text: trimmed (None when nothing is left,
+    ``inherit`` in any case as ``inherit``), and whether its field note says it is ignored
+    (nothing left by Python's trim, as :func:`_field_notes` tests); remembered for short
+    texts (a few names repeat across files)."""
+    judged = _MODELS.get(value)
+    if judged is not None:
+        return judged
+    model: str | None = js_trim(value)
+    if not model:
+        model = None
+    elif model.lower() == "inherit":
+        model = "inherit"
+    judged = (model, not value.strip())
+    if len(value) <= 64 and len(_MODELS) < 1024:
+        _MODELS[value] = judged
+    return judged
+
+
 def _judged_fields(view: ClaudeCodeView, fm: dict[str, Any], description: str) -> ClaudeCodeView:
     """``view`` (its frontmatter ``fm``, its name set) completed for a file whose name and
     description passed: hooks, model, tools, notes."""
     profile = view.profile
+    if _plain_keys(profile).issuperset(fm):
+        # (most files) no key but name, description, model and tools, all known: no hook, no
+        # unknown key, no `memory` to add tools, no field noted but `model`; one test of
+        # the keys instead of one for each (the steps below give the same view)
+        model_value = fm.get("model")
+        if isinstance(model_value, str):
+            judged = _judged_model(model_value)
+            view.model = judged[0]
+            if judged[1]:
+                view.notes = (Note("model", f"`model: {_show(model_value)}`: {_MODEL_IGNORED}"),)
+        elif "model" in fm:
+            view.notes = (Note("model", f"`model: {_show(model_value)}`: {_MODEL_IGNORED}"),)
+        if "tools" in fm:
+            view.tools = split_tools(fm["tools"])
+        view.loaded = True
+        view.description = description.replace("\\n", "\n")
+        return view
     if "hooks" in fm or not fm.keys().isdisjoint(profile.guard_events):
         fatal, hook_notes = _hooks_problems(fm, profile)
         if fatal:
@@ -708,12 +764,7 @@ def _judged_fields(view: ClaudeCodeView, fm: dict[str, Any], description: str) -
         hook_notes = []
     model_value = fm.get("model")
     if isinstance(model_value, str):
-        model: str | None = js_trim(model_value)
-        if not model:
-            model = None
-        elif model.lower() == "inherit":
-            model = "inherit"
-        view.model = model
+        view.model = _judged_model(model_value)[0]
     if "tools" in fm:
         tools = split_tools(fm["tools"])
         if tools and fm.get("memory") in profile.memories:
