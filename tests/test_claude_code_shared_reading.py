@@ -210,3 +210,22 @@ def test_plain_keys_read_as_every_step_reads_them(fields: dict[str, Any]) -> Non
                                if trimmed.lower() == "inherit" else trimmed)
         noted = any(n.key == "model" for n in short.notes)
         assert noted == (not value.strip())
+
+
+def test_the_view_fields_are_in_the_order_the_reader_gives_them() -> None:
+    """``read_claude_code`` builds its view with every field in order, none by keyword."""
+    assert [f.name for f in dataclasses.fields(ClaudeCodeView)] == [
+        "profile", "loaded", "skip", "parse", "frontmatter",
+        "name", "description", "model", "tools", "disallowed_tools",
+        "body", "notes", "unknown_keys", "quoted_keys",
+        "block_text", "block_line", "error_line",
+        "block_cut_inline", "replaced_bytes", "shared_parse"]
+    text = "---\nname: a\ndescription: b\n---  \n\n body \n"
+    view = read_claude_code(text)
+    assert (view.body, view.block_text, view.block_line, view.block_cut_inline,
+            view.replaced_bytes, view.quoted_keys, view.notes, view.unknown_keys) == (
+        "body", "name: a\ndescription: b\n", 2, False, False, (), (), ())
+    cut = read_claude_code("---\nname: a\ndescription: b---\n")
+    assert (cut.block_cut_inline, cut.replaced_bytes, cut.loaded) == (True, False, True)
+    bad = read_claude_code(b"---\nname: a\ndescription: b\xff\n---\n")
+    assert (bad.block_cut_inline, bad.replaced_bytes, bad.loaded) == (False, True, True)
