@@ -72,6 +72,19 @@ def _same_reading(data: bytes) -> None:
     for f in dataclasses.fields(got):
         assert _comparable(getattr(got, f.name)) == _comparable(getattr(want, f.name)), (
             f.name, data)
+    if strict is None:
+        return
+    # positions given: the mapping copied (the strict definition's own, when not given)
+    copied = definition_from_view(shared, path=None, strict=strict,
+                                  locations=dict(strict.locations))
+    bodiless = definition_from_view(shared, path=None, strict=strict, include_body=False)
+    for f in dataclasses.fields(got):
+        assert _comparable(getattr(got, f.name)) == _comparable(getattr(copied, f.name)), (
+            f.name, data)
+        if f.name != "system_prompt":
+            assert _comparable(getattr(got, f.name)) == _comparable(
+                getattr(bodiless, f.name)), (f.name, data)
+    assert got.locations == strict.locations and bodiless.system_prompt == ""
 
 
 _VALUES = ["Read, Grep", "Read,Grep  Glob", "[Read, Grep]", "[Read, 'Bash(git:*)', 1]",
