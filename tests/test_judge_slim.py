@@ -1,7 +1,7 @@
 """``_judge``'s bookkeeping.  The scope rules' slim copy of a definition (``judge._slim``)
 is the definition its ``__init__`` makes of the kept fields, every other field at its
 default: made by ``fields_setter`` once the class has its unfrozen twin, by ``__init__``
-before."""
+before.  The rule context is built by position, in the order of its fields."""
 
 from __future__ import annotations
 
@@ -72,3 +72,11 @@ def test_a_short_prompt_is_kept_as_it_is() -> None:
     defn = AgentDefinition(name="x", system_prompt="p" * 2000)
     assert judge._slim(defn) is defn
 
+
+def test_the_rule_context_fields_judge_passes_by_position() -> None:
+    """``_judge`` builds each ``RuleContext`` with its first nine fields by position."""
+    from subagents.lint.rules.base import RuleContext
+
+    assert [f.name for f in dataclasses.fields(RuleContext)][:9] == [
+        "path", "config", "dialect", "document", "text", "reader_findings", "claude_code",
+        "wants", "checks"]
