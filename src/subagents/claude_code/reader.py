@@ -578,8 +578,11 @@ def read_claude_code(
             ),
             ParseMode.NONE,
         )
-    text, replaced = _decode(data)
-    if text.startswith("\ufeff"):
+    if type(data) is str:  # (the loader's text: no call to find that out)
+        text, replaced = data, False
+    else:
+        text, replaced = _decode(data)
+    if text[:1] == "\ufeff":
         text = text[1:]
     bounds = _block_bounds(text)
     if bounds is None:
@@ -601,7 +604,7 @@ def read_claude_code(
         )
     start, end, rest_at = bounds
     block_text = text[start:end]
-    block_line = text.count("\n", 0, start) + 1
+    block_line = 2 if start == 4 else text.count("\n", 0, start) + 1  # (4: after `---\n`)
     cut_inline = not (block_text == "" or block_text.endswith("\n"))
     quoted: tuple[str, ...] = ()
     try:
@@ -677,7 +680,9 @@ def read_claude_code(
         view.skip = Skip(SkipKind.NO_NAME, why, logged)
         return view
     view.name = name
-    problem = _name_problem(name, profile)
+    # (the usual name: ASCII, no `:`, no leading `-`, short; _name_problem finds nothing)
+    problem = None if (name.isascii() and ":" not in name and name[0] != "-"
+                       and len(name) <= profile.max_name_length) else _name_problem(name, profile)
     if problem is not None:
         view.skip = Skip(SkipKind.BAD_NAME, problem, True)
         return view
