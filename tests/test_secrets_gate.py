@@ -56,6 +56,9 @@ _SAMPLES = [
     "https://hooks.slack.com/services/T" + _r(8, 9).upper() + "/B" + _r(8, 10).upper() + "/"
     + _r(24, 11),
     "aws_secret_access_key = " + _r(40, 12), "AWS_SECRET_ACCESS_KEY: '" + _r(40, 13) + "'",
+    # the narrowest of each: an OpenAI key of 32 characters, and U+017F (a long s, which
+    # Python's case-insensitive match takes for `s`) in both places of `aws_secret`
+    "sk-" + _r(32, 22), "AW\u017f_\u017fECRET_KEY=" + _r(40, 23),
     "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(_r(64, 14 + i) for i in range(6))
     + "\n-----END RSA PRIVATE KEY-----",
 ]
@@ -72,7 +75,9 @@ def test_each_kind_is_found_with_the_gate(sample: str) -> None:
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.one_of(st.sampled_from(_SAMPLES), st.sampled_from(
     ["gh", "ghp_", "sk-", "xox", "ecret", "ECRET", "SeCrEt", "AKIA", "PRIVATE KEY", "\ud800",
-     "é", "\U0001F600", "\x00", "\n", " ", "key: "]), st.text(max_size=40)), max_size=12))
+     "é", "\U0001F600", "\x00", "\n", " ", "key: ", "task-", "sk-" + "a" * 31, "aws_",
+     "AWS", "\u017f", "secret", "ecret", "_key=", "\u212a"]), st.text(max_size=40)),
+    max_size=12))
 def test_generated_texts_agree(parts: list[str]) -> None:
     plain, gated = _both("".join(parts))
     assert gated == plain
@@ -121,10 +126,40 @@ def _texts_for_both_gates() -> Iterator[str]:
               "xox", "ecret", "ECRET", "eCret", "PRIVATE KEY", "PRIVATE  KEY",
               "https://hooks.slack.com/", "https://hooks.slack.co", "\ud800", "é", "\x00",
               "\U0001F600", "\n", " ", "a", "Z", "_", "-", "subagents:", "subagents",
-              "Subagents:", ":"]
+              "Subagents:", ":", "task-", "sk-" + "a" * 31, "aws_", "aWs", "AW\u017f",
+              "\u017fecret", "SECRET", "b" * 10]
     for _ in range(3000):
         yield "".join(rnd.choice(pieces) for _ in range(rnd.randrange(0, 12)))
     yield from _SAMPLES
+
+
+def test_a_narrowed_literal_needs_its_condition() -> None:
+    """``task-`` and ``secret`` alone no longer make the scan look for keys; with a key's
+    shape after them they do."""
+    with _gate(True):
+        assert not security._Gate.may_hold("a task-based agent that keeps secrets")
+        assert not security._Gate.may_hold("sk-" + "a" * 31)
+        assert security._Gate.held("x sk-" + "a" * 32) == {"sk-"}
+        assert security._Gate.held("AWS_SECRET") == {"ECRET"}
+        assert security._Gate.held("aw\u017f_\u017fecret") == {"ecret"}
+
+
+def test_the_aws_condition_takes_every_code_point_python_folds_to_its_letters() -> None:
+    """The AWS condition spells ``aws_?secret`` letter by letter, with every code point that
+    Python's case-insensitive ``re`` matches for each letter (checked over all of Unicode)."""
+    import re
+    import sys
+
+    condition = security._NARROWED[1][1]
+    assert security._NARROWED[2][1] == condition
+    kind = next(k for k in security._KINDS if k.anchors)
+    assert kind.pattern.pattern.startswith("(?i)aws_?secret")
+    for letter in "awsecrt":
+        folds = re.compile("(?i)" + letter)
+        found = {chr(c) for c in range(sys.maxunicode + 1) if folds.fullmatch(chr(c))}
+        spelled = {letter, letter.upper()} | ({"\u017f"} if letter == "s" else set())
+        assert found == spelled, letter
+    assert "\\xc5\\xbf" in condition and "\u017f".encode() == b"\xc5\xbf"
 
 
 def test_the_hyperscan_and_re2_gates_name_the_same_patterns() -> None:

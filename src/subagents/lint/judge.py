@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import field
 from pathlib import Path
 
-from subagents._dataclass import dataclass
+from subagents._dataclass import TWINS, dataclass
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic, Severity
 from subagents.harnesses.loader import LoadResult, harness_diagnostics, read_agent_file
@@ -211,11 +211,11 @@ def _judge(
     diags: list[Diagnostic] = list(reader_diags)
     diags.extend(check_file(fctx))
     for defn in definitions:
-        ctx = RuleContext(path=display, config=config, dialect=defn.dialect,
-                          document=result.document, text=fctx.text,
-                          reader_findings=reader_findings,
-                          claude_code=result.claude_code is not None, wants=filt.keeps,
-                          checks=filt.checks())
+        # (by position, in the order of RuleContext's fields: half the cost of keywords;
+        # tests/test_judge_slim.py holds the order)
+        ctx = RuleContext(display, config, defn.dialect, result.document, fctx.text,
+                          reader_findings, result.claude_code is not None, filt.keeps,
+                          filt.checks())
         diags.extend(check_definition(defn, ctx))
         if scoped is None:
             continue
@@ -294,5 +294,44 @@ def _slim(defn: AgentDefinition) -> AgentDefinition:
     a copy of every field."""
     if len(defn.system_prompt) <= 2000:
         return defn
+    if not _SLIM and AgentDefinition in TWINS:
+        # (until the class has its twin, as in a run over one file: the class's ``__init__``)
+        _SLIM.append(_slim_maker())
+    if _SLIM and _SLIM[0] is not None:
+        setter, defaults = _SLIM[0]
+        return setter(defn, *defaults, {}, {}, {})
     return AgentDefinition(name=defn.name, description=defn.description, dialect=defn.dialect,
                            path=defn.path, source=defn.source, skills=defn.skills)
+
+
+# The slim copy as :func:`~subagents.definition.fields_setter` makes it, once the class has
+# its unfrozen twin: the kept fields copied, every other set to its default, a new dict for
+# each of the three whose default is one; about half the cost of ``__init__`` given six
+# keywords (tests/test_judge_slim.py compares the two).  None (``__init__`` makes it) if the
+# class's defaults are ever other than that.  (Comments, not docstrings, and one plain loop:
+# the module is on the one-file path, which loads this code but never runs it.)
+_SLIM_KEPT = ("name", "description", "dialect", "path", "source", "skills")
+_SLIM: list[tuple[Callable[..., AgentDefinition], tuple[object, ...]] | None] = []
+
+
+def _slim_maker() -> tuple[Callable[..., AgentDefinition], tuple[object, ...]] | None:
+    import dataclasses as dc
+
+    from subagents.definition import fields_setter
+
+    names: list[str] = []
+    defaults: list[object] = []
+    fresh: list[str] = []
+    for f in dc.fields(AgentDefinition):
+        if f.name in _SLIM_KEPT:
+            continue
+        if f.default_factory is dict:
+            fresh.append(f.name)
+        elif f.default is dc.MISSING:
+            return None
+        else:
+            names.append(f.name)
+            defaults.append(f.default)
+    if len(fresh) != 3:
+        return None
+    return fields_setter((*names, *fresh)), tuple(defaults)

@@ -121,7 +121,8 @@ class FileContext:
 
 @dataclass(slots=True)
 class RuleContext:
-    """One definition inside one file."""
+    """One definition inside one file.  (``judge._judge`` passes the first nine fields by
+    position, in this order.)"""
 
     path: str
     config: Config

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from subagents.claude_code.reader import OPENING_NOT_ENDED, ClaudeCodeView, ParseMode, SkipKind
@@ -166,12 +166,29 @@ def duplicate_diagnostic(
         name=name, scope=scope, winner=winner, harness=label)
 
 
+_LENIENT = ParseMode.LENIENT
+
+
 @check("SA001", "SA002", "SA003", "SA004", "SA005", "SA006", "SA008", "SA010", "SA014", "SA018",
        "SA019", "SA020", "SA021", "SA022", "SA101", "SA102", "SA103", "SA110")
 def claude_code_findings(
     view: ClaudeCodeView, path: str, text: str | None
-) -> Iterator[Diagnostic]:
+) -> Iterable[Diagnostic]:
     """What ``validate`` says about Claude Code's reading of one file it reads."""
+    fm = view.frontmatter
+    # Most files: loaded as written, and each finding below has its own reason in the view
+    # (its flags, its notes, a key that must be there); nothing to say, and no generator
+    # made to say it.  (tests/test_claude_code_findings_quiet.py turns on each reason.)
+    if (view.loaded and view.parse is not _LENIENT and not view.block_cut_inline
+            and not view.replaced_bytes and not view.notes
+            and ("tools" not in fm or view.tools != ()) and "disallowedTools" not in fm
+            and "memory" not in fm and "skills" not in fm):
+        return ()
+    return _findings(view, path, text)
+
+
+def _findings(view: ClaudeCodeView, path: str, text: str | None) -> Iterator[Diagnostic]:
+    """:func:`claude_code_findings` of a view that may have something to say."""
     label = view.profile.label
     if not view.loaded:
         yield skip_diagnostic(view, path, text)

@@ -224,7 +224,23 @@ _GATE_PATTERNS: tuple[tuple[bool, str], ...] = tuple(dict.fromkeys((
     # not a secret: an in-file silencer's marker (``config.inline_ignores`` looks for it
     # first), so that a file the gate has read needs no second pass to rule silencers out
     (False, SILENCER_MARK),
+    # conditions that narrow a literal down (:data:`_NARROWED`)
+    (True, r"sk-[A-Za-z0-9_-]{32}"),
+    (True, r"[aA][wW](?:[sS]|\xc5\xbf)_?(?:[sS]|\xc5\xbf)[eE][cC][rR][eE][tT]"),
 )))
+#: ``(literal, condition)``: the literal counts as held only when the text also holds a match
+#: of the condition, a pattern of the gate that every finding started from the literal holds.
+#: Words such as ``task-`` and ``secret`` are common in agent files; a key is rarer.
+#: * ``sk-``: both OpenAI and Anthropic keys are ``sk-`` and then 32 or more of
+#:   ``[A-Za-z0-9_-]`` (case-sensitive, ASCII only).
+#: * ``ecret`` / ``ECRET``: an AWS secret key's pattern starts with ``aws_?secret`` matched
+#:   case-insensitively, where Python's ``re`` also takes U+017F for ``s`` (its UTF-8 is in
+#:   the condition; tests/test_secrets_gate.py checks every letter against every code point).
+#: Neither condition holds ``\r`` or ``\n``, so it reads the file's bytes as it reads the text.
+_NARROWED: tuple[tuple[str, str], ...] = (
+    ("sk-", _GATE_PATTERNS[-2][1]), ("ecret", _GATE_PATTERNS[-1][1]),
+    ("ECRET", _GATE_PATTERNS[-1][1]))
+_CONDITIONS = frozenset(c for _, c in _NARROWED)
 #: Characters the plain scan reads in a process before the gate is compiled (a command that
 #: judges one file or a few never imports Hyperscan or RE2 for it).
 _GATE_AFTER = 16_000
@@ -258,7 +274,7 @@ class _Gate:
         # Latin-1 bytes: every byte is a character (the literals are ASCII), so surrogates
         # and any other code point pass as bytes that never start a literal of their own
         found = match(text.encode("utf-8", "surrogatepass") if data is None else data)
-        return frozenset(_GATE_PATTERNS[i][1] for i in found) if found else _NOTHING
+        return _narrowed(frozenset([_GATE_PATTERNS[i][1] for i in found])) if found else _NOTHING
 
     @classmethod
     def may_hold(cls, text: str) -> bool:
@@ -272,6 +288,15 @@ class _Gate:
         cls.match = _hyperscan_gate() or _re2_gate()
         cls.failed = cls.match is None
         return cls.match
+
+
+def _narrowed(held: frozenset[str]) -> frozenset[str]:
+    """The gate's patterns found, less each literal whose condition was not found
+    (:data:`_NARROWED`), less the conditions themselves."""
+    for literal, condition in _NARROWED:
+        if literal in held and condition not in held:
+            held = held - {literal}
+    return held - _CONDITIONS or _NOTHING
 
 
 def _re2_gate() -> Any:
