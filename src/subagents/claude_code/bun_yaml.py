@@ -228,8 +228,7 @@ def bun_value(node: Any) -> Any:
                     if type(resolved) is str and len(_TEXT_KEYS) < 4096:
                         _TEXT_KEYS[k] = resolved
                 k = resolved
-            if k in out:  # last wins, in the position of the last (a test, not a pop
-                del out[k]  # call for every key)
+            out.pop(k, None)  # last wins, in the position of the last
             if type(item) is YScalar:  # (a field's scalar value: the case above, in place)
                 v: Any = item.value
                 if not item.style and (not v or v[0] in _TYPED_START):
