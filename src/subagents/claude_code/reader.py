@@ -228,6 +228,15 @@ def _block_bounds(text: str) -> tuple[int, int, int] | None:
     return start, end, j
 
 
+def _after_blank_lines(parsed: str, block_text: str) -> bool:
+    """Whether ``parsed`` is ``block_text`` after empty lines only (``---``, a blank line,
+    then the keys: Claude Code's block starts after the blank lines, the strict reader's text
+    at them); YAML reads empty lines before a document as nothing, so the value is the same."""
+    extra = len(parsed) - len(block_text)
+    return (extra > 0 and parsed.endswith(block_text)
+            and parsed.count("\n", 0, extra) == extra)
+
+
 def _trimmed_rest(text: str, at: int) -> str:
     """``js_trim(text[at:])`` for an ``at`` that :func:`_block_bounds` gave (no whitespace
     starts the rest), copying the body once instead of twice: the whitespace at its end is
@@ -608,7 +617,8 @@ def read_claude_code(
     cut_inline = not (block_text == "" or block_text.endswith("\n"))
     quoted: tuple[str, ...] = ()
     try:
-        shared = parsed_block is not None and parsed_block[0] == block_text
+        shared = parsed_block is not None and (
+            parsed_block[0] == block_text or _after_blank_lines(parsed_block[0], block_text))
         if parsed_block is not None and shared:
             parsed = parsed_block[1]
         else:
