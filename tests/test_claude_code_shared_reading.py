@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from hypothesis_helpers import examples
@@ -242,3 +242,26 @@ def test_the_view_fields_are_in_the_order_the_reader_gives_them() -> None:
     assert (cut.block_cut_inline, cut.replaced_bytes, cut.loaded) == (True, False, True)
     bad = read_claude_code(b"---\nname: a\ndescription: b\xff\n---\n")
     assert (bad.block_cut_inline, bad.replaced_bytes, bad.loaded) == (False, True, True)
+
+
+@settings(max_examples=examples(1000), deadline=None)
+@given(st.text(alphabet="ab-_:.\uff1a\u00e9\u0301 1", min_size=1, max_size=12)
+       | st.text(alphabet="ab", min_size=250, max_size=260),
+       st.sampled_from(["---\n", "---\n\n", "--- \n \n", "---\t\n\n\n", "---\u00a0\n"]))
+def test_the_name_and_the_block_line_as_the_plain_steps_say(name: str, opening: str) -> None:
+    """The usual name (ASCII, no `:`, no leading `-`, short) is taken without the name's
+    checks, and the block's first line without counting lines after `---\\n`: what the
+    checks and the count say."""
+    import json
+
+    from subagents.claude_code import reader
+    from subagents.claude_code.profile import get_profile
+
+    assume("---" not in name)  # (it would end the block)
+    text = f"{opening}name: {json.dumps(name)}\ndescription: d\n---\nbody\n"
+    view = read_claude_code(text)
+    problem = reader._name_problem(name, get_profile())
+    assert view.loaded == (problem is None)
+    assert view.skip is None if problem is None else view.skip.message == problem
+    start = text.index("name:")
+    assert view.block_line == text.count("\n", 0, start) + 1

@@ -105,34 +105,36 @@ def _judged(
     """Every field Claude Code judges, set to what it makes of the frontmatter, and the
     prompt and unknown keys given."""
     fm = view.frontmatter
-    profile = view.profile
     assert view.name is not None and view.description is not None
-    judged: tuple[Any, ...]
     if _READ_BY_JUDGED.isdisjoint(fm):  # (most files: name, description, model, tools)
-        # every field those keys set, unset (a new empty hooks mapping for each definition)
-        judged = (None, None, None, None, None, None, None, {}, (), (), None)
-    else:
-        # (a plugin's agent has no hooks even when the strict reading found some)
-        hooks = {k: v for k, v in defn.hooks.items() if k in profile.hook_events} if (
-            "hooks" in fm) else {}
-        # a list only, item by item: an item that is not a server is dropped (2.1.332)
-        listed = fm.get("mcpServers")
-        servers = tuple(s for s in map(_listed_server, listed) if s is not None) if (
-            isinstance(listed, list)) else ()
-        prompt = fm.get("initialPrompt")
-        judged = (
-            _positive_int(fm.get("maxTurns")),
-            _valid(fm.get("permissionMode"), profile.permission_modes),
-            True if fm.get("background") in (True, "true") else None,
-            _valid(fm.get("memory"), profile.memories),
-            _valid(fm.get("isolation"), profile.isolations),
-            _effort(fm.get("effort"), profile.efforts),
-            _valid(fm.get("color"), profile.colors),
-            hooks,
-            servers,
-            defn.skills if "skills" in fm else (),
-            prompt if isinstance(prompt, str) and prompt.strip() else None,
-        )
+        # every field those keys set, unset (a new empty hooks mapping for each definition),
+        # given as they are (not a tuple of them unpacked into the call)
+        return _set_judged(defn, view.name, view.description, view.model, view.tools,
+                           view.disallowed_tools, None, None, None, None, None, None, None,
+                           {}, (), (), None, locs or defn.locations, system_prompt, extra)
+    profile = view.profile
+    judged: tuple[Any, ...]
+    # (a plugin's agent has no hooks even when the strict reading found some)
+    hooks = {k: v for k, v in defn.hooks.items() if k in profile.hook_events} if (
+        "hooks" in fm) else {}
+    # a list only, item by item: an item that is not a server is dropped (2.1.332)
+    listed = fm.get("mcpServers")
+    servers = tuple(s for s in map(_listed_server, listed) if s is not None) if (
+        isinstance(listed, list)) else ()
+    prompt = fm.get("initialPrompt")
+    judged = (
+        _positive_int(fm.get("maxTurns")),
+        _valid(fm.get("permissionMode"), profile.permission_modes),
+        True if fm.get("background") in (True, "true") else None,
+        _valid(fm.get("memory"), profile.memories),
+        _valid(fm.get("isolation"), profile.isolations),
+        _effort(fm.get("effort"), profile.efforts),
+        _valid(fm.get("color"), profile.colors),
+        hooks,
+        servers,
+        defn.skills if "skills" in fm else (),
+        prompt if isinstance(prompt, str) and prompt.strip() else None,
+    )
     return _set_judged(defn, view.name, view.description, view.model, view.tools,
                        view.disallowed_tools, *judged, locs or defn.locations, system_prompt,
                        extra)

@@ -228,6 +228,15 @@ def _block_bounds(text: str) -> tuple[int, int, int] | None:
     return start, end, j
 
 
+def _after_blank_lines(parsed: str, block_text: str) -> bool:
+    """Whether ``parsed`` is ``block_text`` after empty lines only (``---``, a blank line,
+    then the keys: Claude Code's block starts after the blank lines, the strict reader's text
+    at them); YAML reads empty lines before a document as nothing, so the value is the same."""
+    extra = len(parsed) - len(block_text)
+    return (extra > 0 and parsed.endswith(block_text)
+            and parsed.count("\n", 0, extra) == extra)
+
+
 def _trimmed_rest(text: str, at: int) -> str:
     """``js_trim(text[at:])`` for an ``at`` that :func:`_block_bounds` gave (no whitespace
     starts the rest), copying the body once instead of twice: the whitespace at its end is
@@ -578,8 +587,11 @@ def read_claude_code(
             ),
             ParseMode.NONE,
         )
-    text, replaced = _decode(data)
-    if text.startswith("\ufeff"):
+    if type(data) is str:  # (the loader's text: no call to find that out)
+        text, replaced = data, False
+    else:
+        text, replaced = _decode(data)
+    if text[:1] == "\ufeff":
         text = text[1:]
     bounds = _block_bounds(text)
     if bounds is None:
@@ -601,11 +613,12 @@ def read_claude_code(
         )
     start, end, rest_at = bounds
     block_text = text[start:end]
-    block_line = text.count("\n", 0, start) + 1
+    block_line = 2 if start == 4 else text.count("\n", 0, start) + 1  # (4: after `---\n`)
     cut_inline = not (block_text == "" or block_text.endswith("\n"))
     quoted: tuple[str, ...] = ()
     try:
-        shared = parsed_block is not None and parsed_block[0] == block_text
+        shared = parsed_block is not None and (
+            parsed_block[0] == block_text or _after_blank_lines(parsed_block[0], block_text))
         if parsed_block is not None and shared:
             parsed = parsed_block[1]
         else:
@@ -677,7 +690,9 @@ def read_claude_code(
         view.skip = Skip(SkipKind.NO_NAME, why, logged)
         return view
     view.name = name
-    problem = _name_problem(name, profile)
+    # (the usual name: ASCII, no `:`, no leading `-`, short; _name_problem finds nothing)
+    problem = None if (name.isascii() and ":" not in name and name[0] != "-"
+                       and len(name) <= profile.max_name_length) else _name_problem(name, profile)
     if problem is not None:
         view.skip = Skip(SkipKind.BAD_NAME, problem, True)
         return view
