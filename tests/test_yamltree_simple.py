@@ -154,3 +154,31 @@ def test_a_process_reads_its_first_texts_with_libyaml_then_the_simple_way(
     assert asked == [] and yamltree._PARSED == [yamltree._SIMPLE_AFTER]
     later = parse_yaml_tree(text, line_offset=1)
     assert asked == [text] and later == first[0] == yamltree._parse_yaml_tree(text, 1)
+
+
+def test_a_key_on_the_same_line_is_one_scalar_shared_by_the_trees() -> None:
+    first = yamltree._simple_tree("name: a\ndescription: b\n", 1)
+    second = yamltree._simple_tree("name: 'c'\ndescription: d\n# e\nname: f\n", 1)
+    assert first is not None and isinstance(first.root, YMap)
+    assert second is not None and isinstance(second.root, YMap)
+    assert first.root.pairs[0][0] is second.root.pairs[0][0]
+    assert first.root.pairs[1][0] is second.root.pairs[1][0]
+    assert second.root.pairs[2][0] is not first.root.pairs[0][0]  # (line 5, not 2)
+    # a text holding `!`, `&` or `*`: keys without a resolved tag (libyaml's event path),
+    # built for that tree
+    bang = yamltree._simple_tree("name: a!\n", 1)
+    assert bang is not None and isinstance(bang.root, YMap)
+    assert bang.root.pairs[0][0] is not first.root.pairs[0][0]
+    assert bang.root.pairs[0][0].resolved_tag is None
+    for text in ["name: a\ndescription: b\n", "name: 'c'\ndescription: d\n# e\nname: f\n",
+                 "name: a!\n", "description: b\nname: a\n"]:
+        for offset in (0, 1, 2, 7):
+            assert _same(text, offset)
+
+
+def test_the_shared_keys_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(yamltree, "_KEYS", {})
+    for offset in range(yamltree._KEYS_MAX + 10):
+        yamltree._simple_tree("name: a\n", offset)
+        assert len(yamltree._KEYS) <= yamltree._KEYS_MAX
+    assert _same("name: a\n", yamltree._KEYS_MAX + 9)

@@ -53,6 +53,11 @@ def definition_from_view(
     fm = view.frontmatter
     profile = view.profile
     if strict is not None:  # positions from the strict reading of the same file
+        if view.shared_parse and locations is None:
+            # the strict definition's own mapping of positions, not a copy: a definition is
+            # not changed once built (the two share ``extra`` too)
+            return _judged(view, strict, strict.locations,
+                           view.body if include_body else "", strict.extra)
         locations = strict.locations if locations is None else locations
         body_line = strict.body_line if body_line is None else body_line
     locs = dict(locations or {})

@@ -204,20 +204,25 @@ def split_block(text: str) -> tuple[str, str, int] | None:
 def _block_bounds(text: str) -> tuple[int, int, int] | None:
     """:func:`split_block` as offsets: where the frontmatter text starts and ends, and where
     the rest starts (after the whitespace that follows the closing ``---``)."""
-    if not text.startswith("---") or text.find("---", 3) < 0:
-        return None
-    n = len(text)
-    i = 3
-    while i < n and text[i] in _JS_SPACE_SET:
-        i += 1
-    newline = text.rfind("\n", 3, i)
-    if newline < 0:
-        return None
-    start = newline + 1
+    # (one search for the close, from the block's start: a search from the opening first,
+    # to give up early, looked through the block twice on every file)
+    if text[:4] == "---\n" and text[4:5] not in _JS_SPACE_SET:
+        start = 4  # (nearly every file: the opening line is `---` alone, then a key)
+    else:
+        if not text.startswith("---"):
+            return None
+        i = 3
+        while i < len(text) and text[i] in _JS_SPACE_SET:
+            i += 1
+        newline = text.rfind("\n", 3, i)
+        if newline < 0:
+            return None
+        start = newline + 1
     end = text.find("---", start)
     if end < 0:
         return None
     j = end + 3
+    n = len(text)
     while j < n and text[j] in _JS_SPACE_SET:
         j += 1
     return start, end, j
@@ -286,6 +291,13 @@ def _split_item(item: str) -> list[str]:
 
 def split_tools(value: Any) -> tuple[str, ...] | None:
     """``tools``/``disallowedTools`` as Claude Code reads them (None = every tool)."""
+    if type(value) is str and "(" not in value and value.isprintable():
+        # (the usual `Read, Grep`) printable text holds no whitespace but the space (every
+        # other character Python or JavaScript counts as whitespace is a control or
+        # separator character, not printable): commas and spaces split it, and no piece
+        # has anything to trim
+        tools = value.replace(",", " ").split()
+        return None if "*" in tools else tuple(tools)
     if value is None:
         return ()
     if not value and not isinstance(value, (list, dict)):
@@ -302,7 +314,9 @@ def split_tools(value: Any) -> tuple[str, ...] | None:
     for item in items:
         if not item:
             continue
-        if "(" not in item:
+        if "(" not in item and item.isprintable():
+            out.extend(item.replace(",", " ").split())  # (as for text above)
+        elif "(" not in item:
             # no parentheses: every comma and space splits, each piece trimmed (the same
             # result as the character loop, which only parentheses make necessary; the
             # same pieces as splitting on `[, ]`)
@@ -548,7 +562,8 @@ def read_claude_code(
 
     ``parsed_block``: ``(frontmatter text, value)`` when a caller has already parsed that text
     the way Bun would (the loader converts the strict reader's tree): when Claude Code's block
-    is exactly that text, it is not parsed a second time.
+    is exactly that text, it is not parsed a second time.  The value is the caller's no more:
+    a mapping becomes the view's ``frontmatter`` as it is (not copied).
     """
     profile = profile or get_profile()
     nbytes = size if size is not None else (len(data) if isinstance(data, bytes) else None)
@@ -633,20 +648,21 @@ def read_claude_code(
                 replaced_bytes=replaced,
             )
     fm: dict[str, Any] = parsed if isinstance(parsed, dict) else {}
-    # every key a string (nearly always): a plain copy, else each key as its text
-    fm = dict(fm) if _STR_ONLY.issuperset(map(type, fm)) else {str(k): v for k, v in fm.items()}
+    # every key a string (nearly always): the mapping itself (it was built for this call, by
+    # the parse or the caller's parse of the block), else a copy with each key as its text
+    if not _STR_ONLY.issuperset(map(type, fm)):
+        fm = {str(k): v for k, v in fm.items()}
     # one view, filled in below as far as the reading gets (a skip, or every field): the
     # fields every outcome shares are set once, not passed on through a mapping
+    # (every field given in order, none by keyword: a third of the cost of the call, made
+    # for every file; tests/test_claude_code_shared_reading.py holds the order to this call)
     view = ClaudeCodeView(
         profile, False, None, mode, fm,
-        block_text=block_text,
-        block_line=block_line,
-        quoted_keys=quoted,
-        block_cut_inline=cut_inline,
-        replaced_bytes=replaced,
-        body=_trimmed_rest(text, rest_at),
-        shared_parse=mode is ParseMode.YAML and shared,
-    )
+        None, None, None, None, None,  # name, description, model, tools, disallowed_tools
+        _trimmed_rest(text, rest_at), (), (), quoted,  # body, notes, unknown and quoted keys
+        block_text, block_line, None,  # block_text, block_line, error_line
+        cut_inline, replaced, mode is ParseMode.YAML and shared,  # block_cut_inline,
+    )  # replaced_bytes, shared_parse
     name = fm.get("name")
     if not name or not isinstance(name, str):
         logged = bool(name)  # a number or `true`: a debug line; missing/empty: nothing
@@ -678,10 +694,66 @@ def read_claude_code(
     return _judged_fields(view, fm, description)
 
 
+#: the keys of most files (all four known to Claude Code, none a hook key): see _judged_fields
+_PLAIN_KEYS = frozenset({"name", "description", "model", "tools"})
+#: id of a profile -> (the profile, the plain keys it knows that are not hook keys)
+_PLAIN_OF: dict[int, tuple[ClaudeCodeProfile, frozenset[str]]] = {}
+#: a ``model`` text -> (the model Claude Code runs, whether its field note says it is ignored)
+_MODELS: dict[str, tuple[str | None, bool]] = {}
+
+
+def _plain_keys(profile: ClaudeCodeProfile) -> frozenset[str]:
+    """The keys of :data:`_PLAIN_KEYS` that ``profile`` knows and that are not hook keys."""
+    entry = _PLAIN_OF.get(id(profile))
+    if entry is None or entry[0] is not profile:
+        keys = _PLAIN_KEYS.intersection(profile.known_keys).difference(
+            profile.guard_events, ("hooks",))
+        if len(_PLAIN_OF) >= 64:  # (a process reads a few profiles)
+            _PLAIN_OF.clear()
+        entry = _PLAIN_OF[id(profile)] = (profile, keys)
+    return entry[1]
+
+
+def _judged_model(value: str) -> tuple[str | None, bool]:
+    """What Claude Code makes of a ``model`` text: trimmed (None when nothing is left,
+    ``inherit`` in any case as ``inherit``), and whether its field note says it is ignored
+    (nothing left by Python's trim, as :func:`_field_notes` tests); remembered for short
+    texts (a few names repeat across files)."""
+    judged = _MODELS.get(value)
+    if judged is not None:
+        return judged
+    model: str | None = js_trim(value)
+    if not model:
+        model = None
+    elif model.lower() == "inherit":
+        model = "inherit"
+    judged = (model, not value.strip())
+    if len(value) <= 64 and len(_MODELS) < 1024:
+        _MODELS[value] = judged
+    return judged
+
+
 def _judged_fields(view: ClaudeCodeView, fm: dict[str, Any], description: str) -> ClaudeCodeView:
     """``view`` (its frontmatter ``fm``, its name set) completed for a file whose name and
     description passed: hooks, model, tools, notes."""
     profile = view.profile
+    if _plain_keys(profile).issuperset(fm):
+        # (most files) no key but name, description, model and tools, all known: no hook, no
+        # unknown key, no `memory` to add tools, no field noted but `model`; one test of
+        # the keys instead of one for each (the steps below give the same view)
+        model_value = fm.get("model")
+        if isinstance(model_value, str):
+            judged = _judged_model(model_value)
+            view.model = judged[0]
+            if judged[1]:
+                view.notes = (Note("model", f"`model: {_show(model_value)}`: {_MODEL_IGNORED}"),)
+        elif "model" in fm:
+            view.notes = (Note("model", f"`model: {_show(model_value)}`: {_MODEL_IGNORED}"),)
+        if "tools" in fm:
+            view.tools = split_tools(fm["tools"])
+        view.loaded = True
+        view.description = description.replace("\\n", "\n")
+        return view
     if "hooks" in fm or not fm.keys().isdisjoint(profile.guard_events):
         fatal, hook_notes = _hooks_problems(fm, profile)
         if fatal:
@@ -691,12 +763,7 @@ def _judged_fields(view: ClaudeCodeView, fm: dict[str, Any], description: str) -
         hook_notes = []
     model_value = fm.get("model")
     if isinstance(model_value, str):
-        model: str | None = js_trim(model_value)
-        if not model:
-            model = None
-        elif model.lower() == "inherit":
-            model = "inherit"
-        view.model = model
+        view.model = _judged_model(model_value)[0]
     if "tools" in fm:
         tools = split_tools(fm["tools"])
         if tools and fm.get("memory") in profile.memories:

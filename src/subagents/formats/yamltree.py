@@ -402,14 +402,24 @@ def _simple_tree(text: str, offset: int) -> YamlTree | None:
     # a text holding `&`, `*` or `!` goes libyaml's event path, whose scalars carry no
     # resolved tag (``to_python`` resolves them when asked): the same tree here
     resolved = "&" not in text and "*" not in text and "!" not in text
+    keys = _KEYS
     line = offset
     for key, gap, taken in rows:
         line += 1
         if not key:
             continue  # an empty line or a comment
         token = taken.rstrip(" ")  # (the pattern took the spaces after the value)
-        node = YScalar(key, line, 1, None, None, line, len(key) + 1,
-                       (tags.get(key) or _plain_tag(key)) if resolved else None)
+        if resolved:
+            # (a key's scalar is a function of its text and line: one object for each, see
+            # _KEYS)
+            node = keys.get((key, line))
+            if node is None:
+                if len(keys) >= _KEYS_MAX:
+                    keys.clear()
+                node = keys[key, line] = YScalar(key, line, 1, None, None, line, len(key) + 1,
+                                                 tags.get(key) or _plain_tag(key))
+        else:
+            node = YScalar(key, line, 1, None, None, line, len(key) + 1)
         if key in seen:
             issues.append(_duplicate(node, seen[key]))
         else:
@@ -427,6 +437,14 @@ def _simple_tree(text: str, offset: int) -> YamlTree | None:
     if not pairs:
         return None
     return YamlTree(YMap(pairs, pairs[0][0].line, 1), issues)
+
+
+#: (key text, line) -> the key's scalar in a simple tree of a text without `&`, `*` or `!`.
+#: The same keys come back on the same lines in every file (`name` on line 2): one object
+#: for each, never built again.  Shared between trees, so no tree's node may be changed
+#: after it is read: only `_to_file_lines` changes nodes, and only those of libyaml's trees.
+_KEYS: dict[tuple[str, int], YScalar] = {}
+_KEYS_MAX = 4096
 
 
 def _reads_alike(text: str) -> bool:

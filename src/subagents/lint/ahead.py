@@ -64,17 +64,27 @@ def injection_texts(result: LoadResult) -> list[str]:
 
 
 def judge_ahead(texts: Iterable[str]) -> None:
-    """Judge ``texts`` now, so that the injection rule finds each verdict remembered."""
+    """Judge ``texts`` now, so that the injection rule finds each verdict remembered: the
+    detector's first steps a step at a time over all of them (:mod:`.rules.injection_ahead`),
+    then the rest text by text."""
     from subagents.lint.rules import injection
+    from subagents.lint.rules.injection_ahead import stage, unstage
     from subagents.lint.rules.injection_memo import CHARS
 
     if not (injection.PREFILTER and injection.REMEMBER):
         return
     longest = CHARS // 8  # (the memory keeps no longer text)
+    remembered = injection.remembered
+    todo = [text for text in dict.fromkeys(texts)
+            if len(text) <= longest and not remembered(text)]
     assess = injection.assess_injection
-    for text in texts:
-        if len(text) > longest:
-            continue
-        # (an exception: the rule asks again, and the engine reports what it raises)
-        with contextlib.suppress(Exception):
-            assess(text)
+    try:
+        with contextlib.suppress(Exception):  # (then each text is judged from the start)
+            stage(todo)
+        for text in todo:
+            try:
+                assess(text)
+            except Exception:  # (the rule asks again; the engine reports what it raises)
+                continue
+    finally:
+        unstage()

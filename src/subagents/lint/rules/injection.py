@@ -98,6 +98,7 @@ from subagents.lint.rules.injection_views import (
     count_read,
     hidden_views,
     linear,
+    marked_views,
     spans,
 )
 from subagents.lint.rules.injection_views import found as found_in
@@ -291,15 +292,41 @@ def _visible(text: str) -> tuple[str, bool]:
     return text, unusual
 
 
+#: NFKC is skipped for a text its characters say it leaves as it is only once a process has
+#: read this many characters (about 250 files; the same threshold as :data:`SPREAD_AFTER`):
+#: the pattern costs about 1.3 ms to compile, and spares about 15 us a text beyond ASCII
+NFKC_AFTER = 1_000_000
+
+
+def _unusual_or_nfkc() -> Any:
+    from subagents.lint.rules.injection_nfkc import unstable_class
+
+    nfkc = unstable_class()
+    if nfkc is None:
+        return None
+    return linear(f"(?:{_INVISIBLE.pattern})|(?:{_foldable()})|(?:{cased_class()})|{nfkc}",
+                  case_sensitive=True)
+
+
 def _visible_utf8(text: str) -> tuple[str, bool, bytes | None]:
     """:func:`_visible`, and the UTF-8 of the text it returns, when that is the bytes it
     read (``None`` when it removed invisible characters): encoding a text beyond ASCII costs
     about eight instructions a character, and the steps after this one read the same bytes
     (:func:`_ascii_lower`, :func:`_folded_text`, the hidden views' marks)."""
-    text = unicodedata.normalize("NFKC", text)
     pats = _Patterns.get()
-    # strict: a lone surrogate fails here as it did in the RE2 wrapper's own encoding
-    data = text.encode()
+    if characters_read() > NFKC_AFTER and (before := pats["unusual_or_nfkc"]) is not None:
+        # one pass over the text's own UTF-8: nothing unusual and no character NFKC may
+        # change (:mod:`.injection_nfkc`), and the text is its own NFKC (most texts)
+        data = text.encode()
+        if not found_in(before, data):
+            return text, False, data
+        again = unicodedata.normalize("NFKC", text)
+        if again is not text:
+            text, data = again, again.encode()
+    else:
+        text = unicodedata.normalize("NFKC", text)
+        # strict: a lone surrogate fails here as it did in the RE2 wrapper's own encoding
+        data = text.encode()
     if not found_in(pats["unusual"], data):
         return text, False, data
     if found_in(pats["invisible"], data):
@@ -404,6 +431,8 @@ class _Patterns:
                 # either of the two above, or a letter case-folding changes (:func:`_visible`)
                 "unusual": lambda: linear(f"(?:{_INVISIBLE.pattern})|(?:{_foldable()})"
                                           f"|(?:{cased_class()})", case_sensitive=True),
+                # the above, or a character NFKC may change (None: another Unicode)
+                "unusual_or_nfkc": _unusual_or_nfkc,
                 "framing": lambda: re.compile(_FRAMING, re.I),
                 "negation": lambda: re.compile(_NEGATION, re.I),
             }
@@ -777,11 +806,27 @@ _VERDICTS: list[Verdicts[InjectionFinding | None]] = []
 REMEMBER = True
 
 
+def remembered(text: str) -> bool:
+    """Is a verdict on ``text`` remembered now (:func:`assess_injection` would not judge it)?"""
+    return bool(_VERDICTS) and text in _VERDICTS[0]
+
+
 def forget_verdicts() -> None:
     """Forget the verdicts remembered in this process (a benchmark's cold run; a test that
     changes the detector's insides and judges a text again)."""
     if _VERDICTS:
         _VERDICTS[0].clear()
+
+
+#: texts whose first steps were done ahead, together with the other texts of a chunk
+#: (:mod:`.injection_ahead` fills it and empties it after the chunk): by the text, its
+#: normalised variants, the first one's UTF-8 when known, what the prefilter said of it
+#: (``None``: not asked), whether the spread pattern matches it (``None``: not asked,
+#: :func:`_squeezed_finding`) and the text's UTF-8 and hidden views' marks
+#: (:func:`.injection_views.text_marks`); ``None``: the steps found that nothing can make
+#: a finding (the verdict is ``None``)
+AHEAD: dict[str, tuple[list[str], bytes | None, frozenset[str] | Holds | None, bool | None,
+                       tuple[bytes, tuple[bool, ...] | None] | None] | None] = {}
 
 
 #: the spread pattern is asked only once a process has given the views this many characters
@@ -801,13 +846,21 @@ def _assess(text: str) -> InjectionFinding | None:
     if not text:
         return None
     text = text[: 1 << 20]
-    count_read(text)  # as :func:`.injection_views.views` counts it
+    staged = AHEAD.pop(text, False) if AHEAD else False
+    if staged is None:
+        return None  # the stages found that nothing can make a finding
     pats = _Patterns.get()
     best: InjectionFinding | None = None
     plain_kinds: set[str] | None = None
     plain_done = False
-    utf8: list[bytes] = []  # the text's UTF-8, when normalising it worked that out
-    variants, known = _fast_both_utf8(text, utf8)
+    if isinstance(staged, tuple):
+        # the first steps, done for a chunk's texts together (:mod:`.injection_ahead`)
+        variants, known, scanned, spread, marked = staged
+    else:
+        count_read(text)  # as :func:`.injection_views.views` counts it
+        utf8: list[bytes] = []  # the text's UTF-8, when normalising it worked that out
+        variants, known = _fast_both_utf8(text, utf8)
+        scanned = spread = None
     first = b""
     n = 0
     for norm in variants:
@@ -816,7 +869,8 @@ def _assess(text: str) -> InjectionFinding | None:
             first = raw
         n += 1
         if PREFILTER:
-            gate = parts_or_holds(norm, raw)
+            gate = (scanned if n == 1 and scanned is not None
+                    else parts_or_holds(norm, raw))
             if isinstance(gate, frozenset):
                 if not _could_find_parts(gate):
                     continue  # what :meth:`_Search.findable` says first
@@ -856,10 +910,11 @@ def _assess(text: str) -> InjectionFinding | None:
             return finding
         best = best or finding
     if best is None:
-        squeezed = _squeezed_finding(text, variants[0], first, pats)
+        squeezed = _squeezed_finding(text, variants[0], first, pats, spread)
         if squeezed is not None:
             return squeezed
-    hidden = hidden_views(text, utf8)
+    hidden = (marked_views(text, marked) if isinstance(staged, tuple)
+              else hidden_views(text, utf8))
     if hidden is None:
         return best
     for view in hidden:
@@ -881,11 +936,14 @@ def _assess(text: str) -> InjectionFinding | None:
     return best
 
 
-def _squeezed_finding(text: str, norm: str, first: bytes,
-                      pats: dict[str, Any]) -> InjectionFinding | None:
+def _squeezed_finding(text: str, norm: str, first: bytes, pats: dict[str, Any],
+                      spread: bool | None = None) -> InjectionFinding | None:
     """Spelled out letter by letter, split inside words or written with leet digits: found
     only with the letters of the text view ``norm`` (``first``: its UTF-8) squeezed
-    together, so disguised."""
+    together, so disguised.  ``spread``: whether the spread pattern matches ``first``, when
+    that was asked ahead (``None``: not asked)."""
+    if spread is False:
+        return None  # (asked ahead, as below)
     # asked first of the text's own bytes (:func:`_spread`: the same answer) once the
     # process has read enough to pay for that pattern (:data:`SPREAD_AFTER`), then without
     # a match object: most texts have none
@@ -901,8 +959,8 @@ def _squeezed_finding(text: str, norm: str, first: bytes,
     at = _unsqueeze(norm, m.start())
     # letters spread over more than three times their number are words that happen to
     # meet (a file tree), not one phrase taken apart
-    spread = _unsqueeze(norm, m.end() - 1) - at
-    if spread <= 3 * (m.end() - m.start()) and not _excused(norm, at, "override"):
+    width = _unsqueeze(norm, m.end() - 1) - at
+    if width <= 3 * (m.end() - m.start()) and not _excused(norm, at, "override"):
         index = _mapped(text, True)[1]
         return InjectionFinding(index[at] if at < len(index) else 0,
                                 ("override",), "high", "squeezed")

@@ -336,9 +336,30 @@ def parts_or_holds(text: str, data: bytes) -> frozenset[str] | Holds:
     parts = _scanned(data)
     if parts is not None:
         return parts
+    return _unscanned(text, data)
+
+
+def _unscanned(text: str, data: bytes) -> Holds:
     gate = Holds(text, data, lazy=True)
     gate._use_sets(data, False)
     return gate
+
+
+def all_parts_or_holds(texts: list[str], datas: list[bytes]) -> list[frozenset[str] | Holds]:
+    """``parts_or_holds`` of each text and its UTF-8, in turn; once Hyperscan answers, its
+    scanner is asked directly (the checks of :func:`_scanned` once, not per text)."""
+    out: list[frozenset[str] | Holds] = []
+    scan = None
+    for text, data in zip(texts, datas, strict=True):
+        if scan is None:
+            out.append(parts_or_holds(text, data))
+            if SCAN and _SCANNER and _READ[0] > _SET_AFTER:
+                scan = _SCANNER[0](_READ[0])
+            continue
+        _READ[0] += len(text)
+        parts = scan(data)
+        out.append(parts if parts is not None else _unscanned(text, data))
+    return out
 
 
 def holds(text: str, data: bytes | None = None, lazy: bool = False) -> Holds:

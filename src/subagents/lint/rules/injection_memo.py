@@ -76,6 +76,9 @@ class Verdicts(_Generic[T]):
                         self._chars -= len(old)
         return found
 
+    def __contains__(self, text: str) -> bool:
+        return text in self._seen
+
     def clear(self) -> None:
         """Forget every verdict (a benchmark's cold run, a test that changes the detector)."""
         with self._lock:

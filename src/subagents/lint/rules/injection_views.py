@@ -39,7 +39,8 @@ if TYPE_CHECKING:
 else:  # the typing module is not imported at run time (see subagents/__init__.py)
     _Compiled = dict
 
-__all__ = ["View", "count_read", "found", "hidden_views", "linear", "spans", "views"]
+__all__ = ["View", "all_text_marks", "count_read", "found", "hidden_views", "linear",
+           "marked_views", "spans", "text_marks", "views"]
 
 
 def linear(pattern: str, case_sensitive: bool = False) -> Any:
@@ -241,7 +242,13 @@ def _marks(data: bytes, level: int) -> tuple[bool, ...] | None:
     """For each of :data:`_MARKS`: may ``data`` hold it?  ``None`` when it holds none (most
     texts, from level 2: :func:`_marks_set`); all ``True`` when the set cannot answer (it
     fails closed)."""
-    made = _marks_set(level)
+    return _marked(data, _marks_set(level))
+
+
+def _marked(data: bytes, made: tuple[Any, tuple[int, ...], tuple[bool, ...],
+                                     tuple[bool, ...] | None] | None
+            ) -> tuple[bool, ...] | None:
+    """:func:`_marks` with the set of the process's level (``made``: :func:`_marks_set`)."""
     if made is None:
         return _ALL
     match, looked, nothing, none = made
@@ -388,18 +395,46 @@ def count_read(text: str) -> None:
     _READ[0] += len(text)
 
 
+def text_marks(text: str, utf8: list[bytes] | None = None
+               ) -> tuple[bytes, tuple[bool, ...] | None] | None:
+    """``text``'s UTF-8 and its marks (:func:`_marks`, at the process's level now), or
+    ``None`` for a text that cannot be written in UTF-8 (a lone surrogate: left to
+    :func:`_decoded`'s own way).  ``utf8`` as in :func:`views`."""
+    try:
+        data = utf8[0] if utf8 else text.encode()
+    except UnicodeEncodeError:
+        return None
+    return data, _marks(data, _level())
+
+
+def all_text_marks(texts: list[str], utf8s: list[list[bytes]]
+                   ) -> list[tuple[bytes, tuple[bool, ...] | None] | None]:
+    """:func:`text_marks` of each text (``utf8s``: each one's ``utf8`` list), the process's
+    level and set looked up once."""
+    made = _marks_set(_level())
+    out: list[tuple[bytes, tuple[bool, ...] | None] | None] = []
+    for text, utf8 in zip(texts, utf8s, strict=True):
+        try:
+            data = utf8[0] if utf8 else text.encode()
+        except UnicodeEncodeError:
+            out.append(None)
+            continue
+        out.append((data, _marked(data, made)))
+    return out
+
+
 def hidden_views(text: str, utf8: list[bytes] | None = None) -> Iterator[View] | None:
     """The views of :func:`views` after the text itself, or ``None`` when the text's marks
     say it hides nothing (most texts: then no generator is made).  ``utf8`` as there."""
-    try:
-        data = utf8[0] if utf8 else text.encode()
-    except UnicodeEncodeError:  # a lone surrogate: left to :func:`_decoded`'s own way
-        known = None
-    else:
-        marks = _marks(data, _level())
-        if marks is None:
-            return None
-        known = data, marks
+    return marked_views(text, text_marks(text, utf8))
+
+
+def marked_views(text: str, known: tuple[bytes, tuple[bool, ...] | None] | None
+                 ) -> Iterator[View] | None:
+    """:func:`hidden_views` with the text's marks already asked (``known``: what
+    :func:`text_marks` answered for ``text``)."""
+    if known is not None and known[1] is None:
+        return None
     budget = [max(_BUDGET_FACTOR * len(text), _BUDGET_FLOOR), _MAX_VIEWS]
     return _hidden(text, 0, 0, budget, known)
 
