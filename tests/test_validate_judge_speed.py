@@ -354,9 +354,7 @@ def test_the_resolved_tags_of_plain_words_are_remembered() -> None:
     from subagents.formats import yamltree
 
     yamltree._PLAIN_TAGS.clear()
-    # (and the shared key scalars: a key another test read on the same line is not resolved
-    # again, which is their point)
-    yamltree._KEYS.clear()
+    yamltree._KEYS.clear()  # (key scalars already built answer without asking the tags)
     first = parse_yaml_tree("name: yes\ntools: no\nnote: 1\n")
     # (every plain scalar that some implicit type could start: `name`, `tools`, `note` too)
     assert yamltree._PLAIN_TAGS == {

@@ -98,7 +98,7 @@ _READ_BY_JUDGED = frozenset({
 def _judged(
     view: ClaudeCodeView,
     defn: AgentDefinition,
-    locs: dict[str, SourceLocation],
+    locs: Mapping[str, SourceLocation],
     system_prompt: str,
     extra: Mapping[str, Any],
 ) -> AgentDefinition:
