@@ -439,18 +439,19 @@ def claude_code_reading(
     view = result.claude_code
     if view is None:
         return list(result.diagnostics), result.definitions
-    findings = list(
-        claude_code_findings(view, display, text)
-    )
+    found = claude_code_findings(view, display, text)
     if view.loaded:
+        # (most files: no reader finding, and nothing found; no list made to filter)
         kept = [
             d
             for d in result.diagnostics
             if d.rule not in _SUPERSEDED_WHEN_LOADED
             and not (d.rule in TYPE_ERRORS and d.key in _CLAUDE_CODE_JUDGES)
-        ]
+        ] if result.diagnostics else []
+        kept.extend(found)
         (defn,) = result.loaded  # the definition Claude Code runs (the one reading's)
-        return kept + findings, (defn,)
+        return kept, (defn,)
+    findings = list(found)
     # The skip finding replaces the strict reader's finding at the same place, and explains
     # what its parse errors would: one message, the same one `list` and `doctor` show.
     if any(d.rule in ("SA011", "SA012") for d in result.diagnostics):

@@ -346,7 +346,9 @@ def _hyperscan_gate() -> Any:
             scratch = getattr(local, "scratch", None)
             if scratch is None:
                 scratch = local.scratch = hs.Scratch(db)
-            db.scan(data, match_event_handler=on_match, context=found, scratch=scratch)
+            # (by position: scan(data, match_event_handler, flags, context, scratch); the
+            # binding's keywords cost about 0.7 µs a call, a fifth of the whole gate)
+            db.scan(data, on_match, 0, found, scratch)
         except Exception:  # fail closed: the text is scanned for everything
             return every
         return found
