@@ -10,6 +10,21 @@ from typing import Any
 
 import pytest
 
+#: the detector's tiers: (characters the views and the gate have read, whether Hyperscan
+#: answers); a test sets them before each call so that both ways it compares see one state
+TIERS = {"first texts": (0, False), "re2 sets": (1 << 40, False), "hyperscan": (1 << 40, True)}
+
+
+def built_scanner() -> Any:
+    """A Hyperscan scanner of the detector's parts, built here (``None`` without the wheel)."""
+    try:
+        import hyperscan  # noqa: F401
+    except ImportError:
+        return None
+    from subagents.lint.rules import injection_scan
+
+    return injection_scan.build()
+
 
 def injections(rows: Iterable[dict[str, str]], known_misses: set[str]) -> list[Any]:
     """The injection rows, each known miss marked as a strict expected failure (kept visible:

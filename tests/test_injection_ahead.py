@@ -7,34 +7,25 @@ disguises and hidden views.  What was staged is taken, and nothing is left after
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hypothesis_helpers import examples
-from injection_helpers import development_texts
+from injection_helpers import TIERS, built_scanner, development_texts
 from subagents.lint import ahead
 from subagents.lint.rules import injection, injection_gate, injection_scan, injection_views
 from subagents.lint.rules.injection_ahead import stage, unstage
 
-#: characters the views and the gate have read, and whether Hyperscan answers
-_TIERS = {"first texts": (0, False), "re2 sets": (1 << 40, False), "hyperscan": (1 << 40, True)}
-
 
 @pytest.fixture(scope="module")
-def scan() -> Iterator[injection_scan.Scanner | None]:
-    try:
-        import hyperscan  # noqa: F401
-    except ImportError:
-        yield None
-        return
-    yield injection_scan.build()
+def scan() -> injection_scan.Scanner | None:
+    return built_scanner()
 
 
 def _tier(tier: str, scan: injection_scan.Scanner | None) -> None:
-    read, scanned = _TIERS[tier]
+    read, scanned = TIERS[tier]
     injection_views._READ[0] = injection_gate._READ[0] = read
     injection_scan.set_scanner(scan if scanned else None, failed=not scanned or scan is None)
 
@@ -52,7 +43,7 @@ def _compare(scan: injection_scan.Scanner | None, texts: list[str]) -> tuple[int
     saved = injection_views._READ[0], injection_gate._READ[0]
     staged = settled = 0
     try:
-        for tier in _TIERS:
+        for tier in TIERS:
             _tier(tier, scan)
             alone = [_verdict(text) for text in texts]
             _tier(tier, scan)

@@ -10,14 +10,13 @@ letters, base64, comments and squeezed phrases."""
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hypothesis_helpers import examples
-from injection_helpers import development_texts
+from injection_helpers import TIERS, built_scanner, development_texts
 from subagents.lint.rules import injection, injection_gate, injection_scan, injection_views
 from subagents.lint.rules.injection import (
     _BLANKS,
@@ -103,24 +102,16 @@ def _by_views(text: str) -> InjectionFinding | None:
     return best
 
 
-#: the tiers: (characters the views and the gate have read, the scanner to use or ``None``,
-#: the scanner failed); read again before each call, so that both ways see the same state
-_TIERS = {"first texts": (0, False), "re2 sets": (1 << 40, False), "hyperscan": (1 << 40, True)}
 
 
 @pytest.fixture(scope="module")
-def scan() -> Iterator[injection_scan.Scanner | None]:
-    try:
-        import hyperscan  # noqa: F401
-    except ImportError:
-        yield None
-        return
-    yield injection_scan.build()
+def scan() -> injection_scan.Scanner | None:
+    return built_scanner()
 
 
 def _in_tier(tier: str, scan: injection_scan.Scanner | None, judge: object,
              text: str) -> object:
-    read, scanned = _TIERS[tier]
+    read, scanned = TIERS[tier]
     saved = injection_views._READ[0], injection_gate._READ[0]
     injection_views._READ[0] = injection_gate._READ[0] = read
     if scanned:
@@ -136,7 +127,7 @@ def _in_tier(tier: str, scan: injection_scan.Scanner | None, judge: object,
 
 def _same(scan: injection_scan.Scanner | None, text: str) -> None:
     plain: list[object] = []
-    for tier in _TIERS:
+    for tier in TIERS:
         fast = _in_tier(tier, scan, injection._assess, text)
         assert fast == _in_tier(tier, scan, _by_views, text), (tier, text[:300])
         plain.append(fast)
