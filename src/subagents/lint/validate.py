@@ -260,6 +260,8 @@ def validate_paths(
     :class:`~subagents.errors.ConfigError` for a broken configuration file.
     """
     _refuse_unknown_selectors(select, ignore)
+    if not isinstance(cache, bool) and cache != "auto":
+        raise ValueError(f'cache must be True, False or "auto", not {cache!r}')
     forced = Dialect(dialect) if dialect is not None else None
     given: list[str | None]
     scope_problems: list[Diagnostic] = []
@@ -305,8 +307,6 @@ def validate_paths(
             found.append((target, cfg, filt, key_path))
     if cache == "auto":
         cache = len(found) >= CACHE_FILES
-    elif not isinstance(cache, bool):
-        raise ValueError(f'cache must be True, False or "auto", not {cache!r}')
     results = _open_cache(resolved) if cache else None
     work = _keyed(found, results)
     for item, (diags, n, mine, silenced, ids, _digest) in zip(
