@@ -123,6 +123,19 @@ def _arguments(cls: type, given: bool) -> dict[str, Any]:
                                      and f.default_factory is dataclasses.MISSING))}
 
 
+def _assert_same_slots(cls: type, names: list[str], kwargs: dict[str, object],
+                       ours: object, theirs: object) -> None:
+    """Every slot of ``ours`` holds what the standard ``__init__`` put in ``theirs``: the very
+    object given, an equal default of the same type, a fresh object of each default factory."""
+    for name in names:
+        a, b = getattr(ours, name), getattr(theirs, name)
+        if name in kwargs:
+            assert a is kwargs[name], (cls, name)
+        assert a == b and type(a) is type(b), (cls, name)
+        if isinstance(a, (dict, list, set)):
+            assert a is not b, (cls, name)  # each call its own default
+
+
 def test_a_slot_init_builds_what_the_standard_init_builds() -> None:
     """Each such class built both ways, with every field given and with the defaults: the
     same value in every slot (the very object given, an equal default, a fresh object from
@@ -142,13 +155,7 @@ def test_a_slot_init_builds_what_the_standard_init_builds() -> None:
             ours, theirs = cls.__new__(cls), cls.__new__(cls)
             init(ours, **kwargs)
             standard(theirs, **kwargs)
-            for name in names:
-                a, b = getattr(ours, name), getattr(theirs, name)
-                if name in kwargs:
-                    assert a is kwargs[name], (cls, name)
-                assert a == b and type(a) is type(b), (cls, name)
-                if isinstance(a, (dict, list, set)):
-                    assert a is not b, (cls, name)  # each call its own default
+            _assert_same_slots(cls, names, kwargs, ours, theirs)
         with pytest.raises(dataclasses.FrozenInstanceError):
             setattr(ours, names[0], 1)
 
@@ -237,13 +244,7 @@ def test_an_object_built_through_the_twin_is_the_standard_one() -> None:
             theirs = cls.__new__(cls)
             standard(theirs, **kwargs)
             assert type(ours) is cls
-            for name in names:
-                a, b = getattr(ours, name), getattr(theirs, name)
-                if name in kwargs:
-                    assert a is kwargs[name], (cls, name)
-                assert a == b and type(a) is type(b), (cls, name)
-                if isinstance(a, (dict, list, set)):
-                    assert a is not b, (cls, name)
+            _assert_same_slots(cls, names, kwargs, ours, theirs)
             with pytest.raises(dataclasses.FrozenInstanceError):
                 setattr(ours, names[0], 1)
             assert ours == theirs

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from injection_helpers import count_judgements
 from subagents.lint import ahead, validate
 from subagents.lint.rules import injection
 from subagents.lint.validate import validate_paths
@@ -78,15 +79,7 @@ def test_each_text_is_judged_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     """The texts gathered are the ones the rule asks (a wrong guess would judge the text the
     rule asks a second time, or judge texts the rule never asks)."""
     paths = _project(tmp_path)
-    calls: list[str] = []
-    real = injection._assess
-
-    def counting(text: str) -> object:
-        calls.append(text)
-        return real(text)
-
-    monkeypatch.setattr(injection, "_assess", counting)
-    injection.forget_verdicts()
+    calls = count_judgements(monkeypatch)
     validate_paths(paths)
     assert calls and len(calls) == len(set(calls))
     asked: list[str] = []
