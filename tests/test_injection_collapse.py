@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from injection_helpers import development_texts
-from subagents.lint.rules import injection
+from subagents.lint.rules import injection, injection_text
 from subagents.lint.rules.injection import (
     _fast,
     _fast_both_utf8,
@@ -23,10 +23,17 @@ from subagents.lint.rules.injection import (
 from subagents.lint.rules.injection_text import (
     _OTHER_ASCII_BLANKS,
     _OTHER_NFKC_BLANKS,
-    _collapse,
-    _collapse_utf8,
     _collapse_words,
 )
+
+# The collapsing functions the detector takes once it has read enough: the C extension's,
+# or the Python ones when it is not built or SUBAGENTS_NO_EXTENSION is set
+# (tests/test_injection_collapse_native.py runs this file that way too).
+injection_text._use_native()
+_collapse = injection_text._collapse
+_collapse_utf8 = injection_text._collapse_utf8
+_lower_collapse = injection_text._lower_collapse
+_lower_collapse_utf8 = injection_text._lower_collapse_utf8
 
 #: blanks of every kind (ASCII and beyond), CRs alone and before a line break, and runs
 _BLANKS = [" ", "  ", "   ", "\n", "\n\n", " \n ", "\r\n", "\r", "\t", "\x0b", "\x0c", "\x1c",
@@ -114,13 +121,15 @@ def test_same_after_normalising(pieces: list[str]) -> None:
         assert on_bytes is None or on_bytes == _plain(steps).encode()
     fast = (_fast(text, True), _fast(text, False), _fast_both_utf8(text)[0],
             injection._fast_both_utf8(text))
-    injection._collapse = _plainly
-    injection._collapse_utf8 = lambda data, text: None
+    injection_text._collapse = _plainly
+    injection_text._lower_collapse = lambda text: _plain(text.lower())
+    injection_text._lower_collapse_utf8 = lambda data, text: None
     try:
         plain = (_fast(text, True), _fast(text, False), _fast_both_utf8(text)[0])
     finally:
-        injection._collapse = _collapse
-        injection._collapse_utf8 = _collapse_utf8
+        injection_text._collapse = _collapse
+        injection_text._lower_collapse = _lower_collapse
+        injection_text._lower_collapse_utf8 = _lower_collapse_utf8
     assert fast[:3] == plain
     texts, raw = fast[3]
     assert texts == plain[2]

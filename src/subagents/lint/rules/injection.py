@@ -68,6 +68,7 @@ from collections.abc import Callable, Iterator
 
 from subagents._dataclass import dataclass
 from subagents._lazy_re import lazy_compile
+from subagents.lint.rules import injection_text as _text
 from subagents.lint.rules.injection_alts import PARTS as ALT_PARTS
 from subagents.lint.rules.injection_alts import reduced
 from subagents.lint.rules.injection_gate import Holds, holds, parts_or_holds
@@ -86,8 +87,6 @@ from subagents.lint.rules.injection_patterns import (
 )
 from subagents.lint.rules.injection_text import (
     _ascii_lower,
-    _collapse,
-    _collapse_utf8,
     _spread,
     _squeezed_bytes,
     _unsqueeze,
@@ -242,13 +241,13 @@ def _fast(text: str, fold: bool) -> str:
     where it composes), without the offsets: C-speed string methods; the offsets are worked
     out only for a finding."""
     if text.isascii():
-        return _collapse(text.lower())
+        return _text._lower_collapse(text)
     text, unusual, data = _visible_utf8(text)
     if not unusual:
-        return _collapse(_ascii_lower(text, data), nfkc=True)
+        return _text._collapse(_ascii_lower(text, data), nfkc=True)
     if fold:
         text = _folded_text(text, data)
-    return _collapse(text.casefold(), nfkc=True)
+    return _text._collapse(text.casefold(), nfkc=True)
 
 
 def _fast_both_utf8(text: str, utf8: list[bytes] | None = None
@@ -257,27 +256,30 @@ def _fast_both_utf8(text: str, utf8: list[bytes] | None = None
     steps they share done once, and the second not worked out at all when the text holds no
     letter to fold (then the two are the same); and the UTF-8 of the first when it was worked
     out on the way (a text beyond ASCII with nothing unusual is collapsed as bytes,
-    :func:`.injection_text._collapse_utf8`: the detector would encode it again).  ``utf8``:
+    :func:`.injection_text._collapse_utf8`: the detector would encode it again).  The
+    collapsing functions are looked up in :mod:`.injection_text` at each call: they become
+    the C extension's there once a process has collapsed enough text.  ``utf8``:
     a list that is given ``text``'s own UTF-8 when it was worked out (a text beyond ASCII
     that NFKC leaves as it is: the hidden views' marks read the same bytes,
     :func:`.injection_views.hidden_views`)."""
     if text.isascii():
-        return [_collapse(text.lower())], None
+        return [_text._lower_collapse(text)], None
     visible, unusual, data = _visible_utf8(text)
     if utf8 is not None and visible is text and data is not None:
         utf8.append(data)
     text = visible
     if not unusual:
-        lowered = (text.encode() if data is None else data).lower()
-        raw = _collapse_utf8(lowered, text)
+        if data is None:
+            data = text.encode()
+        raw = _text._lower_collapse_utf8(data, text)  # lowered and collapsed in one pass
         if raw is None:
-            return [_collapse(lowered.decode(), nfkc=True)], None
+            return [_text._collapse(data.lower().decode(), nfkc=True)], None
         return [raw.decode()], raw
     folded = _folded_text(text, data)
     if folded is text:
-        return [_collapse(text.casefold(), nfkc=True)], None
-    norm = _collapse(folded.casefold(), nfkc=True)
-    bare = _collapse(text.casefold(), nfkc=True)
+        return [_text._collapse(text.casefold(), nfkc=True)], None
+    norm = _text._collapse(folded.casefold(), nfkc=True)
+    bare = _text._collapse(text.casefold(), nfkc=True)
     return ([norm] if bare == norm else [norm, bare]), None
 
 

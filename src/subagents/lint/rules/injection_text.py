@@ -21,11 +21,20 @@ Design notes
   one case-folding changes (:func:`cased_class`: ranges checked by a test over every code
   point, for the Unicode version they were worked out for), lowering the ASCII letters of
   its UTF-8 gives the same text (:func:`_ascii_lower`).
+* **The C extension** ``subagents._speedups`` (optional, built by ``pip install``; see
+  setup.py) collapses blanks in one pass over the characters, lowering ASCII letters on the
+  way where asked (:func:`_lower_collapse`, :func:`_lower_collapse_utf8`): the Python
+  functions made an object of every line.  Its results are exactly those of the Python
+  functions below (tests/test_injection_collapse_native.py compares them on hostile texts),
+  which answer when it is not built, or when ``SUBAGENTS_NO_EXTENSION`` is set to anything
+  but ``""`` or ``0`` (the tests run both ways), and until a process has collapsed
+  :data:`NATIVE_AFTER` characters (importing it costs more than it saves on one file).
 """
 
 from __future__ import annotations
 
 import functools
+import os
 import re
 import unicodedata
 
@@ -34,7 +43,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-def _collapse(text: str, nfkc: bool = False) -> str:
+def _collapse_py(text: str, nfkc: bool = False) -> str:
     """Blanks to one space, a break with blanks around it to one newline, none at either
     end (``str.split`` runs in C: several times faster than two ``re.sub``).
 
@@ -90,7 +99,7 @@ _OTHER_BLANK_BYTES = tuple(b.encode() for b in _OTHER_NFKC_BLANKS if b.isascii()
 _OTHER_BEYOND_ASCII_BLANKS = tuple(b for b in _OTHER_NFKC_BLANKS if not b.isascii())
 
 
-def _collapse_utf8(data: bytes, text: str) -> bytes | None:
+def _collapse_utf8_py(data: bytes, text: str) -> bytes | None:
     """``_collapse(text, nfkc=True).encode()`` for a text as described there (what NFKC
     returned, changed only by removing characters, folding and case-folding), worked out on
     its UTF-8 ``data`` (the text's own, or that with its ASCII letters lowered): the
@@ -114,9 +123,77 @@ def _collapse_utf8(data: bytes, text: str) -> bytes | None:
     return out
 
 
+def _lower_collapse_py(text: str) -> str:
+    """``_collapse(text.lower())``: in C, one pass for an ASCII text."""
+    return _collapse_py(text.lower())
+
+
+def _lower_collapse_utf8_py(data: bytes, text: str) -> bytes | None:
+    """``_collapse_utf8(data.lower(), text)``: in C, one pass."""
+    return _collapse_utf8_py(data.lower(), text)
+
+
+#: the C extension is imported once the Python functions have collapsed this many
+#: characters (about seven typical prompts): importing it costs about 0.2 M instructions,
+#: which collapsing in C pays back over about 20,000 characters (``validate one.md`` never
+#: imports it)
+NATIVE_AFTER = 20_000
+_COLLAPSED = [0]
+#: whether the collapsing functions below are the C extension's
+NATIVE = False
+
+
+def _use_native() -> None:
+    """Make the collapsing functions the C extension's (the same results), unless it is not
+    built or ``SUBAGENTS_NO_EXTENSION`` asks for the Python functions; either way this is
+    not asked again."""
+    # module globals, rebound once: the detector looks them up here at each call
+    global _collapse, _collapse_utf8, _lower_collapse, _lower_collapse_utf8, NATIVE  # noqa: PLW0603
+    _lower_collapse = _lower_collapse_py  # (no more counting)
+    _lower_collapse_utf8 = _lower_collapse_utf8_py
+    if os.environ.get("SUBAGENTS_NO_EXTENSION", "") not in ("", "0"):
+        return
+    try:
+        from subagents import _speedups
+    except ImportError:  # not built: the Python functions answer
+        return
+    _collapse = _speedups.collapse
+    _collapse_utf8 = _speedups.collapse_utf8
+    _lower_collapse = _speedups.lower_collapse
+    _lower_collapse_utf8 = _speedups.lower_collapse_utf8
+    NATIVE = True
+
+
+def _lower_collapse_first(text: str) -> str:
+    """:func:`_lower_collapse_py`, counting the characters collapsed in Python."""
+    _COLLAPSED[0] += len(text)
+    if _COLLAPSED[0] > NATIVE_AFTER:
+        _use_native()
+    return _lower_collapse_py(text)
+
+
+def _lower_collapse_utf8_first(data: bytes, text: str) -> bytes | None:
+    """:func:`_lower_collapse_utf8_py`, counting the characters collapsed in Python."""
+    _COLLAPSED[0] += len(text)
+    if _COLLAPSED[0] > NATIVE_AFTER:
+        _use_native()
+    return _lower_collapse_utf8_py(data, text)
+
+
+#: the collapsing functions the detector calls (as attributes of this module: they become
+#: the C extension's once :data:`NATIVE_AFTER` characters were collapsed)
+_collapse = _collapse_py
+_collapse_utf8 = _collapse_utf8_py
+_lower_collapse = _lower_collapse_first
+_lower_collapse_utf8 = _lower_collapse_utf8_first
+
+
 _LEET_BYTES = bytes.maketrans(b"013457@$", b"oieastas")
-_NOT_LETTER_BYTES = bytes(c for c in range(128) if not chr(c).isalpha()
-                          and chr(c) not in "013457@$")
+#: the ASCII bytes that are neither letters nor leet digits, written out (working them out
+#: cost every ``validate one.md`` about 20 K instructions; a test works them out)
+_NOT_LETTER_BYTES = (b"\x00\x01\x02\x03\x04\x05\x06\x07\x08\t\n\x0b\x0c\r\x0e\x0f"
+                     b"\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f"
+                     b" !\"#%&'()*+,-./2689:;<=>?[\\]^_`{|}~\x7f")
 
 
 def _squeeze(text: str) -> str:

@@ -1,0 +1,14 @@
+"""The injection detector's blank collapsing in C (optional; see
+subagents/lint/rules/injection_text.py, whose Python functions give the same results)."""
+
+def collapse(text: str, nfkc: bool = False) -> str:
+    """``injection_text._collapse_py``."""
+
+def lower_collapse(text: str) -> str:
+    """``injection_text._collapse_py(text.lower())``."""
+
+def collapse_utf8(data: bytes, text: str) -> bytes | None:
+    """``injection_text._collapse_utf8_py``."""
+
+def lower_collapse_utf8(data: bytes, text: str) -> bytes | None:
+    """``injection_text._collapse_utf8_py(data.lower(), text)``."""
