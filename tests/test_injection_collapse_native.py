@@ -53,7 +53,7 @@ def _same_on_text(text: str) -> None:
         assert native.lower_collapse_utf8(raw, text) == _lower_collapse_utf8_py(raw, text)
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=600, deadline=None)
 @given(_pieces)
 def test_same_as_python_on_made_up_texts(pieces: list[str]) -> None:
     _same_on_text("".join(pieces))
@@ -66,7 +66,7 @@ def test_same_as_python_on_blank_heavy_texts(pieces: list[str]) -> None:
     _same_on_text("".join(pieces))
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=120), _pieces)
 def test_same_as_python_on_any_bytes(data: bytes, pieces: list[str]) -> None:
     """The bytes need not be the text's UTF-8 (the Python function does not ask)."""
