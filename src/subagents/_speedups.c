@@ -238,9 +238,25 @@ DEFINE_COLLAPSE(collapse_ucs4, Py_UCS4)
 
 /* The collapse of str ``text``: WORDS, or PLAIN first when ``plain`` (then WORDS if PLAIN
  * refuses it); ``lower``: its letters lowered too (ASCII text only). */
+/* A str's characters are read in place: before Python 3.12 a str made by the legacy API may
+ * not have them yet (PyUnicode_READY makes them; a no-op since). */
+static inline int
+ready(PyObject *text)
+{
+#if PY_VERSION_HEX < 0x030C0000
+    return PyUnicode_READY(text);
+#else
+    (void)text;
+    return 0;
+#endif
+}
+
 static PyObject *
 collapse_str(PyObject *text, int plain, int lower)
 {
+    if (ready(text) < 0) {
+        return NULL;
+    }
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
@@ -343,6 +359,9 @@ speedups_lower_collapse(PyObject *module, PyObject *text)
                      Py_TYPE(text)->tp_name);
         return NULL;
     }
+    if (ready(text) < 0) {
+        return NULL;
+    }
     if (PyUnicode_IS_ASCII(text)) {
         return collapse_str(text, 0, 1);
     }
@@ -395,6 +414,9 @@ collapse_bytes(PyObject *const *args, Py_ssize_t nargs, const char *name, int lo
     }
     if (!PyBytes_Check(args[0]) || !PyUnicode_Check(args[1])) {
         PyErr_Format(PyExc_TypeError, "%s() takes bytes and str", name);
+        return NULL;
+    }
+    if (ready(args[1]) < 0) {
         return NULL;
     }
     const unsigned char *in = (const unsigned char *)PyBytes_AS_STRING(args[0]);
