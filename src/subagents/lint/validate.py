@@ -340,18 +340,36 @@ CACHE_FILES = 8
 
 def _keyed(found: Sequence[tuple[_Target, Config, _Filter, str]],
            results: ResultCache | None) -> list[_Work]:
-    """The files to validate, each with its key in the result cache (none without one)."""
+    """The files to validate, each with its key in the result cache (none without one).
+
+    A key is what decides a file's outcome besides its bytes and mode: the hash of its
+    group's part (the configuration and filter, the dialect, the folder walked, the scope,
+    whether the path may lead out), the same for every file of a folder walked and worked
+    out once for it, then the path shown (and, for a path that may lead out of its folder,
+    where it leads).  The absolute path is the entry's own key in the cache."""
     if results is None:
         return [_Work(target, cfg, filt, "", apath) for target, cfg, filt, apath in found]
     fingerprints: dict[int, str] = {}  # one per configuration (which decides the filter)
+    groups: dict[tuple[int, int, int, str, bool], str] = {}
     work: list[_Work] = []
     for target, cfg, filt, apath in found:
-        key = id(cfg)
-        fingerprint = fingerprints.get(key)
-        if fingerprint is None:
-            fingerprint = fingerprints[key] = _fingerprint(cfg, filt)
-        work.append(_Work(target, cfg, filt, _entry_key(results, fingerprint, target, apath),
-                          apath))
+        # (the objects' ids: each is kept alive by ``found``; equal objects under two ids
+        # only work out the same part twice)
+        where = (id(cfg), id(target.root), id(target.dialect), target.scope,
+                 target.may_escape)
+        group = groups.get(where)
+        if group is None:
+            fingerprint = fingerprints.get(id(cfg))
+            if fingerprint is None:
+                fingerprint = fingerprints[id(cfg)] = _fingerprint(cfg, filt)
+            group = groups[where] = results.key(target.dialect, target.root, target.scope,
+                                                target.may_escape, fingerprint)
+        if target.may_escape:
+            # a named file may lead elsewhere through a linked folder: where it leads counts
+            key = f"{group}{target.display}\0{os.path.realpath(target.path)}"
+        else:
+            key = group + target.display
+        work.append(_Work(target, cfg, filt, key, apath))
     return work
 
 
@@ -387,13 +405,6 @@ class _Work:
 # for the result cache, the hash of the bytes it was judged on (None: not read, or no cache).
 _Outcome = tuple[list[Diagnostic], int, list[ScopedAgent],
                  tuple[tuple[str, ...], tuple[str, ...]] | None, _HarnessIds, str | None]
-
-
-def _entry_key(results: ResultCache, fingerprint: str, target: _Target, apath: str) -> str:
-    # a named file may lead elsewhere through a linked folder: where it leads is part of the key
-    real = os.path.realpath(target.path) if target.may_escape else ""
-    return results.key(apath, real, target.display, target.dialect,
-                       target.root, target.scope, target.may_escape, fingerprint)
 
 
 def _outcome(item: _Work) -> _Outcome:
@@ -530,11 +541,14 @@ def _store(results: ResultCache, item: _Work, outcome: _Outcome) -> None:
             # fact of this file alone, so such a file is validated every time
             return
     # (the entry's fields given as they are stored: no FileEntry or AgentFacts per file)
-    row_of = _cache_module().AgentFacts.row_of
+    text_of = _cache_module().AgentFacts.text_of
+    try:
+        facts = [text_of(a.definition, a.line, a.column) for a in mine]
+    except (TypeError, ValueError):  # a fact of another type: validated again next time
+        return
     results.store_outcome(
-        item.apath, item.entry_key, diags, n,
-        [row_of(a.definition, a.line, a.column) for a in mine], silenced,
-        [agent_id for _scope, agent_id, _display, _path in my_ids], digest)
+        item.apath, item.entry_key, diags, n, facts, silenced,
+        [agent_id for _scope, agent_id, _display, _path in my_ids] if my_ids else (), digest)
 
 
 def _config_for(p: Path, cache: dict[Any, Config], notes: list[str]) -> Config:
