@@ -249,10 +249,38 @@ def _entry_row(key: str, stated: list[int], digest: str, hashed_at: int,
             list(harness_ids)]
 
 
-#: an agent's facts (:meth:`AgentFacts.row`), and an entry's member of ``entries``; ``%d``
-#: writes an ``int`` (or a ``bool``) as JSON does and refuses anything else
+#: an agent's facts (:meth:`AgentFacts.row`); an entry's member of ``entries`` up to its
+#: findings (its path, key, stat, hash and hash time), then from its findings on (what
+#: :func:`outcome_text` gives); ``%d`` writes an ``int`` (or a ``bool``) as JSON does and
+#: refuses anything else
 _ROW = "[%s,%s,%s,%s,%s,%d,%d]"
-_ENTRY = "%s:[%s,[%d,%d,%d,%d,%d],%s,%d,%s,%d,[%s],%s,%s]"
+_HEAD = "%s:[%s,[%d,%d,%d,%d,%d],%s,%d,"
+_TAIL = "%s,%d,[%s],%s,%s]"
+
+
+def outcome_text(diagnostics: Sequence[Diagnostic], agents: int, facts: Sequence[str],
+                 silencers: tuple[tuple[str, ...], tuple[str, ...]] | None,
+                 harness_ids: Sequence[str]) -> str:
+    """The JSON of a file's outcome as its entry holds it, from its findings on
+    (``facts``: each agent's :meth:`AgentFacts.text`): worked out where the outcome is made
+    (in the process that judged the file, while its strings are at hand), so that storing it
+    is a concatenation.  The common fields are formatted here (strings quoted by ``json``'s
+    own function, numbers by ``%d``); findings, silencers and another harness's ids, when
+    there are any, by the encoder.  ``TypeError`` for a field of another type."""
+    if silencers is None:
+        silenced = "null"
+    elif not silencers[0] and not silencers[1]:
+        silenced = "[[],[]]"
+    else:
+        silenced = _encode([list(silencers[0]), list(silencers[1])])
+    return _TAIL % (_encode([_diag_out(d) for d in diagnostics]) if diagnostics else "[]",
+                    agents, ",".join(facts), silenced,
+                    _encode(list(harness_ids)) if harness_ids else "[]")
+
+
+def _entry_head(apath: str, key: str, st: os.stat_result, digest: str, hashed_at: int) -> str:
+    return _HEAD % (_quote(apath), _quote(key), st.st_mtime_ns, st.st_size, st.st_ino,
+                    st.st_mode, st.st_ctime_ns, _quote(digest), hashed_at)
 
 
 def _entry_text(apath: str, key: str, st: os.stat_result, digest: str, hashed_at: int,
@@ -261,22 +289,10 @@ def _entry_text(apath: str, key: str, st: os.stat_result, digest: str, hashed_at
                 harness_ids: Sequence[str]) -> str:
     """``"apath":[...]``, the member of the file's ``entries`` that ``json.dumps`` (with the
     file's settings) writes for :func:`_entry_row`'s list (``facts``: each agent's
-    :meth:`AgentFacts.text`), encoded when the outcome is stored: no list or dict built per
-    field for the encoder to walk again at the end.  The common fields are formatted here
-    (strings quoted by ``json``'s own function, numbers by ``%d``); findings, silencers and
-    another harness's ids, when there are any, by the encoder.  ``TypeError`` for a field of
-    another type."""
-    if silencers is None:
-        silenced = "null"
-    elif not silencers[0] and not silencers[1]:
-        silenced = "[[],[]]"
-    else:
-        silenced = _encode([list(silencers[0]), list(silencers[1])])
-    return _ENTRY % (
-        _quote(apath), _quote(key), st.st_mtime_ns, st.st_size, st.st_ino, st.st_mode,
-        st.st_ctime_ns, _quote(digest), hashed_at,
-        _encode([_diag_out(d) for d in diagnostics]) if diagnostics else "[]", agents,
-        ",".join(facts), silenced, _encode(list(harness_ids)) if harness_ids else "[]")
+    :meth:`AgentFacts.text`), without building the lists for the encoder to walk.
+    ``TypeError`` for a field of another type."""
+    return (_entry_head(apath, key, st, digest, hashed_at)
+            + outcome_text(diagnostics, agents, facts, silencers, harness_ids))
 
 
 def _entry_in(raw: list[Any]) -> FileEntry:
@@ -408,7 +424,16 @@ class ResultCache:
                       silencers: tuple[tuple[str, ...], tuple[str, ...]] | None,
                       harness_ids: Sequence[str], digest: str | None = None) -> None:
         """:meth:`store` of a :class:`FileEntry`'s fields (``facts``: each agent's
-        :meth:`AgentFacts.text`), without building it: ``validate`` stores one per file.
+        :meth:`AgentFacts.text`), without building it."""
+        try:
+            text = outcome_text(diagnostics, agents, facts, silencers, harness_ids)
+        except (TypeError, ValueError):  # a field of another type: not stored
+            return
+        self.store_text(apath, key, text, digest)
+
+    def store_text(self, apath: str, key: str, outcome: str, digest: str | None = None) -> None:
+        """:meth:`store` of an outcome given as :func:`outcome_text` gives it: ``validate``
+        stores one per file, made where the file was judged.
 
         The entry records the look-up's stat, taken before the file was read, and the hash
         of the bytes the outcome was computed from.  A write after that stat changes the
@@ -434,9 +459,8 @@ class ResultCache:
             except OSError:
                 return
         try:
-            self._fresh[apath] = _entry_text(apath, key, st, digest, hashed_at, diagnostics,
-                                             agents, facts, silencers, harness_ids)
-        except (TypeError, ValueError):  # a field of another type: not stored
+            self._fresh[apath] = _entry_head(apath, key, st, digest, hashed_at) + outcome
+        except (TypeError, ValueError):  # a key or hash of another type: not stored
             return
         self._new.pop(apath, None)
         self._changed = True

@@ -309,7 +309,7 @@ def validate_paths(
         cache = len(found) >= CACHE_FILES
     results = _open_cache(resolved) if cache else None
     work = _keyed(found, results)
-    for item, (diags, n, mine, silenced, ids, _digest) in zip(
+    for item, (diags, n, mine, silenced, ids, _kept) in zip(
             work, _outcomes(work, results, jobs), strict=True):
         # merged in the order of the files, however many processes computed them
         scoped.extend(mine)
@@ -402,9 +402,10 @@ class _Work:
 
 # What one file gives the run: its findings, the agents it loads, the facts the scope rules
 # read, its silencers (config ignores, in-file ignores), the ids another harness loads and,
-# for the result cache, the hash of the bytes it was judged on (None: not read, or no cache).
+# for the result cache, what it stores (see ``_stored``; None: nothing, or no cache).
 _Outcome = tuple[list[Diagnostic], int, list[ScopedAgent],
-                 tuple[tuple[str, ...], tuple[str, ...]] | None, _HarnessIds, str | None]
+                 tuple[tuple[str, ...], tuple[str, ...]] | None, _HarnessIds,
+                 tuple[str | None, str] | None]
 
 
 def _outcome(item: _Work) -> _Outcome:
@@ -429,11 +430,32 @@ def _finish(item: _Work, fctx: FileContext, result: LoadResult | None,
                           scope=target.scope, scoped=mine, harness_ids=my_ids,
                           absolute=target.apath or None)
     silenced = mine_silencers.get(item.target.display)
-    digest = None
-    if item.entry_key and read:  # (the cache is on: it records the hash of these bytes)
-        digest = _cache_module().file_digest(read[0])
-    return (diags, n, mine, None if silenced is None else (silenced[1], silenced[2]), my_ids,
-            digest)
+    pair = None if silenced is None else (silenced[1], silenced[2])
+    return (diags, n, mine, pair, my_ids,
+            _stored(read, diags, n, mine, pair, my_ids) if item.entry_key else None)
+
+
+def _stored(read: list[bytes], diags: list[Diagnostic], n: int, mine: list[ScopedAgent],
+            silenced: tuple[tuple[str, ...], tuple[str, ...]] | None,
+            my_ids: _HarnessIds) -> tuple[str | None, str] | None:
+    """What the result cache stores of a file's outcome, worked out where the outcome is
+    made (its strings at hand, and in the worker process with ``jobs``): the hash of the
+    bytes judged (``None``: not read; the cache hashes the file) and the JSON of the
+    outcome (:func:`subagents.lint.cache.outcome_text`); ``None``: not stored."""
+    for a in mine:
+        if a.definition.skills:
+            # whether each skill exists is read from .claude/skills folders (SA021): not a
+            # fact of this file alone, so such a file is validated every time
+            return None
+    cache = _cache_module()
+    text_of = cache.AgentFacts.text_of
+    try:
+        text = cache.outcome_text(
+            diags, n, [text_of(a.definition, a.line, a.column) for a in mine], silenced,
+            [agent_id for _scope, agent_id, _display, _path in my_ids] if my_ids else ())
+    except (TypeError, ValueError):  # a fact of another type: validated again next time
+        return None
+    return (cache.file_digest(read[0]) if read else None), text
 
 
 def _chunks(items: Sequence[_Work], workers: int = 1) -> list[list[_Work]]:
@@ -534,21 +556,10 @@ def _cache_module() -> Any:
 
 
 def _store(results: ResultCache, item: _Work, outcome: _Outcome) -> None:
-    diags, n, mine, silenced, my_ids, digest = outcome
-    for a in mine:
-        if a.definition.skills:
-            # whether each skill exists is read from .claude/skills folders (SA021): not a
-            # fact of this file alone, so such a file is validated every time
-            return
-    # (the entry's fields given as they are stored: no FileEntry or AgentFacts per file)
-    text_of = _cache_module().AgentFacts.text_of
-    try:
-        facts = [text_of(a.definition, a.line, a.column) for a in mine]
-    except (TypeError, ValueError):  # a fact of another type: validated again next time
-        return
-    results.store_outcome(
-        item.apath, item.entry_key, diags, n, facts, silenced,
-        [agent_id for _scope, agent_id, _display, _path in my_ids] if my_ids else (), digest)
+    stored = outcome[5]
+    if stored is not None:
+        digest, text = stored
+        results.store_text(item.apath, item.entry_key, text, digest)
 
 
 def _config_for(p: Path, cache: dict[Any, Config], notes: list[str]) -> Config:
