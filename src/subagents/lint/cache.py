@@ -20,7 +20,18 @@ Design notes
   that window of its hash (two edits within one timestamp tick) is read and hashed again.
   A warm run then costs one ``lstat`` per file instead of an open, a read and a hash.
   Symbolic links are never cached (what they lead to can change without the link
-  changing).
+  changing).  The stat an entry records is the look-up's, taken before the file is read, with
+  the hash of the bytes the outcome was made from: a write after that stat changes the
+  ctime, so the next run hashes the file and compares (a stat after the outcome would only
+  leave out entries the next run finds stale anyway, for another ``lstat`` a file).
+* **The file's layout (format 4).** ``{"format", "version", "similar", "entries"}``, each
+  entry (by absolute path) a list: key, stat, hash, hash time, findings, agents, facts,
+  silencers, another harness's ids.  A file's entry is encoded when its outcome is made
+  (:func:`outcome_text`, in the process that judged it) and the file is those texts joined:
+  nothing built per field for one encoding at the end (a cold run of 2,000 files: building
+  the entries and writing the file 27.8 -> 15.2 ms of CPU).  The key: a hash of what the
+  files of a folder walked share (configuration and filter, dialect, folder, scope), worked
+  out once, then the path shown.
 * **What the environment chooses.** Every ``SUBAGENTS_*`` variable (``--claude-code`` sets
   one) is part of the key, and so are the files of a folder of recorded versions named there.
 * **Which build of subagents.** The file records a fingerprint of the installed package: the
