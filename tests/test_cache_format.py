@@ -140,3 +140,25 @@ def test_a_format_3_file_is_ignored(tmp_path: Path) -> None:
     results.path.write_text(json.dumps({"format": 3, "version": cache.package_fingerprint(),
                                         "entries": {str(f): old}, "similar": {}}))
     assert ResultCache([tmp_path], folder=tmp_path / "c").lookup(str(f), "key") is None
+
+
+def test_kept_and_new_entries_make_one_file(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run that answers most files from the cache and validates one edited file writes the
+    kept entries (as read) and the new one (as encoded) into one valid file, which the next
+    run answers every file from."""
+    from test_validate_cache import _no_reading, _project, _run
+
+    monkeypatch.setenv("SUBAGENTS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(cache.time, "time_ns", lambda: 10**19)  # every file long unchanged
+    agents = _project(tmp_path)
+    _run(str(agents))
+    (agents / "writer.md").write_text((agents / "writer.md").read_text() + "\nmore\n")
+    edited = _run(str(agents))
+    (path,) = (tmp_path / "cache").glob("*.json")
+    entries = json.loads(path.read_text(encoding="ascii"))["entries"]
+    assert sorted(entries) == sorted(os.path.abspath(f) for f in agents.glob("*.md"))
+    assert edited == _run("--no-cache", str(agents))
+    with monkeypatch.context() as m:
+        _no_reading(m)
+        assert _run(str(agents)) == edited
