@@ -115,3 +115,59 @@ def test_corpus_recovery_is_that_of_exact_parses(corpus: Path) -> None:
             assert fast == _seen(decoded.text), path
         recovered += bool(fast[0] is not None and fast[2])
     assert recovered >= 5  # the corpus holds broken `description:` values
+
+
+def _claude_views(data: bytes) -> tuple[Any, Any]:
+    from subagents.claude_code.reader import read_claude_code
+    from subagents.definition import Dialect
+    from subagents.harnesses.loader import parse_agent_text
+
+    import dataclasses
+
+    # (the one field that says the strict parse was shared, as it is for a file that reads)
+    shared = parse_agent_text(data, path="a.md", dialect=Dialect.CLAUDE).claude_code
+    assert shared is not None
+    if shared.shared_parse:
+        shared = dataclasses.replace(shared, shared_parse=False)
+    return shared, read_claude_code(data)
+
+
+@given(_broken(), st.sampled_from(["", "\n", "\n\n"]))
+@settings(max_examples=examples(400))
+def test_claude_code_reading_with_the_strict_refusal_is_its_own(text: str, blank: str) -> None:
+    data = text.replace("---\n", "---\n" + blank, 1).encode("utf-8")
+    shared, alone = _claude_views(data)
+    assert shared == alone and repr(shared) == repr(alone), data
+
+
+def test_a_refused_block_is_composed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from subagents.claude_code import bun_yaml
+
+    composed: list[str] = []
+    plain = bun_yaml._Loader
+
+    def counted(text: str) -> Any:
+        composed.append(text)
+        return plain(text)
+
+    monkeypatch.setattr(bun_yaml, "_Loader", counted)
+    data = b"---\nname: a\ndescription: Use when: the user asks\n---\nbody\n"
+    shared, alone = _claude_views(data)
+    assert shared == alone and shared.loaded and shared.parse.value == "lenient"
+    assert not shared.shared_parse
+    # the loader's reading composed only the lenient rewrite; the reading alone, both texts
+    original = "name: a\ndescription: Use when: the user asks\n"
+    rewritten = composed[0]
+    assert composed == [rewritten, original, rewritten] and rewritten != original
+    # after blank lines the block is another text: composed again, not given the answer
+    composed.clear()
+    shared, alone = _claude_views(data.replace(b"---\n", b"---\n\n", 1))
+    assert shared == alone and composed == [original, rewritten, original, rewritten]
+
+
+@needs_corpus
+def test_corpus_claude_code_reading_with_the_strict_refusal_is_its_own(corpus: Path) -> None:
+    for path in sorted(corpus.rglob("*.md")):
+        data = path.read_bytes()
+        shared, alone = _claude_views(data)
+        assert shared == alone, path

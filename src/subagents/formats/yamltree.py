@@ -237,6 +237,9 @@ class YamlTree:
     root: YNode | None
     issues: list[YamlIssue] = field(default_factory=list)
     error: YamlIssue | None = None  # a syntax error: the tree is unusable
+    #: what libyaml's composer raised on the text (before the event path found the error's
+    #: place): another reader that composes the same text with libyaml meets the same
+    composer_error: Exception | None = field(default=None, repr=False, compare=False)
 
 
 # Agent frontmatter is at most a few levels deep (hooks: event -> matcher list -> hook list ->
@@ -618,12 +621,21 @@ def _parse_yaml_tree(text: str, line_offset: int, exact_error: bool = True) -> Y
             # event path, at the same event, unless a refusal comes first (an error too)
             if not exact_error and not isinstance(exc, yaml.composer.ComposerError):
                 return YamlTree(None, issues, UNREAD)
+            tree = _event_tree(text, line_offset, issues)
+            tree.composer_error = exc
+            return tree
         else:
             try:
                 root = _from_node(node, line_offset, issues) if node is not None else None
             except _Refused as refused:
                 return YamlTree(None, issues, refused.issue)
             return YamlTree(root, issues)
+    return _event_tree(text, line_offset, issues)
+
+
+def _event_tree(text: str, line_offset: int, issues: list[YamlIssue]) -> YamlTree:
+    """The tree built from libyaml's events, refusing what we never accept, or the exact
+    error and its place."""
     builder = _Builder(line_offset, issues)
     try:
         # (the tree loader: libyaml's parser without the constructor's and resolver's set-up,

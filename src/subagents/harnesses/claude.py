@@ -306,9 +306,13 @@ def _say_what_claude_code_does(d: Diagnostic, label: str, lenient: bool = False)
 
 def _parsed_block(doc: FrontmatterDocument | None, crlf: bool) -> tuple[str, Any] | None:
     """The strict reader's parse as Bun's (no second parse of the same text), when it applies:
-    a tree that parsed as it stands (not recovered), read from LF text, opened at line 1."""
-    if doc is None or doc.root is None or doc.recovered or crlf or doc.start_line != 1:
+    a tree that parsed as it stands (not recovered), read from LF text, opened at line 1; or,
+    for a text libyaml's composer refused (a recovered frontmatter), what it raised."""
+    if doc is None or crlf or doc.start_line != 1:
         return None
+    if doc.root is None or doc.recovered:
+        refused = doc.composer_error
+        return None if refused is None else (doc.yaml_text, refused)
     return doc.yaml_text, bun_value(doc.root)
 
 
