@@ -118,11 +118,11 @@ def test_corpus_recovery_is_that_of_exact_parses(corpus: Path) -> None:
 
 
 def _claude_views(data: bytes) -> tuple[Any, Any]:
+    import dataclasses
+
     from subagents.claude_code.reader import read_claude_code
     from subagents.definition import Dialect
     from subagents.harnesses.loader import parse_agent_text
-
-    import dataclasses
 
     # (the one field that says the strict parse was shared, as it is for a file that reads)
     shared = parse_agent_text(data, path="a.md", dialect=Dialect.CLAUDE).claude_code

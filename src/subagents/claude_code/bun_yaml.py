@@ -179,7 +179,7 @@ def parse(text: str, composed: Exception | None = None) -> Any:
     """Parse one YAML document as Bun would; raise :class:`BunYamlError` if it is not YAML.
 
     ``composed``: what libyaml's composer raised on this very text when another reader
-    composed it (the strict reader, :attr:`~subagents.formats.yamltree.YamlTree.composer_error`);
+    composed it (the strict reader, :func:`~subagents.formats.yamltree.composer_refusal`);
     the composer here is the same, so it raises the same: that answer is given without a
     second parse (after the depth check, as always)."""
     depth, line = nesting_scan(text)

@@ -85,9 +85,6 @@ class FrontmatterDocument:
     yaml_text: str = ""
     #: where the body starts in ``text`` when the splitter knows it (-1: found from the lines)
     body_at: int = field(default=-1, repr=False, compare=False)
-    #: what libyaml's composer raised on ``yaml_text`` (:attr:`YamlTree.composer_error`):
-    #: Claude Code's reading composes the same text with it, and is given this answer
-    composer_error: Exception | None = field(default=None, repr=False, compare=False)
 
     @property
     def body_line(self) -> int:
@@ -286,7 +283,6 @@ def _parse_block(
     tree = parse_yaml_tree(yaml_text, line_offset=start_line)
     issues.extend(tree.issues)
     if tree.error is not None:
-        doc.composer_error = tree.composer_error
         if tree.error.code == "SA005":
             fm_lines = yaml_text[:-1].split("\n")  # the lines between the delimiters
             tab = _first_tab_indent(fm_lines, start_line + 1)

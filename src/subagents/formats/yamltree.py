@@ -237,9 +237,6 @@ class YamlTree:
     root: YNode | None
     issues: list[YamlIssue] = field(default_factory=list)
     error: YamlIssue | None = None  # a syntax error: the tree is unusable
-    #: what libyaml's composer raised on the text (before the event path found the error's
-    #: place): another reader that composes the same text with libyaml meets the same
-    composer_error: Exception | None = field(default=None, repr=False, compare=False)
 
 
 # Agent frontmatter is at most a few levels deep (hooks: event -> matcher list -> hook list ->
@@ -594,6 +591,18 @@ def _to_file_lines(tree: YamlTree, text: str, offset: int) -> None:
         tree.error = moved(tree.error)
 
 
+def composer_refusal(text: str) -> Exception | None:
+    """What libyaml's composer raised on ``text``, if it was the last text it refused here
+    (a recovered frontmatter: Claude Code's reading composes the same text with the same
+    composer, which raises the same)."""
+    refused_text, refused = _REFUSED[0]
+    return refused if refused_text == text else None
+
+
+#: the last text libyaml's composer refused and what it raised (one: the file being read)
+_REFUSED: list[tuple[str, Exception | None]] = [("", None)]
+
+
 #: The error of a text that does not read, when its exact message was not asked for.
 UNREAD = YamlIssue("SA005", "invalid YAML", 1, 1)
 
@@ -621,21 +630,16 @@ def _parse_yaml_tree(text: str, line_offset: int, exact_error: bool = True) -> Y
             # event path, at the same event, unless a refusal comes first (an error too)
             if not exact_error and not isinstance(exc, yaml.composer.ComposerError):
                 return YamlTree(None, issues, UNREAD)
-            tree = _event_tree(text, line_offset, issues)
-            tree.composer_error = exc
-            return tree
+            # (remembered for another reader composing the same text, composer_refusal: one
+            # store of a pair, so that a thread never reads one text's error for another's;
+            # without its traceback, whose frames would be kept)
+            _REFUSED[0] = (text, exc.with_traceback(None))
         else:
             try:
                 root = _from_node(node, line_offset, issues) if node is not None else None
             except _Refused as refused:
                 return YamlTree(None, issues, refused.issue)
             return YamlTree(root, issues)
-    return _event_tree(text, line_offset, issues)
-
-
-def _event_tree(text: str, line_offset: int, issues: list[YamlIssue]) -> YamlTree:
-    """The tree built from libyaml's events, refusing what we never accept, or the exact
-    error and its place."""
     builder = _Builder(line_offset, issues)
     try:
         # (the tree loader: libyaml's parser without the constructor's and resolver's set-up,

@@ -35,6 +35,7 @@ from subagents.claude_code.reader import ParseMode, SkipKind, as_plugin_agent, r
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic
 from subagents.formats.frontmatter import FrontmatterDocument
+from subagents.formats.yamltree import composer_refusal
 from subagents.harnesses.loader import LoadResult, parse_agent_text
 from subagents.harnesses.reading import Reading
 from subagents.harnesses.table import TableHarness, get_spec
@@ -311,7 +312,7 @@ def _parsed_block(doc: FrontmatterDocument | None, crlf: bool) -> tuple[str, Any
     if doc is None or crlf or doc.start_line != 1:
         return None
     if doc.root is None or doc.recovered:
-        refused = doc.composer_error
+        refused = composer_refusal(doc.yaml_text)
         return None if refused is None else (doc.yaml_text, refused)
     return doc.yaml_text, bun_value(doc.root)
 
