@@ -11,7 +11,7 @@ Most prompts hide nothing, so what is skipped matters more than what is found.  
 pass over the text's UTF-8 says which searches may find anything (:data:`_MARKS`: for each, a
 pattern every match of the search holds a match of); on the bench tree's prompts it rules out
 every search but the base64 runs', and, once a process has read a few hundred files, those too
-but in about one prompt in twelve: the set then holds the first digits of every base64 run
+but in about one prompt in two hundred: the set then holds the first digits of every base64 run
 that can decode to text (:mod:`.injection_b64`), and only such runs are found and decoded.
 Elsewhere a run that cannot decode to text is not decoded (most runs are long words and
 paths), and a marker of several characters is looked for only when its rarer first character
@@ -128,11 +128,18 @@ _MARKS = ("base64", "hex", "base64-block", "spaced-hex", "rot13", "comment", "li
 _B64_DIGIT = "[A-Za-z0-9+/_-]"
 
 
-def _candidate_source(prefix: str, more: str | int) -> str:
-    """A base64 run whose first digits match ``prefix`` (RE2 finds each run from its first
-    digit, as its pattern's ``{16,}`` is greedy: where no digit is before it), with ``more``
-    digits after them (``"8,"``: the rest of the run; eight at least: it holds sixteen)."""
-    return f"(?:\\A|[^A-Za-z0-9+/_-])(?:{prefix}){_B64_DIGIT}{{{more}}}"
+def _candidate_source(prefix: str, more: str) -> str:
+    """A base64 run whose first digits match ``prefix`` (:data:`.injection_b64.DIGITS` of
+    them; RE2 finds each run from its first digit, as its pattern's ``{16,}`` is greedy:
+    where no digit is before it), with ``more`` digits after them (``""``: as many as make
+    sixteen; ``","``: the rest of the run, at least as many)."""
+    from subagents.lint.rules.injection_b64 import DIGITS
+
+    return (f"(?:\\A|[^A-Za-z0-9+/_-])(?:{prefix}){_B64_DIGIT}"
+            f"{{{max(_B64_LEAST - DIGITS, 0)}{more}}}")
+
+
+_B64_LEAST = 16  # the digits of the shortest base64 run decoded (:data:`_B64`)
 
 
 def _mark_sources(prefix: str | None, markers: bool = True) -> list[str | None]:
@@ -145,7 +152,7 @@ def _mark_sources(prefix: str | None, markers: bool = True) -> list[str | None]:
         # ``\w`` of ``re`` (Unicode) is an ASCII word character or one outside ASCII
         r"&#?(?:\w|[^\x00-\x7f]){1,8};",
         _UESC, _XESC, "[\U000e0020-\U000e007e]"]
-    return [None if prefix is None else _candidate_source(prefix, 8),
+    return [None if prefix is None else _candidate_source(prefix, ""),
             _HEX, _B64_BLOCK, _SPACED_HEX, "(?i)" + _ROT13_WORDS,
             *(marker_sources if markers else [None] * len(marker_sources))]
 
@@ -229,7 +236,7 @@ def _candidate_runs() -> Any:
         options.log_errors = False
         options.encoding = re2.Options.Encoding.LATIN1
         options.max_mem = 64 << 20
-        return re2.compile(_candidate_source(prefix, "8,").encode(), options)
+        return re2.compile(_candidate_source(prefix, ",").encode(), options)
     except Exception:  # every run is decoded
         return None
 
