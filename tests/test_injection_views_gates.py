@@ -280,6 +280,21 @@ def test_the_marks_of_markers_hold_beside_any_character(before: str, marker: str
     _marks_hold(text)
 
 
+def test_a_reference_is_marked_after_any_blank_python_reads_as_one() -> None:
+    """The mark of a reference line (``[label]: target``) lets every blank ``re``'s ``\\s``
+    takes before its bracket (any code point ``str.isspace`` says is one), at the start of
+    the text and after a line break, with line breaks inside the label too."""
+    blanks = [chr(c) for c in range(0x110000) if chr(c).isspace()]
+    assert len(blanks) > 20
+    for blank in blanks:
+        for text in (f"{blank}[a]: x", f"text\n{blank}{blank}[a\nb]: \"t\"",
+                     f"[a]:{blank}x"):
+            assert iv._REF_COMMENT_RE.search(text), repr(text)
+            _marks_hold(text)
+    # and not in code, where ``]:`` is not at the start of a line's bracket
+    assert not iv._marks(b"for key in m[k]: pass\nx[0]: y", 2)
+
+
 def test_a_set_that_cannot_answer_makes_every_search(monkeypatch: pytest.MonkeyPatch) -> None:
     real = iv._marks_set
     monkeypatch.setattr(iv, "_marks_set", lambda level: None)

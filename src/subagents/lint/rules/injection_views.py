@@ -148,7 +148,7 @@ def _mark_sources(prefix: str | None, markers: bool = True) -> list[str | None]:
     ``markers``: the marks of comments, links, percent-encoding, entities, escapes and tag
     characters are looked for too (else they are left to their first characters)."""
     marker_sources: list[str | None] = [
-        "<!--", r"\]\(", r"\]:", _PCT,
+        "<!--", r"\]\(", _REF_MARK, _PCT,
         # ``\w`` of ``re`` (Unicode) is an ASCII word character or one outside ASCII
         r"&#?(?:\w|[^\x00-\x7f]){1,8};",
         _UESC, _XESC, "[\U000e0020-\U000e007e]"]
@@ -296,6 +296,11 @@ def _base64_text(run: bytes) -> str | None:
 _COMMENT_RE = lazy_compile(r"<!--(.*?)(?:-->|$)", re.S)
 # a link's target and title, one level of parentheses inside allowed
 _LINK_RE = lazy_compile(r"\]\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
+# a line that begins a reference (``[label]:``) after any blanks: what every match of the
+# pattern below begins with (``\s`` of ``re`` is one of these ASCII blanks or a character
+# outside ASCII); ``]:`` alone is in code (``map[key]:``) and YAML, and ``re`` trying the
+# pattern at every line of a long prompt cost more than the rest of its views together
+_REF_MARK = r"^(?:[\t-\r\x1c-\x20]|[^\x00-\x7f])*\[[^\]]*\]:"
 _REF_COMMENT_RE = lazy_compile(r"^\s*\[[^\]]*\]:\s*(\S*)\s*(?:[\"'(](.*?)[\"')])?\s*$", re.M)
 # (scanned left to right, a match starts where its run starts: no lookbehind needed, so RE2)
 _B64 = r"[A-Za-z0-9+/_-]{16,}={0,2}"
