@@ -820,12 +820,13 @@ def forget_verdicts() -> None:
 
 #: texts whose first steps were done ahead, together with the other texts of a chunk
 #: (:mod:`.injection_ahead` fills it and empties it after the chunk): by the text, its
-#: normalised variants, the first one's UTF-8 when known, what the prefilter said of it
-#: (``None``: not asked), whether the spread pattern matches it (``None``: not asked,
-#: :func:`_squeezed_finding`) and the text's UTF-8 and hidden views' marks
-#: (:func:`.injection_views.text_marks`); ``None``: the steps found that nothing can make
-#: a finding (the verdict is ``None``)
-AHEAD: dict[str, tuple[list[str], bytes | None, frozenset[str] | Holds | None, bool | None,
+#: normalised variants, the first one's UTF-8 when known, what the prefilter said of the
+#: first variants (of the first, or of both; ``None``: not asked), whether the spread
+#: pattern matches it (``None``: not asked, :func:`_squeezed_finding`) and the text's
+#: UTF-8 and hidden views' marks (:func:`.injection_views.text_marks`); ``None``: the steps
+#: found that nothing can make a finding (the verdict is ``None``)
+AHEAD: dict[str, tuple[list[str], bytes | None, list[frozenset[str] | Holds] | None,
+                       bool | None,
                        tuple[bytes, tuple[bool, ...] | None] | None] | None] = {}
 
 
@@ -869,7 +870,7 @@ def _assess(text: str) -> InjectionFinding | None:
             first = raw
         n += 1
         if PREFILTER:
-            gate = (scanned if n == 1 and scanned is not None
+            gate = (scanned[n - 1] if scanned is not None and n <= len(scanned)
                     else parts_or_holds(norm, raw))
             if isinstance(gate, frozenset):
                 if not _could_find_parts(gate):
