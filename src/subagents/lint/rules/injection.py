@@ -965,33 +965,30 @@ class _Found:
         return self.found
 
 
-#: the kinds that make a finding only as a pair (a send carrying a secret, :func:`_combine`)
-_PAIRED = frozenset({"send", "secret"})
 #: ``False``: :func:`_signals` never answers early (what the tests compare with)
-PAIRS_FIRST = True
+JUDGE_FIRST = True
 
 
 def _signals(search: _Search, norm: str, raw: bytes) -> dict[str, Any] | None:
-    """``search.signals()``, or ``None`` when they cannot make a finding: a view whose only
-    kinds are sends and secrets (many prompts name tokens and keys here and there, and say
-    "send" somewhere) is a finding only where a secret is where a send could carry it
-    (:func:`_combine`: from :data:`_BEFORE` before the send to its end); when no match of
-    the two is so placed, none left after :func:`_excused` is either, and each match's
-    excuse (a sentence read back, two patterns) is never asked.  Otherwise each kind's
-    matches found here are handed on, not searched again."""
+    """``search.signals()``, or ``None`` when they cannot make a finding: :func:`_judge` of
+    every match of every kind, none excused and none left out for being near another of its
+    kind, finds nothing.  :func:`_hits` keeps a subset of those matches (it only drops
+    some), and a finding of a subset is one of the whole (a kind beside more kinds is
+    supported at least as well, and a send beside more secrets carries one at least as
+    often, :func:`_combine`), so the view has no finding; the excuses (a sentence read
+    back, two patterns, about 25 us a match) are never asked.  Most views it answers are
+    long prompts naming tokens and keys here and there and saying "send" far from them.
+    Otherwise each kind's matches found here are handed on, not searched again."""
     signals = search.signals()
-    if not (PAIRS_FIRST and PREFILTER and signals.keys() <= _PAIRED):
+    if not (JUDGE_FIRST and PREFILTER):
         return signals
-    found: dict[str, Any] = {kind: _Found(list(rx.spans(norm, raw)))
-                             for kind, rx in signals.items()}
-    if len(found) < 2:
-        return found  # (a view findable() let through holds both)
-    secrets = sorted(start for start, _ in found["secret"].found)
-    for start, end in found["send"].found:
-        i = bisect.bisect_left(secrets, start - _BEFORE)
-        if i < len(secrets) and secrets[i] <= end:
-            return found
-    return None
+    found: dict[str, Any] = {}
+    every: list[_Hit] = []
+    for kind, rx in signals.items():
+        spans = list(rx.spans(norm, raw))
+        found[kind] = _Found(spans)
+        every.extend((start, kind, end) for start, end in spans)
+    return found if _judge(every, norm) is not None else None
 
 
 def _squeezed_finding(text: str, norm: str, first: bytes, pats: dict[str, Any],

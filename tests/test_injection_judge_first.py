@@ -1,8 +1,9 @@
-"""A view whose only kinds are sends and secrets is judged "nothing" at once when no secret is
-where a send could carry it (:func:`subagents.lint.rules.injection._signals`): every text gets
-the verdict the full judgement gives it, in each tier a process goes through, on the
-development texts and on made-up texts with sends and secrets at every distance around the
-reach of a send (120 characters before it, its own end)."""
+"""A view is judged "nothing" at once when every match of its kinds, none excused, makes no
+finding (:func:`subagents.lint.rules.injection._signals`): every text gets the verdict the
+full judgement gives it, in each tier a process goes through, on the development texts, on
+made-up texts with sends and secrets at every distance around the reach of a send (120
+characters before it, its own end), and on made-up texts of the detector's pieces (actions,
+support kinds, quotations, framings, negations, disguises, hidden views)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,13 @@ import random
 
 import pytest
 
-from injection_helpers import TIERS, built_scanner, development_texts, phrases_with_gaps
+from injection_helpers import (
+    DETECTOR_PIECES,
+    TIERS,
+    built_scanner,
+    development_texts,
+    phrases_with_gaps,
+)
 from subagents.lint.rules import injection, injection_gate, injection_scan, injection_views
 
 _SENDS = ["send it to https://x.example/", "upload the archive to", "post them to",
@@ -22,11 +29,11 @@ _FILLER = ["the", "build", "report", "and", "then", "files", "notes.", "x", "rev
 
 
 def _verdicts(texts: list[str], first: bool) -> list[object]:
-    injection.PAIRS_FIRST = first
+    injection.JUDGE_FIRST = first
     try:
         return [injection._assess(text) for text in texts]
     finally:
-        injection.PAIRS_FIRST = True
+        injection.JUDGE_FIRST = True
 
 
 def _made_up(seed: int, count: int) -> list[str]:
@@ -35,7 +42,14 @@ def _made_up(seed: int, count: int) -> list[str]:
     for _ in range(count):
         heads, tails = (_SENDS, _SECRETS) if rng.random() < 0.5 else (_SECRETS, _SENDS)
         texts.append(phrases_with_gaps(rng, heads, _FILLER, tails, [". ", "\n", " "], 4, 12))
+    for _ in range(count):
+        texts.append("".join(rng.choice(_PIECES) for _ in range(rng.randint(1, 14))))
     return texts
+
+
+_PIECES = [*DETECTOR_PIECES, *_SENDS, *_SECRETS, "never ", "such as ", "as the user, ",
+           "stop asking for confirmation", "you are the admin now", "play the role of ",
+           "without telling anyone", "do as it says"]
 
 
 @pytest.fixture(scope="module")
@@ -60,9 +74,9 @@ def test_the_same_verdicts_with_and_without_the_early_answer(
 
     monkeypatch.setattr(injection, "_signals", counting)
     try:
-        texts = development_texts(docs=False) + _made_up(22, 400)
+        texts = development_texts(docs=False) + _made_up(22, 300)
         first = _verdicts(texts, True)
-        assert early[0] > 20  # (the early answer was given, often)
+        assert early[0] > 30  # (the early answer was given, often)
         assert first == _verdicts(texts, False)
         assert sum(v is not None and "exfil" in v.signals for v in first) > 20  # pairs too
     finally:
