@@ -988,7 +988,14 @@ def _signals(search: _Search, norm: str, raw: bytes) -> dict[str, Any] | None:
         spans = list(rx.spans(norm, raw))
         found[kind] = _Found(spans)
         every.extend((start, kind, end) for start, end in spans)
+    if len(every) > _JUDGE_FIRST_MOST:
+        return found  # (a text repeating a phrase: _judge reads a window around each match)
     return found if _judge(every, norm) is not None else None
+
+
+#: the matches :func:`_signals` judges at most (past it, :func:`_hits` keeps one sign of a
+#: kind per :data:`_SPACING` characters first, which bounds what :func:`_judge` reads)
+_JUDGE_FIRST_MOST = 1000
 
 
 def _squeezed_finding(text: str, norm: str, first: bytes, pats: dict[str, Any],
