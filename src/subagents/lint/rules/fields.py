@@ -132,6 +132,19 @@ def check_tools(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]
     profile = None
     if defn.dialect is D.CLAUDE:
         profile = get_profile(ctx.config.claude_code)  # (imported with the module: once)
+    # Most files of a tree give one of a few lists, every entry known: a pair of lists found
+    # quiet once for this profile and these extra tools is answered by one look-up.
+    lists: tuple[object, object] | None = (defn.tools, defn.disallowed_tools)
+    memo = _QUIET_TOOLS[0]
+    if memo[0] is not profile or memo[1] is not extra or len(memo[2]) >= _QUIET_MAX:
+        memo = _QUIET_TOOLS[0] = (profile, extra, set())
+    known = memo[2]  # (this memo's set, even if another thread replaces the memo)
+    try:
+        if lists in known:
+            return
+    except TypeError:  # (lists not given as tuples of strings: not remembered)
+        lists = None
+    said = False
     for key in ("tools", "disallowed_tools"):
         entries = getattr(defn, key)
         if not entries:
@@ -140,6 +153,7 @@ def check_tools(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]
         for i, raw in enumerate(entries):
             kind = profile.tool_kind(raw.strip()) if profile is not None else None
             if kind == "main-thread" and key == "tools" and profile is not None:
+                said = True
                 yield ctx.diag(
                     "SA104", ctx.item_pos(defn, key, i, raw),
                     f"`tools`: {raw.strip()!r} is a main-thread tool in {profile.label}; "
@@ -184,7 +198,17 @@ def check_tools(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]
                     if key == "tools"
                     else f"; {label} disallows nothing by it"
                 )
+            said = True
             yield ctx.diag("SA104", ctx.item_pos(defn, key, i, raw), f"`{spelled}`: {what}", hint)
+    if not said and lists is not None:
+        known.add(lists)
+
+
+# [(profile, extra tools, the pairs (tools, disallowed tools) in which check_tools found
+# nothing for them)]: one profile and one set of extra tools at a time, at most _QUIET_MAX
+# pairs; what the check says of a pair depends on nothing else
+_QUIET_TOOLS: list[tuple[object, object, set[tuple[object, object]]]] = [(None, None, set())]
+_QUIET_MAX = 1024
 
 
 def _close_tool(name: str, extra: frozenset[str]) -> str | None:
@@ -217,10 +241,19 @@ _TOOL_WORDS = {
 @applies(never=(D.CODEX_MD,))
 @check("SA105")
 def check_model(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
-    if defn.model is None or defn.dialect is D.CODEX_MD:
+    model = defn.model
+    if model is None or defn.dialect is D.CODEX_MD:
         return
     # (the configured aliases asked as they are: `in` of the mapping reads its keys)
-    if is_valid_model(defn.model, ctx.config.model_aliases):
+    aliases = ctx.config.model_aliases
+    if not aliases:  # (most runs: a model found valid once is valid; a few recur in a tree)
+        if model in _VALID_MODELS:
+            return
+        if is_valid_model(model):
+            if len(_VALID_MODELS) < _QUIET_MAX:
+                _VALID_MODELS.add(model)
+            return
+    elif is_valid_model(model, aliases):
         return
     label = get_profile(ctx.config.claude_code).label
     yield ctx.diag(
@@ -235,6 +268,10 @@ def check_model(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]
         "use sonnet, opus, haiku, fable or inherit, a full id such as "
         "`claude-sonnet-4-5`, or define the alias under [tool.subagents.model-aliases]",
     )
+
+
+#: Models :func:`is_valid_model` accepted with no configured alias (at most _QUIET_MAX).
+_VALID_MODELS: set[str] = set()
 
 
 @check("SA106", "SA115", "SA116")

@@ -64,6 +64,10 @@ _VAGUE_RE = lazy_compile(
     re.I,
 )
 
+#: The most characters :data:`_VAGUE_RE` matches (each of its characters matches one; checked
+#: against the pattern's own width in tests/test_judge_shortcuts.py)
+_VAGUE_WIDTH = 63
+
 
 def _chars(n: int) -> str:
     return f"{n:,} character" + ("" if n == 1 else "s")
@@ -347,7 +351,10 @@ def check_vague(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]
     if not defn.description or defn.dialect is D.CODEX_MD or len(defn.description) > 160:
         return  # a long description is many things, but not vague in this sense
     text = " ".join(defn.description.split())
-    if not text or (_four_words(text) and not _VAGUE_RE.match(text)):
+    # (the pattern matches whole texts of at most _VAGUE_WIDTH characters: a longer one is
+    # not asked; "Use this agent when ..." made it try many alternatives before failing)
+    if not text or (_four_words(text) and (len(text) > _VAGUE_WIDTH
+                                           or not _VAGUE_RE.match(text))):
         return
     yield ctx.diag(
         "SA304",
