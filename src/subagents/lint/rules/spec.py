@@ -27,7 +27,7 @@ from subagents.definition import AgentDefinition
 from subagents.definition import Dialect as D
 from subagents.diagnostics import Diagnostic
 from subagents.formats.yamltree import YScalar, YSeq
-from subagents.lint.rules.base import DefinitionRule, RuleContext, applies
+from subagents.lint.rules.base import DefinitionRule, RuleContext, applies, quiet_when
 from subagents.lint.rules.catalog import check
 from subagents.names import PORTABLE_NAME
 
@@ -174,6 +174,7 @@ def check_sections(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnost
         )
 
 
+@quiet_when(extra={}, keywords=())
 @check("SA204")
 def check_unknown_keys(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     for key in defn.extra:
@@ -225,6 +226,7 @@ def _close_key(key: str) -> str | None:
     return known[found[0]] if found else None
 
 
+@quiet_when(color=None)
 @check("SA205")
 def check_color(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     if defn.color is not None and defn.color.strip().lower() not in DOCUMENTED_COLORS:
@@ -333,6 +335,7 @@ def check_max_turns_present(defn: AgentDefinition, ctx: RuleContext) -> Iterator
         )
 
 
+@quiet_when(skills=())
 @check("SA303")
 def check_skills(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     if len(defn.skills) > 3:
