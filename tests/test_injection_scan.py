@@ -80,6 +80,69 @@ def test_the_written_pattern(source: str, matching: list[str], other: list[str])
         assert bool(hits) == expected, (source, written, text)
 
 
+@pytest.mark.parametrize(("source", "matching", "other"), [
+    # a long bound kept (the parts of ``_BOUNDED``): over bytes, a run of at most 40
+    # characters is a run of at most 160 bytes when the class holds non-ASCII characters
+    (r"a[^.\n]{0,40}?b", ["ab", "a" + "x" * 40 + "b", "a" + "\u00e9" * 40 + "b",
+                         "a" + "\U0001f600" * 40 + "b"], ["a.b", "a" + "x" * 161 + "b"]),
+    (r"a[^.\n]{2,40}b", ["axxb", "a\u00e9b"], ["ab", "axb"]),  # one 2-byte character too
+    # a class of ASCII members only: exactly the bound
+    (r"a[a-z ]{0,5}b", ["ab", "axxxxxb"], ["axxxxxxb", "a.b"]),
+    # a repeated group of several items: kept as it is
+    (r"a(?:\w+ ){0,5}b", ["ab", "ax y b", "a" + "x " * 5 + "b"], ["a" + "x " * 6 + "b"]),
+    # no bound: none
+    (r"a[^.]*b", ["ab", "a" + "x" * 500 + "b"], ["a.b"]),
+])
+def test_the_written_pattern_with_its_bounds_kept(source: str, matching: list[str],
+                                                  other: list[str]) -> None:
+    hs = pytest.importorskip("hyperscan")
+    written = injection_scan.hs_pattern(source, bounded=True)
+    assert written is not None
+    db = hs.Database()
+    db.compile(expressions=[written.encode()], ids=[0], elements=1,
+               flags=[injection_scan.flags(hs)])
+    hits: list[int] = []
+
+    def on(i: int, *_: object) -> int:
+        hits.append(i)
+        return 0
+
+    for text, expected in [(t, True) for t in matching] + [(t, False) for t in other]:
+        hits.clear()
+        db.scan(text.encode(), match_event_handler=on)
+        assert bool(hits) == expected, (source, written, text)
+
+
+def test_the_parts_not_given_to_hyperscan_decide_nothing() -> None:
+    """The kinds of ``_UNASKED`` are named in every answer (searched with RE2 in the views
+    judged): whether a view can make a finding must never depend on them, with any other
+    kinds beside them."""
+    kinds = sorted({name.partition(".")[0] for name, _ in injection.part_sources()})
+    unasked = [k for k in kinds if k in injection_scan._UNASKED]
+    asked = [k for k in kinds if k not in injection_scan._UNASKED]
+    assert unasked and len(asked) < 20
+    names, _, always = injection_scan._parts()
+    assert {n.partition(".")[0] for n in always} == set(unasked)
+    assert not {n.partition(".")[0] for n in names} & set(unasked)
+    for bits in range(1 << len(asked)):
+        some = {k for i, k in enumerate(asked) if bits >> i & 1}
+        assert injection._could_find(some | set(unasked)) == injection._could_find(some)
+
+
+_BOUNDED_PHRASES = st.one_of([st.from_regex(re.compile(source, re.A)) for name, source in
+                              injection.part_sources() if name in injection_scan._BOUNDED])
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(st.sampled_from(["", " ", "\u00e9", "\U0001f600 ", "\n"]),
+                          _BOUNDED_PHRASES), min_size=1, max_size=2))
+def test_the_parts_with_bounds_kept_are_named(scan: injection_scan.Scanner,
+                                              items: list[tuple[str, str]]) -> None:
+    """Strings the parts written with their bounds kept match (their gaps of any length up
+    to the bound, of any characters Python's reading draws, non-ASCII ones too)."""
+    _check(scan, "".join(f + p for f, p in items))
+
+
 @pytest.mark.parametrize("source", [r"(?=a)b", r"(?i)abc", r"(a)\1", r"a(?s:.)b"])
 def test_syntax_the_writer_does_not_know_is_always_searched(source: str) -> None:
     assert injection_scan.hs_pattern(source) is None

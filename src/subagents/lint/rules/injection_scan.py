@@ -20,7 +20,9 @@ Design notes
   (``HS_FLAG_MULTILINE``: only a line feed ends a line, as in RE2's multi-line mode; left
   out, they let Hyperscan name a part such as ``trigger.0`` in a third of the views where
   RE2 then finds nothing), the text's own start and end (``\\A``, ``\\Z``) left out, and
-  each bounded repetition ``{m,n}`` of more than :data:`_WIDEN` as ``{m,}``.  Leaving out
+  each bounded repetition ``{m,n}`` of more than :data:`_WIDEN` as ``{m,}`` (but in the
+  parts of :data:`_BOUNDED`, which scan faster with their bounds: there a repeated class
+  is a run of at most ``4n`` bytes, ``n`` when its members are ASCII).  Leaving out
   an assertion, raising a bound or reading bytes where RE2 reads characters only adds
   matches; ``\\b`` is kept (both engines read it with ASCII word characters, and a byte from
   0x80 is no word character to Hyperscan as a non-ASCII character is none to RE2: they
@@ -32,7 +34,10 @@ Design notes
   out: a part named wrongly costs RE2 its compilation once a process (the large ones tens
   of millions of instructions), more than the scan saves on 2,000 files.  A part Hyperscan
   says may match is then searched with RE2 as before, so the findings are RE2's; a part
-  that cannot be written out (syntax the writer does not know) is always searched.
+  that cannot be written out (syntax the writer does not know) is always searched, and so
+  are the parts of the kinds that never decide whether a view can make a finding
+  (:data:`_UNASKED`: ``trigger.0`` alone matches a third of the texts and costs a
+  sixteenth of the scan; they are searched with RE2 only in the few views judged).
   tests/test_injection_scan.py compares the answers with RE2's on every development text,
   the corpus and generated texts.
 * **Shipped compiled.**  Compiling takes about a second of CPU (more than a 2,000-file run
@@ -67,8 +72,17 @@ _WIDEN = 3
 _LOAD_AFTER = 12_000
 #: a class with at most this many non-ASCII members is written with each member's bytes
 _FEW = 8
+#: parts whose long bounded repetitions are kept bounded: each scans faster so (callgrind,
+#: the 2,663 staged texts of 2,000 distinct files: the five together 327 M instructions ->
+#: 269 M); for the others it made no difference or a slower database
+_BOUNDED = frozenset({"dump.0", "jailbreak.0", "leak.1", "destructive.0", "unsupervised.0"})
+#: the kinds whose parts are not given to Hyperscan but always named (as ``squeezed``, the
+#: pattern of the squeezed view, another text): whether a view can make a finding never
+#: depends on them (:func:`.injection._could_find`), and the few views judged search them
+#: with RE2 (tests/test_injection_scan.py checks that they decide nothing)
+_UNASKED = frozenset({"trigger", "role-label", "weak-override", "dialog", "squeezed"})
 #: bump when :func:`hs_pattern` writes differently (the shipped database is then stale)
-_FORMAT = "3"
+_FORMAT = "4"
 
 _MAX = 0x10FFFF
 # RE2's classes (UTF-8 mode, no Unicode classes): what ``\\d``, ``\\w``, ``\\s`` match
@@ -187,7 +201,7 @@ def _members(op: Any, av: Any) -> tuple[tuple[int, int], ...] | None:
     return None
 
 
-def _write(items: Any) -> str:
+def _write(items: Any, bounded: bool = False) -> str:
     out: list[str] = []
     for op, av in items:
         if op is sre.LITERAL:
@@ -195,20 +209,26 @@ def _write(items: Any) -> str:
         elif (members := _members(op, av)) is not None:
             out.append(_class(members))
         elif op is sre.BRANCH:
-            out.append("(?:" + "|".join(_write(b) for b in av[1]) + ")")
+            out.append("(?:" + "|".join(_write(b, bounded) for b in av[1]) + ")")
         elif op is sre.SUBPATTERN:
             _group, add, drop, sub = av
             if add or drop:
                 raise _Unknown("inline flags")
-            out.append("(?:" + _write(sub) + ")")
+            out.append("(?:" + _write(sub, bounded) + ")")
         elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT):  # laziness changes no "does it match"
             low, high, sub = av
-            if high is sre.MAXREPEAT or high > _WIDEN:
-                one = _members(*sub[0]) if len(sub) == 1 else None
-                inner = _class(one, run=True) if one is not None else "(?:" + _write(sub) + ")"
+            one = _members(*sub[0]) if len(sub) == 1 else None
+            if high is sre.MAXREPEAT or (high > _WIDEN and not bounded):
+                inner = (_class(one, run=True) if one is not None
+                         else "(?:" + _write(sub, bounded) + ")")
                 out.append(f"{inner}{{{low},}}")
+            elif high > _WIDEN and one is not None:
+                # kept bounded, over bytes: a run of at most ``high`` characters is a run
+                # of at most four times as many bytes (as many, when they are all ASCII)
+                top = high * 4 if any(hi >= 0x80 for _lo, hi in one) else high
+                out.append(f"{_class(one, run=True)}{{{low},{top}}}")
             else:
-                out.append(f"(?:{_write(sub)}){{{low},{high}}}")
+                out.append(f"(?:{_write(sub, bounded)}){{{low},{high}}}")
         elif op is sre.AT:
             if av is sre.AT_BOUNDARY:
                 out.append(r"\b")
@@ -227,15 +247,16 @@ def _write(items: Any) -> str:
     return "".join(out)
 
 
-def hs_pattern(source: str) -> str | None:
+def hs_pattern(source: str, bounded: bool = False) -> str | None:
     """``source`` (an RE2 pattern, matched case-sensitively, multi-line) written out for
     Hyperscan so that it matches wherever RE2 would, and perhaps elsewhere; ``None`` when it
-    cannot be (the part is then always searched)."""
+    cannot be (the part is then always searched).  ``bounded``: every bounded repetition
+    kept bounded (a repeated class as a run of bytes: see :data:`_BOUNDED`)."""
     try:
         parsed = sre_parse.parse(source, re.M)
         if parsed.state.flags & ~(re.M | re.U):
             return None  # a flag for the whole pattern (``(?i)``, ``(?s)``...)
-        return _write(parsed)
+        return _write(parsed, bounded)
     except (_Unknown, re.error):
         return None
 
@@ -244,7 +265,8 @@ def _key() -> str:
     """A digest of the patterns and of this writer: the shipped database's ``KEY``."""
     from subagents.lint.rules.injection_patterns import _SIGNALS, _SQUEEZED
 
-    digest = hashlib.sha256(repr((_FORMAT, "", _WIDEN, _FEW, _SIGNALS, _SQUEEZED)).encode())
+    digest = hashlib.sha256(repr((_FORMAT, "", _WIDEN, _FEW, sorted(_BOUNDED), sorted(_UNASKED),
+                                  _SIGNALS, _SQUEEZED)).encode())
     return digest.hexdigest()[:24]
 
 
@@ -367,7 +389,10 @@ def _parts() -> tuple[list[str], list[str], frozenset[str]]:
     sources: list[str] = []
     always: set[str] = set()
     for name, source in part_sources():
-        written = hs_pattern(source)
+        if name.partition(".")[0] in _UNASKED:
+            always.add(name)
+            continue
+        written = hs_pattern(source, name in _BOUNDED)
         if written is None:
             always.add(name)
         else:
@@ -379,21 +404,36 @@ def _parts() -> tuple[list[str], list[str], frozenset[str]]:
 def _make(hs: Any, db: Any, names: list[str], always: frozenset[str]) -> Scanner:
     local = threading.local()  # a scratch space per thread (the language server's worker)
     ids = tuple(names)
+    # the answers by the ids found, in the order found: texts name the same few sets of
+    # parts again and again (the detector remembers what it worked out from each set)
+    answers: dict[tuple[int, ...], frozenset[str]] = {(): always}
 
-    def on_match(i: int, _start: int, _end: int, _flags: int, found: set[str]) -> int:
-        found.add(ids[i])
+    def on_match(i: int, _start: int, _end: int, _flags: int, found: list[int]) -> int:
+        found.append(i)
         return 0
 
     def scan(data: bytes) -> frozenset[str] | None:
-        scratch = getattr(local, "scratch", None)
+        try:
+            scratch = local.scratch
+        except AttributeError:
+            scratch = None
+        found: list[int] = []
         try:
             if scratch is None:
                 scratch = local.scratch = hs.Scratch(db)
-            found: set[str] = set()
             db.scan(data, match_event_handler=on_match, context=found, scratch=scratch)
         except Exception:  # fail closed: the RE2 tiers answer
             return None
-        return frozenset(found.union(always) if always else found)
+        if not found:
+            return always
+        key = tuple(found)
+        answer = answers.get(key)
+        if answer is None:
+            if len(answers) > 4096:
+                answers.clear()
+                answers[()] = always
+            answer = answers[key] = always.union(ids[i] for i in found)
+        return answer
 
     return scan
 
