@@ -1,8 +1,9 @@
 """The result cache's short way of storing a file (``store_outcome``, each agent's facts as
-``AgentFacts.row_of``) writes exactly what ``store`` of a ``FileEntry`` writes."""
+``AgentFacts.text_of``) writes exactly what ``store`` of a ``FileEntry`` writes."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -30,6 +31,13 @@ def test_a_row_is_the_facts_row() -> None:
                                                                           2 * i + 1).row()]
 
 
+def test_a_text_is_the_json_of_the_row() -> None:
+    for i, defn in enumerate(_definitions()):
+        facts = AgentFacts.of(defn, i + 1, 2 * i + 1)
+        text = AgentFacts.text_of(defn, i + 1, 2 * i + 1)
+        assert text == facts.text() == json.dumps(facts.row(), separators=(",", ":"))
+
+
 def test_store_outcome_writes_what_store_writes(tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cache.time, "time_ns", lambda: 10**19)
@@ -50,7 +58,7 @@ def test_store_outcome_writes_what_store_writes(tmp_path: Path,
             assert results.lookup(f, "key") is None
             if short:
                 results.store_outcome(f, "key", d, n,
-                                      [AgentFacts.row_of(a, 3, 4) for a in agents], silenced,
+                                      [AgentFacts.text_of(a, 3, 4) for a in agents], silenced,
                                       ids, "digest")
             else:
                 results.store(f, "key", FileEntry(d, n, [AgentFacts.of(a, 3, 4) for a in agents],
@@ -58,4 +66,5 @@ def test_store_outcome_writes_what_store_writes(tmp_path: Path,
         results.save()
         written.append(results.path.read_text(encoding="utf-8"))
     assert written[0] == written[1]
-    assert '"s":[[],["SA1"]]' in written[0]
+    entries = json.loads(written[0])["entries"]
+    assert [entries[f][7] for f in files] == [None, [[], ["SA1"]], [["SA2"], []]]

@@ -17,12 +17,15 @@ from subagents.lint.rules import injection_views as iv
 _DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_"
 # what may follow a valid beginning of UTF-8 to make it whole: nothing, or the continuation
 # bytes a character may still need (after E0 A0-BF, after F0 90-BF, else 80-BF)
+#: the bytes the pattern's digits stand for
+_BYTES = b64.DIGITS * 3 // 4
 _ENDS = (b"", b"\x80", b"\x80\x80", b"\x80\x80\x80", b"\xa0\x80", b"\x90\x80", b"\x90\x80\x80")
 
 
 def _begins_text(digits: str) -> bool:
     """Python's decoder: do the bytes of ``digits`` begin well-formed UTF-8?"""
-    raw = base64.b64decode(digits.replace("-", "+").replace("_", "/"))
+    padded = digits + "=" * (-len(digits) % 4)  # (a lone digit or two over: no byte yet)
+    raw = base64.b64decode(padded.replace("-", "+").replace("_", "/"))
     for end in _ENDS:
         try:
             (raw + end).decode("utf-8")
@@ -83,7 +86,9 @@ def test_every_first_byte_is_judged_as_the_decoder_does() -> None:
         for second in (0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xFF):
             for third in (0x20, 0x80, 0x8F, 0xBF, 0xF4):
                 for rest in (b"abc", b"\xc3\xa9a", b"\x80ab", b"\xf0\x9f\x98"):
-                    digits = base64.b64encode(bytes([lead, second, third]) + rest).decode()
+                    tail = (rest * 4)[: _BYTES - 3]  # (as many bytes as the pattern reads)
+                    digits = base64.b64encode(bytes([lead, second, third]) + tail).decode()
+                    digits = digits[: b64.DIGITS]
                     assert _matches(digits) == _begins_text(digits), (lead, second, third, rest)
 
 
@@ -92,7 +97,7 @@ def test_every_first_byte_is_judged_as_the_decoder_does() -> None:
 def test_every_run_of_text_begins_with_a_match(text: str, url_safe: bool) -> None:
     """Whatever the text (letters of any script, emoji, controls), its base64 begins with
     digits the pattern matches: no run that decodes to text is ever turned away."""
-    digits = base64.b64encode(text.encode() * 6).decode()  # (six bytes at least)
+    digits = base64.b64encode(text.encode() * _BYTES).decode()  # (enough bytes)
     if url_safe:
         digits = digits.replace("+", "-").replace("/", "_")
     assert _matches(digits[: b64.DIGITS])

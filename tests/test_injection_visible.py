@@ -121,3 +121,39 @@ _ODD = ["\u200b", "\u00ad", "\u202e", "\ufe0f", "\U000e0041", "\u2060", "\ufeff"
                           st.text(max_size=3)), max_size=30))
 def test_same_on_made_up_texts(pieces: list[str]) -> None:
     _same("".join(pieces))
+
+
+_CLASS = r"(?:\(\?:)?\[(?:[^\[\]\\]|\\.)*\]\)?"
+
+
+def test_the_passes_read_only_characters_beyond_ascii() -> None:
+    """What lets the passes of "unusual" and "unusual_or_nfkc" skip the ASCII bytes: each is
+    an alternation of character classes (so every match is one character), and no ASCII
+    character is in any of them (so the ASCII bytes deleted never match, nor end a match)."""
+    import re
+
+    pats = injection._Patterns.get()
+    for name in ("unusual", "unusual_or_nfkc"):
+        rx = pats[name]
+        if rx is None:  # (another Unicode: the pass is never made)
+            continue
+        source = rx.pattern.removeprefix("(?m)")
+        parts = source.split("|")
+        assert len(parts) >= 3
+        for part in parts:
+            assert re.fullmatch(_CLASS, part), (name, part[:80])
+        for c in range(128):
+            assert not injection.found_in(rx, bytes([c])), (name, c)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(_LOOK_ALIKES), st.sampled_from(_ODD),
+                          st.sampled_from(["ignore", " ", "\n", "abc"]),
+                          st.text(max_size=3)), max_size=20))
+def test_the_passes_answer_alike_without_the_ascii_bytes(pieces: list[str]) -> None:
+    data = "".join(pieces).encode("utf-8", "replace")
+    rest = data.translate(None, injection._ASCII_BYTES)
+    pats = injection._Patterns.get()
+    for name in ("unusual", "unusual_or_nfkc"):
+        if pats[name] is not None:
+            assert injection.found_in(pats[name], data) == injection.found_in(pats[name], rest)

@@ -18,6 +18,7 @@ from click.testing import CliRunner
 
 from corpus_helpers import CORPUS, needs_corpus
 from subagents.cli.main import cli
+from subagents.lint import cache as cache_mod
 from subagents.lint import validate as validate_mod
 from subagents.lint.cache import ResultCache
 
@@ -279,10 +280,13 @@ def test_a_skill_created_between_runs_is_seen(tmp_path: Path, cache: Path) -> No
     assert not any(r == "SA021" for r, _ in _rules(second))
 
 
-def _entries(cache: Path) -> dict[str, dict[str, object]]:
+def _entries(cache: Path) -> dict[str, list[object]]:
     (path,) = cache.glob("*.json")
-    data: dict[str, dict[str, object]] = json.loads(path.read_text())["entries"]
+    data: dict[str, list[object]] = json.loads(path.read_text())["entries"]
     return data
+
+
+_HASH = 2  # where an entry (a list) holds the hash of the file's bytes
 
 
 def test_a_cold_run_hashes_the_bytes_the_reader_read(
@@ -291,8 +295,6 @@ def test_a_cold_run_hashes_the_bytes_the_reader_read(
     """A file the cache knows nothing of is read once (by the reader): the entry records the
     hash of those bytes, the same hash the cache computes when it reads the file itself."""
     import hashlib
-
-    from subagents.lint import cache as cache_mod
 
     agents = _project(tmp_path)
     opened: list[object] = []
@@ -311,7 +313,7 @@ def test_a_cold_run_hashes_the_bytes_the_reader_read(
     assert len(entries) == 8
     for apath, entry in entries.items():
         expected = hashlib.blake2b(Path(apath).read_bytes(), digest_size=16).hexdigest()
-        assert entry["h"] == expected == cache_mod.file_digest(Path(apath).read_bytes())
+        assert entry[_HASH] == expected == cache_mod.file_digest(Path(apath).read_bytes())
     assert cold == _run("--no-cache", str(agents))
 
 
@@ -328,30 +330,72 @@ def test_a_file_the_reader_does_not_read_is_hashed_by_the_cache(
     cold = _run(str(agents))
     assert "SA002" in {d["rule"] for d in cold["diagnostics"]}  # type: ignore[union-attr,index]
     entry = _entries(cache)[os.path.abspath(big)]
-    assert entry["h"] == hashlib.blake2b(big.read_bytes(), digest_size=16).hexdigest()
+    assert entry[_HASH] == hashlib.blake2b(big.read_bytes(), digest_size=16).hexdigest()
     assert _run(str(agents)) == cold == _run("--no-cache", str(agents))
 
 
-def test_a_file_changed_while_validated_is_not_stored(
-    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+class _Later:
+    """``time`` as the cache sees it, a minute ahead: every file looks old when hashed, so
+    only a changed stat (not the racy window) can make the next run read a file again."""
+
+    def __getattr__(self, name: str) -> object:
+        import time
+
+        return getattr(time, name)
+
+    @staticmethod
+    def time_ns() -> int:
+        import time
+
+        return time.time_ns() + 60 * 10**9
+
+
+def _validated(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """The paths of the files validated from now on (not answered by the cache)."""
+    read: list[object] = []
+    real = validate_mod._read_file
+
+    def counting(t: object, *a: object, **k: object) -> object:
+        read.append(getattr(t, "path", None))
+        return real(t, *a, **k)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(validate_mod, "_read_file", counting)
+    return read
+
+
+@pytest.mark.parametrize("when", ["after", "before"])
+def test_a_file_changed_while_validated_is_validated_again(
+    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch, when: str
 ) -> None:
-    """Written after the look-up and before its outcome is stored: its stat no longer matches
-    the look-up's, so nothing is stored and the next run validates it again."""
+    """Written after the look-up's stat, before or after the reader read it: the entry holds
+    the look-up's stat and the hash of the bytes the outcome came from; the write changed the
+    stat, so the next run reads the file and compares hashes (edited after the read: they
+    differ, and the file is validated again; before: its entry describes what it holds).
+    Every file is made to look long unchanged, so the racy window plays no part."""
     agents = _project(tmp_path)
     target = agents / "writer.md"
     real = validate_mod._read_file
 
-    def edit_then_validate(t: object, *a: object, **k: object) -> object:
+    def edit(t: object, *a: object, **k: object) -> object:
+        if when == "before" and getattr(t, "path", None) == target:
+            target.write_text(target.read_text().replace("Grep", "Grap, Glob"))
         result = real(t, *a, **k)  # type: ignore[arg-type]
-        if getattr(t, "path", None) == target:
-            target.write_text(target.read_text() + "\nmore\n")
+        if when == "after" and getattr(t, "path", None) == target:
+            target.write_text(target.read_text().replace("Grep", "Grap, Glob"))
         return result
 
     with monkeypatch.context() as m:
-        m.setattr(validate_mod, "_read_file", edit_then_validate)
+        m.setattr(validate_mod, "_read_file", edit)
+        m.setattr(cache_mod, "time", _Later())
         _run(str(agents))
-    assert os.path.abspath(target) not in _entries(cache)
-    assert _run(str(agents)) == _run("--no-cache", str(agents))
+    assert os.path.abspath(target) in _entries(cache)
+    with monkeypatch.context() as m:
+        m.setattr(cache_mod, "time", _Later())
+        validated = _validated(m)
+        warm = _run(str(agents))
+    assert validated == ([target] if when == "after" else [])
+    assert warm == _run("--no-cache", str(agents))
+    assert any("Grap" in d["message"] for d in warm["diagnostics"])  # type: ignore[union-attr,index]
 
 
 def _quick(*args: str) -> str:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import operator
 from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import field, fields, replace
+from dataclasses import MISSING, field, fields, replace
 from enum import StrEnum
 from itertools import filterfalse, repeat
 from operator import attrgetter, itemgetter
@@ -355,6 +355,60 @@ def setter_text(names: tuple[str, ...], kept: tuple[str, ...]) -> str:
             + "\n new.__class__ = _shut\n return new\n")
 
 
+#: The fields :func:`new_definition` is given apart from its mapping of values, in this order.
+NEW_DEFINITION_TAIL = ("extra", "dialect", "path", "locations", "body_line")
+
+
+def new_definition(values: dict[str, Any], extra: Mapping[str, Any], dialect: Dialect,
+                   path: Path | None, locations: Mapping[str, SourceLocation],
+                   body_line: int | None) -> AgentDefinition:
+    """``AgentDefinition(**values, extra=extra, ...)`` (one per file read), built once the
+    class has its twin by a function compiled for the names of ``values``, by position
+    (:func:`maker_text`; a 31-field call by keyword costs twice as much); before the twin,
+    or for names the call refuses, the class call."""
+    twin = _TWINS.get(AgentDefinition)
+    if twin is not None and _SLOTS is not None:
+        names = tuple(values)
+        make = _MAKERS.get(names)
+        if make is None and "name" in values and _MADE_FROM_VALUES.issuperset(names):
+            make = _compiled_maker(names, twin)
+            if len(_MAKERS) < 256:  # (a caller making up names each time: not remembered)
+                _MAKERS[names] = make
+        if make is not None:
+            return make(*values.values(), extra, dialect, path, locations, body_line)
+    return AgentDefinition(**values, extra=extra, dialect=dialect, path=path,
+                           locations=locations, body_line=body_line)
+
+
+def maker_text(names: tuple[str, ...]) -> str:
+    """What :func:`new_definition` compiles for ``names`` (then
+    :data:`NEW_DEFINITION_TAIL`): one store per field, a default as ``__init__`` sets it."""
+    given = (*names, *NEW_DEFINITION_TAIL)
+    lines = [f"def make({', '.join(given)}):", " new = _new(_twin)"]
+    for f in fields(AgentDefinition):
+        if f.name in given:
+            lines.append(f" new.{f.name} = {f.name}")
+        elif f.default_factory is not MISSING:
+            lines.append(f" new.{f.name} = _factory_{f.name}()")
+        else:
+            lines.append(f" new.{f.name} = _default_{f.name}")
+    return "\n".join([*lines, " new.__class__ = _shut", " return new", ""])
+
+
+def _compiled_maker(names: tuple[str, ...], twin: type) -> Callable[..., AgentDefinition]:
+    namespace: dict[str, Any] = {}
+    scope: dict[str, Any] = {"__builtins__": __builtins__, "_new": _new_object, "_twin": twin,
+                             "_shut": AgentDefinition}
+    for f in fields(AgentDefinition):
+        if f.default_factory is not MISSING:
+            scope[f"_factory_{f.name}"] = f.default_factory
+        elif f.default is not MISSING:
+            scope[f"_default_{f.name}"] = f.default
+    exec(maker_text(names), scope, namespace)  # (our own text, of field names only)
+    made: Callable[..., AgentDefinition] = namespace["make"]
+    return made
+
+
 def _compiled_setter(names: tuple[str, ...], kept: tuple[str, ...],
                      twin: type) -> Callable[..., AgentDefinition]:
     namespace: dict[str, Any] = {}
@@ -382,6 +436,11 @@ def _by_setters(definition: AgentDefinition, names: tuple[str, ...], kept: tuple
 
 
 _FIELD_NAMES: frozenset[str] = frozenset(f.name for f in fields(AgentDefinition) if f.init)
+#: :func:`new_definition`'s compiled function per tuple of names given in the mapping.
+_MAKERS: dict[tuple[str, ...], Callable[..., AgentDefinition]] = {}
+#: The names :func:`new_definition`'s mapping may hold (every field but the ones it is given
+#: apart).
+_MADE_FROM_VALUES: frozenset[str] = _FIELD_NAMES.difference(NEW_DEFINITION_TAIL)
 #: :meth:`AgentDefinition.evolve`'s :func:`fields_setter` per tuple of changed names.
 _SETTERS: dict[tuple[str, ...], Callable[..., AgentDefinition]] = {}
 _new_object = object.__new__

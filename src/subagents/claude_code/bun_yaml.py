@@ -175,30 +175,41 @@ class _Builder:
         return resolve_plain(node.value)
 
 
-def parse(text: str) -> Any:
-    """Parse one YAML document as Bun would; raise :class:`BunYamlError` if it is not YAML."""
+def parse(text: str, composed: Exception | None = None) -> Any:
+    """Parse one YAML document as Bun would; raise :class:`BunYamlError` if it is not YAML.
+
+    ``composed``: what libyaml's composer raised on this very text when another reader
+    composed it (the strict reader, :func:`~subagents.formats.yamltree.composer_refusal`);
+    the composer here is the same, so it raises the same: that answer is given without a
+    second parse (after the depth check, as always)."""
     depth, line = nesting_scan(text)
     if depth > MAX_DEPTH:
         raise TooDeepError(f"the YAML is nested more than {MAX_DEPTH} levels deep", line, 1)
+    if composed is not None:
+        raise _refusal(composed)
     loader = _Loader(text)
     try:
         node = loader.get_single_node()
-    except yaml.MarkedYAMLError as exc:
-        # "could not find expected ':'" is marked where the scanner gave up (the next line);
-        # the line at fault is where the would-be key started.
-        simple_key = (exc.context or "").startswith("while scanning a simple key")
-        mark = (exc.context_mark if simple_key else None) or exc.problem_mark or exc.context_mark
-        problem = exc.problem or str(exc)
-        raise BunYamlError(
-            problem, mark.line + 1 if mark else None, mark.column + 1 if mark else None
-        ) from None
     except yaml.YAMLError as exc:
-        raise BunYamlError(str(exc)) from None
+        raise _refusal(exc) from None
     finally:
         loader.dispose()
     if node is None:
         return None
     return _Builder().build(node)
+
+
+def _refusal(exc: Exception) -> BunYamlError:
+    """libyaml's error ``exc`` as :func:`parse` reports it."""
+    if not isinstance(exc, yaml.MarkedYAMLError):
+        return BunYamlError(str(exc))
+    # "could not find expected ':'" is marked where the scanner gave up (the next line);
+    # the line at fault is where the would-be key started.
+    simple_key = (exc.context or "").startswith("while scanning a simple key")
+    mark = (exc.context_mark if simple_key else None) or exc.problem_mark or exc.context_mark
+    problem = exc.problem or str(exc)
+    return BunYamlError(
+        problem, mark.line + 1 if mark else None, mark.column + 1 if mark else None)
 
 
 #: plain keys whose 1.2 core value is text, by their text (see bun_value)

@@ -571,8 +571,10 @@ def read_claude_code(
 
     ``parsed_block``: ``(frontmatter text, value)`` when a caller has already parsed that text
     the way Bun would (the loader converts the strict reader's tree): when Claude Code's block
-    is exactly that text, it is not parsed a second time.  The value is the caller's no more:
-    a mapping becomes the view's ``frontmatter`` as it is (not copied).
+    is exactly that text, it is not parsed a second time.  The value may be the exception
+    libyaml's composer raised on that text: the first parse's answer, given without it.
+    The value is the caller's no more: a mapping becomes the view's ``frontmatter`` as it is
+    (not copied).
     """
     profile = profile or get_profile()
     nbytes = size if size is not None else (len(data) if isinstance(data, bytes) else None)
@@ -621,6 +623,13 @@ def read_claude_code(
             parsed_block[0] == block_text or _after_blank_lines(parsed_block[0], block_text))
         if parsed_block is not None and shared:
             parsed = parsed_block[1]
+            if isinstance(parsed, Exception):
+                # what libyaml's composer raised on the caller's text (no value of a parse
+                # is an exception): the answer of this block's first parse when it is that
+                # very text, not the text after blank lines (its lines would differ)
+                shared = False
+                parsed = bun_yaml.parse(
+                    block_text, parsed if parsed_block[0] == block_text else None)
         else:
             parsed = bun_yaml.parse(block_text)
         mode = ParseMode.YAML

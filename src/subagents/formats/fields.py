@@ -23,6 +23,7 @@ from subagents.definition import (
     HookMatcher,
     McpServerSpec,
     SourceLocation,
+    new_definition,
 )
 from subagents.formats.yamltree import YamlIssue
 from subagents.known_tools import split_tool_list
@@ -127,15 +128,8 @@ def build_from_items(
     if dialect is not Dialect.JSON:
         values["system_prompt"] = system_prompt
     values.setdefault("name", "")
-    definition = AgentDefinition(
-        **values,
-        extra=extra,
-        dialect=dialect,
-        path=path,
-        locations=locations,
-        body_line=body_line,
-    )
-    return definition, issues
+    # (AgentDefinition(**values, extra=extra, ...), built by position: one per file read)
+    return new_definition(values, extra, dialect, path, locations, body_line), issues
 
 
 def _bad(f: FieldItem, expected: str, default_location: SourceLocation | None) -> YamlIssue:

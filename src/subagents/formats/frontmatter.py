@@ -468,7 +468,8 @@ def _recover(
     broken: list[tuple[str, int, str]] = []  # key, file line, why
     for key, index, chunk in chunks:
         key_line = start_line + 1 + index
-        tree = parse_yaml_tree("\n".join(chunk), line_offset=key_line - 1)
+        # (only whether the field reads is asked: not the error's exact message)
+        tree = parse_yaml_tree("\n".join(chunk), line_offset=key_line - 1, exact_error=False)
         node: YNode | None = None
         if tree.error is None and isinstance(tree.root, YMap) and tree.root.pairs:
             node = tree.root.pairs[0][1]

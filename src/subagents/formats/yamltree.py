@@ -329,11 +329,14 @@ class _Refused(Exception):
         self.issue = issue
 
 
-def parse_yaml_tree(text: str, *, line_offset: int = 0) -> YamlTree:
+def parse_yaml_tree(text: str, *, line_offset: int = 0, exact_error: bool = True) -> YamlTree:
     """Parse one YAML document into a position-carrying tree.
 
     ``line_offset`` is added to every 1-based line so positions are file positions.
     Never raises for bad input: syntax errors come back in ``YamlTree.error``.
+    ``exact_error=False``: a caller that only asks *whether* the text reads (the frontmatter's
+    recovery, field by field) may get :data:`UNREAD` as the error of a text that does not,
+    without the second, event-by-event parse that finds the error's own message and place.
     """
     if _PARSED[0] >= _SIMPLE_AFTER:
         simple = _simple_tree(text, line_offset)
@@ -341,7 +344,7 @@ def parse_yaml_tree(text: str, *, line_offset: int = 0) -> YamlTree:
             return simple
     elif _SIMPLE:
         _PARSED[0] += 1
-    tree = _parse_yaml_tree(text, line_offset)
+    tree = _parse_yaml_tree(text, line_offset, exact_error)
     if "\x85" in text or "\u2028" in text or "\u2029" in text:
         _to_file_lines(tree, text, line_offset)
     return tree
@@ -588,7 +591,23 @@ def _to_file_lines(tree: YamlTree, text: str, offset: int) -> None:
         tree.error = moved(tree.error)
 
 
-def _parse_yaml_tree(text: str, line_offset: int) -> YamlTree:
+def composer_refusal(text: str) -> Exception | None:
+    """What libyaml's composer raised on ``text``, if it was the last text it refused here
+    (a recovered frontmatter: Claude Code's reading composes the same text with the same
+    composer, which raises the same)."""
+    refused_text, refused = _REFUSED[0]
+    return refused if refused_text == text else None
+
+
+#: the last text libyaml's composer refused and what it raised (one: the file being read)
+_REFUSED: list[tuple[str, Exception | None]] = [("", None)]
+
+
+#: The error of a text that does not read, when its exact message was not asked for.
+UNREAD = YamlIssue("SA005", "invalid YAML", 1, 1)
+
+
+def _parse_yaml_tree(text: str, line_offset: int, exact_error: bool = True) -> YamlTree:
     issues: list[YamlIssue] = []
     depth, deep_line = nesting_scan(text, MAX_DEPTH)
     if depth > MAX_DEPTH:
@@ -604,8 +623,17 @@ def _parse_yaml_tree(text: str, line_offset: int) -> YamlTree:
                 node = loader.get_single_node()
             finally:
                 loader.dispose()
-        except yaml.YAMLError:
-            pass  # fall through to the event path, which reports the error precisely
+        except yaml.YAMLError as exc:
+            # fall through to the event path, which reports the error precisely; a caller
+            # that only asks whether the text reads is answered now: an error of the token
+            # stream (not the composer's own: more than one document) comes again in the
+            # event path, at the same event, unless a refusal comes first (an error too)
+            if not exact_error and not isinstance(exc, yaml.composer.ComposerError):
+                return YamlTree(None, issues, UNREAD)
+            # (remembered for another reader composing the same text, composer_refusal: one
+            # store of a pair, so that a thread never reads one text's error for another's;
+            # without its traceback, whose frames would be kept)
+            _REFUSED[0] = (text, exc.with_traceback(None))
         else:
             try:
                 root = _from_node(node, line_offset, issues) if node is not None else None

@@ -51,7 +51,9 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from subagents.definition import AgentDefinition
 
 if TYPE_CHECKING:
+    from subagents.definition import Dialect
     from subagents.diagnostics import Diagnostic
+    from subagents.formats.frontmatter import FrontmatterDocument
     from subagents.harnesses.loader import LoadResult
 
 __all__ = [
@@ -203,4 +205,14 @@ class Harness(Protocol):
         Code: :attr:`LoadResult.claude_code`).  ``data`` None: the file was not read (over our
         size cap), only its ``size`` is known; ``text``: the decoded text the strict reader
         read (BOM stripped, line ends made LF); ``claude_code``: the recorded version."""
+        ...
+
+    def emulate_read(
+        self, display: str, dialect: Dialect, definitions: tuple[AgentDefinition, ...],
+        diagnostics: tuple[Diagnostic, ...], document: FrontmatterDocument | None,
+        file_path: Path | None, data: str | bytes, text: str, bom: bool, crlf: bool,
+        claude_code: str | None,
+    ) -> LoadResult:
+        """:meth:`emulate` of the strict reader's result given as its parts (``LoadResult``'s
+        first fields, and ``file_path``): the result is built once."""
         ...

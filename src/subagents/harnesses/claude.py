@@ -35,6 +35,7 @@ from subagents.claude_code.reader import ParseMode, SkipKind, as_plugin_agent, r
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic
 from subagents.formats.frontmatter import FrontmatterDocument
+from subagents.formats.yamltree import composer_refusal
 from subagents.harnesses.loader import LoadResult, parse_agent_text
 from subagents.harnesses.reading import Reading
 from subagents.harnesses.table import TableHarness, get_spec
@@ -43,6 +44,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # the harness types are built only when one is needed (listing, convert)
     from typing import Any
 
+    from subagents.claude_code.profile import ClaudeCodeProfile
+    from subagents.claude_code.reader import ClaudeCodeView
     from subagents.harnesses.base import HarnessAgent, Location, WrittenFile
 
 __all__ = ["CODEX_MD", "HARNESS", "ClaudeHarness", "CodexMarkdownHarness"]
@@ -190,22 +193,44 @@ class ClaudeHarness(Reading):
         if text is None:  # not decodable: Claude Code reads the bytes its own way
             return result.with_reading(result.diagnostics,
                                        read_claude_code(data, profile=profile))
-        found = result.diagnostics
-        shared = (None if found and any(d.rule == "SA007" for d in found)
-                  else _parsed_block(result.document, crlf))
-        # the text is already decoded: Claude Code reads the same characters unless the
-        # file has CRLF line ends (it keeps them; the strict reader normalised them)
-        same_text = isinstance(data, bytes) and b"\r" not in data
-        source: str | bytes = ("\ufeff" + text if bom else text) if same_text else data
-        view = read_claude_code(source, profile=profile, parsed_block=shared,
-                                size=len(data) if isinstance(data, bytes) else None)
-        diagnostics = found
-        if view.loaded and found:  # (nothing to reword in a file without findings)
-            label = view.profile.label
-            lenient = view.parse is ParseMode.LENIENT
-            diagnostics = tuple(_say_what_claude_code_does(d, label, lenient)
-                                for d in diagnostics)
-        return result.with_reading(diagnostics, view)
+        return result.with_reading(*_reading(profile, result.diagnostics, result.document,
+                                             data, text, bom, crlf))
+
+    def emulate_read(
+        self, display: str, dialect: Dialect, definitions: tuple[AgentDefinition, ...],
+        diagnostics: tuple[Diagnostic, ...], document: FrontmatterDocument | None,
+        file_path: Path | None, data: str | bytes, text: str, bom: bool, crlf: bool,
+        claude_code: str | None,
+    ) -> LoadResult:
+        """:meth:`emulate` of the decoded file's strict reading, the result built once
+        (not the strict reader's, then a copy with the reading attached)."""
+        found, view = _reading(get_profile(claude_code), diagnostics, document, data, text,
+                               bom, crlf)
+        return LoadResult(display, dialect, definitions, found, document, view, (), None,
+                          file_path)
+
+
+def _reading(
+    profile: ClaudeCodeProfile, found: tuple[Diagnostic, ...],
+    document: FrontmatterDocument | None, data: str | bytes, text: str, bom: bool, crlf: bool,
+) -> tuple[tuple[Diagnostic, ...], ClaudeCodeView]:
+    """Claude Code's reading of a decoded file and the strict reader's findings ``found`` as
+    they read beside it (see :meth:`ClaudeHarness.emulate`)."""
+    shared = (None if found and any(d.rule == "SA007" for d in found)
+              else _parsed_block(document, crlf))
+    # the text is already decoded: Claude Code reads the same characters unless the
+    # file has CRLF line ends (it keeps them; the strict reader normalised them)
+    same_text = isinstance(data, bytes) and b"\r" not in data
+    source: str | bytes = ("\ufeff" + text if bom else text) if same_text else data
+    view = read_claude_code(source, profile=profile, parsed_block=shared,
+                            size=len(data) if isinstance(data, bytes) else None)
+    diagnostics = found
+    if view.loaded and found:  # (nothing to reword in a file without findings)
+        label = view.profile.label
+        lenient = view.parse is ParseMode.LENIENT
+        diagnostics = tuple(_say_what_claude_code_does(d, label, lenient)
+                            for d in diagnostics)
+    return diagnostics, view
 
 
 class CodexMarkdownHarness(TableHarness, dialect="codex-md"):
@@ -282,9 +307,13 @@ def _say_what_claude_code_does(d: Diagnostic, label: str, lenient: bool = False)
 
 def _parsed_block(doc: FrontmatterDocument | None, crlf: bool) -> tuple[str, Any] | None:
     """The strict reader's parse as Bun's (no second parse of the same text), when it applies:
-    a tree that parsed as it stands (not recovered), read from LF text, opened at line 1."""
-    if doc is None or doc.root is None or doc.recovered or crlf or doc.start_line != 1:
+    a tree that parsed as it stands (not recovered), read from LF text, opened at line 1; or,
+    for a text libyaml's composer refused (a recovered frontmatter), what it raised."""
+    if doc is None or crlf or doc.start_line != 1:
         return None
+    if doc.root is None or doc.recovered:
+        refused = composer_refusal(doc.yaml_text)
+        return None if refused is None else (doc.yaml_text, refused)
     return doc.yaml_text, bun_value(doc.root)
 
 

@@ -214,17 +214,13 @@ def parse_agent_text(
     definition, doc, issues = read_markdown_text(
         text, dialect=dialect, path=file_path, bom=bom, crlf=crlf, include_body=include_body
     )
-    result = LoadResult(
-        display,
-        dialect,
-        (definition,) if definition is not None else (),
-        tuple([_diag(i, display) for i in issues]) if issues else (),
-        doc,
-        file_path=file_path,
-    )
+    definitions = (definition,) if definition is not None else ()
+    reader_found = tuple([_diag(i, display) for i in issues]) if issues else ()
     if harness is None:
-        return result
-    return harness.emulate(result, data, text=text, bom=bom, crlf=crlf, claude_code=claude_code)
+        return LoadResult(display, dialect, definitions, reader_found, doc, file_path=file_path)
+    # (the harness builds the one result, with its reading attached)
+    return harness.emulate_read(display, dialect, definitions, reader_found, doc, file_path,
+                                data, text, bom, crlf, claude_code)
 
 
 def _harness_of(dialect: Dialect) -> Harness | None:

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from subagents.definition import AgentDefinition
+    from pathlib import Path
+
+    from subagents.definition import AgentDefinition, Dialect
     from subagents.diagnostics import Diagnostic
+    from subagents.formats.frontmatter import FrontmatterDocument
     from subagents.harnesses.loader import LoadResult
 
 __all__ = ["Reading"]
@@ -47,3 +50,18 @@ class Reading:
         claude_code: str | None = None,
     ) -> LoadResult:
         return result
+
+    def emulate_read(
+        self, display: str, dialect: Dialect, definitions: tuple[AgentDefinition, ...],
+        diagnostics: tuple[Diagnostic, ...], document: FrontmatterDocument | None,
+        file_path: Path | None, data: str | bytes, text: str, bom: bool, crlf: bool,
+        claude_code: str | None,
+    ) -> LoadResult:
+        """The strict reader's result of a Markdown file, given as its parts, with
+        :meth:`emulate`'s reading of the same data attached: the loader's one call for every
+        file read (a harness that attaches a reading builds the result once)."""
+        from subagents.harnesses.loader import LoadResult
+
+        return self.emulate(
+            LoadResult(display, dialect, definitions, diagnostics, document, file_path=file_path),
+            data, text=text, bom=bom, crlf=crlf, claude_code=claude_code)

@@ -111,33 +111,50 @@ _SUFFIXES: tuple[tuple[str, str], ...] = (
 )
 
 _ANY_SUFFIX = tuple(suffix for suffix, _repl in _SUFFIXES)
-# suffix -> (its place in the table, its replacement), and the suffixes' lengths: the
-# suffixes a word ends with are its last 1, 2, ... 8 letters, so :func:`_strip` looks up
-# those few instead of trying the table's 24 entries one by one
-_SUFFIX_AT = {suffix: (i, repl) for i, (suffix, repl) in enumerate(_SUFFIXES)}
-_SUFFIX_LENGTHS = tuple(sorted({len(suffix) for suffix in _ANY_SUFFIX}))
+
+
+def _by_tail(
+) -> tuple[dict[str, tuple[tuple[str, str], ...]], dict[str, tuple[tuple[str, str], ...]]]:
+    """The entries of the table (in its order) a word can end with, by its last two letters
+    (every suffix of two letters or more ends with its own last two; a one-letter suffix
+    with any two ending in it), and by its last letter for two letters listed under none."""
+    tails: dict[str, list[int]] = {}
+    lasts: dict[str, list[int]] = {}
+    for place, (suffix, _repl) in enumerate(_SUFFIXES):
+        if len(suffix) >= 2:
+            tails.setdefault(suffix[-2:], []).append(place)
+        else:
+            lasts.setdefault(suffix, []).append(place)
+    for tail, places in tails.items():
+        places.extend(lasts.get(tail[-1], ()))
+        places.sort()
+
+    def entries(places: list[int]) -> tuple[tuple[str, str], ...]:
+        return tuple(_SUFFIXES[place] for place in places)
+
+    return ({tail: entries(places) for tail, places in tails.items()},
+            {last: entries(places) for last, places in lasts.items()})
+
+
+# :func:`_strip` tries those few entries (one to five) instead of every entry
+_BY_TAIL, _BY_LAST = _by_tail()
 
 
 def _strip(word: str) -> str | None:
     """The base left by the first suffix of the table (in its order) that ``word`` ends
     with and that leaves at least three letters and a change; None if there is none.  The
-    same answer as trying every suffix in turn (tests hold the stemmer to that)."""
-    hits: list[tuple[int, int, str]] = []
-    for n in _SUFFIX_LENGTHS:
-        if n > len(word):
-            break
-        hit = _SUFFIX_AT.get(word[-n:])
-        if hit is not None:
-            hits.append((hit[0], n, hit[1]))
-    for _place, n, repl in sorted(hits):
-        base = word[:-n] + repl
-        if len(base) >= 3 and base != word:
-            return base
+    same answer as trying every suffix in turn (tests hold the stemmer to that): the entries
+    a word can end with are those listed for its last two letters, in the table's order."""
+    found = _BY_TAIL.get(word[-2:])
+    for suffix, repl in found if found is not None else _BY_LAST.get(word[-1:], ()):
+        if word.endswith(suffix):
+            base = word[:-len(suffix)] + repl
+            if len(base) >= 3 and base != word:
+                return base
     return None
 
 
-@functools.lru_cache(maxsize=65536)
-def stem(word: str) -> str:
+def _stem(word: str) -> str:
     """A light, consistent suffix stripper (``testing``/``tests``/``tester`` -> ``test``)."""
     if len(word) <= 3 or not word.isalpha():
         return word
@@ -156,6 +173,9 @@ def stem(word: str) -> str:
     if len(word) > 4 and word[-1] == word[-2] and word[-1] not in "lsz":
         word = word[:-1]
     return word
+
+
+stem = functools.lru_cache(maxsize=65536)(_stem)
 
 
 def _special(low: str) -> str:
@@ -213,8 +233,10 @@ def _description_tokens(text: str) -> list[str]:
     if len(known) + len(new) > _TOKENS_MAX:
         known.clear()
         new = set(parts)
+    # (the stemmer itself, not its cache: a part new to this memo is mostly new to it too)
+    stem_of = _stem
     for part in new:
-        known[part] = "" if part in STOPWORDS else stem(part)
+        known[part] = "" if part in STOPWORDS else stem_of(part)
     return list(filter(None, map(known.__getitem__, parts)))
 
 
@@ -247,6 +269,12 @@ class _TfTable(dict[int, float]):
 
 _TF = _TfTable()
 
+# description -> its term counts (in the order the terms first come) and whether no term is
+# counted twice, for :func:`_weigh`: a description met again (the same agent in several scopes,
+# a folder copied) is not tokenised again; bounded, emptied when full like the token memo
+_COUNTS: dict[str, tuple[dict[str, int], bool]] = {}
+_COUNTS_MAX = 4096
+
 
 def _weigh(texts: Sequence[str]) -> tuple[list[dict[str, float]], dict[str, int]]:
     """The unit TF-IDF vectors of ``texts`` and each term's document frequency.
@@ -256,7 +284,9 @@ def _weigh(texts: Sequence[str]) -> tuple[list[dict[str, float]], dict[str, int]
     operations on the same operands in the same order as the formula written out term by
     term (tests hold the floats equal), but looped over in C (``map`` over ``operator.mul``,
     ``operator.truediv`` and the tables' ``__getitem__``) rather than in Python
-    comprehensions, with each logarithm worked out once per count.
+    comprehensions, with each logarithm worked out once per count (the idf once per document
+    frequency, looked up through the frequency).  A description's counts are kept for the
+    process (:data:`_COUNTS`): one met again is not tokenised or counted again.
     """
     # counted as a Counter counts (its own counting loop, in C: the same counts in the same
     # order), without a Counter's set-up and type checks per description
@@ -264,28 +294,34 @@ def _weigh(texts: Sequence[str]) -> tuple[list[dict[str, float]], dict[str, int]
     # per description: is every count 1 (no term twice)?
     once: list[bool] = []
     df: dict[str, int] = {}
+    memo = _COUNTS
     for text in texts:
-        d: dict[str, int] = {}
-        tokens = _description_tokens(text)
-        _count_elements(d, tokens)
+        found = memo.get(text)
+        if found is None:
+            d: dict[str, int] = {}
+            tokens = _description_tokens(text)
+            _count_elements(d, tokens)
+            found = (d, len(d) == len(tokens))
+            if len(memo) >= _COUNTS_MAX:
+                memo.clear()
+            memo[text] = found
+        d = found[0]
         docs.append(d)
-        once.append(len(d) == len(tokens))
+        once.append(found[1])
         _count_elements(df, d)
     n = len(docs)
     idf_of = [math.log((1 + n) / (1 + c) + 1) for c in range(max(df.values(), default=0) + 1)]
-    idf = dict(zip(df, map(idf_of.__getitem__, df.values()), strict=True))
-    tf_of, idf_get = _TF.__getitem__, idf.__getitem__
+    tf_of, idf_at, df_get = _TF.__getitem__, idf_of.__getitem__, df.__getitem__
+    vectors: list[dict[str, float]] = []
     for d, single in zip(docs, once, strict=True):
         # a count of 1 weighs 1 + log 1 = 1.0 exactly, and 1.0 * x is x to the bit: a
         # description with no term twice (two in five) has its idf as its weights
-        weights = (list(map(idf_get, d)) if single else
-                   list(map(mul, map(tf_of, d.values()), map(idf_get, d))))
+        weights = (list(map(idf_at, map(df_get, d))) if single else
+                   list(map(mul, map(tf_of, d.values()), map(idf_at, map(df_get, d)))))
         norm = math.sqrt(sum(map(mul, weights, weights))) or 1.0
-        # the counts replaced by the unit weights in place: the same keys in the same order
-        # as a new dictionary, without building one (only values change: no key is added or
-        # removed while the keys are walked)
-        d.update(zip(d, map(truediv, weights, repeat(norm)), strict=True))
-    vectors: list[dict[str, float]] = docs  # type: ignore[assignment]
+        # a new dictionary of the unit weights, the counts' keys in their order (the counts
+        # stay in the memo as they are)
+        vectors.append(dict(zip(d, map(truediv, weights, repeat(norm)), strict=True)))
     return vectors, df
 
 

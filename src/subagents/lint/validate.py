@@ -309,7 +309,7 @@ def validate_paths(
         cache = len(found) >= CACHE_FILES
     results = _open_cache(resolved) if cache else None
     work = _keyed(found, results)
-    for item, (diags, n, mine, silenced, ids, _digest) in zip(
+    for item, (diags, n, mine, silenced, ids, _kept) in zip(
             work, _outcomes(work, results, jobs), strict=True):
         # merged in the order of the files, however many processes computed them
         scoped.extend(mine)
@@ -340,18 +340,36 @@ CACHE_FILES = 8
 
 def _keyed(found: Sequence[tuple[_Target, Config, _Filter, str]],
            results: ResultCache | None) -> list[_Work]:
-    """The files to validate, each with its key in the result cache (none without one)."""
+    """The files to validate, each with its key in the result cache (none without one).
+
+    A key is what decides a file's outcome besides its bytes and mode: the hash of its
+    group's part (the configuration and filter, the dialect, the folder walked, the scope,
+    whether the path may lead out), the same for every file of a folder walked and worked
+    out once for it, then the path shown (and, for a path that may lead out of its folder,
+    where it leads).  The absolute path is the entry's own key in the cache."""
     if results is None:
         return [_Work(target, cfg, filt, "", apath) for target, cfg, filt, apath in found]
     fingerprints: dict[int, str] = {}  # one per configuration (which decides the filter)
+    groups: dict[tuple[int, int, int, str, bool], str] = {}
     work: list[_Work] = []
     for target, cfg, filt, apath in found:
-        key = id(cfg)
-        fingerprint = fingerprints.get(key)
-        if fingerprint is None:
-            fingerprint = fingerprints[key] = _fingerprint(cfg, filt)
-        work.append(_Work(target, cfg, filt, _entry_key(results, fingerprint, target, apath),
-                          apath))
+        # (the objects' ids: each is kept alive by ``found``; equal objects under two ids
+        # only work out the same part twice)
+        where = (id(cfg), id(target.root), id(target.dialect), target.scope,
+                 target.may_escape)
+        group = groups.get(where)
+        if group is None:
+            fingerprint = fingerprints.get(id(cfg))
+            if fingerprint is None:
+                fingerprint = fingerprints[id(cfg)] = _fingerprint(cfg, filt)
+            group = groups[where] = results.key(target.dialect, target.root, target.scope,
+                                                target.may_escape, fingerprint)
+        if target.may_escape:
+            # a named file may lead elsewhere through a linked folder: where it leads counts
+            key = f"{group}{target.display}\0{os.path.realpath(target.path)}"
+        else:
+            key = group + target.display
+        work.append(_Work(target, cfg, filt, key, apath))
     return work
 
 
@@ -384,16 +402,10 @@ class _Work:
 
 # What one file gives the run: its findings, the agents it loads, the facts the scope rules
 # read, its silencers (config ignores, in-file ignores), the ids another harness loads and,
-# for the result cache, the hash of the bytes it was judged on (None: not read, or no cache).
+# for the result cache, what it stores (see ``_stored``; None: nothing, or no cache).
 _Outcome = tuple[list[Diagnostic], int, list[ScopedAgent],
-                 tuple[tuple[str, ...], tuple[str, ...]] | None, _HarnessIds, str | None]
-
-
-def _entry_key(results: ResultCache, fingerprint: str, target: _Target, apath: str) -> str:
-    # a named file may lead elsewhere through a linked folder: where it leads is part of the key
-    real = os.path.realpath(target.path) if target.may_escape else ""
-    return results.key(apath, real, target.display, target.dialect,
-                       target.root, target.scope, target.may_escape, fingerprint)
+                 tuple[tuple[str, ...], tuple[str, ...]] | None, _HarnessIds,
+                 tuple[str | None, str] | None]
 
 
 def _outcome(item: _Work) -> _Outcome:
@@ -418,11 +430,32 @@ def _finish(item: _Work, fctx: FileContext, result: LoadResult | None,
                           scope=target.scope, scoped=mine, harness_ids=my_ids,
                           absolute=target.apath or None)
     silenced = mine_silencers.get(item.target.display)
-    digest = None
-    if item.entry_key and read:  # (the cache is on: it records the hash of these bytes)
-        digest = _cache_module().file_digest(read[0])
-    return (diags, n, mine, None if silenced is None else (silenced[1], silenced[2]), my_ids,
-            digest)
+    pair = None if silenced is None else (silenced[1], silenced[2])
+    return (diags, n, mine, pair, my_ids,
+            _stored(read, diags, n, mine, pair, my_ids) if item.entry_key else None)
+
+
+def _stored(read: list[bytes], diags: list[Diagnostic], n: int, mine: list[ScopedAgent],
+            silenced: tuple[tuple[str, ...], tuple[str, ...]] | None,
+            my_ids: _HarnessIds) -> tuple[str | None, str] | None:
+    """What the result cache stores of a file's outcome, worked out where the outcome is
+    made (its strings at hand, and in the worker process with ``jobs``): the hash of the
+    bytes judged (``None``: not read; the cache hashes the file) and the JSON of the
+    outcome (:func:`subagents.lint.cache.outcome_text`); ``None``: not stored."""
+    for a in mine:
+        if a.definition.skills:
+            # whether each skill exists is read from .claude/skills folders (SA021): not a
+            # fact of this file alone, so such a file is validated every time
+            return None
+    cache = _cache_module()
+    text_of = cache.AgentFacts.text_of
+    try:
+        text = cache.outcome_text(
+            diags, n, [text_of(a.definition, a.line, a.column) for a in mine], silenced,
+            [agent_id for _scope, agent_id, _display, _path in my_ids] if my_ids else ())
+    except (TypeError, ValueError):  # a fact of another type: validated again next time
+        return None
+    return (cache.file_digest(read[0]) if read else None), text
 
 
 def _chunks(items: Sequence[_Work], workers: int = 1) -> list[list[_Work]]:
@@ -523,18 +556,10 @@ def _cache_module() -> Any:
 
 
 def _store(results: ResultCache, item: _Work, outcome: _Outcome) -> None:
-    diags, n, mine, silenced, my_ids, digest = outcome
-    for a in mine:
-        if a.definition.skills:
-            # whether each skill exists is read from .claude/skills folders (SA021): not a
-            # fact of this file alone, so such a file is validated every time
-            return
-    # (the entry's fields given as they are stored: no FileEntry or AgentFacts per file)
-    row_of = _cache_module().AgentFacts.row_of
-    results.store_outcome(
-        item.apath, item.entry_key, diags, n,
-        [row_of(a.definition, a.line, a.column) for a in mine], silenced,
-        [agent_id for _scope, agent_id, _display, _path in my_ids], digest)
+    stored = outcome[5]
+    if stored is not None:
+        digest, text = stored
+        results.store_text(item.apath, item.entry_key, text, digest)
 
 
 def _config_for(p: Path, cache: dict[Any, Config], notes: list[str]) -> Config:

@@ -31,6 +31,7 @@ from subagents.lint.rules.catalog import rule
 
 __all__ = [
     "APPLIES",
+    "QUIET",
     "Applies",
     "DefinitionRule",
     "FileContext",
@@ -38,6 +39,7 @@ __all__ = [
     "RuleContext",
     "applies",
     "make_diagnostic",
+    "quiet_when",
     "text_pos",
 ]
 
@@ -89,6 +91,27 @@ def applies(*, only: tuple[Dialect, ...] | None = None, never: tuple[Dialect, ..
 
     def register(fn: DefinitionRule) -> DefinitionRule:
         APPLIES[fn] = declared
+        return fn
+
+    return register
+
+
+#: The declared :func:`quiet_when` of each definition check that has one: field names and the
+#: values for which the check says nothing.
+QUIET: dict[Callable[..., Iterator[Diagnostic]], tuple[tuple[str, ...], tuple[object, ...]]] = {}
+
+
+def quiet_when(**values: object) -> Callable[[DefinitionRule], DefinitionRule]:
+    """Declare that the decorated definition check says nothing about a definition whose
+    fields equal ``values`` (``color=None``: no colour given), whatever else the definition and
+    the context hold: the engine then answers it by one comparison instead of a call (most
+    definitions leave most fields unset).  The check keeps its own test (it may be called
+    directly); ``tests/test_engine_quiet.py`` runs every check on definitions given these
+    values and expects silence."""
+    declared = (tuple(values), tuple(values.values()))
+
+    def register(fn: DefinitionRule) -> DefinitionRule:
+        QUIET[fn] = declared
         return fn
 
     return register

@@ -25,12 +25,14 @@ Design notes
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from operator import attrgetter
 
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic
 from subagents.lint.rules import dialects, fields, security, spec
 from subagents.lint.rules.base import (
     APPLIES,
+    QUIET,
     Applies,
     DefinitionRule,
     FileContext,
@@ -108,29 +110,56 @@ def _silent(declared: Applies | None, dialect: Dialect, claude_code: bool) -> bo
         not declared.on_claude_code and claude_code and dialect is Dialect.CLAUDE)
 
 
-# (checks tuple's id, dialect, Claude Code's reading) -> (checks, the ones to run)
-_by_dialect: dict[tuple[int, Dialect, bool], tuple[_Plan, _Plan]] = {}
+# a check to run, the codes it registered, and its declared quiet values (None: none
+# declared): the fields' getter and the values it gives when the check has nothing to say
+_Run = tuple[tuple[Callable[..., Iterator[Diagnostic]], frozenset[str],
+                   Callable[[AgentDefinition], object] | None, object], ...]
+# (checks tuple's id, dialect, Claude Code's reading) -> (checks, the ones to run, the same
+# with their quiet values)
+_by_dialect: dict[tuple[int, Dialect, bool], tuple[_Plan, _Plan, _Run]] = {}
 
 
 def checks_for(checks: _Plan, dialect: Dialect, claude_code: bool) -> _Plan:
     """The checks of ``checks`` that can find something in a definition of ``dialect``
     (``claude_code``: judged on Claude Code's reading), in order."""
+    return _entry(checks, dialect, claude_code)[1]
+
+
+def _entry(checks: _Plan, dialect: Dialect, claude_code: bool) -> tuple[_Plan, _Plan, _Run]:
     key = (id(checks), dialect, claude_code)
     known = _by_dialect.get(key)
     if known is not None and known[0] is checks:
-        return known[1]
+        return known
     run = tuple((c, codes) for c, codes in checks
                 if not _silent(APPLIES.get(c), dialect, claude_code))
     if len(_by_dialect) >= 256:  # (callers making up check tuples: not all remembered)
         _by_dialect.clear()
-    _by_dialect[key] = (checks, run)
-    return run
+    entry = _by_dialect[key] = (checks, run, tuple(_quiet(c, codes) for c, codes in run))
+    return entry
+
+
+def _quiet(check: Callable[..., Iterator[Diagnostic]], codes: frozenset[str]) -> tuple[
+        Callable[..., Iterator[Diagnostic]], frozenset[str],
+        Callable[[AgentDefinition], object] | None, object]:
+    declared = QUIET.get(check)
+    if declared is None:
+        return check, codes, None, None
+    names, values = declared
+    # (one name: attrgetter gives the value itself, not a tuple of one)
+    return check, codes, attrgetter(*names), values if len(names) > 1 else values[0]
 
 
 def check_definition(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     checks = ctx.checks if ctx.checks is not None else _plan(DEFINITION_RULES)
-    for check, allowed in checks_for(checks, defn.dialect, ctx.claude_code):
+    known = _by_dialect.get((id(checks), defn.dialect, ctx.claude_code))
+    run = known[2] if known is not None and known[0] is checks else \
+        _entry(checks, defn.dialect, ctx.claude_code)[2]
+    for check, allowed, given, quiet in run:
         try:
+            # a check declared quiet for the values these fields have is not called (the
+            # comparison is in C: a call would start the check's generator to learn nothing)
+            if given is not None and given(defn) == quiet:
+                continue
             for d in check(defn, ctx):
                 if d.rule not in allowed:
                     raise UnregisteredCode(f"emitted {d.rule}, which it did not register")

@@ -32,7 +32,7 @@ from subagents.definition import Dialect as D
 from subagents.diagnostics import Diagnostic
 from subagents.formats.yamltree import YMap, YNode, YScalar, YSeq
 from subagents.known_tools import BUILTIN_TOOLS, is_known_tool, parse_tool_entry
-from subagents.lint.rules.base import DefinitionRule, RuleContext, applies
+from subagents.lint.rules.base import DefinitionRule, RuleContext, applies, quiet_when
 from subagents.lint.rules.catalog import check
 
 __all__ = ["RULES", "is_valid_model"]
@@ -122,6 +122,7 @@ def check_description(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagn
 _MAX_SUGGESTIONS = 20
 
 
+@quiet_when(tools=None, disallowed_tools=None)
 @applies(never=(D.CODEX_MD,))
 @check("SA104")
 def check_tools(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
@@ -132,6 +133,19 @@ def check_tools(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]
     profile = None
     if defn.dialect is D.CLAUDE:
         profile = get_profile(ctx.config.claude_code)  # (imported with the module: once)
+    # Most files of a tree give one of a few lists, every entry known: a pair of lists found
+    # quiet once for this profile and these extra tools is answered by one look-up.
+    lists: tuple[object, object] | None = (defn.tools, defn.disallowed_tools)
+    memo = _QUIET_TOOLS[0]
+    if memo[0] is not profile or memo[1] is not extra or len(memo[2]) >= _QUIET_MAX:
+        memo = _QUIET_TOOLS[0] = (profile, extra, set())
+    known = memo[2]  # (this memo's set, even if another thread replaces the memo)
+    try:
+        if lists in known:
+            return
+    except TypeError:  # (lists not given as tuples of strings: not remembered)
+        lists = None
+    said = False
     for key in ("tools", "disallowed_tools"):
         entries = getattr(defn, key)
         if not entries:
@@ -140,6 +154,7 @@ def check_tools(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]
         for i, raw in enumerate(entries):
             kind = profile.tool_kind(raw.strip()) if profile is not None else None
             if kind == "main-thread" and key == "tools" and profile is not None:
+                said = True
                 yield ctx.diag(
                     "SA104", ctx.item_pos(defn, key, i, raw),
                     f"`tools`: {raw.strip()!r} is a main-thread tool in {profile.label}; "
@@ -184,7 +199,17 @@ def check_tools(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]
                     if key == "tools"
                     else f"; {label} disallows nothing by it"
                 )
+            said = True
             yield ctx.diag("SA104", ctx.item_pos(defn, key, i, raw), f"`{spelled}`: {what}", hint)
+    if not said and lists is not None:
+        known.add(lists)
+
+
+# [(profile, extra tools, the pairs (tools, disallowed tools) in which check_tools found
+# nothing for them)]: one profile and one set of extra tools at a time, at most _QUIET_MAX
+# pairs; what the check says of a pair depends on nothing else
+_QUIET_TOOLS: list[tuple[object, object, set[tuple[object, object]]]] = [(None, None, set())]
+_QUIET_MAX = 1024
 
 
 def _close_tool(name: str, extra: frozenset[str]) -> str | None:
@@ -214,13 +239,23 @@ _TOOL_WORDS = {
 }
 
 
+@quiet_when(model=None)
 @applies(never=(D.CODEX_MD,))
 @check("SA105")
 def check_model(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
-    if defn.model is None or defn.dialect is D.CODEX_MD:
+    model = defn.model
+    if model is None or defn.dialect is D.CODEX_MD:
         return
     # (the configured aliases asked as they are: `in` of the mapping reads its keys)
-    if is_valid_model(defn.model, ctx.config.model_aliases):
+    aliases = ctx.config.model_aliases
+    if not aliases:  # (most runs: a model found valid once is valid; a few recur in a tree)
+        if model in _VALID_MODELS:
+            return
+        if is_valid_model(model):
+            if len(_VALID_MODELS) < _QUIET_MAX:
+                _VALID_MODELS.add(model)
+            return
+    elif is_valid_model(model, aliases):
         return
     label = get_profile(ctx.config.claude_code).label
     yield ctx.diag(
@@ -237,6 +272,11 @@ def check_model(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]
     )
 
 
+#: Models :func:`is_valid_model` accepted with no configured alias (at most _QUIET_MAX).
+_VALID_MODELS: set[str] = set()
+
+
+@quiet_when(permission_mode=None, effort=None, isolation=None)
 @check("SA106", "SA115", "SA116")
 def check_enums(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     pm = defn.permission_mode
@@ -263,6 +303,7 @@ def check_enums(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]
         )
 
 
+@quiet_when(tools=None)
 @check("SA107")
 def check_tool_conflict(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     if defn.tools is not None and defn.disallowed_tools is not None:
@@ -275,6 +316,7 @@ def check_tool_conflict(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Dia
         )
 
 
+@quiet_when(max_turns=None)
 @check("SA108")
 def check_max_turns(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     if defn.max_turns is not None and defn.max_turns <= 0:
@@ -286,6 +328,7 @@ def check_max_turns(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnos
         )
 
 
+@quiet_when(version=None, tags=None)
 @check("SA112", "SA113")
 def check_metadata(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     if defn.version is not None and not _SEMVER_RE.match(defn.version.strip()):
@@ -308,7 +351,8 @@ def check_metadata(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnost
 
 @check("SA114")
 def check_prompt(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
-    if defn.system_prompt.strip():
+    prompt = defn.system_prompt
+    if prompt and not prompt.isspace():  # (`prompt.strip()`, without copying the prompt)
         return
     if defn.dialect is D.JSON:
         pos = ctx.key_pos(defn, "system_prompt")
@@ -319,6 +363,7 @@ def check_prompt(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic
     yield ctx.diag("SA114", pos, "the system prompt is empty", hint)
 
 
+@quiet_when(mcp_servers=())
 @check("SA111")
 def check_mcp_servers(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     for server in defn.mcp_servers:
@@ -334,6 +379,11 @@ def check_mcp_servers(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagn
 
 @check("SA109", "SA110")
 def check_hooks(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
+    document = ctx.document
+    # (most files: no hooks, and no `hooks:` key the reader could have dropped as malformed;
+    # `hooks` is the field's only spelling, tests/test_engine_quiet.py holds it)
+    if not defn.hooks and (document is None or "hooks" not in document.fields):
+        return
     node = ctx.node(defn, "hooks")
     if isinstance(node, YMap):
         yield from _hooks_node(defn, ctx, node)

@@ -314,6 +314,15 @@ def _unusual_or_nfkc() -> Any:
                   case_sensitive=True)
 
 
+#: every ASCII byte.  The patterns "unusual" and "unusual_or_nfkc" match single characters
+#: beyond ASCII only (classes of them, tests/test_injection_visible.py says so), so whether
+#: they match a text's UTF-8 is whether they match it with its ASCII bytes deleted (the
+#: characters beyond ASCII are left whole): ``bytes.translate`` deletes them at about a
+#: third of what an RE2 pass costs a byte, and the pass then reads what is left (on the
+#: texts of 2,000 files, about 1% of their bytes)
+_ASCII_BYTES = bytes(range(128))
+
+
 def _visible_utf8(text: str) -> tuple[str, bool, bytes | None]:
     """:func:`_visible`, and the UTF-8 of the text it returns, when that is the bytes it
     read (``None`` when it removed invisible characters): encoding a text beyond ASCII costs
@@ -324,7 +333,7 @@ def _visible_utf8(text: str) -> tuple[str, bool, bytes | None]:
         # one pass over the text's own UTF-8: nothing unusual and no character NFKC may
         # change (:mod:`.injection_nfkc`), and the text is its own NFKC (most texts)
         data = text.encode()
-        if not found_in(before, data):
+        if not found_in(before, data.translate(None, _ASCII_BYTES)):
             return text, False, data
         again = unicodedata.normalize("NFKC", text)
         if again is not text:
@@ -333,7 +342,7 @@ def _visible_utf8(text: str) -> tuple[str, bool, bytes | None]:
         text = unicodedata.normalize("NFKC", text)
         # strict: a lone surrogate fails here as it did in the RE2 wrapper's own encoding
         data = text.encode()
-    if not found_in(pats["unusual"], data):
+    if not found_in(pats["unusual"], data.translate(None, _ASCII_BYTES)):
         return text, False, data
     if found_in(pats["invisible"], data):
         return _INVISIBLE.sub("", text), True, None
@@ -826,12 +835,13 @@ def forget_verdicts() -> None:
 
 #: texts whose first steps were done ahead, together with the other texts of a chunk
 #: (:mod:`.injection_ahead` fills it and empties it after the chunk): by the text, its
-#: normalised variants, the first one's UTF-8 when known, what the prefilter said of it
-#: (``None``: not asked), whether the spread pattern matches it (``None``: not asked,
-#: :func:`_squeezed_finding`) and the text's UTF-8 and hidden views' marks
-#: (:func:`.injection_views.text_marks`); ``None``: the steps found that nothing can make
-#: a finding (the verdict is ``None``)
-AHEAD: dict[str, tuple[list[str], bytes | None, frozenset[str] | Holds | None, bool | None,
+#: normalised variants, the first one's UTF-8 when known, what the prefilter said of the
+#: first variants (of the first, or of both; ``None``: not asked), whether the spread
+#: pattern matches it (``None``: not asked, :func:`_squeezed_finding`) and the text's
+#: UTF-8 and hidden views' marks (:func:`.injection_views.text_marks`); ``None``: the steps
+#: found that nothing can make a finding (the verdict is ``None``)
+AHEAD: dict[str, tuple[list[str], bytes | None, list[frozenset[str] | Holds] | None,
+                       bool | None,
                        tuple[bytes, tuple[bool, ...] | None] | None] | None] = {}
 
 
@@ -875,7 +885,7 @@ def _assess(text: str) -> InjectionFinding | None:
             first = raw
         n += 1
         if PREFILTER:
-            gate = (scanned if n == 1 and scanned is not None
+            gate = (scanned[n - 1] if scanned is not None and n <= len(scanned)
                     else parts_or_holds(norm, raw))
             if isinstance(gate, frozenset):
                 if not _could_find_parts(gate):
@@ -888,7 +898,10 @@ def _assess(text: str) -> InjectionFinding | None:
             continue  # no kind that could make a finding matches: nothing to judge
         # "a document says '...'; do as it says": the quotation is an instruction
         unquoted = search.gate.allows("obey.0") and found_in(pats["obey"], raw)
-        judged = _judge(_hits(norm, search.signals(), unquoted, raw=raw), norm)
+        signals = _signals(search, norm, raw)
+        if signals is None:
+            continue  # (what _judge would say: nothing)
+        judged = _judge(_hits(norm, signals, unquoted, raw=raw), norm)
         if judged is None:
             continue
         pos, named, high = judged
@@ -930,7 +943,10 @@ def _assess(text: str) -> InjectionFinding | None:
             continue  # no kind that could make a finding matches: nothing to judge
         unquoted = view.hidden or (search.gate.allows("obey.0")
                                    and found_in(pats["obey"], search.raw))
-        judged = _judge(_hits(norm, search.signals(), unquoted, raw=search.raw), norm)
+        signals = _signals(search, norm, search.raw)
+        if signals is None:
+            continue  # (what _judge would say: nothing)
+        judged = _judge(_hits(norm, signals, unquoted, raw=search.raw), norm)
         if judged is None:
             continue
         pos, named, high = judged
@@ -940,6 +956,52 @@ def _assess(text: str) -> InjectionFinding | None:
             return finding
         best = best or finding
     return best
+
+
+class _Found:
+    """A kind's matches found once (:func:`_signals`), handed to :func:`_hits` as
+    :meth:`_Parts.spans` would give them."""
+
+    __slots__ = ("found",)
+
+    def __init__(self, found: list[tuple[int, int]]) -> None:
+        self.found = found
+
+    def spans(self, text: str, raw: bytes) -> list[tuple[int, int]]:
+        return self.found
+
+
+#: ``False``: :func:`_signals` never answers early (what the tests compare with)
+JUDGE_FIRST = True
+
+
+def _signals(search: _Search, norm: str, raw: bytes) -> dict[str, Any] | None:
+    """``search.signals()``, or ``None`` when they cannot make a finding: :func:`_judge` of
+    every match of every kind, none excused and none left out for being near another of its
+    kind, finds nothing.  :func:`_hits` keeps a subset of those matches (it only drops
+    some), and a finding of a subset is one of the whole (a kind beside more kinds is
+    supported at least as well, and a send beside more secrets carries one at least as
+    often, :func:`_combine`), so the view has no finding; the excuses (a sentence read
+    back, two patterns, about 25 us a match) are never asked.  Most views it answers are
+    long prompts naming tokens and keys here and there and saying "send" far from them.
+    Otherwise each kind's matches found here are handed on, not searched again."""
+    signals = search.signals()
+    if not (JUDGE_FIRST and PREFILTER):
+        return signals
+    found: dict[str, Any] = {}
+    every: list[_Hit] = []
+    for kind, rx in signals.items():
+        spans = list(rx.spans(norm, raw))
+        found[kind] = _Found(spans)
+        every.extend((start, kind, end) for start, end in spans)
+    if len(every) > _JUDGE_FIRST_MOST:
+        return found  # (a text repeating a phrase: _judge reads a window around each match)
+    return found if _judge(every, norm) is not None else None
+
+
+#: the matches :func:`_signals` judges at most (past it, :func:`_hits` keeps one sign of a
+#: kind per :data:`_SPACING` characters first, which bounds what :func:`_judge` reads)
+_JUDGE_FIRST_MOST = 1000
 
 
 def _squeezed_finding(text: str, norm: str, first: bytes, pats: dict[str, Any],

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from subagents.lint.rules import injection
 from subagents.lint.rules.injection import _fast_both_utf8
-from subagents.lint.rules.injection_gate import all_parts_or_holds
+from subagents.lint.rules.injection_gate import all_parts_or_holds, parts_or_holds
 from subagents.lint.rules.injection_views import (
     all_text_marks,
     characters_read,
@@ -75,14 +75,26 @@ def stage(texts: list[str]) -> None:
     could_find = injection._could_find_parts
     for text, variants, raw, gate, spreads, marks in zip(
             kept, all_variants, raws, gates, spread, all_text_marks(kept, utf8s), strict=True):
+        readings = [gate]
         if (spreads is False and marks is not None and marks[1] is None
-                and len(variants) == 1 and isinstance(gate, frozenset)
-                and not could_find(gate)):
+                and isinstance(gate, frozenset) and not could_find(gate)):
             # what _assess would then do: no part named could make a finding, the spread
-            # pattern rules out a squeezed phrase, the marks any hidden view
-            ahead[text] = None
-        else:
-            ahead[text] = (variants, raw, gate, spreads, marks)
+            # pattern rules out a squeezed phrase, the marks any hidden view; and for a
+            # text whose look-alike letters were folded, the same of the text unfolded
+            # (asked here, for the few such texts: its gate is handed on if it may find)
+            if len(variants) == 1:
+                ahead[text] = None
+                continue
+            try:
+                second = parts_or_holds(variants[1], variants[1].encode())
+            except Exception:  # (the detector asks again, and raises)
+                second = None
+            if isinstance(second, frozenset) and not could_find(second):
+                ahead[text] = None
+                continue
+            if second is not None:
+                readings.append(second)
+        ahead[text] = (variants, raw, readings, spreads, marks)
 
 
 def unstage() -> None:

@@ -11,8 +11,8 @@ Most prompts hide nothing, so what is skipped matters more than what is found.  
 pass over the text's UTF-8 says which searches may find anything (:data:`_MARKS`: for each, a
 pattern every match of the search holds a match of); on the bench tree's prompts it rules out
 every search but the base64 runs', and, once a process has read a few hundred files, those too
-but in about one prompt in twelve: the set then holds the first digits of every base64 run
-that can decode to text (:mod:`.injection_b64`), and only such runs are found and decoded.
+but in about one prompt in a hundred and fifty: the set then holds the first digits of every
+base64 run that can decode to text (:mod:`.injection_b64`).
 Elsewhere a run that cannot decode to text is not decoded (most runs are long words and
 paths), and a marker of several characters is looked for only when its rarer first character
 is there (``memchr``).  Each shortcut is exact; tests/test_injection_views_gates.py compares
@@ -128,11 +128,17 @@ _MARKS = ("base64", "hex", "base64-block", "spaced-hex", "rot13", "comment", "li
 _B64_DIGIT = "[A-Za-z0-9+/_-]"
 
 
-def _candidate_source(prefix: str, more: str | int) -> str:
-    """A base64 run whose first digits match ``prefix`` (RE2 finds each run from its first
-    digit, as its pattern's ``{16,}`` is greedy: where no digit is before it), with ``more``
-    digits after them (``"8,"``: the rest of the run; eight at least: it holds sixteen)."""
-    return f"(?:\\A|[^A-Za-z0-9+/_-])(?:{prefix}){_B64_DIGIT}{{{more}}}"
+def _candidate_source(prefix: str) -> str:
+    """A base64 run whose first digits match ``prefix`` (:data:`.injection_b64.DIGITS` of
+    them; RE2 finds each run from its first digit, as its pattern's ``{16,}`` is greedy:
+    where no digit is before it), with as many digits after them as make sixteen."""
+    from subagents.lint.rules.injection_b64 import DIGITS
+
+    return (f"(?:\\A|[^A-Za-z0-9+/_-])(?:{prefix}){_B64_DIGIT}"
+            f"{{{max(_B64_LEAST - DIGITS, 0)}}}")
+
+
+_B64_LEAST = 16  # the digits of the shortest base64 run decoded (:data:`_B64`)
 
 
 def _mark_sources(prefix: str | None, markers: bool = True) -> list[str | None]:
@@ -141,11 +147,11 @@ def _mark_sources(prefix: str | None, markers: bool = True) -> list[str | None]:
     ``markers``: the marks of comments, links, percent-encoding, entities, escapes and tag
     characters are looked for too (else they are left to their first characters)."""
     marker_sources: list[str | None] = [
-        "<!--", r"\]\(", r"\]:", _PCT,
+        "<!--", r"\]\(", _REF_MARK, _PCT,
         # ``\w`` of ``re`` (Unicode) is an ASCII word character or one outside ASCII
         r"&#?(?:\w|[^\x00-\x7f]){1,8};",
         _UESC, _XESC, "[\U000e0020-\U000e007e]"]
-    return [None if prefix is None else _candidate_source(prefix, 8),
+    return [None if prefix is None else _candidate_source(prefix),
             _HEX, _B64_BLOCK, _SPACED_HEX, "(?i)" + _ROT13_WORDS,
             *(marker_sources if markers else [None] * len(marker_sources))]
 
@@ -154,9 +160,10 @@ def _mark_sources(prefix: str | None, markers: bool = True) -> list[str | None]:
 #: file their patterns cost more to compile than they save: about 0.4 M instructions)
 _MARKERS_AFTER = 12_000
 #: a process looks for the base64 mark once it has read this many characters, about 200
-#: files: its pattern (3 KB) costs about 6 ms of CPU once, compiling it and RE2 building the
-#: states of its automaton as texts need them, and saves about 4.7 ns a character on the bench
-#: tree (on one file it would cost four times what the views then cost).  A process switches
+#: files: its pattern (7 KB, ten digits; 3 KB when it read eight) costs a few ms of CPU once,
+#: compiling it and RE2 building the states of its automaton as texts need them, and saves
+#: about 4.7 ns a character on the bench tree (on one file it would cost four times what the
+#: views then cost).  A process switches
 #: when what it would have saved has reached about what switching costs, so that it never
 #: pays much more than twice the best choice made knowing how much it will read.
 _BASE64_AFTER = 1_000_000
@@ -211,30 +218,6 @@ def _marks_set(level: int
     return marks._set.Match, looked, nothing, nothing if any(nothing) else None
 
 
-@functools.cache
-def _candidate_runs() -> Any:
-    """The base64 runs that can decode to text, each matched from the byte before it (none at
-    the start: Latin-1, so that a character outside ASCII before it is one byte too) to its
-    last digit, its ``=`` left out (:func:`_base64_text` drops them); ``None`` without the
-    shipped pattern or google-re2.  A match never takes a byte of the run after it, so every
-    such run is found, in order."""
-    prefix = _base64_prefix()
-    if prefix is None:
-        return None
-    try:
-        import re2
-
-        options = re2.Options()
-        options.case_sensitive = True
-        options.log_errors = False
-        options.encoding = re2.Options.Encoding.LATIN1
-        options.max_mem = 64 << 20
-        return re2.compile(_candidate_source(prefix, "8,").encode(), options)
-    except Exception:  # every run is decoded
-        return None
-
-
-_DIGIT_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_")
 _ALL = (True,) * len(_MARKS)
 
 
@@ -289,6 +272,11 @@ def _base64_text(run: bytes) -> str | None:
 _COMMENT_RE = lazy_compile(r"<!--(.*?)(?:-->|$)", re.S)
 # a link's target and title, one level of parentheses inside allowed
 _LINK_RE = lazy_compile(r"\]\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
+# a line that begins a reference (``[label]:``) after any blanks: what every match of the
+# pattern below begins with (``\s`` of ``re`` is one of these ASCII blanks or a character
+# outside ASCII); ``]:`` alone is in code (``map[key]:``) and YAML, and ``re`` trying the
+# pattern at every line of a long prompt cost more than the rest of its views together
+_REF_MARK = r"^(?:[\t-\r\x1c-\x20]|[^\x00-\x7f])*\[[^\]]*\]:"
 _REF_COMMENT_RE = lazy_compile(r"^\s*\[[^\]]*\]:\s*(\S*)\s*(?:[\"'(](.*?)[\"')])?\s*$", re.M)
 # (scanned left to right, a match starts where its run starts: no lookbehind needed, so RE2)
 _B64 = r"[A-Za-z0-9+/_-]{16,}={0,2}"
@@ -471,7 +459,6 @@ def _decoded(text: str, at: int,
     # one RE2 set pass says which searches may find something (most texts: none); a text that
     # cannot be written in UTF-8 (a lone surrogate) is searched as before, up to the point
     # where the runs' search fails on it
-    large = _READ[0] > _BASE64_AFTER
     data: bytes | None
     if known is not None:
         data, marks = known
@@ -511,11 +498,11 @@ def _decoded(text: str, at: int,
     def where(i: int) -> int:
         return off(i if ascii_text else len(data[:i].decode()))
 
-    # only the runs that can decode to text, when that pattern is at hand (others decode to
-    # nothing): a match starts on the byte before its run, unless at the start
-    candidates = _candidate_runs() if large and base64_runs else None
-    for found_at, stop in spans(candidates or pats["base64"], data) if base64_runs else ():
-        start = found_at + (candidates is not None and data[found_at] not in _DIGIT_BYTES)
+    # (past the base64 mark's threshold, only in a text with a run whose first digits can
+    # decode to text, about one in a hundred and fifty: every run is found by the plain
+    # pattern and the few that cannot decode to text turned away by :func:`_base64_text`; a
+    # pattern of only the runs that can, as the mark's, costs more to compile than it saves)
+    for start, stop in spans(pats["base64"], data) if base64_runs else ():
         decoded = _base64_text(data[start:stop])
         if decoded is not None:
             yield View("base64", decoded, where(start), True)

@@ -78,10 +78,13 @@ def similar_key(members: Sequence[ScopedAgent]) -> str:
     """Everything the similar-description comparison reads, hashed."""
     import hashlib
 
-    # one string encoded and hashed once: the same bytes, so the same key, as an update per
-    # member (UTF-8 encodes each code point on its own, lone surrogates too)
-    text = "".join([f"{a.definition.name}\x00{a.definition.description}\x01" for a in members])
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    # each member's text encoded on its own, the bytes joined and hashed once: the same
+    # bytes, so the same key, as an update per member (UTF-8 encodes each code point on its
+    # own, lone surrogates too); one text beyond Latin-1 no longer makes the whole scope's
+    # joined text a wide string encoded by the slower wide encoder
+    data = b"".join([f"{a.definition.name}\x00{a.definition.description}\x01".encode(
+        "utf-8", "surrogatepass") for a in members])
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 def _duplicates(members: list[ScopedAgent]) -> Iterator[Diagnostic]:

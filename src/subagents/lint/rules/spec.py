@@ -27,7 +27,7 @@ from subagents.definition import AgentDefinition
 from subagents.definition import Dialect as D
 from subagents.diagnostics import Diagnostic
 from subagents.formats.yamltree import YScalar, YSeq
-from subagents.lint.rules.base import DefinitionRule, RuleContext, applies
+from subagents.lint.rules.base import DefinitionRule, RuleContext, applies, quiet_when
 from subagents.lint.rules.catalog import check
 from subagents.names import PORTABLE_NAME
 
@@ -63,6 +63,10 @@ _VAGUE_RE = lazy_compile(
     r"\.?$",
     re.I,
 )
+
+#: The most characters :data:`_VAGUE_RE` matches (each of its characters matches one; checked
+#: against the pattern's own width in tests/test_judge_shortcuts.py)
+_VAGUE_WIDTH = 63
 
 
 def _chars(n: int) -> str:
@@ -170,6 +174,7 @@ def check_sections(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnost
         )
 
 
+@quiet_when(extra={}, keywords=())
 @check("SA204")
 def check_unknown_keys(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     for key in defn.extra:
@@ -221,6 +226,7 @@ def _close_key(key: str) -> str | None:
     return known[found[0]] if found else None
 
 
+@quiet_when(color=None)
 @check("SA205")
 def check_color(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     if defn.color is not None and defn.color.strip().lower() not in DOCUMENTED_COLORS:
@@ -329,6 +335,7 @@ def check_max_turns_present(defn: AgentDefinition, ctx: RuleContext) -> Iterator
         )
 
 
+@quiet_when(skills=())
 @check("SA303")
 def check_skills(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
     if len(defn.skills) > 3:
@@ -347,7 +354,10 @@ def check_vague(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]
     if not defn.description or defn.dialect is D.CODEX_MD or len(defn.description) > 160:
         return  # a long description is many things, but not vague in this sense
     text = " ".join(defn.description.split())
-    if not text or (_four_words(text) and not _VAGUE_RE.match(text)):
+    # (the pattern matches whole texts of at most _VAGUE_WIDTH characters: a longer one is
+    # not asked; "Use this agent when ..." made it try many alternatives before failing)
+    if not text or (_four_words(text) and (len(text) > _VAGUE_WIDTH
+                                           or not _VAGUE_RE.match(text))):
         return
     yield ctx.diag(
         "SA304",
