@@ -28,8 +28,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     build/ and *.egg-info next to the sources; the checkout is left alone)."""
     work = tmp_path_factory.mktemp("wheel")
     shutil.copytree(ROOT / "src", work / "src", ignore=shutil.ignore_patterns(
-        "__pycache__", "*.egg-info", "*.pyc"))
-    for name in ("pyproject.toml", "README.md"):
+        "__pycache__", "*.egg-info", "*.pyc", "*.so"))  # (the build compiles its own)
+    for name in ("pyproject.toml", "setup.py", "README.md"):
         shutil.copy2(ROOT / name, work / name)
     out = work / "dist"
     done = subprocess.run(
@@ -116,3 +116,14 @@ def test_the_recorder_runs_from_a_checkout() -> None:
                           env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
     assert done.returncode == 0, done.stderr
     assert "record" in done.stdout
+
+
+def test_the_compiled_collapse_is_in_the_wheel_where_it_builds(wheel: zipfile.ZipFile) -> None:
+    """Where this checkout's own install compiled the optional extension (a C compiler and
+    the Python headers are here), the wheel built from the same sources carries it too."""
+    import importlib.util
+
+    if importlib.util.find_spec("subagents._speedups") is None:
+        pytest.skip("this install has no compiled extension (no C compiler when it was made)")
+    assert [n for n in wheel.namelist()
+            if n.startswith("subagents/_speedups") and n.endswith(".so")]
