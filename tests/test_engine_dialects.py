@@ -13,10 +13,9 @@ from hypothesis import strategies as st
 
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic
-from subagents.lint import judge
 from subagents.lint.rules import engine, spec
 from subagents.lint.rules.base import APPLIES, RuleContext
-from subagents.lint.validate import validate_text
+from validate_helpers import checked_pairs
 
 _FIELDS = {
     "name": ["a-reviewer", "Code Reviewer", "-x", "a:b", "../up", "~root", "", "ok", "security_auditor"],
@@ -54,18 +53,7 @@ def _texts(count: int, seed: int) -> Iterator[str]:
 def _pairs(texts: Iterator[str], dialect: Dialect, strict: bool,
            monkeypatch: pytest.MonkeyPatch) -> list[tuple[AgentDefinition, RuleContext]]:
     """Every (definition, context) ``validate`` gives the checks for these texts."""
-    seen: list[tuple[AgentDefinition, RuleContext]] = []
-    real = judge.check_definition
-
-    def spy(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
-        seen.append((defn, ctx))
-        return real(defn, ctx)
-
-    monkeypatch.setattr(judge, "check_definition", spy)
-    for text in texts:
-        validate_text(text, dialect=dialect, strict=strict)
-    monkeypatch.setattr(judge, "check_definition", real)
-    return seen
+    return checked_pairs(texts, monkeypatch, dialect=dialect, strict=strict)
 
 
 def _every_check(defn: AgentDefinition, ctx: RuleContext) -> list[Diagnostic]:

@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 
 from subagents.definition import AgentDefinition, Dialect
 from subagents.diagnostics import Diagnostic
-from subagents.lint import judge
 from subagents.lint.config import Config
 from subagents.lint.rules import base, engine, fields
 from subagents.lint.rules.base import QUIET, RuleContext
 from subagents.lint.validate import validate_text
+from validate_helpers import checked_pairs
 
 _FIELDS = {
     "name": ["a-reviewer", "Code Reviewer", "../up", "", "security_auditor"],
@@ -52,19 +52,8 @@ def _texts(count: int, seed: int) -> Iterator[str]:
 
 def _pairs(dialect: Dialect, monkeypatch: pytest.MonkeyPatch,
            count: int = 120) -> list[tuple[AgentDefinition, RuleContext]]:
-    seen: list[tuple[AgentDefinition, RuleContext]] = []
-    real = judge.check_definition
-
-    def spy(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
-        seen.append((defn, ctx))
-        return real(defn, ctx)
-
-    monkeypatch.setattr(judge, "check_definition", spy)
-    for text in _texts(count, seed=len(dialect.value)):
-        validate_text(text, dialect=dialect, strict=True,
-                      config=Config(extra_tools=frozenset({"Mine"})))
-    monkeypatch.setattr(judge, "check_definition", real)
-    return seen
+    return checked_pairs(_texts(count, seed=len(dialect.value)), monkeypatch, dialect=dialect,
+                         strict=True, config=Config(extra_tools=frozenset({"Mine"})))
 
 
 def test_the_common_checks_declare_their_quiet_values() -> None:

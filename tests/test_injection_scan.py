@@ -15,6 +15,7 @@ import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -32,6 +33,25 @@ from subagents.lint.rules.injection_views import found
 DATA = Path(__file__).parent / "data" / "injection"
 ROWS = [json.loads(line) for name in ("dev.jsonl", "dev2.jsonl", "probe3.jsonl", "probe4.jsonl")
         for line in (DATA / name).read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _assert_matches(hs: Any, source: str, written: str, matching: list[str],
+                    other: list[str]) -> None:
+    """Hyperscan, given ``written`` (``source`` written out), matches each of ``matching``
+    and none of ``other``."""
+    db = hs.Database()
+    db.compile(expressions=[written.encode()], ids=[0], elements=1,
+               flags=[injection_scan.flags(hs)])
+    hits: list[int] = []
+
+    def on(i: int, *_: object) -> int:
+        hits.append(i)
+        return 0
+
+    for text, expected in [(t, True) for t in matching] + [(t, False) for t in other]:
+        hits.clear()
+        db.scan(text.encode(), match_event_handler=on)
+        assert bool(hits) == expected, (source, written, text)
 
 
 @pytest.mark.parametrize(("source", "matching", "other"), [
@@ -65,19 +85,7 @@ def test_the_written_pattern(source: str, matching: list[str], other: list[str])
     hs = pytest.importorskip("hyperscan")
     written = injection_scan.hs_pattern(source)
     assert written is not None
-    db = hs.Database()
-    db.compile(expressions=[written.encode()], ids=[0], elements=1,
-               flags=[injection_scan.flags(hs)])
-    hits: list[int] = []
-
-    def on(i: int, *_: object) -> int:
-        hits.append(i)
-        return 0
-
-    for text, expected in [(t, True) for t in matching] + [(t, False) for t in other]:
-        hits.clear()
-        db.scan(text.encode(), match_event_handler=on)
-        assert bool(hits) == expected, (source, written, text)
+    _assert_matches(hs, source, written, matching, other)
 
 
 @pytest.mark.parametrize(("source", "matching", "other"), [
@@ -98,19 +106,7 @@ def test_the_written_pattern_with_its_bounds_kept(source: str, matching: list[st
     hs = pytest.importorskip("hyperscan")
     written = injection_scan.hs_pattern(source, bounded=True)
     assert written is not None
-    db = hs.Database()
-    db.compile(expressions=[written.encode()], ids=[0], elements=1,
-               flags=[injection_scan.flags(hs)])
-    hits: list[int] = []
-
-    def on(i: int, *_: object) -> int:
-        hits.append(i)
-        return 0
-
-    for text, expected in [(t, True) for t in matching] + [(t, False) for t in other]:
-        hits.clear()
-        db.scan(text.encode(), match_event_handler=on)
-        assert bool(hits) == expected, (source, written, text)
+    _assert_matches(hs, source, written, matching, other)
 
 
 def test_the_parts_not_given_to_hyperscan_decide_nothing() -> None:

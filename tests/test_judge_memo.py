@@ -12,12 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from subagents.definition import AgentDefinition, Dialect
-from subagents.diagnostics import Diagnostic
-from subagents.lint import judge
 from subagents.lint.config import Config
 from subagents.lint.rules import fields, spec
 from subagents.lint.rules.base import RuleContext
-from subagents.lint.validate import validate_text
+from validate_helpers import checked_pairs
 
 _TOOLS = ["Read", "Grep", "Glob", "Write", "Edit", "Bash", "WebFetch", "Serach", "my-server",
           "foo.bar", "ExitPlanMode", "mcp__x__y", "Bash(git diff:*)", "Agent(a, b)", "Mine",
@@ -42,18 +40,7 @@ def _texts(count: int, seed: int) -> Iterator[str]:
 
 def _pairs(texts: Iterator[str], config: Config, dialect: Dialect,
            monkeypatch: pytest.MonkeyPatch) -> list[tuple[AgentDefinition, RuleContext]]:
-    seen: list[tuple[AgentDefinition, RuleContext]] = []
-    real = judge.check_definition
-
-    def spy(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
-        seen.append((defn, ctx))
-        return real(defn, ctx)
-
-    monkeypatch.setattr(judge, "check_definition", spy)
-    for text in texts:
-        validate_text(text, dialect=dialect, config=config)
-    monkeypatch.setattr(judge, "check_definition", real)
-    return seen
+    return checked_pairs(texts, monkeypatch, dialect=dialect, config=config)
 
 
 def _forget() -> None:

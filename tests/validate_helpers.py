@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
+import pytest
+
+from subagents.definition import AgentDefinition
 from subagents.diagnostics import Diagnostic
+from subagents.lint import judge
+from subagents.lint.rules.base import RuleContext
 from subagents.lint.validate import ValidationReport, validate_text
 
 DATA = Path(__file__).resolve().parent / "data" / "validate"
@@ -51,3 +58,21 @@ def only(ds: list[Diagnostic] | ValidationReport, code: str) -> list[Diagnostic]
 def codes(ds: list[Diagnostic] | ValidationReport) -> Counter[str]:
     items = ds.diagnostics if isinstance(ds, ValidationReport) else ds
     return Counter(d.rule for d in items)
+
+
+def checked_pairs(texts: Iterable[str], monkeypatch: pytest.MonkeyPatch,
+                  **options: Any) -> list[tuple[AgentDefinition, RuleContext]]:
+    """Every (definition, context) that ``validate_text(text, **options)`` gives the
+    definition checks, for each of ``texts`` in turn."""
+    seen: list[tuple[AgentDefinition, RuleContext]] = []
+    real = judge.check_definition
+
+    def spy(defn: AgentDefinition, ctx: RuleContext) -> Iterator[Diagnostic]:
+        seen.append((defn, ctx))
+        return real(defn, ctx)
+
+    monkeypatch.setattr(judge, "check_definition", spy)
+    for text in texts:
+        validate_text(text, **options)
+    monkeypatch.setattr(judge, "check_definition", real)
+    return seen
