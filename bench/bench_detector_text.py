@@ -31,15 +31,25 @@ def _bodies(tree: Path) -> list[str]:
 
 
 def _plain_collapse() -> Callable[[], None]:
-    fast = injection._collapse
+    """Every collapse done the plain way (each line split into words), in place of the
+    functions the detector calls from :mod:`injection_text` (Python's or the C extension's)."""
+    names = ("_collapse", "_collapse_utf8", "_lower_collapse", "_lower_collapse_utf8")
+    kept = {name: getattr(injection_text, name) for name in names}
 
     def words(text: str, nfkc: bool = False) -> str:
         return injection_text._collapse_words(text)
 
-    injection._collapse = words
+    def no_bytes(data: bytes, text: str) -> None:  # (the caller then collapses the text)
+        return None
+
+    injection_text._collapse = words
+    injection_text._collapse_utf8 = no_bytes
+    injection_text._lower_collapse = lambda text: words(text.lower())
+    injection_text._lower_collapse_utf8 = no_bytes
 
     def undo() -> None:
-        injection._collapse = fast
+        for name, value in kept.items():
+            setattr(injection_text, name, value)
 
     return undo
 

@@ -16,7 +16,6 @@ from injection_helpers import development_texts
 from subagents.lint.rules import injection
 from subagents.lint.rules.injection import (
     _INVISIBLE,
-    _collapse,
     _fast,
     _fast_both_utf8,
     _fold_table,
@@ -30,6 +29,7 @@ from subagents.lint.rules.injection_text import (
     _ascii_lower,
     cased_class,
 )
+from subagents.lint.rules.injection_text import _collapse_py as _collapse
 from subagents.lint.rules.injection_views import views
 
 

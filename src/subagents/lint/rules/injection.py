@@ -102,10 +102,6 @@ from subagents.lint.rules.injection_views import (
 )
 from subagents.lint.rules.injection_views import found as found_in
 
-# the Python collapse under its former name here (what tests/test_injection_visible.py
-# compares with); the detector calls injection_text's, which may be the C extension's
-_collapse = _text._collapse_py
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Literal
