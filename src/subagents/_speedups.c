@@ -456,6 +456,8 @@ speedups_lower_collapse_utf8(PyObject *module, PyObject *const *args, Py_ssize_t
     return collapse_bytes(args, nargs, "lower_collapse_utf8", 1);
 }
 
+#include "_speedups_read.c"
+
 static PyMethodDef speedups_methods[] = {
     {"collapse", (PyCFunction)(void (*)(void))speedups_collapse, METH_FASTCALL | METH_KEYWORDS,
      "collapse(text, nfkc=False): injection_text._collapse in C."},
@@ -466,6 +468,8 @@ static PyMethodDef speedups_methods[] = {
     {"lower_collapse_utf8", (PyCFunction)(void (*)(void))speedups_lower_collapse_utf8,
      METH_FASTCALL,
      "lower_collapse_utf8(data, text): _collapse_utf8(data.lower(), text) in C, one pass."},
+    {"simple_rows", (PyCFunction)(void (*)(void))speedups_simple_rows, METH_FASTCALL,
+     "simple_rows(text, offset): formats.yamltree._simple_rows_py in C."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -12,3 +12,6 @@ def collapse_utf8(data: bytes, text: str) -> bytes | None:
 
 def lower_collapse_utf8(data: bytes, text: str) -> bytes | None:
     """``injection_text._collapse_utf8_py(data.lower(), text)``."""
+
+def simple_rows(text: str, offset: int) -> list[tuple[str, int, int, str]] | None:
+    """``formats.yamltree._simple_rows_py`` (see _speedups_read.c)."""

@@ -22,6 +22,7 @@ text of a process's first few, goes to libyaml.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import field, replace
@@ -344,6 +345,8 @@ def parse_yaml_tree(text: str, *, line_offset: int = 0, exact_error: bool = True
             return simple
     elif _SIMPLE:
         _PARSED[0] += 1
+        if _PARSED[0] == _SIMPLE_AFTER:
+            _choose_rows()
     tree = _parse_yaml_tree(text, line_offset, exact_error)
     if "\x85" in text or "\u2028" in text or "\u2029" in text:
         _to_file_lines(tree, text, line_offset)
@@ -409,22 +412,15 @@ def _simple_tree(text: str, offset: int) -> YamlTree | None:
         if found is None:
             return None
         text, blocks = found
-    rows = _SIMPLE_LINE.findall(text)
-    # each match is one whole line (it starts at a line's start, ends at its line feed and
-    # holds no other): as many matches as lines, and every line is one
-    if len(rows) != text.count("\n"):
+    rows = _simple_rows(text, offset)
+    if rows is None:
         return None
     issues: list[YamlIssue] = []
     pairs: list[tuple[YScalar, YNode]] = []
     seen: dict[str, int] = {}
     tags = _PLAIN_TAGS
     keys = _KEYS
-    line = offset
-    for key, gap, taken in rows:
-        line += 1
-        if not key:
-            continue  # an empty line or a comment
-        token = taken.rstrip(" ")  # (the pattern took the spaces after the value)
+    for key, line, column, token in rows:
         if resolved:
             # (a key's scalar is a function of its text and line: one object for each, see
             # _KEYS)
@@ -440,7 +436,6 @@ def _simple_tree(text: str, offset: int) -> YamlTree | None:
             issues.append(_duplicate(node, seen[key]))
         else:
             seen[key] = line
-        column = len(key) + len(gap) + 2  # 1-based, where the value starts
         first = token[0]
         if first in "\"'":  # (one character: a quote)
             value = YScalar(token[1:-1], line, column, first, None, line,
@@ -459,6 +454,45 @@ def _simple_tree(text: str, offset: int) -> YamlTree | None:
     if not pairs or blocks:  # (a line taken for a block's first is not a field's: libyaml's)
         return None
     return YamlTree(YMap(pairs, pairs[0][0].line, 1), issues)
+
+
+def _simple_rows_py(text: str, offset: int) -> list[tuple[str, int, int, str]] | None:
+    """The field lines of a simple frontmatter: for each, its key, its file line (``offset``
+    + its 1-based line), the 1-based column where its value starts and the value as written
+    (the spaces after it dropped); or None when a line is not one of the simple ones.  The
+    C extension's ``simple_rows`` gives the same in one pass (taken once a process reads
+    the simple way, :func:`_choose_rows`; tests/test_yamltree_simple_native.py)."""
+    rows = _SIMPLE_LINE.findall(text)
+    # each match is one whole line (it starts at a line's start, ends at its line feed and
+    # holds no other): as many matches as lines, and every line is one
+    if len(rows) != text.count("\n"):
+        return None
+    out = []
+    line = offset
+    for key, gap, taken in rows:
+        line += 1
+        if key:  # (not an empty line or a comment)
+            # (the pattern took the spaces after the value)
+            out.append((key, line, len(key) + len(gap) + 2, taken.rstrip(" ")))
+    return out
+
+
+_simple_rows = _simple_rows_py
+
+
+def _choose_rows() -> None:
+    """Read the simple lines with the C extension's ``simple_rows`` (the same rows), unless
+    it is not built or ``SUBAGENTS_NO_EXTENSION`` asks for Python; asked once, when a
+    process starts reading the simple way (one file never does: it never loads the
+    extension)."""
+    global _simple_rows  # noqa: PLW0603
+    if os.environ.get("SUBAGENTS_NO_EXTENSION", "") not in ("", "0"):
+        return
+    try:
+        from subagents._speedups import simple_rows
+    except ImportError:  # not built: the Python function answers
+        return
+    _simple_rows = simple_rows
 
 
 def _literal_blocks(

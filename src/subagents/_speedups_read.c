@@ -1,0 +1,226 @@
+/* The simple frontmatter's lines in C: formats/yamltree._simple_rows_py in one pass.
+ *
+ * #included from _speedups.c (one extension module).  formats/yamltree.py reads a
+ * frontmatter of one-line `key: value` fields with a pattern (_SIMPLE_LINE, findall), which
+ * costs about 128 instructions a character; this reads the same lines with a few tests a
+ * character and gives the same rows (tests/test_yamltree_simple_native.py compares the two
+ * on hostile texts).  The pattern, line by line (every line must be one of these, or the
+ * text is not simple and the answer is None):
+ *
+ *   - an empty line;
+ *   - `#` then characters libyaml reads (a comment);
+ *   - a key ([A-Za-z_][A-Za-z0-9_-]{0,199}), `:`, one or more spaces, then a value:
+ *       plain: a first character that is no blank (str.isspace), no indicator and no
+ *         character libyaml does not read, then characters libyaml reads but `#` and `:`,
+ *         or a `:` followed by a character that is no space, `#` or unread character;
+ *       "...": no `"`, backslash or unread character inside, then spaces;
+ *       '...': no `'` or unread character inside, then spaces;
+ *       `|` or `|-`, then spaces.
+ *
+ * "Unread" characters are \x00-\x1f and \x7f-\x9f (the line feed and the tab among them).
+ * A last line without its line feed is not a line the pattern matches, nor one the Python
+ * function counts: it is left out, as there. */
+
+static inline int
+read_unread(Py_UCS4 c)
+{
+    return c <= 0x1f || (c >= 0x7f && c <= 0x9f);
+}
+
+static inline int
+read_key_first(Py_UCS4 c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+}
+
+static inline int
+read_key_more(Py_UCS4 c)
+{
+    return read_key_first(c) || (c >= '0' && c <= '9') || c == '-';
+}
+
+/* a character a plain value may not start with (besides blanks and unread ones) */
+static inline int
+read_indicator(Py_UCS4 c)
+{
+    switch (c) {
+    case '#': case '-': case '?': case ':': case ',': case '[': case ']': case '{': case '}':
+    case '&': case '*': case '!': case '|': case '>': case '\'': case '"': case '%': case '@':
+    case '`':
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* simple_rows(text, offset): a list of (key, line, column, token) for each field line of
+ * ``text`` (line: ``offset`` + its 1-based line; column: 1-based, where the value starts;
+ * token: the value as written, spaces after it dropped), or None when a line is not one
+ * of the simple ones. */
+static PyObject *
+speedups_simple_rows(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "simple_rows(text, offset) takes two arguments");
+        return NULL;
+    }
+    PyObject *text = args[0];
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "simple_rows: text must be a str");
+        return NULL;
+    }
+    Py_ssize_t offset = PyLong_AsSsize_t(args[1]);
+    if (offset == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    if (PyUnicode_READY(text) < 0) {
+        return NULL;
+    }
+    const int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    PyObject *rows = PyList_New(0);
+    if (rows == NULL) {
+        return NULL;
+    }
+    Py_ssize_t line = offset;
+    Py_ssize_t i = 0;
+#define AT(k) PyUnicode_READ(kind, data, (k))
+    while (i < n) {
+        /* the line from i to its line feed (none: the last line, left out) */
+        Py_ssize_t nl = i;
+        while (nl < n && AT(nl) != '\n') {
+            nl++;
+        }
+        if (nl == n) {
+            break;
+        }
+        line++;
+        Py_UCS4 c = AT(i);
+        if (i == nl) {  /* an empty line */
+            i = nl + 1;
+            continue;
+        }
+        if (c == '#') {  /* a comment: characters libyaml reads */
+            Py_ssize_t k = i + 1;
+            while (k < nl && !read_unread(AT(k))) {
+                k++;
+            }
+            if (k != nl) {
+                goto not_simple;
+            }
+            i = nl + 1;
+            continue;
+        }
+        if (!read_key_first(c)) {
+            goto not_simple;
+        }
+        Py_ssize_t k = i + 1;
+        while (k < nl && read_key_more(AT(k))) {
+            k++;
+        }
+        Py_ssize_t key_end = k;
+        if (key_end - i > 200 || k >= nl || AT(k) != ':') {
+            goto not_simple;
+        }
+        k++;
+        Py_ssize_t gap = k;
+        while (k < nl && AT(k) == ' ') {
+            k++;
+        }
+        if (k == gap || k >= nl) {
+            goto not_simple;
+        }
+        Py_ssize_t value = k;
+        Py_ssize_t end;  /* past the token, before the spaces after it */
+        c = AT(k);
+        if (c == '"' || c == '\'') {
+            k++;
+            while (k < nl) {
+                Py_UCS4 d = AT(k);
+                if (d == c || read_unread(d) || (c == '"' && d == '\\')) {
+                    break;
+                }
+                k++;
+            }
+            if (k >= nl || AT(k) != c) {
+                goto not_simple;
+            }
+            end = ++k;
+            while (k < nl && AT(k) == ' ') {
+                k++;
+            }
+            if (k != nl) {
+                goto not_simple;
+            }
+        }
+        else if (c == '|') {
+            k++;
+            if (k < nl && AT(k) == '-') {
+                k++;
+            }
+            end = k;
+            while (k < nl && AT(k) == ' ') {
+                k++;
+            }
+            if (k != nl) {
+                goto not_simple;
+            }
+        }
+        else {
+            if (Py_UNICODE_ISSPACE(c) || read_unread(c) || read_indicator(c)) {
+                goto not_simple;
+            }
+            k++;
+            for (;;) {  /* stops at the line feed at the latest (unread) */
+                Py_UCS4 d = AT(k);
+                if (d == ':') {
+                    Py_UCS4 e = AT(k + 1);  /* (k < nl: there is a next character) */
+                    if (e == ' ' || e == '#' || read_unread(e)) {
+                        break;
+                    }
+                    k++;
+                }
+                else if (d == '#' || read_unread(d)) {
+                    break;
+                }
+                else {
+                    k++;
+                }
+            }
+            if (k != nl) {
+                goto not_simple;
+            }
+            end = nl;
+            while (AT(end - 1) == ' ') {  /* (the first character is no space) */
+                end--;
+            }
+        }
+        PyObject *row = PyTuple_New(4);
+        if (row == NULL) {
+            Py_DECREF(rows);
+            return NULL;
+        }
+        PyObject *key = PyUnicode_Substring(text, i, key_end);
+        PyObject *at = key == NULL ? NULL : PyLong_FromSsize_t(line);
+        PyObject *column = at == NULL ? NULL : PyLong_FromSsize_t(value - i + 1);
+        PyObject *token = column == NULL ? NULL : PyUnicode_Substring(text, value, end);
+        /* (the tuple owns what was made, and lets go of it with itself on a failure) */
+        PyTuple_SET_ITEM(row, 0, key);
+        PyTuple_SET_ITEM(row, 1, at);
+        PyTuple_SET_ITEM(row, 2, column);
+        PyTuple_SET_ITEM(row, 3, token);
+        if (token == NULL || PyList_Append(rows, row) < 0) {
+            Py_DECREF(row);
+            Py_DECREF(rows);
+            return NULL;
+        }
+        Py_DECREF(row);
+        i = nl + 1;
+    }
+#undef AT
+    return rows;
+not_simple:
+    Py_DECREF(rows);
+    Py_RETURN_NONE;
+}
