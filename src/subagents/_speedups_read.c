@@ -53,32 +53,18 @@ read_indicator(Py_UCS4 c)
     }
 }
 
-/* simple_rows(text, offset): a list of (key, line, column, token) for each field line of
- * ``text`` (line: ``offset`` + its 1-based line; column: 1-based, where the value starts;
- * token: the value as written, spaces after it dropped), or None when a line is not one
- * of the simple ones. */
-static PyObject *
-speedups_simple_rows(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
+#if defined(__GNUC__)
+#define READ_INLINE static inline __attribute__((always_inline))
+#else
+#define READ_INLINE static inline
+#endif
+
+/* The rows of ``text`` (see simple_rows below), its characters of one ``kind``: inlined in
+ * a copy per kind, so that reading a character is one load (nearly every text is ASCII). */
+READ_INLINE PyObject *
+read_rows(PyObject *text, const int kind, const void *data, const Py_ssize_t n,
+          Py_ssize_t offset)
 {
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "simple_rows(text, offset) takes two arguments");
-        return NULL;
-    }
-    PyObject *text = args[0];
-    if (!PyUnicode_Check(text)) {
-        PyErr_SetString(PyExc_TypeError, "simple_rows: text must be a str");
-        return NULL;
-    }
-    Py_ssize_t offset = PyLong_AsSsize_t(args[1]);
-    if (offset == -1 && PyErr_Occurred()) {
-        return NULL;
-    }
-    if (PyUnicode_READY(text) < 0) {
-        return NULL;
-    }
-    const int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
-    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     PyObject *rows = PyList_New(0);
     if (rows == NULL) {
         return NULL;
@@ -223,4 +209,39 @@ speedups_simple_rows(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssiz
 not_simple:
     Py_DECREF(rows);
     Py_RETURN_NONE;
+}
+
+/* simple_rows(text, offset): a list of (key, line, column, token) for each field line of
+ * ``text`` (line: ``offset`` + its 1-based line; column: 1-based, where the value starts;
+ * token: the value as written, spaces after it dropped), or None when a line is not one
+ * of the simple ones. */
+static PyObject *
+speedups_simple_rows(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "simple_rows(text, offset) takes two arguments");
+        return NULL;
+    }
+    PyObject *text = args[0];
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "simple_rows: text must be a str");
+        return NULL;
+    }
+    Py_ssize_t offset = PyLong_AsSsize_t(args[1]);
+    if (offset == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    if (PyUnicode_READY(text) < 0) {
+        return NULL;
+    }
+    const void *data = PyUnicode_DATA(text);
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    switch (PyUnicode_KIND(text)) {
+    case PyUnicode_1BYTE_KIND:
+        return read_rows(text, PyUnicode_1BYTE_KIND, data, n, offset);
+    case PyUnicode_2BYTE_KIND:
+        return read_rows(text, PyUnicode_2BYTE_KIND, data, n, offset);
+    default:
+        return read_rows(text, PyUnicode_4BYTE_KIND, data, n, offset);
+    }
 }
