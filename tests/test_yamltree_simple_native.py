@@ -8,6 +8,7 @@ process switches to it only once it reads the simple way (never for one file), a
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
@@ -96,6 +97,77 @@ def test_the_trees_on_either_are_libyaml_s(text: str) -> None:
             _same(text)
 
 
+def _tree_both_ways(text: str, offset: int) -> tuple[object, object]:
+    """``_simple_tree`` of ``text`` with the C extension's rows and pairs, and with the
+    Python function and loop."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(yamltree, "_simple_rows", native.simple_rows)
+        patch.setattr(yamltree, "_simple_pairs", native.simple_pairs)
+        ours = yamltree._simple_tree(text, offset)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(yamltree, "_simple_rows", _simple_rows_py)
+        patch.setattr(yamltree, "_simple_pairs", None)
+        plain = yamltree._simple_tree(text, offset)
+    return ours, plain
+
+
+def _pairs_answer(text: str, offset: int) -> bool:
+    """Whether ``simple_pairs`` answers for ``text`` (not the loop)."""
+    rows = _simple_rows_py(text if text.endswith("\n") else text + "\n", offset)
+    return rows is not None and native.simple_pairs(
+        rows, yamltree._KEYS, yamltree._PLAIN_TAGS, yamltree._TYPED_FIRST, yamltree._STR_TAG,
+        yamltree.YScalar) is not None
+
+
+@settings(max_examples=examples(1000), deadline=None)
+@given(st.one_of(_texts(), _block_texts()), st.integers(0, 30))
+def test_the_pairs_in_c_are_the_loop_s(text: str, offset: int) -> None:
+    # twice: the first reading may remember keys and tags (the loop's), the second is then
+    # the C pairs' wherever the text is one they take
+    for _ in range(2):
+        ours, plain = _tree_both_ways(text, offset)
+        assert ours == plain, repr(text)
+        if ours is not None:
+            _same(text, offset)
+
+
+def test_the_pairs_in_c_answer_the_usual_text_and_leave_the_rest() -> None:
+    usual = "name: a-b\ndescription: 'Use it: now'\nmodel: sonnet\ntools: Read, Grep\n"
+    _tree_both_ways(usual, 1)  # (keys and tags remembered)
+    assert _pairs_answer(usual, 1)
+    ours, plain = _tree_both_ways(usual, 1)
+    assert ours == plain and ours is not None
+    # every node is a YScalar made as the class makes one: the same fields, tracked alike
+    for key, value in ours.root.pairs:  # type: ignore[attr-defined]
+        made = yamltree.YScalar(value.value, value.line, value.column, value.style, value.tag,
+                                value.end_line, value.end_column, value.resolved_tag)
+        assert type(value) is yamltree.YScalar and value == made
+        assert gc.is_tracked(value) == gc.is_tracked(made)
+        assert key is yamltree._KEYS[key.value, key.line]
+    # the loop's cases: a key twice, a key or a tag not remembered, a literal block, nothing
+    for text in ["name: a\nname: b\n", "never-seen-key: x\n", "name: 1.2.3.4.5.6\n",
+                 "name: |\n  x\n", "# c\n\n"]:
+        assert not _pairs_answer(text, 1), text
+        ours, plain = _tree_both_ways(text, 1)
+        assert ours == plain, text
+
+
+def test_the_pairs_refuse_a_class_that_is_not_a_plain_slots_one() -> None:
+    rows = _simple_rows_py("name: a\n", 1)
+
+    class Plain:
+        pass
+
+    class OneSlot:
+        __slots__ = ("value",)
+
+    for cls in (Plain, OneSlot, int, "YScalar"):
+        with pytest.raises(TypeError):
+            native.simple_pairs(rows, {}, {}, frozenset(), "t", cls)
+    with pytest.raises(TypeError):
+        native.simple_pairs([("k", 1, 4)], {}, {}, frozenset(), "t", yamltree.YScalar)
+
+
 def test_bad_arguments_are_refused() -> None:
     with pytest.raises(TypeError):
         native.simple_rows(b"k: x\n", 0)
@@ -113,11 +185,13 @@ parse_yaml_tree("name: a\\n", line_offset=1)
 first = "subagents._speedups" in sys.modules
 for n in range(yamltree._SIMPLE_AFTER):
     parse_yaml_tree("name: a\\n", line_offset=1)
-print(first, yamltree._simple_rows is yamltree._simple_rows_py)
+print(first, yamltree._simple_rows is yamltree._simple_rows_py,
+      yamltree._simple_pairs is None)
 """
 
 
-@pytest.mark.parametrize(("switch", "expected"), [("", "False False"), ("1", "False True")])
+@pytest.mark.parametrize(("switch", "expected"), [("", "False False False"),
+                                                  ("1", "False True True")])
 def test_the_extension_is_taken_only_once_a_process_reads_the_simple_way(
     switch: str, expected: str,
 ) -> None:

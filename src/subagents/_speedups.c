@@ -470,6 +470,8 @@ static PyMethodDef speedups_methods[] = {
      "lower_collapse_utf8(data, text): _collapse_utf8(data.lower(), text) in C, one pass."},
     {"simple_rows", (PyCFunction)(void (*)(void))speedups_simple_rows, METH_FASTCALL,
      "simple_rows(text, offset): formats.yamltree._simple_rows_py in C."},
+    {"simple_pairs", (PyCFunction)(void (*)(void))speedups_simple_pairs, METH_FASTCALL,
+     "simple_pairs(rows, keys, tags, typed_first, str_tag, scalar): yamltree's pairs in C."},
     {NULL, NULL, 0, NULL},
 };
 

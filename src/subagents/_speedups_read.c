@@ -245,3 +245,208 @@ speedups_simple_rows(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssiz
         return read_rows(text, PyUnicode_4BYTE_KIND, data, n, offset);
     }
 }
+
+/* ------------------------------------------------------------- the simple tree's pairs
+ *
+ * simple_pairs(rows, keys, tags, typed_first, str_tag, scalar): the pairs of the simple
+ * tree of ``rows`` (simple_rows' answer) as formats/yamltree._simple_tree's loop builds them
+ * for a text without `&`, `*` or `!` and without literal blocks: each key the scalar
+ * remembered in ``keys`` by (key, line), each value a new ``scalar`` (YScalar) with the
+ * value's text, line, column, style (a quote, or None), no tag, its end, and its resolved
+ * tag (``str_tag`` for a quoted value or a plain one whose first character is not in
+ * ``typed_first``, else the one remembered in ``tags`` by its text).  None when the loop has
+ * more to do: no rows, a key or a tag not remembered yet (the loop makes and remembers it),
+ * a key given twice (the loop's finding), a literal block's first line.
+ *
+ * Each value is made as the class makes it without its __init__ (which only stores the
+ * eight fields): the object allocated by its type, each field stored in its slot.  The
+ * slots are found once, from the class's member descriptors (a plain slots class: each
+ * field a writable object slot; anything else is refused with TypeError). */
+
+#include <structmember.h>
+
+#define SCALAR_FIELDS 8
+static const char *const scalar_names[SCALAR_FIELDS] = {
+    "value", "line", "column", "style", "tag", "end_line", "end_column", "resolved_tag"};
+static PyTypeObject *scalar_type = NULL;
+static Py_ssize_t scalar_offsets[SCALAR_FIELDS];
+
+static int
+read_scalar_type(PyObject *cls)
+{
+    if ((PyTypeObject *)cls == scalar_type) {
+        return 0;
+    }
+    if (!PyType_Check(cls) || ((PyTypeObject *)cls)->tp_itemsize != 0) {
+        PyErr_SetString(PyExc_TypeError, "simple_pairs: scalar must be a slots class");
+        return -1;
+    }
+    Py_ssize_t offsets[SCALAR_FIELDS];
+    for (int f = 0; f < SCALAR_FIELDS; f++) {
+        PyObject *d = PyDict_GetItemString(((PyTypeObject *)cls)->tp_dict, scalar_names[f]);
+        if (d == NULL || !Py_IS_TYPE(d, &PyMemberDescr_Type)) {
+            PyErr_Format(PyExc_TypeError, "simple_pairs: no slot %s", scalar_names[f]);
+            return -1;
+        }
+        PyMemberDef *m = ((PyMemberDescrObject *)d)->d_member;
+        if (m->type != T_OBJECT_EX || (m->flags & READONLY)) {
+            PyErr_Format(PyExc_TypeError, "simple_pairs: slot %s is not a plain one",
+                         scalar_names[f]);
+            return -1;
+        }
+        offsets[f] = m->offset;
+    }
+    memcpy(scalar_offsets, offsets, sizeof(offsets));
+    Py_INCREF(cls);
+    Py_XSETREF(scalar_type, (PyTypeObject *)cls);
+    return 0;
+}
+
+/* a new scalar holding ``fields`` (new references, stolen; none NULL) */
+static PyObject *
+read_new_scalar(PyObject **fields)
+{
+    PyObject *obj = scalar_type->tp_alloc(scalar_type, 0);
+    if (obj == NULL) {
+        for (int f = 0; f < SCALAR_FIELDS; f++) {
+            Py_DECREF(fields[f]);
+        }
+        return NULL;
+    }
+    for (int f = 0; f < SCALAR_FIELDS; f++) {
+        *(PyObject **)((char *)obj + scalar_offsets[f]) = fields[f];
+    }
+    return obj;
+}
+
+static PyObject *
+speedups_simple_pairs(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError, "simple_pairs takes six arguments");
+        return NULL;
+    }
+    PyObject *rows = args[0], *keys = args[1], *tags = args[2], *typed_first = args[3];
+    PyObject *str_tag = args[4];
+    if (!PyList_Check(rows) || !PyDict_Check(keys) || !PyDict_Check(tags)
+            || !PyAnySet_Check(typed_first)) {
+        PyErr_SetString(PyExc_TypeError, "simple_pairs: a list, two dicts and a set");
+        return NULL;
+    }
+    if (read_scalar_type(args[5]) < 0) {
+        return NULL;
+    }
+    const Py_ssize_t n = PyList_GET_SIZE(rows);
+    if (n == 0) {
+        Py_RETURN_NONE;
+    }
+    PyObject *pairs = PyList_New(n);
+    PyObject *seen = PySet_New(NULL);
+    if (pairs == NULL || seen == NULL) {
+        goto failed;
+    }
+    for (Py_ssize_t r = 0; r < n; r++) {
+        PyObject *row = PyList_GET_ITEM(rows, r);
+        if (!PyTuple_Check(row) || PyTuple_GET_SIZE(row) != 4
+                || !PyUnicode_Check(PyTuple_GET_ITEM(row, 3))) {
+            PyErr_SetString(PyExc_TypeError, "simple_pairs: rows of simple_rows");
+            goto failed;
+        }
+        PyObject *key = PyTuple_GET_ITEM(row, 0), *line = PyTuple_GET_ITEM(row, 1);
+        PyObject *column = PyTuple_GET_ITEM(row, 2), *token = PyTuple_GET_ITEM(row, 3);
+        PyObject *where = PyTuple_Pack(2, key, line);
+        if (where == NULL) {
+            goto failed;
+        }
+        PyObject *node = PyDict_GetItemWithError(keys, where);  /* borrowed */
+        Py_DECREF(where);
+        if (node == NULL) {
+            if (PyErr_Occurred()) {
+                goto failed;
+            }
+            goto more;
+        }
+        int twice = PySet_Contains(seen, key);
+        if (twice < 0 || (!twice && PySet_Add(seen, key) < 0)) {
+            goto failed;
+        }
+        if (twice) {
+            goto more;
+        }
+        Py_ssize_t length = PyUnicode_GET_LENGTH(token);
+        if (length == 0) {
+            goto more;
+        }
+        Py_UCS4 first = PyUnicode_READ_CHAR(token, 0);
+        Py_ssize_t at = PyLong_AsSsize_t(column);
+        if (at == -1 && PyErr_Occurred()) {
+            goto failed;
+        }
+        PyObject *fields[SCALAR_FIELDS];
+        if (first == '"' || first == '\'') {
+            fields[0] = PyUnicode_Substring(token, 1, length - 1);
+            fields[3] = PyUnicode_Substring(token, 0, 1);
+            fields[7] = Py_NewRef(str_tag);
+        }
+        else if (first == '|') {
+            goto more;
+        }
+        else {
+            PyObject *start = PyUnicode_Substring(token, 0, 1);
+            if (start == NULL) {
+                goto failed;
+            }
+            int typed = PySet_Contains(typed_first, start);
+            Py_DECREF(start);
+            if (typed < 0) {
+                goto failed;
+            }
+            PyObject *tag = str_tag;
+            if (typed) {
+                tag = PyDict_GetItemWithError(tags, token);  /* borrowed */
+                if (tag == NULL) {
+                    if (PyErr_Occurred()) {
+                        goto failed;
+                    }
+                    goto more;
+                }
+            }
+            fields[0] = Py_NewRef(token);
+            fields[3] = Py_NewRef(Py_None);
+            fields[7] = Py_NewRef(tag);
+        }
+        fields[1] = Py_NewRef(line);
+        fields[2] = Py_NewRef(column);
+        fields[4] = Py_NewRef(Py_None);
+        fields[5] = Py_NewRef(line);
+        fields[6] = PyLong_FromSsize_t(at + length);
+        if (fields[0] == NULL || fields[3] == NULL || fields[6] == NULL) {
+            for (int f = 0; f < SCALAR_FIELDS; f++) {
+                Py_XDECREF(fields[f]);
+            }
+            goto failed;
+        }
+        PyObject *value = read_new_scalar(fields);
+        if (value == NULL) {
+            goto failed;
+        }
+        PyObject *pair = PyTuple_New(2);
+        if (pair == NULL) {
+            Py_DECREF(value);
+            goto failed;
+        }
+        PyTuple_SET_ITEM(pair, 0, Py_NewRef(node));
+        PyTuple_SET_ITEM(pair, 1, value);
+        PyList_SET_ITEM(pairs, r, pair);
+    }
+    Py_DECREF(seen);
+    return pairs;
+more:
+    Py_DECREF(seen);
+    Py_DECREF(pairs);
+    Py_RETURN_NONE;
+failed:
+    Py_XDECREF(seen);
+    Py_XDECREF(pairs);
+    return NULL;
+}

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import field, replace
 
 import yaml
@@ -417,6 +417,12 @@ def _simple_tree(text: str, offset: int) -> YamlTree | None:
     rows = _simple_rows(text, offset)
     if rows is None:
         return None
+    if resolved and blocks is None and _simple_pairs is not None:
+        # (the loop below, in C, for the usual text: every key and tag already remembered,
+        # no key twice; else None, and the loop does it)
+        done = _simple_pairs(rows, _KEYS, _PLAIN_TAGS, _TYPED_FIRST, _STR_TAG, YScalar)
+        if done is not None:
+            return YamlTree(YMap(done, done[0][0].line, 1), [])
     issues: list[YamlIssue] = []
     pairs: list[tuple[YScalar, YNode]] = []
     seen: dict[str, int] = {}
@@ -480,21 +486,26 @@ def _simple_rows_py(text: str, offset: int) -> list[tuple[str, int, int, str]] |
 
 
 _simple_rows = _simple_rows_py
+#: the C extension's ``simple_pairs`` once chosen: :func:`_simple_tree`'s loop for a text
+#: without `&`, `*`, `!` or literal blocks whose keys and tags are all remembered and no key
+#: is given twice (None for any other: the loop answers)
+_simple_pairs: Callable[..., list[tuple[YScalar, YNode]] | None] | None = None
 
 
 def _choose_rows() -> None:
-    """Read the simple lines with the C extension's ``simple_rows`` (the same rows), unless
-    it is not built or ``SUBAGENTS_NO_EXTENSION`` asks for Python; asked once, when a
-    process starts reading the simple way (one file never does: it never loads the
-    extension)."""
-    global _simple_rows  # noqa: PLW0603
+    """Read the simple lines with the C extension's ``simple_rows`` and ``simple_pairs``
+    (the same rows and pairs), unless it is not built or ``SUBAGENTS_NO_EXTENSION`` asks
+    for Python; asked once, when a process starts reading the simple way (one file never
+    does: it never loads the extension)."""
+    global _simple_rows, _simple_pairs  # noqa: PLW0603
     if os.environ.get("SUBAGENTS_NO_EXTENSION", "") not in ("", "0"):
         return
     try:
-        from subagents._speedups import simple_rows
+        from subagents._speedups import simple_pairs, simple_rows
     except ImportError:  # not built: the Python function answers
         return
     _simple_rows = simple_rows
+    _simple_pairs = simple_pairs
 
 
 def _literal_blocks(
