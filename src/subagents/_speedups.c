@@ -456,7 +456,14 @@ speedups_lower_collapse_utf8(PyObject *module, PyObject *const *args, Py_ssize_t
     return collapse_bytes(args, nargs, "lower_collapse_utf8", 1);
 }
 
+/* normalise() and text_table(): the detector's normalising in one pass */
+#include "_speedups_text.c"
+
 static PyMethodDef speedups_methods[] = {
+    {"normalise", (PyCFunction)(void (*)(void))speedups_normalise, METH_FASTCALL,
+     "normalise(text, table, nfkc): injection._fast_both_utf8's steps in one pass."},
+    {"text_table", speedups_text_table, METH_O,
+     "text_table(ranges): the table of characters normalise() reads."},
     {"collapse", (PyCFunction)(void (*)(void))speedups_collapse, METH_FASTCALL | METH_KEYWORDS,
      "collapse(text, nfkc=False): injection_text._collapse in C."},
     {"lower_collapse", speedups_lower_collapse, METH_O,
