@@ -250,3 +250,47 @@ def test_the_detector_takes_the_pass_after_some_text_unless_told_not_to(
         out = subprocess.run([sys.executable, "-c", _CHOSEN, str(prompt)], env=env,
                              capture_output=True, text=True, check=True).stdout.strip()
         assert out == "False " + after, value
+
+
+#: characters NFKC composes, decomposes or reorders: marks of several combining classes,
+#: Hangul jamo and syllables, compatibility characters, a Kelvin sign, characters each
+#: changed alone
+_NFKC_HARD = ["e", "a", "o", " ", "\n", "\u0301", "\u0308", "\u0323", "\u0344", "\u0f73",
+              "\u0f71", "\u0f72", "\u1100", "\u1161", "\u11a8", "\uac00", "\uac01", "…",
+              "ｉ", "（", "\u212a", "ﬃ", "\u00a0", "\u3000", "①", "Å", "\u0390", "\u1e9b",
+              "\u0958", "\u093c", "\u0915", "\u05b4", "\u05d9", "\u1ee0", "\u0653", "\u0627",
+              "\ufb2a", "\u0cc6", "\u0cc2", "\u0cd5", "\U0001d15e", "\U0001d165", "x"]
+
+
+def _same_nfkc(text: str) -> None:
+    table = injection_text.native_table(_fold_table())
+    assert table is not None
+    got = injection_text.nfkc_in_pieces(text, table)
+    assert got == unicodedata.normalize("NFKC", text), text[:80]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(_NFKC_HARD), max_size=30))
+def test_nfkc_in_pieces_is_nfkc_on_made_up_texts(pieces: list[str]) -> None:
+    _same_nfkc("".join(pieces))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=60))
+def test_nfkc_in_pieces_is_nfkc_on_any_text(text: str) -> None:
+    _same_nfkc(text)
+
+
+def test_nfkc_in_pieces_is_nfkc_for_every_code_point_between_others() -> None:
+    """Each code point alone, after a letter it may compose with, before marks it may
+    reorder with or compose with; and the development texts."""
+    chunk: list[str] = []
+    for c in range(0x80, 0x110000):
+        ch = chr(c)
+        chunk.append(f"e{ch}\u0301 {ch}\u0323\u0308a{ch}\u1161\u11a8 …")
+        if len(chunk) == 512:
+            _same_nfkc("".join(chunk))
+            chunk = []
+    _same_nfkc("".join(chunk))
+    for text in development_texts():
+        _same_nfkc(text + "…")

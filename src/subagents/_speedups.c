@@ -462,6 +462,8 @@ speedups_lower_collapse_utf8(PyObject *module, PyObject *const *args, Py_ssize_t
 static PyMethodDef speedups_methods[] = {
     {"normalise", (PyCFunction)(void (*)(void))speedups_normalise, METH_FASTCALL,
      "normalise(text, table, nfkc): injection._fast_both_utf8's steps in one pass."},
+    {"nfkc_spans", (PyCFunction)(void (*)(void))speedups_nfkc_spans, METH_FASTCALL,
+     "nfkc_spans(text, table): the stretches of text NFKC may change."},
     {"text_table", speedups_text_table, METH_O,
      "text_table(ranges): the table of characters normalise() reads."},
     {"collapse", (PyCFunction)(void (*)(void))speedups_collapse, METH_FASTCALL | METH_KEYWORDS,

@@ -22,3 +22,6 @@ def normalise(text: str, table: bytes | None, nfkc: bool
 
 def text_table(ranges: list[tuple[int, int, int]]) -> bytes:
     """The table of characters beyond ASCII that :func:`normalise` reads."""
+
+def nfkc_spans(text: str, table: bytes) -> list[tuple[int, int]]:
+    """The stretches of ``text`` NFKC may change (``injection_text.nfkc_in_pieces``)."""

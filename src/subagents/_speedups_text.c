@@ -542,6 +542,90 @@ table_fits(PyObject *table)
     return 1;
 }
 
+/* nfkc_spans(text, table): the stretches of ``text`` NFKC may change, as (start, end)
+ * pairs in order: each run of characters the table says NFKC may change, from the character
+ * before it (what it may compose with) to the next character NFKC leaves (a text may be
+ * split before any such character: it neither composes with what precedes it nor lets a
+ * mark reorder across it).  NFKC of the text is the text with each stretch replaced by its
+ * NFKC (tests/test_injection_normalise_native.py compares). */
+static PyObject *
+speedups_nfkc_spans(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyUnicode_Check(args[0]) || !PyBytes_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "nfkc_spans() takes a str and a table (bytes)");
+        return NULL;
+    }
+    PyObject *text = args[0];
+    if (ready(text) < 0) {
+        return NULL;
+    }
+    if (args[1] != checked_table) {
+        if (!table_fits(args[1])) {
+            PyErr_SetString(PyExc_ValueError, "nfkc_spans(): not a table made by text_table()");
+            return NULL;
+        }
+        Py_INCREF(args[1]);
+        Py_XSETREF(checked_table, args[1]);
+    }
+    const uint16_t *table = (const uint16_t *)PyBytes_AS_STRING(args[1]);
+    PyObject *spans = PyList_New(0);
+    if (spans == NULL || PyUnicode_IS_ASCII(text)) {
+        return spans;
+    }
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t start = -1, end = -1; /* the stretch being gathered */
+    Py_ssize_t i = 0;
+    while (i < n) {
+        while (i < n) {
+            Py_UCS4 c = PyUnicode_READ(kind, data, i);
+            if (c >= 0x80 && (table_entry(table, c) & T_NFKC)) {
+                break;
+            }
+            i++;
+        }
+        if (i == n) {
+            break;
+        }
+        /* a run of characters NFKC may change at ``i``, and the character before it */
+        Py_ssize_t first = i > 0 ? i - 1 : 0; /* (a character NFKC leaves) */
+        while (i < n) {
+            Py_UCS4 c = PyUnicode_READ(kind, data, i);
+            if (c < 0x80 || !(table_entry(table, c) & T_NFKC)) {
+                break;
+            }
+            i++;
+        }
+        if (start >= 0 && first <= end) {
+            end = i;
+        }
+        else {
+            if (start >= 0) {
+                PyObject *pair = Py_BuildValue("nn", start, end);
+                if (pair == NULL || PyList_Append(spans, pair) < 0) {
+                    Py_XDECREF(pair);
+                    Py_DECREF(spans);
+                    return NULL;
+                }
+                Py_DECREF(pair);
+            }
+            start = first;
+            end = i;
+        }
+    }
+    if (start >= 0) {
+        PyObject *pair = Py_BuildValue("nn", start, end);
+        if (pair == NULL || PyList_Append(spans, pair) < 0) {
+            Py_XDECREF(pair);
+            Py_DECREF(spans);
+            return NULL;
+        }
+        Py_DECREF(pair);
+    }
+    return spans;
+}
+
 /* normalise(text, table, nfkc): injection._fast_both_utf8's variants and UTF-8 in one pass
  * over ``text``: a tuple (variants, the first one's UTF-8, the text's own UTF-8 or None for
  * an ASCII text); False when ``nfkc`` and the text holds a character NFKC may change (the
