@@ -347,18 +347,18 @@ shift_in(uint64_t x, unsigned char next)
 #endif
 }
 
-/* The eight ASCII characters at ``in`` written lowered to the pass's ``norm``, as
- * characters of their own kind (lower8 lowers each byte from 'A' to 'Z': the high bytes of
- * an ASCII character wider than one byte are 0, left as they are). */
+/* The eight ASCII characters at ``in`` written lowered to ``out``, as characters of their
+ * own kind (lower8 lowers each byte from 'A' to 'Z': the high bytes of an ASCII character
+ * wider than one byte are 0, left as they are). */
 static inline void
-store8_ucs1(Pass *p, const Py_UCS1 *in, uint64_t lowered)
+store8_ucs1(Py_UCS1 *out, const Py_UCS1 *in, uint64_t lowered)
 {
     (void)in;
-    memcpy(p->norm + p->on, &lowered, 8);
+    memcpy(out, &lowered, 8);
 }
 
 static inline void
-store8_ucs2(Pass *p, const Py_UCS2 *in, uint64_t lowered)
+store8_ucs2(Py_UCS2 *out, const Py_UCS2 *in, uint64_t lowered)
 {
     (void)lowered;
     uint64_t a, b;
@@ -366,16 +366,14 @@ store8_ucs2(Pass *p, const Py_UCS2 *in, uint64_t lowered)
     memcpy(&b, in + 4, 8);
     a = lower8(a);
     b = lower8(b);
-    Py_UCS2 *out = (Py_UCS2 *)p->norm + p->on;
     memcpy(out, &a, 8);
     memcpy(out + 4, &b, 8);
 }
 
 static inline void
-store8_ucs4(Pass *p, const Py_UCS4 *in, uint64_t lowered)
+store8_ucs4(Py_UCS4 *out, const Py_UCS4 *in, uint64_t lowered)
 {
     (void)lowered;
-    Py_UCS4 *out = (Py_UCS4 *)p->norm + p->on;
     for (int k = 0; k < 8; k += 2) {
         uint64_t a;
         memcpy(&a, in + k, 8);
@@ -384,17 +382,24 @@ store8_ucs4(Pass *p, const Py_UCS4 *in, uint64_t lowered)
     }
 }
 
-/* The pass over characters of type T (LOAD8: eight of them as bytes, when ASCII).  After a
- * word character, eight characters at a time while they are ASCII with no blank but single
- * spaces between words (as collapse_bytes_loop); otherwise one at a time.  STORE8: the
- * eight lowered into ``norm``. */
-#define DEFINE_PASS(NAME, T, LOAD8, STORE8)                                                      \
+/* The pass over characters of type T (LOAD8: eight of them as bytes, when ASCII; STORE8:
+ * the eight lowered into ``norm``).  After a word character, eight characters at a time
+ * while they are ASCII with no blank but single spaces between words (as
+ * collapse_bytes_loop); otherwise one at a time.  The outputs' places and the state are
+ * kept in locals (stores through the byte pointers could otherwise change the Pass's
+ * fields, which the compiler would read again after each), written back to the Pass around
+ * a character beyond ASCII (beyond_ascii may move the buffers). */
+#define DEFINE_PASS(NAME, T, LOAD8, STORE8)                                                \
     static int NAME(const T *in, Py_ssize_t n, Pass *p, const uint16_t *table, int nfkc,   \
                     int fold, int width)                                                   \
     {                                                                                      \
+        unsigned char *data = p->data, *raw = p->raw;                                      \
+        T *norm = (T *)p->norm;                                                            \
+        Py_ssize_t od = p->od, oraw = p->oraw, on = p->on;                                 \
+        int in_line = p->in_line, gap = p->gap;                                            \
         Py_ssize_t i = 0;                                                                  \
         while (i < n) {                                                                    \
-            if (p->in_line && !p->gap) {                                                   \
+            if (in_line && !gap) {                                                         \
                 while (i + 9 <= n) {                                                       \
                     uint64_t x;                                                            \
                     if (!LOAD8(in + i, &x)) {                                              \
@@ -407,14 +412,14 @@ store8_ucs4(Pass *p, const Py_UCS4 *in, uint64_t lowered)
                     uint64_t low = below21(x);                                             \
                     uint64_t stop = (low & ~spaces(x)) | (low & below21(shift_in(x, next))); \
                     uint64_t lowered = lower8(x);                                          \
-                    memcpy(p->data + p->od, &x, 8);                                        \
-                    memcpy(p->raw + p->oraw, &lowered, 8);                                 \
-                    STORE8(p, in + i, lowered);                                            \
+                    memcpy(data + od, &x, 8);                                              \
+                    memcpy(raw + oraw, &lowered, 8);                                       \
+                    STORE8(norm + on, in + i, lowered);                                    \
                     int k = stop ? first_byte(stop) : 8;                                   \
                     i += k;                                                                \
-                    p->od += k;                                                            \
-                    p->oraw += k;                                                          \
-                    p->on += k;                                                            \
+                    od += k;                                                               \
+                    oraw += k;                                                             \
+                    on += k;                                                               \
                     if (stop) {                                                            \
                         break;                                                             \
                     }                                                                      \
@@ -425,27 +430,58 @@ store8_ucs4(Pass *p, const Py_UCS4 *in, uint64_t lowered)
             }                                                                              \
             Py_UCS4 c = in[i];                                                             \
             if (c < 0x80) {                                                                \
-                p->data[p->od++] = (unsigned char)c;                                       \
+                data[od++] = (unsigned char)c;                                             \
                 unsigned char k = ascii_class[c];                                          \
                 if (k == 2) {                                                              \
-                    p->in_line = 0;                                                        \
-                    p->gap = 0;                                                            \
+                    in_line = 0;                                                           \
+                    gap = 0;                                                               \
                 }                                                                          \
                 else if (k == 1) {                                                         \
-                    p->gap = p->in_line;                                                   \
+                    gap = in_line;                                                         \
                 }                                                                          \
                 else {                                                                     \
-                    emit(p, lower_table[c]);                                               \
+                    if (!in_line) {                                                        \
+                        if (oraw) {                                                        \
+                            raw[oraw++] = '\n';                                            \
+                            norm[on++] = '\n';                                             \
+                        }                                                                  \
+                        in_line = 1;                                                       \
+                    }                                                                      \
+                    else if (gap) {                                                        \
+                        raw[oraw++] = ' ';                                                 \
+                        norm[on++] = ' ';                                                  \
+                    }                                                                      \
+                    gap = 0;                                                               \
+                    raw[oraw++] = lower_table[c];                                          \
+                    norm[on++] = lower_table[c];                                           \
                 }                                                                          \
             }                                                                              \
             else {                                                                         \
+                p->od = od;                                                                \
+                p->oraw = oraw;                                                            \
+                p->on = on;                                                                \
+                p->in_line = in_line;                                                      \
+                p->gap = gap;                                                              \
                 int done = beyond_ascii(p, c, i, n, table, nfkc, fold, width);             \
                 if (done != PASS_DONE) {                                                   \
                     return done;                                                           \
                 }                                                                          \
+                data = p->data;                                                            \
+                raw = p->raw;                                                              \
+                norm = (T *)p->norm;                                                       \
+                od = p->od;                                                                \
+                oraw = p->oraw;                                                            \
+                on = p->on;                                                                \
+                in_line = p->in_line;                                                      \
+                gap = p->gap;                                                              \
             }                                                                              \
             i++;                                                                           \
         }                                                                                  \
+        p->od = od;                                                                        \
+        p->oraw = oraw;                                                                    \
+        p->on = on;                                                                        \
+        p->in_line = in_line;                                                              \
+        p->gap = gap;                                                                      \
         return PASS_DONE;                                                                  \
     }
 
