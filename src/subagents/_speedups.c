@@ -1,4 +1,5 @@
-/* subagents._speedups: the injection detector's blank collapsing in one pass, in C.
+/* subagents._speedups: the injection detector's blank collapsing in one pass, in C, and
+ * (_speedups_text.c, included below) its whole normalising of a text in one pass.
  *
  * Optional: setup.py builds it as an optional extension, and a failed build leaves a
  * working install; subagents/lint/rules/injection_text.py then uses its Python functions,

@@ -29,6 +29,15 @@ Design notes
   which answer when it is not built, or when ``SUBAGENTS_NO_EXTENSION`` is set to anything
   but ``""`` or ``0`` (the tests run both ways), and until a process has collapsed
   :data:`NATIVE_AFTER` characters (importing it costs more than it saves on one file).
+* **One pass** (``_speedups.normalise``, in ``_speedups_text.c``; :data:`_normalise` once the
+  extension is taken): the detector's whole normalising of a text
+  (:func:`.injection._fast_both_utf8`) reading each character once: ASCII letters lowered,
+  invisible characters removed, look-alikes folded and characters beyond ASCII case-folded
+  (CPython's own folding of each), blanks collapsed, and the text's UTF-8 and the normalised
+  text's written side by side.  What a character beyond ASCII is comes from a table made
+  once (:func:`native_table`).  A text holding a character NFKC may change is given to NFKC
+  first, only over the stretches around such characters (:func:`nfkc_in_pieces`).  Tests
+  compare with the Python steps (tests/test_injection_normalise_native.py).
 """
 
 from __future__ import annotations
