@@ -154,6 +154,7 @@ utf8_put(unsigned char *p, Py_UCS4 c)
  * per input character (a collapsed text is never longer: each separator written stands for
  * a blank or line break read); a character case-folded into more makes room first. */
 typedef struct {
+    PyObject *data_bytes, *raw_bytes; /* the bytes objects ``data`` and ``raw`` are of */
     unsigned char *data; /* the input's own UTF-8 (``width`` bytes a character) */
     Py_ssize_t od;
     unsigned char *raw; /* the normalised text's UTF-8 */
@@ -184,12 +185,10 @@ grow(Pass *p, Py_ssize_t chars, Py_ssize_t bytes)
     }
     if (p->raw_room - p->oraw < bytes) {
         Py_ssize_t room = (p->oraw + bytes) * 2;
-        unsigned char *more = PyMem_Realloc(p->raw, (size_t)room);
-        if (more == NULL) {
-            PyErr_NoMemory();
+        if (_PyBytes_Resize(&p->raw_bytes, room) < 0) {
             return -1;
         }
-        p->raw = more;
+        p->raw = (unsigned char *)PyBytes_AS_STRING(p->raw_bytes);
         p->raw_room = room;
     }
     return 0;
@@ -492,8 +491,8 @@ DEFINE_PASS(pass_ucs4, Py_UCS4, load8_ucs4, store8_ucs4)
 static void
 pass_free(Pass *p)
 {
-    PyMem_Free(p->data);
-    PyMem_Free(p->raw);
+    Py_CLEAR(p->data_bytes);
+    Py_CLEAR(p->raw_bytes);
     PyMem_Free(p->norm);
 }
 
@@ -509,14 +508,20 @@ run_pass(PyObject *text, Pass *p, const uint16_t *table, int nfkc, int fold)
     p->kind = kind;
     p->norm_room = n;
     p->raw_room = n * width;
-    p->data = PyMem_Malloc((size_t)(n * width));
-    p->raw = PyMem_Malloc((size_t)(n * width));
+    /* (written in place in bytes objects, made as long as they became at the end: a
+     * shorter realloc, most often where the block is) */
+    p->data_bytes = PyBytes_FromStringAndSize(NULL, n * width);
+    p->raw_bytes = PyBytes_FromStringAndSize(NULL, n * width);
     p->norm = PyMem_Malloc((size_t)n * (size_t)kind);
-    if (p->data == NULL || p->raw == NULL || p->norm == NULL) {
+    if (p->data_bytes == NULL || p->raw_bytes == NULL || p->norm == NULL) {
         pass_free(p);
-        PyErr_NoMemory();
+        if (!PyErr_Occurred()) {
+            PyErr_NoMemory();
+        }
         return PASS_ERROR;
     }
+    p->data = (unsigned char *)PyBytes_AS_STRING(p->data_bytes);
+    p->raw = (unsigned char *)PyBytes_AS_STRING(p->raw_bytes);
     const void *in = PyUnicode_DATA(text);
     int done;
     switch (kind) {
@@ -686,14 +691,21 @@ speedups_normalise(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     if (PyUnicode_IS_ASCII(text)) {
-        PyObject *norm = speedups_lower_collapse(module, text);
-        if (norm == NULL) {
+        /* lowered and collapsed as lower_collapse() does, into the str and its UTF-8 at once */
+        Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+        PyObject *norm = PyUnicode_New(n, 127);
+        PyObject *raw = PyBytes_FromStringAndSize(NULL, n);
+        if (norm == NULL || raw == NULL) {
+            Py_XDECREF(norm);
+            Py_XDECREF(raw);
             return NULL;
         }
-        PyObject *raw = PyBytes_FromStringAndSize(PyUnicode_DATA(norm),
-                                                  PyUnicode_GET_LENGTH(norm));
-        if (raw == NULL) {
-            Py_DECREF(norm);
+        Py_ssize_t o = collapse_bytes_loop((const unsigned char *)PyUnicode_DATA(text), n,
+                                           (unsigned char *)PyUnicode_DATA(norm), WORDS_ASCII,
+                                           1, (unsigned char *)PyBytes_AS_STRING(raw));
+        if (o != n && (PyUnicode_Resize(&norm, o) < 0 || _PyBytes_Resize(&raw, o) < 0)) {
+            Py_XDECREF(norm);
+            Py_XDECREF(raw);
             return NULL;
         }
         return Py_BuildValue("[N]NO", norm, raw, Py_None);
@@ -722,8 +734,15 @@ speedups_normalise(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         Py_RETURN_FALSE;
     }
     PyObject *norm = pass_norm(&first);
-    PyObject *raw = PyBytes_FromStringAndSize((const char *)first.raw, first.oraw);
-    PyObject *data = PyBytes_FromStringAndSize((const char *)first.data, first.od);
+    PyObject *raw = NULL, *data = NULL;
+    if (_PyBytes_Resize(&first.raw_bytes, first.oraw) == 0) {
+        raw = first.raw_bytes;
+        first.raw_bytes = NULL;
+    }
+    if (_PyBytes_Resize(&first.data_bytes, first.od) == 0) {
+        data = first.data_bytes;
+        first.data_bytes = NULL;
+    }
     int folded = first.folded;
     pass_free(&first);
     if (norm == NULL || raw == NULL || data == NULL) {
