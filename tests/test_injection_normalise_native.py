@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from injection_helpers import development_texts
-from subagents.lint.rules import injection, injection_text
+from subagents.lint.rules import injection, injection_native, injection_text
 from subagents.lint.rules.injection import _fast_both_utf8, _fold_table
 from subagents.lint.rules.injection_text import _collapse_words
 
@@ -29,15 +29,16 @@ native = pytest.importorskip("subagents._speedups", reason="the C extension is n
 def _steps(text: str, one_pass: bool) -> tuple[object, list[bytes]]:
     """What ``_fast_both_utf8`` returns (the exception's type when it raises) and the UTF-8
     it hands on, with the one pass or with the Python steps."""
-    saved = injection_text._normalise
+    saved = injection_text._normalise, injection_text._native
     injection_text._normalise = native.normalise if one_pass else None
+    injection_text._native = injection_native
     utf8: list[bytes] = []
     try:
         variants, known = _fast_both_utf8(text, utf8)
     except Exception as e:  # (a lone surrogate: both ways raise)
         return type(e), utf8
     finally:
-        injection_text._normalise = saved
+        injection_text._normalise, injection_text._native = saved
     return (variants, known if known is not None else variants[0].encode()), utf8
 
 
@@ -165,7 +166,7 @@ def test_the_pass_without_nfkc_is_the_python_steps_after_it() -> None:
     """Asked not to stop at characters NFKC may change (the text is what NFKC returned),
     the pass is: invisible characters removed, look-alikes folded, case-folded, blanks
     collapsed; on any text (no-break spaces, compatibility letters...)."""
-    table = injection_text.native_table(_fold_table())
+    table = injection_native.native_table(_fold_table())
     assert table is not None
     fold = _fold_table()
     rng = random.Random(5)
@@ -184,9 +185,9 @@ def test_the_pass_without_nfkc_is_the_python_steps_after_it() -> None:
 
 
 def test_the_table_knows_the_invisible_characters() -> None:
-    """:data:`injection_text.INVISIBLE_RANGES` are the characters of
+    """:data:`injection_native.INVISIBLE_RANGES` are the characters of
     :data:`injection._INVISIBLE`, over every code point."""
-    listed = {c for a, b in injection_text.INVISIBLE_RANGES for c in range(a, b + 1)}
+    listed = {c for a, b in injection_native.INVISIBLE_RANGES for c in range(a, b + 1)}
     pattern = injection._INVISIBLE
     found = {c for c in range(0x110000) if pattern.search(chr(c))}
     assert listed == found
@@ -206,7 +207,7 @@ def test_case_folding_makes_no_blank_and_a_look_alike_is_no_blank() -> None:
 
 
 def test_wrong_arguments_are_refused() -> None:
-    table = injection_text.native_table(_fold_table())
+    table = injection_native.native_table(_fold_table())
     with pytest.raises(TypeError):
         native.normalise(b"text", table, True)  # type: ignore[arg-type]
     with pytest.raises(TypeError):
@@ -230,10 +231,11 @@ from subagents.lint.rules import injection_text as t
 from subagents.lint.rules.injection import assess_injection
 prompt = open(sys.argv[1]).read()
 assess_injection(prompt)
-first = t._normalise is not None
+first = t._normalise is not None or "subagents.lint.rules.injection_native" in sys.modules
 for n in range(12):
     assess_injection(prompt + str(n) + " é")
-print(first, t._normalise is not None, t._TABLE != [])
+helpers = sys.modules.get("subagents.lint.rules.injection_native")
+print(first, t._normalise is not None, helpers is not None and helpers._TABLE != [])
 """
 
 
@@ -263,9 +265,9 @@ _NFKC_HARD = ["e", "a", "o", " ", "\n", "\u0301", "\u0308", "\u0323", "\u0344", 
 
 
 def _same_nfkc(text: str) -> None:
-    table = injection_text.native_table(_fold_table())
+    table = injection_native.native_table(_fold_table())
     assert table is not None
-    got = injection_text.nfkc_in_pieces(text, table)
+    got = injection_native.nfkc_in_pieces(text, table)
     assert got == unicodedata.normalize("NFKC", text), text[:80]
 
 

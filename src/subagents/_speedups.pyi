@@ -24,4 +24,4 @@ def text_table(ranges: list[tuple[int, int, int]]) -> bytes:
     """The table of characters beyond ASCII that :func:`normalise` reads."""
 
 def nfkc_spans(text: str, table: bytes) -> list[tuple[int, int]]:
-    """The stretches of ``text`` NFKC may change (``injection_text.nfkc_in_pieces``)."""
+    """The stretches of ``text`` NFKC may change (``injection_native.nfkc_in_pieces``)."""

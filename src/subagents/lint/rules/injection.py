@@ -268,15 +268,16 @@ def _fast_both_utf8(text: str, utf8: list[bytes] | None = None
     text with a lone surrogate (they raise), or when the extension has no table of the
     characters beyond ASCII (another Unicode version).  Where NFKC may change the text, the
     pass reads what NFKC returned, worked out only for the stretches it may change
-    (:func:`.injection_text.nfkc_in_pieces`; tests/test_injection_normalise_native.py
+    (:func:`.injection_native.nfkc_in_pieces`; tests/test_injection_normalise_native.py
     compares both with the Python steps)."""
     native = _text._normalise
     if native is not None:
-        table = None if text.isascii() else _text.native_table(_fold_table())
+        helpers = _text._native
+        table = None if text.isascii() else helpers.native_table(_fold_table())
         got = native(text, table, True)
         if got is False and table is not None:
             # a character NFKC may change: the pass over what NFKC returns
-            again = _text.nfkc_in_pieces(text, table)
+            again = helpers.nfkc_in_pieces(text, table)
             got = native(again, table, False)
             if got is not None and again is not text:
                 got = (got[0], got[1], None)  # (not the text's own UTF-8)
