@@ -37,8 +37,8 @@ Design notes
   text's written side by side.  What a character beyond ASCII is comes from a table made
   once (:func:`.injection_native.native_table`).  A text holding a character NFKC may change
   is given to NFKC first, only over the stretches around such characters
-  (:func:`.injection_native.nfkc_in_pieces`).  Tests
-  compare with the Python steps (tests/test_injection_normalise_native.py).
+  (:func:`.injection_native.nfkc_in_pieces`).  Tests compare with the Python steps
+  (tests/test_injection_normalise_native.py).
 """
 
 from __future__ import annotations
@@ -172,11 +172,13 @@ def _use_native() -> None:
     _collapse_utf8 = _speedups.collapse_utf8
     _lower_collapse = _speedups.lower_collapse
     _lower_collapse_utf8 = _speedups.lower_collapse_utf8
-    from subagents.lint.rules import injection_native
-
-    _normalise = _speedups.normalise
-    _native = injection_native
     NATIVE = True
+    # (an extension built from older sources has no one pass: the Python steps answer)
+    if hasattr(_speedups, "normalise"):
+        from subagents.lint.rules import injection_native
+
+        _normalise = _speedups.normalise
+        _native = injection_native
 
 
 def _lower_collapse_first(text: str) -> str:
