@@ -1,4 +1,4 @@
-"""The injection detector's blank collapsing in C (optional; see
+"""The injection detector's blank collapsing and normalising in C (optional; see
 subagents/lint/rules/injection_text.py, whose Python functions give the same results)."""
 
 from typing import Any
@@ -23,3 +23,16 @@ def simple_pairs(
     typed_first: frozenset[str], str_tag: str, scalar: type,
 ) -> list[tuple[Any, Any]] | None:
     """``formats.yamltree._simple_tree``'s loop for the usual text (see _speedups_read.c)."""
+
+def normalise(text: str, table: bytes | None, nfkc: bool
+              ) -> tuple[list[str], bytes, bytes | None] | bool | None:
+    """``injection._fast_both_utf8``'s variants, the first one's UTF-8 and the text's own
+    UTF-8 (``None`` for an ASCII text) in one pass; ``False``: ``nfkc`` and a character NFKC
+    may change (ask again with NFKC's result); ``None``: a lone surrogate, or a text beyond
+    ASCII without a table."""
+
+def text_table(ranges: list[tuple[int, int, int]]) -> bytes:
+    """The table of characters beyond ASCII that :func:`normalise` reads."""
+
+def nfkc_spans(text: str, table: bytes) -> list[tuple[int, int]]:
+    """The stretches of ``text`` NFKC may change (``injection_native.nfkc_in_pieces``)."""
