@@ -465,11 +465,11 @@ def _simple_tree(text: str, offset: int) -> YamlTree | None:
 
 
 def _simple_rows_py(text: str, offset: int) -> list[tuple[str, int, int, str]] | None:
-    """The field lines of a simple frontmatter: for each, its key, its file line (``offset``
-    + its 1-based line), the 1-based column where its value starts and the value as written
-    (the spaces after it dropped); or None when a line is not one of the simple ones.  The
-    C extension's ``simple_rows`` gives the same in one pass (taken once a process reads
-    the simple way, :func:`_choose_rows`; tests/test_yamltree_simple_native.py)."""
+    # The field lines of a simple frontmatter: for each, its key, its file line (`offset` +
+    # its 1-based line), the 1-based column where its value starts and the value as written
+    # (the spaces after it dropped); or None when a line is not one of the simple ones.  The
+    # C extension's `simple_rows` gives the same in one pass (taken once a process reads
+    # the simple way, _choose_rows; tests/test_yamltree_simple_native.py).
     rows = _SIMPLE_LINE.findall(text)
     # each match is one whole line (it starts at a line's start, ends at its line feed and
     # holds no other): as many matches as lines, and every line is one
@@ -493,10 +493,10 @@ _simple_pairs: Callable[..., list[tuple[YScalar, YNode]] | None] | None = None
 
 
 def _choose_rows() -> None:
-    """Read the simple lines with the C extension's ``simple_rows`` and ``simple_pairs``
-    (the same rows and pairs), unless it is not built or ``SUBAGENTS_NO_EXTENSION`` asks
-    for Python; asked once, when a process starts reading the simple way (one file never
-    does: it never loads the extension)."""
+    # Read the simple lines with the C extension's `simple_rows` and `simple_pairs` (the
+    # same rows and pairs), unless it is not built or SUBAGENTS_NO_EXTENSION asks for
+    # Python; asked once, when a process starts reading the simple way (one file never
+    # does: it never loads the extension).
     global _simple_rows, _simple_pairs  # noqa: PLW0603
     if os.environ.get("SUBAGENTS_NO_EXTENSION", "") not in ("", "0"):
         return
