@@ -158,8 +158,10 @@ def _read_file(
     the reader read with the ``fstat`` it took before reading them (the result cache records
     that stat: :meth:`subagents.lint.cache.ResultCache.store_text`).  (Apart from judging:
     ``validate`` reads a few dozen files before it judges them, :mod:`subagents.lint.ahead`.)"""
-    fctx = FileContext(path=target.display, file_path=target.path, dialect=target.dialect,
-                       config=config, agents_root=target.root)
+    # (by position, in the order of FileContext's fields, text and document not yet known:
+    # a quarter cheaper than keywords)
+    fctx = FileContext(target.display, target.path, target.dialect, config, None, None,
+                       target.root)
     # before reading: a link out of the folder is reported, never followed.
     if target.may_escape and path_escapes(target.path, target.root):
         from subagents.lint.rules.security import check_path_escape
