@@ -195,12 +195,13 @@ def _read_file(
 
 def _judge(
     result: LoadResult, fctx: FileContext, config: Config, filt: _Filter,
-    silencers: _Silencers, *, scope: str = "", scoped: list[ScopedAgent] | None = None,
+    silencers: _Silencers, scope: str = "", scoped: list[ScopedAgent] | None = None,
     harness_ids: _HarnessIds | None = None, absolute: str | None = None,
 ) -> tuple[list[Diagnostic], int]:
     """One file's diagnostics and the number of agents it loads, whatever its harness (a file
     on disk, or text in memory with no ``fctx.file_path``); ``absolute``: the file's
-    ``os.path.abspath`` when the caller has it."""
+    ``os.path.abspath`` when the caller has it.  (Every argument may be given by position:
+    ``validate`` calls this once a file, and keywords cost a little more.)"""
     display, file_path = fctx.path, fctx.file_path
     if result.dialect in HARNESS_DIALECTS:
         for agent in result.harness_agents:

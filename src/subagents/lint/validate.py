@@ -431,8 +431,7 @@ def _finish(item: _Work, fctx: FileContext, result: LoadResult | None,
     else:
         target = item.target
         diags, n = _judge(result, fctx, item.config, item.filt, mine_silencers,
-                          scope=target.scope, scoped=mine, harness_ids=my_ids,
-                          absolute=target.apath or None)
+                          target.scope, mine, my_ids, target.apath or None)
     silenced = mine_silencers.get(item.target.display)
     pair = None if silenced is None else (silenced[1], silenced[2])
     return (diags, n, mine, pair, my_ids,
