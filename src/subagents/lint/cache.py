@@ -23,7 +23,11 @@ Design notes
   changing).  The stat an entry records is the look-up's, taken before the file is read, with
   the hash of the bytes the outcome was made from: a write after that stat changes the
   ctime, so the next run hashes the file and compares (a stat after the outcome would only
-  leave out entries the next run finds stale anyway, for another ``lstat`` a file).
+  leave out entries the next run finds stale anyway, for another ``lstat`` a file).  A file
+  the walk listed (not a link) with nothing stored is not stat'ed at all: its entry records
+  the reader's ``fstat`` of the descriptor it read the bytes from, taken after the look-up's
+  time and before the read, for which the same holds (:meth:`ResultCache.store_text`); a
+  cold run costs no ``lstat`` a file.
 * **The file's layout (format 4).** ``{"format", "version", "similar", "entries"}``, each
   entry (by absolute path) a list: key, stat, hash, hash time, findings, agents, facts,
   silencers, another harness's ids.  A file's entry is encoded when its outcome is made
