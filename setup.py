@@ -12,6 +12,7 @@ setup(
         Extension(
             "subagents._speedups",
             sources=["src/subagents/_speedups.c"],
+            depends=["src/subagents/_speedups_similar.c"],
             optional=True,
         )
     ]

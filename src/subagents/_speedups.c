@@ -456,6 +456,8 @@ speedups_lower_collapse_utf8(PyObject *module, PyObject *const *args, Py_ssize_t
     return collapse_bytes(args, nargs, "lower_collapse_utf8", 1);
 }
 
+#include "_speedups_similar.c"
+
 static PyMethodDef speedups_methods[] = {
     {"collapse", (PyCFunction)(void (*)(void))speedups_collapse, METH_FASTCALL | METH_KEYWORDS,
      "collapse(text, nfkc=False): injection_text._collapse in C."},
@@ -466,6 +468,11 @@ static PyMethodDef speedups_methods[] = {
     {"lower_collapse_utf8", (PyCFunction)(void (*)(void))speedups_lower_collapse_utf8,
      METH_FASTCALL,
      "lower_collapse_utf8(data, text): _collapse_utf8(data.lower(), text) in C, one pass."},
+    {"similar_unit", (PyCFunction)(void (*)(void))speedups_similar_unit, METH_FASTCALL,
+     "similar_unit(docs, once, df, idf_of, tf): similarity._weigh's unit vectors in C."},
+    {"similar_candidates", (PyCFunction)(void (*)(void))speedups_similar_candidates,
+     METH_FASTCALL,
+     "similar_candidates(vectors, df, reach, cut): the pairs similarity._pairs scores."},
     {NULL, NULL, 0, NULL},
 };
 

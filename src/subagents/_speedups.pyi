@@ -12,3 +12,11 @@ def collapse_utf8(data: bytes, text: str) -> bytes | None:
 
 def lower_collapse_utf8(data: bytes, text: str) -> bytes | None:
     """``injection_text._collapse_utf8_py(data.lower(), text)``."""
+
+def similar_unit(docs: list[dict[str, int]], once: list[bool], df: dict[str, int],
+                 idf_of: list[float], tf: dict[int, float]) -> list[dict[str, float]]:
+    """``similarity._weigh``'s unit vectors (see _speedups_similar.c)."""
+
+def similar_candidates(vectors: list[dict[str, float]], df: dict[str, int], reach: float,
+                       cut: int) -> list[tuple[int, int]]:
+    """The sorted pairs ``similarity._pairs`` scores (see _speedups_similar.c)."""

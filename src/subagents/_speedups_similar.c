@@ -1,0 +1,417 @@
+/* The similar-description rule's two loops over a scope's vectors, in C (#included by
+ * _speedups.c).  subagents/lint/similarity.py keeps the Python loops, which give the same
+ * results; tests/test_similarity_native.py compares the two.
+ *
+ * similar_unit(docs, once, df, idf_of, tf) -> list[dict[str, float]]
+ *     similarity._weigh's unit vectors from the term counts: for each count dictionary, its
+ *     weights ``tf[count] * idf_of[df[term]]`` (``idf_of[df[term]]`` alone when ``once``
+ *     says no term is counted twice: 1.0 * x is x), their norm ``sqrt(sum(squares))`` or
+ *     1.0, and the weights divided by it, keyed by the counts' keys in their order.  Every
+ *     float is made by the same operation on the same operands as in Python: one
+ *     multiplication, one division, C's sqrt (which math.sqrt calls); the squares are added
+ *     by the builtin ``sum`` itself, called on a list of them (its algorithm differs
+ *     between Python versions: 3.12 compensates), and the tf values are looked up in the
+ *     Python table (which works out each ``1 + log count``).
+ *
+ * similar_candidates(vectors, df, reach, cut) -> list[tuple[int, int]]
+ *     the pairs similarity._pairs must score, sorted: the same split of the terms (middling:
+ *     2 <= df < cut, common: df >= cut), the same bound on each pair met, with the terms
+ *     numbered and the partial dot products kept in an array rather than a dictionary.
+ *     These sums are bounds only (the pairs kept are scored in Python by _cosine): they may
+ *     add in another order than Python's (set order), a difference of a few units in the
+ *     last place that the bound's slack (1e-9, in ``reach``) covers, so every pair that can
+ *     reach the threshold is kept either way, and the pairs reported are the same.
+ */
+
+typedef struct {
+    Py_ssize_t vec;
+    double weight;
+} sim_posting;
+
+typedef struct {
+    sim_posting *items;
+    Py_ssize_t len, cap;
+} sim_list;
+
+static int
+sim_list_push(sim_list *list, Py_ssize_t vec, double weight)
+{
+    if (list->len == list->cap) {
+        Py_ssize_t cap = list->cap ? list->cap * 2 : 4;
+        sim_posting *items = PyMem_Realloc(list->items, (size_t)cap * sizeof(sim_posting));
+        if (items == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        list->items = items;
+        list->cap = cap;
+    }
+    list->items[list->len].vec = vec;
+    list->items[list->len].weight = weight;
+    list->len++;
+    return 0;
+}
+
+static double
+sim_float(PyObject *value, int *bad)
+{
+    if (PyFloat_CheckExact(value)) {
+        return PyFloat_AS_DOUBLE(value);
+    }
+    *bad = 1;
+    return 0.0;
+}
+
+static PyObject *
+speedups_similar_unit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "similar_unit takes 5 arguments");
+        return NULL;
+    }
+    PyObject *docs = args[0], *once = args[1], *df = args[2], *idf_of = args[3], *tf = args[4];
+    if (!PyList_CheckExact(docs) || !PyList_CheckExact(once) || !PyDict_CheckExact(df)
+        || !PyList_CheckExact(idf_of) || PyList_GET_SIZE(once) != PyList_GET_SIZE(docs)) {
+        PyErr_SetString(PyExc_TypeError, "similar_unit: lists of counts and flags, a dict, a list");
+        return NULL;
+    }
+    PyObject *sum = PyDict_GetItemString(PyEval_GetBuiltins(), "sum"); /* borrowed */
+    if (sum == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "similar_unit: no builtin sum");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(docs);
+    PyObject *out = PyList_New(n);
+    if (out == NULL) {
+        return NULL;
+    }
+    double *weights = NULL;
+    Py_ssize_t cap = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *d = PyList_GET_ITEM(docs, k);
+        if (!PyDict_CheckExact(d)) {
+            PyErr_SetString(PyExc_TypeError, "similar_unit: counts must be dicts");
+            goto fail;
+        }
+        int single = PyObject_IsTrue(PyList_GET_ITEM(once, k));
+        if (single < 0) {
+            goto fail;
+        }
+        Py_ssize_t size = PyDict_GET_SIZE(d);
+        if (size > cap) {
+            cap = size * 2;
+            double *grown = PyMem_Realloc(weights, (size_t)cap * sizeof(double));
+            if (grown == NULL) {
+                PyErr_NoMemory();
+                goto fail;
+            }
+            weights = grown;
+        }
+        PyObject *squares = PyList_New(size);
+        if (squares == NULL) {
+            goto fail;
+        }
+        Py_ssize_t pos = 0, at = 0;
+        PyObject *key, *count;
+        int bad = 0;
+        while (PyDict_Next(d, &pos, &key, &count)) {
+            if (at >= size) { /* changed while read (cannot happen: no Python code runs) */
+                bad = 1;
+                break;
+            }
+            PyObject *freq = PyDict_GetItemWithError(df, key); /* borrowed */
+            if (freq == NULL) {
+                if (!PyErr_Occurred()) {
+                    PyErr_SetObject(PyExc_KeyError, key);
+                }
+                Py_DECREF(squares);
+                goto fail;
+            }
+            Py_ssize_t f = PyLong_AsSsize_t(freq);
+            if (f == -1 && PyErr_Occurred()) {
+                Py_DECREF(squares);
+                goto fail;
+            }
+            if (f < 0 || f >= PyList_GET_SIZE(idf_of)) {
+                PyErr_SetString(PyExc_IndexError, "similar_unit: a frequency beyond the idf table");
+                Py_DECREF(squares);
+                goto fail;
+            }
+            double w = sim_float(PyList_GET_ITEM(idf_of, f), &bad);
+            if (!single) {
+                PyObject *t = PyObject_GetItem(tf, count);
+                if (t == NULL) {
+                    Py_DECREF(squares);
+                    goto fail;
+                }
+                w = sim_float(t, &bad) * w;
+                Py_DECREF(t);
+            }
+            weights[at] = w;
+            PyObject *sq = PyFloat_FromDouble(w * w);
+            if (sq == NULL) {
+                Py_DECREF(squares);
+                goto fail;
+            }
+            PyList_SET_ITEM(squares, at, sq);
+            at++;
+        }
+        if (bad || at != size) {
+            PyErr_SetString(PyExc_TypeError, "similar_unit: weights must be floats");
+            Py_DECREF(squares);
+            goto fail;
+        }
+        PyObject *total = PyObject_CallOneArg(sum, squares);
+        Py_DECREF(squares);
+        if (total == NULL) {
+            goto fail;
+        }
+        double s = PyFloat_AsDouble(total);
+        Py_DECREF(total);
+        if (s == -1.0 && PyErr_Occurred()) {
+            goto fail;
+        }
+        double norm = sqrt(s);
+        if (norm == 0.0) { /* ``or 1.0`` */
+            norm = 1.0;
+        }
+        PyObject *vec = _PyDict_NewPresized(size);
+        if (vec == NULL) {
+            goto fail;
+        }
+        pos = 0;
+        at = 0;
+        while (PyDict_Next(d, &pos, &key, &count)) {
+            PyObject *unit = PyFloat_FromDouble(weights[at++] / norm);
+            if (unit == NULL || PyDict_SetItem(vec, key, unit) < 0) {
+                Py_XDECREF(unit);
+                Py_DECREF(vec);
+                goto fail;
+            }
+            Py_DECREF(unit);
+        }
+        PyList_SET_ITEM(out, k, vec);
+    }
+    PyMem_Free(weights);
+    return out;
+fail:
+    PyMem_Free(weights);
+    Py_DECREF(out);
+    return NULL;
+}
+
+static int
+sim_pair_order(const void *a, const void *b)
+{
+    long long x = *(const long long *)a, y = *(const long long *)b;
+    return (x > y) - (x < y);
+}
+
+static PyObject *
+speedups_similar_candidates(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "similar_candidates takes 4 arguments");
+        return NULL;
+    }
+    PyObject *vectors = args[0], *df = args[1];
+    if (!PyList_CheckExact(vectors) || !PyDict_CheckExact(df)) {
+        PyErr_SetString(PyExc_TypeError, "similar_candidates: a list of dicts and a dict");
+        return NULL;
+    }
+    double reach = PyFloat_AsDouble(args[2]);
+    if (reach == -1.0 && PyErr_Occurred()) {
+        return NULL;
+    }
+    Py_ssize_t cut = PyLong_AsSsize_t(args[3]);
+    if (cut == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(vectors);
+    PyObject *ids = NULL, *out = NULL;
+    sim_list *index = NULL, *heavy = NULL;
+    double *h = NULL, *partial = NULL;
+    Py_ssize_t *touched = NULL;
+    unsigned char *met = NULL;
+    sim_posting *mine = NULL, *middle = NULL;
+    long long *pairs = NULL;
+    Py_ssize_t npairs = 0, pairs_cap = 0, mine_cap = 0;
+
+    /* the terms held by two vectors or more, numbered; common[id]: held by cut or more */
+    ids = PyDict_New();
+    if (ids == NULL) {
+        goto fail;
+    }
+    Py_ssize_t nterms = 0, pos = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(df, &pos, &key, &value)) {
+        Py_ssize_t c = PyLong_AsSsize_t(value);
+        if (c == -1 && PyErr_Occurred()) {
+            goto fail;
+        }
+        if (c < 2) {
+            continue;
+        }
+        PyObject *id = PyLong_FromSsize_t(nterms * 2 + (c >= cut));
+        if (id == NULL || PyDict_SetItem(ids, key, id) < 0) {
+            Py_XDECREF(id);
+            goto fail;
+        }
+        Py_DECREF(id);
+        nterms++;
+    }
+    index = PyMem_Calloc((size_t)nterms + 1, sizeof(sim_list));
+    heavy = PyMem_Calloc((size_t)nterms + 1, sizeof(sim_list));
+    h = PyMem_Calloc((size_t)n + 1, sizeof(double));
+    partial = PyMem_Calloc((size_t)n + 1, sizeof(double));
+    touched = PyMem_Calloc((size_t)n + 1, sizeof(Py_ssize_t));
+    met = PyMem_Calloc((size_t)n + 1, 1);
+    if (!index || !heavy || !h || !partial || !touched || !met) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    for (Py_ssize_t j = 0; j < n; j++) {
+        PyObject *vec = PyList_GET_ITEM(vectors, j);
+        if (!PyDict_CheckExact(vec)) {
+            PyErr_SetString(PyExc_TypeError, "similar_candidates: vectors must be dicts");
+            goto fail;
+        }
+        Py_ssize_t size = PyDict_GET_SIZE(vec);
+        if (size == 0) {
+            continue;
+        }
+        if (size > mine_cap) {
+            mine_cap = size * 2;
+            PyMem_Free(mine);
+            PyMem_Free(middle);
+            mine = PyMem_Malloc((size_t)mine_cap * sizeof(sim_posting));
+            middle = PyMem_Malloc((size_t)mine_cap * sizeof(sim_posting));
+            if (!mine || !middle) {
+                PyErr_NoMemory();
+                goto fail;
+            }
+        }
+        /* the vector's common terms (mine) and middling ones (middle), with their weights */
+        Py_ssize_t nmine = 0, nmiddle = 0;
+        double hh = 0.0;
+        pos = 0;
+        while (PyDict_Next(vec, &pos, &key, &value)) {
+            PyObject *id = PyDict_GetItemWithError(ids, key);
+            if (id == NULL) {
+                if (PyErr_Occurred()) {
+                    goto fail;
+                }
+                continue;
+            }
+            double x = PyFloat_AsDouble(value);
+            if (x == -1.0 && PyErr_Occurred()) {
+                goto fail;
+            }
+            Py_ssize_t code = PyLong_AsSsize_t(id);
+            if (nmine + nmiddle >= size) {
+                break;
+            }
+            if (code & 1) {
+                mine[nmine].vec = code >> 1;
+                mine[nmine++].weight = x;
+                hh += x * x;
+            } else {
+                middle[nmiddle].vec = code >> 1;
+                middle[nmiddle++].weight = x;
+            }
+        }
+        double hj = h[j] = sqrt(hh);
+        Py_ssize_t ntouched = 0;
+        for (Py_ssize_t k = 0; k < nmiddle; k++) {
+            sim_list *found = &index[middle[k].vec];
+            double x = middle[k].weight;
+            for (Py_ssize_t p = 0; p < found->len; p++) {
+                Py_ssize_t i = found->items[p].vec;
+                if (!met[i]) {
+                    met[i] = 1;
+                    partial[i] = 0.0;
+                    touched[ntouched++] = i;
+                }
+                partial[i] += x * found->items[p].weight;
+            }
+            if (sim_list_push(found, j, x) < 0) {
+                goto fail;
+            }
+        }
+        int is_heavy = !(hj < reach);
+        if (is_heavy) {
+            for (Py_ssize_t k = 0; k < nmine; k++) {
+                sim_list *found = &heavy[mine[k].vec];
+                double x = mine[k].weight;
+                for (Py_ssize_t p = 0; p < found->len; p++) {
+                    Py_ssize_t i = found->items[p].vec;
+                    if (!met[i]) {
+                        met[i] = 1;
+                        partial[i] = 0.0;
+                        touched[ntouched++] = i;
+                    }
+                    partial[i] += x * found->items[p].weight;
+                }
+                if (sim_list_push(found, j, x) < 0) {
+                    goto fail;
+                }
+            }
+        }
+        for (Py_ssize_t k = 0; k < ntouched; k++) {
+            Py_ssize_t i = touched[k];
+            met[i] = 0;
+            double hi = h[i];
+            /* two heavy vectors: every shared term was walked, nothing is left to bound */
+            double rest = (is_heavy && hi >= reach) ? 0.0 : hj * hi;
+            if (partial[i] + rest >= reach) {
+                if (npairs == pairs_cap) {
+                    Py_ssize_t grown_cap = pairs_cap ? pairs_cap * 2 : 64;
+                    long long *grown = PyMem_Realloc(pairs, (size_t)grown_cap * sizeof(long long));
+                    if (grown == NULL) {
+                        PyErr_NoMemory();
+                        goto fail;
+                    }
+                    pairs = grown;
+                    pairs_cap = grown_cap;
+                }
+                pairs[npairs++] = (long long)i * (long long)(n + 1) + (long long)j;
+            }
+        }
+    }
+    if (npairs > 1) {
+        qsort(pairs, (size_t)npairs, sizeof(long long), sim_pair_order);
+    }
+    out = PyList_New(npairs);
+    if (out == NULL) {
+        goto fail;
+    }
+    for (Py_ssize_t k = 0; k < npairs; k++) {
+        PyObject *pair = Py_BuildValue("(nn)", (Py_ssize_t)(pairs[k] / (n + 1)),
+                                       (Py_ssize_t)(pairs[k] % (n + 1)));
+        if (pair == NULL) {
+            goto fail;
+        }
+        PyList_SET_ITEM(out, k, pair);
+    }
+    goto done;
+fail:
+    Py_CLEAR(out);
+done:
+    Py_XDECREF(ids);
+    if (index != NULL) {
+        for (Py_ssize_t t = 0; t < nterms; t++) {
+            PyMem_Free(index[t].items);
+            PyMem_Free(heavy != NULL ? heavy[t].items : NULL);
+        }
+    }
+    PyMem_Free(index);
+    PyMem_Free(heavy);
+    PyMem_Free(h);
+    PyMem_Free(partial);
+    PyMem_Free(touched);
+    PyMem_Free(met);
+    PyMem_Free(mine);
+    PyMem_Free(middle);
+    PyMem_Free(pairs);
+    return out;
+}
