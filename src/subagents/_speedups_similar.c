@@ -8,10 +8,12 @@
  *     says no term is counted twice: 1.0 * x is x), their norm ``sqrt(sum(squares))`` or
  *     1.0, and the weights divided by it, keyed by the counts' keys in their order.  Every
  *     float is made by the same operation on the same operands as in Python: one
- *     multiplication, one division, C's sqrt (which math.sqrt calls); the squares are added
- *     by the builtin ``sum`` itself, called on a list of them (its algorithm differs
- *     between Python versions: 3.12 compensates), and the tf values are looked up in the
- *     Python table (which works out each ``1 + log count``).
+ *     multiplication, one division, C's sqrt (which math.sqrt calls), and the tf values
+ *     are looked up in the Python table (which works out each ``1 + log count``).  The
+ *     squares are added as the builtin ``sum`` adds them, which differs between Python
+ *     versions: up to 3.11 one after the other from 0.0 (written out here, each square
+ *     rounded on its own, never fused into the addition), from 3.12 with a compensation
+ *     (there the builtin itself is called on a list of the squares).
  *
  * similar_candidates(vectors, df, reach, cut) -> list[tuple[int, int]]
  *     the pairs similarity._pairs must score, sorted: the same split of the terms (middling:
@@ -75,11 +77,13 @@ speedups_similar_unit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_TypeError, "similar_unit: lists of counts and flags, a dict, a list");
         return NULL;
     }
+#if PY_VERSION_HEX >= 0x030C0000
     PyObject *sum = PyDict_GetItemString(PyEval_GetBuiltins(), "sum"); /* borrowed */
     if (sum == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "similar_unit: no builtin sum");
         return NULL;
     }
+#endif
     Py_ssize_t n = PyList_GET_SIZE(docs);
     PyObject *out = PyList_New(n);
     if (out == NULL) {
@@ -107,10 +111,17 @@ speedups_similar_unit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             }
             weights = grown;
         }
+#if PY_VERSION_HEX < 0x030C0000
+        /* Python 3.11's sum of floats: 0 + x1 (0.0 + x1), then each added in turn */
+        double s = 0.0;
+        PyObject *squares = NULL;
+#else
+        /* from 3.12 it compensates: the builtin itself adds the squares */
         PyObject *squares = PyList_New(size);
         if (squares == NULL) {
             goto fail;
         }
+#endif
         Py_ssize_t pos = 0, at = 0;
         PyObject *key, *count;
         int bad = 0;
@@ -124,43 +135,50 @@ speedups_similar_unit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                 if (!PyErr_Occurred()) {
                     PyErr_SetObject(PyExc_KeyError, key);
                 }
-                Py_DECREF(squares);
+                Py_XDECREF(squares);
                 goto fail;
             }
             Py_ssize_t f = PyLong_AsSsize_t(freq);
             if (f == -1 && PyErr_Occurred()) {
-                Py_DECREF(squares);
+                Py_XDECREF(squares);
                 goto fail;
             }
             if (f < 0 || f >= PyList_GET_SIZE(idf_of)) {
                 PyErr_SetString(PyExc_IndexError, "similar_unit: a frequency beyond the idf table");
-                Py_DECREF(squares);
+                Py_XDECREF(squares);
                 goto fail;
             }
             double w = sim_float(PyList_GET_ITEM(idf_of, f), &bad);
             if (!single) {
                 PyObject *t = PyObject_GetItem(tf, count);
                 if (t == NULL) {
-                    Py_DECREF(squares);
+                    Py_XDECREF(squares);
                     goto fail;
                 }
                 w = sim_float(t, &bad) * w;
                 Py_DECREF(t);
             }
             weights[at] = w;
+#if PY_VERSION_HEX < 0x030C0000
+            /* (volatile: the square rounded on its own, never fused into the addition) */
+            volatile double square = w * w;
+            s += square;
+#else
             PyObject *sq = PyFloat_FromDouble(w * w);
             if (sq == NULL) {
                 Py_DECREF(squares);
                 goto fail;
             }
             PyList_SET_ITEM(squares, at, sq);
+#endif
             at++;
         }
         if (bad || at != size) {
             PyErr_SetString(PyExc_TypeError, "similar_unit: weights must be floats");
-            Py_DECREF(squares);
+            Py_XDECREF(squares);
             goto fail;
         }
+#if PY_VERSION_HEX >= 0x030C0000
         PyObject *total = PyObject_CallOneArg(sum, squares);
         Py_DECREF(squares);
         if (total == NULL) {
@@ -171,6 +189,7 @@ speedups_similar_unit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         if (s == -1.0 && PyErr_Occurred()) {
             goto fail;
         }
+#endif
         double norm = sqrt(s);
         if (norm == 0.0) { /* ``or 1.0`` */
             norm = 1.0;
