@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from corpus_helpers import CORPUS, needs_corpus
 from subagents.lint import similarity
 from test_similarity_index import _TEXT, _WORDS
 
@@ -137,8 +138,15 @@ def test_native_unit_vectors_equal_the_python_ones_to_the_bit(texts: list[str]) 
     similarity._COUNTS.clear()
     _with(False)
     python = similarity._weigh(texts)
+    python_counts = {t: similarity._COUNTS[t] for t in texts}
+    similarity._COUNTS.clear()  # (the counts found again, in C)
+    similarity._TOKENS.clear()
     _with(True)
     native = similarity._weigh(texts)
+    for text in texts:
+        d, once = similarity._COUNTS[text]
+        assert list(d.items()) == list(python_counts[text][0].items())
+        assert once is python_counts[text][1]
     assert _bits(native[0]) == _bits(python[0])
     assert list(native[1].items()) == list(python[1].items())
     # the memo's counts are left as they were (the weights are a new dictionary)
@@ -184,3 +192,76 @@ def test_a_small_scope_does_not_load_the_extension(monkeypatch: pytest.MonkeyPat
     monkeypatch.delenv("SUBAGENTS_NO_EXTENSION")
     similarity.pairs_indexed(many, [str(k) for k in range(len(many))], 0.5)
     assert similarity._NATIVE[0] is _speedups
+
+
+_PART = st.text(alphabet="aeistrngdyzlmoc019", max_size=14)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(_PART)
+def test_native_stem_equals_the_python_stem(part: str) -> None:
+    assert _speedups.similar_stem(part) == similarity._stem(part)
+
+
+@pytest.mark.parametrize("part", [
+    "jazzz", "buzzing", "fizzes", "running", "calling", "classes", "class", "dresses", "skiing",
+    "izations", "xizations", "organizations", "ies", "studies", "copied", "ated", "agents",
+    "implementer", "compilation", "securing", "abcde", "stop", "s", "", "1st", "v8engine"])
+def test_native_stem_equals_the_python_stem_on_chosen_words(part: str) -> None:
+    assert _speedups.similar_stem(part) == similarity._stem(part)
+
+
+@needs_corpus
+def test_native_stem_equals_the_python_stem_on_every_part_of_the_corpus() -> None:
+    parts: set[str] = set()
+    for path in sorted(CORPUS.rglob("*.md"))[:3000]:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        parts.update(similarity._parts(text.lower()))
+    assert len(parts) > 5000
+    assert [p for p in parts if _speedups.similar_stem(p) != similarity._stem(p)] == []
+
+
+def test_native_stem_refuses_what_is_not_a_part() -> None:
+    for bad in ("Testing", "node.js", "a b", "-"):
+        with pytest.raises(ValueError):
+            _speedups.similar_stem(bad)
+    for bad_type in (b"tests", "\u00e9t\u00e9"):
+        with pytest.raises(TypeError):
+            _speedups.similar_stem(bad_type)
+    assert _speedups.similar_stem("") == ""
+
+
+_ANY_TEXT = st.one_of(_TEXT, st.text(), st.lists(st.one_of(
+    st.characters(max_codepoint=0x2FF),
+    st.sampled_from(["\ud800", "\udc80", "\u212a", "\u0130", "\u017f", "A", "Z", "9", "-",
+                     "\U0001f600", " tests ", " the ", "ing", "ies"]))).map("".join))
+
+
+@settings(max_examples=400, deadline=None)
+@given(_ANY_TEXT, st.booleans())
+def test_native_counts_equal_the_python_tokens_counted(text: str, warm: bool) -> None:
+    """Any text (other scripts, look-alikes whose lower case is ASCII, lone surrogates,
+    characters beyond the BMP), with the memo of parts empty or already knowing them."""
+    tokens = similarity._description_tokens(text)
+    expected: dict[str, int] = {}
+    similarity._count_elements(expected, tokens)
+    memo: dict[str, str] = dict(similarity._TOKENS) if warm else {}
+    low = similarity._special(text.lower())
+    counts, once = _speedups.similar_counts(low, memo, similarity.STOPWORDS, 65536)
+    assert list(counts.items()) == list(expected.items())
+    assert once is (len(expected) == len(tokens))
+    # the memo learnt each part's token, as the Python memo has it
+    assert all(memo[p] == similarity._TOKENS[p] for p in similarity._parts(low))
+
+
+def test_native_counts_keep_the_memo_bounded() -> None:
+    memo: dict[str, str] = {}
+    text = " ".join(f"word{k} tests" for k in range(100))
+    counts, once = _speedups.similar_counts(text, memo, similarity.STOPWORDS, 10)
+    assert len(memo) <= 10
+    assert counts["test"] == 100 and once is False
+    assert list(counts)[:3] == ["word0", "test", "word1"]
+    with pytest.raises(TypeError):
+        _speedups.similar_counts(b"tests", memo, similarity.STOPWORDS, 10)
+    with pytest.raises(TypeError):
+        _speedups.similar_counts("tests", memo, ["the"], 10)

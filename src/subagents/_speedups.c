@@ -473,6 +473,9 @@ static PyMethodDef speedups_methods[] = {
     {"similar_candidates", (PyCFunction)(void (*)(void))speedups_similar_candidates,
      METH_FASTCALL,
      "similar_candidates(vectors, df, reach, cut): the pairs similarity._pairs scores."},
+    {"similar_counts", (PyCFunction)(void (*)(void))speedups_similar_counts, METH_FASTCALL,
+     "similar_counts(low, memo, stopwords, memo_max): a description's term counts in C."},
+    {"similar_stem", speedups_similar_stem, METH_O, "similar_stem(part): similarity._stem in C."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -20,3 +20,10 @@ def similar_unit(docs: list[dict[str, int]], once: list[bool], df: dict[str, int
 def similar_candidates(vectors: list[dict[str, float]], df: dict[str, int], reach: float,
                        cut: int) -> list[tuple[int, int]]:
     """The sorted pairs ``similarity._pairs`` scores (see _speedups_similar.c)."""
+
+def similar_counts(low: str, memo: dict[str, str], stopwords: frozenset[str],
+                   memo_max: int) -> tuple[dict[str, int], bool]:
+    """A description's term counts as ``similarity._weigh`` counts them."""
+
+def similar_stem(part: str) -> str:
+    """``similarity._stem`` of a part of ASCII lower-case letters and digits."""

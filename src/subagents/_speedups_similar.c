@@ -434,3 +434,209 @@ done:
     PyMem_Free(pairs);
     return out;
 }
+
+/* ------------------------------------------------------------------ a description's terms */
+
+/* similarity._SUFFIXES, in its order (tests hold the C stemmer to similarity._stem) */
+static const char *const sim_suffixes[][2] = {
+    {"izations", "ize"}, {"ization", "ize"}, {"ational", ""}, {"ations", ""}, {"ation", ""},
+    {"ators", ""}, {"ator", ""}, {"ating", ""}, {"ated", ""}, {"ates", ""}, {"ate", ""},
+    {"ments", ""}, {"ment", ""}, {"ings", ""}, {"ing", ""}, {"ities", ""}, {"ity", ""},
+    {"ers", ""}, {"er", ""}, {"ies", "y"}, {"ied", "y"}, {"ed", ""}, {"es", ""}, {"s", ""},
+};
+
+/* similarity._stem of a part (ASCII letters and digits), in place; its new length */
+static Py_ssize_t
+sim_stem(char *word, Py_ssize_t len)
+{
+    if (len <= 3) {
+        return len;
+    }
+    for (Py_ssize_t k = 0; k < len; k++) {
+        if (word[k] < 'a' || word[k] > 'z') { /* not str.isalpha(): a digit */
+            return len;
+        }
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        int stripped = 0;
+        for (size_t e = 0; e < sizeof(sim_suffixes) / sizeof(sim_suffixes[0]); e++) {
+            Py_ssize_t ls = (Py_ssize_t)strlen(sim_suffixes[e][0]);
+            Py_ssize_t lr = (Py_ssize_t)strlen(sim_suffixes[e][1]);
+            if (ls > len || memcmp(word + len - ls, sim_suffixes[e][0], (size_t)ls) != 0) {
+                continue;
+            }
+            Py_ssize_t blen = len - ls + lr;
+            /* base != word: a replacement shorter than its suffix always changes the word */
+            if (blen >= 3 && (blen != len || memcmp(word + len - ls, sim_suffixes[e][1],
+                                                    (size_t)lr) != 0)) {
+                memcpy(word + len - ls, sim_suffixes[e][1], (size_t)lr);
+                len = blen;
+                stripped = 1;
+                break;
+            }
+        }
+        if (!stripped) {
+            break;
+        }
+    }
+    if (len > 4 && word[len - 1] == 'e') {
+        len--;
+    }
+    if (len > 4 && word[len - 1] == word[len - 2] && word[len - 1] != 'l'
+        && word[len - 1] != 's' && word[len - 1] != 'z') {
+        len--;
+    }
+    return len;
+}
+
+/* similar_stem(part) -> similarity._stem(part), for a part of ASCII letters and digits */
+static PyObject *
+speedups_similar_stem(PyObject *module, PyObject *part)
+{
+    if (!PyUnicode_Check(part) || !PyUnicode_IS_ASCII(part)) {
+        PyErr_SetString(PyExc_TypeError, "similar_stem: an ASCII str");
+        return NULL;
+    }
+    Py_ssize_t len = PyUnicode_GET_LENGTH(part);
+    const char *data = (const char *)PyUnicode_1BYTE_DATA(part);
+    for (Py_ssize_t k = 0; k < len; k++) {
+        if (!((data[k] >= 'a' && data[k] <= 'z') || (data[k] >= '0' && data[k] <= '9'))) {
+            PyErr_SetString(PyExc_ValueError, "similar_stem: lower-case letters and digits only");
+            return NULL;
+        }
+    }
+    char *word = PyMem_Malloc((size_t)len + 1);
+    if (word == NULL) {
+        return PyErr_NoMemory();
+    }
+    memcpy(word, data, (size_t)len);
+    PyObject *out = PyUnicode_FromStringAndSize(word, sim_stem(word, len));
+    PyMem_Free(word);
+    return out;
+}
+
+/* similar_counts(low, memo, stopwords, memo_max) -> (counts, once)
+ *     similarity._description_tokens(text) counted as _weigh counts them, for
+ *     ``low = _special(text.lower())``: the runs of ASCII letters and digits (the parts), each
+ *     mapped to its token through ``memo`` (part -> token, "" for a stop word; a part new to it
+ *     is stemmed here and added, the memo emptied first when it holds ``memo_max``), the
+ *     tokens counted in the order they first come; ``once``: no token counted twice. */
+static PyObject *
+speedups_similar_counts(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "similar_counts takes 4 arguments");
+        return NULL;
+    }
+    PyObject *low = args[0], *memo = args[1], *stopwords = args[2];
+    if (!PyUnicode_Check(low) || !PyDict_CheckExact(memo) || !PyAnySet_Check(stopwords)) {
+        PyErr_SetString(PyExc_TypeError, "similar_counts: a str, a dict and a set");
+        return NULL;
+    }
+    Py_ssize_t memo_max = PyLong_AsSsize_t(args[3]);
+    if (memo_max == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    Py_ssize_t n = PyUnicode_GET_LENGTH(low);
+    int kind = PyUnicode_KIND(low);
+    const void *data = PyUnicode_DATA(low);
+    char *buf = PyMem_Malloc((size_t)n + 1);
+    PyObject *counts = PyDict_New();
+    PyObject *empty = PyUnicode_New(0, 0);
+    if (buf == NULL || counts == NULL || empty == NULL) {
+        if (buf == NULL) {
+            PyErr_NoMemory();
+        }
+        goto fail;
+    }
+    Py_ssize_t ntokens = 0, k = 0;
+    while (k < n) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, k);
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) {
+            k++;
+            continue;
+        }
+        Py_ssize_t len = 0;
+        while (k < n) {
+            c = PyUnicode_READ(kind, data, k);
+            if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) {
+                break;
+            }
+            buf[len++] = (char)c;
+            k++;
+        }
+        PyObject *part = PyUnicode_New(len, 127);
+        if (part == NULL) {
+            goto fail;
+        }
+        memcpy(PyUnicode_1BYTE_DATA(part), buf, (size_t)len);
+        PyObject *token = PyDict_GetItemWithError(memo, part); /* borrowed */
+        if (token != NULL) {
+            Py_INCREF(token);
+        }
+        else if (PyErr_Occurred()) {
+            Py_DECREF(part);
+            goto fail;
+        }
+        else {
+            int stop = PySet_Contains(stopwords, part);
+            if (stop < 0) {
+                Py_DECREF(part);
+                goto fail;
+            }
+            if (stop) {
+                token = Py_NewRef(empty);
+            }
+            else {
+                Py_ssize_t slen = sim_stem(buf, len);
+                token = slen == len ? Py_NewRef(part) : PyUnicode_FromStringAndSize(buf, slen);
+                if (token == NULL) {
+                    Py_DECREF(part);
+                    goto fail;
+                }
+            }
+            if (PyDict_GET_SIZE(memo) >= memo_max) {
+                PyDict_Clear(memo);
+            }
+            if (PyDict_SetItem(memo, part, token) < 0) {
+                Py_DECREF(part);
+                Py_DECREF(token);
+                goto fail;
+            }
+        }
+        Py_DECREF(part);
+        if (PyUnicode_GET_LENGTH(token) != 0) {
+            PyObject *seen = PyDict_GetItemWithError(counts, token); /* borrowed */
+            PyObject *count = NULL;
+            if (seen != NULL) {
+                Py_ssize_t before = PyLong_AsSsize_t(seen);
+                if (!(before == -1 && PyErr_Occurred())) {
+                    count = PyLong_FromSsize_t(before + 1);
+                }
+            }
+            else if (!PyErr_Occurred()) {
+                count = PyLong_FromLong(1);
+            }
+            if (count == NULL || PyDict_SetItem(counts, token, count) < 0) {
+                Py_XDECREF(count);
+                Py_DECREF(token);
+                goto fail;
+            }
+            Py_DECREF(count);
+            ntokens++;
+        }
+        Py_DECREF(token);
+    }
+    PyMem_Free(buf);
+    Py_DECREF(empty);
+    PyObject *once = PyBool_FromLong(PyDict_GET_SIZE(counts) == ntokens);
+    PyObject *out = PyTuple_Pack(2, counts, once);
+    Py_DECREF(counts);
+    Py_DECREF(once);
+    return out;
+fail:
+    PyMem_Free(buf);
+    Py_XDECREF(counts);
+    Py_XDECREF(empty);
+    return NULL;
+}

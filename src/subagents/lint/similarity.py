@@ -12,7 +12,8 @@ same pairs and scores as comparing every pair (:func:`pairs_exhaustive`, which t
 it to).  The per-description work (tokens, counts, weights) runs as C loops (``map``,
 ``filter``, ``collections._count_elements``, bytes translated and split) over the same
 operands in the same order as the plain formulas, so the floats are the same to the bit.
-A scope of :data:`NATIVE_AFTER` agents or more hands the unit weights and the search for the
+A scope of :data:`NATIVE_AFTER` agents or more hands the term counts of a description (its
+parts, the memo of their tokens and the stemmer), the unit weights and the search for the
 pairs to compare to the optional C extension (``subagents._speedups``, see
 ``_speedups_similar.c``): the same floats, the same pairs scored here by :func:`_cosine`
 (tests/test_similarity_native.py holds the two ways equal); the Python loops stay for a
@@ -329,13 +330,18 @@ def _weigh(texts: Sequence[str]) -> tuple[list[dict[str, float]], dict[str, int]
     once: list[bool] = []
     df: dict[str, int] = {}
     memo = _COUNTS
+    native = _native(len(texts))
     for text in texts:
         found = memo.get(text)
         if found is None:
-            d: dict[str, int] = {}
-            tokens = _description_tokens(text)
-            _count_elements(d, tokens)
-            found = (d, len(d) == len(tokens))
+            if native is not None:  # the same counts, found in C
+                found = native.similar_counts(_special(text.lower()), _TOKENS, STOPWORDS,
+                                              _TOKENS_MAX)
+            else:
+                d: dict[str, int] = {}
+                tokens = _description_tokens(text)
+                _count_elements(d, tokens)
+                found = (d, len(d) == len(tokens))
             if len(memo) >= _COUNTS_MAX:
                 memo.clear()
             memo[text] = found
@@ -345,7 +351,6 @@ def _weigh(texts: Sequence[str]) -> tuple[list[dict[str, float]], dict[str, int]
         _count_elements(df, d)
     n = len(docs)
     idf_of = [math.log((1 + n) / (1 + c) + 1) for c in range(max(df.values(), default=0) + 1)]
-    native = _native(n)
     if native is not None:  # the same floats, the loop below in C
         return native.similar_unit(docs, once, df, idf_of, _TF), df
     tf_of, idf_at, df_get = _TF.__getitem__, idf_of.__getitem__, df.__getitem__
