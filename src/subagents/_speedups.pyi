@@ -1,6 +1,8 @@
 """The injection detector's blank collapsing in C (optional; see
 subagents/lint/rules/injection_text.py, whose Python functions give the same results)."""
 
+from collections.abc import Callable
+
 def collapse(text: str, nfkc: bool = False) -> str:
     """``injection_text._collapse_py``."""
 
@@ -27,3 +29,9 @@ def similar_counts(low: str, memo: dict[str, str], stopwords: frozenset[str],
 
 def similar_stem(part: str) -> str:
     """``similarity._stem`` of a part of ASCII lower-case letters and digits."""
+
+def similar_docs(
+    texts: list[str], memo: dict[str, tuple[dict[str, int], bool]],
+    count: Callable[[str], tuple[dict[str, int], bool]],
+) -> tuple[list[dict[str, int]], list[bool], dict[str, int]]:
+    """``similarity._weigh``'s counts, flags and document frequencies."""

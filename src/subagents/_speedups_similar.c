@@ -640,3 +640,86 @@ fail:
     Py_XDECREF(empty);
     return NULL;
 }
+
+/* similar_docs(texts, memo, count) -> (docs, once, df)
+ *     similarity._weigh's first loop: each text's (counts, once) from ``memo`` (text -> that
+ *     pair), or from ``count(text)`` (Python: it works them out and keeps them in the memo)
+ *     when the memo lacks it; the counts and flags listed in the texts' order, and the number
+ *     of texts holding each term counted as collections._count_elements counts the counts'
+ *     keys, text after text (the same keys in the same order). */
+static PyObject *
+speedups_similar_docs(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "similar_docs takes 3 arguments");
+        return NULL;
+    }
+    PyObject *texts = args[0], *memo = args[1], *count = args[2];
+    if (!PyList_CheckExact(texts) || !PyDict_CheckExact(memo)) {
+        PyErr_SetString(PyExc_TypeError, "similar_docs: a list and a dict");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(texts);
+    PyObject *docs = PyList_New(n), *once = PyList_New(n), *df = PyDict_New();
+    if (docs == NULL || once == NULL || df == NULL) {
+        goto fail;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *text = PyList_GET_ITEM(texts, k);
+        PyObject *found = PyDict_GetItemWithError(memo, text); /* borrowed */
+        if (found != NULL) {
+            Py_INCREF(found);
+        }
+        else if (PyErr_Occurred()) {
+            goto fail;
+        }
+        else {
+            found = PyObject_CallOneArg(count, text);
+            if (found == NULL) {
+                goto fail;
+            }
+        }
+        if (!PyTuple_CheckExact(found) || PyTuple_GET_SIZE(found) != 2
+            || !PyDict_CheckExact(PyTuple_GET_ITEM(found, 0))) {
+            Py_DECREF(found);
+            PyErr_SetString(PyExc_TypeError, "similar_docs: counts must be (dict, bool)");
+            goto fail;
+        }
+        PyObject *d = PyTuple_GET_ITEM(found, 0);
+        PyList_SET_ITEM(docs, k, Py_NewRef(d));
+        PyList_SET_ITEM(once, k, Py_NewRef(PyTuple_GET_ITEM(found, 1)));
+        Py_ssize_t pos = 0;
+        PyObject *key, *value;
+        while (PyDict_Next(d, &pos, &key, &value)) {
+            PyObject *seen = PyDict_GetItemWithError(df, key); /* borrowed */
+            PyObject *c = NULL;
+            if (seen != NULL) {
+                Py_ssize_t before = PyLong_AsSsize_t(seen);
+                if (!(before == -1 && PyErr_Occurred())) {
+                    c = PyLong_FromSsize_t(before + 1);
+                }
+            }
+            else if (!PyErr_Occurred()) {
+                c = PyLong_FromLong(1);
+            }
+            if (c == NULL || PyDict_SetItem(df, key, c) < 0) {
+                Py_XDECREF(c);
+                Py_DECREF(found);
+                goto fail;
+            }
+            Py_DECREF(c);
+        }
+        Py_DECREF(found);
+    }
+    PyObject *out = PyTuple_Pack(3, docs, once, df);
+    Py_DECREF(docs);
+    Py_DECREF(once);
+    Py_DECREF(df);
+    return out;
+fail:
+    /* (unset items of a new list are NULL, which its deallocation skips) */
+    Py_XDECREF(docs);
+    Py_XDECREF(once);
+    Py_XDECREF(df);
+    return NULL;
+}

@@ -311,6 +311,20 @@ _COUNTS: dict[str, tuple[dict[str, int], bool]] = {}
 _COUNTS_MAX = 4096
 
 
+def _counted_in_c(text: str) -> tuple[dict[str, int], bool]:
+    """What :func:`_weigh` keeps in :data:`_COUNTS` for ``text`` (its counts and whether no
+    term is counted twice), found by the C extension (the same counts, in the same order);
+    :func:`_weigh`'s loop in C calls it for a text the memo lacks."""
+    native = _NATIVE[0]
+    assert native is not None
+    found: tuple[dict[str, int], bool] = native.similar_counts(
+        _special(text.lower()), _TOKENS, STOPWORDS, _TOKENS_MAX)
+    if len(_COUNTS) >= _COUNTS_MAX:
+        _COUNTS.clear()
+    _COUNTS[text] = found
+    return found
+
+
 def _weigh(texts: Sequence[str]) -> tuple[list[dict[str, float]], dict[str, int]]:
     """The unit TF-IDF vectors of ``texts`` and each term's document frequency.
 
@@ -331,24 +345,24 @@ def _weigh(texts: Sequence[str]) -> tuple[list[dict[str, float]], dict[str, int]
     df: dict[str, int] = {}
     memo = _COUNTS
     native = _native(len(texts))
-    for text in texts:
-        found = memo.get(text)
-        if found is None:
-            if native is not None:  # the same counts, found in C
-                found = native.similar_counts(_special(text.lower()), _TOKENS, STOPWORDS,
-                                              _TOKENS_MAX)
-            else:
+    if native is not None:  # the same loop in C, the same counts from _counted_in_c
+        docs, once, df = native.similar_docs(
+            texts if type(texts) is list else list(texts), memo, _counted_in_c)
+    else:
+        for text in texts:
+            found = memo.get(text)
+            if found is None:
                 d: dict[str, int] = {}
                 tokens = _description_tokens(text)
                 _count_elements(d, tokens)
                 found = (d, len(d) == len(tokens))
-            if len(memo) >= _COUNTS_MAX:
-                memo.clear()
-            memo[text] = found
-        d = found[0]
-        docs.append(d)
-        once.append(found[1])
-        _count_elements(df, d)
+                if len(memo) >= _COUNTS_MAX:
+                    memo.clear()
+                memo[text] = found
+            d = found[0]
+            docs.append(d)
+            once.append(found[1])
+            _count_elements(df, d)
     n = len(docs)
     idf_of = [math.log((1 + n) / (1 + c) + 1) for c in range(max(df.values(), default=0) + 1)]
     if native is not None:  # the same floats, the loop below in C
