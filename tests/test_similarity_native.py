@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from corpus_helpers import CORPUS, needs_corpus
+from subagents.definition import AgentDefinition
 from subagents.lint import similarity
 from test_similarity_index import _TEXT, _WORDS
 
@@ -265,3 +266,73 @@ def test_native_counts_keep_the_memo_bounded() -> None:
         _speedups.similar_counts(b"tests", memo, similarity.STOPWORDS, 10)
     with pytest.raises(TypeError):
         _speedups.similar_counts("tests", memo, ["the"], 10)
+
+
+@st.composite
+def _scope(draw: st.DrawFn) -> list[AgentDefinition]:
+    n = draw(st.integers(0, 70))
+    out = []
+    for _ in range(n):
+        words = draw(st.lists(st.one_of(st.sampled_from(_WORDS), st.sampled_from(_RARE)),
+                              max_size=10))
+        out.append(AgentDefinition(name=draw(_NAMES), description=" ".join(words)))
+    return out
+
+
+@settings(max_examples=200, deadline=None)
+@given(_scope(), _THRESHOLDS)
+def test_native_find_similar_agents_equals_the_python_one(
+    defs: list[AgentDefinition], threshold: float
+) -> None:
+    """The rule's entry point: the counts, unit weights and pairs in one pass in C (vectors
+    made for the pairs found only) against the Python loops."""
+    where = {id(d): k for k, d in enumerate(defs)}
+
+    def run(native: bool) -> list[tuple[int, int, float]]:
+        similarity._COUNTS.clear()
+        similarity._TOKENS.clear()
+        _with(native)
+        return [(where[id(a)], where[id(b)], s)
+                for a, b, s in similarity.find_similar_agents(defs, threshold)]
+
+    assert run(True) == run(False)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_DESCRIPTIONS, _THRESHOLDS)
+def test_native_find_equals_the_unit_vectors_and_candidates(
+    texts: list[str], threshold: float
+) -> None:
+    """``similar_find``: the pairs of ``similar_candidates`` over ``similar_unit``'s vectors,
+    and those vectors to the bit for every index of a pair."""
+    _with(True)
+    vectors, df = similarity._weigh(texts)
+    docs = [similarity._COUNTS[t][0] for t in texts]
+    once = [similarity._COUNTS[t][1] for t in texts]
+    idf_of = similarity._idf_table(len(texts), df)
+    reach, cut = threshold - similarity._BOUND_SLACK, max(2, len(texts) // 10)
+    pairs, some = _speedups.similar_find(docs, once, df, idf_of, similarity._TF, reach, cut)
+    assert pairs == _speedups.similar_candidates(vectors, df, reach, cut)
+    assert sorted(some) == sorted({k for pair in pairs for k in pair})
+    for k, vec in some.items():
+        assert _bits([vec]) == _bits([vectors[k]])
+
+
+def test_native_find_refuses_bad_arguments() -> None:
+    find, tf = _speedups.similar_find, similarity._TF
+    with pytest.raises(TypeError):
+        find([{"a": 1}], [True], {"a": 1}, [0.0, 1.0], tf, 0.5)
+    with pytest.raises(TypeError):
+        find(["x"], [True], {}, [0.0], tf, 0.5, 2)
+    with pytest.raises(KeyError):
+        find([{"a": 1}], [True], {}, [0.0, 1.0], tf, 0.5, 2)
+    with pytest.raises(IndexError):
+        find([{"a": 1}], [True], {"a": 5}, [0.0, 1.0], tf, 0.5, 2)
+    with pytest.raises(TypeError):
+        find([{"a": 1}], [True], {"a": 1}, [0.0, "x"], tf, 0.5, 2)
+    with pytest.raises(ValueError):
+        find([{"a": 1}], [True], {"a": -1}, [0.0, 1.0], tf, 0.5, 2)
+    assert find([{}, {}], [True, True], {}, [0.0], tf, 0.5, 2) == ([], {})
+    pairs, some = find([{"a": 1}, {"a": 2}], [True, False], {"a": 2}, [0.0, 1.0, 0.5], tf,
+                       0.5, 2)
+    assert pairs == [(0, 1)] and some == {0: {"a": 1.0}, 1: {"a": 1.0}}

@@ -476,6 +476,9 @@ static PyMethodDef speedups_methods[] = {
     {"similar_counts", (PyCFunction)(void (*)(void))speedups_similar_counts, METH_FASTCALL,
      "similar_counts(low, memo, stopwords, memo_max): a description's term counts in C."},
     {"similar_stem", speedups_similar_stem, METH_O, "similar_stem(part): similarity._stem in C."},
+    {"similar_find", (PyCFunction)(void (*)(void))speedups_similar_find, METH_FASTCALL,
+     "similar_find(docs, once, df, idf_of, tf, reach, cut): the pairs to score and their "
+     "vectors."},
     {"similar_docs", (PyCFunction)(void (*)(void))speedups_similar_docs, METH_FASTCALL,
      "similar_docs(texts, memo, count): similarity._weigh's counts and frequencies in C."},
     {NULL, NULL, 0, NULL},

@@ -35,3 +35,9 @@ def similar_docs(
     count: Callable[[str], tuple[dict[str, int], bool]],
 ) -> tuple[list[dict[str, int]], list[bool], dict[str, int]]:
     """``similarity._weigh``'s counts, flags and document frequencies."""
+
+def similar_find(
+    docs: list[dict[str, int]], once: list[bool], df: dict[str, int], idf_of: list[float],
+    tf: dict[int, float], reach: float, cut: int,
+) -> tuple[list[tuple[int, int]], dict[int, dict[str, float]]]:
+    """The pairs ``similarity._pairs`` scores and the unit vectors of their members."""

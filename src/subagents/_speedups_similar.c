@@ -23,6 +23,14 @@
  *     add in another order than Python's (set order), a difference of a few units in the
  *     last place that the bound's slack (1e-9, in ``reach``) covers, so every pair that can
  *     reach the threshold is kept either way, and the pairs reported are the same.
+ *
+ * similar_find(docs, once, df, idf_of, tf, reach, cut) -> (pairs, {index: unit vector})
+ *     the two above in one pass for find_similar_agents: the unit weights in an array, a
+ *     dictionary made only for a vector of a pair found.
+ *
+ * similar_counts(low, memo, stopwords, memo_max), similar_stem(part), similar_docs(texts,
+ * memo, count): a description's term counts (its parts, their tokens through the memo, the
+ * stemmer) and _weigh's loop over the memo of counts; described where they are defined.
  */
 
 typedef struct {
@@ -226,6 +234,158 @@ sim_pair_order(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The pairs to score, sorted, as a list of (i, j), from the n vectors laid out flat: vector j
+ * is entries off[j] .. off[j + 1] - 1, each a term's code (-1: held by one vector only, else
+ * its number * 2 + 1 if common, + 0 if middling) and its weight; nterms: the numbers given. */
+static PyObject *
+sim_pairs(Py_ssize_t n, const Py_ssize_t *off, const Py_ssize_t *code, const double *weight,
+          Py_ssize_t nterms, double reach)
+{
+    PyObject *out = NULL;
+    sim_list *index = PyMem_Calloc((size_t)nterms + 1, sizeof(sim_list));
+    sim_list *heavy = PyMem_Calloc((size_t)nterms + 1, sizeof(sim_list));
+    double *h = PyMem_Calloc((size_t)n + 1, sizeof(double));
+    double *partial = PyMem_Calloc((size_t)n + 1, sizeof(double));
+    Py_ssize_t *touched = PyMem_Calloc((size_t)n + 1, sizeof(Py_ssize_t));
+    unsigned char *met = PyMem_Calloc((size_t)n + 1, 1);
+    long long *pairs = NULL;
+    Py_ssize_t npairs = 0, pairs_cap = 0;
+    if (!index || !heavy || !h || !partial || !touched || !met) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t j = 0; j < n; j++) {
+        if (off[j] == off[j + 1]) { /* an empty vector */
+            continue;
+        }
+        double hh = 0.0;
+        for (Py_ssize_t e = off[j]; e < off[j + 1]; e++) {
+            if (code[e] >= 0 && (code[e] & 1)) {
+                hh += weight[e] * weight[e];
+            }
+        }
+        double hj = h[j] = sqrt(hh);
+        int is_heavy = !(hj < reach);
+        Py_ssize_t ntouched = 0;
+        /* the middling terms, then (for a heavy vector) the common ones */
+        for (int common = 0; common <= is_heavy; common++) {
+            for (Py_ssize_t e = off[j]; e < off[j + 1]; e++) {
+                if (code[e] < 0 || (code[e] & 1) != common) {
+                    continue;
+                }
+                sim_list *found = common ? &heavy[code[e] >> 1] : &index[code[e] >> 1];
+                double x = weight[e];
+                for (Py_ssize_t p = 0; p < found->len; p++) {
+                    Py_ssize_t i = found->items[p].vec;
+                    if (!met[i]) {
+                        met[i] = 1;
+                        partial[i] = 0.0;
+                        touched[ntouched++] = i;
+                    }
+                    partial[i] += x * found->items[p].weight;
+                }
+                if (sim_list_push(found, j, x) < 0) {
+                    goto done;
+                }
+            }
+        }
+        for (Py_ssize_t k = 0; k < ntouched; k++) {
+            Py_ssize_t i = touched[k];
+            met[i] = 0;
+            double hi = h[i];
+            /* two heavy vectors: every shared term was walked, nothing is left to bound */
+            double rest = (is_heavy && hi >= reach) ? 0.0 : hj * hi;
+            if (partial[i] + rest >= reach) {
+                if (npairs == pairs_cap) {
+                    Py_ssize_t grown_cap = pairs_cap ? pairs_cap * 2 : 64;
+                    long long *grown = PyMem_Realloc(pairs, (size_t)grown_cap * sizeof(long long));
+                    if (grown == NULL) {
+                        PyErr_NoMemory();
+                        goto done;
+                    }
+                    pairs = grown;
+                    pairs_cap = grown_cap;
+                }
+                pairs[npairs++] = (long long)i * (long long)(n + 1) + (long long)j;
+            }
+        }
+    }
+    if (npairs > 1) {
+        qsort(pairs, (size_t)npairs, sizeof(long long), sim_pair_order);
+    }
+    out = PyList_New(npairs);
+    if (out == NULL) {
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < npairs; k++) {
+        PyObject *pair = Py_BuildValue("(nn)", (Py_ssize_t)(pairs[k] / (n + 1)),
+                                       (Py_ssize_t)(pairs[k] % (n + 1)));
+        if (pair == NULL) {
+            Py_CLEAR(out);
+            goto done;
+        }
+        PyList_SET_ITEM(out, k, pair);
+    }
+done:
+    if (index != NULL && heavy != NULL) {
+        for (Py_ssize_t t = 0; t < nterms; t++) {
+            PyMem_Free(index[t].items);
+            PyMem_Free(heavy[t].items);
+        }
+    }
+    PyMem_Free(index);
+    PyMem_Free(heavy);
+    PyMem_Free(h);
+    PyMem_Free(partial);
+    PyMem_Free(touched);
+    PyMem_Free(met);
+    PyMem_Free(pairs);
+    return out;
+}
+
+/* term -> its code for sim_pairs (held by two vectors or more: number * 2 + common), from the
+ * document frequencies; *nterms: how many are numbered.  With ``all``, every term of df gets
+ * an entry, its frequency in the low 32 bits and (code + 1) above (0: held by one only). */
+static PyObject *
+sim_codes(PyObject *df, Py_ssize_t cut, int all, Py_ssize_t *nterms)
+{
+    PyObject *ids = PyDict_New();
+    if (ids == NULL) {
+        return NULL;
+    }
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    *nterms = 0;
+    while (PyDict_Next(df, &pos, &key, &value)) {
+        long long c = PyLong_AsLongLong(value);
+        if (c == -1 && PyErr_Occurred()) {
+            Py_DECREF(ids);
+            return NULL;
+        }
+        if (all && (c < 0 || c > 0x7fffffffLL)) {
+            PyErr_SetString(PyExc_ValueError, "similar_find: a frequency out of range");
+            Py_DECREF(ids);
+            return NULL;
+        }
+        long long code = -1;
+        if (c >= 2) {
+            code = (long long)*nterms * 2 + (c >= cut);
+            (*nterms)++;
+        }
+        else if (!all) {
+            continue;
+        }
+        PyObject *id = PyLong_FromLongLong(all ? ((code + 1) << 32) | c : code);
+        if (id == NULL || PyDict_SetItem(ids, key, id) < 0) {
+            Py_XDECREF(id);
+            Py_DECREF(ids);
+            return NULL;
+        }
+        Py_DECREF(id);
+    }
+    return ids;
+}
+
 static PyObject *
 speedups_similar_candidates(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -246,192 +406,248 @@ speedups_similar_candidates(PyObject *module, PyObject *const *args, Py_ssize_t 
     if (cut == -1 && PyErr_Occurred()) {
         return NULL;
     }
-    Py_ssize_t n = PyList_GET_SIZE(vectors);
-    PyObject *ids = NULL, *out = NULL;
-    sim_list *index = NULL, *heavy = NULL;
-    double *h = NULL, *partial = NULL;
-    Py_ssize_t *touched = NULL;
-    unsigned char *met = NULL;
-    sim_posting *mine = NULL, *middle = NULL;
-    long long *pairs = NULL;
-    Py_ssize_t npairs = 0, pairs_cap = 0, mine_cap = 0;
-
-    /* the terms held by two vectors or more, numbered; common[id]: held by cut or more */
-    ids = PyDict_New();
-    if (ids == NULL) {
-        goto fail;
-    }
-    Py_ssize_t nterms = 0, pos = 0;
-    PyObject *key, *value;
-    while (PyDict_Next(df, &pos, &key, &value)) {
-        Py_ssize_t c = PyLong_AsSsize_t(value);
-        if (c == -1 && PyErr_Occurred()) {
-            goto fail;
-        }
-        if (c < 2) {
-            continue;
-        }
-        PyObject *id = PyLong_FromSsize_t(nterms * 2 + (c >= cut));
-        if (id == NULL || PyDict_SetItem(ids, key, id) < 0) {
-            Py_XDECREF(id);
-            goto fail;
-        }
-        Py_DECREF(id);
-        nterms++;
-    }
-    index = PyMem_Calloc((size_t)nterms + 1, sizeof(sim_list));
-    heavy = PyMem_Calloc((size_t)nterms + 1, sizeof(sim_list));
-    h = PyMem_Calloc((size_t)n + 1, sizeof(double));
-    partial = PyMem_Calloc((size_t)n + 1, sizeof(double));
-    touched = PyMem_Calloc((size_t)n + 1, sizeof(Py_ssize_t));
-    met = PyMem_Calloc((size_t)n + 1, 1);
-    if (!index || !heavy || !h || !partial || !touched || !met) {
-        PyErr_NoMemory();
-        goto fail;
-    }
+    Py_ssize_t n = PyList_GET_SIZE(vectors), total = 0, nterms = 0;
     for (Py_ssize_t j = 0; j < n; j++) {
         PyObject *vec = PyList_GET_ITEM(vectors, j);
         if (!PyDict_CheckExact(vec)) {
             PyErr_SetString(PyExc_TypeError, "similar_candidates: vectors must be dicts");
-            goto fail;
+            return NULL;
         }
-        Py_ssize_t size = PyDict_GET_SIZE(vec);
-        if (size == 0) {
-            continue;
+        total += PyDict_GET_SIZE(vec);
+    }
+    PyObject *out = NULL;
+    PyObject *ids = sim_codes(df, cut, 0, &nterms);
+    Py_ssize_t *off = PyMem_Malloc(((size_t)n + 1) * sizeof(Py_ssize_t));
+    Py_ssize_t *code = PyMem_Malloc(((size_t)total + 1) * sizeof(Py_ssize_t));
+    double *weight = PyMem_Malloc(((size_t)total + 1) * sizeof(double));
+    if (ids == NULL || !off || !code || !weight) {
+        if (ids != NULL) {
+            PyErr_NoMemory();
         }
-        if (size > mine_cap) {
-            mine_cap = size * 2;
-            PyMem_Free(mine);
-            PyMem_Free(middle);
-            mine = PyMem_Malloc((size_t)mine_cap * sizeof(sim_posting));
-            middle = PyMem_Malloc((size_t)mine_cap * sizeof(sim_posting));
-            if (!mine || !middle) {
-                PyErr_NoMemory();
-                goto fail;
-            }
-        }
-        /* the vector's common terms (mine) and middling ones (middle), with their weights */
-        Py_ssize_t nmine = 0, nmiddle = 0;
-        double hh = 0.0;
-        pos = 0;
-        while (PyDict_Next(vec, &pos, &key, &value)) {
+        goto done;
+    }
+    Py_ssize_t e = 0;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        PyObject *vec = PyList_GET_ITEM(vectors, j), *key, *value;
+        Py_ssize_t pos = 0, end = e + PyDict_GET_SIZE(vec);
+        off[j] = e;
+        while (e < end && PyDict_Next(vec, &pos, &key, &value)) {
             PyObject *id = PyDict_GetItemWithError(ids, key);
-            if (id == NULL) {
-                if (PyErr_Occurred()) {
-                    goto fail;
-                }
-                continue;
+            if (id == NULL && PyErr_Occurred()) {
+                goto done;
             }
             double x = PyFloat_AsDouble(value);
             if (x == -1.0 && PyErr_Occurred()) {
-                goto fail;
+                goto done;
             }
-            Py_ssize_t code = PyLong_AsSsize_t(id);
-            if (nmine + nmiddle >= size) {
-                break;
-            }
-            if (code & 1) {
-                mine[nmine].vec = code >> 1;
-                mine[nmine++].weight = x;
-                hh += x * x;
-            } else {
-                middle[nmiddle].vec = code >> 1;
-                middle[nmiddle++].weight = x;
-            }
+            code[e] = id == NULL ? -1 : PyLong_AsSsize_t(id);
+            weight[e++] = x;
         }
-        double hj = h[j] = sqrt(hh);
-        Py_ssize_t ntouched = 0;
-        for (Py_ssize_t k = 0; k < nmiddle; k++) {
-            sim_list *found = &index[middle[k].vec];
-            double x = middle[k].weight;
-            for (Py_ssize_t p = 0; p < found->len; p++) {
-                Py_ssize_t i = found->items[p].vec;
-                if (!met[i]) {
-                    met[i] = 1;
-                    partial[i] = 0.0;
-                    touched[ntouched++] = i;
-                }
-                partial[i] += x * found->items[p].weight;
-            }
-            if (sim_list_push(found, j, x) < 0) {
-                goto fail;
-            }
-        }
-        int is_heavy = !(hj < reach);
-        if (is_heavy) {
-            for (Py_ssize_t k = 0; k < nmine; k++) {
-                sim_list *found = &heavy[mine[k].vec];
-                double x = mine[k].weight;
-                for (Py_ssize_t p = 0; p < found->len; p++) {
-                    Py_ssize_t i = found->items[p].vec;
-                    if (!met[i]) {
-                        met[i] = 1;
-                        partial[i] = 0.0;
-                        touched[ntouched++] = i;
-                    }
-                    partial[i] += x * found->items[p].weight;
-                }
-                if (sim_list_push(found, j, x) < 0) {
-                    goto fail;
-                }
-            }
-        }
-        for (Py_ssize_t k = 0; k < ntouched; k++) {
-            Py_ssize_t i = touched[k];
-            met[i] = 0;
-            double hi = h[i];
-            /* two heavy vectors: every shared term was walked, nothing is left to bound */
-            double rest = (is_heavy && hi >= reach) ? 0.0 : hj * hi;
-            if (partial[i] + rest >= reach) {
-                if (npairs == pairs_cap) {
-                    Py_ssize_t grown_cap = pairs_cap ? pairs_cap * 2 : 64;
-                    long long *grown = PyMem_Realloc(pairs, (size_t)grown_cap * sizeof(long long));
-                    if (grown == NULL) {
-                        PyErr_NoMemory();
-                        goto fail;
-                    }
-                    pairs = grown;
-                    pairs_cap = grown_cap;
-                }
-                pairs[npairs++] = (long long)i * (long long)(n + 1) + (long long)j;
-            }
-        }
+        e = end;
     }
-    if (npairs > 1) {
-        qsort(pairs, (size_t)npairs, sizeof(long long), sim_pair_order);
-    }
-    out = PyList_New(npairs);
-    if (out == NULL) {
-        goto fail;
-    }
-    for (Py_ssize_t k = 0; k < npairs; k++) {
-        PyObject *pair = Py_BuildValue("(nn)", (Py_ssize_t)(pairs[k] / (n + 1)),
-                                       (Py_ssize_t)(pairs[k] % (n + 1)));
-        if (pair == NULL) {
-            goto fail;
-        }
-        PyList_SET_ITEM(out, k, pair);
-    }
-    goto done;
-fail:
-    Py_CLEAR(out);
+    off[n] = e;
+    out = sim_pairs(n, off, code, weight, nterms, reach);
 done:
     Py_XDECREF(ids);
-    if (index != NULL) {
-        for (Py_ssize_t t = 0; t < nterms; t++) {
-            PyMem_Free(index[t].items);
-            PyMem_Free(heavy != NULL ? heavy[t].items : NULL);
+    PyMem_Free(off);
+    PyMem_Free(code);
+    PyMem_Free(weight);
+    return out;
+}
+
+/* similar_find(docs, once, df, idf_of, tf, reach, cut) -> (pairs, vectors)
+ *     similar_unit and similar_candidates in one pass, without a dictionary per vector: the
+ *     unit weights (the same floats as similar_unit's) kept in an array, the pairs found from
+ *     it, and the unit vectors made only for the vectors of those pairs ({index: vector}). */
+static PyObject *
+speedups_similar_find(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 7) {
+        PyErr_SetString(PyExc_TypeError, "similar_find takes 7 arguments");
+        return NULL;
+    }
+    PyObject *docs = args[0], *once = args[1], *df = args[2], *idf_of = args[3], *tf = args[4];
+    if (!PyList_CheckExact(docs) || !PyList_CheckExact(once) || !PyDict_CheckExact(df)
+        || !PyList_CheckExact(idf_of) || PyList_GET_SIZE(once) != PyList_GET_SIZE(docs)) {
+        PyErr_SetString(PyExc_TypeError, "similar_find: lists of counts and flags, a dict, a list");
+        return NULL;
+    }
+    double reach = PyFloat_AsDouble(args[5]);
+    if (reach == -1.0 && PyErr_Occurred()) {
+        return NULL;
+    }
+    Py_ssize_t cut = PyLong_AsSsize_t(args[6]);
+    if (cut == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+#if PY_VERSION_HEX >= 0x030C0000
+    PyObject *sum = PyDict_GetItemString(PyEval_GetBuiltins(), "sum"); /* borrowed */
+    if (sum == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "similar_find: no builtin sum");
+        return NULL;
+    }
+#endif
+    Py_ssize_t n = PyList_GET_SIZE(docs), total = 0, nterms = 0;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        PyObject *d = PyList_GET_ITEM(docs, j);
+        if (!PyDict_CheckExact(d)) {
+            PyErr_SetString(PyExc_TypeError, "similar_find: counts must be dicts");
+            return NULL;
+        }
+        total += PyDict_GET_SIZE(d);
+    }
+    PyObject *out = NULL, *pairs = NULL, *vectors = NULL;
+    PyObject *info = sim_codes(df, cut, 1, &nterms);
+    Py_ssize_t *off = PyMem_Malloc(((size_t)n + 1) * sizeof(Py_ssize_t));
+    Py_ssize_t *code = PyMem_Malloc(((size_t)total + 1) * sizeof(Py_ssize_t));
+    double *weight = PyMem_Malloc(((size_t)total + 1) * sizeof(double));
+    if (info == NULL || !off || !code || !weight) {
+        if (info != NULL) {
+            PyErr_NoMemory();
+        }
+        goto done;
+    }
+    Py_ssize_t e = 0;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        PyObject *d = PyList_GET_ITEM(docs, j), *key, *count;
+        int single = PyObject_IsTrue(PyList_GET_ITEM(once, j));
+        if (single < 0) {
+            goto done;
+        }
+        Py_ssize_t pos = 0, size = PyDict_GET_SIZE(d), end = e + size;
+        off[j] = e;
+#if PY_VERSION_HEX < 0x030C0000
+        double s = 0.0; /* Python 3.11's sum of floats (see similar_unit) */
+#else
+        PyObject *squares = PyList_New(size);
+        if (squares == NULL) {
+            goto done;
+        }
+#endif
+        int bad = 0;
+        while (e < end && PyDict_Next(d, &pos, &key, &count)) {
+            PyObject *packed = PyDict_GetItemWithError(info, key); /* borrowed */
+            if (packed == NULL) {
+                if (!PyErr_Occurred()) {
+                    PyErr_SetObject(PyExc_KeyError, key);
+                }
+                bad = -1;
+                break;
+            }
+            long long p = PyLong_AsLongLong(packed);
+            Py_ssize_t f = (Py_ssize_t)(p & 0xffffffffLL);
+            if (f >= PyList_GET_SIZE(idf_of)) {
+                PyErr_SetString(PyExc_IndexError, "similar_find: a frequency beyond the idf table");
+                bad = -1;
+                break;
+            }
+            code[e] = (Py_ssize_t)(p >> 32) - 1;
+            double w = sim_float(PyList_GET_ITEM(idf_of, f), &bad);
+            if (!single) {
+                PyObject *t = PyObject_GetItem(tf, count);
+                if (t == NULL) {
+                    bad = -1;
+                    break;
+                }
+                w = sim_float(t, &bad) * w;
+                Py_DECREF(t);
+            }
+            weight[e] = w;
+#if PY_VERSION_HEX < 0x030C0000
+            volatile double square = w * w; /* (rounded on its own, never fused) */
+            s += square;
+#else
+            PyObject *sq = PyFloat_FromDouble(w * w);
+            if (sq == NULL) {
+                bad = -1;
+                break;
+            }
+            PyList_SET_ITEM(squares, e - off[j], sq);
+#endif
+            e++;
+        }
+        if (bad == 0 && e != end) {
+            bad = 1;
+        }
+#if PY_VERSION_HEX >= 0x030C0000
+        double s = 0.0;
+        if (bad == 0) {
+            PyObject *sum_of = PyObject_CallOneArg(sum, squares);
+            if (sum_of == NULL) {
+                bad = -1;
+            }
+            else {
+                s = PyFloat_AsDouble(sum_of);
+                Py_DECREF(sum_of);
+                if (s == -1.0 && PyErr_Occurred()) {
+                    bad = -1;
+                }
+            }
+        }
+        Py_DECREF(squares);
+#endif
+        if (bad) {
+            if (bad > 0) {
+                PyErr_SetString(PyExc_TypeError, "similar_find: weights must be floats");
+            }
+            goto done;
+        }
+        double norm = sqrt(s);
+        if (norm == 0.0) { /* ``or 1.0`` */
+            norm = 1.0;
+        }
+        for (Py_ssize_t k = off[j]; k < end; k++) {
+            weight[k] = weight[k] / norm;
         }
     }
-    PyMem_Free(index);
-    PyMem_Free(heavy);
-    PyMem_Free(h);
-    PyMem_Free(partial);
-    PyMem_Free(touched);
-    PyMem_Free(met);
-    PyMem_Free(mine);
-    PyMem_Free(middle);
-    PyMem_Free(pairs);
+    off[n] = e;
+    pairs = sim_pairs(n, off, code, weight, nterms, reach);
+    vectors = PyDict_New();
+    if (pairs == NULL || vectors == NULL) {
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(pairs); k++) {
+        PyObject *pair = PyList_GET_ITEM(pairs, k);
+        for (int side = 0; side < 2; side++) {
+            PyObject *index = PyTuple_GET_ITEM(pair, side);
+            Py_ssize_t j = PyLong_AsSsize_t(index);
+            int known = PyDict_Contains(vectors, index);
+            if (known < 0) {
+                goto done;
+            }
+            if (known) {
+                continue;
+            }
+            PyObject *d = PyList_GET_ITEM(docs, j), *key, *count;
+            PyObject *vec = _PyDict_NewPresized(off[j + 1] - off[j]);
+            if (vec == NULL) {
+                goto done;
+            }
+            Py_ssize_t pos = 0, at = off[j];
+            while (at < off[j + 1] && PyDict_Next(d, &pos, &key, &count)) {
+                PyObject *unit = PyFloat_FromDouble(weight[at++]);
+                if (unit == NULL || PyDict_SetItem(vec, key, unit) < 0) {
+                    Py_XDECREF(unit);
+                    Py_DECREF(vec);
+                    goto done;
+                }
+                Py_DECREF(unit);
+            }
+            if (PyDict_SetItem(vectors, index, vec) < 0) {
+                Py_DECREF(vec);
+                goto done;
+            }
+            Py_DECREF(vec);
+        }
+    }
+    out = PyTuple_Pack(2, pairs, vectors);
+done:
+    Py_XDECREF(pairs);
+    Py_XDECREF(vectors);
+    Py_XDECREF(info);
+    PyMem_Free(off);
+    PyMem_Free(code);
+    PyMem_Free(weight);
     return out;
 }
 

@@ -16,8 +16,9 @@ A scope of :data:`NATIVE_AFTER` agents or more hands the term counts of a descri
 parts, the memo of their tokens and the stemmer), the unit weights and the search for the
 pairs to compare to the optional C extension (``subagents._speedups``, see
 ``_speedups_similar.c``): the same floats, the same pairs scored here by :func:`_cosine`
-(tests/test_similarity_native.py holds the two ways equal); the Python loops stay for a
-small scope, an install without the extension and ``SUBAGENTS_NO_EXTENSION=1``.
+(tests/test_similarity_native.py holds the two ways equal); :func:`find_similar_agents`
+then makes the unit vectors of the pairs found only.  The Python loops stay for a small
+scope, an install without the extension and ``SUBAGENTS_NO_EXTENSION=1``.
 """
 
 from __future__ import annotations
@@ -325,6 +326,11 @@ def _counted_in_c(text: str) -> tuple[dict[str, int], bool]:
     return found
 
 
+def _idf_table(n: int, df: dict[str, int]) -> list[float]:
+    """document frequency -> its idf ``log((1 + n) / (1 + df) + 1)``, for ``n`` texts."""
+    return [math.log((1 + n) / (1 + c) + 1) for c in range(max(df.values(), default=0) + 1)]
+
+
 def _weigh(texts: Sequence[str]) -> tuple[list[dict[str, float]], dict[str, int]]:
     """The unit TF-IDF vectors of ``texts`` and each term's document frequency.
 
@@ -363,8 +369,7 @@ def _weigh(texts: Sequence[str]) -> tuple[list[dict[str, float]], dict[str, int]
             docs.append(d)
             once.append(found[1])
             _count_elements(df, d)
-    n = len(docs)
-    idf_of = [math.log((1 + n) / (1 + c) + 1) for c in range(max(df.values(), default=0) + 1)]
+    idf_of = _idf_table(len(docs), df)
     if native is not None:  # the same floats, the loop below in C
         return native.similar_unit(docs, once, df, idf_of, _TF), df
     tf_of, idf_at, df_get = _TF.__getitem__, idf_of.__getitem__, df.__getitem__
@@ -521,7 +526,8 @@ def _pairs(vectors: Sequence[dict[str, float]], names: Sequence[str], threshold:
     return _scored(vectors, names, threshold, sorted(candidates))
 
 
-def _scored(vectors: Sequence[dict[str, float]], names: Sequence[str], threshold: float,
+def _scored(vectors: Sequence[dict[str, float]] | dict[int, dict[str, float]],
+            names: Sequence[str], threshold: float,
             candidates: Iterable[tuple[int, int]]) -> list[tuple[int, int, float]]:
     """The ``candidates`` (sorted pairs ``i < j``) of different names that reach
     ``threshold``, scored by :func:`_cosine` as the exhaustive loop scores them."""
@@ -546,8 +552,20 @@ def find_similar_agents(
     Only the pairs that can reach ``threshold`` are compared (:func:`pairs_indexed`).
     """
     items = [d for d in definitions if d.description.strip()]
-    vectors, df = _weigh([d.description for d in items])
-    found = _pairs(vectors, [d.name for d in items], threshold, df)
+    texts = [d.description for d in items]
+    names = [d.name for d in items]
+    native = _native(len(items))
+    if native is not None and threshold > _BOUND_SLACK:
+        # _weigh's counts, then its unit weights and _pairs's search in one pass in C, which
+        # makes the unit vectors of the pairs found only (the same floats, the same pairs)
+        docs, once, df = native.similar_docs(texts, _COUNTS, _counted_in_c)
+        candidates, vectors = native.similar_find(
+            docs, once, df, _idf_table(len(docs), df), _TF, threshold - _BOUND_SLACK,
+            max(2, len(docs) // 10))
+        found = _scored(vectors, names, threshold, candidates)
+    else:
+        vectors, df = _weigh(texts)
+        found = _pairs(vectors, names, threshold, df)
     pairs = [(items[i], items[j], score) for i, j, score in found]
     pairs.sort(key=lambda p: -p[2])
     return pairs
