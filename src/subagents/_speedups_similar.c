@@ -33,6 +33,14 @@
  * stemmer) and _weigh's loop over the memo of counts; described where they are defined.
  */
 
+/* a dictionary sized for n entries (no resizing as it fills); the sizing function is
+ * private to CPython and may go: a plain dictionary then (the same contents) */
+#if PY_VERSION_HEX < 0x030F0000
+#define SIM_DICT_SIZED(n) _PyDict_NewPresized(n)
+#else
+#define SIM_DICT_SIZED(n) PyDict_New()
+#endif
+
 typedef struct {
     Py_ssize_t vec;
     double weight;
@@ -202,7 +210,7 @@ speedups_similar_unit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         if (norm == 0.0) { /* ``or 1.0`` */
             norm = 1.0;
         }
-        PyObject *vec = _PyDict_NewPresized(size);
+        PyObject *vec = SIM_DICT_SIZED(size);
         if (vec == NULL) {
             goto fail;
         }
@@ -619,7 +627,7 @@ speedups_similar_find(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                 continue;
             }
             PyObject *d = PyList_GET_ITEM(docs, j), *key, *count;
-            PyObject *vec = _PyDict_NewPresized(off[j + 1] - off[j]);
+            PyObject *vec = SIM_DICT_SIZED(off[j + 1] - off[j]);
             if (vec == NULL) {
                 goto done;
             }
