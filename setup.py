@@ -1,5 +1,6 @@
 """The one thing pyproject.toml cannot say: the optional C extension
-(``subagents._speedups``: the injection detector's blank collapsing in one pass).
+(``subagents._speedups``: the injection detector's blank collapsing and normalising in one
+pass; ``_speedups_text.c`` is included by ``_speedups.c``).
 
 ``optional=True``: when it cannot be built (no C compiler or Python headers), setuptools
 warns and the install goes on without it; the detector then uses its Python functions,
@@ -12,7 +13,7 @@ setup(
         Extension(
             "subagents._speedups",
             sources=["src/subagents/_speedups.c"],
-            depends=["src/subagents/_speedups_similar.c"],
+            depends=["src/subagents/_speedups_text.c", "src/subagents/_speedups_similar.c"],
             optional=True,
         )
     ]

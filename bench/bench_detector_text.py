@@ -32,8 +32,10 @@ def _bodies(tree: Path) -> list[str]:
 
 def _plain_collapse() -> Callable[[], None]:
     """Every collapse done the plain way (each line split into words), in place of the
-    functions the detector calls from :mod:`injection_text` (Python's or the C extension's)."""
-    names = ("_collapse", "_collapse_utf8", "_lower_collapse", "_lower_collapse_utf8")
+    functions the detector calls from :mod:`injection_text` (Python's or the C extension's),
+    and the Python steps of normalising in place of the extension's one pass."""
+    names = ("_collapse", "_collapse_utf8", "_lower_collapse", "_lower_collapse_utf8",
+             "_normalise")
     kept = {name: getattr(injection_text, name) for name in names}
 
     def words(text: str, nfkc: bool = False) -> str:
@@ -46,6 +48,7 @@ def _plain_collapse() -> Callable[[], None]:
     injection_text._collapse_utf8 = no_bytes
     injection_text._lower_collapse = lambda text: words(text.lower())
     injection_text._lower_collapse_utf8 = no_bytes
+    injection_text._normalise = None
 
     def undo() -> None:
         for name, value in kept.items():

@@ -155,3 +155,35 @@ def test_a_text_with_look_alikes_is_settled_by_the_gates_of_both_readings(
         unstage()
         _tier("first texts", scan)
         injection_scan.set_scanner(None)
+
+
+def test_a_chunk_is_counted_before_its_first_text_is_gated(
+        scan: injection_scan.Scanner | None) -> None:
+    """The gate counts a chunk's texts before it gates the first: in a new process, a chunk
+    longer than the first texts' tier reads is gated by Hyperscan from its first text (they
+    were each judged in full, their literals looked up one by one); a shorter one is not.
+    The verdicts are the same either way."""
+    if scan is None:
+        pytest.skip("the hyperscan wheel is not installed")
+    texts = [f"Review change {i}: read the diff, run the tests and report what fails. " * 5
+             for i in range(60)]
+    assert sum(map(len, texts)) > injection_gate._SET_AFTER > sum(map(len, texts[:3]))
+    saved = injection_views._READ[0], injection_gate._READ[0]
+    injection_scan.set_scanner(scan)
+    try:
+        for chunk, scanned in ((texts[:3], False), (texts, True)):
+            injection_gate._READ[0] = 0
+            gates = injection_gate.all_parts_or_holds(chunk, [t.encode() for t in chunk])
+            assert [isinstance(g, frozenset) for g in gates] == [scanned] * len(chunk)
+            # (the views' own thresholds passed: the spread pattern is asked, so a quiet
+            # text is settled by the stages when Hyperscan gates it)
+            injection_views._READ[0], injection_gate._READ[0] = 1 << 40, 0
+            stage(chunk)
+            assert all(injection.AHEAD[t] is None for t in chunk) == scanned
+            together = [_verdict(t) for t in chunk]
+            unstage()
+            assert together == [_verdict(t) for t in chunk]
+    finally:
+        unstage()
+        injection_views._READ[0], injection_gate._READ[0] = saved
+        injection_scan.set_scanner(None)

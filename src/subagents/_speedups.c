@@ -1,4 +1,5 @@
-/* subagents._speedups: the injection detector's blank collapsing in one pass, in C.
+/* subagents._speedups: the injection detector's blank collapsing in one pass, in C, and
+ * (_speedups_text.c, included below) its whole normalising of a text in one pass.
  *
  * Optional: setup.py builds it as an optional extension, and a failed build leaves a
  * working install; subagents/lint/rules/injection_text.py then uses its Python functions,
@@ -108,7 +109,8 @@ enum { WORDS_ASCII, PLAIN_BYTES };
  * UTF-8 bytes as _collapse_utf8 does it (PLAIN_BYTES: -1 when the bytes hold an ASCII blank
  * other than a space and a line break, or a CR not followed by a line break; bytes.strip's
  * other blanks are then only spaces and CRs before a line break), lowering ASCII capitals
- * when ``lower``.  Returns the length written to ``out`` (room for ``n`` bytes: every
+ * when ``lower``, into ``out`` and, when not NULL, ``out2`` too.  Returns the length written
+ * to ``out`` (room for ``n`` bytes: every
  * separator written stands for a blank or line break read, and a block is written at most
  * at ``o <= i`` with ``i + 9 <= n``).
  *
@@ -118,7 +120,7 @@ enum { WORDS_ASCII, PLAIN_BYTES };
  * character. */
 static inline Py_ssize_t
 collapse_bytes_loop(const unsigned char *in, Py_ssize_t n, unsigned char *out, int mode,
-                    int lower)
+                    int lower, unsigned char *out2)
 {
     Py_ssize_t o = 0, i = 0;
     int in_line = 0; /* a word of this line was written */
@@ -135,6 +137,9 @@ collapse_bytes_loop(const unsigned char *in, Py_ssize_t n, unsigned char *out, i
                     x = lower8(x);
                 }
                 memcpy(out + o, &x, 8); /* the bytes before ``stop`` are kept */
+                if (out2) {
+                    memcpy(out2 + o, &x, 8);
+                }
                 if (stop) {
                     int k = first_byte(stop);
                     i += k;
@@ -164,14 +169,23 @@ collapse_bytes_loop(const unsigned char *in, Py_ssize_t n, unsigned char *out, i
         else {
             if (!in_line) {
                 if (o) {
+                    if (out2) {
+                        out2[o] = '\n';
+                    }
                     out[o++] = '\n';
                 }
                 in_line = 1;
             }
             else if (gap) {
+                if (out2) {
+                    out2[o] = ' ';
+                }
                 out[o++] = ' ';
             }
             gap = 0;
+            if (out2) {
+                out2[o] = lower ? lower_table[c] : c;
+            }
             out[o++] = lower ? lower_table[c] : c;
         }
         i++;
@@ -270,9 +284,9 @@ collapse_str(PyObject *text, int plain, int lower)
         }
         unsigned char *out = (unsigned char *)PyUnicode_DATA(result);
         Py_ssize_t o = lower ? collapse_bytes_loop((const unsigned char *)data, n, out,
-                                                   WORDS_ASCII, 1)
+                                                   WORDS_ASCII, 1, NULL)
                              : collapse_bytes_loop((const unsigned char *)data, n, out,
-                                                   WORDS_ASCII, 0);
+                                                   WORDS_ASCII, 0, NULL);
         if (o != n && PyUnicode_Resize(&result, o) < 0) {
             return NULL;
         }
@@ -429,8 +443,8 @@ collapse_bytes(PyObject *const *args, Py_ssize_t nargs, const char *name, int lo
         return NULL;
     }
     unsigned char *out = (unsigned char *)PyBytes_AS_STRING(result);
-    Py_ssize_t o = lower ? collapse_bytes_loop(in, n, out, PLAIN_BYTES, 1)
-                         : collapse_bytes_loop(in, n, out, PLAIN_BYTES, 0);
+    Py_ssize_t o = lower ? collapse_bytes_loop(in, n, out, PLAIN_BYTES, 1, NULL)
+                         : collapse_bytes_loop(in, n, out, PLAIN_BYTES, 0, NULL);
     if (o < 0) {
         Py_DECREF(result);
         Py_RETURN_NONE;
@@ -456,9 +470,18 @@ speedups_lower_collapse_utf8(PyObject *module, PyObject *const *args, Py_ssize_t
     return collapse_bytes(args, nargs, "lower_collapse_utf8", 1);
 }
 
+/* normalise() and text_table(): the detector's normalising in one pass */
+#include "_speedups_text.c"
+/* similar_*(): the similar-description rule's loops */
 #include "_speedups_similar.c"
 
 static PyMethodDef speedups_methods[] = {
+    {"normalise", (PyCFunction)(void (*)(void))speedups_normalise, METH_FASTCALL,
+     "normalise(text, table, nfkc): injection._fast_both_utf8's steps in one pass."},
+    {"nfkc_spans", (PyCFunction)(void (*)(void))speedups_nfkc_spans, METH_FASTCALL,
+     "nfkc_spans(text, table): the stretches of text NFKC may change."},
+    {"text_table", speedups_text_table, METH_O,
+     "text_table(ranges): the table of characters normalise() reads."},
     {"collapse", (PyCFunction)(void (*)(void))speedups_collapse, METH_FASTCALL | METH_KEYWORDS,
      "collapse(text, nfkc=False): injection_text._collapse in C."},
     {"lower_collapse", speedups_lower_collapse, METH_O,

@@ -1,4 +1,4 @@
-"""The injection detector's blank collapsing in C (optional; see
+"""The injection detector's blank collapsing and normalising in C (optional; see
 subagents/lint/rules/injection_text.py, whose Python functions give the same results)."""
 
 from collections.abc import Callable
@@ -14,6 +14,19 @@ def collapse_utf8(data: bytes, text: str) -> bytes | None:
 
 def lower_collapse_utf8(data: bytes, text: str) -> bytes | None:
     """``injection_text._collapse_utf8_py(data.lower(), text)``."""
+
+def normalise(text: str, table: bytes | None, nfkc: bool
+              ) -> tuple[list[str], bytes, bytes | None] | bool | None:
+    """``injection._fast_both_utf8``'s variants, the first one's UTF-8 and the text's own
+    UTF-8 (``None`` for an ASCII text) in one pass; ``False``: ``nfkc`` and a character NFKC
+    may change (ask again with NFKC's result); ``None``: a lone surrogate, or a text beyond
+    ASCII without a table."""
+
+def text_table(ranges: list[tuple[int, int, int]]) -> bytes:
+    """The table of characters beyond ASCII that :func:`normalise` reads."""
+
+def nfkc_spans(text: str, table: bytes) -> list[tuple[int, int]]:
+    """The stretches of ``text`` NFKC may change (``injection_native.nfkc_in_pieces``)."""
 
 def similar_unit(docs: list[dict[str, int]], once: list[bool], df: dict[str, int],
                  idf_of: list[float], tf: dict[int, float]) -> list[dict[str, float]]:

@@ -261,7 +261,30 @@ def _fast_both_utf8(text: str, utf8: list[bytes] | None = None
     the C extension's there once a process has collapsed enough text.  ``utf8``:
     a list that is given ``text``'s own UTF-8 when it was worked out (a text beyond ASCII
     that NFKC leaves as it is: the hidden views' marks read the same bytes,
-    :func:`.injection_views.hidden_views`)."""
+    :func:`.injection_views.hidden_views`).
+
+    With the C extension (:data:`.injection_text._normalise`, once a process has collapsed
+    enough text), one pass over the text does all of it: the steps below answer only for a
+    text with a lone surrogate (they raise), or when the extension has no table of the
+    characters beyond ASCII (another Unicode version).  Where NFKC may change the text, the
+    pass reads what NFKC returned, worked out only for the stretches it may change
+    (:func:`.injection_native.nfkc_in_pieces`; tests/test_injection_normalise_native.py
+    compares both with the Python steps)."""
+    native = _text._normalise
+    if native is not None:
+        helpers = _text._native
+        table = None if text.isascii() else helpers.native_table(_fold_table())
+        got = native(text, table, True)
+        if got is False and table is not None:
+            # a character NFKC may change: the pass over what NFKC returns
+            again = helpers.nfkc_in_pieces(text, table)
+            got = native(again, table, False)
+            if got is not None and again is not text:
+                got = (got[0], got[1], None)  # (not the text's own UTF-8)
+        if got is not None:
+            if utf8 is not None and got[2] is not None:
+                utf8.append(got[2])
+            return got[0], got[1]
     if text.isascii():
         return [_text._lower_collapse(text)], None
     visible, unusual, data = _visible_utf8(text)

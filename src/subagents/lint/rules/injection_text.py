@@ -29,6 +29,16 @@ Design notes
   which answer when it is not built, or when ``SUBAGENTS_NO_EXTENSION`` is set to anything
   but ``""`` or ``0`` (the tests run both ways), and until a process has collapsed
   :data:`NATIVE_AFTER` characters (importing it costs more than it saves on one file).
+* **One pass** (``_speedups.normalise``, in ``_speedups_text.c``; :data:`_normalise` once the
+  extension is taken): the detector's whole normalising of a text
+  (:func:`.injection._fast_both_utf8`) reading each character once: ASCII letters lowered,
+  invisible characters removed, look-alikes folded and characters beyond ASCII case-folded
+  (CPython's own folding of each), blanks collapsed, and the text's UTF-8 and the normalised
+  text's written side by side.  What a character beyond ASCII is comes from a table made
+  once (:func:`.injection_native.native_table`).  A text holding a character NFKC may change
+  is given to NFKC first, only over the stretches around such characters
+  (:func:`.injection_native.nfkc_in_pieces`).  Tests compare with the Python steps
+  (tests/test_injection_normalise_native.py).
 """
 
 from __future__ import annotations
@@ -148,7 +158,8 @@ def _use_native() -> None:
     built or ``SUBAGENTS_NO_EXTENSION`` asks for the Python functions; either way this is
     not asked again."""
     # module globals, rebound once: the detector looks them up here at each call
-    global _collapse, _collapse_utf8, _lower_collapse, _lower_collapse_utf8, NATIVE  # noqa: PLW0603
+    global _collapse, _collapse_utf8, _lower_collapse, _lower_collapse_utf8  # noqa: PLW0603
+    global NATIVE, _normalise, _native  # noqa: PLW0603
     _lower_collapse = _lower_collapse_py  # (no more counting)
     _lower_collapse_utf8 = _lower_collapse_utf8_py
     if os.environ.get("SUBAGENTS_NO_EXTENSION", "") not in ("", "0"):
@@ -162,6 +173,12 @@ def _use_native() -> None:
     _lower_collapse = _speedups.lower_collapse
     _lower_collapse_utf8 = _speedups.lower_collapse_utf8
     NATIVE = True
+    # (an extension built from older sources has no one pass: the Python steps answer)
+    if hasattr(_speedups, "normalise"):
+        from subagents.lint.rules import injection_native
+
+        _normalise = _speedups.normalise
+        _native = injection_native
 
 
 def _lower_collapse_first(text: str) -> str:
@@ -186,7 +203,11 @@ _collapse = _collapse_py
 _collapse_utf8 = _collapse_utf8_py
 _lower_collapse = _lower_collapse_first
 _lower_collapse_utf8 = _lower_collapse_utf8_first
-
+#: the C extension's one pass over a text (``None`` until the functions above are the
+#: extension's; :func:`.injection._fast_both_utf8` calls it)
+_normalise: Any = None
+#: :mod:`.injection_native` (the pass's table, NFKC in stretches), once the pass is taken
+_native: Any = None
 
 _LEET_BYTES = bytes.maketrans(b"013457@$", b"oieastas")
 #: the ASCII bytes that are neither letters nor leet digits, written out (working them out
