@@ -13,7 +13,7 @@ setup(
         Extension(
             "subagents._speedups",
             sources=["src/subagents/_speedups.c"],
-            depends=["src/subagents/_speedups_text.c"],
+            depends=["src/subagents/_speedups_text.c", "src/subagents/_speedups_similar.c"],
             optional=True,
         )
     ]
