@@ -13,7 +13,8 @@ setup(
         Extension(
             "subagents._speedups",
             sources=["src/subagents/_speedups.c"],
-            depends=["src/subagents/_speedups_text.c", "src/subagents/_speedups_read.c"],
+            depends=["src/subagents/_speedups_text.c", "src/subagents/_speedups_similar.c",
+                     "src/subagents/_speedups_read.c"],
             optional=True,
         )
     ]

@@ -80,3 +80,25 @@ def test_the_rule_context_fields_judge_passes_by_position() -> None:
     assert [f.name for f in dataclasses.fields(RuleContext)][:9] == [
         "path", "config", "dialect", "document", "text", "reader_findings", "claude_code",
         "wants", "checks"]
+
+
+def test_the_file_context_fields_read_file_passes_by_position(tmp_path: Path) -> None:
+    """``_read_file`` builds the ``FileContext`` with its first seven fields by position: the
+    context it makes holds each value in the field it names."""
+    from subagents.lint.config import Config
+    from subagents.lint.judge import _Filter, _read_file
+    from subagents.lint.rules.base import FileContext
+    from subagents.lint.rules.catalog import Profile
+    from subagents.lint.targets import _Target
+
+    assert [f.name for f in dataclasses.fields(FileContext)][:7] == [
+        "path", "file_path", "dialect", "config", "text", "document", "agents_root"]
+    file = tmp_path / "a.md"
+    file.write_text("---\nname: a\ndescription: d\n---\nbody\n")
+    config = Config()
+    target = _Target(file, "shown/a.md", Dialect.CLAUDE, tmp_path, "scope", False, str(file))
+    fctx, result, early = _read_file(target, config, _Filter(Profile.DEFAULT, (), ()))
+    assert (fctx.path, fctx.file_path, fctx.dialect, fctx.config, fctx.agents_root) == (
+        "shown/a.md", file, Dialect.CLAUDE, config, tmp_path)
+    assert result is not None and early == []
+    assert fctx.document is None and fctx.text == "---\nname: a\ndescription: d\n---\nbody\n"

@@ -320,18 +320,28 @@ def test_a_cold_run_hashes_the_bytes_the_reader_read(
 def test_a_file_the_reader_does_not_read_is_hashed_by_the_cache(
     tmp_path: Path, cache: Path
 ) -> None:
-    """Over the size limit the reader refuses the file unread: the cache reads and hashes it
-    itself, and the warm run says the same."""
+    """Over the size limit the reader refuses the file unread.  Named on the command line (the
+    look-up took its ``lstat``), the cache reads and hashes it itself; found by the walk (no
+    ``lstat``: the entry would record the reader's ``fstat``, and there is none) it is not
+    stored, and is refused again each run (an open and an ``fstat``, cheaper than hashing
+    it).  Every run says the same."""
     import hashlib
 
     agents = _project(tmp_path)
     big = agents / "big.md"
     big.write_text("---\nname: big\ndescription: d\n---\n" + "x" * (2 << 20))
-    cold = _run(str(agents))
+    named = [str(p) for p in sorted(agents.iterdir())]
+    cold = _run(*named)
     assert "SA002" in {d["rule"] for d in cold["diagnostics"]}  # type: ignore[union-attr,index]
     entry = _entries(cache)[os.path.abspath(big)]
     assert entry[_HASH] == hashlib.blake2b(big.read_bytes(), digest_size=16).hexdigest()
-    assert _run(str(agents)) == cold == _run("--no-cache", str(agents))
+    assert _run(*named) == cold == _run("--no-cache", *named)
+    for folder in cache.iterdir():
+        folder.unlink()
+    walked = _run(str(agents))
+    entries = _entries(cache)
+    assert os.path.abspath(big) not in entries and len(entries) == 8
+    assert _run(str(agents)) == walked == _run("--no-cache", str(agents))
 
 
 class _Later:

@@ -863,23 +863,13 @@ SLOT_INIT["def __create_fn__(_type_select, _type_ignore, _type_extra_tools, _typ
 
 def __create_fn__(_type_target, _type_config, _type_filt, _type_entry_key, _type_apath, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,target:_type_target,config:_type_config,filt:_type_filt,entry_key:_type_entry_key,apath:_type_apath)->_return_type:
-  __dataclass_builtins_object__.__setattr__(self,'target',target)
-  __dataclass_builtins_object__.__setattr__(self,'config',config)
-  __dataclass_builtins_object__.__setattr__(self,'filt',filt)
-  __dataclass_builtins_object__.__setattr__(self,'entry_key',entry_key)
-  __dataclass_builtins_object__.__setattr__(self,'apath',apath)
+  self.target=target
+  self.config=config
+  self.filt=filt
+  self.entry_key=entry_key
+  self.apath=apath
  return __init__
-CODE["def __create_fn__(_type_target, _type_config, _type_filt, _type_entry_key, _type_apath, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):\n def __init__(self,target:_type_target,config:_type_config,filt:_type_filt,entry_key:_type_entry_key,apath:_type_apath)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'target',target)\n  __dataclass_builtins_object__.__setattr__(self,'config',config)\n  __dataclass_builtins_object__.__setattr__(self,'filt',filt)\n  __dataclass_builtins_object__.__setattr__(self,'entry_key',entry_key)\n  __dataclass_builtins_object__.__setattr__(self,'apath',apath)\n return __init__"] = __create_fn__.__code__
-
-def __create_fn__(_type_target, _type_config, _type_filt, _type_entry_key, _type_apath, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type, __dataclass_set_target, __dataclass_set_config, __dataclass_set_filt, __dataclass_set_entry_key, __dataclass_set_apath):
- def __init__(self,target:_type_target,config:_type_config,filt:_type_filt,entry_key:_type_entry_key,apath:_type_apath)->_return_type:
-  __dataclass_set_target(self,target)
-  __dataclass_set_config(self,config)
-  __dataclass_set_filt(self,filt)
-  __dataclass_set_entry_key(self,entry_key)
-  __dataclass_set_apath(self,apath)
- return __init__
-SLOT_INIT["def __create_fn__(_type_target, _type_config, _type_filt, _type_entry_key, _type_apath, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):\n def __init__(self,target:_type_target,config:_type_config,filt:_type_filt,entry_key:_type_entry_key,apath:_type_apath)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'target',target)\n  __dataclass_builtins_object__.__setattr__(self,'config',config)\n  __dataclass_builtins_object__.__setattr__(self,'filt',filt)\n  __dataclass_builtins_object__.__setattr__(self,'entry_key',entry_key)\n  __dataclass_builtins_object__.__setattr__(self,'apath',apath)\n return __init__"] = __create_fn__.__code__
+CODE['def __create_fn__(_type_target, _type_config, _type_filt, _type_entry_key, _type_apath, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):\n def __init__(self,target:_type_target,config:_type_config,filt:_type_filt,entry_key:_type_entry_key,apath:_type_apath)->_return_type:\n  self.target=target\n  self.config=config\n  self.filt=filt\n  self.entry_key=entry_key\n  self.apath=apath\n return __init__'] = __create_fn__.__code__
 
 def __create_fn__(_type_text, _type_issue, _type_bom, _type_crlf, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_issue, _dflt_bom, _dflt_crlf, _return_type):
  def __init__(self,text:_type_text,issue:_type_issue=_dflt_issue,bom:_type_bom=_dflt_bom,crlf:_type_crlf=_dflt_crlf)->_return_type:
@@ -1208,14 +1198,6 @@ CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):
 
 def __create_fn__(cls, FrozenInstanceError):
  def __delattr__(self,name):
-  if type(self) is cls or name in ('target','config','filt','entry_key','apath',):
-   raise FrozenInstanceError(f"cannot delete field {name!r}")
-  super(cls, self).__delattr__(name)
- return __delattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'target\',\'config\',\'filt\',\'entry_key\',\'apath\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
-
-def __create_fn__(cls, FrozenInstanceError):
- def __delattr__(self,name):
   if type(self) is cls or name in ('text','severity',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
   super(cls, self).__delattr__(name)
@@ -1413,14 +1395,6 @@ def __create_fn__(cls, FrozenInstanceError):
   super(cls, self).__setattr__(name, value)
  return __setattr__
 CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'select\',\'ignore\',\'extra_tools\',\'model_aliases\',\'max_file_size\',\'per_file_ignores\',\'strict\',\'allow_rules\',\'allow_bypass_permissions\',\'writable_dirs\',\'transcript_dir\',\'claude_code\',\'teams\',\'team_layout\',\'max_teammates\',\'max_team_messages\',\'mcp_read_only\',\'sandbox\',\'sandbox_network\',\'max_tokens\',\'effort\',\'thinking\',\'sync\',\'gemini_acknowledged\',\'batch\',\'path\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
-
-def __create_fn__(cls, FrozenInstanceError):
- def __setattr__(self,name,value):
-  if type(self) is cls or name in ('target','config','filt','entry_key','apath',):
-   raise FrozenInstanceError(f"cannot assign to field {name!r}")
-  super(cls, self).__setattr__(name, value)
- return __setattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'target\',\'config\',\'filt\',\'entry_key\',\'apath\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
 
 def __create_fn__(cls, FrozenInstanceError):
  def __setattr__(self,name,value):

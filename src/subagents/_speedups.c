@@ -472,6 +472,8 @@ speedups_lower_collapse_utf8(PyObject *module, PyObject *const *args, Py_ssize_t
 
 /* normalise() and text_table(): the detector's normalising in one pass */
 #include "_speedups_text.c"
+/* similar_*(): the similar-description rule's loops */
+#include "_speedups_similar.c"
 
 /* simple_rows() and simple_pairs(): the simple frontmatter's lines and pairs */
 #include "_speedups_read.c"
@@ -492,6 +494,19 @@ static PyMethodDef speedups_methods[] = {
     {"lower_collapse_utf8", (PyCFunction)(void (*)(void))speedups_lower_collapse_utf8,
      METH_FASTCALL,
      "lower_collapse_utf8(data, text): _collapse_utf8(data.lower(), text) in C, one pass."},
+    {"similar_unit", (PyCFunction)(void (*)(void))speedups_similar_unit, METH_FASTCALL,
+     "similar_unit(docs, once, df, idf_of, tf): similarity._weigh's unit vectors in C."},
+    {"similar_candidates", (PyCFunction)(void (*)(void))speedups_similar_candidates,
+     METH_FASTCALL,
+     "similar_candidates(vectors, df, reach, cut): the pairs similarity._pairs scores."},
+    {"similar_counts", (PyCFunction)(void (*)(void))speedups_similar_counts, METH_FASTCALL,
+     "similar_counts(low, memo, stopwords, memo_max): a description's term counts in C."},
+    {"similar_stem", speedups_similar_stem, METH_O, "similar_stem(part): similarity._stem in C."},
+    {"similar_find", (PyCFunction)(void (*)(void))speedups_similar_find, METH_FASTCALL,
+     "similar_find(docs, once, df, idf_of, tf, reach, cut): the pairs to score and their "
+     "vectors."},
+    {"similar_docs", (PyCFunction)(void (*)(void))speedups_similar_docs, METH_FASTCALL,
+     "similar_docs(texts, memo, count): similarity._weigh's counts and frequencies in C."},
     {"simple_rows", (PyCFunction)(void (*)(void))speedups_simple_rows, METH_FASTCALL,
      "simple_rows(text, offset): formats.yamltree._simple_rows_py in C."},
     {"simple_pairs", (PyCFunction)(void (*)(void))speedups_simple_pairs, METH_FASTCALL,

@@ -1,6 +1,7 @@
 """The injection detector's blank collapsing and normalising in C (optional; see
 subagents/lint/rules/injection_text.py, whose Python functions give the same results)."""
 
+from collections.abc import Callable
 from typing import Any
 
 def collapse(text: str, nfkc: bool = False) -> str:
@@ -36,3 +37,30 @@ def text_table(ranges: list[tuple[int, int, int]]) -> bytes:
 
 def nfkc_spans(text: str, table: bytes) -> list[tuple[int, int]]:
     """The stretches of ``text`` NFKC may change (``injection_native.nfkc_in_pieces``)."""
+
+def similar_unit(docs: list[dict[str, int]], once: list[bool], df: dict[str, int],
+                 idf_of: list[float], tf: dict[int, float]) -> list[dict[str, float]]:
+    """``similarity._weigh``'s unit vectors (see _speedups_similar.c)."""
+
+def similar_candidates(vectors: list[dict[str, float]], df: dict[str, int], reach: float,
+                       cut: int) -> list[tuple[int, int]]:
+    """The sorted pairs ``similarity._pairs`` scores (see _speedups_similar.c)."""
+
+def similar_counts(low: str, memo: dict[str, str], stopwords: frozenset[str],
+                   memo_max: int) -> tuple[dict[str, int], bool]:
+    """A description's term counts as ``similarity._weigh`` counts them."""
+
+def similar_stem(part: str) -> str:
+    """``similarity._stem`` of a part of ASCII lower-case letters and digits."""
+
+def similar_docs(
+    texts: list[str], memo: dict[str, tuple[dict[str, int], bool]],
+    count: Callable[[str], tuple[dict[str, int], bool]],
+) -> tuple[list[dict[str, int]], list[bool], dict[str, int]]:
+    """``similarity._weigh``'s counts, flags and document frequencies."""
+
+def similar_find(
+    docs: list[dict[str, int]], once: list[bool], df: dict[str, int], idf_of: list[float],
+    tf: dict[int, float], reach: float, cut: int,
+) -> tuple[list[tuple[int, int]], dict[int, dict[str, float]]]:
+    """The pairs ``similarity._pairs`` scores and the unit vectors of their members."""

@@ -23,7 +23,11 @@ Design notes
   changing).  The stat an entry records is the look-up's, taken before the file is read, with
   the hash of the bytes the outcome was made from: a write after that stat changes the
   ctime, so the next run hashes the file and compares (a stat after the outcome would only
-  leave out entries the next run finds stale anyway, for another ``lstat`` a file).
+  leave out entries the next run finds stale anyway, for another ``lstat`` a file).  A file
+  the walk listed (not a link) with nothing stored is not stat'ed at all: its entry records
+  the reader's ``fstat`` of the descriptor it read the bytes from, taken after the look-up's
+  time and before the read, for which the same holds (:meth:`ResultCache.store_text`); a
+  cold run costs no ``lstat`` a file.
 * **The file's layout (format 4).** ``{"format", "version", "similar", "entries"}``, each
   entry (by absolute path) a list: key, stat, hash, hash time, findings, agents, facts,
   silencers, another harness's ids.  A file's entry is encoded when its outcome is made
@@ -349,10 +353,10 @@ class ResultCache:
         #: answers of earlier runs, and those asked for or computed in this one
         self.similar: dict[str, list[list[float]]] = _Memo(self._old_similar)
         self._changed = False
-        #: what the last :meth:`lookup` saw, for :meth:`store`: the stat, the hash of the
-        #: bytes if it had to read them (else None: :meth:`store` hashes the reader's) and
-        #: when it looked
-        self._pending: dict[str, tuple[os.stat_result, str | None, int]] = {}
+        #: what the last :meth:`lookup` saw, for :meth:`store`: the stat (None: not taken,
+        #: the reader's is recorded), the hash of the bytes if it had to read them (else
+        #: None: :meth:`store` hashes the reader's) and when it looked
+        self._pending: dict[str, tuple[os.stat_result | None, str | None, int]] = {}
 
     def _load(self) -> dict[str, Any]:
         try:
@@ -374,9 +378,18 @@ class ResultCache:
         return hashlib.blake2b("\0".join(map(str, parts)).encode(),
                                digest_size=16).hexdigest()
 
-    def lookup(self, apath: str, key: str) -> FileEntry | None:
+    def lookup(self, apath: str, key: str, *, listed: bool = False) -> FileEntry | None:
         """The stored outcome of the file at ``apath`` (absolute, as ``os.path.abspath``
-        gives it: the caller has it already) if it is still valid, else ``None``."""
+        gives it: the caller has it already) if it is still valid, else ``None``.
+
+        ``listed``: the folder's listing said the path is a file and not a link.  Such a
+        file with no entry is not stat'ed here: nothing stored can be checked, and the
+        entry :meth:`store_text` makes records the reader's ``fstat`` instead (taken after
+        this look-up, before the bytes were read), so a cold run costs no ``lstat`` a file."""
+        if listed and apath not in self._old:
+            # taken before the reader opens the file (see store_text)
+            self._pending[apath] = (None, None, time.time_ns())
+            return None
         try:
             st = os.lstat(apath)
         except OSError:
@@ -442,7 +455,8 @@ class ResultCache:
             return
         self.store_text(apath, key, text, digest)
 
-    def store_text(self, apath: str, key: str, outcome: str, digest: str | None = None) -> None:
+    def store_text(self, apath: str, key: str, outcome: str, digest: str | None = None,
+                   read_stat: os.stat_result | None = None) -> None:
         """:meth:`store` of an outcome given as :func:`outcome_text` gives it: ``validate``
         stores one per file, made where the file was judged.
 
@@ -451,12 +465,27 @@ class ResultCache:
         ctime (or, within the same timestamp tick, falls inside the racy window of the
         look-up's time), so the next run does not trust the stat and compares the hash of
         what the file holds then with these bytes' (no second ``lstat`` here: it would only
-        leave out an entry that the next run finds stale anyway)."""
+        leave out an entry that the next run finds stale anyway).
+
+        A file the look-up did not stat (``listed``, nothing stored) records ``read_stat``,
+        the reader's ``fstat`` of the descriptor it read ``digest``'s bytes from, taken
+        after the look-up and before the read.  The same argument holds for it: a write
+        after the ``fstat`` changes the ctime; a write before it is in the bytes read; and
+        a write in the tick of the recorded ctime is later than the look-up's time, so that
+        ctime is within the racy window and the next run hashes.  The descriptor's stat is
+        the file's own (a link swapped in after the listing: the next run's ``lstat`` sees
+        a link, never cached).  Without it (the reader refused the file unread: too large,
+        not a regular file) nothing is stored."""
         seen = self._pending.pop(apath, None)
         if seen is None:
             return
         st, looked, hashed_at = seen
-        if digest is None and looked is not None:
+        if st is None:
+            if (read_stat is None or digest is None or not stat.S_ISREG(read_stat.st_mode)
+                    or read_stat.st_size > _MAX_CACHED_BYTES):
+                return
+            st = read_stat
+        elif digest is None and looked is not None:
             digest = looked  # (the same bytes, unless written since: then a miss next time)
         elif digest is None:
             # not read by the reader (over its size limit): the outcome came from the stat,

@@ -145,16 +145,23 @@ _Silencers = dict[str, tuple["_Filter", tuple[str, ...], tuple[str, ...]]]
 # (scope, agent id, display path, path) of each agent another harness loads from a file
 _HarnessIds = list[tuple[str, str, str, Path]]
 
+# what the reader read of a file, if it read it whole: its bytes and the ``fstat`` taken
+# before reading them
+_Read = list[tuple[bytes, os.stat_result]]
+
 
 def _read_file(
-    target: _Target, config: Config, filt: _Filter, read: list[bytes] | None = None,
+    target: _Target, config: Config, filt: _Filter, read: _Read | None = None,
 ) -> tuple[FileContext, LoadResult | None, list[Diagnostic]]:
     """One file read for :func:`_judge`, and the context its rules see; or, not read, the
     file's findings (a link out of the folder, a reader crash); ``read`` is given the bytes
-    the reader read.  (Apart from judging: ``validate`` reads a few dozen files before it
-    judges them, :mod:`subagents.lint.ahead`.)"""
-    fctx = FileContext(path=target.display, file_path=target.path, dialect=target.dialect,
-                       config=config, agents_root=target.root)
+    the reader read with the ``fstat`` it took before reading them (the result cache records
+    that stat: :meth:`subagents.lint.cache.ResultCache.store_text`).  (Apart from judging:
+    ``validate`` reads a few dozen files before it judges them, :mod:`subagents.lint.ahead`.)"""
+    # (by position, in the order of FileContext's fields, text and document not yet known:
+    # a quarter cheaper than keywords)
+    fctx = FileContext(target.display, target.path, target.dialect, config, None, None,
+                       target.root)
     # before reading: a link out of the folder is reported, never followed.
     if target.may_escape and path_escapes(target.path, target.root):
         from subagents.lint.rules.security import check_path_escape
@@ -164,7 +171,7 @@ def _read_file(
         read = []
 
     def seen(data: bytes, st: os.stat_result) -> None:
-        read.append(data)
+        read.append((data, st))
         fctx.mode = st.st_mode
 
     try:
@@ -179,21 +186,22 @@ def _read_file(
     elif document is not None:
         fctx.text = document.text
         if read:  # (the text is these bytes decoded, BOM dropped, line breaks made LF)
-            fctx.data = read[0]
+            fctx.data = read[0][0]
     else:
         fctx.text = _file_text(result, target.path, config.max_file_size,
-                               read[0] if read else None)
+                               read[0][0] if read else None)
     return fctx, result, []
 
 
 def _judge(
     result: LoadResult, fctx: FileContext, config: Config, filt: _Filter,
-    silencers: _Silencers, *, scope: str = "", scoped: list[ScopedAgent] | None = None,
+    silencers: _Silencers, scope: str = "", scoped: list[ScopedAgent] | None = None,
     harness_ids: _HarnessIds | None = None, absolute: str | None = None,
 ) -> tuple[list[Diagnostic], int]:
     """One file's diagnostics and the number of agents it loads, whatever its harness (a file
     on disk, or text in memory with no ``fctx.file_path``); ``absolute``: the file's
-    ``os.path.abspath`` when the caller has it."""
+    ``os.path.abspath`` when the caller has it.  (Every argument may be given by position:
+    ``validate`` calls this once a file, and keywords cost a little more.)"""
     display, file_path = fctx.path, fctx.file_path
     if result.dialect in HARNESS_DIALECTS:
         for agent in result.harness_agents:

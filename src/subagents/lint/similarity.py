@@ -12,18 +12,30 @@ same pairs and scores as comparing every pair (:func:`pairs_exhaustive`, which t
 it to).  The per-description work (tokens, counts, weights) runs as C loops (``map``,
 ``filter``, ``collections._count_elements``, bytes translated and split) over the same
 operands in the same order as the plain formulas, so the floats are the same to the bit.
+A scope of :data:`NATIVE_AFTER` agents or more hands the term counts of a description (its
+parts, the memo of their tokens and the stemmer), the unit weights and the search for the
+pairs to compare to the optional C extension (``subagents._speedups``, see
+``_speedups_similar.c``): the same floats, the same pairs scored here by :func:`_cosine`
+(tests/test_similarity_native.py holds the two ways equal); :func:`find_similar_agents`
+then makes the unit vectors of the pairs found only.  The Python loops stay for a small
+scope, an install without the extension and ``SUBAGENTS_NO_EXTENSION=1``.
 """
 
 from __future__ import annotations
 
 import functools
 import math
+import os
 import re
 from collections.abc import Iterable, Sequence
 from itertools import repeat
 from operator import mul, truediv
 
 from subagents.definition import AgentDefinition
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import ModuleType
 
 
 def _count_in_python(mapping: dict[str, int], iterable: Iterable[str]) -> None:
@@ -258,6 +270,30 @@ def tokenize(text: str, *, joined: bool = True) -> list[str]:
 
 # --------------------------------------------------------------------------- similarity
 
+#: a scope of this many vectors or more is weighed and paired by the C extension (when built):
+#: loading it costs more than it saves on a few agents
+NATIVE_AFTER = 16
+#: the C extension's module once asked for (None: not built, or switched off by
+#: ``SUBAGENTS_NO_EXTENSION``); empty until a scope first needs it
+_NATIVE: list[ModuleType | None] = []
+
+
+def _native(size: int) -> ModuleType | None:
+    """The C extension, for a scope of ``size`` vectors: None (the Python loops) for a
+    small scope, when it is not built or when ``SUBAGENTS_NO_EXTENSION`` asks for Python."""
+    if _NATIVE:
+        return _NATIVE[0]
+    if size < NATIVE_AFTER:
+        return None
+    native: ModuleType | None = None
+    if os.environ.get("SUBAGENTS_NO_EXTENSION", "") in ("", "0"):
+        try:
+            from subagents import _speedups as native
+        except ImportError:  # not built: the Python loops answer
+            native = None
+    _NATIVE.append(native)
+    return native
+
 
 class _TfTable(dict[int, float]):
     """count -> ``1 + log count``, each worked out when first asked for."""
@@ -274,6 +310,25 @@ _TF = _TfTable()
 # a folder copied) is not tokenised again; bounded, emptied when full like the token memo
 _COUNTS: dict[str, tuple[dict[str, int], bool]] = {}
 _COUNTS_MAX = 4096
+
+
+def _counted_in_c(text: str) -> tuple[dict[str, int], bool]:
+    """What :func:`_weigh` keeps in :data:`_COUNTS` for ``text`` (its counts and whether no
+    term is counted twice), found by the C extension (the same counts, in the same order);
+    :func:`_weigh`'s loop in C calls it for a text the memo lacks."""
+    native = _NATIVE[0]
+    assert native is not None
+    found: tuple[dict[str, int], bool] = native.similar_counts(
+        _special(text.lower()), _TOKENS, STOPWORDS, _TOKENS_MAX)
+    if len(_COUNTS) >= _COUNTS_MAX:
+        _COUNTS.clear()
+    _COUNTS[text] = found
+    return found
+
+
+def _idf_table(n: int, df: dict[str, int]) -> list[float]:
+    """document frequency -> its idf ``log((1 + n) / (1 + df) + 1)``, for ``n`` texts."""
+    return [math.log((1 + n) / (1 + c) + 1) for c in range(max(df.values(), default=0) + 1)]
 
 
 def _weigh(texts: Sequence[str]) -> tuple[list[dict[str, float]], dict[str, int]]:
@@ -295,22 +350,28 @@ def _weigh(texts: Sequence[str]) -> tuple[list[dict[str, float]], dict[str, int]
     once: list[bool] = []
     df: dict[str, int] = {}
     memo = _COUNTS
-    for text in texts:
-        found = memo.get(text)
-        if found is None:
-            d: dict[str, int] = {}
-            tokens = _description_tokens(text)
-            _count_elements(d, tokens)
-            found = (d, len(d) == len(tokens))
-            if len(memo) >= _COUNTS_MAX:
-                memo.clear()
-            memo[text] = found
-        d = found[0]
-        docs.append(d)
-        once.append(found[1])
-        _count_elements(df, d)
-    n = len(docs)
-    idf_of = [math.log((1 + n) / (1 + c) + 1) for c in range(max(df.values(), default=0) + 1)]
+    native = _native(len(texts))
+    if native is not None:  # the same loop in C, the same counts from _counted_in_c
+        docs, once, df = native.similar_docs(
+            texts if type(texts) is list else list(texts), memo, _counted_in_c)
+    else:
+        for text in texts:
+            found = memo.get(text)
+            if found is None:
+                d: dict[str, int] = {}
+                tokens = _description_tokens(text)
+                _count_elements(d, tokens)
+                found = (d, len(d) == len(tokens))
+                if len(memo) >= _COUNTS_MAX:
+                    memo.clear()
+                memo[text] = found
+            d = found[0]
+            docs.append(d)
+            once.append(found[1])
+            _count_elements(df, d)
+    idf_of = _idf_table(len(docs), df)
+    if native is not None:  # the same floats, the loop below in C
+        return native.similar_unit(docs, once, df, idf_of, _TF), df
     tf_of, idf_at, df_get = _TF.__getitem__, idf_of.__getitem__, df.__getitem__
     vectors: list[dict[str, float]] = []
     for d, single in zip(docs, once, strict=True):
@@ -409,6 +470,10 @@ def _pairs(vectors: Sequence[dict[str, float]], names: Sequence[str], threshold:
     # (any split of the terms is exact; a tenth of the scope walked least on the corpus and
     # on the bench trees)
     cut = max(2, len(vectors) // 10)
+    native = _native(len(vectors))
+    if native is not None:  # the same pairs met and bounded, in C
+        return _scored(vectors, names, threshold, native.similar_candidates(
+            list(vectors), df, threshold - _BOUND_SLACK, cut))
     common = {t for t, c in df.items() if c >= cut}
     middling = {t for t, c in df.items() if 2 <= c < cut}
     reach = threshold - _BOUND_SLACK
@@ -458,8 +523,16 @@ def _pairs(vectors: Sequence[dict[str, float]], names: Sequence[str], threshold:
             # two heavy vectors: every shared term was walked, nothing is left to bound
             if dot + (0.0 if hi >= reach else hj * hi) >= reach:
                 candidates.append((i, j))
+    return _scored(vectors, names, threshold, sorted(candidates))
+
+
+def _scored(vectors: Sequence[dict[str, float]] | dict[int, dict[str, float]],
+            names: Sequence[str], threshold: float,
+            candidates: Iterable[tuple[int, int]]) -> list[tuple[int, int, float]]:
+    """The ``candidates`` (sorted pairs ``i < j``) of different names that reach
+    ``threshold``, scored by :func:`_cosine` as the exhaustive loop scores them."""
     out: list[tuple[int, int, float]] = []
-    for i, j in sorted(candidates):
+    for i, j in candidates:
         if names[i] == names[j]:
             continue
         sim = _cosine(vectors[i], vectors[j])
@@ -479,8 +552,20 @@ def find_similar_agents(
     Only the pairs that can reach ``threshold`` are compared (:func:`pairs_indexed`).
     """
     items = [d for d in definitions if d.description.strip()]
-    vectors, df = _weigh([d.description for d in items])
-    found = _pairs(vectors, [d.name for d in items], threshold, df)
+    texts = [d.description for d in items]
+    names = [d.name for d in items]
+    native = _native(len(items))
+    if native is not None and threshold > _BOUND_SLACK:
+        # _weigh's counts, then its unit weights and _pairs's search in one pass in C, which
+        # makes the unit vectors of the pairs found only (the same floats, the same pairs)
+        docs, once, df = native.similar_docs(texts, _COUNTS, _counted_in_c)
+        candidates, vectors = native.similar_find(
+            docs, once, df, _idf_table(len(docs), df), _TF, threshold - _BOUND_SLACK,
+            max(2, len(docs) // 10))
+        found = _scored(vectors, names, threshold, candidates)
+    else:
+        vectors, df = _weigh(texts)
+        found = _pairs(vectors, names, threshold, df)
     pairs = [(items[i], items[j], score) for i, j, score in found]
     pairs.sort(key=lambda p: -p[2])
     return pairs

@@ -42,6 +42,7 @@ from subagents.lint.judge import (
     _Filter,
     _HarnessIds,
     _judge,
+    _Read,
     _read_file,
     _Silencers,
 )
@@ -388,9 +389,12 @@ def _fingerprint(cfg: Config, filt: _Filter) -> str:
     return config_fingerprint(cfg, filt.profile.value, filt.select, filt.ignore)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Work:
-    """One file to validate, with what judges it and its key in the result cache."""
+    """One file to validate, with what judges it and its key in the result cache.
+
+    (Not frozen: a frozen class's ``__init__`` sets each field through a call, about 0.5 us
+    more a file; nothing changes a work item once made.)"""
 
     target: _Target
     config: Config
@@ -405,18 +409,18 @@ class _Work:
 # for the result cache, what it stores (see ``_stored``; None: nothing, or no cache).
 _Outcome = tuple[list[Diagnostic], int, list[ScopedAgent],
                  tuple[tuple[str, ...], tuple[str, ...]] | None, _HarnessIds,
-                 tuple[str | None, str] | None]
+                 tuple[str | None, str, os.stat_result | None] | None]
 
 
 def _outcome(item: _Work) -> _Outcome:
     """One file read and judged on its own (a run of one file)."""
-    read: list[bytes] = []
+    read: _Read = []
     fctx, result, early = _read_file(item.target, item.config, item.filt, read)
     return _finish(item, fctx, result, early, read)
 
 
 def _finish(item: _Work, fctx: FileContext, result: LoadResult | None,
-            early: list[Diagnostic], read: list[bytes]) -> _Outcome:
+            early: list[Diagnostic], read: _Read) -> _Outcome:
     """The outcome of a file read by :func:`_read_file` (``result``; ``None``: not read, and
     ``early`` holds its findings)."""
     mine: list[ScopedAgent] = []
@@ -427,21 +431,21 @@ def _finish(item: _Work, fctx: FileContext, result: LoadResult | None,
     else:
         target = item.target
         diags, n = _judge(result, fctx, item.config, item.filt, mine_silencers,
-                          scope=target.scope, scoped=mine, harness_ids=my_ids,
-                          absolute=target.apath or None)
+                          target.scope, mine, my_ids, target.apath or None)
     silenced = mine_silencers.get(item.target.display)
     pair = None if silenced is None else (silenced[1], silenced[2])
     return (diags, n, mine, pair, my_ids,
             _stored(read, diags, n, mine, pair, my_ids) if item.entry_key else None)
 
 
-def _stored(read: list[bytes], diags: list[Diagnostic], n: int, mine: list[ScopedAgent],
+def _stored(read: _Read, diags: list[Diagnostic], n: int, mine: list[ScopedAgent],
             silenced: tuple[tuple[str, ...], tuple[str, ...]] | None,
-            my_ids: _HarnessIds) -> tuple[str | None, str] | None:
+            my_ids: _HarnessIds) -> tuple[str | None, str, os.stat_result | None] | None:
     """What the result cache stores of a file's outcome, worked out where the outcome is
     made (its strings at hand, and in the worker process with ``jobs``): the hash of the
-    bytes judged (``None``: not read; the cache hashes the file) and the JSON of the
-    outcome (:func:`subagents.lint.cache.outcome_text`); ``None``: not stored."""
+    bytes judged (``None``: not read; the cache hashes the file), the JSON of the outcome
+    (:func:`subagents.lint.cache.outcome_text`) and the reader's ``fstat`` of the file
+    (taken before it read those bytes; ``None``: not read); ``None``: not stored."""
     for a in mine:
         if a.definition.skills:
             # whether each skill exists is read from .claude/skills folders (SA021): not a
@@ -455,7 +459,10 @@ def _stored(read: list[bytes], diags: list[Diagnostic], n: int, mine: list[Scope
             [agent_id for _scope, agent_id, _display, _path in my_ids] if my_ids else ())
     except (TypeError, ValueError):  # a fact of another type: validated again next time
         return None
-    return (cache.file_digest(read[0]) if read else None), text
+    if not read:
+        return None, text, None
+    data, st = read[0]
+    return cache.file_digest(data), text, st
 
 
 def _chunks(items: Sequence[_Work], workers: int = 1) -> list[list[_Work]]:
@@ -479,7 +486,7 @@ def _chunk_outcomes(items: Sequence[_Work]) -> list[_Outcome]:
     budget = room()
     out: list[_Outcome] = []
     started: list[tuple[_Work, FileContext, LoadResult | None, list[Diagnostic],
-                        list[bytes]]] = []
+                        _Read]] = []
     texts: list[str] = []
     gathered = 0
 
@@ -490,7 +497,7 @@ def _chunk_outcomes(items: Sequence[_Work]) -> list[_Outcome]:
         texts.clear()
 
     for item in items:
-        read: list[bytes] = []
+        read: _Read = []
         fctx, result, early = _read_file(item.target, item.config, item.filt, read)
         if budget and result is not None and item.filt.asks_injection():
             found = injection_texts(result)
@@ -513,7 +520,9 @@ def _outcomes(work: Sequence[_Work], results: ResultCache | None,
     done: list[_Outcome | None] = [None] * len(work)
     todo: list[int] = []
     for i, item in enumerate(work):
-        entry = results.lookup(item.apath, item.entry_key) if results is not None \
+        # (a file the walk listed, not a link: the cache may take its stat from the reader)
+        entry = results.lookup(item.apath, item.entry_key,
+                               listed=not item.target.may_escape) if results is not None \
             else None
         if entry is None:
             todo.append(i)
@@ -558,8 +567,8 @@ def _cache_module() -> Any:
 def _store(results: ResultCache, item: _Work, outcome: _Outcome) -> None:
     stored = outcome[5]
     if stored is not None:
-        digest, text = stored
-        results.store_text(item.apath, item.entry_key, text, digest)
+        digest, text, st = stored
+        results.store_text(item.apath, item.entry_key, text, digest, st)
 
 
 def _config_for(p: Path, cache: dict[Any, Config], notes: list[str]) -> Config:
