@@ -13,7 +13,6 @@ ahead), so the racy window plays no part.
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,7 @@ import pytest
 from subagents.harnesses import loader
 from subagents.lint import cache as cache_mod
 from subagents.lint import validate as validate_mod
-from test_validate_cache import _entries, _no_reading, _project, _run
+from test_validate_cache import _entries, _Later, _no_reading, _project, _run
 
 
 @pytest.fixture
@@ -30,17 +29,6 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "cache"
     monkeypatch.setenv("SUBAGENTS_CACHE_DIR", str(folder))
     return folder
-
-
-class _Later:
-    """``time`` as the cache sees it, a minute ahead: every file looks old when hashed."""
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(time, name)
-
-    @staticmethod
-    def time_ns() -> int:
-        return time.time_ns() + 60 * 10**9
 
 
 class _CountingOs:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from subagents.lint import cache as cache_mod
-from test_validate_cache import _no_reading, _project, _run
+from test_validate_cache import _Later, _no_reading, _project, _run
 
 
 @pytest.fixture
@@ -20,17 +20,6 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "cache"
     monkeypatch.setenv("SUBAGENTS_CACHE_DIR", str(folder))
     return folder
-
-
-class _Later:
-    """``time`` as the cache sees it, a minute ahead: every file looks old when hashed."""
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(time, name)
-
-    @staticmethod
-    def time_ns() -> int:
-        return time.time_ns() + 60 * 10**9
 
 
 def _no_open(monkeypatch: pytest.MonkeyPatch, cache: Path) -> None:

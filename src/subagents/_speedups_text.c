@@ -583,6 +583,19 @@ table_fits(PyObject *table)
     return 1;
 }
 
+/* Append the pair ``(start, end)`` to ``spans``: 0, or -1 with an exception set. */
+static int
+append_span(PyObject *spans, Py_ssize_t start, Py_ssize_t end)
+{
+    PyObject *pair = Py_BuildValue("nn", start, end);
+    if (pair == NULL) {
+        return -1;
+    }
+    int failed = PyList_Append(spans, pair);
+    Py_DECREF(pair);
+    return failed;
+}
+
 /* nfkc_spans(text, table): the stretches of ``text`` NFKC may change, as (start, end)
  * pairs in order: each run of characters the table says NFKC may change, from the character
  * before it (what it may compose with) to the next character NFKC leaves (a text may be
@@ -642,27 +655,17 @@ speedups_nfkc_spans(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             end = i;
         }
         else {
-            if (start >= 0) {
-                PyObject *pair = Py_BuildValue("nn", start, end);
-                if (pair == NULL || PyList_Append(spans, pair) < 0) {
-                    Py_XDECREF(pair);
-                    Py_DECREF(spans);
-                    return NULL;
-                }
-                Py_DECREF(pair);
+            if (start >= 0 && append_span(spans, start, end) < 0) {
+                Py_DECREF(spans);
+                return NULL;
             }
             start = first;
             end = i;
         }
     }
-    if (start >= 0) {
-        PyObject *pair = Py_BuildValue("nn", start, end);
-        if (pair == NULL || PyList_Append(spans, pair) < 0) {
-            Py_XDECREF(pair);
-            Py_DECREF(spans);
-            return NULL;
-        }
-        Py_DECREF(pair);
+    if (start >= 0 && append_span(spans, start, end) < 0) {
+        Py_DECREF(spans);
+        return NULL;
     }
     return spans;
 }
