@@ -32,7 +32,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("definition", "diagnostics", "errors", "names", "fs", "fs_beneath", "known_tools", "_deps",
      "_lazy", "_lazy_re", "_dataclass", "_deferred_import", "_dataclass_code",
      "_dataclass_codegen", "_yaml_start", "templates", "terminal",
-     "_speedups"),  # (the optional C extension: imported by name, `from subagents._speedups`)
+     "_speedups", "_native"),  # (the optional C extension: imported by name, `from subagents._speedups`)
 )
 # Pairs that share a layer yet may depend one way (a package of its own layer is independent
 # unless it is listed here).

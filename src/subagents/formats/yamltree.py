@@ -24,7 +24,6 @@ pattern's rows, in one pass; a test compares the two).
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import field, replace
@@ -498,14 +497,14 @@ def _choose_rows() -> None:
     # Python; asked once, when a process starts reading the simple way (one file never
     # does: it never loads the extension).
     global _simple_rows, _simple_pairs  # noqa: PLW0603
-    if os.environ.get("SUBAGENTS_NO_EXTENSION", "") not in ("", "0"):
+    from subagents._native import speedups
+
+    native = speedups()
+    # (not built, switched off, or built from older sources: the Python function answers)
+    if native is None or not hasattr(native, "simple_pairs"):
         return
-    try:
-        from subagents._speedups import simple_pairs, simple_rows
-    except ImportError:  # not built: the Python function answers
-        return
-    _simple_rows = simple_rows
-    _simple_pairs = simple_pairs
+    _simple_rows = native.simple_rows
+    _simple_pairs = native.simple_pairs
 
 
 def _literal_blocks(

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import functools
 import math
-import os
 import re
 from collections.abc import Iterable, Sequence
 from itertools import repeat
@@ -285,12 +284,9 @@ def _native(size: int) -> ModuleType | None:
         return _NATIVE[0]
     if size < NATIVE_AFTER:
         return None
-    native: ModuleType | None = None
-    if os.environ.get("SUBAGENTS_NO_EXTENSION", "") in ("", "0"):
-        try:
-            from subagents import _speedups as native
-        except ImportError:  # not built: the Python loops answer
-            native = None
+    from subagents._native import speedups
+
+    native = speedups()  # (None: the Python loops answer)
     _NATIVE.append(native)
     return native
 

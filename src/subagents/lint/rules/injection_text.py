@@ -44,7 +44,6 @@ Design notes
 from __future__ import annotations
 
 import functools
-import os
 import re
 import unicodedata
 
@@ -162,11 +161,10 @@ def _use_native() -> None:
     global NATIVE, _normalise, _native  # noqa: PLW0603
     _lower_collapse = _lower_collapse_py  # (no more counting)
     _lower_collapse_utf8 = _lower_collapse_utf8_py
-    if os.environ.get("SUBAGENTS_NO_EXTENSION", "") not in ("", "0"):
-        return
-    try:
-        from subagents import _speedups
-    except ImportError:  # not built: the Python functions answer
+    from subagents._native import speedups
+
+    _speedups = speedups()
+    if _speedups is None:  # not built or switched off: the Python functions answer
         return
     _collapse = _speedups.collapse
     _collapse_utf8 = _speedups.collapse_utf8
