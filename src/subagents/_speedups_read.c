@@ -336,17 +336,23 @@ speedups_simple_pairs(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssi
     if (read_scalar_type(args[5]) < 0) {
         return NULL;
     }
-    const Py_ssize_t n = PyList_GET_SIZE(rows);
-    if (n == 0) {
+    if (PyList_GET_SIZE(rows) == 0) {
         Py_RETURN_NONE;
     }
+    /* held as a tuple (and with it each row and its items): a key's __hash__ or __eq__ run
+     * by the lookups below cannot shorten the list or free a row being read */
+    PyObject *held = PyList_AsTuple(rows);
+    if (held == NULL) {
+        return NULL;
+    }
+    const Py_ssize_t n = PyTuple_GET_SIZE(held);
     PyObject *pairs = PyList_New(n);
     PyObject *seen = PySet_New(NULL);
     if (pairs == NULL || seen == NULL) {
         goto failed;
     }
     for (Py_ssize_t r = 0; r < n; r++) {
-        PyObject *row = PyList_GET_ITEM(rows, r);
+        PyObject *row = PyTuple_GET_ITEM(held, r);
         if (!PyTuple_Check(row) || PyTuple_GET_SIZE(row) != 4
                 || !PyUnicode_Check(PyTuple_GET_ITEM(row, 3))) {
             PyErr_SetString(PyExc_TypeError, "simple_pairs: rows of simple_rows");
@@ -439,13 +445,16 @@ speedups_simple_pairs(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssi
         PyTuple_SET_ITEM(pair, 1, value);
         PyList_SET_ITEM(pairs, r, pair);
     }
+    Py_DECREF(held);
     Py_DECREF(seen);
     return pairs;
 more:
+    Py_DECREF(held);
     Py_DECREF(seen);
     Py_DECREF(pairs);
     Py_RETURN_NONE;
 failed:
+    Py_DECREF(held);
     Py_XDECREF(seen);
     Py_XDECREF(pairs);
     return NULL;

@@ -100,20 +100,25 @@ speedups_similar_unit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
 #endif
+    /* the lists held as tuples: Python code run on the way (a flag's __bool__, tf's
+     * __getitem__, a key's __hash__) cannot shorten them under this loop */
+    PyObject *held_docs = PyList_AsTuple(docs), *held_once = PyList_AsTuple(once);
     Py_ssize_t n = PyList_GET_SIZE(docs);
-    PyObject *out = PyList_New(n);
+    PyObject *out = held_docs && held_once ? PyList_New(n) : NULL;
     if (out == NULL) {
+        Py_XDECREF(held_docs);
+        Py_XDECREF(held_once);
         return NULL;
     }
     double *weights = NULL;
     Py_ssize_t cap = 0;
     for (Py_ssize_t k = 0; k < n; k++) {
-        PyObject *d = PyList_GET_ITEM(docs, k);
+        PyObject *d = PyTuple_GET_ITEM(held_docs, k);
         if (!PyDict_CheckExact(d)) {
             PyErr_SetString(PyExc_TypeError, "similar_unit: counts must be dicts");
             goto fail;
         }
-        int single = PyObject_IsTrue(PyList_GET_ITEM(once, k));
+        int single = PyObject_IsTrue(PyTuple_GET_ITEM(held_once, k));
         if (single < 0) {
             goto fail;
         }
@@ -216,7 +221,7 @@ speedups_similar_unit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         }
         pos = 0;
         at = 0;
-        while (PyDict_Next(d, &pos, &key, &count)) {
+        while (at < size && PyDict_Next(d, &pos, &key, &count)) {
             PyObject *unit = PyFloat_FromDouble(weights[at++] / norm);
             if (unit == NULL || PyDict_SetItem(vec, key, unit) < 0) {
                 Py_XDECREF(unit);
@@ -225,13 +230,22 @@ speedups_similar_unit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             }
             Py_DECREF(unit);
         }
+        if (at != size || PyDict_GET_SIZE(d) != size) { /* (a key's __hash__ changed it) */
+            Py_DECREF(vec);
+            PyErr_SetString(PyExc_RuntimeError, "similar_unit: counts changed while read");
+            goto fail;
+        }
         PyList_SET_ITEM(out, k, vec);
     }
     PyMem_Free(weights);
+    Py_DECREF(held_docs);
+    Py_DECREF(held_once);
     return out;
 fail:
     PyMem_Free(weights);
     Py_DECREF(out);
+    Py_DECREF(held_docs);
+    Py_DECREF(held_once);
     return NULL;
 }
 
@@ -414,11 +428,18 @@ speedups_similar_candidates(PyObject *module, PyObject *const *args, Py_ssize_t 
     if (cut == -1 && PyErr_Occurred()) {
         return NULL;
     }
-    Py_ssize_t n = PyList_GET_SIZE(vectors), total = 0, nterms = 0;
+    /* held as a tuple: a weight's __float__ or a key's __eq__ cannot shorten it here */
+    PyObject *held = PyList_AsTuple(args[0]);
+    if (held == NULL) {
+        return NULL;
+    }
+    vectors = held;
+    Py_ssize_t n = PyTuple_GET_SIZE(vectors), total = 0, nterms = 0;
     for (Py_ssize_t j = 0; j < n; j++) {
-        PyObject *vec = PyList_GET_ITEM(vectors, j);
+        PyObject *vec = PyTuple_GET_ITEM(vectors, j);
         if (!PyDict_CheckExact(vec)) {
             PyErr_SetString(PyExc_TypeError, "similar_candidates: vectors must be dicts");
+            Py_DECREF(held);
             return NULL;
         }
         total += PyDict_GET_SIZE(vec);
@@ -436,7 +457,7 @@ speedups_similar_candidates(PyObject *module, PyObject *const *args, Py_ssize_t 
     }
     Py_ssize_t e = 0;
     for (Py_ssize_t j = 0; j < n; j++) {
-        PyObject *vec = PyList_GET_ITEM(vectors, j), *key, *value;
+        PyObject *vec = PyTuple_GET_ITEM(vectors, j), *key, *value;
         Py_ssize_t pos = 0, end = e + PyDict_GET_SIZE(vec);
         off[j] = e;
         while (e < end && PyDict_Next(vec, &pos, &key, &value)) {
@@ -451,11 +472,16 @@ speedups_similar_candidates(PyObject *module, PyObject *const *args, Py_ssize_t 
             code[e] = id == NULL ? -1 : PyLong_AsSsize_t(id);
             weight[e++] = x;
         }
-        e = end;
+        if (e != end || PyDict_GET_SIZE(vec) != end - off[j]) {
+            /* (a weight's __float__ changed it: code[e:end] would be left unset) */
+            PyErr_SetString(PyExc_RuntimeError, "similar_candidates: a vector changed while read");
+            goto done;
+        }
     }
     off[n] = e;
     out = sim_pairs(n, off, code, weight, nterms, reach);
 done:
+    Py_DECREF(held);
     Py_XDECREF(ids);
     PyMem_Free(off);
     PyMem_Free(code);
@@ -495,11 +521,22 @@ speedups_similar_find(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
 #endif
-    Py_ssize_t n = PyList_GET_SIZE(docs), total = 0, nterms = 0;
+    /* the lists held as tuples (see similar_unit) */
+    PyObject *held_docs = PyList_AsTuple(docs), *held_once = PyList_AsTuple(once);
+    if (held_docs == NULL || held_once == NULL) {
+        Py_XDECREF(held_docs);
+        Py_XDECREF(held_once);
+        return NULL;
+    }
+    docs = held_docs;
+    once = held_once;
+    Py_ssize_t n = PyTuple_GET_SIZE(docs), total = 0, nterms = 0;
     for (Py_ssize_t j = 0; j < n; j++) {
-        PyObject *d = PyList_GET_ITEM(docs, j);
+        PyObject *d = PyTuple_GET_ITEM(docs, j);
         if (!PyDict_CheckExact(d)) {
             PyErr_SetString(PyExc_TypeError, "similar_find: counts must be dicts");
+            Py_DECREF(held_docs);
+            Py_DECREF(held_once);
             return NULL;
         }
         total += PyDict_GET_SIZE(d);
@@ -517,8 +554,8 @@ speedups_similar_find(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     Py_ssize_t e = 0;
     for (Py_ssize_t j = 0; j < n; j++) {
-        PyObject *d = PyList_GET_ITEM(docs, j), *key, *count;
-        int single = PyObject_IsTrue(PyList_GET_ITEM(once, j));
+        PyObject *d = PyTuple_GET_ITEM(docs, j), *key, *count;
+        int single = PyObject_IsTrue(PyTuple_GET_ITEM(once, j));
         if (single < 0) {
             goto done;
         }
@@ -626,7 +663,7 @@ speedups_similar_find(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             if (known) {
                 continue;
             }
-            PyObject *d = PyList_GET_ITEM(docs, j), *key, *count;
+            PyObject *d = PyTuple_GET_ITEM(docs, j), *key, *count;
             PyObject *vec = SIM_DICT_SIZED(off[j + 1] - off[j]);
             if (vec == NULL) {
                 goto done;
@@ -650,6 +687,8 @@ speedups_similar_find(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     out = PyTuple_Pack(2, pairs, vectors);
 done:
+    Py_DECREF(held_docs);
+    Py_DECREF(held_once);
     Py_XDECREF(pairs);
     Py_XDECREF(vectors);
     Py_XDECREF(info);
@@ -883,13 +922,18 @@ speedups_similar_docs(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_TypeError, "similar_docs: a list and a dict");
         return NULL;
     }
-    Py_ssize_t n = PyList_GET_SIZE(texts);
+    /* held as a tuple: ``count`` (Python) cannot shorten it under this loop */
+    PyObject *held = PyList_AsTuple(texts);
+    if (held == NULL) {
+        return NULL;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(held);
     PyObject *docs = PyList_New(n), *once = PyList_New(n), *df = PyDict_New();
     if (docs == NULL || once == NULL || df == NULL) {
         goto fail;
     }
     for (Py_ssize_t k = 0; k < n; k++) {
-        PyObject *text = PyList_GET_ITEM(texts, k);
+        PyObject *text = PyTuple_GET_ITEM(held, k);
         PyObject *found = PyDict_GetItemWithError(memo, text); /* borrowed */
         if (found != NULL) {
             Py_INCREF(found);
@@ -936,12 +980,14 @@ speedups_similar_docs(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         Py_DECREF(found);
     }
     PyObject *out = PyTuple_Pack(3, docs, once, df);
+    Py_DECREF(held);
     Py_DECREF(docs);
     Py_DECREF(once);
     Py_DECREF(df);
     return out;
 fail:
     /* (unset items of a new list are NULL, which its deallocation skips) */
+    Py_DECREF(held);
     Py_XDECREF(docs);
     Py_XDECREF(once);
     Py_XDECREF(df);
