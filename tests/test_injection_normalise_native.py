@@ -220,7 +220,8 @@ def test_wrong_arguments_are_refused() -> None:
     assert native.normalise("é", None, True) is None  # (no table: the Python steps)
     with pytest.raises(TypeError):
         native.text_table(5)  # type: ignore[arg-type]
-    for ranges in ([(5, 4, 1)], [(0, 0x110000, 1)], [(0, 1, 0x10000)], [(1, 2)]):
+    for ranges in ([(5, 4, 1)], [(0, 0x110000, 1)], [(0, 1, 0x10000)], [(1, 2)], ["x"],
+                   [[0, 1, 2]]):
         with pytest.raises((ValueError, TypeError)):
             native.text_table(ranges)  # type: ignore[arg-type]
 

@@ -288,6 +288,7 @@ collapse_str(PyObject *text, int plain, int lower)
                              : collapse_bytes_loop((const unsigned char *)data, n, out,
                                                    WORDS_ASCII, 0, NULL);
         if (o != n && PyUnicode_Resize(&result, o) < 0) {
+            Py_XDECREF(result); /* (left as it was on failure: ours to release) */
             return NULL;
         }
         return result;

@@ -50,8 +50,14 @@ speedups_text_table(PyObject *module, PyObject *ranges)
     Py_ssize_t count = PySequence_Fast_GET_SIZE(seq);
     for (Py_ssize_t r = 0; r < count; r++) {
         long first, last, entry;
-        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, r), "lll;text_table() takes "
-                              "(first, last, entry) ranges", &first, &last, &entry)) {
+        PyObject *range = PySequence_Fast_GET_ITEM(seq, r);
+        /* (PyArg_ParseTuple reads a tuple only: anything else would be a SystemError) */
+        if (!PyTuple_Check(range)) {
+            PyErr_SetString(PyExc_TypeError, "text_table() takes (first, last, entry) ranges");
+            goto done;
+        }
+        if (!PyArg_ParseTuple(range, "lll;text_table() takes (first, last, entry) ranges",
+                              &first, &last, &entry)) {
             goto done;
         }
         if (first < 0 || last >= 0x110000 || first > last || entry < 0 || entry > 0xffff) {
