@@ -24,6 +24,7 @@ diagnostic through the rule catalogue for the chosen profile.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import os
 import stat
 from collections.abc import Callable, Iterable
@@ -260,13 +261,18 @@ def read_agent_file(
     max_bytes: int = DEFAULT_MAX_BYTES,
     claude_code: str | None = None,
     on_read: Callable[[bytes, os.stat_result], object] | None = None,
+    no_link: bool = False,
 ) -> LoadResult:
     """Read one agent file (Markdown or JSON).  Never raises for bad input.
 
     ``on_read`` is given the bytes read and the file's ``fstat`` when the file was read whole
     (not when it was refused before reading, or grew past ``max_bytes`` while read): a caller
     that needs them too (the result cache hashes the bytes, the world-writable rule reads the
-    mode) neither reads nor stats the file a second time."""
+    mode) neither reads nor stats the file a second time.
+
+    ``no_link``: the caller has seen that the path is not a symbolic link (a folder's
+    listing); it is opened without following one (``O_NOFOLLOW``), so a link put in its place
+    since then is refused (``SA015``), never read through."""
     p = path if type(path) is _PATH else Path(path)
     display = display_path if display_path is not None else str(path)
     chosen = dialect or detect_dialect(p) or Dialect.CLAUDE
@@ -278,7 +284,7 @@ def read_agent_file(
 
     try:
         # O_NONBLOCK: a FIFO named *.md must never hang a scan (it is refused just below).
-        fd = os.open(p, _OPEN_FLAGS)
+        fd = os.open(p, _NO_LINK_FLAGS if no_link else _OPEN_FLAGS)
         try:
             st = os.fstat(fd)
             if stat.S_ISDIR(st.st_mode):
@@ -313,6 +319,9 @@ def read_agent_file(
         return _failed(display, chosen, "SA015", "permission denied",
                        "make the file readable (`chmod u+r`)")
     except OSError as exc:
+        if no_link and exc.errno in _LINK_ERRORS and os.path.islink(p):
+            return _failed(display, chosen, "SA015",
+                           "became a symbolic link while it was being validated; not followed")
         return _failed(display, chosen, "SA015", f"cannot read the file: {exc.strerror or exc}")
     if len(data) > max_bytes:  # grew between stat and read
         return _failed(display, chosen, "SA002",
@@ -338,6 +347,10 @@ def _failed(display: str, dialect: Dialect, code: str, message: str,
 
 _PATH = type(Path())
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+#: for a path a folder's listing said is not a link: a link put in its place since is refused
+_NO_LINK_FLAGS = _OPEN_FLAGS | getattr(os, "O_NOFOLLOW", 0)
+#: what ``open`` with ``O_NOFOLLOW`` says of a link (Linux ELOOP, BSD EMLINK or EFTYPE)
+_LINK_ERRORS = frozenset({errno.ELOOP, errno.EMLINK, getattr(errno, "EFTYPE", errno.ELOOP)})
 
 
 def _read_up_to(fd: int, size: int, whole: int = -1) -> bytes:

@@ -177,7 +177,10 @@ def _read_file(
     try:
         result = read_agent_file(target.path, dialect=target.dialect,
                                  display_path=target.display, max_bytes=config.max_file_size,
-                                 claude_code=config.claude_code, on_read=seen)
+                                 claude_code=config.claude_code, on_read=seen,
+                                 # (the walk listed it, not a link: one swapped in since is
+                                 # refused, never read through)
+                                 no_link=not target.may_escape)
     except Exception as exc:  # a reader bug must not stop the other files
         return fctx, None, list(filt.apply((_reader_crash(target.display, exc),), (), ()))
     document = result.document
